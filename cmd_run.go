@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"backofflab/simengine"
+)
+
+// runSim is "backofflab run": it simulates the parameters its flags give and
+// writes the result in the chosen format.
+func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	q := url.Values{}
+	paramFlags(fs, q)
+	report := fs.Duration("report", 5*time.Second, "interval of the text report's lines")
+	format := fs.String("format", "text", "output: text (001's client lines and verdicts), csv (every tick) or json")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: backofflab run [flags]\n\n"+
+			"Simulates the run the flags describe; with no lane flags, 001's comparison:\n"+
+			"lane a fixed (retry every 100 ms) against lane b think_scaled (001's program).\n"+
+			"Lane flags carry the lane's letter: -a.strategy fixed -b.strategy exponential -b.factor 2.7\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("run: unexpected argument %q", fs.Arg(0))}
+	}
+	p, err := simengine.Parse(q)
+	if err != nil {
+		return usageError{err}
+	}
+	switch *format {
+	case "csv":
+		return simengine.WriteCSV(ctx, stdout, p)
+	case "json":
+		return simengine.WriteJSON(ctx, stdout, p)
+	case "text":
+		if *report < p.Tick || *report > p.Duration {
+			return usageError{&simengine.ParamError{Name: "report", Value: report.String(),
+				Allow: fmt.Sprintf("a duration from tick (%v) to duration (%v)", p.Tick, p.Duration)}}
+		}
+		return writeText(ctx, stdout, p, *report)
+	}
+	return usageError{&simengine.ParamError{Name: "format", Value: *format, Allow: "one of text, csv, json"}}
+}
+
+// paramFlags defines one flag per parameter of the vocabulary (per lane for
+// lane parameters); each stores its raw value in q for simengine.Parse.
+func paramFlags(fs *flag.FlagSet, q url.Values) {
+	def := simengine.Defaults()
+	store := func(name string) func(string) error {
+		return func(v string) error { q.Set(name, v); return nil }
+	}
+	lanes, _, _ := simengine.Lookup("lanes")
+	fs.Func("lanes", fmt.Sprintf("%s (%s)", lanes.Help, lanes.Allowed()), store("lanes"))
+	for _, param := range simengine.Table {
+		if !param.Lane {
+			fs.Func(param.Name, fmt.Sprintf("%s (%s; default %s)", param.Help, param.Allowed(),
+				param.Value(&def, 0)), store(param.Name))
+			continue
+		}
+		for i := range simengine.MaxLanes {
+			name := simengine.LaneNames[i:i+1] + "." + param.Name
+			help := "lane " + simengine.LaneNames[i:i+1] + "'s " + param.Name
+			if i == 0 {
+				help = fmt.Sprintf("%s (%s; default: the strategy's)", param.Help, param.Allowed())
+			}
+			fs.Func(name, help, store(name))
+		}
+	}
+}
+
+// writeText prints, every report interval, one line per lane in the format of
+// 001's client plus the server's concurrency and latency, then the verdicts.
+func writeText(ctx context.Context, w io.Writer, p simengine.Params, report time.Duration) error {
+	bw := bufio.NewWriter(w)
+	label := make([]string, len(p.Lanes))
+	for i, l := range p.Lanes {
+		label[i] = fmt.Sprintf("[%c %s]", simengine.LaneNames[i], l.Strategy)
+	}
+	type window struct{ ok, errors, timeouts float64 }
+	sums := make([]window, len(p.Lanes))
+	n := 0
+	nextReport := report
+	sum, err := simengine.Run(ctx, p, func(t simengine.Tick) {
+		for i, lt := range t.Lanes {
+			sums[i].ok += lt.OK
+			sums[i].errors += lt.Errors
+			sums[i].timeouts += lt.Timeouts
+		}
+		n++
+		if time.Duration(t.T*float64(time.Second)+0.5) < nextReport {
+			return
+		}
+		for i, lt := range t.Lanes {
+			s := sums[i]
+			latency := time.Duration(lt.ServerLatency * float64(time.Second)).Round(time.Millisecond)
+			fmt.Fprintf(bw, "%s t=%v OK: %.2f req/sec, errors: %.2f req/sec, timedout: %.2f req/sec, concurrency: %d, latency: %v\n",
+				label[i], time.Duration(t.T*float64(time.Second)).Round(time.Millisecond),
+				s.ok/float64(n), s.errors/float64(n), s.timeouts/float64(n), lt.Concurrency, latency)
+		}
+		clear(sums)
+		n = 0
+		nextReport += report
+	})
+	if err != nil {
+		return err
+	}
+	bw.WriteString("\n")
+	for i, s := range sum {
+		fmt.Fprintf(bw, "%s %s\n", label[i], verdict(s))
+	}
+	return bw.Flush()
+}
+
+// verdict says a lane's summary in words.
+func verdict(s simengine.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "baseline %.1f ok/s; ", s.BaselineOK)
+	switch {
+	case s.Collapsed:
+		b.WriteString("COLLAPSED: neither server nor service recovered")
+	case s.ServerRecoveredAfter == nil && s.ServiceRecoveredAfter == nil:
+		b.WriteString("no outage ended")
+	default:
+		fmt.Fprintf(&b, "server recovered %s, service recovered %s",
+			after(s.ServerRecoveredAfter), after(s.ServiceRecoveredAfter))
+	}
+	fmt.Fprintf(&b, "; peak concurrency %d; %d attempts for %d requests (amplification %.2f): %d ok, %d gave up, %d open",
+		s.PeakConcurrency, s.Attempts, s.Requests, s.Amplification, s.Succeeded, s.GaveUp, s.Open)
+	return b.String()
+}
+
+func after(sec *float64) string {
+	if sec == nil {
+		return "never"
+	}
+	return fmt.Sprintf("%.1fs after the outage", *sec)
+}

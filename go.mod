@@ -1,0 +1,3 @@
+module backofflab
+
+go 1.26

@@ -1,0 +1,65 @@
+// Command backofflab shows why retry intervals matter: it simulates many
+// clients retrying against one overloaded server and compares retry
+// strategies side by side.
+//
+// Usage:
+//
+//	backofflab            usage, for now (the web playground comes next)
+//	backofflab run [flags] simulate and print the time series and verdicts
+//
+// Run "backofflab run -h" for the flags: they are the parameter vocabulary.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "backofflab:", err)
+		if errors.As(err, new(usageError)) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError is bad input on the command line: it exits with status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+const usage = `backofflab: why retry intervals matter
+
+Usage:
+  backofflab run [flags]   simulate 001's experiment, or any other, and print
+                           the time series (-format text, csv or json)
+  backofflab help          this text
+
+Run "backofflab run -h" for the flags.
+`
+
+// run is the whole program, with its inputs and outputs passed in.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		_, err := io.WriteString(stdout, usage)
+		return err
+	}
+	switch args[0] {
+	case "run":
+		return runSim(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		_, err := io.WriteString(stdout, usage)
+		return err
+	}
+	return usageError{fmt.Errorf("unknown command %q\n\n%s", args[0], usage)}
+}

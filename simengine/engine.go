@@ -1,0 +1,191 @@
+// Package simengine simulates many clients retrying against one
+// load-sensitive server, in virtual time, as DESIGN.md §1 describes.
+//
+// An Engine holds 1 to 4 lanes. Each lane is a world of its own (its clients,
+// its server) whose clients retry with the lane's strategy; all lanes share
+// every other parameter and see the same think times, so the difference
+// between two lanes comes from their strategies alone. An Engine is driven by
+// one goroutine: AdvanceTo moves virtual time forward and reports ticks, and
+// Set, Outage and Reset change the run at the current virtual time. The same
+// parameters give the same ticks, bit for bit, however AdvanceTo's steps fall.
+package simengine
+
+import (
+	"errors"
+	"time"
+)
+
+// Engine runs one simulation. Its methods must not be called concurrently.
+type Engine struct {
+	p        Params
+	lanes    []*lane
+	now      time.Duration
+	nextTick time.Duration
+
+	// The scheduled outage's transitions still to come, or never.
+	nextStart, nextEnd time.Duration
+	down               bool // an outage is in effect
+}
+
+// New returns an Engine at virtual time 0 for p, or the errors of p's bad
+// values (see Parse).
+func New(p Params) (*Engine, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Engine{p: p.clone()}
+	e.Reset()
+	return e, nil
+}
+
+// Params returns the parameters in effect.
+func (e *Engine) Params() Params { return e.p.clone() }
+
+// Now returns the current virtual time.
+func (e *Engine) Now() time.Duration { return e.now }
+
+// Down reports whether the server is in an outage.
+func (e *Engine) Down() bool { return e.down }
+
+// Reset starts the run again from virtual time 0 with the current parameters.
+func (e *Engine) Reset() {
+	e.now, e.down = 0, false
+	e.nextTick = e.p.Tick
+	e.lanes = make([]*lane, len(e.p.Lanes))
+	for i := range e.lanes {
+		e.lanes[i] = newLane(&e.p, i)
+	}
+	e.schedule()
+}
+
+// schedule sets the scheduled outage's transitions that are still to come.
+func (e *Engine) schedule() {
+	e.nextStart, e.nextEnd = never, never
+	if e.p.Outage == OutageNone || e.p.OutageFor <= 0 {
+		return
+	}
+	if e.p.OutageAt >= e.now {
+		e.nextStart = e.p.OutageAt
+	}
+	if end := e.p.OutageAt + e.p.OutageFor; end >= e.now {
+		e.nextEnd = end
+	}
+}
+
+// AdvanceTo processes every event before virtual time t and calls emit with
+// each tick that ends at or before t, in order. A tick's Lanes slice is new
+// for each call: emit may keep it. Times before Now are ignored.
+func (e *Engine) AdvanceTo(t time.Duration, emit func(Tick)) {
+	if t < e.now {
+		return
+	}
+	for {
+		next := min(e.nextStart, e.nextEnd)
+		switch {
+		case e.nextTick <= next && e.nextTick <= t:
+			e.runTo(e.nextTick)
+			tk := Tick{T: e.nextTick.Seconds(), Lanes: make([]LaneTick, len(e.lanes))}
+			for i, l := range e.lanes {
+				tk.Lanes[i] = l.endTick(e.nextTick)
+			}
+			e.nextTick += e.p.Tick
+			if emit != nil {
+				emit(tk)
+			}
+		case next <= t:
+			e.runTo(next)
+			if next == e.nextStart {
+				e.nextStart = never
+				e.Outage(true)
+			} else {
+				e.nextEnd = never
+				e.Outage(false)
+			}
+		default:
+			e.runTo(t)
+			return
+		}
+	}
+}
+
+func (e *Engine) runTo(t time.Duration) {
+	for _, l := range e.lanes {
+		l.run(t)
+	}
+	e.now = t
+}
+
+// Outage starts (on) or ends (off) an outage now, of the kind the outage
+// parameter names (pause when it is none). The latest change wins: a
+// scheduled transition still to come applies when its time comes.
+func (e *Engine) Outage(on bool) {
+	if on == e.down {
+		return
+	}
+	e.down = on
+	s := up
+	if on {
+		switch e.p.Outage {
+		case OutageCrash:
+			s = crashed
+		case OutagePartition:
+			s = partitioned
+		default:
+			s = paused
+		}
+	}
+	for _, l := range e.lanes {
+		if on {
+			l.det.outageStarted()
+		} else {
+			l.det.outageEnded(e.now)
+		}
+		l.setState(s)
+	}
+}
+
+// ErrRestarted is returned by Set when the new parameters could not apply to
+// the running simulation (a different number of lanes, seed or tick) and the
+// run started again from virtual time 0.
+var ErrRestarted = errors.New("simengine: the run restarted from 0")
+
+// Set applies p at the current virtual time: new clients start thinking,
+// removed ones give up their open request, the server's curve and the
+// strategies change for every decision from now on, and a moved scheduled
+// outage applies if its times are still to come. Set returns p's errors and
+// changes nothing if p has bad values.
+func (e *Engine) Set(p Params) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	old := e.p
+	e.p = p.clone()
+	if len(p.Lanes) != len(old.Lanes) || p.Seed != old.Seed || p.Tick != old.Tick {
+		e.Reset()
+		return ErrRestarted
+	}
+	for i, l := range e.lanes {
+		l.setParams(i)
+	}
+	if p.Outage != old.Outage || p.OutageAt != old.OutageAt || p.OutageFor != old.OutageFor {
+		e.schedule()
+	}
+	return nil
+}
+
+// Summaries returns each lane's verdict on the ticks so far.
+func (e *Engine) Summaries() []Summary {
+	out := make([]Summary, len(e.lanes))
+	for i, l := range e.lanes {
+		out[i] = l.summary()
+	}
+	return out
+}
+
+func (l *lane) summary() Summary {
+	var total counters
+	total.add(l.total)
+	total.add(l.tick)
+	open := total.requests - total.ok - total.gaveUp
+	return l.det.summary(total, open)
+}

@@ -1,0 +1,94 @@
+package simengine
+
+import (
+	"time"
+
+	"backofflab/strategies"
+)
+
+// Params are every input of a simulation, under the names of backofflab's
+// vocabulary. The table in Table gives each one's range and meaning.
+type Params struct {
+	Clients        int           // clients
+	Think          time.Duration // think: mean of the exponential pause between requests
+	Timeout        time.Duration // timeout: per attempt
+	ServerLimit    int           // server_limit
+	ServerDelay    time.Duration // server_delay
+	ServerFactor   float64       // server_factor
+	ServerK        float64       // server_k
+	MaxServerDelay time.Duration // max_server_delay
+	Backlog        int           // backlog
+	Outage         string        // outage: none, pause, crash or partition
+	OutageAt       time.Duration // outage_at
+	OutageFor      time.Duration // outage_for
+	Duration       time.Duration // duration
+	Tick           time.Duration // tick
+	Seed           uint64        // seed
+	Lanes          []Lane        // lanes, a to d
+}
+
+// Lane holds one lane's own parameters: its retry strategy and whether the
+// server learns that a client gave up on an attempt.
+type Lane struct {
+	strategies.Params
+	CancelOnTimeout bool // cancel_on_timeout
+}
+
+// The outage kinds.
+const (
+	OutageNone      = "none"
+	OutagePause     = "pause"
+	OutageCrash     = "crash"
+	OutagePartition = "partition"
+)
+
+// MaxLanes is how many lanes a run may have.
+const MaxLanes = 4
+
+// LaneNames are the letters that name the lanes in the vocabulary.
+const LaneNames = "abcd"
+
+// laneStrategies are the strategies of lanes whose strategy is not given:
+// lanes a and b replay 001's published comparison.
+var laneStrategies = [MaxLanes]string{
+	strategies.NameFixed, strategies.NameThinkScaled,
+	strategies.NameExponential, strategies.NameFullJitter,
+}
+
+// Defaults returns 001's experiment: 1000 clients thinking 10 s on average
+// with a 2 s timeout, the 100 ms / 30 / 1.05 / 15 server, a 15 s pause at
+// 20 s, 120 s in all, lane a retrying every 100 ms (fixed) and lane b as
+// 001's program did (think_scaled).
+func Defaults() Params {
+	return Params{
+		Clients:        1000,
+		Think:          10 * time.Second,
+		Timeout:        2 * time.Second,
+		ServerLimit:    30,
+		ServerDelay:    100 * time.Millisecond,
+		ServerFactor:   1.05,
+		ServerK:        15,
+		MaxServerDelay: time.Hour,
+		Backlog:        4096,
+		Outage:         OutagePause,
+		OutageAt:       20 * time.Second,
+		OutageFor:      15 * time.Second,
+		Duration:       120 * time.Second,
+		Tick:           100 * time.Millisecond,
+		Seed:           1,
+		Lanes:          []Lane{DefaultLane(0), DefaultLane(1)},
+	}
+}
+
+// DefaultLane returns the defaults of lane i (0 for a): its default strategy
+// with that strategy's default parameters.
+func DefaultLane(i int) Lane {
+	p, _ := strategies.Defaults(laneStrategies[i])
+	return Lane{Params: p}
+}
+
+// clone returns a copy of p that shares no memory with it.
+func (p Params) clone() Params {
+	p.Lanes = append([]Lane(nil), p.Lanes...)
+	return p
+}

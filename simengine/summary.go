@@ -1,0 +1,139 @@
+package simengine
+
+import "time"
+
+// Summary is a lane's verdict on the run so far.
+type Summary struct {
+	// BaselineOK is the mean ok/s over the ticks before the first outage
+	// (over the whole run when there is none).
+	BaselineOK float64 `json:"baseline_ok"`
+	// ServerRecoveredAfter is the time in seconds from the end of the last
+	// outage until concurrency stayed at or under server_limit for 5 s;
+	// nil while that has not happened.
+	ServerRecoveredAfter *float64 `json:"server_recovered_after"`
+	// ServiceRecoveredAfter is the time in seconds from the end of the last
+	// outage until the ok rate over 5 s came back to 90 % of BaselineOK;
+	// nil while that has not happened.
+	ServiceRecoveredAfter *float64 `json:"service_recovered_after"`
+	// Collapsed reports that an outage has ended and neither recovery has
+	// happened since.
+	Collapsed bool `json:"collapsed"`
+	// PeakConcurrency is the highest concurrency the server reached.
+	PeakConcurrency int `json:"peak_concurrency"`
+	// Attempts counts every attempt sent, Requests every request begun.
+	Attempts int64 `json:"attempts"`
+	Requests int64 `json:"requests"`
+	// Amplification is Attempts / Requests.
+	Amplification float64 `json:"amplification"`
+	// Every request is exactly one of Succeeded, GaveUp and Open.
+	Succeeded int64 `json:"succeeded"`
+	GaveUp    int64 `json:"gave_up"`
+	Open      int64 `json:"open"`
+}
+
+// recoveryWindow is how long a recovery must hold.
+const recoveryWindow = 5 * time.Second
+
+// serviceLevel is the share of the baseline ok rate that counts as recovered.
+const serviceLevel = 0.9
+
+// detector watches a lane's ticks for the verdicts of Summary.
+type detector struct {
+	tickLen time.Duration
+	window  int // ticks in a recovery window
+	limit   int
+
+	baseOK    int64
+	baseTicks int
+	outages   bool // an outage has started: the baseline is fixed
+	down      bool // an outage is in effect
+	ended     bool // an outage has ended
+	endAt     time.Duration
+
+	serverFrom time.Duration // start of the current run of ticks under the limit
+	server     *float64
+	oks        []int64 // ok counts of the last window ticks since endAt
+	okSum      int64
+	seen       int // ticks since endAt
+	service    *float64
+	peak       int
+}
+
+func newDetector(p *Params) detector {
+	w := int((recoveryWindow + p.Tick - 1) / p.Tick)
+	return detector{tickLen: p.Tick, window: w, limit: p.ServerLimit, oks: make([]int64, w)}
+}
+
+func (d *detector) baseline() float64 {
+	if d.baseTicks == 0 {
+		return 0
+	}
+	return float64(d.baseOK) / (float64(d.baseTicks) * d.tickLen.Seconds())
+}
+
+func (d *detector) outageStarted() {
+	d.outages, d.down = true, true
+	d.server, d.service = nil, nil
+}
+
+func (d *detector) outageEnded(t time.Duration) {
+	d.down, d.ended, d.endAt = false, true, t
+	// Recovery windows start at tick boundaries.
+	d.serverFrom = (t + d.tickLen - 1) / d.tickLen * d.tickLen
+	d.seen, d.okSum = 0, 0
+	clear(d.oks)
+}
+
+// tick takes the tick that ends at t: ok successes, and maxC the highest
+// concurrency during it.
+func (d *detector) tick(t time.Duration, ok int64, maxC int) {
+	d.peak = max(d.peak, maxC)
+	if !d.outages {
+		d.baseOK += ok
+		d.baseTicks++
+	}
+	if d.down || !d.ended || t-d.tickLen < d.endAt {
+		return
+	}
+	if d.server == nil {
+		if maxC > d.limit {
+			d.serverFrom = t
+		} else if t-d.serverFrom >= recoveryWindow {
+			d.server = seconds(d.serverFrom - d.endAt)
+		}
+	}
+	i := d.seen % d.window
+	d.okSum += ok - d.oks[i]
+	d.oks[i] = ok
+	d.seen++
+	if d.service == nil && d.seen >= d.window {
+		need := serviceLevel * d.baseline() * float64(d.window) * d.tickLen.Seconds()
+		if d.baseline() > 0 && float64(d.okSum) >= need {
+			d.service = seconds(t - time.Duration(d.window)*d.tickLen - d.endAt)
+		}
+	}
+}
+
+func seconds(t time.Duration) *float64 {
+	s := t.Seconds()
+	return &s
+}
+
+func (d *detector) summary(total counters, open int64) Summary {
+	s := Summary{
+		BaselineOK:            d.baseline(),
+		ServerRecoveredAfter:  d.server,
+		ServiceRecoveredAfter: d.service,
+		Collapsed:             d.ended && !d.down && d.server == nil && d.service == nil,
+		PeakConcurrency:       d.peak,
+		Attempts:              total.attempts,
+		Requests:              total.requests,
+		Succeeded:             total.ok,
+		GaveUp:                total.gaveUp,
+		Open:                  open,
+	}
+	if s.Requests > 0 {
+		s.Amplification = float64(s.Attempts) / float64(s.Requests)
+	}
+	return s
+}

@@ -1,0 +1,80 @@
+package simengine
+
+import (
+	"math"
+	"strconv"
+)
+
+// Tick is one step of the time series: every lane's rates over the tick and
+// levels at its end.
+type Tick struct {
+	T     float64    // virtual seconds at the tick's end
+	Lanes []LaneTick // one per lane, a first
+}
+
+// LaneTick is one lane's share of a Tick. Rates are per second over the
+// tick; times are in seconds.
+type LaneTick struct {
+	T             float64 // t: virtual seconds at the tick's end
+	OK            float64 // ok: attempts that succeeded
+	Errors        float64 // errors: attempts that failed fast with an error
+	Timeouts      float64 // timeouts: attempts the client abandoned
+	Attempts      float64 // attempts: attempts sent, first tries and retries
+	Retries       float64 // retries: attempts that were retries
+	GaveUp        float64 // gave_up: requests given up
+	Concurrency   int     // concurrency: requests inside the server
+	ServerLatency float64 // server_latency: the server's delay at that concurrency
+	Backlog       int     // backlog: connections waiting in the accept backlog
+	InBackoff     int     // in_backoff: clients waiting to retry
+	P50           float64 // p50: median end-to-end latency of the tick's successes; NaN if none
+	P99           float64 // p99: their 99th percentile; NaN if none
+}
+
+// Columns are the names of a LaneTick's values, in the order AppendCSV and
+// AppendJSON write them, after t (and lane, in CSV).
+var Columns = []string{"ok", "errors", "timeouts", "attempts", "retries", "gave_up",
+	"concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99"}
+
+func (lt *LaneTick) values() [12]float64 {
+	return [12]float64{lt.OK, lt.Errors, lt.Timeouts, lt.Attempts, lt.Retries, lt.GaveUp,
+		float64(lt.Concurrency), lt.ServerLatency, float64(lt.Backlog), float64(lt.InBackoff), lt.P50, lt.P99}
+}
+
+// appendNum writes v in the shortest form that reads back exactly; NaN
+// (no value) is written as null.
+func appendNum(b []byte, v float64, null string) []byte {
+	if math.IsNaN(v) {
+		return append(b, null...)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
+}
+
+// AppendCSV appends lt as one CSV row: t, the lane's name, then Columns. A
+// percentile with no value is left empty.
+func (lt *LaneTick) AppendCSV(b []byte, lane string) []byte {
+	b = appendNum(b, lt.T, "")
+	b = append(b, ',')
+	b = append(b, lane...)
+	for _, v := range lt.values() {
+		b = append(b, ',')
+		b = appendNum(b, v, "")
+	}
+	return append(b, '\n')
+}
+
+// AppendJSON appends lt as a JSON object keyed by "t" and Columns; a
+// percentile with no value is null.
+func (lt *LaneTick) AppendJSON(b []byte) []byte {
+	b = append(b, `{"t":`...)
+	b = appendNum(b, lt.T, "null")
+	for i, v := range lt.values() {
+		b = append(b, `,"`...)
+		b = append(b, Columns[i]...)
+		b = append(b, `":`...)
+		b = appendNum(b, v, "null")
+	}
+	return append(b, '}')
+}
+
+// MarshalJSON implements json.Marshaler with AppendJSON.
+func (lt LaneTick) MarshalJSON() ([]byte, error) { return lt.AppendJSON(nil), nil }

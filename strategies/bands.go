@@ -1,0 +1,68 @@
+package strategies
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+)
+
+// Band summarizes the distribution of one retry's delay over many draws.
+type Band struct {
+	Retry int           // 1 for the first retry
+	P5    time.Duration // 5th percentile
+	P50   time.Duration // median
+	P95   time.Duration // 95th percentile
+}
+
+// Bands samples the delay before each of the first retries of a request that
+// keeps failing, as 001's "delay by attempt number" charts draw it: draws
+// independent requests, each failing every attempt the moment it starts, up to
+// retries retries or until the policy gives up. think is the mean think time
+// that think_scaled scales (think times are exponential, as in the model).
+// The result has one Band per retry that at least one draw reached.
+func Bands(p Params, think time.Duration, retries, draws int, seed uint64) ([]Band, error) {
+	pol, err := New(p)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc909))
+	delays := make([][]time.Duration, retries)
+	for range draws {
+		var s State
+		th := dur(rng.ExpFloat64() * float64(think))
+		pol.Begin(&s, 0, th)
+		for r := range retries {
+			now := s.AttemptStart
+			d, ok := pol.Retry(&s, now, rng)
+			if !ok {
+				break
+			}
+			delays[r] = append(delays[r], d)
+		}
+	}
+	var bands []Band
+	for r, ds := range delays {
+		if len(ds) == 0 {
+			break
+		}
+		slices.Sort(ds)
+		bands = append(bands, Band{
+			Retry: r + 1,
+			P5:    Quantile(ds, 0.05),
+			P50:   Quantile(ds, 0.50),
+			P95:   Quantile(ds, 0.95),
+		})
+	}
+	return bands, nil
+}
+
+// Quantile returns the q-quantile (0 ≤ q ≤ 1) of sorted by the nearest-rank
+// method, or 0 for an empty slice.
+func Quantile[T ~int64 | ~float64](sorted []T, q float64) T {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
