@@ -63,6 +63,10 @@ func Quantile[T ~int64 | ~float64](sorted []T, q float64) T {
 	if len(sorted) == 0 {
 		return 0
 	}
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	r := q * float64(len(sorted))
+	if f := math.Round(r); math.Abs(r-f) <= 1e-12*r {
+		r = f // undo float rounding: 0.07*100 is 7.000000000000001, rank 7 not 8
+	}
+	i := int(math.Ceil(r)) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
 }

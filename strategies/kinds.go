@@ -25,7 +25,8 @@ func (f Fixed) Next(*State, time.Duration, *rand.Rand) time.Duration { return f.
 
 // Exponential is 001's published pseudocode: the first retry waits Base; each
 // later one waits d = min(d*Factor, Cap) + Normal(0, d*Jitter), never below 0,
-// where d is the previous wait, jitter included.
+// where d is the previous wait, jitter included. A wait clamped to 0 would
+// stay 0 for good (0*Factor is 0), so the next one starts again from Base.
 // 001's text uses Base 100 ms, Factor 2, Jitter 0.1, Cap 15 min.
 type Exponential struct {
 	Base, Cap      time.Duration

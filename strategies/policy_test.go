@@ -1,0 +1,207 @@
+package strategies
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// retryingNames are the strategies that retry at all.
+func retryingNames() []string { return Names()[1:] }
+
+func TestNamesStartWithNone(t *testing.T) {
+	if Names()[0] != NameNone || len(Names()) != 9 {
+		t.Fatalf("Names() = %v, want the 9 strategies starting with none", Names())
+	}
+}
+
+// countRetries runs one request that fails the moment each attempt starts
+// and returns how many retries the policy allowed, stopping at limit.
+func countRetries(t *testing.T, pol *Policy, limit int, seed uint64) int {
+	t.Helper()
+	rng := newRNG(seed)
+	var s State
+	pol.Begin(&s, 0, 5*time.Second)
+	for n := range limit {
+		if _, ok := pol.Retry(&s, s.AttemptStart, rng); !ok {
+			if s.Retries != n {
+				t.Fatalf("Retries = %d after %d retries", s.Retries, n)
+			}
+			return n
+		}
+	}
+	return limit
+}
+
+func TestPolicyMaxAttempts(t *testing.T) {
+	cases := []struct{ maxAttempts, wantRetries int }{
+		{0, 300}, // unlimited: the loop's own limit stops it
+		{1, 0},
+		{2, 1},
+		{3, 2},
+		{7, 6},
+	}
+	for _, name := range retryingNames() {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s/max_attempts=%d", name, c.maxAttempts), func(t *testing.T) {
+				p := mustDefaults(t, name)
+				p.MaxAttempts = c.maxAttempts
+				if got := countRetries(t, mustPolicy(t, p), 300, 800); got != c.wantRetries {
+					t.Errorf("%d retries, want %d", got, c.wantRetries)
+				}
+			})
+		}
+	}
+}
+
+func TestPolicyNoneAlwaysGivesUp(t *testing.T) {
+	for _, lim := range []struct {
+		maxAttempts int
+		deadline    time.Duration
+	}{{0, 0}, {5, 0}, {0, time.Hour}, {100, time.Hour}} {
+		p := mustDefaults(t, NameNone)
+		p.MaxAttempts, p.Deadline = lim.maxAttempts, lim.deadline
+		if got := countRetries(t, mustPolicy(t, p), 10, 801); got != 0 {
+			t.Errorf("none with %+v: %d retries, want 0", lim, got)
+		}
+	}
+}
+
+func TestPolicyDeadline(t *testing.T) {
+	ms := time.Millisecond
+	cases := []struct {
+		name         string
+		deadline     time.Duration
+		requestStart time.Duration
+		attemptLasts time.Duration // how long each attempt takes to fail
+		wantRetries  int
+	}{
+		// Attempts at 0, 100, …, 900 ms; the one at 1 s would start at the deadline.
+		{"instant_failures", time.Second, 0, 0, 9},
+		{"relative_to_request_start", time.Second, 42 * time.Second, 0, 9},
+		// Exactly at the deadline is too late: attempts at 0, 100, 200 ms.
+		{"boundary", 300 * ms, 0, 0, 2},
+		// Failures after 250 ms: attempts at 0, 350, 700 ms; 1050 ms is too late.
+		{"slow_failures", time.Second, 0, 250 * ms, 2},
+		{"no_deadline", 0, 0, 0, 500},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := mustDefaults(t, NameFixed) // 100 ms
+			p.Deadline = c.deadline
+			pol := mustPolicy(t, p)
+			rng := newRNG(802)
+			var s State
+			pol.Begin(&s, c.requestStart, 0)
+			n := 0
+			for ; n < 500; n++ {
+				before := s
+				d, ok := pol.Retry(&s, s.AttemptStart+c.attemptLasts, rng)
+				if !ok {
+					if s != before {
+						t.Errorf("giving up changed the state: %+v -> %+v", before, s)
+					}
+					break
+				}
+				if d != 100*ms {
+					t.Fatalf("fixed delay %v", d)
+				}
+				if c.deadline > 0 && s.AttemptStart-s.RequestStart >= c.deadline {
+					t.Fatalf("attempt starts at %v after the request, at or past the deadline %v",
+						s.AttemptStart-s.RequestStart, c.deadline)
+				}
+			}
+			if n != c.wantRetries {
+				t.Errorf("%d retries, want %d", n, c.wantRetries)
+			}
+		})
+	}
+}
+
+func TestPolicyDeadlineAllStrategies(t *testing.T) {
+	// Whatever the strategy, no attempt starts at or after the deadline, and
+	// a request that keeps failing ends.
+	for _, name := range retryingNames() {
+		t.Run(name, func(t *testing.T) {
+			p := mustDefaults(t, name)
+			p.Deadline = 2 * time.Minute
+			pol := mustPolicy(t, p)
+			rng := newRNG(803)
+			for req := range 100 {
+				var s State
+				pol.Begin(&s, time.Hour, 10*time.Second)
+				n := 0
+				for ; n < 10000; n++ {
+					if _, ok := pol.Retry(&s, s.AttemptStart+100*time.Millisecond, rng); !ok {
+						break
+					}
+					if s.AttemptStart-time.Hour >= p.Deadline {
+						t.Fatalf("request %d: attempt at +%v, past the deadline", req, s.AttemptStart-time.Hour)
+					}
+				}
+				if n == 10000 {
+					t.Fatalf("request %d never gave up", req)
+				}
+			}
+		})
+	}
+}
+
+func TestPolicyRetryAdvancesState(t *testing.T) {
+	for _, name := range retryingNames() {
+		t.Run(name, func(t *testing.T) {
+			p := mustDefaults(t, name)
+			p.MaxAttempts = 4
+			pol := mustPolicy(t, p)
+			rng := newRNG(804)
+			var s State
+			pol.Begin(&s, 10*time.Second, 3*time.Second)
+			if s.RequestStart != 10*time.Second || s.AttemptStart != 10*time.Second || s.Think != 3*time.Second {
+				t.Fatalf("Begin: %+v", s)
+			}
+			for n := 1; n <= 3; n++ {
+				now := s.AttemptStart + 250*time.Millisecond
+				d, ok := pol.Retry(&s, now, rng)
+				if !ok {
+					t.Fatalf("retry %d refused under max_attempts 4", n)
+				}
+				if s.Retries != n || s.AttemptStart != now+d {
+					t.Fatalf("retry %d: Retries %d AttemptStart %v, want %d and %v", n, s.Retries, s.AttemptStart, n, now+d)
+				}
+			}
+			before := s
+			if _, ok := pol.Retry(&s, s.AttemptStart, rng); ok {
+				t.Fatal("a 5th attempt under max_attempts 4")
+			}
+			if s != before {
+				t.Errorf("max_attempts refusal changed the state: %+v -> %+v", before, s)
+			}
+		})
+	}
+}
+
+func TestPolicyBeginResetsState(t *testing.T) {
+	pol := mustPolicy(t, mustDefaults(t, NameFixed))
+	s := State{Think: time.Hour, RequestStart: 1, AttemptStart: 2, Retries: 3, Prev: 4, Until: 5, Timeout: 6}
+	pol.Begin(&s, 7*time.Second, 2*time.Second)
+	want := State{Think: 2 * time.Second, RequestStart: 7 * time.Second, AttemptStart: 7 * time.Second}
+	if s != want {
+		t.Errorf("Begin: %+v, want %+v", s, want)
+	}
+}
+
+func TestAttemptTimeout(t *testing.T) {
+	cases := []struct {
+		timeout, def, want time.Duration
+	}{
+		{0, 2 * time.Second, 2 * time.Second},
+		{-time.Second, 2 * time.Second, 2 * time.Second},
+		{20 * time.Second, 2 * time.Second, 20 * time.Second},
+	}
+	for _, c := range cases {
+		s := State{Timeout: c.timeout}
+		if got := s.AttemptTimeout(c.def); got != c.want {
+			t.Errorf("State{Timeout: %v}.AttemptTimeout(%v) = %v, want %v", c.timeout, c.def, got, c.want)
+		}
+	}
+}
