@@ -84,7 +84,8 @@ type lane struct {
 	tick               counters // since the last tick
 	total              counters // since the start, up to the last tick
 	lat                []time.Duration
-	tickMaxC           int // highest concurrency in the current tick
+	tickMaxC           int   // highest concurrency in the current tick
+	events             int64 // events processed, for benchmarks
 	det                detector
 }
 
@@ -98,8 +99,10 @@ func newLane(p *Params, i int) *lane {
 	l.configure(i)
 	l.curve = newCurve(p)
 	l.det = newDetector(p)
+	l.clients = make([]client, 0, p.Clients)
+	l.q.ev = make([]event, 0, p.Clients)
+	l.q.pos = make([]int32, 0, p.Clients)
 	l.resize(p.Clients)
-	l.tickMaxC = 0
 	return l
 }
 
@@ -167,6 +170,7 @@ func (l *lane) run(until time.Duration) {
 				break
 			}
 			l.now = l.next
+			l.events++
 			l.complete()
 			continue
 		}
@@ -174,6 +178,7 @@ func (l *lane) run(until time.Duration) {
 			break
 		}
 		l.now = e.at
+		l.events++
 		l.wake(e.c)
 	}
 	l.now = until

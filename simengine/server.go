@@ -12,42 +12,49 @@ type request struct {
 	serial uint32        // the client's attempt serial when it sent it
 }
 
-// fifo is a ring buffer of requests in arrival order. Every request keeps an
-// absolute index (its position counted from the first request ever pushed),
-// so a client can find its own request again to cancel it.
+// fifo is a queue of requests in arrival order, kept in fixed-size chunks so
+// that a long storm's millions of abandoned requests grow it without copying.
+// Every request keeps an absolute index (its position counted from the first
+// request ever pushed), so a client can find its own request to cancel it.
 type fifo struct {
-	buf  []request
-	head int    // index in buf of the oldest request
-	n    int    // requests held
-	base uint64 // absolute index of the oldest request
+	chunks []*[chunkLen]request
+	head   int    // index in chunks[0] of the oldest request
+	n      int    // requests held
+	base   uint64 // absolute index of the oldest request
+	spare  []*[chunkLen]request
 }
 
+const chunkLen = 1024
+
 func (f *fifo) push(r request) uint64 {
-	if f.n == len(f.buf) {
-		grown := make([]request, max(64, 2*len(f.buf)))
-		k := copy(grown, f.buf[f.head:])
-		copy(grown[k:], f.buf[:f.head])
-		f.buf, f.head = grown, 0
-	}
 	i := f.head + f.n
-	if i >= len(f.buf) {
-		i -= len(f.buf)
+	if i/chunkLen == len(f.chunks) {
+		var c *[chunkLen]request
+		if k := len(f.spare); k > 0 {
+			c, f.spare = f.spare[k-1], f.spare[:k-1]
+		} else {
+			c = new([chunkLen]request)
+		}
+		f.chunks = append(f.chunks, c)
 	}
-	f.buf[i] = r
+	f.chunks[i/chunkLen][i%chunkLen] = r
 	f.n++
 	return f.base + uint64(f.n-1)
 }
 
-func (f *fifo) front() *request { return &f.buf[f.head] }
+func (f *fifo) front() *request { return &f.chunks[0][f.head] }
 
 func (f *fifo) pop() request {
-	r := f.buf[f.head]
+	r := f.chunks[0][f.head]
 	f.head++
-	if f.head == len(f.buf) {
-		f.head = 0
-	}
 	f.n--
 	f.base++
+	if f.head == chunkLen {
+		f.spare = append(f.spare, f.chunks[0])
+		f.chunks[0] = nil
+		f.chunks = f.chunks[1:]
+		f.head = 0
+	}
 	return r
 }
 
@@ -57,16 +64,7 @@ func (f *fifo) at(abs uint64) *request {
 		return nil
 	}
 	i := f.head + int(abs-f.base)
-	if i >= len(f.buf) {
-		i -= len(f.buf)
-	}
-	return &f.buf[i]
-}
-
-// clear empties f, keeping its absolute indexes increasing.
-func (f *fifo) clear() {
-	f.base += uint64(f.n)
-	f.head, f.n = 0, 0
+	return &f.chunks[i/chunkLen][i%chunkLen]
 }
 
 // curve is 001's latency curve: base while the concurrency n is at most

@@ -1,0 +1,94 @@
+package simengine
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// BenchmarkQueue is the baseline the engine is measured against: the bare
+// event queue in the hold model (pop the earliest event, schedule it again
+// an exponential time later) with as many pending events as the engine has
+// clients per lane.
+func BenchmarkQueue(b *testing.B) {
+	for _, n := range []int{1000, 100_000} {
+		b.Run(sizeName(n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			var q queue
+			for c := range n {
+				q.schedule(int32(c), time.Duration(rng.ExpFloat64()*float64(10*time.Second)))
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				e := q.top()
+				q.schedule(e.c, e.at+time.Duration(rng.ExpFloat64()*float64(10*time.Second)))
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkState measures the engine's state per client: what New allocates
+// for 100 000 clients in two lanes, divided by the clients.
+func BenchmarkState(b *testing.B) {
+	p := Defaults()
+	p.Clients = 100_000
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	for b.Loop() {
+		if _, err := New(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.TotalAlloc-before)/float64(b.N)/float64(p.Clients), "B/client")
+}
+
+// BenchmarkEngine runs whole scenarios: (a) 001's default two-lane
+// comparison, and (b) 100 000 clients for 120 s with lane fixed. It reports
+// events per second, virtual seconds per wall second, and the bytes
+// allocated per client over the whole run.
+func BenchmarkEngine(b *testing.B) {
+	big := Defaults()
+	big.Clients = 100_000
+	big.Lanes = []Lane{DefaultLane(0)}
+	for _, bc := range []struct {
+		name string
+		p    Params
+	}{
+		{"default", Defaults()},
+		{"fixed100k", big},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var events int64
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			before := ms.TotalAlloc
+			for b.Loop() {
+				e, err := New(bc.p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e.AdvanceTo(bc.p.Duration, nil)
+				for _, l := range e.lanes {
+					events += l.events
+				}
+			}
+			runtime.ReadMemStats(&ms)
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(events)/sec, "events/s")
+			b.ReportMetric(float64(b.N)*bc.p.Duration.Seconds()/sec, "virtual-s/s")
+			b.ReportMetric(float64(ms.TotalAlloc-before)/float64(b.N)/float64(bc.p.Clients), "B/client")
+		})
+	}
+}
+
+func sizeName(n int) string {
+	if n >= 1000 {
+		return strconv.Itoa(n/1000) + "k"
+	}
+	return strconv.Itoa(n)
+}
