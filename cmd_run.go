@@ -49,6 +49,11 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case "json":
 		return simengine.WriteJSON(ctx, stdout, p)
 	case "text":
+		given := false
+		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "report" })
+		if !given {
+			*report = min(*report, p.Duration)
+		}
 		if *report < p.Tick || *report > p.Duration {
 			return usageError{&simengine.ParamError{Name: "report", Value: report.String(),
 				Allow: fmt.Sprintf("a duration from tick (%v) to duration (%v)", p.Tick, p.Duration)}}

@@ -300,12 +300,15 @@ func Parse(q url.Values) (Params, error) {
 	}
 	for name, vals := range q {
 		param, lane, ok := Lookup(name)
-		if !ok || param.Name == lanesParam.Name || (param.Lane && lane < 0) || param.Name == "strategy" {
+		if !ok || param.Name == lanesParam.Name || (param.Lane && lane < 0) {
 			continue
 		}
 		if lane >= len(p.Lanes) {
 			errs = append(errs, &ParamError{Name: name, Value: last(vals),
 				Allow: fmt.Sprintf("lanes a to %c only (lanes=%d)", LaneNames[len(p.Lanes)-1], len(p.Lanes))})
+			continue
+		}
+		if param.Name == "strategy" { // read above, before the lane's defaults
 			continue
 		}
 		if err := param.set(param.field(&p, lane), name, last(vals)); err != nil {
@@ -376,14 +379,15 @@ func Errors(err error) []*ParamError {
 	var out []*ParamError
 	var walk func(error)
 	walk = func(e error) {
-		if pe, ok := e.(*ParamError); ok {
-			out = append(out, pe)
-			return
-		}
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			for _, e := range j.Unwrap() {
+		switch e := e.(type) {
+		case *ParamError:
+			out = append(out, e)
+		case interface{ Unwrap() []error }:
+			for _, e := range e.Unwrap() {
 				walk(e)
 			}
+		case interface{ Unwrap() error }:
+			walk(e.Unwrap())
 		}
 	}
 	walk(err)

@@ -1,0 +1,852 @@
+package simengine_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"backofflab/simengine"
+	"backofflab/strategies"
+)
+
+// The helpers of this file carry a "tbl" prefix so that they cannot clash
+// with those of the package's other external test files.
+
+// tblParse parses the query string raw and fails the test on an error.
+func tblParse(t *testing.T, raw string) simengine.Params {
+	t.Helper()
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		t.Fatalf("url.ParseQuery(%q): %v", raw, err)
+	}
+	p, err := simengine.Parse(q)
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", raw, err)
+	}
+	return p
+}
+
+// tblParseErr parses the query string raw, fails the test unless Parse
+// reports an error, and returns that error's parameter errors.
+func tblParseErr(t *testing.T, raw string) (error, []*simengine.ParamError) {
+	t.Helper()
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		t.Fatalf("url.ParseQuery(%q): %v", raw, err)
+	}
+	p, err := simengine.Parse(q)
+	if err == nil {
+		t.Fatalf("Parse(%q) = %+v, nil; want an error", raw, p)
+	}
+	pes := simengine.Errors(err)
+	if len(pes) == 0 {
+		t.Fatalf("Parse(%q): error %q holds no *ParamError", raw, err)
+	}
+	return err, pes
+}
+
+// tblLookup returns the parameter name (with or without a lane letter).
+func tblLookup(t *testing.T, name string) (simengine.Param, int) {
+	t.Helper()
+	param, lane, ok := simengine.Lookup(name)
+	if !ok {
+		t.Fatalf("Lookup(%q): no such parameter", name)
+	}
+	return param, lane
+}
+
+// tblFullName returns param's name for lane i ("a.factor"), or its bare name
+// for a parameter shared by every lane.
+func tblFullName(param simengine.Param, i int) string {
+	if !param.Lane {
+		return param.Name
+	}
+	return simengine.LaneNames[i:i+1] + "." + param.Name
+}
+
+// tblCheckParamError checks that pe is the error of value raw for the
+// parameter name and that its text says the name, the value and allow.
+func tblCheckParamError(t *testing.T, pe *simengine.ParamError, name, raw, allow string) {
+	t.Helper()
+	if pe.Name != name {
+		t.Errorf("ParamError.Name = %q, want %q", pe.Name, name)
+	}
+	if pe.Value != raw {
+		t.Errorf("ParamError.Value = %q, want %q", pe.Value, raw)
+	}
+	msg := pe.Error()
+	for _, want := range []string{name, strconv.Quote(raw), allow} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error text %q does not contain %q", msg, want)
+		}
+	}
+}
+
+// tblInRange reports whether param's value in p (lane i) is inside the
+// range Table gives it; the reason when it is not.
+func tblInRange(p *simengine.Params, param simengine.Param, i int) (string, bool) {
+	v := param.Value(p, i)
+	var f float64
+	switch param.Kind {
+	case simengine.KindEnum:
+		return v, slices.Contains(param.Choices, v)
+	case simengine.KindBool:
+		_, err := strconv.ParseBool(v)
+		return v, err == nil
+	case simengine.KindSeed:
+		_, err := strconv.ParseUint(v, 10, 64)
+		return v, err == nil
+	case simengine.KindInt:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return v, false
+		}
+		f = float64(n)
+	case simengine.KindFloat:
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return v, false
+		}
+		f = x
+	case simengine.KindDuration:
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return v, false
+		}
+		f = float64(d)
+	default:
+		return fmt.Sprintf("%s: unknown kind %d", v, param.Kind), false
+	}
+	return fmt.Sprintf("%s, allowed %s", v, param.Allowed()), f >= param.Min && f <= param.Max && !math.IsNaN(f)
+}
+
+// tblCheckRanges fails the test for every value of p outside its range.
+func tblCheckRanges(t *testing.T, p *simengine.Params) {
+	t.Helper()
+	if n := len(p.Lanes); n < 1 || n > simengine.MaxLanes {
+		t.Fatalf("%d lanes, want 1 to %d", n, simengine.MaxLanes)
+	}
+	for _, param := range simengine.Table {
+		lanes := 1
+		if param.Lane {
+			lanes = len(p.Lanes)
+		}
+		for i := range lanes {
+			if why, ok := tblInRange(p, param, i); !ok {
+				t.Errorf("%s out of range: %s", tblFullName(param, i), why)
+			}
+		}
+	}
+	for i, l := range p.Lanes {
+		if l.MaxDelay < l.MinDelay {
+			t.Errorf("lane %c: max_delay %v < min_delay %v", simengine.LaneNames[i], l.MaxDelay, l.MinDelay)
+		}
+	}
+}
+
+// tblRoundTrip checks that Parse(p.Encode()) deep-equals p.
+func tblRoundTrip(t *testing.T, p simengine.Params) {
+	t.Helper()
+	q := p.Encode()
+	got, err := simengine.Parse(q)
+	if err != nil {
+		t.Fatalf("Parse(Encode()) of %+v: %v\nquery: %s", p, err, q.Encode())
+	}
+	if !reflect.DeepEqual(got, p) {
+		t.Fatalf("Parse(Encode()) changed the parameters:\n got %+v\nwant %+v\nquery: %s", got, p, q.Encode())
+	}
+}
+
+func TestParseEmptyIsDefaults(t *testing.T) {
+	got, err := simengine.Parse(url.Values{})
+	if err != nil {
+		t.Fatalf("Parse({}): %v", err)
+	}
+	if want := simengine.Defaults(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Parse({}) = %+v\nwant Defaults() = %+v", got, want)
+	}
+	if err := simengine.Defaults().Validate(); err != nil {
+		t.Errorf("Defaults().Validate(): %v", err)
+	}
+}
+
+func TestTableDefaultsInRange(t *testing.T) {
+	def := simengine.Defaults()
+	// A lane parameter's default depends on the lane's strategy: check the
+	// four default lanes (lanes=4) and every strategy's defaults.
+	def4 := tblParse(t, "lanes=4")
+	for _, param := range simengine.Table {
+		t.Run(param.Name, func(t *testing.T) {
+			if param.Help == "" {
+				t.Errorf("no Help")
+			}
+			if param.Kind == simengine.KindEnum && len(param.Choices) == 0 {
+				t.Errorf("an enum with no choices")
+			}
+			if param.Kind != simengine.KindEnum && param.Kind != simengine.KindBool && param.Min > param.Max {
+				t.Errorf("Min %v > Max %v", param.Min, param.Max)
+			}
+			if a := param.Allowed(); a == "" {
+				t.Errorf("Allowed() is empty")
+			}
+			p := &def
+			lanes := 1
+			if param.Lane {
+				p, lanes = &def4, len(def4.Lanes)
+			}
+			for i := range lanes {
+				name := tblFullName(param, i)
+				if why, ok := tblInRange(p, param, i); !ok {
+					t.Errorf("default of %s out of its range: %s", name, why)
+				}
+				// The default, given explicitly, parses back to itself.
+				v := param.Value(p, i)
+				q := url.Values{name: {v}}
+				if param.Lane {
+					q.Set("lanes", "4")
+				}
+				got, err := simengine.Parse(q)
+				if err != nil {
+					t.Errorf("Parse(%s=%s), the default: %v", name, v, err)
+					continue
+				}
+				if back := param.Value(&got, i); back != v {
+					t.Errorf("Parse(%s=%s) reads back %q", name, v, back)
+				}
+				if !reflect.DeepEqual(got, *p) {
+					t.Errorf("Parse(%s=%s), the default, changed the parameters:\n got %+v\nwant %+v", name, v, got, *p)
+				}
+			}
+		})
+	}
+	for _, s := range strategies.Names() {
+		t.Run("strategy="+s, func(t *testing.T) {
+			p := tblParse(t, "a.strategy="+s)
+			tblCheckRanges(t, &p)
+			want, ok := strategies.Defaults(s)
+			if !ok {
+				t.Fatalf("strategies.Defaults(%q): unknown", s)
+			}
+			if p.Lanes[0].Params != want {
+				t.Errorf("lane a = %+v, want %s's defaults %+v", p.Lanes[0].Params, s, want)
+			}
+		})
+	}
+}
+
+func TestLookup(t *testing.T) {
+	cases := []struct {
+		name  string
+		param string
+		lane  int
+		ok    bool
+	}{
+		{"clients", "clients", -1, true},
+		{"lanes", "lanes", -1, true},
+		{"a.factor", "factor", 0, true},
+		{"d.cancel_on_timeout", "cancel_on_timeout", 3, true},
+		{"factor", "factor", -1, true}, // found; Parse asks for the letter
+		{"e.factor", "", -1, false},
+		{"a.clients", "", -1, false},
+		{"foo", "", -1, false},
+		{"", "", -1, false},
+		{"a.", "", -1, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			param, lane, ok := simengine.Lookup(c.name)
+			if ok != c.ok || param.Name != c.param || lane != c.lane {
+				t.Errorf("Lookup(%q) = %q, %d, %v; want %q, %d, %v", c.name, param.Name, lane, ok, c.param, c.lane, c.ok)
+			}
+		})
+	}
+}
+
+// tblValue is a raw value and the canonical text Param.Value gives it back as.
+type tblValue struct{ raw, want string }
+
+// tblGoodValues returns values that param accepts, derived from its range.
+func tblGoodValues(param simengine.Param) []tblValue {
+	switch param.Kind {
+	case simengine.KindInt:
+		lo, hi := int64(param.Min), int64(param.Max)
+		mid := lo + (hi-lo)/2
+		return []tblValue{
+			{strconv.FormatInt(lo, 10), strconv.FormatInt(lo, 10)},
+			{strconv.FormatInt(hi, 10), strconv.FormatInt(hi, 10)},
+			{strconv.FormatInt(mid, 10), strconv.FormatInt(mid, 10)},
+			{"+" + strconv.FormatInt(hi, 10), strconv.FormatInt(hi, 10)},
+		}
+	case simengine.KindFloat:
+		f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+		mid := param.Min + (param.Max-param.Min)/3
+		return []tblValue{
+			{f(param.Min), f(param.Min)},
+			{f(param.Max), f(param.Max)},
+			{f(mid), f(mid)},
+			{strconv.FormatFloat(param.Max, 'e', 3, 64), f(param.Max)},
+			{f(math.Nextafter(param.Min, math.Inf(1))), f(math.Nextafter(param.Min, math.Inf(1)))},
+		}
+	case simengine.KindDuration:
+		lo, hi := time.Duration(param.Min), time.Duration(param.Max)
+		mid := lo + (hi-lo)/3
+		return []tblValue{
+			{lo.String(), lo.String()},
+			{hi.String(), hi.String()},
+			{mid.String(), mid.String()},
+			{fmt.Sprintf("%dns", int64(hi)), hi.String()},
+		}
+	case simengine.KindEnum:
+		var vs []tblValue
+		for _, c := range param.Choices {
+			vs = append(vs, tblValue{c, c})
+		}
+		return vs
+	case simengine.KindBool:
+		return []tblValue{{"true", "true"}, {"false", "false"}, {"1", "true"}, {"0", "false"}, {"TRUE", "true"}}
+	case simengine.KindSeed:
+		return []tblValue{{"0", "0"}, {"1", "1"}, {"18446744073709551615", "18446744073709551615"}, {"42", "42"}}
+	}
+	return nil
+}
+
+// tblBadValues returns values that param must reject, derived from its range.
+func tblBadValues(param simengine.Param) map[string]string {
+	bad := map[string]string{
+		"empty":     "",
+		"malformed": "abc",
+		"NaN":       "NaN",
+		"Inf":       "Inf",
+		"-Inf":      "-Inf",
+		"space":     " 1",
+	}
+	switch param.Kind {
+	case simengine.KindInt:
+		bad["below"] = strconv.FormatInt(int64(param.Min)-1, 10)
+		bad["above"] = strconv.FormatInt(int64(param.Max)+1, 10)
+		bad["fraction"] = "1.5"
+		bad["exponent"] = "1e3"
+		bad["huge"] = "99999999999999999999999"
+	case simengine.KindFloat:
+		bad["below"] = strconv.FormatFloat(math.Nextafter(param.Min, math.Inf(-1)), 'g', -1, 64)
+		bad["above"] = strconv.FormatFloat(math.Nextafter(param.Max, math.Inf(1)), 'g', -1, 64)
+		bad["far_above"] = strconv.FormatFloat(param.Max*1000+1, 'g', -1, 64)
+		bad["comma"] = "1,5"
+	case simengine.KindDuration:
+		bad["below"] = (time.Duration(param.Min) - 1).String()
+		bad["above"] = (time.Duration(param.Max) + 1).String()
+		bad["no_unit"] = "10"
+		bad["unknown_unit"] = "10parsecs"
+	case simengine.KindEnum:
+		bad["unknown"] = "bogus"
+		bad["upper"] = strings.ToUpper(param.Choices[len(param.Choices)-1])
+	case simengine.KindBool:
+		bad["yes"] = "yes"
+		bad["two"] = "2"
+	case simengine.KindSeed:
+		bad["below"] = "-1"
+		bad["above"] = "18446744073709551616"
+		bad["fraction"] = "1.5"
+	}
+	return bad
+}
+
+// tblParamsUnderTest returns every parameter with the name to give it: lane
+// parameters on lane a and on lane d (which makes four lanes), and lanes.
+func tblParamsUnderTest(t *testing.T) []struct {
+	name  string
+	param simengine.Param
+	lane  int
+} {
+	t.Helper()
+	var out []struct {
+		name  string
+		param simengine.Param
+		lane  int
+	}
+	add := func(name string) {
+		param, lane := tblLookup(t, name)
+		out = append(out, struct {
+			name  string
+			param simengine.Param
+			lane  int
+		}{name, param, max(lane, 0)})
+	}
+	add("lanes")
+	for _, param := range simengine.Table {
+		if !param.Lane {
+			add(param.Name)
+			continue
+		}
+		add("a." + param.Name)
+		add("d." + param.Name)
+	}
+	return out
+}
+
+func TestParseGoodValues(t *testing.T) {
+	for _, pu := range tblParamsUnderTest(t) {
+		for _, v := range tblGoodValues(pu.param) {
+			t.Run(pu.name+"="+v.raw, func(t *testing.T) {
+				q := url.Values{pu.name: {v.raw}}
+				// Keep max_delay ≥ min_delay whatever the other one is.
+				switch pu.param.Name {
+				case "min_delay":
+					q.Set(pu.name[:2]+"max_delay", "24h")
+				case "max_delay":
+					q.Set(pu.name[:2]+"min_delay", "1ms")
+				}
+				p, err := simengine.Parse(q)
+				if err != nil {
+					t.Fatalf("Parse(%s): %v", q.Encode(), err)
+				}
+				if pu.name == "lanes" {
+					if got := strconv.Itoa(len(p.Lanes)); got != v.want {
+						t.Fatalf("%d lanes, want %s", len(p.Lanes), v.want)
+					}
+					return
+				}
+				if got := pu.param.Value(&p, pu.lane); got != v.want {
+					t.Errorf("%s reads back %q, want %q", pu.name, got, v.want)
+				}
+				tblCheckRanges(t, &p)
+				tblRoundTrip(t, p)
+			})
+		}
+	}
+}
+
+func TestParseBadValues(t *testing.T) {
+	for _, pu := range tblParamsUnderTest(t) {
+		bad := tblBadValues(pu.param)
+		keys := make([]string, 0, len(bad))
+		for k := range bad {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			raw := bad[k]
+			t.Run(pu.name+"/"+k, func(t *testing.T) {
+				_, pes := tblParseErr(t, url.Values{pu.name: {raw}}.Encode())
+				if len(pes) != 1 {
+					t.Fatalf("%d parameter errors, want 1: %v", len(pes), pes)
+				}
+				tblCheckParamError(t, pes[0], pu.name, raw, pu.param.Allowed())
+			})
+		}
+	}
+}
+
+func TestParseBadNames(t *testing.T) {
+	cases := []struct {
+		name, query string
+		param, raw  string
+		allow       string // what the error text must say is allowed
+	}{
+		{"lane_param_without_letter", "factor=2", "factor", "2", "a.factor"},
+		{"lane_enum_without_letter", "strategy=grpc", "strategy", "grpc", "a.strategy"},
+		{"unknown_name", "foo=1", "foo", "1", "no such parameter"},
+		{"lane_letter_e", "e.factor=2", "e.factor", "2", "no such parameter"},
+		{"lane_letter_on_shared_param", "a.clients=5", "a.clients", "5", "no such parameter"},
+		{"lane_beyond_lanes_1", "lanes=1&b.factor=2", "b.factor", "2", "lanes a to a only (lanes=1)"},
+		{"lane_beyond_lanes_3", "lanes=3&d.jitter=0.5", "d.jitter", "0.5", "lanes a to c only (lanes=3)"},
+		{"strategy_beyond_lanes", "lanes=1&b.strategy=grpc", "b.strategy", "grpc", "lanes a to a only (lanes=1)"},
+		{"bad_strategy_beyond_lanes", "lanes=1&b.strategy=bogus", "b.strategy", "bogus", "lanes a to a"},
+		{"lanes_zero", "lanes=0", "lanes", "0", "a whole number from 1 to 4"},
+		{"lanes_five", "lanes=5", "lanes", "5", "a whole number from 1 to 4"},
+		{"max_below_min", "a.max_delay=50ms", "a.max_delay", "50ms", "a.min_delay (100ms)"},
+		{"max_below_given_min", "c.min_delay=2s&c.max_delay=1s", "c.max_delay", "1s", "c.min_delay (2s)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, pes := tblParseErr(t, c.query)
+			if len(pes) != 1 {
+				t.Fatalf("%d parameter errors, want 1: %v", len(pes), pes)
+			}
+			tblCheckParamError(t, pes[0], c.param, c.raw, c.allow)
+		})
+	}
+}
+
+func TestParseManyErrorsSorted(t *testing.T) {
+	query := "timeout=x&foo=1&clients=0&b.jitter=2&a.factor=abc&factor=3&outage=soon&seed=-1"
+	want := []string{"a.factor", "b.jitter", "clients", "factor", "foo", "outage", "seed", "timeout"}
+	// Parse ranges over a map: repeat so that any order it meets is sorted.
+	for range 20 {
+		err, pes := tblParseErr(t, query)
+		var names []string
+		for _, pe := range pes {
+			names = append(names, pe.Name)
+		}
+		if !slices.Equal(names, want) {
+			t.Fatalf("errors for %v, want %v (sorted by name)", names, want)
+		}
+		// The joined text lists them in the same order, one a line.
+		lines := strings.Split(err.Error(), "\n")
+		if len(lines) != len(want) {
+			t.Fatalf("error text has %d lines, want %d:\n%s", len(lines), len(want), err)
+		}
+		for i, l := range lines {
+			if !strings.HasPrefix(l, want[i]+":") {
+				t.Errorf("line %d of the error is %q, want it to start with %q", i, l, want[i]+":")
+			}
+		}
+		var pe *simengine.ParamError
+		if !errors.As(err, &pe) || pe.Name != want[0] {
+			t.Errorf("errors.As finds %v, want the error of %s", pe, want[0])
+		}
+	}
+}
+
+func TestParseLanes(t *testing.T) {
+	grpc := strategies.Params{Strategy: "grpc", MinDelay: time.Second, MaxDelay: 120 * time.Second,
+		Factor: 1.6, Jitter: 0.2, MinConnectTimeout: 20 * time.Second}
+	cases := []struct {
+		name       string
+		query      string
+		strategies []string
+		check      func(t *testing.T, p simengine.Params)
+	}{
+		{"none_given", "", []string{"fixed", "think_scaled"}, nil},
+		{"only_c", "c.factor=3", []string{"fixed", "think_scaled", "exponential"},
+			func(t *testing.T, p simengine.Params) {
+				if p.Lanes[2].Factor != 3 {
+					t.Errorf("c.factor = %v, want 3", p.Lanes[2].Factor)
+				}
+			}},
+		{"only_d", "d.cancel_on_timeout=true", []string{"fixed", "think_scaled", "exponential", "full_jitter"},
+			func(t *testing.T, p simengine.Params) {
+				if !p.Lanes[3].CancelOnTimeout || p.Lanes[0].CancelOnTimeout {
+					t.Errorf("cancel_on_timeout = %v, want only d's true", p.Lanes)
+				}
+			}},
+		{"lanes_1", "lanes=1", []string{"fixed"}, nil},
+		{"lanes_4", "lanes=4", []string{"fixed", "think_scaled", "exponential", "full_jitter"}, nil},
+		{"lanes_wins_over_letters", "lanes=3&a.factor=3", []string{"fixed", "think_scaled", "exponential"},
+			func(t *testing.T, p simengine.Params) {
+				if p.Lanes[0].Factor != 3 {
+					t.Errorf("a.factor = %v, want 3", p.Lanes[0].Factor)
+				}
+			}},
+		// Only lane a given: the highest letter is a, so one lane.
+		{"grpc_defaults", "a.strategy=grpc", []string{"grpc"},
+			func(t *testing.T, p simengine.Params) {
+				if p.Lanes[0].Params != grpc {
+					t.Errorf("lane a = %+v, want grpc's defaults %+v", p.Lanes[0].Params, grpc)
+				}
+			}},
+		{"grpc_overridden", "a.factor=2&a.strategy=grpc&a.jitter=0&a.max_delay=1m",
+			[]string{"grpc"},
+			func(t *testing.T, p simengine.Params) {
+				want := grpc
+				want.Factor, want.Jitter, want.MaxDelay = 2, 0, time.Minute
+				if p.Lanes[0].Params != want {
+					t.Errorf("lane a = %+v, want %+v", p.Lanes[0].Params, want)
+				}
+			}},
+		{"grpc_on_a_with_b", "a.strategy=grpc&b.jitter=0.5", []string{"grpc", "think_scaled"},
+			func(t *testing.T, p simengine.Params) {
+				if p.Lanes[0].Params != grpc {
+					t.Errorf("lane a = %+v, want grpc's defaults %+v", p.Lanes[0].Params, grpc)
+				}
+				if p.Lanes[1].Jitter != 0.5 || p.Lanes[1].Factor != math.E {
+					t.Errorf("lane b = %+v, want think_scaled's defaults with jitter 0.5", p.Lanes[1].Params)
+				}
+			}},
+		{"strategy_on_b_keeps_a", "b.strategy=exponential&b.factor=2.7", []string{"fixed", "exponential"},
+			func(t *testing.T, p simengine.Params) {
+				a, _ := strategies.Defaults("fixed")
+				if p.Lanes[0].Params != a {
+					t.Errorf("lane a = %+v, want fixed's defaults", p.Lanes[0].Params)
+				}
+				if p.Lanes[1].Factor != 2.7 || p.Lanes[1].MinDelay != 100*time.Millisecond {
+					t.Errorf("lane b = %+v, want exponential's defaults with factor 2.7", p.Lanes[1].Params)
+				}
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// Parse ranges over a map: repeat to meet several orders.
+			for range 10 {
+				p := tblParse(t, c.query)
+				var got []string
+				for _, l := range p.Lanes {
+					got = append(got, l.Strategy)
+				}
+				if !slices.Equal(got, c.strategies) {
+					t.Fatalf("lanes %v, want %v", got, c.strategies)
+				}
+				for i, l := range p.Lanes {
+					if c.check == nil {
+						if want := simengine.DefaultLane(i); l != want {
+							t.Errorf("lane %c = %+v, want DefaultLane(%d) = %+v", simengine.LaneNames[i], l, i, want)
+						}
+					}
+				}
+				if c.check != nil {
+					c.check(t, p)
+				}
+			}
+		})
+	}
+}
+
+func TestEncodeParseRoundTrip(t *testing.T) {
+	grpc, _ := strategies.Defaults("grpc")
+	exp, _ := strategies.Defaults("exponential")
+	none, _ := strategies.Defaults("none")
+	dec, _ := strategies.Defaults("decorrelated")
+
+	four := simengine.Defaults()
+	four.Clients = 777
+	four.ServerFactor = 1.0000001
+	four.ServerK = 0.1
+	four.Think = 1500 * time.Millisecond
+	four.Timeout = time.Hour
+	four.Seed = math.MaxUint64
+	four.Outage = simengine.OutageCrash
+	four.OutageAt = 1500 * time.Millisecond
+	four.OutageFor = time.Hour + 2*time.Minute + 3*time.Second + 4005006 // 1h2m3.004005006s
+	four.Backlog = 0
+	four.Lanes = []simengine.Lane{
+		{Params: grpc, CancelOnTimeout: true},
+		{Params: exp},
+		{Params: none},
+		{Params: dec, CancelOnTimeout: true},
+	}
+	four.Lanes[1].Factor = 1.0000001
+	four.Lanes[1].Jitter = 1.0 / 3
+	four.Lanes[1].MaxDelay = 1500 * time.Millisecond
+	four.Lanes[1].MaxAttempts = 1_000_000
+	four.Lanes[1].Deadline = time.Hour + 2*time.Minute + 3*time.Second + 4005006
+	four.Lanes[2].MinDelay = time.Millisecond
+	four.Lanes[2].MaxDelay = time.Millisecond
+	four.Lanes[3].MinConnectTimeout = 1234567891 * time.Nanosecond
+
+	one := simengine.Defaults()
+	one.Lanes = one.Lanes[:1]
+	one.Seed = 0
+	one.Outage = simengine.OutagePartition
+	one.ServerFactor = 10
+	one.Lanes[0].Jitter = 5e-324 // the smallest float above 0
+	one.Lanes[0].Factor = 9.999999999999998
+	one.OutageAt, one.OutageFor, one.Backlog = 0, 0, 0
+
+	three := simengine.Defaults()
+	three.Lanes = append(three.Lanes, simengine.DefaultLane(2))
+	three.Outage = simengine.OutageNone
+	three.Duration = 24 * time.Hour
+	three.Tick = 10 * time.Millisecond
+	three.Lanes[2].Strategy = "think_scaled" // a strategy with another's parameters
+
+	cases := []struct {
+		name string
+		p    simengine.Params
+	}{
+		{"defaults", simengine.Defaults()},
+		{"four_lanes", four},
+		{"one_lane", one},
+		{"three_lanes", three},
+		{"grpc_lane", tblParse(t, "a.strategy=grpc&b.strategy=truncated")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tblRoundTrip(t, c.p)
+			if err := c.p.Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+			// Encode writes every parameter, and lanes.
+			q := c.p.Encode()
+			want := 1 // lanes
+			for _, param := range simengine.Table {
+				if param.Lane {
+					want += len(c.p.Lanes)
+				} else {
+					want++
+				}
+			}
+			if len(q) != want {
+				t.Errorf("Encode has %d values, want %d: %v", len(q), want, q)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add(simengine.Defaults().Encode().Encode())
+	for _, s := range []string{
+		"",
+		"clients=200&duration=30s",
+		"lanes=4&a.strategy=grpc&b.strategy=exponential&b.factor=2.7&c.strategy=none&d.cancel_on_timeout=1",
+		"c.factor=3",
+		"lanes=1&b.factor=2",
+		"lanes=1&b.strategy=grpc",
+		"a.max_delay=50ms",
+		"factor=2&foo=1&e.factor=2&clients=0&seed=-1",
+		"server_factor=NaN&jitter=Inf&a.jitter=-0&think=-1s",
+		"a.strategy=grpc&a.factor=1.0000001&timeout=1h2m3.004005006s&seed=18446744073709551615",
+		"lanes=&lanes=3&a.min_delay=1h&a.max_delay=1h",
+		"outage=crash&outage_at=0s&outage_for=0&backlog=0&tick=10ms",
+		"a.jitter=0x1p-2&b.factor=1e0&clients=+5&server_k=.1",
+		"%zz=1&a.b.c=1&a.=2&.factor=3",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		// ParseQuery keeps the pairs it could read when it reports an error.
+		q, _ := url.ParseQuery(raw)
+		p, err := simengine.Parse(q)
+		if err != nil {
+			pes := simengine.Errors(err)
+			if len(pes) == 0 {
+				t.Fatalf("Parse(%q): error %q holds no *ParamError", raw, err)
+			}
+			if !slices.IsSortedFunc(pes, func(a, b *simengine.ParamError) int { return strings.Compare(a.Name, b.Name) }) {
+				t.Errorf("Parse(%q): errors not sorted by name: %v", raw, err)
+			}
+			for _, pe := range pes {
+				if !strings.Contains(pe.Error(), pe.Name) {
+					t.Errorf("Parse(%q): error %q does not name %q", raw, pe.Error(), pe.Name)
+				}
+			}
+			return
+		}
+		tblCheckRanges(t, &p)
+		tblCheckGiven(t, q, &p)
+		tblRoundTrip(t, p)
+	})
+}
+
+// tblCheckGiven checks that every value q gives is one of p's parameters,
+// on one of p's lanes, and holds the value given (its last one).
+func tblCheckGiven(t *testing.T, q url.Values, p *simengine.Params) {
+	t.Helper()
+	for name, vals := range q {
+		param, lane, ok := simengine.Lookup(name)
+		if !ok || (param.Lane && lane < 0) {
+			t.Errorf("Parse accepted %s=%q, which is no parameter", name, vals)
+			continue
+		}
+		raw := vals[len(vals)-1]
+		if name == "lanes" {
+			if n, err := strconv.Atoi(strings.TrimPrefix(raw, "+")); err != nil || n != len(p.Lanes) {
+				t.Errorf("lanes=%q but %d lanes", raw, len(p.Lanes))
+			}
+			continue
+		}
+		if lane >= len(p.Lanes) {
+			t.Errorf("Parse accepted %s=%q but made only %d lanes", name, raw, len(p.Lanes))
+			continue
+		}
+		got := param.Value(p, max(lane, 0))
+		same := got == raw
+		switch param.Kind {
+		case simengine.KindInt:
+			a, err1 := strconv.ParseInt(raw, 10, 64)
+			b, err2 := strconv.ParseInt(got, 10, 64)
+			same = err1 == nil && err2 == nil && a == b
+		case simengine.KindSeed:
+			a, err1 := strconv.ParseUint(raw, 10, 64)
+			b, err2 := strconv.ParseUint(got, 10, 64)
+			same = err1 == nil && err2 == nil && a == b
+		case simengine.KindFloat:
+			a, err1 := strconv.ParseFloat(raw, 64)
+			b, err2 := strconv.ParseFloat(got, 64)
+			same = err1 == nil && err2 == nil && a == b
+		case simengine.KindDuration:
+			a, err1 := time.ParseDuration(raw)
+			b, err2 := time.ParseDuration(got)
+			same = err1 == nil && err2 == nil && a == b
+		case simengine.KindBool:
+			a, err1 := strconv.ParseBool(raw)
+			b, err2 := strconv.ParseBool(got)
+			same = err1 == nil && err2 == nil && a == b
+		}
+		if !same {
+			t.Errorf("%s=%q reads back as %q", name, raw, got)
+		}
+	}
+}
+
+func TestParamsMap(t *testing.T) {
+	p := tblParse(t, "lanes=3&a.strategy=grpc&a.cancel_on_timeout=true&clients=250&seed=18446744073709551615")
+	m := p.Map()
+	// Every encoded name is in the map, and nothing else.
+	q := p.Encode()
+	if len(m) != len(q) {
+		t.Errorf("Map has %d keys, Encode %d", len(m), len(q))
+	}
+	for name := range q {
+		if _, ok := m[name]; !ok {
+			t.Errorf("Map lacks %q", name)
+		}
+	}
+	for _, param := range simengine.Table {
+		if param.Lane {
+			if _, ok := m["a."+param.Name]; !ok {
+				t.Errorf("Map lacks a.%s", param.Name)
+			}
+		}
+	}
+	want := map[string]any{
+		"lanes":                 json.Number("3"),
+		"clients":               json.Number("250"),
+		"server_factor":         json.Number("1.05"),
+		"seed":                  json.Number("18446744073709551615"),
+		"think":                 "10s",
+		"max_server_delay":      "1h0m0s",
+		"outage":                "pause",
+		"a.strategy":            "grpc",
+		"a.factor":              json.Number("1.6"),
+		"a.max_attempts":        json.Number("0"),
+		"a.min_delay":           "1s",
+		"a.min_connect_timeout": "20s",
+		"a.cancel_on_timeout":   true,
+		"b.cancel_on_timeout":   false,
+		"c.strategy":            "exponential",
+	}
+	for k, v := range want {
+		if got := m[k]; got != v {
+			t.Errorf("Map[%q] = %#v (%T), want %#v (%T)", k, got, got, v, v)
+		}
+	}
+	// Each value's type follows its parameter's kind.
+	for k, v := range m {
+		param, _, ok := simengine.Lookup(k)
+		if !ok {
+			t.Errorf("Map key %q is no parameter", k)
+			continue
+		}
+		var ok2 bool
+		switch param.Kind {
+		case simengine.KindInt, simengine.KindFloat, simengine.KindSeed:
+			_, ok2 = v.(json.Number)
+		case simengine.KindBool:
+			_, ok2 = v.(bool)
+		case simengine.KindDuration, simengine.KindEnum:
+			_, ok2 = v.(string)
+		}
+		if !ok2 {
+			t.Errorf("Map[%q] is %T, not the type of kind %d", k, v, param.Kind)
+		}
+	}
+	// It marshals as JSON numbers, strings and bools.
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatalf("json.Marshal(Map()): %v", err)
+	}
+	for _, frag := range []string{`"lanes":3`, `"seed":18446744073709551615`, `"a.factor":1.6`,
+		`"think":"10s"`, `"a.cancel_on_timeout":true`} {
+		if !strings.Contains(string(b), frag) {
+			t.Errorf("JSON %s lacks %s", b, frag)
+		}
+	}
+}
