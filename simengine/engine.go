@@ -24,7 +24,9 @@ type Engine struct {
 
 	// The scheduled outage's transitions still to come, or never.
 	nextStart, nextEnd time.Duration
-	down               bool // an outage is in effect
+	down               bool               // an outage is in effect
+	scheduled          bool               // the outage in effect is the scheduled one
+	outages            [][2]time.Duration // every outage so far: start, end (never while it lasts)
 }
 
 // New returns an Engine at virtual time 0 for p, or the errors of p's bad
@@ -47,9 +49,22 @@ func (e *Engine) Now() time.Duration { return e.now }
 // Down reports whether the server is in an outage.
 func (e *Engine) Down() bool { return e.down }
 
+// Outages returns every outage so far as its start and end; the end of one
+// still in effect is -1.
+func (e *Engine) Outages() [][2]time.Duration {
+	out := make([][2]time.Duration, len(e.outages))
+	for i, o := range e.outages {
+		if o[1] == never {
+			o[1] = -1
+		}
+		out[i] = o
+	}
+	return out
+}
+
 // Reset starts the run again from virtual time 0 with the current parameters.
 func (e *Engine) Reset() {
-	e.now, e.down = 0, false
+	e.now, e.down, e.outages = 0, false, nil
 	e.nextTick = e.p.Tick
 	e.lanes = make([]*lane, len(e.p.Lanes))
 	for i := range e.lanes {
@@ -97,6 +112,7 @@ func (e *Engine) AdvanceTo(t time.Duration, emit func(Tick)) {
 			if next == e.nextStart {
 				e.nextStart = never
 				e.Outage(true)
+				e.scheduled = true
 			} else {
 				e.nextEnd = never
 				e.Outage(false)
@@ -119,10 +135,16 @@ func (e *Engine) runTo(t time.Duration) {
 // parameter names (pause when it is none). The latest change wins: a
 // scheduled transition still to come applies when its time comes.
 func (e *Engine) Outage(on bool) {
+	e.scheduled = false
 	if on == e.down {
 		return
 	}
 	e.down = on
+	if on {
+		e.outages = append(e.outages, [2]time.Duration{e.now, never})
+	} else {
+		e.outages[len(e.outages)-1][1] = e.now
+	}
 	s := up
 	if on {
 		switch e.p.Outage {
@@ -169,6 +191,11 @@ func (e *Engine) Set(p Params) error {
 	}
 	if p.Outage != old.Outage || p.OutageAt != old.OutageAt || p.OutageFor != old.OutageFor {
 		e.schedule()
+		// A scheduled outage whose new window no longer holds now ends now.
+		in := p.Outage != OutageNone && p.OutageFor > 0 && p.OutageAt <= e.now && e.now < p.OutageAt+p.OutageFor
+		if e.down && e.scheduled && !in {
+			e.Outage(false)
+		}
 	}
 	return nil
 }

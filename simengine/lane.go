@@ -220,7 +220,7 @@ func (l *lane) attempt(ci int32, c *client) {
 		l.tickMaxC = max(l.tickMaxC, l.live)
 		l.plan()
 	case paused:
-		if l.backlog.n < l.p.Backlog {
+		if l.blLive < l.p.Backlog { // a cancelled connection has left the queue
 			c.slot, c.in = l.backlog.push(r), inBacklog
 			l.blLive++
 		} // else the connect is dropped and the attempt will time out

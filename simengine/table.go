@@ -346,6 +346,9 @@ func (p Params) Encode() url.Values {
 
 // Validate checks every value of p against the table, as Parse would.
 func (p Params) Validate() error {
+	if n := len(p.Lanes); n < 1 || n > MaxLanes {
+		return errors.Join(&ParamError{Name: lanesParam.Name, Value: strconv.Itoa(n), Allow: lanesParam.Allowed()})
+	}
 	_, err := Parse(p.Encode())
 	return err
 }

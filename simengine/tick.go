@@ -35,7 +35,8 @@ type LaneTick struct {
 var Columns = []string{"ok", "errors", "timeouts", "attempts", "retries", "gave_up",
 	"concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99"}
 
-func (lt *LaneTick) values() [12]float64 {
+// Values returns lt's values in the order of Columns.
+func (lt *LaneTick) Values() [12]float64 {
 	return [12]float64{lt.OK, lt.Errors, lt.Timeouts, lt.Attempts, lt.Retries, lt.GaveUp,
 		float64(lt.Concurrency), lt.ServerLatency, float64(lt.Backlog), float64(lt.InBackoff), lt.P50, lt.P99}
 }
@@ -49,13 +50,17 @@ func appendNum(b []byte, v float64, null string) []byte {
 	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
+// AppendNumber appends v as the JSON of ticks writes it: the shortest form
+// that reads back exactly, and null for NaN (no value).
+func AppendNumber(b []byte, v float64) []byte { return appendNum(b, v, "null") }
+
 // AppendCSV appends lt as one CSV row: t, the lane's name, then Columns. A
 // percentile with no value is left empty.
 func (lt *LaneTick) AppendCSV(b []byte, lane string) []byte {
 	b = appendNum(b, lt.T, "")
 	b = append(b, ',')
 	b = append(b, lane...)
-	for _, v := range lt.values() {
+	for _, v := range lt.Values() {
 		b = append(b, ',')
 		b = appendNum(b, v, "")
 	}
@@ -67,7 +72,7 @@ func (lt *LaneTick) AppendCSV(b []byte, lane string) []byte {
 func (lt *LaneTick) AppendJSON(b []byte) []byte {
 	b = append(b, `{"t":`...)
 	b = appendNum(b, lt.T, "null")
-	for i, v := range lt.values() {
+	for i, v := range lt.Values() {
 		b = append(b, `,"`...)
 		b = append(b, Columns[i]...)
 		b = append(b, `":`...)

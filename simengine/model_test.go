@@ -1,0 +1,698 @@
+package simengine
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"backofflab/strategies"
+)
+
+// This file tests the model's parts on their own: steady load against the
+// closed-loop formula and Little's law, the verdict detector, the server's
+// latency curve, the event queue and the request FIFO.
+
+// TestModelSteadyLoad checks the closed loop without an outage: each client
+// makes one request per think + latency, so ok/s = clients / (think +
+// server_delay) while concurrency stays under server_limit, and by Little's
+// law the mean concurrency is ok/s × server_delay.
+func TestModelSteadyLoad(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		clients int
+		think   time.Duration
+		seeds   []uint64
+	}{
+		{1000, 10 * time.Second, []uint64{1, 2, 3}},
+		{500, 2 * time.Second, []uint64{1, 4}},
+	} {
+		for _, seed := range c.seeds {
+			t.Run(fmt.Sprintf("%d clients, think %v, seed %d", c.clients, c.think, seed), func(t *testing.T) {
+				t.Parallel()
+				p := Defaults()
+				p.Clients, p.Think, p.Seed = c.clients, c.think, seed
+				p.Outage = OutageNone
+				p.Duration = 300 * time.Second
+				p.Lanes = []Lane{simLane(strategies.NameFixed)}
+				e, ticks := simRun(t, p)
+				lts := simSeries(ticks, 0)
+				win := simWindow(lts, 10, 300) // past the start, when nobody is in the server
+				ok := simMean(win, func(lt LaneTick) float64 { return lt.OK })
+				want := float64(c.clients) / (c.think + p.ServerDelay).Seconds()
+				if math.Abs(ok-want) > 0.05*want {
+					t.Errorf("%.2f ok/s, want %.2f ± 5 %%", ok, want)
+				}
+				conc := simMean(win, func(lt LaneTick) float64 { return float64(lt.Concurrency) })
+				if little := ok * p.ServerDelay.Seconds(); math.Abs(conc-little) > 0.1*little {
+					t.Errorf("mean concurrency %.2f, Little's law says %.2f ± 10 %%", conc, little)
+				}
+				t.Logf("ok/s %.2f (formula %.2f), concurrency %.2f", ok, want, conc)
+
+				// Nothing fails, every request succeeds in server_delay.
+				s := e.Summaries()[0]
+				if s.Attempts != s.Requests || s.GaveUp != 0 || s.Open > int64(c.clients) || s.Collapsed ||
+					s.ServerRecoveredAfter != nil || s.ServiceRecoveredAfter != nil {
+					t.Errorf("summary %+v", s)
+				}
+				// Without an outage the baseline is the whole run's ok rate.
+				if b := float64(s.Succeeded) / p.Duration.Seconds(); math.Abs(s.BaselineOK-b) > 1e-9*b {
+					t.Errorf("baseline %v ok/s, the run made %v", s.BaselineOK, b)
+				}
+				var p50s []float64
+				for _, lt := range win {
+					if lt.Timeouts != 0 || lt.Errors != 0 || lt.Retries != 0 {
+						t.Fatalf("t=%v: a failure without an outage: %+v", lt.T, lt)
+					}
+					if !math.IsNaN(lt.P50) {
+						p50s = append(p50s, lt.P50)
+						if lt.P50 < p.ServerDelay.Seconds() || lt.P99 < lt.P50 {
+							t.Fatalf("t=%v: p50 %v, p99 %v under the server's delay", lt.T, lt.P50, lt.P99)
+						}
+					}
+				}
+				slices.Sort(p50s)
+				if m := p50s[len(p50s)/2]; m > 1.05*p.ServerDelay.Seconds() {
+					t.Errorf("median p50 %v s, want about server_delay %v", m, p.ServerDelay.Seconds())
+				}
+			})
+		}
+	}
+}
+
+// TestModelThinkTimes checks the common-random-number stream of think
+// times: a pure function of the seed, the client and the count, the same in
+// every lane, exponential with mean think.
+func TestModelThinkTimes(t *testing.T) {
+	t.Parallel()
+	p := Defaults()
+	p.Lanes = []Lane{simLane(strategies.NameFixed), simLane(strategies.NameThinkScaled)}
+	e := simNew(t, p)
+	a, b := e.lanes[0], e.lanes[1]
+	q := p
+	q.Seed = 2
+	other := simNew(t, q).lanes[0]
+	var sum float64
+	over, same := 0, 0
+	const n = 200_000
+	for i := range n {
+		ci, k := int32(i%1000), uint32(i/1000+1)
+		d := a.thinkTime(ci, k)
+		if d < 0 {
+			t.Fatalf("think time %v", d)
+		}
+		if d != b.thinkTime(ci, k) || d != a.thinkTime(ci, k) {
+			t.Fatalf("client %d's think time %d differs between lanes or calls", ci, k)
+		}
+		if d == other.thinkTime(ci, k) {
+			same++
+		}
+		sum += d.Seconds()
+		if d > p.Think {
+			over++
+		}
+	}
+	mean := sum / n
+	// Exponential: the mean is think (standard error think/√n), and
+	// P(X > mean) = 1/e.
+	if se := p.Think.Seconds() / math.Sqrt(n); math.Abs(mean-p.Think.Seconds()) > 5*se {
+		t.Errorf("mean think time %.4f s, want %.4f ± %.4f", mean, p.Think.Seconds(), 5*se)
+	}
+	if frac := float64(over) / n; math.Abs(frac-math.Exp(-1)) > 0.005 {
+		t.Errorf("%.4f of think times over the mean, want 1/e = %.4f", frac, math.Exp(-1))
+	}
+	if same > 10 {
+		t.Errorf("%d think times equal under seeds 1 and 2", same)
+	}
+	// Consecutive think times of one client are not correlated.
+	var sxy, sx, sy float64
+	for k := uint32(1); k <= 5000; k++ {
+		x, y := a.thinkTime(7, k).Seconds(), a.thinkTime(7, k+1).Seconds()
+		sxy, sx, sy = sxy+x*y, sx+x, sy+y
+	}
+	if cov := sxy/5000 - sx/5000*sy/5000; math.Abs(cov) > 0.1*100 {
+		t.Errorf("covariance %.2f s² between consecutive think times", cov)
+	}
+}
+
+// detStep is one tick fed to a detector, and what happens at its end.
+type detStep struct {
+	ok, maxC int
+	on, off  bool          // the outage starts or ends at the tick's end
+	offAt    time.Duration // when off: the end's time if not at the tick's end
+}
+
+// detRun feeds steps to a fresh detector with 100 ms ticks and limit 30,
+// the first ending at 100 ms, and returns its summary after each tick.
+func detRun(t *testing.T, steps []detStep) []Summary {
+	t.Helper()
+	p := Defaults()
+	d := newDetector(&p)
+	if d.window != 50 {
+		t.Fatalf("window %d ticks, want 50", d.window)
+	}
+	out := make([]Summary, len(steps))
+	for k, s := range steps {
+		at := time.Duration(k+1) * p.Tick
+		d.tick(at, int64(s.ok), s.maxC)
+		out[k] = d.summary(counters{}, 0)
+		if s.on {
+			d.outageStarted()
+		}
+		if s.off {
+			end := at
+			if s.offAt != 0 {
+				end = s.offAt
+			}
+			d.outageEnded(end)
+		}
+	}
+	return out
+}
+
+// detPhase appends n ticks of ok and maxC to steps.
+func detPhase(steps []detStep, n, ok, maxC int) []detStep {
+	for range n {
+		steps = append(steps, detStep{ok: ok, maxC: maxC})
+	}
+	return steps
+}
+
+// detScript is the usual story: 2 s of baseline at 10 ok per tick (100
+// ok/s), an outage from 2 s to 4 s, then the phases given.
+func detScript(after ...[3]int) []detStep {
+	s := detPhase(nil, 20, 10, 5)
+	s[19].on = true
+	s = detPhase(s, 20, 0, 5)
+	s[39].off = true
+	for _, ph := range after {
+		s = detPhase(s, ph[0], ph[1], ph[2])
+	}
+	return s
+}
+
+// detFirst returns the time in seconds of the first tick whose summary has
+// a non-nil f, its value, and whether there was one.
+func detFirst(sums []Summary, f func(Summary) *float64) (at, v float64, found bool) {
+	for k, s := range sums {
+		if p := f(s); p != nil {
+			return float64(k+1) / 10, *p, true
+		}
+	}
+	return 0, 0, false
+}
+
+func TestModelDetector(t *testing.T) {
+	t.Parallel()
+	server := func(s Summary) *float64 { return s.ServerRecoveredAfter }
+	service := func(s Summary) *float64 { return s.ServiceRecoveredAfter }
+	type verdict struct {
+		at, v float64 // first tick with a value, the value; at 0: never
+	}
+	for _, c := range []struct {
+		name            string
+		steps           []detStep
+		server, service verdict
+		collapsed       bool
+		baseline, peak  float64
+	}{
+		{
+			name:     "no outage",
+			steps:    detPhase(nil, 300, 10, 5),
+			baseline: 100, peak: 5,
+		},
+		{
+			// Back at once: both windows are the first 5 s after the end.
+			name:   "immediate",
+			steps:  detScript([3]int{100, 10, 5}),
+			server: verdict{9, 0}, service: verdict{9, 0},
+			baseline: 100, peak: 5,
+		},
+		{
+			// Over the limit until the tick that ends at 6.3 s.
+			name:   "server late",
+			steps:  detScript([3]int{23, 10, 100}, [3]int{100, 10, 30}),
+			server: verdict{11.3, 2.3}, service: verdict{9, 0},
+			baseline: 100, peak: 100,
+		},
+		{
+			// 12 ok per tick from 7 s: 38 ticks make the 450 (90 % of 500)
+			// that a 5 s window needs, at 10.8 s; the window began at 5.8 s.
+			name:   "service late",
+			steps:  detScript([3]int{30, 0, 5}, [3]int{100, 12, 5}),
+			server: verdict{9, 0}, service: verdict{10.8, 1.8},
+			baseline: 100, peak: 5,
+		},
+		{
+			// 90 % of the baseline is enough.
+			name:   "service at 90 %",
+			steps:  detScript([3]int{100, 9, 5}),
+			server: verdict{9, 0}, service: verdict{9, 0},
+			baseline: 100, peak: 5,
+		},
+		{
+			// 80 % is not: the server is back, the service is not, and
+			// that is no collapse.
+			name:     "service at 80 %",
+			steps:    detScript([3]int{200, 8, 10}),
+			server:   verdict{9, 0},
+			baseline: 100, peak: 10,
+		},
+		{
+			name:      "collapsed",
+			steps:     detScript([3]int{200, 0, 500}),
+			collapsed: true,
+			baseline:  100, peak: 500,
+		},
+		{
+			// The service comes back while the server stays over its limit
+			// (a lower load would be needed): not collapsed either.
+			name:     "service only",
+			steps:    detScript([3]int{200, 10, 31}),
+			service:  verdict{9, 0},
+			baseline: 100, peak: 31,
+		},
+		{
+			// A 4.9 s run under the limit does not count: one tick over it
+			// (ending at 9 s) restarts the window, which holds from 9 s to 14 s.
+			name:   "interrupted",
+			steps:  detScript([3]int{49, 10, 5}, [3]int{1, 10, 31}, [3]int{100, 10, 5}),
+			server: verdict{14, 5}, service: verdict{9, 0},
+			baseline: 100, peak: 31,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sums := detRun(t, c.steps)
+			for _, v := range []struct {
+				name string
+				f    func(Summary) *float64
+				want verdict
+			}{{"server_recovered_after", server, c.server}, {"service_recovered_after", service, c.service}} {
+				at, got, found := detFirst(sums, v.f)
+				switch {
+				case v.want.at == 0 && found:
+					t.Errorf("%s = %v at t=%v, want never", v.name, got, at)
+				case v.want.at != 0 && !found:
+					t.Errorf("%s never set, want %v at t=%v", v.name, v.want.v, v.want.at)
+				case found && (math.Abs(at-v.want.at) > 1e-9 || math.Abs(got-v.want.v) > 1e-9):
+					t.Errorf("%s = %v at t=%v, want %v at t=%v", v.name, got, at, v.want.v, v.want.at)
+				}
+				// Once set, a verdict stays.
+				if found {
+					for k := int(math.Round(at * 10)); k <= len(sums); k++ {
+						if p := v.f(sums[k-1]); p == nil || *p != got {
+							t.Fatalf("%s changed at t=%v", v.name, float64(k)/10)
+						}
+					}
+				}
+			}
+			last := sums[len(sums)-1]
+			if last.Collapsed != c.collapsed {
+				t.Errorf("collapsed = %v, want %v", last.Collapsed, c.collapsed)
+			}
+			if math.Abs(last.BaselineOK-c.baseline) > 1e-9 || float64(last.PeakConcurrency) != c.peak {
+				t.Errorf("baseline %v, peak %d; want %v, %v", last.BaselineOK, last.PeakConcurrency, c.baseline, c.peak)
+			}
+			// Never collapsed during the outage or before it.
+			for k := range min(40, len(sums)) {
+				if sums[k].Collapsed {
+					t.Errorf("collapsed at t=%v, before the outage ended", float64(k+1)/10)
+				}
+			}
+		})
+	}
+
+	t.Run("end inside a tick", func(t *testing.T) {
+		// The outage ends at 4.05 s: the tick that ends at 4.1 s began before
+		// the end and does not count; the windows start at 4.1 s.
+		steps := detScript([3]int{100, 10, 5})
+		steps[39].offAt = 4050 * time.Millisecond
+		sums := detRun(t, steps)
+		for _, f := range []func(Summary) *float64{server, service} {
+			at, v, found := detFirst(sums, f)
+			if !found || math.Abs(at-9.1) > 1e-9 || math.Abs(v-0.05) > 1e-9 {
+				t.Errorf("recovered %v s after the end at t=%v (found %v), want 0.05 at 9.1", v, at, found)
+			}
+		}
+	})
+
+	t.Run("second outage", func(t *testing.T) {
+		// Recovered after the first outage; a second one (12 s to 14 s)
+		// clears the verdict, and the run collapses after it. The baseline
+		// stays that of the ticks before the first outage.
+		steps := detScript([3]int{80, 30, 5}) // up to 12 s, 300 ok/s
+		steps[119].on = true
+		steps = detPhase(steps, 20, 0, 5)
+		steps[139].off = true
+		steps = detPhase(steps, 100, 0, 100)
+		sums := detRun(t, steps)
+		if s := sums[119]; s.ServerRecoveredAfter == nil || s.ServiceRecoveredAfter == nil || s.Collapsed {
+			t.Fatalf("at 12 s: %+v, want recovered", s)
+		}
+		for k := 120; k < 140; k++ {
+			if s := sums[k]; s.ServerRecoveredAfter != nil || s.ServiceRecoveredAfter != nil || s.Collapsed {
+				t.Fatalf("t=%v during the second outage: %+v, want no verdict", float64(k+1)/10, s)
+			}
+		}
+		last := sums[len(sums)-1]
+		if !last.Collapsed || last.ServerRecoveredAfter != nil || last.ServiceRecoveredAfter != nil {
+			t.Errorf("after the second outage: %+v, want collapsed", last)
+		}
+		if last.BaselineOK != 100 {
+			t.Errorf("baseline %v, want the first outage's 100", last.BaselineOK)
+		}
+		// And the other way round: collapsed, then recovered after a second
+		// outage, which is measured from its own end (16 s).
+		steps = detScript([3]int{100, 0, 100}) // to 14 s
+		steps[139].on = true
+		steps = detPhase(steps, 20, 0, 100)
+		steps[159].off = true
+		steps = detPhase(steps, 60, 10, 5)
+		sums = detRun(t, steps)
+		if !sums[139].Collapsed {
+			t.Errorf("not collapsed at 14 s: %+v", sums[139])
+		}
+		at, v, found := detFirst(sums, server)
+		if !found || math.Abs(at-21) > 1e-9 || v != 0 {
+			t.Errorf("server recovered %v s at t=%v (found %v), want 0 at 21", v, at, found)
+		}
+		if sums[len(sums)-1].Collapsed {
+			t.Error("still collapsed after recovering")
+		}
+	})
+
+	t.Run("outage at the start", func(t *testing.T) {
+		// No baseline: the service cannot be judged, the server can.
+		steps := []detStep{{on: true}}
+		steps = detPhase(steps, 19, 0, 5)
+		steps[19].off = true
+		steps = detPhase(steps, 100, 10, 5)
+		sums := detRun(t, steps)
+		last := sums[len(sums)-1]
+		if last.BaselineOK != 0 || last.ServiceRecoveredAfter != nil || last.ServerRecoveredAfter == nil || last.Collapsed {
+			t.Errorf("%+v", last)
+		}
+	})
+
+	t.Run("counts", func(t *testing.T) {
+		p := Defaults()
+		d := newDetector(&p)
+		s := d.summary(counters{requests: 10, attempts: 25, ok: 6, gaveUp: 1}, 3)
+		if s.Requests != 10 || s.Attempts != 25 || s.Succeeded != 6 || s.GaveUp != 1 || s.Open != 3 || s.Amplification != 2.5 {
+			t.Errorf("%+v", s)
+		}
+		if s := d.summary(counters{}, 0); s.Amplification != 0 || s.Collapsed {
+			t.Errorf("empty run: %+v", s)
+		}
+	})
+}
+
+// curveRef is the latency curve written out: 001's formula with the cap.
+func curveRef(p *Params, n int) float64 {
+	base := float64(p.ServerDelay)
+	if n > p.ServerLimit {
+		base *= math.Pow(p.ServerFactor, float64(n-p.ServerLimit)/p.ServerK)
+	}
+	return math.Min(base, float64(p.MaxServerDelay))
+}
+
+func TestModelCurve(t *testing.T) {
+	t.Parallel()
+	def := Defaults()
+	for _, c := range []struct {
+		name  string
+		set   func(*Params)
+		flat  bool // the same delay at every concurrency
+		capAt int  // the first concurrency at the cap, or 0
+	}{
+		{name: "defaults", capAt: 3256},
+		{name: "factor 1", set: func(p *Params) { p.ServerFactor = 1 }, flat: true},
+		{name: "steep", set: func(p *Params) { p.ServerFactor, p.ServerK, p.MaxServerDelay = 2, 1, time.Second }, capAt: 34},
+		{name: "cap under the base", set: func(p *Params) { p.MaxServerDelay = 50 * time.Millisecond }, flat: true},
+		{name: "limit 1, fractional k", set: func(p *Params) { p.ServerLimit, p.ServerK = 1, 0.7 }},
+		{name: "huge k", set: func(p *Params) { p.ServerK = 1e6 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := def
+			if c.set != nil {
+				c.set(&p)
+			}
+			if err := p.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			cv := newCurve(&p)
+			const top = 6000
+			got := make([]time.Duration, top+1)
+			for n := range got {
+				got[n] = cv.delay(n)
+			}
+			for n, d := range got {
+				want := curveRef(&p, n)
+				if math.Abs(float64(d)-want) > max(1, 1e-9*want) {
+					t.Fatalf("delay(%d) = %v, want %v", n, d, time.Duration(want))
+				}
+				if n <= p.ServerLimit && d != min(p.ServerDelay, p.MaxServerDelay) {
+					t.Fatalf("delay(%d) = %v under the limit, want %v", n, d, p.ServerDelay)
+				}
+				if d > p.MaxServerDelay {
+					t.Fatalf("delay(%d) = %v over the cap %v", n, d, p.MaxServerDelay)
+				}
+				if n > 0 && d < got[n-1] {
+					t.Fatalf("delay(%d) = %v < delay(%d) = %v", n, d, n-1, got[n-1])
+				}
+				if c.flat && d != got[0] {
+					t.Fatalf("delay(%d) = %v, want flat %v", n, d, got[0])
+				}
+			}
+			if c.capAt > 0 {
+				if got[c.capAt] != p.MaxServerDelay || got[c.capAt-1] == p.MaxServerDelay {
+					t.Errorf("the cap is reached at %d: delay %v, %v before", c.capAt, got[c.capAt], got[c.capAt-1])
+				}
+				if d := cv.delay(10_000_000); d != p.MaxServerDelay {
+					t.Errorf("delay(10 000 000) = %v, want the cap", d)
+				}
+			}
+			// Asked in any order, the cached curve gives the same delays.
+			fresh := newCurve(&p)
+			rng := rand.New(rand.NewPCG(7, 7))
+			for range 2000 {
+				n := rng.IntN(top + 1)
+				if d := fresh.delay(n); d != got[n] {
+					t.Fatalf("delay(%d) = %v asked out of order, %v in order", n, d, got[n])
+				}
+			}
+		})
+	}
+
+	t.Run("001", func(t *testing.T) {
+		// 001's server printed 2.671444385s at concurrency 1040.
+		cv := newCurve(&def)
+		d := cv.delay(1040)
+		if d != 2671444385*time.Nanosecond {
+			t.Errorf("delay(1040) = %v, 001 printed 2.671444385s", d)
+		}
+		if d := cv.delay(30); d != 100*time.Millisecond {
+			t.Errorf("delay(30) = %v", d)
+		}
+		if d := cv.delay(45); math.Abs(d.Seconds()-0.105) > 1e-9 {
+			t.Errorf("delay(45) = %v, want 105ms (one k over the limit)", d)
+		}
+	})
+}
+
+// queueRef is the reference queue: a map from client to (at, seq), the
+// earliest found by sorting.
+type queueRef struct {
+	at  time.Duration
+	seq uint64
+}
+
+func queueRefTop(ref map[int32]queueRef) (int32, queueRef, bool) {
+	best, found := int32(-1), false
+	var bv queueRef
+	for c, v := range ref {
+		if !found || v.at < bv.at || v.at == bv.at && v.seq < bv.seq {
+			best, bv, found = c, v, true
+		}
+	}
+	return best, bv, found
+}
+
+// queueCheck checks q's heap against ref.
+func queueCheck(t *testing.T, q *queue, ref map[int32]queueRef, where string) {
+	t.Helper()
+	if len(q.ev) != len(ref) {
+		t.Fatalf("%s: %d events, reference %d", where, len(q.ev), len(ref))
+	}
+	for i, e := range q.ev {
+		if q.pos[e.c] != int32(i) {
+			t.Fatalf("%s: pos[%d] = %d, event at %d", where, e.c, q.pos[e.c], i)
+		}
+		if r, ok := ref[e.c]; !ok || r.at != e.at {
+			t.Fatalf("%s: client %d's event at %v, reference %v (%v)", where, e.c, e.at, r.at, ok)
+		}
+		if i > 0 && e.before(q.ev[(i-1)/2]) {
+			t.Fatalf("%s: event %d before its parent", where, i)
+		}
+	}
+	for c, i := range q.pos {
+		if _, ok := ref[int32(c)]; ok != (i >= 0) {
+			t.Fatalf("%s: pos[%d] = %d, in the reference: %v", where, c, i, ok)
+		}
+	}
+	c, r, ok := queueRefTop(ref)
+	top := q.top()
+	if !ok {
+		if top.at != never || top.c != -1 {
+			t.Fatalf("%s: empty queue's top is %+v", where, top)
+		}
+		return
+	}
+	if top.c != c || top.at != r.at {
+		t.Fatalf("%s: top is client %d at %v, reference client %d at %v", where, top.c, top.at, c, r.at)
+	}
+}
+
+func TestModelQueue(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		seed    uint64
+		clients int
+		span    int    // event times are drawn from [now, now+span) ns: small spans make ties
+		seq     uint32 // the queue's starting sequence number
+	}{
+		{"ties", 1, 50, 5, 0},
+		{"spread", 2, 500, 1_000_000, 0},
+		{"seq wraps", 3, 50, 3, math.MaxUint32 - 3000},
+		{"one client", 4, 1, 3, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(c.seed, 99))
+			q := queue{seq: c.seq}
+			ref := map[int32]queueRef{}
+			var seq uint64
+			var now time.Duration
+			seen := 0 // clients scheduled at least once
+			for op := range 20_000 {
+				switch r := rng.IntN(10); {
+				case r < 4: // schedule (or move) a client's event
+					cl := int32(rng.IntN(c.clients))
+					at := now + time.Duration(rng.IntN(c.span))
+					q.schedule(cl, at)
+					seq++
+					ref[cl] = queueRef{at, seq}
+					seen = max(seen, int(cl)+1)
+				case r < 5 && seen > 0: // remove a client's event, if any
+					cl := int32(rng.IntN(seen))
+					q.remove(cl)
+					delete(ref, cl)
+				default: // the engine's loop: take the top, schedule it later
+					top := q.top()
+					wc, _, ok := queueRefTop(ref)
+					if !ok {
+						continue
+					}
+					if top.c != wc {
+						t.Fatalf("op %d: top is client %d, reference %d", op, top.c, wc)
+					}
+					now = top.at
+					at := now + time.Duration(rng.IntN(c.span))
+					q.schedule(top.c, at)
+					seq++
+					ref[top.c] = queueRef{at, seq}
+				}
+				if op%97 == 0 || c.clients <= 50 {
+					queueCheck(t, &q, ref, fmt.Sprintf("op %d", op))
+				}
+			}
+			queueCheck(t, &q, ref, "at the end")
+			if c.seq != 0 && q.seq >= c.seq {
+				t.Fatalf("seq %d did not wrap", q.seq)
+			}
+			// Drain in order.
+			type key struct {
+				at  time.Duration
+				seq uint64
+				c   int32
+			}
+			var want []key
+			for cl, r := range ref {
+				want = append(want, key{r.at, r.seq, cl})
+			}
+			slices.SortFunc(want, func(a, b key) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
+			for i, w := range want {
+				top := q.top()
+				if top.c != w.c || top.at != w.at {
+					t.Fatalf("drain %d: client %d at %v, want client %d at %v", i, top.c, top.at, w.c, w.at)
+				}
+				q.remove(top.c)
+			}
+			if top := q.top(); top.at != never || len(q.ev) != 0 {
+				t.Fatalf("after the drain: %+v", top)
+			}
+		})
+	}
+}
+
+func TestModelFifo(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 5))
+	var f fifo
+	var ref []request
+	var base uint64 // the absolute index of ref[0]
+	most := 0
+	for op := range 60_000 {
+		// Grow and shrink in waves, across many chunks.
+		grow := (op/6000)%2 == 0
+		if (rng.IntN(10) < 8) == grow || len(ref) == 0 {
+			r := request{start: time.Duration(op), c: int32(rng.IntN(1000)), serial: uint32(op)}
+			if abs := f.push(r); abs != base+uint64(len(ref)) {
+				t.Fatalf("op %d: push at %d, want %d", op, abs, base+uint64(len(ref)))
+			}
+			ref = append(ref, r)
+		} else {
+			if *f.front() != ref[0] {
+				t.Fatalf("op %d: front %+v, want %+v", op, f.front(), ref[0])
+			}
+			if r := f.pop(); r != ref[0] {
+				t.Fatalf("op %d: pop %+v, want %+v", op, r, ref[0])
+			}
+			ref = ref[1:]
+			base++
+		}
+		most = max(most, len(ref))
+		if f.n != len(ref) || f.base != base {
+			t.Fatalf("op %d: n %d base %d, want %d %d", op, f.n, f.base, len(ref), base)
+		}
+		// Absolute indexes find the requests while they are held, and
+		// nothing before or after.
+		abs := base + uint64(rng.IntN(len(ref)+2))
+		if abs > 0 && rng.IntN(4) == 0 {
+			abs = base - 1
+		}
+		r := f.at(abs)
+		if i := abs - base; abs >= base && i < uint64(len(ref)) {
+			if r == nil || *r != ref[i] {
+				t.Fatalf("op %d: at(%d) = %v, want %+v", op, abs, r, ref[i])
+			}
+		} else if r != nil {
+			t.Fatalf("op %d: at(%d) = %+v, want nil (held %d from %d)", op, abs, *r, len(ref), base)
+		}
+	}
+	if most < 3*1024 {
+		t.Errorf("the fifo held at most %d requests: too few to cross chunks", most)
+	}
+	for len(ref) > 0 {
+		if r := f.pop(); r != ref[0] {
+			t.Fatalf("draining: pop %+v, want %+v", r, ref[0])
+		}
+		ref = ref[1:]
+	}
+	if f.n != 0 || f.at(f.base) != nil || f.at(f.base-1) != nil {
+		t.Fatalf("after draining: n %d", f.n)
+	}
+}
