@@ -2,14 +2,22 @@
 # whole suite as CI does, `make bench` measures speed and memory.
 GO ?= go
 
-.PHONY: run test bench fuzz
+.PHONY: run test generate bench fuzz
 
 run:
 	$(GO) run .
 
+# Generated templ files are committed; the check fails when they are stale.
+# The rate test of 200 sessions runs again without -race, whose slowdown it
+# would otherwise measure.
 test:
 	$(GO) vet ./...
+	$(GO) tool templ generate -check
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run 'TestManySessions' ./web
+
+generate:
+	$(GO) tool templ generate
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

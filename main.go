@@ -4,8 +4,8 @@
 //
 // Usage:
 //
-//	backofflab            usage, for now (the web playground comes next)
-//	backofflab run [flags] simulate and print the time series and verdicts
+//	backofflab [-addr localhost:8080]  serve the playground
+//	backofflab run [flags]             simulate and print the time series and verdicts
 //
 // Run "backofflab run -h" for the flags: they are the parameter vocabulary.
 package main
@@ -41,25 +41,34 @@ func (e usageError) Unwrap() error { return e.err }
 const usage = `backofflab: why retry intervals matter
 
 Usage:
-  backofflab run [flags]   simulate 001's experiment, or any other, and print
-                           the time series (-format text, csv or json)
-  backofflab help          this text
+  backofflab [-addr localhost:8080]  serve the playground and print its URL
+  backofflab run [flags]             simulate 001's experiment, or any other, and
+                                     print the time series (-format text, csv or json)
+  backofflab help                    this text
 
-Run "backofflab run -h" for the flags.
+Run "backofflab run -h" for the simulation's flags.
 `
 
 // run is the whole program, with its inputs and outputs passed in.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		_, err := io.WriteString(stdout, usage)
-		return err
+	if len(args) == 0 || len(args[0]) > 0 && args[0][0] == '-' && !isHelp(args[0]) {
+		return serve(ctx, args, stdout, stderr)
 	}
 	switch args[0] {
 	case "run":
 		return runSim(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "-help", "--help":
+	}
+	if isHelp(args[0]) {
 		_, err := io.WriteString(stdout, usage)
 		return err
 	}
 	return usageError{fmt.Errorf("unknown command %q\n\n%s", args[0], usage)}
+}
+
+func isHelp(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
 }

@@ -73,8 +73,8 @@ func csvNum(t *testing.T, s string) float64 {
 	return f
 }
 
-func TestRunNoArgs(t *testing.T) {
-	for _, args := range [][]string{nil, {"help"}, {"-h"}, {"--help"}} {
+func TestRunHelpArgs(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
 		t.Run(strings.Join(append([]string{"args"}, args...), "_"), func(t *testing.T) {
 			out, errOut, err := runArgs(t, args...)
 			if err != nil {

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServe runs the default command on a free loopback port: it prints the
+// URL to open, serves the page and the health check, and shuts down cleanly
+// when its context ends.
+func TestServe(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no URL printed: %v", err)
+	}
+	go io.Copy(io.Discard, pr)
+	i := strings.Index(line, "http://127.0.0.1:")
+	if i < 0 {
+		t.Fatalf("printed %q, want the page's URL", line)
+	}
+	url := strings.TrimSpace(line[i:])
+	for _, path := range []string{"healthz", "", "static/app.js"} {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET /%s: %d", path, resp.StatusCode)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v after its context ended", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+}
+
+func TestServeBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"-addr"}, {"-nope"}, {"-addr", "localhost:0", "extra"}} {
+		err := run(context.Background(), args, io.Discard, io.Discard)
+		if _, ok := err.(usageError); !ok {
+			t.Errorf("run %q: %v, want a usage error", args, err)
+		}
+	}
+	if err := run(context.Background(), []string{"-addr", "256.0.0.1:1"}, io.Discard, io.Discard); err == nil {
+		t.Error("an address that cannot be bound gave no error")
+	}
+}

@@ -1,0 +1,802 @@
+// backofflab playground: ties the page to its live simulation.
+//
+// One WebSocket per page (protocol: web/protocol.go). The server renders the
+// controls and embeds the charts' options as JSON blocks; this script opens
+// the socket, draws the ticks with ECharts, and sends every control change
+// as the whole state in URL-query form. No framework, no build step, no
+// inline code anywhere (the page's Content-Security-Policy forbids it).
+'use strict';
+
+(() => {
+  const $ = (sel, root = document) => root.querySelector(sel);
+  const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+  const readJSON = id => JSON.parse(document.getElementById(id).textContent);
+  const attr = (name, value) => `[${name}="${CSS.escape(value)}"]`;
+
+  const page = readJSON('page-state');
+  const COLS = page.columns;
+  const NC = COLS.length;
+  const COL = Object.fromEntries(COLS.map((c, i) => [c, i]));
+  const LETTERS = page.laneNames;
+  const STEPS = page.steps;
+  const KEEP = new Set(page.keep);
+  const KINDS = ['throughput', 'server', 'backoff', 'latency', 'delay'];
+  const TIME_KINDS = KINDS.filter(k => k !== 'delay');
+  const BASE = Object.fromEntries(KINDS.map(k => [k, readJSON('chart-' + k)]));
+  const STRATEGIES = Object.fromEntries(page.strategies.map(s => [s.name, s]));
+  // Columns drawn on a chart's right axis (the others use the left one).
+  const RIGHT_AXIS = new Set(['server_latency']);
+  // Series whose gaps mean "no value" and must not be resampled away.
+  const NO_SAMPLING = new Set(['latency']);
+  const NUM_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+  const ICON_SVG = 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17';
+  const ICON_LOG = 'path://M2,21H22 M3,21V3 M4,19C7,8 12,5 21,4';
+
+  // ---- what the page knows about the run ----------------------------------
+  let query = page.query; // the canonical query in effect (from hello/params)
+  let duration = page.duration;
+  let lanes = []; // [{name, strategy}] from hello
+  let rows = []; // every tick row received since hello
+  let lastState = null;
+  let lastSummary = null;
+  let bands = [];
+  let maxes = []; // per lane: "kind/axis" → highest value so far
+  const charts = {}; // "kind.letter" → ECharts instance
+  const logScale = { server: false, delay: false };
+  const laneCount = () => lanes.length || page.lanes;
+
+  // ---- numbers and durations ---------------------------------------------
+  // plain writes a number without exponent, as Go's strconv 'f' -1 does, so
+  // that the CSV matches the server's byte for byte.
+  function plain(v) {
+    const s = String(v);
+    const e = s.indexOf('e');
+    if (e < 0) return s;
+    const exp = Number(s.slice(e + 1));
+    const frac = (s.slice(0, e).split('.')[1] || '').length;
+    return exp < 0 ? v.toFixed(Math.min(100, frac - exp)) : BigInt(Math.round(v)).toString();
+  }
+  const fmt = v => plain(Number(v.toPrecision(12))); // trims float noise for display
+
+  // goSeconds reads a Go duration ("1h0m0s", "100ms", "1.5s") as seconds.
+  function goSeconds(text) {
+    if (text == null) return NaN;
+    let s = text.trim();
+    const sign = s.startsWith('-') ? -1 : 1;
+    s = s.replace(/^[+-]/, '');
+    if (s === '0') return 0;
+    const unit = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+    const re = /(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+    let total = 0;
+    let m;
+    while (re.lastIndex < s.length && (m = re.exec(s))) total += Number(m[1]) * unit[m[2]];
+    return re.lastIndex === s.length && s.length > 0 ? sign * total : NaN;
+  }
+
+  // goDuration writes seconds as a Go duration, exactly, in whole units.
+  function goDuration(sec) {
+    const ns = Math.round(sec * 1e9);
+    if (!Number.isSafeInteger(ns)) return plain(sec) + 's';
+    if (ns % 1e9 === 0) return ns / 1e9 + 's';
+    if (ns % 1e6 === 0) return ns / 1e6 + 'ms';
+    if (ns % 1e3 === 0) return ns / 1e3 + 'us';
+    return ns + 'ns';
+  }
+
+  // A y-axis maximum that reads well and is shared by a row of charts.
+  function niceMax(v, log) {
+    if (!(v > 0)) return null; // null: let ECharts choose
+    if (log) return 10 ** Math.ceil(Math.log10(v));
+    const e = 10 ** Math.floor(Math.log10(v));
+    for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * e >= v * 1.05) return m * e; // headroom: a line at the max would hide in the frame
+    return 10 * e;
+  }
+
+  // ---- sliders: twins of sliderScale/sliderPos in web/view.go ---------------
+  const logLow = (kind, hi) => (kind === 'int' ? 1 : kind === 'duration' ? 0.01 : hi / 1e4);
+  const sliderOf = box => $(attr('data-slider-for', box.dataset.param));
+
+  function posOf(box, v) {
+    const lo = Number(box.dataset.min), hi = Number(box.dataset.max), kind = box.dataset.kind;
+    let f;
+    if (!(hi > lo) || !Number.isFinite(v)) return 0;
+    if (box.dataset.scale === 'log' && lo > 0) {
+      f = (Math.log(Math.max(v, lo) / lo) / Math.log(hi / lo)) * STEPS;
+    } else if (box.dataset.scale === 'log') {
+      if (v <= lo) return 0;
+      const low = logLow(kind, hi);
+      f = 1 + (Math.log(Math.max(v, low) / low) / Math.log(hi / low)) * (STEPS - 1);
+    } else {
+      f = ((v - lo) / (hi - lo)) * STEPS;
+    }
+    return Math.max(0, Math.min(STEPS, Math.round(f)));
+  }
+
+  function valueAt(box, pos) {
+    const lo = Number(box.dataset.min), hi = Number(box.dataset.max), kind = box.dataset.kind;
+    let v;
+    if (box.dataset.scale === 'log') {
+      if (lo > 0) v = lo * (hi / lo) ** (pos / STEPS);
+      else if (pos === 0) v = lo;
+      else {
+        const low = logLow(kind, hi);
+        v = low * (hi / low) ** ((pos - 1) / (STEPS - 1));
+      }
+      v = Number(v.toPrecision(3)); // 3 significant digits: 1230 clients, 0.0123 s
+    } else {
+      const dec = Math.max(0, Math.round(-Math.log10((hi - lo) / STEPS)));
+      v = Number((lo + ((hi - lo) * pos) / STEPS).toFixed(dec));
+    }
+    if (kind === 'int') v = Math.round(v);
+    return Math.min(hi, Math.max(lo, v));
+  }
+
+  function syncSlider(box) {
+    const slider = sliderOf(box);
+    const text = box.value.trim();
+    if (!slider || !NUM_RE.test(text)) return;
+    slider.value = posOf(box, Number(text));
+  }
+
+  // ---- controls ⇄ query ----------------------------------------------------
+  function paramValue(el) {
+    if (el.type === 'checkbox') return el.checked ? 'true' : 'false';
+    const v = el.value.trim();
+    // Duration boxes show seconds; any Go duration typed in ("2m") goes as is.
+    if (el.dataset.kind === 'duration' && NUM_RE.test(v)) return goDuration(Number(v));
+    return v;
+  }
+
+  // Lanes whose strategy just changed: their strategy parameters (except
+  // KEEP) stay out of the next query, so that the server fills the new
+  // strategy's defaults.
+  const freshStrategy = new Set();
+
+  // buildQuery writes the whole state the controls show, for n lanes. A
+  // lane being added is left out: the server gives it its defaults.
+  function buildQuery(n = laneCount()) {
+    const q = new URLSearchParams();
+    for (const el of $$('[data-param]')) {
+      const name = el.dataset.param;
+      if (name === 'lanes') {
+        q.set(name, String(n));
+        continue;
+      }
+      if (name[1] === '.') {
+        const i = LETTERS.indexOf(name[0]);
+        const base = name.slice(2);
+        if (i >= Math.min(n, laneCount())) continue;
+        if (freshStrategy.has(i) && base !== 'strategy' && !KEEP.has(base)) continue;
+      }
+      q.set(name, paramValue(el));
+    }
+    return q.toString();
+  }
+
+  function ensureOption(select, value) {
+    if (![...select.options].some(o => o.value === value)) {
+      select.add(new Option(value === 'max' ? 'max' : value + '×', value));
+    }
+  }
+
+  function setControl(el, v) {
+    if (el.type === 'checkbox') el.checked = v === 'true';
+    else if (el.tagName === 'SELECT') {
+      ensureOption(el, v);
+      el.value = v;
+    } else {
+      el.value = el.dataset.kind === 'duration' ? fmt(goSeconds(v)) : v;
+      syncSlider(el);
+    }
+  }
+
+  // applyQuery sets every control from a canonical query. It leaves alone
+  // the box being typed in and any control showing an error, so that a bad
+  // value stays visible beside its message.
+  function applyQuery(q) {
+    const p = new URLSearchParams(q);
+    for (const el of $$('[data-param]')) {
+      const name = el.dataset.param;
+      if (!p.has(name) || hasError(name)) continue;
+      if (el === document.activeElement && el.type === 'text') continue;
+      setControl(el, p.get(name));
+    }
+    for (let i = 0; i < LETTERS.length; i++) {
+      const s = p.get(LETTERS[i] + '.strategy');
+      if (s) showStrategy(i, s);
+    }
+    const d = goSeconds(p.get('duration') || '');
+    if (d > 0 && d !== duration) {
+      duration = d;
+      forCharts((c, kind) => kind !== 'delay' && c.setOption({ xAxis: [{ max: duration }] }));
+    }
+  }
+
+  // showStrategy shows the lane parameters that strategy uses.
+  function showStrategy(i, strategy) {
+    const L = LETTERS[i];
+    const info = STRATEGIES[strategy];
+    if (!info) return;
+    const uses = new Set(info.uses);
+    for (const ctl of $$(`${attr('data-lane-panel', L)} .ctl[data-ctl]`)) {
+      const base = ctl.dataset.ctl.slice(2);
+      if (base !== 'strategy') ctl.hidden = !uses.has(base);
+    }
+    const about = $(attr('data-about-for', L));
+    if (about) about.textContent = info.about;
+    const head = $(attr('data-lane-strategy', L));
+    if (head) head.textContent = strategy;
+  }
+
+  function updateURL() {
+    history.replaceState(null, '', '?' + query);
+    $('#headless-csv').href = '/export.csv?' + query;
+    $('#headless-json').href = '/export.json?' + query;
+  }
+
+  // ---- error messages --------------------------------------------------------
+  const general = $('#errors');
+  const slotFor = name => (name ? $(attr('data-error-for', name)) : null);
+  const hasError = name => {
+    const s = slotFor(name);
+    return !!s && s.textContent.trim() !== '';
+  };
+
+  function showError(param, message) {
+    const slot = slotFor(param);
+    if (slot && !slot.closest('[hidden]')) {
+      slot.textContent = message;
+      const details = slot.closest('details');
+      if (details) details.open = true;
+      const ctl = slot.closest('.ctl');
+      if (ctl) ctl.classList.add('bad');
+      const box = $(attr('data-param', param));
+      if (box) box.setAttribute('aria-invalid', 'true');
+      return;
+    }
+    // No visible control (an unknown name, a hidden lane, a message about
+    // the request): the general area shows it.
+    if ([...general.children].some(p => p.textContent === message)) return;
+    const p = document.createElement('p');
+    p.textContent = message;
+    general.append(p);
+  }
+
+  function clearErrors() {
+    for (const slot of $$('[data-error-for]')) if (slot !== general) slot.textContent = '';
+    general.replaceChildren();
+    for (const c of $$('.ctl.bad')) c.classList.remove('bad');
+    for (const b of $$('[aria-invalid]')) b.removeAttribute('aria-invalid');
+  }
+
+  // ---- the socket ----------------------------------------------------------
+  let ws = null;
+  let leaving = false;
+  let busy = false;
+  let everConnected = false;
+
+  function setStatus(text, cls, title = '') {
+    const s = $('#status');
+    s.textContent = text;
+    s.className = 'status ' + (cls || '');
+    s.title = title;
+  }
+
+  function connect() {
+    if (leaving) return;
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    // A reconnect starts from what the controls show, changes made while
+    // disconnected included.
+    const q = everConnected ? buildQuery() : query;
+    const sock = new WebSocket(`${proto}//${location.host}/ws?${q}`);
+    ws = sock;
+    busy = false;
+    setStatus('connecting…');
+    sock.onopen = () => {
+      everConnected = true;
+      setStatus('connected', 'ok');
+    };
+    sock.onmessage = e => onMessage(JSON.parse(e.data));
+    sock.onclose = e => {
+      if (ws !== sock || leaving) return;
+      ws = null;
+      // Retry politely: soon after a drop, later when the server is full.
+      busy = busy || e.code === 1013;
+      const wait = busy ? 10000 : 2000;
+      setStatus(busy ? 'server busy' : 'disconnected', 'bad', `retrying in ${wait / 1000} s`);
+      setTimeout(connect, wait);
+    };
+  }
+
+  function send(msg) {
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+  }
+
+  let setTimer = 0;
+  function scheduleSet(delay = 150) {
+    clearTimeout(setTimer);
+    setTimer = setTimeout(() => sendSet(), delay);
+  }
+
+  // sendSet sends the whole state; the server answers params (applied),
+  // hello (applied with a restart) or one error per bad value.
+  function sendSet(n) {
+    clearTimeout(setTimer);
+    setTimer = 0;
+    const q = buildQuery(n);
+    freshStrategy.clear();
+    clearErrors(); // the answer names every value still bad
+    send({ type: 'set', query: q });
+  }
+
+  function onMessage(m) {
+    switch (m.type) {
+      case 'hello':
+        return onHello(m);
+      case 'tick':
+        return addRows(m.ticks);
+      case 'summary':
+        lastSummary = m.lanes;
+        return markDirty();
+      case 'state':
+        lastState = m;
+        $('#play').textContent = m.playing ? 'Pause' : 'Play';
+        $('#play').title = m.done ? 'run again from t = 0' : m.playing ? 'pause the simulation' : 'resume the simulation';
+        ensureOption($('#speed'), m.speed);
+        $('#speed').value = m.speed;
+        return markDirty();
+      case 'bands':
+        bands[m.lane] = m;
+        return drawBands();
+      case 'params':
+        query = m.query;
+        clearErrors();
+        applyQuery(query);
+        updateURL();
+        return markDirty();
+      case 'error':
+        if (/^server busy/.test(m.message)) {
+          busy = true;
+          setStatus('server busy', 'bad');
+        }
+        return showError(m.param || '', m.message);
+    }
+  }
+
+  function onHello(m) {
+    query = m.query;
+    duration = m.duration;
+    lanes = m.lanes;
+    rows = [];
+    lastSummary = null;
+    bands = [];
+    maxes = lanes.map(() => ({}));
+    showLanes(lanes.length);
+    forCharts((c, kind) => {
+      if (kind === 'delay') c.setOption({ xAxis: [{ data: [] }], series: [{ id: 'p5', data: [] }, { id: 'band', data: [] }, { id: 'p50', data: [] }] });
+      else c.setOption({ xAxis: [{ max: duration }] });
+    });
+    applyQuery(query);
+    updateURL();
+    markDirty();
+  }
+
+  // ---- lanes and charts ----------------------------------------------------
+  const resizer = new ResizeObserver(entries => {
+    for (const e of entries) {
+      const c = echarts.getInstanceByDom(e.target);
+      if (c) c.resize();
+    }
+  });
+
+  function forCharts(fn) {
+    for (const [key, c] of Object.entries(charts)) {
+      const [kind, L] = key.split('.');
+      if (LETTERS.indexOf(L) < laneCount()) fn(c, kind, LETTERS.indexOf(L));
+    }
+  }
+
+  function showLanes(n) {
+    $$('[data-lane-col]').forEach((el, i) => (el.hidden = i >= n));
+    $$('[data-lane-panel]').forEach((el, i) => (el.hidden = i >= n));
+    $('#lane-count').textContent = n;
+    $('[data-param="lanes"]').value = n;
+    $('#lane-add').disabled = n >= LETTERS.length;
+    $('#lane-remove').disabled = n <= 1;
+    // Charts are made when their lane first shows: ECharts needs a size.
+    for (let i = 0; i < n; i++) for (const kind of KINDS) ensureChart(kind, i);
+  }
+
+  function ensureChart(kind, i) {
+    const L = LETTERS[i];
+    const key = `${kind}.${L}`;
+    if (charts[key]) return charts[key];
+    const el = $(`.chart${attr('data-chart', kind)}${attr('data-lane', L)}`);
+    const c = echarts.init(el);
+    const opt = structuredClone(BASE[kind]);
+    const feature = opt.toolbox.feature;
+    feature.saveAsImage.name = `backofflab-${L}-${kind}`;
+    // Custom toolbox features need functions, which the JSON from the
+    // server cannot carry.
+    feature.mySvg = { show: true, title: 'SVG', icon: ICON_SVG, onclick: () => exportSVG(c, L, kind) };
+    if (kind === 'server' || kind === 'delay') {
+      feature.myLog = { show: true, title: logScale[kind] ? 'linear scale' : 'log scale', icon: ICON_LOG, onclick: () => toggleLog(kind) };
+    }
+    if (kind === 'delay') {
+      for (const s of opt.series) s.data = [];
+    } else {
+      // The time charts read the tick rows themselves, as a dataset: each
+      // series picks its lane's column, so no point is copied.
+      opt.dataset = { source: rows, sourceHeader: false };
+      opt.series.forEach((s, j) => {
+        delete s.data;
+        s.encode = { x: 0, y: 1 + i * NC + COL[page.series[kind][j]] };
+        if (!NO_SAMPLING.has(kind)) s.sampling = 'lttb';
+      });
+    }
+    // Four legend items fit a quarter of the page.
+    Object.assign(opt.legend, { itemGap: 6, itemWidth: 10 });
+    opt.tooltip.valueFormatter = v => (v == null || Number.isNaN(v) ? '–' : fmt(Number(Number(v).toPrecision(4))));
+    if (kind === 'delay') {
+      opt.tooltip.formatter = ps => delayTooltip(i, ps);
+    } else {
+      opt.xAxis[0].max = duration;
+    }
+    c.setOption(opt);
+    charts[key] = c;
+    resizer.observe(el);
+    if (kind === 'delay') drawBands();
+    else markDirty();
+    return c;
+  }
+
+  function delayTooltip(i, ps) {
+    const b = bands[i];
+    const j = ps && ps.length ? ps[0].dataIndex : -1;
+    if (!b || j < 0 || j >= b.retry.length) return '';
+    const s = v => fmt(Number(v.toPrecision(3))) + ' s';
+    return `retry #${b.retry[j]}<br>median ${s(b.p50[j])}<br>5–95 %: ${s(b.p5[j])} – ${s(b.p95[j])}`;
+  }
+
+  function toggleLog(kind) {
+    logScale[kind] = !logScale[kind];
+    forCharts((c, k) => {
+      if (k === kind) c.setOption({ toolbox: { feature: { myLog: { title: logScale[kind] ? 'linear scale' : 'log scale' } } } });
+    });
+    if (kind === 'delay') drawBands();
+    else markDirty();
+  }
+
+  // ---- ticks ---------------------------------------------------------------
+  function addRows(ticks) {
+    for (const row of ticks) {
+      rows.push(row);
+      const n = Math.min(maxes.length, (row.length - 1) / NC);
+      for (let i = 0; i < n; i++) {
+        const off = 1 + i * NC;
+        for (const [kind, cols] of Object.entries(page.series)) {
+          for (const col of cols) {
+            const v = row[off + COL[col]];
+            const key = kind + '/' + (RIGHT_AXIS.has(col) ? 1 : 0);
+            if (v != null && !(maxes[i][key] >= v)) maxes[i][key] = v;
+          }
+        }
+      }
+    }
+    markDirty();
+  }
+
+  let dirty = false;
+  let framePending = false;
+  let lastFrame = 0;
+
+  function markDirty() {
+    dirty = true;
+    if (!framePending) {
+      framePending = true;
+      requestAnimationFrame(draw);
+    }
+  }
+
+  const currentT = () => Math.max(rows.length ? rows[rows.length - 1][0] : 0, lastState ? lastState.t : 0);
+
+  // draw applies what arrived since the last frame: at most one setOption
+  // per chart per frame. Each redraw re-reads every point, so redraws are
+  // spaced out as the series grow (a 1 h run at 100 ms has 36 000 points).
+  function draw(now) {
+    framePending = false;
+    if (!dirty) return;
+    if (now - lastFrame < rows.length / 100) {
+      framePending = true;
+      requestAnimationFrame(draw);
+      return;
+    }
+    lastFrame = now;
+    dirty = false;
+    const t = currentT();
+    const ov = outageView(t);
+    const shade = ov.windows.map(([s, e]) => [{ xAxis: s, name: 'outage' }, { xAxis: e }]);
+    const n = Math.min(laneCount(), maxes.length);
+    for (const kind of TIME_KINDS) {
+      const log = kind === 'server' && logScale.server;
+      let m0 = 0;
+      let m1 = 0;
+      for (let i = 0; i < n; i++) {
+        m0 = Math.max(m0, maxes[i][kind + '/0'] || 0);
+        m1 = Math.max(m1, maxes[i][kind + '/1'] || 0);
+      }
+      const yAxis = [{ max: niceMax(m0, false) }];
+      // Switching an axis' type replaces the axis (ECharts keeps one model
+      // per type), so the axis goes in whole, label formatter included.
+      if (kind === 'server') yAxis.push({ ...BASE.server.yAxis[1], type: log ? 'log' : 'value', max: niceMax(m1, log) });
+      for (let i = 0; i < n; i++) {
+        const c = charts[`${kind}.${LETTERS[i]}`];
+        if (!c) continue;
+        c.setOption({ dataset: { source: rows }, series: [{ id: page.series[kind][0], markArea: { data: shade } }], yAxis });
+      }
+    }
+    drawStatus(t, ov);
+  }
+
+  function drawStatus(t, ov) {
+    const done = lastState && lastState.done;
+    $('#clock').textContent = `t = ${t.toFixed(1)} s / ${fmt(duration)} s${done ? ' · done' : ''}`;
+    const out = $('#outage');
+    out.textContent = ov.down ? 'Resume server' : 'Stop server';
+    out.dataset.down = ov.down ? 'true' : 'false';
+    for (let i = 0; i < LETTERS.length; i++) {
+      const el = $(attr('data-verdict', LETTERS[i]));
+      if (!el) continue;
+      const v = verdict(i, t, ov, done);
+      el.textContent = v.text;
+      el.className = 'verdict ' + v.cls;
+    }
+  }
+
+  // outageView says which windows to shade and whether the server is down
+  // at t. The state message is authoritative up to its own t; a scheduled
+  // outage (outage_at, outage_for) that starts or ends after it is added
+  // from the parameters, as the engine will apply it.
+  function outageView(t) {
+    const q = new URLSearchParams(query);
+    const at = goSeconds(q.get('outage_at') || '0');
+    const end = at + goSeconds(q.get('outage_for') || '0');
+    const scheduled = (q.get('outage') || 'none') !== 'none' && end > at;
+    const known = lastState ? lastState.t : 0;
+    const windows = [];
+    let down = false;
+    for (const [s, e] of lastState ? lastState.outages : []) {
+      if (e >= 0) windows.push([s, e]);
+      else if (scheduled && s <= end && known < end && end <= t) windows.push([s, end]);
+      else {
+        windows.push([s, Math.max(s, t)]);
+        down = true;
+      }
+    }
+    if (scheduled && at >= known && at <= t && !windows.some(([s]) => Math.abs(s - at) < 1e-9)) {
+      windows.push([at, Math.min(end, t)]);
+      if (t < end) down = true;
+    }
+    return { windows, down, scheduled: scheduled && at > t };
+  }
+
+  // verdict puts a lane's summary in words (simengine.Summary; null = not yet).
+  function verdict(i, t, ov, done) {
+    const s = lastSummary && lastSummary[i];
+    if (!s) return { text: 'waiting for the first ticks…', cls: '' };
+    const parts = [`baseline ${s.baseline_ok.toFixed(1)} ok/s`];
+    const server = s.server_recovered_after;
+    const service = s.service_recovered_after;
+    let cls = '';
+    if (server != null) parts.push(`server recovered ${server.toFixed(1)} s after the outage`);
+    if (service != null) {
+      parts.push(`service recovered ${service.toFixed(1)} s after`);
+      cls = 'good';
+    }
+    if (s.collapsed && done) {
+      parts.push('collapsed: neither recovered');
+      cls = 'bad';
+    } else if (server == null || service == null) {
+      let what = server != null ? 'service not recovered yet' : 'not recovered yet';
+      if (ov.down) what = 'outage in progress';
+      else if (!ov.windows.length) what = ov.scheduled ? 'no outage yet' : 'no outage';
+      parts.push(what);
+      if (s.collapsed) cls = 'warn';
+    }
+    parts.push(`peak concurrency ${s.peak_concurrency}`);
+    parts.push(`${s.amplification.toFixed(2)} attempts per request`);
+    return { text: parts.join(' · '), cls };
+  }
+
+  // drawBands redraws the delay-by-retry charts: the band is an invisible
+  // p5 series with (p95 − p5) stacked on it.
+  function drawBands() {
+    const log = logScale.delay;
+    const floor = log ? 1e-3 : 0; // a log axis cannot show 0
+    let m = 0;
+    for (const b of bands) if (b) for (const v of b.p95) m = Math.max(m, v);
+    for (let i = 0; i < laneCount(); i++) {
+      const c = charts[`delay.${LETTERS[i]}`];
+      const b = bands[i];
+      if (!c || !b) continue;
+      const at = (arr, j) => Math.max(arr[j], floor);
+      c.setOption({
+        graphic: [{ id: 'note', type: 'text', left: 'center', top: 'middle', invisible: b.retry.length > 0,
+          style: { text: 'no retries: gives up at once', fill: '#5b6475', font: '12px sans-serif' } }],
+        xAxis: [{ data: b.retry }],
+        yAxis: [{ ...BASE.delay.yAxis[0], type: log ? 'log' : 'value', min: log ? null : 0, max: niceMax(Math.max(m, floor), log) }],
+        series: [
+          { id: 'p5', data: b.retry.map((_, j) => at(b.p5, j)) },
+          { id: 'band', data: b.retry.map((_, j) => at(b.p95, j) - at(b.p5, j)) },
+          { id: 'p50', data: b.retry.map((_, j) => at(b.p50, j)) },
+        ],
+      });
+    }
+  }
+
+  // ---- exports ---------------------------------------------------------------
+  function download(name, text, type) {
+    const url = URL.createObjectURL(new Blob([text], { type }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
+
+  const cell = v => (v == null ? '' : plain(v));
+
+  // The same CSV as `backofflab run -format csv` and /export.csv.
+  function csvText() {
+    const out = ['t,lane,' + COLS.join(',')];
+    for (const row of rows) {
+      const n = (row.length - 1) / NC;
+      for (let i = 0; i < n; i++) {
+        const cells = [cell(row[0]), LETTERS[i]];
+        for (let c = 0; c < NC; c++) cells.push(cell(row[1 + i * NC + c]));
+        out.push(cells.join(','));
+      }
+    }
+    return out.join('\n') + '\n';
+  }
+
+  // The same JSON as `backofflab run -format json`: params with numbers as
+  // numbers (copied as text, so that a 64-bit seed stays exact).
+  function jsonText() {
+    const p = new URLSearchParams(query);
+    p.delete('speed'); // the page's own parameter, not the engine's
+    const keys = [...new Set(p.keys())].sort();
+    const value = (k, v) => {
+      const kind = page.kinds[k[1] === '.' ? k.slice(2) : k];
+      if ((kind === 'int' || kind === 'float' || kind === 'seed') && NUM_RE.test(v)) return v;
+      if (kind === 'bool') return v === 'true' ? 'true' : 'false';
+      return JSON.stringify(v);
+    };
+    const params = '{' + keys.map(k => JSON.stringify(k) + ':' + value(k, p.get(k))).join(',') + '}';
+    const out = lanes.map((l, i) => ({
+      name: l.name,
+      strategy: p.get(l.name + '.strategy') || l.strategy,
+      summary: lastSummary ? lastSummary[i] : null,
+      ticks: rows.map(row => {
+        const o = { t: row[0] };
+        for (let c = 0; c < NC; c++) o[COLS[c]] = row[1 + i * NC + c] ?? null;
+        return o;
+      }),
+    }));
+    return '{"params":' + params + ',"lanes":' + JSON.stringify(out) + '}\n';
+  }
+
+  // An SVG of a chart: the same option rendered by ECharts' SVG renderer in
+  // server-side mode, which needs no DOM.
+  function exportSVG(chart, L, kind) {
+    const svg = echarts.init(null, null, { renderer: 'svg', ssr: true, width: chart.getWidth(), height: chart.getHeight() });
+    const opt = chart.getOption();
+    opt.animation = false;
+    opt.toolbox = [{ show: false }];
+    svg.setOption(opt);
+    download(`backofflab-${L}-${kind}.svg`, svg.renderToSVGString(), 'image/svg+xml');
+    svg.dispose();
+  }
+
+  async function copyLink() {
+    const btn = $('#copy-link');
+    const url = location.href;
+    const done = text => {
+      btn.textContent = text;
+      setTimeout(() => (btn.textContent = 'Copy link'), 1500);
+    };
+    try {
+      await navigator.clipboard.writeText(url);
+      done('Copied');
+    } catch {
+      // No clipboard API (plain http, old browser): show the link selected.
+      const field = $('#link-text');
+      field.hidden = false;
+      field.value = url;
+      field.focus();
+      field.select();
+      let ok = false;
+      try {
+        ok = document.execCommand('copy');
+      } catch {}
+      done(ok ? 'Copied' : 'Select and copy');
+    }
+  }
+
+  // ---- wiring ----------------------------------------------------------------
+  function wire() {
+    const form = $('#controls');
+    form.addEventListener('submit', e => {
+      e.preventDefault();
+      sendSet();
+    });
+    form.addEventListener('input', e => {
+      const el = e.target;
+      if (el.dataset.sliderFor) {
+        const box = $(attr('data-param', el.dataset.sliderFor));
+        box.value = fmt(valueAt(box, Number(el.value)));
+        scheduleSet();
+      } else if (el.dataset.param && el.type === 'text') {
+        syncSlider(el);
+        scheduleSet();
+      }
+    });
+    form.addEventListener('change', e => {
+      const el = e.target;
+      const name = el.dataset.param;
+      if (!name || el.type === 'text') return;
+      if (name.endsWith('.strategy')) {
+        const i = LETTERS.indexOf(name[0]);
+        freshStrategy.add(i);
+        showStrategy(i, el.value);
+      }
+      sendSet();
+    });
+    form.addEventListener('keydown', e => {
+      if (e.key === 'Enter' && e.target.type === 'text') {
+        e.preventDefault();
+        sendSet();
+      }
+    });
+    // A box left with a value the server rewrote shows the canonical one.
+    form.addEventListener('focusout', e => {
+      const el = e.target;
+      if (el.type === 'text' && el.dataset.param && !setTimer && !hasError(el.dataset.param)) {
+        const v = new URLSearchParams(query).get(el.dataset.param);
+        if (v != null) setControl(el, v);
+      }
+    });
+    $('#lane-add').addEventListener('click', () => sendSet(Math.min(LETTERS.length, laneCount() + 1)));
+    $('#lane-remove').addEventListener('click', () => sendSet(Math.max(1, laneCount() - 1)));
+    $('#play').addEventListener('click', () => send({ type: lastState && lastState.playing ? 'pause' : 'resume' }));
+    $('#reset').addEventListener('click', () => send({ type: 'reset' }));
+    $('#outage').addEventListener('click', () => send({ type: 'outage', on: $('#outage').dataset.down !== 'true' }));
+    $('#speed').addEventListener('change', e => send({ type: 'speed', speed: e.target.value }));
+    $('#copy-link').addEventListener('click', copyLink);
+    $('#export-csv').addEventListener('click', () => download('backofflab.csv', csvText(), 'text/csv'));
+    $('#export-json').addEventListener('click', () => download('backofflab.json', jsonText(), 'application/json'));
+    window.addEventListener('pagehide', () => {
+      leaving = true;
+      if (ws) ws.close(1000);
+    });
+    window.addEventListener('pageshow', e => {
+      if (e.persisted) {
+        leaving = false;
+        connect();
+      }
+    });
+  }
+
+  window.backofflab = {
+    rows: () => rows,
+    charts: () => charts,
+    state: () => lastState,
+    summaries: () => lastSummary,
+  };
+
+  wire();
+  showLanes(page.lanes);
+  connect();
+})();

@@ -1,0 +1,12 @@
+// Package static holds the playground's browser assets, embedded in the
+// binary so that the page needs no network: ECharts (vendored, Apache-2.0),
+// the page's script and its style sheet.
+package static
+
+import "embed"
+
+// FS holds every asset under its path relative to this folder, such as
+// app.js and vendor/echarts/echarts.min.js.
+//
+//go:embed *.js *.css vendor
+var FS embed.FS

@@ -1,0 +1,155 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"backofflab/simengine"
+	"backofflab/static"
+)
+
+// handlePlayground renders the page for the state its URL holds. Bad values
+// do not fail the page: each is shown beside its control.
+func handlePlayground(log *slog.Logger, lim Limits, presets *presets) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw := r.URL.Query()
+		st, errs := decodeLenient(raw, lim)
+		in := pageInput{St: st, Query: st.encode(), Raw: raw, Errors: errs,
+			Presets: presets.list(), Limits: lim}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		var buf bytes.Buffer
+		if err := playground(in).Render(r.Context(), &buf); err != nil {
+			log.Error("render playground", "err", err)
+			http.Error(w, "could not render the page", http.StatusInternalServerError)
+			return
+		}
+		w.Write(buf.Bytes())
+	})
+}
+
+// handleSocket runs one live session per WebSocket. Accept keeps its
+// same-origin check: another site's page cannot drive this server.
+func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessions) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			log.Info("websocket refused", "err", err)
+			return
+		}
+		defer conn.CloseNow()
+		if !live.acquire() {
+			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			defer cancel()
+			conn.Write(wctx, websocket.MessageText, mustJSON(errorMsg{Type: "error",
+				Message: "server busy: too many live sessions, try again in a minute"}))
+			conn.Close(websocket.StatusTryAgainLater, "server busy")
+			return
+		}
+		defer live.release()
+		st, errs := decodeLenient(r.URL.Query(), lim)
+		s, err := newSession(conn, log, lim, st, errs)
+		if err != nil { // decodeLenient validated st: this is a bug
+			log.Error("new session", "err", err)
+			conn.Close(websocket.StatusInternalError, "bad state")
+			return
+		}
+		start := time.Now()
+		if err := s.serve(ctx); err != nil {
+			log.Info("session ended", "err", err, "after", time.Since(start))
+		}
+	})
+}
+
+// handleExport runs the URL's state headless and writes it as format does
+// on the command line (backofflab run -format csv|json).
+func handleExport(lim Limits, format string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st, errs := decode(r.URL.Query(), lim)
+		if len(errs) > 0 {
+			http.Error(w, errorText(errs), http.StatusBadRequest)
+			return
+		}
+		write := simengine.WriteCSV
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		if format == "json" {
+			write = simengine.WriteJSON
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.Header().Set("Content-Disposition", `attachment; filename="backofflab.`+format+`"`)
+		if err := write(r.Context(), w, st.p); err != nil && !errors.Is(err, context.Canceled) {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
+}
+
+func handleHealthz() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "ok\n")
+	})
+}
+
+// handleStatic serves the embedded assets, gzipped for clients that take it:
+// ECharts alone is 1 MB, a third of that compressed.
+func handleStatic() http.Handler {
+	var cache sync.Map // path → *asset
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/static/")
+		v, ok := cache.Load(name)
+		if !ok {
+			a, err := loadAsset(name)
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			v, _ = cache.LoadOrStore(name, a)
+		}
+		a := v.(*asset)
+		h := w.Header()
+		h.Set("Content-Type", a.ctype)
+		h.Set("Cache-Control", "public, max-age=3600")
+		h.Set("Vary", "Accept-Encoding")
+		body := a.plain
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			h.Set("Content-Encoding", "gzip")
+			body = a.gz
+		}
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+	})
+}
+
+// asset is an embedded file, with its gzip form made once.
+type asset struct {
+	ctype     string
+	plain, gz []byte
+}
+
+func loadAsset(name string) (*asset, error) {
+	b, err := fs.ReadFile(static.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+	zw.Write(b)
+	zw.Close()
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	return &asset{ctype: ctype, plain: b, gz: gz.Bytes()}, nil
+}

@@ -1,0 +1,35 @@
+package web
+
+import (
+	"net/url"
+
+	"backofflab/simengine"
+)
+
+// pageInput is what the playground page shows. handlePlayground fills it
+// from the request's URL; the page's components (page.templ) render it.
+type pageInput struct {
+	// St is the state the page starts with: the URL's valid values over the
+	// defaults.
+	St state
+	// Query is St's canonical URL query, for the address bar and the socket.
+	Query string
+	// Raw holds the URL's values as given, so that a bad one stays visible
+	// in its control beside its message.
+	Raw url.Values
+	// Errors are the URL's bad values, each naming its parameter.
+	Errors []*simengine.ParamError
+	// Presets are the named shortcuts, each a full URL query.
+	Presets []Preset
+	// Limits are the server's caps, for the controls' ranges.
+	Limits Limits
+}
+
+// Preset is a named shortcut to a full URL query. Its Description ends
+// with what the engine measured for it, not what its sources promise.
+type Preset struct {
+	Name        string // the identifier, as in ?preset=name
+	Title       string
+	Query       string
+	Description string
+}

@@ -1,0 +1,103 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"backofflab/simengine"
+)
+
+// presetDef is a preset as written: what it sets and why it is worth a look.
+// What it shows is measured, not written: see measure.
+type presetDef struct {
+	name, title, intro string
+	query              string // over the defaults
+}
+
+var presetDefs = []presetDef{
+	{"001-published", "001's experiment as published",
+		"1000 clients, the server paused at 20 s for 15 s. Lane a retries every 100 ms; lane b retries as 001's program really did (think_scaled: e × the last think time, then ×e).",
+		"a.strategy=fixed&b.strategy=think_scaled"},
+	{"001-text", "001's text: exponential backoff, its two chart parameter sets",
+		"The same outage; lane a backs off from 100 ms ×2.7 (cap 10 min), lane b from 1 s ×1.5 (cap 5 min), both with jitter 0.1, as the article's charts describe.",
+		"a.strategy=exponential&a.min_delay=100ms&a.factor=2.7&a.max_delay=10m&b.strategy=exponential&b.min_delay=1s&b.factor=1.5&b.max_delay=5m"},
+	{"gcs-truncated", "Cloud Storage: truncated exponential backoff",
+		"Lane a retries every 100 ms; lane b waits min(2^n s + U[0,1 s), 32 s) (Google Cloud Storage).",
+		"a.strategy=fixed&b.strategy=truncated"},
+	{"grpc", "gRPC connection backoff",
+		"Lane a retries every 100 ms; lane b follows gRPC's connection backoff: 1 s ×1.6 up to 120 s, ±20 %, and 20 s per attempt.",
+		"a.strategy=fixed&b.strategy=grpc"},
+	{"aws-jitter", "AWS: full, equal and decorrelated jitter",
+		"Three lanes with AWS's jittered backoffs, 100 ms base, 1 min cap.",
+		"a.strategy=full_jitter&b.strategy=equal_jitter&c.strategy=decorrelated"},
+	{"cancel-on-timeout", "What if the server learned that clients gave up?",
+		"Both lanes retry every 100 ms; in lane b the server drops a request when its client times out (deadline propagation), so abandoned work does not pile up.",
+		"a.strategy=fixed&b.strategy=fixed&b.cancel_on_timeout=true"},
+	{"baseline", "One lane, no outage: the steady state",
+		"1000 clients thinking 10 s on average: the load is 1000 / (10 s + 0.1 s) ≈ 99 requests/s and the server stays under its limit.",
+		"lanes=1&a.strategy=fixed&outage=none"},
+}
+
+// presets measures each preset once, on first use, so that its description
+// says what the engine shows for it.
+type presets struct {
+	lim  Limits
+	once sync.Once
+	all  []Preset
+}
+
+func newPresets(lim Limits) *presets { return &presets{lim: lim} }
+
+func (ps *presets) list() []Preset {
+	ps.once.Do(func() {
+		for _, d := range presetDefs {
+			ps.all = append(ps.all, measure(d, ps.lim))
+		}
+	})
+	return ps.all
+}
+
+// measure runs a preset headless and appends its verdicts to its intro.
+func measure(d presetDef, lim Limits) Preset {
+	q, _ := url.ParseQuery(d.query)
+	st, errs := decode(q, lim)
+	if len(errs) > 0 {
+		panic(fmt.Sprintf("web: preset %s: %v", d.name, errorText(errs)))
+	}
+	sums, err := simengine.Run(context.Background(), st.p, nil)
+	if err != nil {
+		panic(fmt.Sprintf("web: preset %s: %v", d.name, err))
+	}
+	var b strings.Builder
+	b.WriteString(d.intro)
+	b.WriteString(" Measured:")
+	for i, s := range sums {
+		fmt.Fprintf(&b, " lane %c (%s): %s.", simengine.LaneNames[i], st.p.Lanes[i].Strategy, describe(s))
+	}
+	return Preset{Name: d.name, Title: d.title, Query: st.encode(), Description: b.String()}
+}
+
+// describe says a summary's verdict in words.
+func describe(s simengine.Summary) string {
+	switch {
+	case s.Collapsed:
+		return fmt.Sprintf("collapses (concurrency up to %d, %.1f attempts per request)", s.PeakConcurrency, s.Amplification)
+	case s.ServerRecoveredAfter == nil && s.ServiceRecoveredAfter == nil:
+		return fmt.Sprintf("%.1f ok/s, peak concurrency %d", s.BaselineOK, s.PeakConcurrency)
+	}
+	out := "server back"
+	if s.ServerRecoveredAfter != nil {
+		out += fmt.Sprintf(" %.1f s after the outage", *s.ServerRecoveredAfter)
+	} else {
+		out += " never"
+	}
+	if s.ServiceRecoveredAfter != nil {
+		out += fmt.Sprintf(", service %.1f s after", *s.ServiceRecoveredAfter)
+	} else {
+		out += ", service not within the run"
+	}
+	return out + fmt.Sprintf(" (%.2f attempts per request)", s.Amplification)
+}

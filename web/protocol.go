@@ -1,0 +1,124 @@
+package web
+
+import (
+	"encoding/json"
+
+	"backofflab/simengine"
+)
+
+// The WebSocket protocol: JSON text messages, each with a "type".
+//
+// Page to server:
+//
+//	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole state, as the page's URL query
+//	{"type":"outage","on":true}                                 stop (true) or resume (false) the server now
+//	{"type":"speed","speed":"10"}                               virtual seconds per wall second, or "max"
+//	{"type":"pause"} {"type":"resume"} {"type":"reset"}
+//
+// Server to page:
+//
+//	hello    after connecting and after every restart: the run's canonical query, lanes and columns;
+//	         the page clears its charts
+//	tick     one or more ticks: each a flat array [t, lane a's Columns…, lane b's Columns…]
+//	summary  every lane's Summary, whenever one changes
+//	state    virtual time, playing or not, speed, server down or not, outage windows, done
+//	bands    the delay-by-retry bands of one lane's strategy, after hello and every set
+//	params   the canonical query after a set that applied (the page puts it in its URL)
+//	error    a bad value or request: the parameter's name (empty when none) and the message
+//
+// Nothing the page sends can stop a session except closing the socket: a bad
+// message is answered with an error and the simulation goes on.
+
+// inMsg is any message from the page.
+type inMsg struct {
+	Type  string `json:"type"`
+	Query string `json:"query,omitempty"`
+	On    bool   `json:"on,omitempty"`
+	Speed string `json:"speed,omitempty"`
+}
+
+// helloMsg starts (or restarts) a run on the page.
+type helloMsg struct {
+	Type     string     `json:"type"` // "hello"
+	Query    string     `json:"query"`
+	Duration float64    `json:"duration"` // seconds
+	Tick     float64    `json:"tick"`     // seconds
+	Lanes    []laneInfo `json:"lanes"`
+	Columns  []string   `json:"columns"`
+}
+
+type laneInfo struct {
+	Name     string `json:"name"`
+	Strategy string `json:"strategy"`
+}
+
+// tickMsg carries ticks in order; each row is t then every lane's Columns.
+// A null stands for a percentile with no value.
+type tickMsg struct {
+	Type  string      `json:"type"` // "tick"
+	Ticks [][]float64 `json:"-"`
+}
+
+// MarshalJSON writes the rows with the engine's number format, nulls for NaN.
+func (m tickMsg) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 64+len(m.Ticks)*200)
+	b = append(b, `{"type":"tick","ticks":[`...)
+	for i, row := range m.Ticks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		for j, v := range row {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = simengine.AppendNumber(b, v)
+		}
+		b = append(b, ']')
+	}
+	return append(b, "]}"...), nil
+}
+
+type summaryMsg struct {
+	Type  string              `json:"type"` // "summary"
+	Lanes []simengine.Summary `json:"lanes"`
+}
+
+// stateMsg tells the page where the run stands.
+type stateMsg struct {
+	Type    string       `json:"type"` // "state"
+	T       float64      `json:"t"`    // virtual seconds
+	Playing bool         `json:"playing"`
+	Done    bool         `json:"done"` // the run reached its duration
+	Speed   string       `json:"speed"`
+	Down    bool         `json:"down"`
+	Outages [][2]float64 `json:"outages"` // [start, end] in seconds; end is -1 while it lasts
+}
+
+type bandsMsg struct {
+	Type  string    `json:"type"` // "bands"
+	Lane  int       `json:"lane"`
+	Retry []int     `json:"retry"`
+	P5    []float64 `json:"p5"` // seconds
+	P50   []float64 `json:"p50"`
+	P95   []float64 `json:"p95"`
+}
+
+type paramsMsg struct {
+	Type  string `json:"type"` // "params"
+	Query string `json:"query"`
+}
+
+type errorMsg struct {
+	Type    string `json:"type"`  // "error"
+	Param   string `json:"param"` // the parameter's vocabulary name, or ""
+	Message string `json:"message"`
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("web: " + err.Error())
+	}
+	return b
+}

@@ -1,0 +1,17 @@
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+)
+
+// addRoutes is the playground's whole URL space.
+func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Limits, live *sessions, presets *presets) {
+	mux.Handle("GET /{$}", handlePlayground(log, lim, presets))
+	mux.Handle("GET /ws", handleSocket(ctx, log, lim, live))
+	mux.Handle("GET /export.csv", handleExport(lim, "csv"))
+	mux.Handle("GET /export.json", handleExport(lim, "json"))
+	mux.Handle("GET /static/", handleStatic())
+	mux.Handle("GET /healthz", handleHealthz())
+}

@@ -1,0 +1,66 @@
+// Package web serves the playground: the page, its live simulations over
+// WebSocket, the headless exports and the embedded assets.
+package web
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+)
+
+// Options configure NewServer.
+type Options struct {
+	// Logger receives one line per session and per failure; nil discards.
+	Logger *slog.Logger
+	// Limits caps what one page may ask for; the zero value means DefaultLimits.
+	Limits Limits
+}
+
+// NewServer returns the playground's handler. Its live sessions end with a
+// going-away close when ctx is done, so that a server shutting down tells
+// its pages why.
+func NewServer(ctx context.Context, opts Options) http.Handler {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	lim := opts.Limits
+	if lim == (Limits{}) {
+		lim = DefaultLimits
+	}
+	mux := http.NewServeMux()
+	addRoutes(mux, ctx, log, lim, &sessions{max: int64(lim.MaxSessions)}, newPresets(lim))
+	return secure(mux)
+}
+
+// sessions counts the live WebSocket sessions against their cap.
+type sessions struct {
+	n, max int64
+}
+
+func (s *sessions) acquire() bool {
+	if atomic.AddInt64(&s.n, 1) > s.max {
+		atomic.AddInt64(&s.n, -1)
+		return false
+	}
+	return true
+}
+
+func (s *sessions) release() { atomic.AddInt64(&s.n, -1) }
+
+// csp allows only the page's own scripts, styles and socket: no inline
+// script, no other origin.
+const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
+	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// secure adds the security headers every response carries.
+func secure(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", csp)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "no-referrer")
+		h.ServeHTTP(w, r)
+	})
+}

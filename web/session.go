@@ -1,0 +1,448 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"backofflab/simengine"
+	"backofflab/strategies"
+)
+
+const (
+	// stepEvery is how often a session advances its simulation in wall time.
+	stepEvery = 50 * time.Millisecond
+	// maxBurst is the wall time a session may spend in the engine per step
+	// at speed max, so that it still answers the page between steps.
+	maxBurst = 30 * time.Millisecond
+	// maxRows is how many tick rows wait for a slow page before they are
+	// coalesced pairwise: the simulation never waits for the page.
+	maxRows = 1024
+	// maxMsgs is how many control messages wait for a slow page.
+	maxMsgs = 256
+	// writeTimeout bounds one message's write to a stalled page.
+	writeTimeout = 5 * time.Second
+	// bandDraws and bandRetries size the delay-by-retry chart.
+	bandDraws, bandRetries = 2000, 12
+)
+
+// session is one page's live simulation. Three goroutines serve it: the
+// simulation (run), which alone touches the engine; the reader, which hands
+// the page's messages to run; and the writer, which sends what run leaves
+// in the outbox. A slow page only makes the outbox coalesce.
+type session struct {
+	conn *websocket.Conn
+	log  *slog.Logger
+	lim  Limits
+	in   chan inMsg
+	// initial are the bad values of the URL the session started from.
+	initial []*simengine.ParamError
+	// stopped is closed when run returns: the reader stops handing it messages.
+	stopped chan struct{}
+
+	// Owned by run.
+	eng     *simengine.Engine
+	st      state
+	factor  float64 // speed: virtual seconds per wall second, 0 for max
+	playing bool
+	lastSum []simengine.Summary
+
+	out outbox
+}
+
+// outbox holds what waits for the writer: control messages in order, and
+// tick rows, coalesced when too many wait.
+type outbox struct {
+	mu    sync.Mutex
+	msgs  [][]byte
+	rows  [][]float64
+	lanes int
+	wake  chan struct{}
+}
+
+func (o *outbox) signal() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// send queues a control message. A hello drops everything queued before it:
+// the page is about to clear its charts.
+func (o *outbox) send(v any, reset bool) {
+	b := mustJSON(v)
+	o.mu.Lock()
+	if reset {
+		o.msgs, o.rows = o.msgs[:0], o.rows[:0]
+	}
+	if len(o.msgs) >= maxMsgs { // a page that never reads: keep the newest
+		o.msgs = slices.Delete(o.msgs, 0, 1)
+	}
+	o.msgs = append(o.msgs, b)
+	o.mu.Unlock()
+	o.signal()
+}
+
+// push queues tick rows.
+func (o *outbox) push(rows [][]float64) {
+	if len(rows) == 0 {
+		return
+	}
+	o.mu.Lock()
+	o.rows = append(o.rows, rows...)
+	for len(o.rows) > maxRows {
+		o.rows = coalesce(o.rows, o.lanes)
+	}
+	o.mu.Unlock()
+	o.signal()
+}
+
+// pending returns how many tick rows wait for the writer.
+func (o *outbox) pending() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.rows)
+}
+
+// take returns what is queued: control messages first, then one tick message.
+func (o *outbox) take() [][]byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	msgs := o.msgs
+	o.msgs = nil
+	if len(o.rows) > 0 {
+		msgs = append(msgs, mustJSON(tickMsg{Type: "tick", Ticks: o.rows}))
+		o.rows = nil
+	}
+	return msgs
+}
+
+// levels marks the Columns that are levels at a tick's end, not rates.
+var levels = func() map[int]bool {
+	m := map[int]bool{}
+	for i, c := range simengine.Columns {
+		switch c {
+		case "concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99":
+			m[i] = true
+		}
+	}
+	return m
+}()
+
+// coalesce merges neighbouring rows pairwise: rates are averaged, levels and
+// t are the later row's, a percentile is the later one's when it has one.
+func coalesce(rows [][]float64, lanes int) [][]float64 {
+	n := len(simengine.Columns)
+	out := rows[:0]
+	for i := 0; i < len(rows); i += 2 {
+		if i+1 == len(rows) {
+			out = append(out, rows[i])
+			break
+		}
+		a, b := rows[i], rows[i+1]
+		m := make([]float64, len(b))
+		m[0] = b[0]
+		for l := range lanes {
+			for c := range n {
+				j := 1 + l*n + c
+				switch {
+				case !levels[c]:
+					m[j] = (a[j] + b[j]) / 2
+				case math.IsNaN(b[j]):
+					m[j] = a[j]
+				default:
+					m[j] = b[j]
+				}
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, st state, bad []*simengine.ParamError) (*session, error) {
+	eng, err := simengine.New(st.p)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{conn: conn, log: log, lim: lim, in: make(chan inMsg, 16), stopped: make(chan struct{}), initial: bad, eng: eng, st: st, playing: true}
+	s.factor, _ = parseSpeed(st.speed)
+	s.out.wake = make(chan struct{}, 1)
+	return s, nil
+}
+
+// serve runs the session until ctx ends, the page goes away or a write to
+// it fails, then closes the socket: with going-away when ctx ended (the
+// server shuts down). It returns the write error, if any.
+func (s *session) serve(ctx context.Context) error {
+	// The reader gets no deadline of its own: a Read whose context ends
+	// kills the connection without a close frame. Closing the socket ends it.
+	ended := make(chan struct{})
+	go func() { defer close(ended); s.read() }()
+	wctx, stopWriter := context.WithCancel(ctx)
+	werr := make(chan error, 1)
+	go func() { werr <- s.write(wctx); stopWriter() }()
+	s.hello()
+	for _, e := range s.initial {
+		s.fail(e.Name, e.Error())
+	}
+	s.run(wctx, ended)
+	close(s.stopped)
+	stopWriter()
+	err := <-werr
+	if ctx.Err() != nil {
+		s.conn.Close(websocket.StatusGoingAway, "server shutting down")
+	} else {
+		s.conn.Close(websocket.StatusNormalClosure, "")
+	}
+	<-ended
+	return err
+}
+
+// read hands the page's messages to run. A message that is not JSON is
+// answered with an error; only a closed socket ends the session.
+func (s *session) read() {
+	for {
+		typ, data, err := s.conn.Read(context.Background())
+		if err != nil {
+			return
+		}
+		var m inMsg
+		if typ != websocket.MessageText || json.Unmarshal(data, &m) != nil {
+			s.out.send(errorMsg{Type: "error", Message: "not a JSON text message"}, false)
+			continue
+		}
+		select {
+		case s.in <- m:
+		case <-s.stopped:
+			return
+		}
+	}
+}
+
+// write sends the outbox to the page until ctx ends.
+func (s *session) write(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.out.wake:
+		}
+		for _, m := range s.out.take() {
+			// Not ctx: a write whose context ends kills the connection
+			// without a close frame, and serve still has one to send.
+			wctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+			err := s.conn.Write(wctx, websocket.MessageText, m)
+			cancel()
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// run is the simulation's goroutine: it advances virtual time with the wall
+// clock at the session's speed and applies the page's messages between steps.
+func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
+	step := time.NewTicker(stepEvery)
+	defer step.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-readerGone:
+			return
+		case m := <-s.in:
+			s.handle(m)
+		case now := <-step.C:
+			if s.playing {
+				s.advance(now.Sub(last))
+			}
+			last = now
+		}
+	}
+}
+
+// advance moves the simulation by wall time elapsed at the session's speed,
+// or, at speed max, for as long as maxBurst allows.
+func (s *session) advance(elapsed time.Duration) {
+	end := s.st.p.Duration
+	var rows [][]float64
+	emit := func(t simengine.Tick) { rows = append(rows, tickRow(t)) }
+	down, outages := s.eng.Down(), len(s.eng.Outages())
+	if s.factor == 0 {
+		// As fast as the engine goes, but no faster than the page reads:
+		// at max speed there is no real time to keep, so rather than
+		// coalesce a fast page's rows, wait for the writer to drain them.
+		deadline := time.Now().Add(maxBurst)
+		for s.eng.Now() < end && time.Now().Before(deadline) &&
+			len(rows)+s.out.pending() < maxRows/2 {
+			s.eng.AdvanceTo(min(end, s.eng.Now()+time.Second), emit)
+		}
+	} else {
+		to := s.eng.Now() + time.Duration(float64(elapsed)*s.factor)
+		s.eng.AdvanceTo(min(end, to), emit)
+	}
+	s.out.push(rows)
+	s.summarize()
+	if s.eng.Now() >= end {
+		s.playing = false
+	}
+	// The scheduled outage starts and ends inside AdvanceTo: tell the page.
+	if s.eng.Now() >= end || s.eng.Down() != down || len(s.eng.Outages()) != outages {
+		s.state()
+	}
+}
+
+// tickRow flattens a tick for the page: t, then each lane's Columns.
+func tickRow(t simengine.Tick) []float64 {
+	row := make([]float64, 0, 1+len(t.Lanes)*len(simengine.Columns))
+	row = append(row, t.T)
+	for _, l := range t.Lanes {
+		v := l.Values()
+		row = append(row, v[:]...)
+	}
+	return row
+}
+
+// summarize sends the summaries when one changed.
+func (s *session) summarize() {
+	sum := s.eng.Summaries()
+	if summariesEqual(sum, s.lastSum) {
+		return
+	}
+	s.lastSum = sum
+	s.out.send(summaryMsg{Type: "summary", Lanes: sum}, false)
+}
+
+func summariesEqual(a, b []simengine.Summary) bool {
+	return slices.EqualFunc(a, b, func(x, y simengine.Summary) bool {
+		return x.BaselineOK == y.BaselineOK && ptrEq(x.ServerRecoveredAfter, y.ServerRecoveredAfter) &&
+			ptrEq(x.ServiceRecoveredAfter, y.ServiceRecoveredAfter) && x.Collapsed == y.Collapsed &&
+			x.PeakConcurrency == y.PeakConcurrency
+	})
+}
+
+func ptrEq(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// handle applies one message from the page.
+func (s *session) handle(m inMsg) {
+	switch m.Type {
+	case "set":
+		q, err := url.ParseQuery(m.Query)
+		if err != nil {
+			s.fail("", "set: the query does not parse: "+err.Error())
+			return
+		}
+		st, errs := decode(q, s.lim)
+		if len(errs) > 0 {
+			for _, e := range errs {
+				s.fail(e.Name, e.Error())
+			}
+			return
+		}
+		s.st.speed = st.speed
+		s.factor, _ = parseSpeed(st.speed)
+		s.st.p = st.p
+		if err := s.eng.Set(st.p); errors.Is(err, simengine.ErrRestarted) {
+			s.hello()
+			return
+		}
+		s.out.send(paramsMsg{Type: "params", Query: s.st.encode()}, false)
+		s.bands()
+		s.state()
+	case "outage":
+		s.eng.Outage(m.On)
+		s.state()
+	case "speed":
+		f, err := parseSpeed(m.Speed)
+		if err != nil {
+			s.fail(speedParam, err.Error())
+			return
+		}
+		s.factor, s.st.speed = f, m.Speed
+		s.out.send(paramsMsg{Type: "params", Query: s.st.encode()}, false)
+		s.state()
+	case "pause":
+		s.playing = false
+		s.state()
+	case "resume":
+		if s.eng.Now() >= s.st.p.Duration {
+			s.eng.Reset()
+			s.hello()
+		}
+		s.playing = true
+		s.state()
+	case "reset":
+		s.eng.Reset()
+		s.hello()
+	default:
+		s.fail("", "unknown message type "+strconv.Quote(m.Type)+": want set, outage, speed, pause, resume or reset")
+	}
+}
+
+func (s *session) fail(param, msg string) {
+	s.out.send(errorMsg{Type: "error", Param: param, Message: msg}, false)
+}
+
+// hello tells the page that a run starts: everything it shows is reset.
+func (s *session) hello() {
+	p := s.st.p
+	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
+		Tick: p.Tick.Seconds(), Columns: simengine.Columns}
+	for i, l := range p.Lanes {
+		h.Lanes = append(h.Lanes, laneInfo{Name: simengine.LaneNames[i : i+1], Strategy: l.Strategy})
+	}
+	s.out.lanes = len(p.Lanes)
+	s.lastSum = nil
+	s.out.send(h, true)
+	s.bands()
+	s.state()
+}
+
+// state tells the page where the run stands.
+func (s *session) state() {
+	m := stateMsg{Type: "state", T: s.eng.Now().Seconds(), Playing: s.playing,
+		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed, Down: s.eng.Down(),
+		Outages: [][2]float64{}}
+	for _, o := range s.eng.Outages() {
+		end := -1.0
+		if o[1] >= 0 {
+			end = o[1].Seconds()
+		}
+		m.Outages = append(m.Outages, [2]float64{o[0].Seconds(), end})
+	}
+	s.out.send(m, false)
+}
+
+// bands sends every lane's delay-by-retry bands.
+func (s *session) bands() {
+	for i, l := range s.st.p.Lanes {
+		s.out.send(laneBands(i, l, s.st.p), false)
+	}
+}
+
+func laneBands(i int, l simengine.Lane, p simengine.Params) bandsMsg {
+	m := bandsMsg{Type: "bands", Lane: i, Retry: []int{}, P5: []float64{}, P50: []float64{}, P95: []float64{}}
+	bands, err := strategies.Bands(l.Params, p.Think, bandRetries, bandDraws, p.Seed)
+	if err != nil {
+		return m
+	}
+	for _, b := range bands {
+		m.Retry = append(m.Retry, b.Retry)
+		m.P5 = append(m.P5, b.P5.Seconds())
+		m.P50 = append(m.P50, b.P50.Seconds())
+		m.P95 = append(m.P95, b.P95.Seconds())
+	}
+	return m
+}

@@ -1,0 +1,347 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// page is a test's end of a session's socket: a reader goroutine sorts
+// the server's messages by type.
+type page struct {
+	t    *testing.T
+	conn *websocket.Conn
+	msgs chan map[string]json.RawMessage
+	done chan struct{} // closed when the reader ends, with err set
+	err  error
+
+	mu   sync.Mutex
+	rows [][]any
+}
+
+func dialPage(t *testing.T, srv *httptest.Server, query string) *page {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws?"+query, nil)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	conn.SetReadLimit(1 << 24)
+	p := &page{t: t, conn: conn, msgs: make(chan map[string]json.RawMessage, 4096), done: make(chan struct{})}
+	go p.read()
+	t.Cleanup(func() { p.close() })
+	return p
+}
+
+func (p *page) read() {
+	for {
+		_, data, err := p.conn.Read(context.Background())
+		if err != nil {
+			p.err = err
+			close(p.msgs)
+			close(p.done)
+			return
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(data, &m); err != nil {
+			p.t.Errorf("server sent bad JSON %q: %v", data, err)
+			continue
+		}
+		if string(m["type"]) == `"tick"` {
+			var tm struct{ Ticks [][]any }
+			if err := json.Unmarshal(data, &tm); err != nil {
+				p.t.Errorf("bad tick %q: %v", data, err)
+			}
+			p.mu.Lock()
+			p.rows = append(p.rows, tm.Ticks...)
+			p.mu.Unlock()
+		}
+		select {
+		case p.msgs <- m:
+		default: // the test does not wait for this one
+		}
+	}
+}
+
+func (p *page) close() {
+	p.conn.Close(websocket.StatusNormalClosure, "")
+	<-p.done
+}
+
+func (p *page) send(v any) {
+	p.t.Helper()
+	b, _ := json.Marshal(v)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.conn.Write(ctx, websocket.MessageText, b); err != nil {
+		p.t.Fatalf("send: %v", err)
+	}
+}
+
+// await returns the next message of type typ for which ok holds, failing
+// the test after 10 s.
+func (p *page) await(typ string, ok func(map[string]json.RawMessage) bool) map[string]json.RawMessage {
+	p.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case m, open := <-p.msgs:
+			if !open {
+				p.t.Fatalf("socket closed while waiting for %s", typ)
+			}
+			if string(m["type"]) == `"`+typ+`"` && (ok == nil || ok(m)) {
+				return m
+			}
+		case <-deadline:
+			p.t.Fatalf("no %s message in 10 s", typ)
+		}
+	}
+}
+
+func (p *page) rowCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.rows)
+}
+
+func field[T any](t *testing.T, m map[string]json.RawMessage, key string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(m[key], &v); err != nil {
+		t.Fatalf("field %s of %v: %v", key, m, err)
+	}
+	return v
+}
+
+func TestSocketRoundTrips(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{})
+	p := dialPage(t, srv, "clients=300&duration=60s&speed=20")
+	hello := p.await("hello", nil)
+	if q := field[string](t, hello, "query"); !strings.Contains(q, "clients=300") || !strings.Contains(q, "speed=20") {
+		t.Fatalf("hello query %q", q)
+	}
+	if lanes := field[[]laneInfo](t, hello, "lanes"); len(lanes) != 2 || lanes[0].Strategy != "fixed" {
+		t.Fatalf("hello lanes %v", lanes)
+	}
+	p.await("bands", nil)
+	p.await("state", nil)
+	p.await("tick", nil)
+
+	t.Run("set applies live", func(t *testing.T) {
+		p.send(inMsg{Type: "set", Query: "clients=600&duration=60s&speed=20"})
+		m := p.await("params", nil)
+		if q := field[string](t, m, "query"); !strings.Contains(q, "clients=600") {
+			t.Fatalf("params %q", q)
+		}
+	})
+	t.Run("bad value keeps the session", func(t *testing.T) {
+		before := p.rowCount()
+		p.send(inMsg{Type: "set", Query: "clients=600&a.factor=abc"})
+		m := p.await("error", nil)
+		if field[string](t, m, "param") != "a.factor" || !strings.Contains(field[string](t, m, "message"), `"abc"`) {
+			t.Fatalf("error %v", m)
+		}
+		p.send(inMsg{Type: "nonsense"})
+		p.await("error", func(m map[string]json.RawMessage) bool {
+			return strings.Contains(string(m["message"]), "unknown message type")
+		})
+		p.send(inMsg{Type: "speed", Speed: "0"})
+		p.await("error", func(m map[string]json.RawMessage) bool { return string(m["param"]) == `"speed"` })
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		p.conn.Write(ctx, websocket.MessageText, []byte("{not json"))
+		cancel()
+		p.await("error", nil)
+		p.await("tick", func(map[string]json.RawMessage) bool { return p.rowCount() > before+5 })
+	})
+	t.Run("outage on and off", func(t *testing.T) {
+		p.send(inMsg{Type: "outage", On: true})
+		p.await("state", func(m map[string]json.RawMessage) bool { return field[bool](t, m, "down") })
+		p.send(inMsg{Type: "outage", On: false})
+		m := p.await("state", func(m map[string]json.RawMessage) bool { return !field[bool](t, m, "down") })
+		if o := field[[][2]float64](t, m, "outages"); len(o) == 0 || o[len(o)-1][1] < 0 {
+			t.Fatalf("outages %v", o)
+		}
+	})
+	t.Run("pause stops ticks, resume restarts them", func(t *testing.T) {
+		p.send(inMsg{Type: "pause"})
+		p.await("state", func(m map[string]json.RawMessage) bool { return !field[bool](t, m, "playing") })
+		time.Sleep(100 * time.Millisecond) // ticks already in flight land
+		n := p.rowCount()
+		time.Sleep(300 * time.Millisecond)
+		if got := p.rowCount(); got != n {
+			t.Fatalf("%d ticks while paused", got-n)
+		}
+		p.send(inMsg{Type: "resume"})
+		p.await("tick", nil)
+	})
+	t.Run("speed", func(t *testing.T) {
+		p.send(inMsg{Type: "speed", Speed: "max"})
+		m := p.await("state", func(m map[string]json.RawMessage) bool { return field[string](t, m, "speed") == "max" })
+		_ = m
+		p.await("state", func(m map[string]json.RawMessage) bool { return field[bool](t, m, "done") })
+	})
+	t.Run("reset", func(t *testing.T) {
+		p.send(inMsg{Type: "reset"})
+		p.await("hello", nil)
+		m := p.await("state", nil)
+		if field[float64](t, m, "t") > 1 {
+			t.Fatalf("t after reset: %v", m["t"])
+		}
+	})
+	t.Run("lanes change restarts", func(t *testing.T) {
+		p.send(inMsg{Type: "set", Query: "lanes=3&clients=300&duration=60s"})
+		m := p.await("hello", nil)
+		if lanes := field[[]laneInfo](t, m, "lanes"); len(lanes) != 3 {
+			t.Fatalf("lanes %v", lanes)
+		}
+	})
+}
+
+func TestSocketBadQueryStillServes(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{})
+	p := dialPage(t, srv, "clients=abc&duration=30s")
+	p.await("error", func(m map[string]json.RawMessage) bool { return field[string](t, m, "param") == "clients" })
+	p.await("tick", nil)
+}
+
+func TestSocketOriginChecked(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws",
+		&websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://evil.example"}}})
+	if err == nil || resp == nil || resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("cross-origin socket: err %v, resp %v", err, resp)
+	}
+}
+
+func TestSocketBusy(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{MaxSessions: 2, MaxClients: 1000, MaxDuration: time.Minute})
+	a := dialPage(t, srv, "clients=100")
+	b := dialPage(t, srv, "clients=100")
+	a.await("tick", nil)
+	b.await("tick", nil)
+	c := dialPage(t, srv, "clients=100")
+	m := c.await("error", nil)
+	if !strings.Contains(field[string](t, m, "message"), "server busy") {
+		t.Fatalf("third session: %v", m)
+	}
+	if <-c.done; websocket.CloseStatus(c.err) != websocket.StatusTryAgainLater {
+		t.Fatalf("third session closed with %v", c.err)
+	}
+}
+
+func TestSocketShutdownGoesAway(t *testing.T) {
+	srv, cancel := newTestServer(t, Limits{})
+	p := dialPage(t, srv, "clients=100")
+	p.await("tick", nil)
+	cancel()
+	<-p.done
+	if websocket.CloseStatus(p.err) != websocket.StatusGoingAway {
+		t.Fatalf("closed with %v, want going away", p.err)
+	}
+}
+
+// TestManySessions runs 200 pages at 10× for 10 s: each must receive its
+// ticks at the rate its speed asks (100 ticks a second), and the goroutines
+// must come back to their count before the sessions.
+func TestManySessions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("200 sessions for 10 s: skipped with -short")
+	}
+	if raceEnabled {
+		t.Skip("a rate test under -race measures the detector: make test runs it again without -race")
+	}
+	before := runtime.NumGoroutine()
+	srv, _ := newTestServer(t, Limits{MaxSessions: 300, MaxClients: 1000, MaxDuration: time.Hour})
+	const n, speed, wall = 200, 10, 10 * time.Second
+	pages := make([]*page, n)
+	for i := range pages {
+		pages[i] = dialPage(t, srv, "clients=200&duration=1h&speed=10")
+	}
+	for _, p := range pages {
+		p.await("tick", nil)
+	}
+	start := make([]int, n)
+	for i, p := range pages {
+		start[i] = p.rowCount()
+	}
+	time.Sleep(wall)
+	want := float64(speed) * wall.Seconds() / 0.1
+	for i, p := range pages {
+		got := float64(p.rowCount() - start[i])
+		if got < 0.8*want || got > 1.2*want {
+			t.Errorf("session %d: %.0f ticks in %v, want %.0f ±20%%", i, got, wall, want)
+		}
+	}
+	for _, p := range pages {
+		p.close()
+	}
+	waitGoroutines(t, before)
+}
+
+// TestStalledPageDoesNotSlowOthers opens a page that never reads: its
+// session must go on simulating, and another page must keep its rate.
+func TestStalledPageDoesNotSlowOthers(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stalled, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws?clients=2000&duration=1h&speed=100", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.CloseNow()
+	p := dialPage(t, srv, "clients=200&duration=1h&speed=10")
+	p.await("tick", nil)
+	n := p.rowCount()
+	time.Sleep(2 * time.Second)
+	got := p.rowCount() - n
+	if got < 160 || got > 240 {
+		t.Fatalf("reading page got %d ticks in 2 s beside a stalled one, want ~200", got)
+	}
+	// The stalled page, read at last, finds its simulation far along: it
+	// advanced while nobody read, with its outbox coalesced.
+	var last float64
+	for {
+		_, data, err := stalled.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st stateMsg
+		if json.Unmarshal(data, &st) == nil && st.Type == "state" {
+			last = st.T
+		}
+		if strings.Contains(string(data), `"type":"tick"`) {
+			var tm struct{ Ticks [][]any }
+			json.Unmarshal(data, &tm)
+			if len(tm.Ticks) > 0 {
+				last = tm.Ticks[len(tm.Ticks)-1][0].(float64)
+			}
+		}
+		if last > 150 { // 2 s at 100× is 200 virtual seconds
+			break
+		}
+	}
+}
+
+func waitGoroutines(t *testing.T, want int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > want+2 {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines, want %d:\n%s", runtime.NumGoroutine(), want, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+

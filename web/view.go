@@ -1,0 +1,467 @@
+package web
+
+import (
+	"encoding/json"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"backofflab/simengine"
+	"backofflab/strategies"
+)
+
+// view.go turns a pageInput into what page.templ shows: one control per
+// parameter of the vocabulary, grouped; one panel and one chart column per
+// lane; the charts' options; and the state the page script starts from.
+// Everything the templates print is decided here, so that the tests can
+// check it without parsing HTML.
+
+// sliderSteps is the resolution of every slider: a slider's position runs
+// from 0 to sliderSteps and maps onto its parameter's range, linearly or
+// logarithmically. static/app.js maps positions the same way.
+const sliderSteps = 1000
+
+// The slider scales.
+const (
+	scaleLin = "lin"
+	scaleLog = "log"
+)
+
+// keepOnStrategyChange are the lane parameters that survive a change of the
+// lane's strategy; the others are dropped so that the new strategy's
+// defaults apply.
+var keepOnStrategyChange = []string{"cancel_on_timeout", "max_attempts", "deadline"}
+
+// controlGroups are the control sections for the parameters shared by every lane,
+// in the order of the page. A Table parameter that none names lands in a
+// last section, so that every parameter always has a control.
+var controlGroups = []struct {
+	id, title string
+	names     []string
+}{
+	{"clients", "Clients", []string{"clients", "think", "timeout"}},
+	{"server", "Server", []string{"server_limit", "server_delay", "server_factor", "server_k", "max_server_delay", "backlog"}},
+	{"outage", "Outage", []string{"outage", "outage_at", "outage_for"}},
+	{"run", "Run", []string{"duration", "tick", "seed"}},
+}
+
+// speedChoices are the playback speeds the speed menu offers: virtual seconds per
+// wall second, 1 being real time.
+var speedChoices = []string{"1", "2", "5", "10", "20", "50", "100", speedMax}
+
+// pageView is everything page.templ renders.
+type pageView struct {
+	Query   string
+	Lanes   int            // lanes in the run
+	LaneCtl paramCtl       // the lanes parameter (a hidden input the buttons change)
+	Groups  []controlGroup // clients, server, outage, run
+	Panels  []lanePanel    // one per possible lane; Active for the run's lanes
+	Speed   paramCtl       // the speed menu
+	Presets []Preset
+	// General are the messages of bad values that have no visible control.
+	General []string
+	Kinds   []chartKind
+	Charts  []chartJSON // one option per chart kind
+	State   pageState
+	// ExportCSV and ExportJSON are the headless exports of the same run.
+	ExportCSV, ExportJSON string
+	Duration              string // seconds, for the clock before the first tick
+}
+
+// controlGroup is one collapsible section of controls.
+type controlGroup struct {
+	ID, Title string
+	Controls  []paramCtl
+}
+
+// lanePanel is one lane's controls: its strategy and the parameters the
+// strategy uses (the others are present but hidden, so the query keeps them).
+type lanePanel struct {
+	Letter   string
+	Index    int
+	Active   bool // the lane is in the run
+	Strategy paramCtl
+	About    string // the strategy's formula
+	Controls []paramCtl
+}
+
+// paramCtl is one parameter's control: for numbers and durations a slider and
+// a number box with its unit; for enums a menu; for booleans a checkbox.
+type paramCtl struct {
+	Name string // the vocabulary name, with the lane letter: name and data-param
+	Base string // the name without the lane letter
+	Lane string // the lane letter, or ""
+	Kind string // int, float, duration, enum, bool or seed
+	Help string // the parameter's meaning, from the table
+	// Allowed describes the accepted values, as the validator words them.
+	Allowed string
+	Unit    string
+	// Min and Max bound the value in the number box's unit (seconds for
+	// durations), capped by the server's limits.
+	Min, Max string
+	Scale    string // the slider's scale, lin or log; "" for no slider
+	Value    string // the number box's text or the menu's value
+	Pos      int    // the slider's position, 0 to sliderSteps
+	Checked  bool   // a checkbox's state
+	Choices  []ctlChoice
+	Error    string // the message of a bad value, shown beside the control
+	Hidden   bool   // a lane parameter its strategy does not use
+}
+
+// ctlChoice is one option of a menu.
+type ctlChoice struct {
+	Value, Label, Help string
+}
+
+// chartJSON is the ECharts option of one chart kind, embedded with
+// templ.JSONScript under ID.
+type chartJSON struct {
+	ID   string
+	JSON json.RawMessage
+}
+
+// pageState is the page script's starting point, embedded as JSON.
+type pageState struct {
+	Query     string   `json:"query"`
+	Lanes     int      `json:"lanes"`
+	Duration  float64  `json:"duration"` // seconds
+	Columns   []string `json:"columns"`
+	LaneNames string   `json:"laneNames"`
+	// Kinds maps each parameter's name (without lane letter) to its kind,
+	// so that the JSON export writes numbers as numbers like the CLI.
+	Kinds      map[string]string   `json:"kinds"`
+	Strategies []strategyInfo      `json:"strategies"`
+	Keep       []string            `json:"keep"`   // kept on a strategy change
+	Series     map[string][]string `json:"series"` // chart kind → the Columns it plots
+	Steps      int                 `json:"steps"`  // slider resolution
+	Presets    []Preset            `json:"presets"`
+}
+
+// strategyInfo tells the script which lane parameters a strategy uses.
+type strategyInfo struct {
+	Name  string   `json:"name"`
+	About string   `json:"about"`
+	Uses  []string `json:"uses"`
+}
+
+// newView builds the page's view model from its input.
+func newView(in pageInput) pageView {
+	p := in.St.p
+	if len(p.Lanes) == 0 { // a zero pageInput: show the defaults
+		p = simengine.Defaults()
+	}
+	speed := in.St.speed
+	if speed == "" {
+		speed = "1"
+	}
+	query := in.Query
+	if query == "" {
+		query = state{p: p, speed: speed}.encode()
+	}
+	// Every lane panel exists; lanes beyond the run show their defaults.
+	all := p
+	all.Lanes = slices.Clone(p.Lanes)
+	for i := len(all.Lanes); i < simengine.MaxLanes; i++ {
+		all.Lanes = append(all.Lanes, simengine.DefaultLane(i))
+	}
+
+	v := pageView{Query: query, Lanes: len(p.Lanes), Presets: in.Presets, Kinds: chartKinds,
+		ExportCSV: "/export.csv?" + query, ExportJSON: "/export.json?" + query,
+		Duration: fmtNum(p.Duration.Seconds())}
+
+	errs := map[string][]string{}
+	for _, e := range in.Errors {
+		errs[e.Name] = append(errs[e.Name], e.Error())
+	}
+	shown := map[string]bool{} // names whose error shows beside a visible control
+	mk := func(param simengine.Param, lane int) paramCtl {
+		c := newControl(param, lane, &all, in)
+		if msgs, ok := errs[c.Name]; ok {
+			c.Error = strings.Join(msgs, "; ")
+		}
+		return c
+	}
+
+	// The number of lanes: a hidden input, shown by the lane buttons.
+	lp, _, _ := simengine.Lookup("lanes")
+	v.LaneCtl = mk(lp, -1)
+	v.LaneCtl.Value = strconv.Itoa(len(p.Lanes))
+	shown["lanes"] = true
+
+	placed := map[string]bool{}
+	for _, g := range controlGroups {
+		cg := controlGroup{ID: g.id, Title: g.title}
+		for _, name := range g.names {
+			param, _, ok := simengine.Lookup(name)
+			if !ok || param.Lane {
+				continue
+			}
+			cg.Controls = append(cg.Controls, mk(param, -1))
+			placed[name] = true
+		}
+		v.Groups = append(v.Groups, cg)
+	}
+	var rest []paramCtl
+	for _, param := range simengine.Table {
+		if !param.Lane && !placed[param.Name] {
+			rest = append(rest, mk(param, -1))
+		}
+	}
+	if len(rest) > 0 {
+		v.Groups = append(v.Groups, controlGroup{ID: "other", Title: "Other", Controls: rest})
+	}
+	for _, g := range v.Groups {
+		for _, c := range g.Controls {
+			shown[c.Name] = true
+		}
+	}
+
+	for i := range simengine.MaxLanes {
+		lp := lanePanel{Letter: simengine.LaneNames[i : i+1], Index: i, Active: i < len(p.Lanes)}
+		strategy := all.Lanes[i].Strategy
+		lp.About = strategies.About(strategy)
+		for _, param := range simengine.Table {
+			if !param.Lane {
+				continue
+			}
+			c := mk(param, i)
+			if param.Name == "strategy" {
+				lp.Strategy = c
+			} else {
+				c.Hidden = !usesParam(strategy, param.Name)
+				lp.Controls = append(lp.Controls, c)
+			}
+			if lp.Active && !c.Hidden {
+				shown[c.Name] = true
+			}
+		}
+		v.Panels = append(v.Panels, lp)
+	}
+
+	v.Speed = paramCtl{Name: speedParam, Base: speedParam, Kind: "enum", Value: speed,
+		Help: "playback: virtual seconds per wall second (1× is real time)"}
+	for _, s := range speedChoices {
+		v.Speed.Choices = append(v.Speed.Choices, ctlChoice{Value: s, Label: speedLabel(s)})
+	}
+	if !slices.Contains(speedChoices, speed) { // a speed from the URL that the menu lacks
+		v.Speed.Choices = append(v.Speed.Choices, ctlChoice{Value: speed, Label: speedLabel(speed)})
+	}
+	if msgs, ok := errs[speedParam]; ok {
+		v.Speed.Error = strings.Join(msgs, "; ")
+	}
+	shown[speedParam] = true
+
+	for _, e := range in.Errors {
+		if !shown[e.Name] {
+			v.General = append(v.General, e.Error())
+		}
+	}
+
+	for _, k := range chartKinds {
+		js, err := chartOption(k.Kind, p.Duration.Seconds())
+		if err != nil {
+			panic(err) // chartKinds and chartOption disagree: a bug
+		}
+		v.Charts = append(v.Charts, chartJSON{ID: "chart-" + k.Kind, JSON: js})
+	}
+	v.State = newPageState(query, p, in.Presets)
+	return v
+}
+
+// usesParam reports whether a lane with strategy shows the lane parameter
+// name: the strategy's own parameters, and cancel_on_timeout always.
+func usesParam(strategy, name string) bool {
+	return name == "cancel_on_timeout" || strategies.Uses(strategy, name)
+}
+
+func newPageState(query string, p simengine.Params, presets []Preset) pageState {
+	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
+		Columns: simengine.Columns, LaneNames: simengine.LaneNames, Kinds: map[string]string{},
+		Keep: keepOnStrategyChange, Series: map[string][]string{}, Steps: sliderSteps, Presets: presets}
+	if ps.Presets == nil {
+		ps.Presets = []Preset{}
+	}
+	lp, _, _ := simengine.Lookup("lanes")
+	ps.Kinds["lanes"] = kindName(lp.Kind)
+	for _, param := range simengine.Table {
+		ps.Kinds[param.Name] = kindName(param.Kind)
+	}
+	for _, name := range strategies.Names() {
+		si := strategyInfo{Name: name, About: strategies.About(name), Uses: []string{}}
+		for _, param := range simengine.Table {
+			if param.Lane && param.Name != "strategy" && usesParam(name, param.Name) {
+				si.Uses = append(si.Uses, param.Name)
+			}
+		}
+		ps.Strategies = append(ps.Strategies, si)
+	}
+	for kind, ss := range timeSeries {
+		for _, s := range ss {
+			ps.Series[kind] = append(ps.Series[kind], s.name)
+		}
+	}
+	return ps
+}
+
+// newControl builds the control of param (lane i, or -1 for a shared
+// parameter) showing its value in ps, or the URL's raw value when that one
+// was bad.
+func newControl(param simengine.Param, lane int, ps *simengine.Params, in pageInput) paramCtl {
+	c := paramCtl{Name: param.Name, Base: param.Name, Kind: kindName(param.Kind), Help: param.Help,
+		Allowed: param.Allowed(), Unit: param.Unit}
+	if lane >= 0 {
+		c.Lane = simengine.LaneNames[lane : lane+1]
+		c.Name = c.Lane + "." + param.Name
+	}
+	if param.Name == "lanes" {
+		c.Allowed = "1 to " + strconv.Itoa(simengine.MaxLanes)
+		return c
+	}
+	goText := param.Value(ps, max(lane, 0))
+	lo, hi := param.Min, param.Max
+	switch param.Name { // the server's own caps narrow the table's ranges
+	case "clients":
+		if in.Limits.MaxClients > 0 {
+			hi = math.Min(hi, float64(in.Limits.MaxClients))
+		}
+	case "duration":
+		if in.Limits.MaxDuration > 0 {
+			hi = math.Min(hi, float64(in.Limits.MaxDuration))
+		}
+	}
+	switch param.Kind {
+	case simengine.KindEnum:
+		c.Value = goText
+		for _, ch := range param.Choices {
+			h := ""
+			if param.Name == "strategy" {
+				h = strategies.About(ch)
+			}
+			c.Choices = append(c.Choices, ctlChoice{Value: ch, Label: ch, Help: h})
+		}
+		return c
+	case simengine.KindBool:
+		c.Checked = goText == "true"
+		c.Value = goText
+		return c
+	case simengine.KindSeed:
+		c.Min, c.Max = "0", strconv.FormatUint(math.MaxUint64, 10)
+		c.Value = rawOr(in.Raw, c.Name, in.Errors, goText)
+		return c
+	}
+	val := 0.0
+	if param.Kind == simengine.KindDuration {
+		d, _ := time.ParseDuration(goText)
+		val, lo, hi = d.Seconds(), lo/1e9, hi/1e9
+		c.Value = fmtNum(val)
+	} else {
+		val, _ = strconv.ParseFloat(goText, 64)
+		c.Value = goText
+	}
+	c.Min, c.Max = fmtNum(lo), fmtNum(hi)
+	c.Scale = sliderScale(param.Kind, lo, hi)
+	c.Pos = sliderPos(c.Scale, param.Kind, lo, hi, val)
+	c.Value = rawOr(in.Raw, c.Name, in.Errors, c.Value)
+	return c
+}
+
+// rawOr returns the URL's raw value of name when it was bad, so that the
+// user sees what they wrote beside the message, else shown.
+func rawOr(raw url.Values, name string, errs []*simengine.ParamError, shown string) string {
+	for _, e := range errs {
+		if e.Name == name {
+			if vals, ok := raw[name]; ok && len(vals) > 0 {
+				return vals[len(vals)-1]
+			}
+			return e.Value
+		}
+	}
+	return shown
+}
+
+func kindName(k simengine.Kind) string {
+	switch k {
+	case simengine.KindInt:
+		return "int"
+	case simengine.KindFloat:
+		return "float"
+	case simengine.KindDuration:
+		return "duration"
+	case simengine.KindEnum:
+		return "enum"
+	case simengine.KindBool:
+		return "bool"
+	case simengine.KindSeed:
+		return "seed"
+	}
+	return "unknown"
+}
+
+// logLow is where a logarithmic slider over [0, max] starts above 0:
+// position 0 is 0 and position 1 is logLow.
+func logLow(kind simengine.Kind, hi float64) float64 {
+	switch kind {
+	case simengine.KindInt:
+		return 1
+	case simengine.KindDuration:
+		return 0.01 // seconds
+	}
+	return hi / 1e4
+}
+
+// sliderScale chooses a slider's scale: logarithmic for wide ranges
+// (max/min ≥ 100), where a linear slider would spend nearly all of its
+// travel on values nobody wants.
+func sliderScale(kind simengine.Kind, lo, hi float64) string {
+	if lo <= 0 {
+		if kind == simengine.KindFloat {
+			return scaleLin // jitter: 0 to 1
+		}
+		lo = logLow(kind, hi)
+	}
+	if hi/lo >= 100 {
+		return scaleLog
+	}
+	return scaleLin
+}
+
+// sliderPos is the slider position of value v; app.js's posOf is its twin.
+func sliderPos(scale string, kind simengine.Kind, lo, hi, v float64) int {
+	var f float64
+	switch {
+	case hi <= lo:
+		return 0
+	case scaleLog == scale && lo > 0:
+		f = math.Log(math.Max(v, lo)/lo) / math.Log(hi/lo) * sliderSteps
+	case scaleLog == scale:
+		if v <= lo {
+			return 0
+		}
+		low := logLow(kind, hi)
+		f = 1 + math.Log(math.Max(v, low)/low)/math.Log(hi/low)*(sliderSteps-1)
+	default:
+		f = (v - lo) / (hi - lo) * sliderSteps
+	}
+	return int(math.Max(0, math.Min(sliderSteps, math.Round(f))))
+}
+
+// fmtNum writes a number in plain decimal, as the number boxes show it.
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func speedLabel(s string) string {
+	if s == speedMax {
+		return "max"
+	}
+	return s + "×"
+}
+
+// inputMode picks the phone keyboard of a number box.
+func inputMode(kind string) string {
+	if kind == "int" || kind == "seed" {
+		return "numeric"
+	}
+	return "decimal"
+}

@@ -1,0 +1,527 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"backofflab/simengine"
+	"backofflab/strategies"
+)
+
+// pageFor builds the page input for a URL query as handlePlayground does.
+func pageFor(t *testing.T, rawQuery string) pageInput {
+	t.Helper()
+	raw, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, errs := decodeLenient(raw, DefaultLimits)
+	return pageInput{St: st, Query: st.encode(), Raw: raw, Errors: errs,
+		Presets: []Preset{{Name: "p1", Title: "Preset one", Query: "lanes=1", Description: "what it shows"}},
+		Limits:  DefaultLimits}
+}
+
+// allControls lists every control of a view, lane panels included.
+func allControls(v pageView) []paramCtl {
+	out := []paramCtl{v.LaneCtl, v.Speed}
+	for _, g := range v.Groups {
+		out = append(out, g.Controls...)
+	}
+	for _, p := range v.Panels {
+		out = append(out, p.Strategy)
+		out = append(out, p.Controls...)
+	}
+	return out
+}
+
+func TestEveryParameterHasOneControl(t *testing.T) {
+	v := newView(pageFor(t, ""))
+	byName := map[string][]paramCtl{}
+	for _, c := range allControls(v) {
+		byName[c.Name] = append(byName[c.Name], c)
+	}
+	want := []string{"lanes", speedParam}
+	for _, p := range simengine.Table {
+		if !p.Lane {
+			want = append(want, p.Name)
+			continue
+		}
+		for _, l := range simengine.LaneNames {
+			want = append(want, string(l)+"."+p.Name)
+		}
+	}
+	for _, name := range want {
+		cs := byName[name]
+		if len(cs) != 1 {
+			t.Errorf("%s: %d controls, want 1", name, len(cs))
+			continue
+		}
+		delete(byName, name)
+		p, _, ok := simengine.Lookup(name)
+		if !ok { // speed
+			continue
+		}
+		c := cs[0]
+		if c.Help != p.Help || c.Unit != p.Unit || c.Base != p.Name {
+			t.Errorf("%s: help %q unit %q base %q, want %q %q %q", name, c.Help, c.Unit, c.Base, p.Help, p.Unit, p.Name)
+		}
+		if c.Kind != kindName(p.Kind) {
+			t.Errorf("%s: kind %s, want %s", name, c.Kind, kindName(p.Kind))
+		}
+		switch p.Kind {
+		case simengine.KindInt, simengine.KindFloat, simengine.KindDuration:
+			if name == "lanes" {
+				continue
+			}
+			lo, hi := p.Min, p.Max
+			if p.Kind == simengine.KindDuration {
+				lo, hi = lo/1e9, hi/1e9
+			}
+			switch name { // capped by the server's limits
+			case "clients":
+				hi = float64(DefaultLimits.MaxClients)
+			case "duration":
+				hi = DefaultLimits.MaxDuration.Seconds()
+			}
+			if c.Min != fmtNum(lo) || c.Max != fmtNum(hi) {
+				t.Errorf("%s: range %s..%s, want %s..%s", name, c.Min, c.Max, fmtNum(lo), fmtNum(hi))
+			}
+			if c.Scale == "" {
+				t.Errorf("%s: no slider", name)
+			}
+			if c.Pos < 0 || c.Pos > sliderSteps {
+				t.Errorf("%s: slider position %d", name, c.Pos)
+			}
+		case simengine.KindEnum:
+			if !slices.Equal(choiceValues(c.Choices), p.Choices) {
+				t.Errorf("%s: choices %v, want %v", name, choiceValues(c.Choices), p.Choices)
+			}
+		}
+	}
+	for name := range byName {
+		t.Errorf("control %s is not in the vocabulary", name)
+	}
+}
+
+func choiceValues(cs []ctlChoice) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, c.Value)
+	}
+	return out
+}
+
+func TestControlValuesShowTheState(t *testing.T) {
+	v := newView(pageFor(t, "think=2500ms&a.strategy=exponential&a.factor=2.7&clients=300&b.cancel_on_timeout=true&speed=3"))
+	got := map[string]paramCtl{}
+	for _, c := range allControls(v) {
+		got[c.Name] = c
+	}
+	for name, want := range map[string]string{
+		"think": "2.5", "timeout": "2", "a.factor": "2.7", "a.max_delay": "900", "clients": "300",
+		"a.strategy": "exponential", "b.strategy": "think_scaled", "seed": "1", "speed": "3", "lanes": "2",
+	} {
+		if got[name].Value != want {
+			t.Errorf("%s shows %q, want %q", name, got[name].Value, want)
+		}
+	}
+	if !got["b.cancel_on_timeout"].Checked || got["a.cancel_on_timeout"].Checked {
+		t.Error("cancel_on_timeout checkboxes do not follow the state")
+	}
+	if !slices.ContainsFunc(v.Speed.Choices, func(c ctlChoice) bool { return c.Value == "3" }) {
+		t.Error("a speed from the URL is missing from the menu")
+	}
+	if v.Panels[2].Active || v.Panels[3].Active || !v.Panels[1].Active {
+		t.Error("lane panels do not follow lanes=2")
+	}
+}
+
+func TestLanePanelsShowOnlyWhatTheStrategyUses(t *testing.T) {
+	for _, name := range strategies.Names() {
+		v := newView(pageFor(t, "a.strategy="+name))
+		p := v.Panels[0]
+		if p.Strategy.Value != name || p.About != strategies.About(name) {
+			t.Errorf("%s: panel shows %q, %q", name, p.Strategy.Value, p.About)
+		}
+		for _, c := range p.Controls {
+			shown := strategies.Uses(name, c.Base) || c.Base == "cancel_on_timeout"
+			if c.Hidden == shown {
+				t.Errorf("%s: %s hidden=%v, want %v", name, c.Name, c.Hidden, !shown)
+			}
+		}
+	}
+}
+
+func TestBadRawValueStaysInItsControl(t *testing.T) {
+	in := pageFor(t, "a.strategy=exponential&a.factor=99&clients=abc&think=5x&e.foo=1&speed=fast")
+	if len(in.Errors) != 5 {
+		t.Fatalf("errors %v, want 5", in.Errors)
+	}
+	v := newView(in)
+	got := map[string]paramCtl{}
+	for _, c := range allControls(v) {
+		got[c.Name] = c
+	}
+	for name, raw := range map[string]string{"a.factor": "99", "clients": "abc", "think": "5x"} {
+		c := got[name]
+		if c.Value != raw {
+			t.Errorf("%s shows %q, want the raw %q", name, c.Value, raw)
+		}
+		if !strings.HasPrefix(c.Error, name+": ") || !strings.Contains(c.Error, strconv.Quote(raw)) {
+			t.Errorf("%s: message %q", name, c.Error)
+		}
+	}
+	if got["timeout"].Error != "" || got["a.jitter"].Value != "0.1" {
+		t.Error("a good value lost its state")
+	}
+	if got[speedParam].Error == "" {
+		t.Error("no message for a bad speed")
+	}
+	if len(v.General) != 1 || !strings.HasPrefix(v.General[0], "e.foo: ") {
+		t.Errorf("general messages %q, want the one of e.foo", v.General)
+	}
+
+	// A bad value for a parameter the lane's strategy hides lands in the
+	// general area, where it can be seen.
+	v = newView(pageFor(t, "a.strategy=fixed&a.factor=99"))
+	if len(v.General) != 1 || !strings.HasPrefix(v.General[0], "a.factor: ") {
+		t.Errorf("general messages %q, want the one of the hidden a.factor", v.General)
+	}
+}
+
+func TestSliderScales(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		scale string
+	}{
+		{"clients", scaleLog}, {"think", scaleLog}, {"server_factor", scaleLin}, {"server_k", scaleLog},
+		{"backlog", scaleLog}, {"outage_at", scaleLog}, {"tick", scaleLog}, {"a.jitter", scaleLin},
+		{"a.factor", scaleLin}, {"a.max_attempts", scaleLog},
+	} {
+		p, _, _ := simengine.Lookup(tc.name)
+		lo, hi := p.Min, p.Max
+		if p.Kind == simengine.KindDuration {
+			lo, hi = lo/1e9, hi/1e9
+		}
+		if got := sliderScale(p.Kind, lo, hi); got != tc.scale {
+			t.Errorf("%s: scale %s, want %s", tc.name, got, tc.scale)
+			continue
+		}
+		if sliderPos(tc.scale, p.Kind, lo, hi, lo) != 0 || sliderPos(tc.scale, p.Kind, lo, hi, hi) != sliderSteps {
+			t.Errorf("%s: the range's ends are not the slider's ends", tc.name)
+		}
+		prev := -1
+		for _, f := range []float64{0, 0.001, 0.01, 0.1, 0.5, 1} {
+			pos := sliderPos(tc.scale, p.Kind, lo, hi, lo+f*(hi-lo))
+			if pos < prev {
+				t.Errorf("%s: slider not monotonic at %g", tc.name, f)
+			}
+			prev = pos
+		}
+	}
+	// A log slider puts 001's values in the middle of its travel, not at one end.
+	if pos := sliderPos(scaleLog, simengine.KindInt, 1, 20000, 1000); pos < 500 || pos > 800 {
+		t.Errorf("clients=1000 at %d", pos)
+	}
+}
+
+func TestChartOptions(t *testing.T) {
+	v := newView(pageFor(t, "duration=300s"))
+	if len(v.Charts) != len(chartKinds) {
+		t.Fatalf("%d chart options, want %d", len(v.Charts), len(chartKinds))
+	}
+	for i, c := range v.Charts {
+		kind := chartKinds[i].Kind
+		if c.ID != "chart-"+kind {
+			t.Errorf("chart %d has id %s", i, c.ID)
+		}
+		if strings.Contains(string(c.JSON), "__f__") {
+			t.Errorf("%s: function markers in the JSON", kind)
+		}
+		var opt struct {
+			Series []struct {
+				Name string `json:"name"`
+				ID   string `json:"id"`
+				Data []any  `json:"data"`
+			} `json:"series"`
+			XAxis []struct {
+				Type string   `json:"type"`
+				Max  *float64 `json:"max"`
+			} `json:"xAxis"`
+			YAxis   []json.RawMessage `json:"yAxis"`
+			Toolbox struct {
+				Feature map[string]json.RawMessage `json:"feature"`
+			} `json:"toolbox"`
+		}
+		if err := json.Unmarshal(c.JSON, &opt); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		var names []string
+		for _, s := range opt.Series {
+			names = append(names, s.Name)
+			if s.Data == nil || len(s.Data) != 0 {
+				t.Errorf("%s/%s: data %v, want []", kind, s.Name, s.Data)
+			}
+		}
+		want := delaySeries
+		if kind != "delay" {
+			want = nil
+			for _, s := range timeSeries[kind] {
+				want = append(want, s.name)
+				if !slices.Contains(simengine.Columns, s.name) {
+					t.Errorf("%s: series %s is not a column", kind, s.name)
+				}
+			}
+			if len(opt.XAxis) != 1 || opt.XAxis[0].Type != "value" || opt.XAxis[0].Max == nil || *opt.XAxis[0].Max != 300 {
+				t.Errorf("%s: x axis %+v, want value up to the duration", kind, opt.XAxis)
+			}
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("%s: series %v, want %v", kind, names, want)
+		}
+		if _, ok := opt.Toolbox.Feature["saveAsImage"]; !ok {
+			t.Errorf("%s: no PNG export", kind)
+		}
+		wantY := 1
+		if kind == "server" {
+			wantY = 2
+		}
+		if len(opt.YAxis) != wantY {
+			t.Errorf("%s: %d y axes, want %d", kind, len(opt.YAxis), wantY)
+		}
+	}
+	// The script plots every time chart from these columns.
+	for kind, cols := range v.State.Series {
+		for _, c := range cols {
+			if !slices.Contains(simengine.Columns, c) {
+				t.Errorf("%s: %s is not a column", kind, c)
+			}
+		}
+	}
+}
+
+// render renders the page and parses it.
+func render(t *testing.T, in pageInput) *html.Node {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := playground(in).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func walk(n *html.Node, f func(*html.Node)) {
+	f(n)
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		walk(c, f)
+	}
+}
+
+func attrOf(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	walk(n, func(c *html.Node) {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		}
+	})
+	return b.String()
+}
+
+func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
+	doc := render(t, pageFor(t, "a.factor=99&a.strategy=exponential&e.foo=1"))
+	ids := map[string]int{}
+	params := map[string]int{}
+	sliders := map[string]bool{}
+	slots := map[string]string{}
+	charts := map[string]bool{}
+	var jsonBlocks []string
+	var scripts []string
+	walk(doc, func(n *html.Node) {
+		if n.Type != html.ElementNode {
+			return
+		}
+		for _, a := range n.Attr {
+			if a.Key == "style" || strings.HasPrefix(a.Key, "on") {
+				t.Errorf("<%s> has an inline %s attribute", n.Data, a.Key)
+			}
+		}
+		if n.Data == "style" {
+			t.Error("the page has a <style> element")
+		}
+		if n.Data == "script" {
+			src, hasSrc := attrOf(n, "src")
+			typ, _ := attrOf(n, "type")
+			switch {
+			case hasSrc:
+				scripts = append(scripts, src)
+			case typ == "application/json":
+				id, _ := attrOf(n, "id")
+				jsonBlocks = append(jsonBlocks, id)
+				if !json.Valid([]byte(textOf(n))) {
+					t.Errorf("JSON block %s is not valid JSON", id)
+				}
+			default:
+				t.Errorf("inline script: %.60q", textOf(n))
+			}
+		}
+		if id, ok := attrOf(n, "id"); ok {
+			ids[id]++
+		}
+		if p, ok := attrOf(n, "data-param"); ok {
+			params[p]++
+			if name, _ := attrOf(n, "name"); name != p {
+				t.Errorf("data-param %s has name %q", p, name)
+			}
+		}
+		if p, ok := attrOf(n, "data-slider-for"); ok {
+			sliders[p] = true
+		}
+		if p, ok := attrOf(n, "data-error-for"); ok {
+			slots[p] = strings.TrimSpace(textOf(n))
+		}
+		if k, ok := attrOf(n, "data-chart"); ok {
+			l, _ := attrOf(n, "data-lane")
+			charts[k+"."+l] = true
+		}
+	})
+	for id, n := range ids {
+		if n > 1 {
+			t.Errorf("id %s used %d times", id, n)
+		}
+	}
+	for _, id := range []string{"play", "reset", "outage", "speed", "copy-link", "lane-add", "lane-remove",
+		"clock", "status", "export-csv", "export-json", "page-state"} {
+		if ids[id] != 1 {
+			t.Errorf("no #%s", id)
+		}
+	}
+	if !slices.Equal(scripts, []string{"/static/vendor/echarts/echarts.min.js", "/static/app.js"}) {
+		t.Errorf("scripts %v", scripts)
+	}
+	for _, k := range chartKinds {
+		if !slices.Contains(jsonBlocks, "chart-"+k.Kind) {
+			t.Errorf("no option block for %s", k.Kind)
+		}
+		for _, l := range simengine.LaneNames {
+			if !charts[k.Kind+"."+string(l)] {
+				t.Errorf("no chart %s for lane %c", k.Kind, l)
+			}
+		}
+	}
+	v := newView(pageFor(t, ""))
+	for _, c := range allControls(v) {
+		if params[c.Name] != 1 {
+			t.Errorf("%s: %d inputs with data-param", c.Name, params[c.Name])
+		}
+		if _, ok := slots[c.Name]; !ok {
+			t.Errorf("%s: no error slot", c.Name)
+		}
+		if c.Scale != "" && !sliders[c.Name] {
+			t.Errorf("%s: no slider", c.Name)
+		}
+	}
+	if !strings.HasPrefix(slots["a.factor"], `a.factor: "99" is not allowed`) {
+		t.Errorf("a.factor's slot holds %q", slots["a.factor"])
+	}
+	if !strings.HasPrefix(slots[""], `e.foo: "1" is not allowed`) {
+		t.Errorf("the general slot holds %q", slots[""])
+	}
+}
+
+func TestPresetLinks(t *testing.T) {
+	doc := render(t, pageFor(t, ""))
+	found := false
+	walk(doc, func(n *html.Node) {
+		if name, ok := attrOf(n, "data-preset"); ok && n.Data == "a" {
+			href, _ := attrOf(n, "href")
+			title, _ := attrOf(n, "title")
+			found = name == "p1" && href == "?lanes=1" && textOf(n) == "Preset one" && title == "what it shows"
+		}
+	})
+	if !found {
+		t.Error("no link for the preset")
+	}
+}
+
+func TestPageStateForTheScript(t *testing.T) {
+	v := newView(pageFor(t, "lanes=3"))
+	b, err := json.Marshal(v.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps pageState
+	if err := json.Unmarshal(b, &ps); err != nil {
+		t.Fatal(err)
+	}
+	if ps.Lanes != 3 || ps.Query != v.Query || !slices.Equal(ps.Columns, simengine.Columns) || ps.Steps != sliderSteps {
+		t.Errorf("page state %+v", ps)
+	}
+	if len(ps.Strategies) != len(strategies.Names()) {
+		t.Errorf("%d strategies", len(ps.Strategies))
+	}
+	for _, s := range ps.Strategies {
+		if !slices.Contains(s.Uses, "cancel_on_timeout") {
+			t.Errorf("%s: cancel_on_timeout not shown", s.Name)
+		}
+	}
+	if ps.Kinds["seed"] != "seed" || ps.Kinds["think"] != "duration" || ps.Kinds["factor"] != "float" {
+		t.Errorf("kinds %v", ps.Kinds)
+	}
+}
+
+func TestZeroInputRenders(t *testing.T) {
+	var buf bytes.Buffer
+	if err := playground(pageInput{}).Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `data-param="clients"`) {
+		t.Error("a zero input renders no controls")
+	}
+}
+
+// The generated page_templ.go must match page.templ (templ generate).
+func TestTemplGeneratedIsFresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go tool templ")
+	}
+	cmd := exec.Command("go", "tool", "templ", "generate", "-f", "page.templ", "-stdout")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	want, err := cmd.Output()
+	if err != nil {
+		t.Skipf("templ unavailable: %v: %s", err, stderr.String())
+	}
+	got, err := os.ReadFile("page_templ.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Generated from the module's root (go tool templ generate), the file
+	// names its source web/page.templ; generated here, page.templ.
+	want = bytes.ReplaceAll(want, []byte("FileName: `page.templ`"), []byte("FileName: `web/page.templ`"))
+	if len(want) == 0 || !bytes.Equal(got, want) {
+		t.Error("page_templ.go is stale: run go tool templ generate")
+	}
+}
