@@ -37,8 +37,20 @@ func handlePlayground(log *slog.Logger, lim Limits, presets *presets) http.Handl
 			http.Error(w, "could not render the page", http.StatusInternalServerError)
 			return
 		}
-		w.Write(buf.Bytes())
+		w.Header().Set("Vary", "Accept-Encoding")
+		if !acceptsGzip(r) {
+			w.Write(buf.Bytes())
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		zw.Write(buf.Bytes())
+		zw.Close()
 	})
+}
+
+func acceptsGzip(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
 }
 
 // handleSocket runs one live session per WebSocket. Accept keeps its
@@ -124,7 +136,7 @@ func handleStatic() http.Handler {
 		h.Set("Cache-Control", "public, max-age=3600")
 		h.Set("Vary", "Accept-Encoding")
 		body := a.plain
-		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		if acceptsGzip(r) {
 			h.Set("Content-Encoding", "gzip")
 			body = a.gz
 		}
