@@ -35,9 +35,10 @@ type chartSeries struct {
 
 // timeSeries are the lines of each time chart, each named by its Columns
 // name so that the legend, the CSV header and the JSON keys agree. The page
-// script fills them from the tick rows in this order.
+// script fills them from the tick rows in this order; later lines are drawn
+// on top, so ok comes last: it often equals attempts.
 var timeSeries = map[string][]chartSeries{
-	"throughput": {{"ok", "#3ba272", 0}, {"errors", "#fc8452", 0}, {"timeouts", "#ee6666", 0}, {"attempts", "#5470c6", 0}},
+	"throughput": {{"attempts", "#5470c6", 0}, {"timeouts", "#ee6666", 0}, {"errors", "#fc8452", 0}, {"ok", "#3ba272", 0}},
 	"server":     {{"concurrency", "#5470c6", 0}, {"server_latency", "#9a60b4", 1}},
 	"backoff":    {{"in_backoff", "#e3a21a", 0}, {"backlog", "#73c0de", 0}},
 	"latency":    {{"p50", "#5470c6", 0}, {"p99", "#9a60b4", 0}},

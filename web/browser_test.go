@@ -1,0 +1,670 @@
+package web
+
+// The playground in a real browser (issue 3's "Must show"): headless
+// Chromium drives the page that NewServer serves on loopback. The subtests
+// share one browser and one server; each has its own tab (its own session).
+// Any console error, uncaught exception or error log entry (a CSP violation
+// is one) fails the subtest. Run them with: go test -run Browser -v ./web
+//
+// BACKOFFLAB_SCREENSHOTS=/some/dir keeps the screenshots of the Screenshots
+// subtest there (else they go to a temporary directory).
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"image"
+	_ "image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"backofflab/simengine"
+)
+
+// col is the index in a tick row of lane's (0 = a) column name: a row is
+// [t, lane a's Columns…, lane b's Columns…].
+func col(t *testing.T, lane int, name string) int {
+	t.Helper()
+	i := slices.Index(simengine.Columns, name)
+	if i < 0 {
+		t.Fatalf("no column %q in %v", name, simengine.Columns)
+	}
+	return 1 + lane*len(simengine.Columns) + i
+}
+
+// browserEnv is what the subtests share: the browser and one server (one,
+// so that it compresses ECharts once and the browser caches it).
+type browserEnv struct {
+	ctx  context.Context // the browser's
+	base string          // the server's URL
+}
+
+func TestBrowser(t *testing.T) {
+	start := time.Now()
+	env := &browserEnv{ctx: startBrowser(t)}
+	t.Logf("browser up in %v", time.Since(start).Round(time.Millisecond))
+	srv, _ := newTestServer(t, Limits{})
+	env.base = srv.URL
+	for _, st := range []struct {
+		name string
+		fn   func(*testing.T, *browserEnv)
+	}{
+		{"PageLoadsAndTicks", browserPageLoads},
+		{"ControlChangesRunAndURL", browserControlChangesRun},
+		{"URLRestoresControls", browserURLRestoresControls},
+		{"StopResumeServer", browserStopResume},
+		{"BadValueShowsMessage", browserBadValue},
+		{"Exports", browserExports},
+		{"Screenshots", browserScreenshots},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			start := time.Now()
+			st.fn(t, env)
+			t.Logf("%s took %v", st.name, time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
+
+// openPage opens a tab (1280×800 unless emulate says otherwise) on the
+// playground with query and waits until its socket is connected and ticks
+// arrive.
+func openPage(t *testing.T, env *browserEnv, query string, emulate ...chromedp.Action[chromedp.Void]) *tab {
+	t.Helper()
+	tb := openTab(t, env.ctx)
+	if len(emulate) == 0 {
+		emulate = append(emulate, chromedp.EmulateViewport(1280, 800))
+	}
+	tb.do("emulate the viewport", emulate...)
+	tb.navigate(env.base + "/?" + query)
+	tb.waitTrue("#status says connected", `document.querySelector('#status').textContent === 'connected'`)
+	tb.waitTrue("ticks arrive", `window.backofflab.rows().length > 0`)
+	return tb
+}
+
+// rowCount returns how many tick rows the page holds.
+func (tb *tab) rowCount() int {
+	tb.t.Helper()
+	return eval[int](tb, `window.backofflab.rows().length`)
+}
+
+// waitRowsT waits until the page has a row at virtual time ≥ sec.
+func (tb *tab) waitRowsT(sec float64) {
+	tb.t.Helper()
+	tb.waitTrue(fmt.Sprintf("a row at t ≥ %g s", sec),
+		fmt.Sprintf(`(r => r.length > 0 && r[r.length - 1][0] >= %g)(window.backofflab.rows())`, sec))
+}
+
+// waitQuery waits until the page's URL holds name=value (the server
+// answered the change with params and the page replaced its URL).
+func (tb *tab) waitQuery(name, value string) {
+	tb.t.Helper()
+	tb.waitTrue(fmt.Sprintf("the URL has %s=%s", name, value),
+		fmt.Sprintf(`new URLSearchParams(location.search).get(%q) === %q`, name, value))
+}
+
+// pause pauses the run and waits until no more rows arrive: rows queued
+// before the pause may still follow the state message that says paused.
+func (tb *tab) pause() {
+	tb.t.Helper()
+	tb.do("click #play", chromedp.Click(chromedp.ID("play")))
+	tb.waitTrue("the run is paused", `window.backofflab.state().playing === false && document.querySelector('#play').textContent === 'Play'`)
+	n := tb.rowCount()
+	for i := 0; ; i++ {
+		time.Sleep(250 * time.Millisecond)
+		m := tb.rowCount()
+		if m == n {
+			return
+		}
+		if i == 20 {
+			tb.t.Fatalf("rows still arrive while paused: %d then %d", n, m)
+		}
+		n = m
+	}
+}
+
+// selectValue sets a <select> as a user does: the value, then change.
+func (tb *tab) selectValue(sel, value string) {
+	tb.t.Helper()
+	eval[chromedp.Void](tb, fmt.Sprintf(`(() => {
+		const el = document.querySelector(%q);
+		if (!el) throw new Error('no select ' + %q);
+		if (![...el.options].some(o => o.value === %q)) throw new Error(%q + ' has no option ' + %q);
+		el.value = %q;
+		el.dispatchEvent(new Event('change', {bubbles: true}));
+	})()`, sel, sel, value, sel, value, value))
+}
+
+func mean(rows [][]*float64, c int, from, to float64) (float64, int) {
+	var sum float64
+	var n int
+	for _, r := range rows {
+		if t := *r[0]; t > from && t <= to && r[c] != nil {
+			sum += *r[c]
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	return sum / float64(n), n
+}
+
+// 1. The page loads with no console error, connects, and its charts grow.
+func browserPageLoads(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=20&duration=10m")
+
+	cols := eval[[]string](tb, `JSON.parse(document.getElementById('page-state').textContent).columns`)
+	if !slices.Equal(cols, simengine.Columns) {
+		t.Fatalf("page columns %v, want simengine.Columns %v", cols, simengine.Columns)
+	}
+	if cls := eval[string](tb, `document.querySelector('#status').className`); !strings.Contains(cls, "ok") {
+		t.Errorf("#status class %q, want ok", cls)
+	}
+	n := tb.rowCount()
+	poll[bool](tb, "the rows grow", fmt.Sprintf(`window.backofflab.rows().length >= %d`, n+50))
+	rows := tb.rows()
+	for i, r := range rows {
+		if len(r) != 1+2*len(simengine.Columns) {
+			t.Fatalf("row %d has %d values, want t and 2 lanes × %d", i, len(r), len(simengine.Columns))
+		}
+		if i > 0 && !(*r[0] > *rows[i-1][0]) {
+			t.Fatalf("row %d: t %v after %v", i, *r[0], *rows[i-1][0])
+		}
+	}
+	// Every chart of both lanes draws: the time charts' first series has
+	// points, the delay-by-retry chart its bands.
+	counts := poll[map[string]int](tb, "every chart's series has data", `(() => {
+		const out = {};
+		for (const [key, c] of Object.entries(window.backofflab.charts())) {
+			const s = c.getModel().getSeriesByIndex(key.startsWith('delay.') ? 2 : 0);
+			out[key] = s ? s.getData().count() : 0;
+		}
+		return Object.keys(out).length === 10 && Object.values(out).every(v => v > 0) && out;
+	})()`)
+	t.Logf("points per chart: %v", counts)
+	// The clock and the verdicts follow the ticks.
+	poll[string](tb, "the clock runs", `(s => /^t = [1-9][0-9.]* s \/ 600 s/.test(s) && s)(document.querySelector('#clock').textContent)`)
+	poll[bool](tb, "both verdicts show a summary", `[...document.querySelectorAll('[data-verdict]')].filter(e => !e.closest('[hidden]')).every(e => e.textContent.startsWith('baseline '))`)
+}
+
+// 2. A control changes the running simulation, not a new one, and the URL.
+func browserControlChangesRun(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=20&duration=10m&outage=none&clients=1000")
+	tb.waitRowsT(15)
+	okA, okB := col(t, 0, "ok"), col(t, 1, "ok")
+	slider0 := eval[string](tb, `document.querySelector('[data-slider-for="clients"]').value`)
+
+	rows := tb.rows()
+	before := *rows[len(rows)-1][0]
+	tb.setBox("clients", "3000")
+	tb.waitQuery("clients", "3000")
+	// The server follows params with a state message: the virtual time at
+	// which the engine took the new value.
+	changed := poll[float64](tb, "the state after the change", fmt.Sprintf(`(s => s.t >= %g && s.t)(window.backofflab.state())`, before))
+	if slider := eval[string](tb, `document.querySelector('[data-slider-for="clients"]').value`); slider == slider0 {
+		t.Errorf("the clients slider stayed at %s after the box went to 3000", slider)
+	}
+	tb.waitRowsT(changed + 21)
+	rows = tb.rows()
+	if *rows[0][0] > 1 {
+		t.Fatalf("the run restarted (first row at t = %v): a clients change must apply live", *rows[0][0])
+	}
+	for _, c := range []int{okA, okB} {
+		before, nb := mean(rows, c, 3, changed-0.5)
+		after, na := mean(rows, c, changed+1, changed+21)
+		ratio := after / before
+		t.Logf("column %d: ok %.1f/s over %d rows before (1000 clients), %.1f/s over %d rows after (3000): ×%.2f", c, before, nb, after, na, ratio)
+		if !(ratio > 2.4 && ratio < 3.6) {
+			t.Errorf("column %d: ok rate ×%.2f after 1000 → 3000 clients, want about ×3", c, ratio)
+		}
+	}
+
+	// A range slider moves its box and the URL too.
+	want := eval[string](tb, `(() => {
+		const s = document.querySelector('[data-slider-for="clients"]');
+		s.value = String(Math.round(Number(s.max) / 4));
+		s.dispatchEvent(new Event('input', {bubbles: true}));
+		s.dispatchEvent(new Event('change', {bubbles: true}));
+		return document.querySelector('[data-param="clients"]').value;
+	})()`)
+	if want == "3000" || want == "" {
+		t.Fatalf("moving the clients slider left the box at %q", want)
+	}
+	tb.waitQuery("clients", want)
+}
+
+// 3. Opening a page's URL in a new tab restores every control.
+func browserURLRestoresControls(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=20&duration=10m")
+	tb.setBox("clients", "2500")
+	tb.waitQuery("clients", "2500")
+	tb.selectValue(`[data-param="b.strategy"]`, "grpc")
+	tb.waitQuery("b.strategy", "grpc")
+	tb.selectValue(`[data-param="a.strategy"]`, "exponential")
+	tb.waitQuery("a.strategy", "exponential")
+	tb.setBox("a.factor", "3.5")
+	tb.waitQuery("a.factor", "3.5")
+	tb.setBox("a.min_delay", "0.25") // seconds in the box, a Go duration in the URL
+	tb.waitQuery("a.min_delay", "250ms")
+	eval[chromedp.Void](tb, `(() => {
+		const el = document.querySelector('[data-param="b.cancel_on_timeout"]');
+		el.checked = !el.checked;
+		el.dispatchEvent(new Event('change', {bubbles: true}));
+	})()`)
+	tb.waitQuery("b.cancel_on_timeout", "true")
+	tb.selectValue(`[data-param="outage"]`, "crash")
+	tb.waitQuery("outage", "crash")
+	tb.selectValue("#speed", "50")
+	tb.waitQuery("speed", "50")
+
+	href := eval[string](tb, `location.href`)
+	want := tb.controls()
+	t.Logf("%d controls; URL %s", len(want), href)
+
+	tb2 := openTab(t, env.ctx)
+	tb2.do("emulate the viewport", chromedp.EmulateViewport(1280, 800))
+	tb2.navigate(href)
+	tb2.waitTrue("the second tab connects", `document.querySelector('#status').textContent === 'connected'`)
+	tb2.waitTrue("the second tab gets ticks", `window.backofflab.rows().length > 0`)
+	if got := eval[string](tb2, `location.href`); got != href {
+		t.Errorf("the second tab's URL became\n%s\nwant\n%s", got, href)
+	}
+	got := tb2.controls()
+	for name, w := range want {
+		if g, ok := got[name]; !ok || g != w {
+			t.Errorf("control %s: %q in the new tab, %q in the first", name, g, w)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("control %s only in the new tab", name)
+		}
+	}
+	for name, v := range map[string]string{"clients": "2500", "a.strategy": "exponential", "b.strategy": "grpc",
+		"a.factor": "3.5", "a.min_delay": "0.25", "b.cancel_on_timeout": "true", "outage": "crash", "speed": "50"} {
+		if got[name] != v {
+			t.Errorf("new tab: %s shows %q, want %q", name, got[name], v)
+		}
+	}
+	if s := eval[string](tb2, `window.backofflab.state().speed`); s != "50" {
+		t.Errorf("new tab's session runs at speed %q, want 50", s)
+	}
+}
+
+// 4. The stop/resume button stops the server (timeouts, no ok) and resumes
+// it (timeouts back to zero within a few virtual seconds).
+func browserStopResume(t *testing.T, env *browserEnv) {
+	// full_jitter with no accept backlog recovers about 3 virtual seconds
+	// after the server resumes, whatever the outage's length (checked with
+	// backofflab run -outage pause -backlog 0 -a.strategy full_jitter).
+	tb := openPage(t, env, "outage=none&speed=20&duration=10m&a.strategy=full_jitter&b.strategy=think_scaled&backlog=0")
+	okA, toA := col(t, 0, "ok"), col(t, 0, "timeouts")
+	tb.waitRowsT(5)
+	tb.waitTrue("the button offers to stop", `document.querySelector('#outage').textContent === 'Stop server'`)
+
+	tb.do("click Stop server", chromedp.Click(chromedp.ID("outage")))
+	tb.waitTrue("the button offers to resume", `document.querySelector('#outage').textContent === 'Resume server' && document.querySelector('#outage').dataset.down === 'true'`)
+	stopped := poll[float64](tb, "the state says down", `(s => s.down && s.outages.length === 1 && s.outages[0][1] === -1 && s.outages[0][0] + 1e-9)(window.backofflab.state())`)
+	tb.waitTrue("lane a's timeouts rise and ok falls to 0", fmt.Sprintf(`(rows => {
+		const after = rows.filter(r => r[0] > %g);
+		return after.some(r => r[%d] > 0) && after.length > 0 && after[after.length - 1][%d] === 0;
+	})(window.backofflab.rows())`, stopped, toA, okA))
+
+	tb.do("click Resume server", chromedp.Click(chromedp.ID("outage")))
+	tb.waitTrue("the button offers to stop again", `document.querySelector('#outage').textContent === 'Stop server' && document.querySelector('#outage').dataset.down === 'false'`)
+	resumed := poll[float64](tb, "the state says up", `(s => !s.down && s.outages.length === 1 && s.outages[0][1] >= 0 && s.outages[0][1] + 1e-9)(window.backofflab.state())`)
+	tb.waitRowsT(resumed + 10)
+	rows := tb.rows()
+	// From when on do lane a's timeouts stay at zero?
+	var clear float64
+	var peak float64
+	for _, r := range rows {
+		t0 := *r[0]
+		if t0 <= stopped {
+			if *r[toA] != 0 {
+				t.Errorf("timeouts %v at t = %v before the stop", *r[toA], t0)
+			}
+			continue
+		}
+		peak = max(peak, *r[toA])
+		if *r[toA] != 0 {
+			clear = t0
+		}
+	}
+	last := rows[len(rows)-1]
+	t.Logf("stopped at %.1f s, resumed at %.1f s, lane a's timeouts peaked at %v/s and stopped at %.1f s (%.1f s after the resume); ok now %v/s",
+		stopped, resumed, peak, clear, clear-resumed, *last[okA])
+	if peak == 0 {
+		t.Errorf("no timeouts during the outage")
+	}
+	if clear-resumed > 6 {
+		t.Errorf("lane a's timeouts went on until %.1f s, %.1f s after the resume: want a few seconds", clear, clear-resumed)
+	}
+	if *last[okA] == 0 {
+		t.Errorf("lane a's ok is still 0 at t = %v", *last[0])
+	}
+}
+
+// 5. A bad value shows its message beside its control; the run goes on.
+func browserBadValue(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=20&duration=10m&a.strategy=exponential")
+	tb.setBox("a.factor", "abc")
+	msg := poll[string](tb, "a.factor's error slot shows the message", `(s => s.includes('a.factor') && s.includes('"abc"') && s)(document.querySelector('[data-error-for="a.factor"]').textContent)`)
+	t.Logf("a.factor: %s", msg)
+	if !strings.Contains(msg, "a number from 1 to 10") {
+		t.Errorf("the message %q lacks the allowed range", msg)
+	}
+	if box := eval[string](tb, `document.querySelector('[data-param="a.factor"]').value`); box != "abc" {
+		t.Errorf("the box shows %q, want the bad value abc beside its message", box)
+	}
+	if !eval[bool](tb, `document.querySelector('[data-param="a.factor"]').getAttribute('aria-invalid') === 'true' && !!document.querySelector('.ctl.bad [data-param="a.factor"]')`) {
+		t.Errorf("a.factor is not marked invalid")
+	}
+	if q := eval[string](tb, `new URLSearchParams(location.search).get('a.factor')`); q != "2" {
+		t.Errorf("the URL's a.factor became %q, want the last good value 2", q)
+	}
+	n := tb.rowCount()
+	poll[bool](tb, "the run goes on", fmt.Sprintf(`window.backofflab.rows().length >= %d && document.querySelector('#status').textContent === 'connected'`, n+50))
+	if rows := tb.rows(); *rows[0][0] > 1 {
+		t.Errorf("the run restarted after the bad value")
+	}
+
+	// A bad value in the URL shows its message as the page loads.
+	tb.do("navigate to clients=0", chromedp.Navigate(env.base+"/?speed=20&duration=10m&clients=0"))
+	onLoad := eval[string](tb, `document.querySelector('[data-error-for="clients"]').textContent`)
+	t.Logf("clients on load: %s", onLoad)
+	for _, want := range []string{"clients", `"0"`, "a whole number from 1 to"} {
+		if !strings.Contains(onLoad, want) {
+			t.Errorf("clients' error slot on load: %q, want it to hold %q", onLoad, want)
+		}
+	}
+	if box := eval[string](tb, `document.querySelector('[data-param="clients"]').value`); box != "0" {
+		t.Errorf("the clients box shows %q, want the bad value 0", box)
+	}
+	tb.waitTrue("the page with a bad value connects", `document.querySelector('#status').textContent === 'connected'`)
+	poll[bool](tb, "it runs with the other values", `window.backofflab.rows().length > 50`)
+	if still := eval[string](tb, `document.querySelector('[data-error-for="clients"]').textContent`); !strings.Contains(still, `"0"`) {
+		t.Errorf("after connecting, clients' error slot became %q", still)
+	}
+}
+
+// download runs trigger and returns the file the browser saved, and the
+// name the page suggested.
+func (tb *tab) download(dir string, trigger chromedp.Action[chromedp.Void]) ([]byte, string) {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, actionTimeout)
+	defer cancel()
+	begins := chromedp.BrowserEvents(ctx, browser.DownloadWillBegin) // subscribed from here on
+	progress := chromedp.BrowserEvents(ctx, browser.DownloadProgress)
+	if err := chromedp.Do(ctx, trigger); err != nil {
+		tb.t.Fatalf("download trigger: %v", err)
+	}
+	var begin browser.EventDownloadWillBegin
+	for ev, err := range begins {
+		if err != nil {
+			tb.t.Fatalf("no download began: %v", err)
+		}
+		begin = ev
+		break
+	}
+	for ev, err := range progress {
+		if err != nil {
+			tb.t.Fatalf("download %s did not complete: %v", begin.SuggestedFilename, err)
+		}
+		if ev.GUID != begin.GUID {
+			continue
+		}
+		if ev.State == browser.DownloadProgressStateCanceled {
+			tb.t.Fatalf("download %s canceled", begin.SuggestedFilename)
+		}
+		if ev.State == browser.DownloadProgressStateCompleted {
+			break
+		}
+	}
+	// allowAndName saves the file under its GUID.
+	b, err := os.ReadFile(filepath.Join(dir, begin.GUID))
+	if err != nil {
+		tb.t.Fatalf("reading the download: %v", err)
+	}
+	return b, begin.SuggestedFilename
+}
+
+// 6. The CSV export holds exactly the page's rows; a chart's PNG export
+// (its ECharts toolbox button) is a PNG of the chart's size.
+func browserExports(t *testing.T, env *browserEnv) {
+	dir := t.TempDir()
+	tb := openPage(t, env, "speed=20&duration=10m")
+	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
+	}); err != nil {
+		t.Fatalf("setDownloadBehavior: %v", err)
+	}
+	t.Cleanup(func() { // the browser outlives dir: downloads go nowhere again
+		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorDefault})
+	})
+	tb.waitRowsT(40) // past the default outage (20 s to 35 s): empty percentiles
+	tb.pause()
+	rows := tb.rows()
+	lanes := eval[[]string](tb, `[...document.querySelectorAll('[data-lane-col]')].filter(e => !e.hidden).map(e => e.dataset.laneCol)`)
+	if len(lanes) != 2 {
+		t.Fatalf("lanes shown: %v, want a and b", lanes)
+	}
+
+	// CSV
+	body, name := tb.download(dir, chromedp.Click(chromedp.ID("export-csv")))
+	if name != "backofflab.csv" {
+		t.Errorf("CSV named %q", name)
+	}
+	if n := tb.rowCount(); n != len(rows) {
+		t.Fatalf("the paused page went from %d to %d rows", len(rows), n)
+	}
+	header, _, _ := strings.Cut(string(body), "\n")
+	if want := "t,lane," + strings.Join(simengine.Columns, ","); header != want {
+		t.Fatalf("CSV header %q, want %q", header, want)
+	}
+	if header+"\n" != simengine.CSVHeader() {
+		t.Errorf("CSV header differs from simengine.CSVHeader")
+	}
+	recs, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatalf("CSV does not parse: %v", err)
+	}
+	recs = recs[1:]
+	if len(recs) != len(lanes)*len(rows) {
+		t.Fatalf("CSV has %d rows, want %d lanes × %d page rows", len(recs), len(lanes), len(rows))
+	}
+	nc := len(simengine.Columns)
+	empty := 0
+	for i, rec := range recs {
+		r, l := rows[i/len(lanes)], i%len(lanes)
+		if len(rec) != 2+nc {
+			t.Fatalf("CSV row %d has %d cells", i+2, len(rec))
+		}
+		if rec[1] != lanes[l] {
+			t.Fatalf("CSV row %d: lane %q, want %q", i+2, rec[1], lanes[l])
+		}
+		want := append([]*float64{r[0]}, r[1+l*nc:1+(l+1)*nc]...)
+		cells := append([]string{rec[0]}, rec[2:]...)
+		for j, cell := range cells {
+			name := "t"
+			if j > 0 {
+				name = simengine.Columns[j-1]
+			}
+			if want[j] == nil {
+				if cell != "" {
+					t.Fatalf("CSV row %d %s: %q, the page has no value", i+2, name, cell)
+				}
+				empty++
+				continue
+			}
+			v, err := strconv.ParseFloat(cell, 64)
+			if err != nil || v != *want[j] {
+				t.Fatalf("CSV row %d %s: %q, the page has %v", i+2, name, cell, *want[j])
+			}
+		}
+	}
+	t.Logf("CSV: %d bytes, %d rows = %d lanes × %d page rows, %d empty percentile cells", len(body), len(recs), len(lanes), len(rows), empty)
+	if empty == 0 {
+		t.Errorf("no empty percentile cell although the run went through an outage")
+	}
+
+	// PNG: click the toolbox's save-as-image icon of lane a's throughput
+	// chart. ECharts draws the icon on its canvas; its zrender element
+	// carries the feature's title.
+	type target struct {
+		X     float64 `json:"x"`
+		Y     float64 `json:"y"`
+		W     float64 `json:"w"`
+		H     float64 `json:"h"`
+		Ratio float64 `json:"ratio"`
+	}
+	eval[chromedp.Void](tb, `document.querySelector('.chart[data-chart="throughput"][data-lane="a"]').scrollIntoView({block: 'center'})`)
+	at := poll[target](tb, "the PNG icon is on the canvas", `(() => {
+		const c = window.backofflab.charts()['throughput.a'];
+		const el = c.getZr().storage.getDisplayList().find(e => e.__title === 'PNG');
+		if (!el) return null;
+		const r = el.getBoundingRect().clone();
+		r.applyTransform(el.getComputedTransform());
+		const box = c.getDom().getBoundingClientRect();
+		const tb = c.getOption().toolbox[0].feature.saveAsImage;
+		return {x: box.left + r.x + r.width / 2, y: box.top + r.y + r.height / 2, w: c.getWidth(), h: c.getHeight(), ratio: tb.pixelRatio || 1};
+	})()`)
+	png, name := tb.download(dir, chromedp.Steps(
+		chromedp.MouseEvent(chromedp.MouseMoved, at.X, at.Y),
+		chromedp.MouseClickXY(at.X, at.Y),
+	))
+	if name != "backofflab-a-throughput.png" {
+		t.Errorf("PNG named %q", name)
+	}
+	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("the PNG export starts with %q", png[:min(len(png), 8)])
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(png))
+	if err != nil || format != "png" {
+		t.Fatalf("the PNG export does not decode: %v (%s)", err, format)
+	}
+	wantW, wantH := at.W*at.Ratio, at.H*at.Ratio
+	t.Logf("PNG: %d bytes, %d×%d; the chart is %g×%g at pixel ratio %g", len(png), cfg.Width, cfg.Height, at.W, at.H, at.Ratio)
+	if math.Abs(float64(cfg.Width)-wantW) > 2 || math.Abs(float64(cfg.Height)-wantH) > 2 || cfg.Width < 200 || cfg.Height < 150 {
+		t.Errorf("PNG is %d×%d, want the chart's %g×%g", cfg.Width, cfg.Height, wantW, wantH)
+	}
+}
+
+// 7. Screenshots of a run with an outage, on a desktop and a phone: no
+// horizontal overflow, no chart over another.
+func browserScreenshots(t *testing.T, env *browserEnv) {
+	dir := os.Getenv("BACKOFFLAB_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, vp := range []struct {
+		w, h   int64
+		mobile bool
+	}{{1280, 800, false}, {390, 844, true}} {
+		name := fmt.Sprintf("%dx%d", vp.w, vp.h)
+		t.Run(name, func(t *testing.T) {
+			opts := []chromedp.EmulateViewportOption{}
+			if vp.mobile {
+				opts = append(opts, chromedp.EmulateMobile, chromedp.EmulateTouch)
+			}
+			// The default scenario, 2 minutes in which the server stops at
+			// 20 s for 15 s, played at full speed to its end.
+			tb := openPage(t, env, "speed=max", chromedp.EmulateViewport(vp.w, vp.h, opts...))
+			tb.waitTrue("the run is done", `(s => s && s.done && !s.playing)(window.backofflab.state()) && /done/.test(document.querySelector('#clock').textContent)`)
+			tb.waitRowsT(120)
+			// Let the page draw the last rows (it draws on animation frames).
+			eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
+			time.Sleep(300 * time.Millisecond)
+			shaded := eval[bool](tb, `(() => {
+				const o = window.backofflab.charts()['throughput.a'].getOption();
+				const ma = o.series[0].markArea;
+				return !!ma && ma.data.length > 0;
+			})()`)
+			if !shaded {
+				t.Errorf("the outage is not shaded on lane a's throughput chart")
+			}
+
+			type chartBox struct {
+				Key           string  `json:"key"`
+				Left          float64 `json:"left"`
+				Top           float64 `json:"top"`
+				Right         float64 `json:"right"`
+				Bottom        float64 `json:"bottom"`
+				Width         float64 `json:"width"`
+				Height        float64 `json:"height"`
+				EchartsWidth  float64 `json:"echartsWidth"`
+				EchartsHeight float64 `json:"echartsHeight"`
+			}
+			type layout struct {
+				ScrollWidth float64    `json:"scrollWidth"`
+				InnerWidth  float64    `json:"innerWidth"`
+				Charts      []chartBox `json:"charts"`
+			}
+			l := eval[layout](tb, `(() => {
+				const charts = [];
+				for (const el of document.querySelectorAll('.chart')) {
+					if (el.closest('[hidden]')) continue;
+					const r = el.getBoundingClientRect();
+					const c = echarts.getInstanceByDom(el);
+					charts.push({key: el.dataset.chart + '.' + el.dataset.lane, left: r.left, top: r.top, right: r.right, bottom: r.bottom,
+						width: el.clientWidth, height: el.clientHeight, echartsWidth: c ? c.getWidth() : 0, echartsHeight: c ? c.getHeight() : 0});
+				}
+				return {scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, charts};
+			})()`)
+			t.Logf("scrollWidth %v, innerWidth %v, %d charts shown", l.ScrollWidth, l.InnerWidth, len(l.Charts))
+			if l.ScrollWidth > l.InnerWidth {
+				t.Errorf("horizontal overflow: the page is %v px wide in a %v px window", l.ScrollWidth, l.InnerWidth)
+			}
+			if len(l.Charts) != 10 {
+				t.Errorf("%d charts shown, want 2 lanes × 5", len(l.Charts))
+			}
+			for i, a := range l.Charts {
+				if a.Width < 150 || a.Height < 150 {
+					t.Errorf("chart %s is %v×%v", a.Key, a.Width, a.Height)
+				}
+				if math.Abs(a.EchartsWidth-a.Width) > 2 || math.Abs(a.EchartsHeight-a.Height) > 2 {
+					t.Errorf("chart %s: ECharts draws %v×%v in a %v×%v box", a.Key, a.EchartsWidth, a.EchartsHeight, a.Width, a.Height)
+				}
+				for _, b := range l.Charts[i+1:] {
+					w := min(a.Right, b.Right) - max(a.Left, b.Left)
+					h := min(a.Bottom, b.Bottom) - max(a.Top, b.Top)
+					if w > 0.5 && h > 0.5 {
+						t.Errorf("charts %s and %s overlap by %.1f×%.1f px", a.Key, b.Key, w, h)
+					}
+				}
+			}
+
+			view, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
+			if err != nil {
+				t.Fatalf("screenshot: %v", err)
+			}
+			for file, b := range map[string][]byte{
+				"playground-" + name + ".png":      view,
+				"playground-" + name + "-full.png": tb.screenshot(),
+			} {
+				cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
+				if err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				p := filepath.Join(dir, file)
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("wrote %s (%d×%d)", p, cfg.Width, cfg.Height)
+			}
+		})
+	}
+}
