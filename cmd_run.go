@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,14 +29,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"Lane flags carry the lane's letter: -a.strategy fixed -b.strategy exponential -b.factor 2.7\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("run: unexpected argument %q", fs.Arg(0))}
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	p, err := simengine.Parse(q)
 	if err != nil {

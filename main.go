@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -44,6 +45,8 @@ Usage:
   backofflab [-addr localhost:8080]  serve the playground and print its URL
   backofflab run [flags]             simulate 001's experiment, or any other, and
                                      print the time series (-format text, csv or json)
+  backofflab server [flags]          001's server over real HTTP (-addr 127.0.0.1:8070)
+  backofflab client [flags]          001's clients against it, retrying as -strategy says
   backofflab help                    this text
 
 Run "backofflab run -h" for the simulation's flags.
@@ -51,18 +54,46 @@ Run "backofflab run -h" for the simulation's flags.
 
 // run is the whole program, with its inputs and outputs passed in.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := command(ctx, args, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) { // the help went to stderr: not a failure
+		return nil
+	}
+	return err
+}
+
+func command(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || len(args[0]) > 0 && args[0][0] == '-' && !isHelp(args[0]) {
 		return serve(ctx, args, stdout, stderr)
 	}
 	switch args[0] {
 	case "run":
 		return runSim(ctx, args[1:], stdout, stderr)
+	case "server":
+		return runServer(ctx, args[1:], stdout, stderr)
+	case "client":
+		return runClient(ctx, args[1:], stdout, stderr)
 	}
 	if isHelp(args[0]) {
 		_, err := io.WriteString(stdout, usage)
 		return err
 	}
 	return usageError{fmt.Errorf("unknown command %q\n\n%s", args[0], usage)}
+}
+
+// parseFlags parses a command's flags. After -h it returns flag.ErrHelp,
+// which run turns into a clean exit; bad flags and stray arguments are usage
+// errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
+	}
+	return nil
 }
 
 func isHelp(arg string) bool {

@@ -182,8 +182,11 @@ func (p Param) Allowed() string {
 	return fmt.Sprintf("a number from %s to %s", fmtFloat(p.Min), fmtFloat(p.Max))
 }
 
-// set parses raw and stores it in ptr, checking p's range.
-func (p Param) set(ptr any, name, raw string) error {
+// Set parses raw, the value given for the parameter (or flag) called name,
+// and stores it in ptr (*int, *float64, *time.Duration, *string, *bool or
+// *uint64), checking p's range or choices. A bad value is a *ParamError
+// naming name, raw and what p allows.
+func (p Param) Set(ptr any, name, raw string) error {
 	bad := &ParamError{Name: name, Value: raw, Allow: p.Allowed()}
 	inRange := func(v float64) bool { return v >= p.Min && v <= p.Max }
 	switch v := ptr.(type) {
@@ -225,6 +228,8 @@ func (p Param) set(ptr any, name, raw string) error {
 			return bad
 		}
 		*v = n
+	default:
+		panic(fmt.Sprintf("simengine: Param.Set into %T", ptr))
 	}
 	return nil
 }
@@ -268,7 +273,7 @@ func Parse(q url.Values) (Params, error) {
 		case !ok:
 			errs = append(errs, &ParamError{Name: name, Value: strings.Join(vals, ","), Allow: "no such parameter"})
 		case param.Name == lanesParam.Name:
-			if err := param.set(&lanes, name, last(vals)); err != nil {
+			if err := param.Set(&lanes, name, last(vals)); err != nil {
 				errs = append(errs, err)
 			}
 		case param.Lane && lane < 0:
@@ -290,7 +295,7 @@ func Parse(q url.Values) (Params, error) {
 		name := LaneNames[i:i+1] + ".strategy"
 		if raw, ok := q[name]; ok {
 			var s string
-			if err := Table[indexOf("strategy")].set(&s, name, last(raw)); err != nil {
+			if err := Table[indexOf("strategy")].Set(&s, name, last(raw)); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -311,7 +316,7 @@ func Parse(q url.Values) (Params, error) {
 		if param.Name == "strategy" { // read above, before the lane's defaults
 			continue
 		}
-		if err := param.set(param.field(&p, lane), name, last(vals)); err != nil {
+		if err := param.Set(param.field(&p, lane), name, last(vals)); err != nil {
 			errs = append(errs, err)
 		}
 	}

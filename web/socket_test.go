@@ -344,4 +344,3 @@ func waitGoroutines(t *testing.T, want int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// realBuffer is a bytes.Buffer that a running command may write while the
+// test reads it.
+type realBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (r *realBuffer) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.b.Write(p)
+}
+
+func (r *realBuffer) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.b.String()
+}
+
+// realWait polls cond every 10 ms for up to d.
+func realWait(d time.Duration, cond func() bool) bool {
+	for end := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			return false
+		}
+	}
+	return true
+}
+
+var realListening = regexp.MustCompile(`listening on http://(127\.0\.0\.1:\d+)`)
+
+// startRealServer runs "backofflab server" with args on an ephemeral port
+// until the test ends, and returns its address and its stdout.
+func startRealServer(t *testing.T, args ...string) (string, *realBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr realBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"server", "-addr", "127.0.0.1:0"}, args...), &stdout, &stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("server: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("server still running 10 s after its context ended")
+		}
+	})
+	var addr string
+	if !realWait(5*time.Second, func() bool {
+		m := realListening.FindStringSubmatch(stderr.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	}) {
+		t.Fatalf("server never said where it listens: %q", stderr.String())
+	}
+	return addr, &stdout
+}
+
+func TestRealServerCommand(t *testing.T) {
+	addr, stdout := startRealServer(t, "-report", "100ms", "-limit", "5", "-baseDelay", "20ms")
+	tr := &http.Transport{Proxy: nil}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	resp, err := hc.Get("http://" + addr + "/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != "OK" {
+		t.Fatalf("GET /api: %s %q", resp.Status, body)
+	}
+	resp, err = hc.Get("http://" + addr + "/control/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, key := range []string{`"concurrency":`, `"last_delay_seconds":0.02`, `"paused":false`, `"completed":1`, `"abandoned":0`} {
+		if !strings.Contains(string(body), key) {
+			t.Errorf("stats %s lack %s", body, key)
+		}
+	}
+	line := regexp.MustCompile(`^\w{3} [ \d]\d \d\d:\d\d:\d\d\.\d{3}: concurrency: +\d+, last delay: \S+$`)
+	if !realWait(5*time.Second, func() bool { return strings.Count(stdout.String(), "\n") >= 3 }) {
+		t.Fatalf("report: %q", stdout.String())
+	}
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		if !line.MatchString(l) {
+			t.Errorf("report line %q does not match %v", l, line)
+		}
+	}
+}
+
+// TestRealClientCommand: the client prints 001's line every -report and
+// stops after -duration.
+func TestRealClientCommand(t *testing.T) {
+	addr, _ := startRealServer(t)
+	var stdout, stderr realBuffer
+	start := time.Now()
+	err := run(context.Background(), []string{"client", "-addr", addr, "-clients", "20", "-lambda", "0.2",
+		"-report", "1s", "-duration", "3s"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("client: %v\n%s", err, stderr.String())
+	}
+	if d := time.Since(start); d > 6*time.Second {
+		t.Errorf("client ran %v, want about 3 s", d)
+	}
+	line := regexp.MustCompile(`^OK: \d+\.\d\d req/sec, errors: \d+\.\d\d req/sec, timedout: \d+\.\d\d req/sec$`)
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) < 2 || len(lines) > 4 {
+		t.Errorf("%d lines, want about 3: %q", len(lines), stdout.String())
+	}
+	for _, l := range lines {
+		if !line.MatchString(l) {
+			t.Errorf("line %q does not match %v", l, line)
+		}
+	}
+	if strings.HasPrefix(lines[len(lines)-1], "OK: 0.00") {
+		t.Errorf("no request succeeded in the last window: %q", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "20 clients") || !strings.Contains(stderr.String(), "strategy fixed (min_delay=100ms)") {
+		t.Errorf("stderr %q does not describe the run", stderr.String())
+	}
+}
+
+// TestRealBadFlags: bad input is a usageError (exit status 2) naming the
+// flag, the value and what it allows.
+func TestRealBadFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"server", "-limit", "0"}, []string{"limit", `"0"`, "from 1 to 1000000"}},
+		{[]string{"server", "-server_limit", "x"}, []string{"server_limit", `"x"`, "whole number"}},
+		{[]string{"server", "-factor", "11"}, []string{"factor", `"11"`, "from 1 to 10"}},
+		{[]string{"server", "-baseDelay", "2m"}, []string{"baseDelay", `"2m"`, "from 1ms to 1m0s"}},
+		{[]string{"server", "-server_k", "0"}, []string{"server_k", `"0"`, "from 0.1"}},
+		{[]string{"server", "-max_server_delay", "48h"}, []string{"max_server_delay", `"48h"`, "to 24h0m0s"}},
+		{[]string{"server", "-cancel-on-timeout=maybe"}, []string{"cancel-on-timeout", "maybe"}},
+		{[]string{"server", "-limit", "5", "-server_limit", "6"}, []string{"-limit", "-server_limit", "same parameter"}},
+		{[]string{"server", "-addr", "nowhere"}, []string{"addr", `"nowhere"`, "host:port"}},
+		{[]string{"server", "extra"}, []string{`"extra"`}},
+		{[]string{"client", "-clients", "0"}, []string{"clients", `"0"`, "from 1 to 1000000"}},
+		{[]string{"client", "-lambda", "-1"}, []string{"lambda", `"-1"`, "from 1ms to 1h0m0s", "seconds"}},
+		{[]string{"client", "-lambda", "soon"}, []string{"lambda", `"soon"`}},
+		{[]string{"client", "-timeout", "0s"}, []string{"timeout", `"0s"`, "from 1ms"}},
+		{[]string{"client", "-strategy", "bogus"}, []string{"strategy", `"bogus"`, "one of none, fixed"}},
+		{[]string{"client", "-strategy", "fixed", "-exponential-backoff"}, []string{"-strategy", "-exponential-backoff", "conflict"}},
+		{[]string{"client", "-exponential-backoff", "-simple-backoff-delay", "1s"}, []string{"-simple-backoff-delay", "think_scaled"}},
+		{[]string{"client", "-simple-backoff-delay", "0s"}, []string{"simple-backoff-delay", `"0s"`, "from 1ms"}},
+		{[]string{"client", "-jitter", "2"}, []string{"jitter", `"2"`, "from 0 to 1"}},
+		{[]string{"client", "-strategy", "exponential", "-min_delay", "2m", "-max_delay", "1m"}, []string{"max_delay", "at least min_delay"}},
+		{[]string{"client", "-duration", "500ms"}, []string{"duration", `"500ms"`, "0 (until interrupted)", "from 1s"}},
+		{[]string{"client", "-addr", "nowhere"}, []string{"addr", `"nowhere"`, "host:port"}},
+		{[]string{"client", "-lambda", "1", "-think", "2"}, []string{"-lambda", "-think", "same parameter"}},
+	} {
+		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
+			var stdout, stderr realBuffer
+			err := run(context.Background(), tc.args, &stdout, &stderr)
+			var ue usageError
+			if !errors.As(err, &ue) {
+				t.Fatalf("err = %v (%T), want a usageError", err, err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if stdout.String() != "" {
+				t.Errorf("stdout = %q", stdout.String())
+			}
+		})
+	}
+}
+
+// TestRealHelp: -h lists 001's flags and the vocabulary's.
+func TestRealHelp(t *testing.T) {
+	for cmd, flags := range map[string][]string{
+		"server": {"-addr", "-limit", "-factor", "-baseDelay", "-server_limit", "-server_factor", "-server_delay",
+			"-server_k", "-max_server_delay", "-backlog", "-cancel-on-timeout", "-report"},
+		"client": {"-addr", "-clients", "-lambda", "-timeout", "-exponential-backoff", "-simple-backoff-delay",
+			"-strategy", "-min_delay", "-max_delay", "-factor", "-jitter", "-max_attempts", "-deadline",
+			"-min_connect_timeout", "-duration", "-seed", "-report"},
+	} {
+		var stdout, stderr realBuffer
+		if err := run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
+			t.Fatalf("%s -h: %v", cmd, err)
+		}
+		for _, f := range flags {
+			if !strings.Contains(stderr.String(), "  "+f+" ") && !strings.Contains(stderr.String(), "  "+f+"\n") {
+				t.Errorf("%s -h lacks %s", cmd, f)
+			}
+		}
+	}
+}

@@ -1,0 +1,344 @@
+package realexp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"backofflab/simengine"
+	"backofflab/strategies"
+)
+
+// ClientConfig is a client population's parameters, under the vocabulary's
+// names.
+type ClientConfig struct {
+	// Addr is the server's host:port, or a base URL such as
+	// http://127.0.0.1:8070; the clients GET /api there.
+	Addr     string
+	Clients  int               // clients
+	Think    time.Duration     // think: mean think time (001's -lambda)
+	Timeout  time.Duration     // timeout: per attempt, unless the strategy sets its own
+	Strategy strategies.Params // strategy, min_delay, max_delay, factor, jitter, max_attempts, deadline, min_connect_timeout
+	Seed     uint64            // seed: each client draws from its own PCG stream of it
+	// Report is RunClients' window; 0 means 5 s.
+	Report time.Duration
+}
+
+// DefaultClientConfig returns 001's client: 1000 clients thinking 10 s on
+// average, a 2 s timeout, retrying every 100 ms (fixed).
+func DefaultClientConfig() ClientConfig {
+	fixed, _ := strategies.Defaults(strategies.NameFixed)
+	return ClientConfig{
+		Addr:     "127.0.0.1:8070",
+		Clients:  1000,
+		Think:    10 * time.Second,
+		Timeout:  2 * time.Second,
+		Strategy: fixed,
+		Seed:     1,
+		Report:   5 * time.Second,
+	}
+}
+
+// Validate checks every value against the vocabulary's ranges. Its errors
+// are *simengine.ParamError, joined.
+func (c ClientConfig) Validate() error {
+	s := c.Strategy
+	errs := []error{
+		checkInt("clients", "clients", c.Clients),
+		checkDuration("think", "think", c.Think),
+		checkDuration("timeout", "timeout", c.Timeout),
+		checkDuration("min_delay", "min_delay", s.MinDelay),
+		checkDuration("max_delay", "max_delay", s.MaxDelay),
+		checkFloat("factor", "factor", s.Factor),
+		checkFloat("jitter", "jitter", s.Jitter),
+		checkInt("max_attempts", "max_attempts", s.MaxAttempts),
+		checkDuration("deadline", "deadline", s.Deadline),
+		checkDuration("min_connect_timeout", "min_connect_timeout", s.MinConnectTimeout),
+		checkReport("report", c.Report, true),
+	}
+	if _, ok := strategies.Defaults(s.Strategy); !ok {
+		errs = append(errs, &simengine.ParamError{Name: "strategy", Value: s.Strategy, Allow: vocab("strategy").Allowed()})
+	}
+	if s.MaxDelay < s.MinDelay {
+		errs = append(errs, &simengine.ParamError{Name: "max_delay", Value: s.MaxDelay.String(),
+			Allow: fmt.Sprintf("at least min_delay (%v)", s.MinDelay)})
+	}
+	if _, err := apiURL(c.Addr); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// apiURL returns the URL the clients GET.
+func apiURL(addr string) (string, error) {
+	if strings.Contains(addr, "://") {
+		return strings.TrimSuffix(addr, "/") + "/api", nil
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil || addr == "" {
+		return "", &simengine.ParamError{Name: "addr", Value: addr, Allow: "host:port, such as 127.0.0.1:8070, or a URL"}
+	}
+	return "http://" + addr + "/api", nil
+}
+
+// Counts are a population's counters, named as simengine.Columns names them:
+// events (requests … gave_up) and levels (in_backoff, in_flight).
+type Counts struct {
+	Requests  int64 `json:"requests"`   // requests begun (first attempts)
+	OK        int64 `json:"ok"`         // attempts answered 200
+	Errors    int64 `json:"errors"`     // attempts that failed fast (refused, reset, not 200)
+	Timeouts  int64 `json:"timeouts"`   // attempts abandoned at their timeout
+	Attempts  int64 `json:"attempts"`   // attempts sent
+	Retries   int64 `json:"retries"`    // attempts after the first of a request
+	GaveUp    int64 `json:"gave_up"`    // requests the strategy abandoned
+	InBackoff int64 `json:"in_backoff"` // clients waiting to retry
+	InFlight  int64 `json:"in_flight"`  // attempts in flight
+}
+
+// sub returns c's events since prev, and c's levels.
+func (c Counts) sub(prev Counts) Counts {
+	return Counts{
+		Requests: c.Requests - prev.Requests, OK: c.OK - prev.OK, Errors: c.Errors - prev.Errors,
+		Timeouts: c.Timeouts - prev.Timeouts, Attempts: c.Attempts - prev.Attempts,
+		Retries: c.Retries - prev.Retries, GaveUp: c.GaveUp - prev.GaveUp,
+		InBackoff: c.InBackoff, InFlight: c.InFlight,
+	}
+}
+
+// Window is what happened between two reports: Counts's events counted in
+// [Start, End) since the population started, and its levels at End. Windows
+// do not overlap and leave no gap: their events add up to the totals.
+type Window struct {
+	Start, End time.Duration
+	Counts
+	// Final marks the last window, cut short when the run ended.
+	Final bool
+}
+
+// Elapsed is the window's actual length.
+func (w Window) Elapsed() time.Duration { return w.End - w.Start }
+
+// Rate returns n per second of the window.
+func (w Window) Rate(n int64) float64 {
+	if w.End <= w.Start {
+		return 0
+	}
+	return float64(n) / w.Elapsed().Seconds()
+}
+
+// Line formats w as 001's client line.
+func (w Window) Line() string {
+	return fmt.Sprintf("OK: %.2f req/sec, errors: %.2f req/sec, timedout: %.2f req/sec",
+		w.Rate(w.OK), w.Rate(w.Errors), w.Rate(w.Timeouts))
+}
+
+// Population is a set of clients, one goroutine each, that think, then GET
+// the server's /api, retrying failed attempts as their strategy says.
+type Population struct {
+	cfg       ClientConfig
+	url       string
+	pol       *strategies.Policy
+	tr        *http.Transport
+	hc        *http.Client
+	start     time.Time
+	running   atomic.Bool
+	requests  atomic.Int64
+	ok        atomic.Int64
+	errors    atomic.Int64
+	timeouts  atomic.Int64
+	attempts  atomic.Int64
+	retries   atomic.Int64
+	gaveUp    atomic.Int64
+	inBackoff atomic.Int64
+	inFlight  atomic.Int64
+}
+
+// NewPopulation checks cfg and returns its population, not yet running.
+func NewPopulation(cfg ClientConfig) (*Population, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Report == 0 {
+		cfg.Report = 5 * time.Second
+	}
+	pol, err := strategies.New(cfg.Strategy)
+	if err != nil {
+		return nil, err
+	}
+	u, _ := apiURL(cfg.Addr)
+	tr := &http.Transport{
+		Proxy:               nil, // loopback, never through a proxy
+		DialContext:         (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        cfg.Clients,
+		MaxIdleConnsPerHost: cfg.Clients, // one kept-alive connection per client
+		MaxConnsPerHost:     0,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	return &Population{cfg: cfg, url: u, pol: pol, tr: tr, hc: &http.Client{Transport: tr}}, nil
+}
+
+// Totals returns the counters since the start.
+func (p *Population) Totals() Counts {
+	return Counts{
+		Requests: p.requests.Load(), OK: p.ok.Load(), Errors: p.errors.Load(),
+		Timeouts: p.timeouts.Load(), Attempts: p.attempts.Load(), Retries: p.retries.Load(),
+		GaveUp: p.gaveUp.Load(), InBackoff: p.inBackoff.Load(), InFlight: p.inFlight.Load(),
+	}
+}
+
+// Run runs the clients until ctx is done, then waits for every one of them
+// to stop, closes the idle connections and returns. A population runs once.
+func (p *Population) Run(ctx context.Context) error {
+	if !p.running.CompareAndSwap(false, true) {
+		return errors.New("realexp: Population.Run called twice")
+	}
+	p.start = time.Now()
+	var wg sync.WaitGroup
+	for i := range p.cfg.Clients {
+		wg.Go(func() { p.client(ctx, i) })
+	}
+	wg.Wait()
+	p.tr.CloseIdleConnections()
+	return nil
+}
+
+// The outcomes of an attempt.
+const (
+	succeeded = iota
+	failed
+	timedOut
+	stopped // the population is stopping
+)
+
+// client is client i's loop: think, then one request with its retries.
+func (p *Population) client(ctx context.Context, i int) {
+	rng := rand.New(rand.NewPCG(p.cfg.Seed, uint64(i)))
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	sleep := func(d time.Duration) bool {
+		timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		case <-timer.C:
+			return true
+		}
+	}
+	var st strategies.State
+	for {
+		think := time.Duration(rng.ExpFloat64() * float64(p.cfg.Think))
+		if !sleep(think) {
+			return
+		}
+		p.requests.Add(1)
+		p.pol.Begin(&st, time.Since(p.start), think)
+		for {
+			p.attempts.Add(1)
+			p.inFlight.Add(1)
+			o := p.attempt(ctx, st.AttemptTimeout(p.cfg.Timeout))
+			p.inFlight.Add(-1)
+			switch o {
+			case stopped:
+				return
+			case succeeded:
+				p.ok.Add(1)
+			case timedOut:
+				p.timeouts.Add(1)
+			case failed:
+				p.errors.Add(1)
+			}
+			if o == succeeded {
+				break
+			}
+			d, again := p.pol.Retry(&st, time.Since(p.start), rng)
+			if !again {
+				p.gaveUp.Add(1)
+				break
+			}
+			p.inBackoff.Add(1)
+			slept := sleep(d)
+			p.inBackoff.Add(-1)
+			if !slept {
+				return
+			}
+			p.retries.Add(1)
+		}
+	}
+}
+
+// attempt makes one GET with its own timeout. When the timeout fires the
+// request's context ends the round trip: the transport closes the
+// connection and nothing is left running for it.
+func (p *Population) attempt(ctx context.Context, timeout time.Duration) int {
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(actx, http.MethodGet, p.url, nil)
+	if err != nil {
+		return failed
+	}
+	resp, err := p.hc.Do(req)
+	if err == nil {
+		_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		if err == nil && resp.StatusCode != http.StatusOK {
+			return failed
+		}
+	}
+	switch {
+	case err == nil:
+		return succeeded
+	case ctx.Err() != nil:
+		return stopped
+	case errors.Is(actx.Err(), context.DeadlineExceeded):
+		return timedOut
+	}
+	return failed
+}
+
+// RunClients runs cfg's population until ctx is done and calls report (if
+// not nil) with a Window every cfg.Report, and once more with the last,
+// shorter window when it ends: the windows' events add up to the totals,
+// which it returns. report runs on RunClients' goroutine; a slow report
+// delays the next window, whose length is measured, not assumed.
+func RunClients(ctx context.Context, cfg ClientConfig, report func(Window)) (Counts, error) {
+	p, err := NewPopulation(cfg)
+	if err != nil {
+		return Counts{}, err
+	}
+	start := time.Now()
+	done := make(chan struct{})
+	go func() {
+		p.Run(ctx)
+		close(done)
+	}()
+	t := time.NewTicker(p.cfg.Report)
+	defer t.Stop()
+	var last Counts
+	lastAt := time.Duration(0)
+	emit := func(final bool) {
+		now, cur := time.Since(start), p.Totals()
+		w := Window{Start: lastAt, End: now, Counts: cur.sub(last), Final: final}
+		last, lastAt = cur, now
+		if report != nil {
+			report(w)
+		}
+	}
+	for {
+		select {
+		case <-t.C:
+			emit(false)
+		case <-done:
+			emit(true)
+			return last, nil
+		}
+	}
+}

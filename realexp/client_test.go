@@ -1,0 +1,214 @@
+package realexp
+
+import (
+	"context"
+	"errors"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"backofflab/simengine"
+	"backofflab/strategies"
+)
+
+func clientConfig(addr string, clients int, think, timeout time.Duration, strategy string) ClientConfig {
+	cfg := DefaultClientConfig()
+	cfg.Addr, cfg.Clients, cfg.Think, cfg.Timeout = addr, clients, think, timeout
+	cfg.Strategy, _ = strategies.Defaults(strategy)
+	return cfg
+}
+
+func sum(ws []Window) Counts {
+	var s Counts
+	for _, w := range ws {
+		s.Requests += w.Requests
+		s.OK += w.OK
+		s.Errors += w.Errors
+		s.Timeouts += w.Timeouts
+		s.Attempts += w.Attempts
+		s.Retries += w.Retries
+		s.GaveUp += w.GaveUp
+	}
+	return s
+}
+
+// TestClientWindows: report windows follow each other with no gap and no
+// overlap, their events add up to the totals, and each rate is its count
+// over the window's measured length.
+func TestClientWindows(t *testing.T) {
+	_, addr := startServer(t, serverConfig(Curve{Base: 5 * ms, Limit: 1000, Factor: 2, K: 1, Max: time.Hour}), nil)
+	cfg := clientConfig(addr, 50, 20*ms, time.Second, strategies.NameFixed)
+	cfg.Report = 100 * ms
+	ctx, cancel := context.WithTimeout(context.Background(), 1200*ms)
+	defer cancel()
+	var ws []Window
+	total, err := RunClients(ctx, cfg, func(w Window) { ws = append(ws, w) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ws) < 5 || !ws[len(ws)-1].Final {
+		t.Fatalf("%d windows, last %+v", len(ws), ws[len(ws)-1])
+	}
+	for i, w := range ws {
+		prev := time.Duration(0)
+		if i > 0 {
+			prev = ws[i-1].End
+		}
+		if w.Start != prev || w.End < w.Start {
+			t.Fatalf("window %d is [%v, %v), previous ended at %v", i, w.Start, w.End, prev)
+		}
+		if want := float64(w.OK) / w.Elapsed().Seconds(); w.Elapsed() > 0 && w.Rate(w.OK) != want {
+			t.Errorf("window %d: rate %v, want %v", i, w.Rate(w.OK), want)
+		}
+	}
+	s := sum(ws)
+	total.InBackoff, total.InFlight = 0, 0
+	if s != total {
+		t.Fatalf("windows add up to %+v, totals %+v", s, total)
+	}
+	if total.OK < 200 || total.Timeouts != 0 || total.Errors != 0 {
+		t.Errorf("totals %+v: want ≥ 200 ok, no failure", total)
+	}
+}
+
+// TestClientNoLeakOnTimeouts: thousands of timed-out attempts leave no
+// goroutine behind, and while they run the goroutines stay bounded by the
+// number of clients, not of timeouts.
+func TestClientNoLeakOnTimeouts(t *testing.T) {
+	scfg := DefaultServerConfig()
+	scfg.CancelOnTimeout = true // the server lets go of each abandoned request too
+	s, addr := startServer(t, scfg, nil)
+	s.Pause() // nothing is ever answered
+	if !waitFor(time.Second, func() bool { return s.Stats().Paused }) {
+		t.Fatal("not paused")
+	}
+	before := runtime.NumGoroutine()
+	const clients = 40
+	cfg := clientConfig(addr, clients, 5*ms, 20*ms, strategies.NameFixed)
+	cfg.Strategy.MinDelay = 5 * ms
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*ms)
+	defer cancel()
+	peak := 0
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for ctx.Err() == nil {
+			peak = max(peak, runtime.NumGoroutine())
+			time.Sleep(20 * ms)
+		}
+	})
+	total, err := RunClients(ctx, cfg, nil)
+	wg.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total.Timeouts < 300 || total.OK != 0 {
+		t.Fatalf("totals %+v: want ≥ 300 timeouts, no ok", total)
+	}
+	// Per client: its goroutine, its connection's two, the server's two,
+	// and a little room for connections closing while new ones dial.
+	if limit := before + 6*clients + 50; peak > limit {
+		t.Errorf("peak %d goroutines for %d clients (%d before): want ≤ %d", peak, clients, before, limit)
+	}
+	if !waitFor(5*time.Second, func() bool { return runtime.NumGoroutine() <= before+5 }) {
+		t.Errorf("%d goroutines after the run, %d before", runtime.NumGoroutine(), before)
+	}
+	t.Logf("%d timeouts; goroutines: %d before, peak %d", total.Timeouts, before, peak)
+}
+
+// TestClientRefused: a server that is not there fails attempts fast, as
+// errors, and the strategy decides what follows (none: give up at once).
+func TestClientRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := clientConfig(addr, 5, 10*ms, time.Second, strategies.NameNone)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*ms)
+	defer cancel()
+	total, err := RunClients(ctx, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total.Errors == 0 || total.Timeouts != 0 || total.Retries != 0 || total.GaveUp != total.Errors {
+		t.Errorf("totals %+v: want errors, each one given up, no retry", total)
+	}
+}
+
+// TestClientConfigErrors: bad values are named, with the value and what is
+// allowed.
+func TestClientConfigErrors(t *testing.T) {
+	good := DefaultClientConfig()
+	for _, tc := range []struct {
+		edit  func(*ClientConfig)
+		name  string
+		value string
+		allow string
+	}{
+		{func(c *ClientConfig) { c.Clients = 0 }, "clients", "0", "from 1 to 1000000"},
+		{func(c *ClientConfig) { c.Think = 0 }, "think", "0s", "from 1ms to 1h0m0s"},
+		{func(c *ClientConfig) { c.Timeout = -time.Second }, "timeout", "-1s", "from 1ms"},
+		{func(c *ClientConfig) { c.Strategy.Strategy = "bogus" }, "strategy", "bogus", "one of none, fixed"},
+		{func(c *ClientConfig) { c.Strategy.Jitter = 2 }, "jitter", "2", "from 0 to 1"},
+		{func(c *ClientConfig) { c.Strategy.MaxDelay = ms }, "max_delay", "1ms", "at least min_delay"},
+		{func(c *ClientConfig) { c.Addr = "nowhere" }, "addr", "nowhere", "host:port"},
+		{func(c *ClientConfig) { c.Report = time.Microsecond }, "report", "1µs", "from 10ms"},
+	} {
+		cfg := good
+		tc.edit(&cfg)
+		err := cfg.Validate()
+		var pe *simengine.ParamError
+		if !errors.As(err, &pe) || pe.Name != tc.name || pe.Value != tc.value || !strings.Contains(pe.Allow, tc.allow) {
+			t.Errorf("%s: error %v, want %s: %q … %s", tc.name, err, tc.name, tc.value, tc.allow)
+		}
+		if _, err := RunClients(context.Background(), cfg, nil); err == nil {
+			t.Errorf("%s: RunClients accepted it", tc.name)
+		}
+	}
+	if err := good.Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+}
+
+func TestServerConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		edit  func(*ServerConfig)
+		name  string
+		allow string
+	}{
+		{func(c *ServerConfig) { c.Limit = 0 }, "server_limit", "from 1 to 1000000"},
+		{func(c *ServerConfig) { c.Factor = 0.5 }, "server_factor", "from 1 to 10"},
+		{func(c *ServerConfig) { c.K = 0 }, "server_k", "from 0.1"},
+		{func(c *ServerConfig) { c.Base = 0 }, "server_delay", "from 1ms to 1m0s"},
+		{func(c *ServerConfig) { c.Max = 48 * time.Hour }, "max_server_delay", "to 24h0m0s"},
+		{func(c *ServerConfig) { c.Backlog = -1 }, "backlog", "from 0"},
+	} {
+		cfg := DefaultServerConfig()
+		tc.edit(&cfg)
+		var pe *simengine.ParamError
+		if err := cfg.Validate(); !errors.As(err, &pe) || pe.Name != tc.name || !strings.Contains(pe.Allow, tc.allow) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}
+
+func TestParseSeconds(t *testing.T) {
+	for raw, want := range map[string]time.Duration{"10": 10 * time.Second, "0.5": 500 * ms, "10s": 10 * time.Second, "250ms": 250 * ms} {
+		var d time.Duration
+		if err := ParseSeconds("lambda", "think", raw, &d); err != nil || d != want {
+			t.Errorf("%q: %v, %v; want %v", raw, d, err, want)
+		}
+	}
+	for _, raw := range []string{"0", "-1", "abc", "NaN", "Inf", "7200", "2h"} {
+		var d time.Duration
+		err := ParseSeconds("lambda", "think", raw, &d)
+		var pe *simengine.ParamError
+		if !errors.As(err, &pe) || pe.Name != "lambda" || pe.Value != raw || !strings.Contains(pe.Allow, "or as many seconds") {
+			t.Errorf("%q: %v", raw, err)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package realexp
+
+import "time"
+
+// The states of a request in the server.
+const (
+	parked    uint8 = iota // waiting in the accept backlog while the server is paused
+	inside                 // counted in the concurrency, ageing towards its delay
+	dropped                // arrived while paused with the backlog full: never enters
+	completed              // went through its delay and was answered
+	withdrawn              // its client left and the server learned it (cancel_on_timeout)
+)
+
+// request is one GET /api in the server.
+type request struct {
+	start time.Time     // when it entered (for a parked one: the resume)
+	state uint8         //
+	done  chan struct{} // closed when it completes
+}
+
+// queue holds requests in arrival order; withdrawn ones stay until they
+// reach the front.
+type queue struct {
+	items []*request
+	head  int
+}
+
+func (q *queue) push(r *request) { q.items = append(q.items, r) }
+func (q *queue) len() int        { return len(q.items) - q.head }
+func (q *queue) front() *request { return q.items[q.head] }
+
+func (q *queue) pop() *request {
+	r := q.items[q.head]
+	q.items[q.head] = nil
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	} else if q.head >= 1024 && q.head*2 >= len(q.items) {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	return r
+}
+
+// core is the server's model without clock or goroutines, so that tests can
+// drive it with made-up times. Every request shares the threshold
+// delay(concurrency) and requests enter in time order, so they complete
+// oldest first and only the oldest needs a wake-up: one timer for the whole
+// server, re-planned whenever the concurrency changes.
+type core struct {
+	curve   Curve
+	backlog int // most requests parked while paused
+
+	in, bl    queue // inside (oldest first) and parked
+	live      int   // concurrency: requests inside, withdrawn ones excluded
+	parkedN   int   // parked requests not withdrawn
+	paused    bool
+	lastDelay time.Duration
+
+	accepted, completed, droppedN, withdrawnN int64
+}
+
+// arrive lets r in at now: inside when the server runs, parked in the
+// backlog while it is paused, or dropped when the backlog is full.
+func (c *core) arrive(r *request, now time.Time) {
+	c.accepted++
+	switch {
+	case !c.paused:
+		r.start, r.state = now, inside
+		c.in.push(r)
+		c.live++
+	case c.parkedN < c.backlog:
+		r.state = parked
+		c.bl.push(r)
+		c.parkedN++
+	default:
+		r.state = dropped
+		c.droppedN++
+	}
+}
+
+// advance completes, oldest first, every request whose age at now has
+// reached the delay for the concurrency at that moment, and returns how many.
+func (c *core) advance(now time.Time) int {
+	n := 0
+	for {
+		at, ok := c.next()
+		if !ok || now.Before(at) {
+			return n
+		}
+		r := c.in.pop()
+		c.live--
+		r.state = completed
+		close(r.done)
+		c.completed++
+		n++
+	}
+}
+
+// next returns when the oldest request inside is due, or false when nothing
+// can complete (empty or paused).
+func (c *core) next() (time.Time, bool) {
+	for c.in.len() > 0 && c.in.front().state != inside {
+		c.in.pop()
+	}
+	if c.paused || c.live == 0 {
+		return time.Time{}, false
+	}
+	c.lastDelay = c.curve.Delay(c.live)
+	return c.in.front().start.Add(c.lastDelay), true
+}
+
+// withdraw takes r out because its client left. It reports whether r was
+// still waiting (inside, parked or dropped).
+func (c *core) withdraw(r *request) bool {
+	switch r.state {
+	case inside:
+		c.live--
+	case parked:
+		c.parkedN--
+	case dropped:
+	default:
+		return false
+	}
+	r.state = withdrawn
+	c.withdrawnN++
+	return true
+}
+
+// pause freezes the server: nothing completes, arrivals park.
+func (c *core) pause() { c.paused = true }
+
+// resume lets every parked request in at once, all starting now, abandoned
+// or not: the flood that 001's SIGCONT lets in from the accept queue.
+func (c *core) resume(now time.Time) {
+	if !c.paused {
+		return
+	}
+	c.paused = false
+	for c.bl.len() > 0 {
+		r := c.bl.pop()
+		if r.state != parked {
+			continue
+		}
+		r.start, r.state = now, inside
+		c.in.push(r)
+		c.live++
+	}
+	c.parkedN = 0
+}

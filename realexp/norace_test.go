@@ -1,0 +1,5 @@
+//go:build !race
+
+package realexp
+
+const raceEnabled = false

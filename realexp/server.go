@@ -1,0 +1,331 @@
+// Package realexp reruns 001's experiment over real HTTP: a server whose
+// latency follows 001's curve (DESIGN.md §1) and a population of clients
+// that retry with the same strategies package as the simulator.
+//
+// Both run in-process with a context and any listener, and keep no global
+// state, so a program may start several on ephemeral loopback ports.
+package realexp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ServerConfig is the server's parameters, under the vocabulary's names.
+type ServerConfig struct {
+	Curve                // server_delay, server_limit, server_factor, server_k, max_server_delay
+	Backlog         int  // backlog: most requests waiting while paused; more are dropped
+	CancelOnTimeout bool // cancel_on_timeout: drop a request whose client left
+
+	// ReportEvery is the interval of Run's report lines; 0 means 1 s.
+	ReportEvery time.Duration
+	// ErrorLog receives the HTTP server's errors; nil means the log package's.
+	ErrorLog *log.Logger
+}
+
+// DefaultServerConfig returns 001's server: 100 ms up to 30 concurrent
+// requests, then ×1.05 per 15 more, capped at 1 h; a 4096-deep backlog.
+func DefaultServerConfig() ServerConfig {
+	return ServerConfig{
+		Curve:       Curve{Base: 100 * time.Millisecond, Limit: 30, Factor: 1.05, K: 15, Max: time.Hour},
+		Backlog:     4096,
+		ReportEvery: time.Second,
+	}
+}
+
+// Validate checks every value against the vocabulary's ranges. Its errors
+// are *simengine.ParamError, joined.
+func (c ServerConfig) Validate() error {
+	return errors.Join(
+		checkInt("server_limit", "server_limit", c.Limit),
+		checkDuration("server_delay", "server_delay", c.Base),
+		checkFloat("server_factor", "server_factor", c.Factor),
+		checkFloat("server_k", "server_k", c.K),
+		checkDuration("max_server_delay", "max_server_delay", c.Max),
+		checkInt("backlog", "backlog", c.Backlog),
+		checkReport("report", c.ReportEvery, true),
+	)
+}
+
+// Stats is a snapshot of the server.
+type Stats struct {
+	// Concurrency is the requests inside, the abandoned ones included
+	// unless CancelOnTimeout withdrew them.
+	Concurrency int `json:"concurrency"`
+	// Backlog is the requests waiting for the server to resume.
+	Backlog int `json:"backlog"`
+	// LastDelay is the delay the server last computed (001's "last delay").
+	LastDelay        time.Duration `json:"-"`
+	LastDelaySeconds float64       `json:"last_delay_seconds"`
+	Paused           bool          `json:"paused"`
+	// Accepted counts every request that reached the handler.
+	Accepted int64 `json:"accepted"`
+	// Completed counts the requests answered after their delay, whether
+	// their client was still there or not.
+	Completed int64 `json:"completed"`
+	// Abandoned counts the requests whose client left first: answered for
+	// nobody, or withdrawn at once with CancelOnTimeout.
+	Abandoned int64 `json:"abandoned"`
+	// Dropped counts the requests turned away while paused with the
+	// backlog full (a connect the kernel would have dropped).
+	Dropped int64 `json:"dropped"`
+}
+
+// Server is 001's server. Its zero value is not usable: call NewServer.
+type Server struct {
+	cfg ServerConfig
+
+	mu     sync.Mutex
+	core   core
+	timer  *time.Timer // wakes the oldest request when it is due
+	armed  time.Time   // when timer fires; zero when stopped
+	closed bool
+	quit   chan struct{} // closed by Close: every waiting handler returns
+
+	abandoned atomic.Int64
+}
+
+// NewServer returns a server for cfg, which must be valid (see Validate):
+// NewServer panics otherwise.
+func NewServer(cfg ServerConfig) *Server {
+	if err := cfg.Validate(); err != nil {
+		panic("realexp: invalid server config: " + err.Error())
+	}
+	if cfg.ReportEvery == 0 {
+		cfg.ReportEvery = time.Second
+	}
+	s := &Server{cfg: cfg, quit: make(chan struct{})}
+	s.core.curve, s.core.backlog = cfg.Curve, cfg.Backlog
+	s.timer = time.AfterFunc(time.Hour, s.fire)
+	s.timer.Stop()
+	return s
+}
+
+// fire completes the requests that are due and sets the next wake-up.
+func (s *Server) fire() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.armed = time.Time{}
+	if s.closed {
+		return
+	}
+	now := time.Now()
+	s.core.advance(now)
+	s.replan(now)
+}
+
+// replan arms the timer for the oldest request's completion. s.mu is held.
+func (s *Server) replan(now time.Time) {
+	at, ok := s.core.next()
+	switch {
+	case !ok || s.closed:
+		if !s.armed.IsZero() {
+			s.timer.Stop()
+			s.armed = time.Time{}
+		}
+	case !at.Equal(s.armed):
+		s.timer.Reset(max(at.Sub(now), 0))
+		s.armed = at
+	}
+}
+
+// Handler serves GET /api (answered "OK" after the delay) and, to loopback
+// callers only, POST /control/pause, POST /control/resume and
+// GET /control/stats (JSON Stats).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api", s.serveAPI)
+	mux.HandleFunc("POST /control/pause", s.loopback(func(w http.ResponseWriter, r *http.Request) {
+		s.Pause()
+		s.serveStats(w, r)
+	}))
+	mux.HandleFunc("POST /control/resume", s.loopback(func(w http.ResponseWriter, r *http.Request) {
+		s.Resume()
+		s.serveStats(w, r)
+	}))
+	mux.HandleFunc("GET /control/stats", s.loopback(s.serveStats))
+	return mux
+}
+
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	req := &request{done: make(chan struct{})}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	now := time.Now()
+	s.core.arrive(req, now)
+	wasDropped := req.state == dropped
+	s.replan(now)
+	s.mu.Unlock()
+
+	var gone <-chan struct{} // only watched when the server may learn of it
+	if s.cfg.CancelOnTimeout || wasDropped {
+		gone = r.Context().Done()
+	}
+	select {
+	case <-req.done:
+		if r.Context().Err() != nil {
+			s.abandoned.Add(1) // answered for nobody
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		io.WriteString(w, "OK")
+	case <-gone:
+		s.mu.Lock()
+		if s.core.withdraw(req) {
+			s.replan(time.Now())
+		}
+		s.mu.Unlock()
+		if !wasDropped {
+			s.abandoned.Add(1)
+		}
+	case <-s.quit:
+		http.Error(w, "shutting down", http.StatusServiceUnavailable)
+	}
+}
+
+// loopback refuses callers that are not on this machine.
+func (s *Server) loopback(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ap, err := netip.ParseAddrPort(r.RemoteAddr)
+		if err != nil || !ap.Addr().Unmap().IsLoopback() {
+			http.Error(w, "control endpoints answer loopback callers only", http.StatusForbidden)
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (s *Server) serveStats(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(s.Stats())
+}
+
+// Pause freezes the server as SIGSTOP froze 001's: requests inside keep
+// ageing but none completes; new ones wait in the backlog, not counted, until
+// Resume lets them all in at once.
+func (s *Server) Pause() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.core.pause()
+	s.replan(time.Now())
+}
+
+// Resume ends a pause: every waiting request enters now, abandoned or not.
+func (s *Server) Resume() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	s.core.resume(now)
+	s.core.advance(now)
+	s.replan(now)
+}
+
+// Stats returns a snapshot of the server.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &s.core
+	return Stats{
+		Concurrency:      c.live,
+		Backlog:          c.parkedN,
+		LastDelay:        c.lastDelay,
+		LastDelaySeconds: c.lastDelay.Seconds(),
+		Paused:           c.paused,
+		Accepted:         c.accepted,
+		Completed:        c.completed,
+		Abandoned:        s.abandoned.Load(),
+		Dropped:          c.droppedN,
+	}
+}
+
+// Close releases every waiting handler (they answer 503) and stops the
+// server's timer; later requests are answered 503 at once.
+func (s *Server) Close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.closed = true
+	close(s.quit)
+	s.timer.Stop()
+	s.armed = time.Time{}
+}
+
+// Run serves s on ln until ctx is done, writing a line to report (if not
+// nil) every cfg.ReportEvery in 001's format:
+//
+//	Jun 21 13:31:18.708: concurrency:    0, last delay: 100ms
+//
+// On ctx's end it closes s, shuts the HTTP server down and returns nil.
+func (s *Server) Run(ctx context.Context, ln net.Listener, report io.Writer) error {
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: s.cfg.ErrorLog}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	rctx, stopReport := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	if report != nil {
+		wg.Go(func() { s.report(rctx, report) })
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	}
+	s.Close()
+	stopReport()
+	wg.Wait()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if hs.Shutdown(sctx) != nil {
+		hs.Close()
+	}
+	if err == nil {
+		err = <-served
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// report prints 001's line every s.cfg.ReportEvery until ctx is done.
+func (s *Server) report(ctx context.Context, w io.Writer) {
+	t := time.NewTicker(s.cfg.ReportEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			// The time of printing, not of the tick: after a SIGSTOP the
+			// tick that was due during the stop arrives late.
+			fmt.Fprintln(w, ReportLine(time.Now(), s.Stats()))
+		}
+	}
+}
+
+// ReportLine formats st as 001's server line at now; a paused server says
+// so and how many requests wait.
+func ReportLine(now time.Time, st Stats) string {
+	line := fmt.Sprintf("%s: concurrency: %4d, last delay: %v", now.Format(time.StampMilli), st.Concurrency, st.LastDelay)
+	if st.Paused {
+		line += fmt.Sprintf(" (paused, backlog: %d)", st.Backlog)
+	}
+	return line
+}

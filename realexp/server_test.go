@@ -1,0 +1,248 @@
+package realexp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func serverConfig(cv Curve) ServerConfig {
+	cfg := DefaultServerConfig()
+	cfg.Curve = cv
+	return cfg
+}
+
+// get GETs url and reports the body, the status and how long it took.
+func get(ctx context.Context, hc *http.Client, url string) (string, int, time.Duration, error) {
+	start := time.Now()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", 0, time.Since(start), err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), resp.StatusCode, time.Since(start), err
+}
+
+type result struct {
+	body   string
+	status int
+	took   time.Duration
+	err    error
+}
+
+// goGet GETs url in the background; the result arrives on the channel.
+func goGet(ctx context.Context, hc *http.Client, url string) <-chan result {
+	ch := make(chan result, 1)
+	go func() {
+		b, s, d, err := get(ctx, hc, url)
+		ch <- result{b, s, d, err}
+	}()
+	return ch
+}
+
+func TestServerAnswersOKAfterDelay(t *testing.T) {
+	_, addr := startServer(t, serverConfig(curve2), nil)
+	body, status, took, err := get(context.Background(), testClient(t), "http://"+addr+"/api")
+	if err != nil || status != 200 || body != "OK" {
+		t.Fatalf("GET /api: %q %d %v", body, status, err)
+	}
+	if took < 100*ms || took > 2*time.Second {
+		t.Errorf("took %v, want about 100ms", took)
+	}
+}
+
+// TestServerFollowsConcurrency: a request's wait is re-evaluated as the
+// concurrency changes: alone it would take 100 ms, with a second request
+// inside it takes 200 ms, and the second completes right after it.
+func TestServerFollowsConcurrency(t *testing.T) {
+	s, addr := startServer(t, serverConfig(curve2), nil)
+	hc, url := testClient(t), "http://"+addr+"/api"
+	a := goGet(context.Background(), hc, url)
+	if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+		t.Fatal("a never entered")
+	}
+	time.Sleep(50 * ms)
+	b := goGet(context.Background(), hc, url)
+	ra := <-a
+	rb := <-b
+	if ra.err != nil || rb.err != nil {
+		t.Fatal(ra.err, rb.err)
+	}
+	if ra.took < 190*ms {
+		t.Errorf("a took %v: want ≥ 200ms, the delay at concurrency 2", ra.took)
+	}
+	if st := s.Stats(); st.Completed != 2 || st.Concurrency != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestServerPauseResume: paused, the request inside does not complete and a
+// new one waits outside the concurrency; resumed, both complete.
+func TestServerPauseResume(t *testing.T) {
+	s, addr := startServer(t, serverConfig(Curve{Base: 200 * ms, Limit: 10, Factor: 2, K: 1, Max: time.Hour}), nil)
+	hc, base := testClient(t), "http://"+addr
+	a := goGet(context.Background(), hc, base+"/api")
+	if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+		t.Fatal("a never entered")
+	}
+	resp, err := hc.Post(base+"/control/pause", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Stats
+	json.NewDecoder(resp.Body).Decode(&st)
+	resp.Body.Close()
+	if !st.Paused {
+		t.Fatalf("pause answered %+v", st)
+	}
+	b := goGet(context.Background(), hc, base+"/api")
+	if !waitFor(time.Second, func() bool { return s.Stats().Backlog == 1 }) {
+		t.Fatalf("b never reached the backlog: %+v", s.Stats())
+	}
+	time.Sleep(400 * ms) // a is 400 ms over its delay
+	if st := s.Stats(); st.Completed != 0 || st.Concurrency != 1 {
+		t.Fatalf("paused: %+v; want nothing completed, a alone inside", st)
+	}
+	select {
+	case r := <-a:
+		t.Fatalf("a answered while paused: %+v", r)
+	default:
+	}
+	resumed := time.Now()
+	resp, err = hc.Post(base+"/control/resume", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	ra, rb := <-a, <-b
+	if ra.err != nil || rb.err != nil || ra.body != "OK" || rb.body != "OK" {
+		t.Fatalf("a %+v, b %+v", ra, rb)
+	}
+	// b entered at the resume: it waited its 200 ms from then.
+	if d := time.Since(resumed); d < 190*ms {
+		t.Errorf("b answered %v after the resume, want ≥ 200ms", d)
+	}
+}
+
+// TestServerCancelOnTimeout: by default a request whose client left stays
+// inside until its delay ends (001's server); with CancelOnTimeout it
+// leaves at once.
+func TestServerCancelOnTimeout(t *testing.T) {
+	for _, cancel := range []bool{false, true} {
+		cfg := serverConfig(Curve{Base: 700 * ms, Limit: 10, Factor: 2, K: 1, Max: time.Hour})
+		cfg.CancelOnTimeout = cancel
+		s, addr := startServer(t, cfg, nil)
+		ctx, stop := context.WithTimeout(context.Background(), 100*ms)
+		_, _, _, err := get(ctx, testClient(t), "http://"+addr+"/api")
+		stop()
+		if err == nil {
+			t.Fatalf("cancel %v: the attempt did not time out", cancel)
+		}
+		if cancel {
+			if !waitFor(time.Second, func() bool { st := s.Stats(); return st.Concurrency == 0 && st.Abandoned == 1 }) {
+				t.Fatalf("cancel on: %+v; want the request withdrawn", s.Stats())
+			}
+			if st := s.Stats(); st.Completed != 0 {
+				t.Errorf("cancel on: %+v; want nothing completed", st)
+			}
+			continue
+		}
+		time.Sleep(200 * ms)
+		if st := s.Stats(); st.Concurrency != 1 {
+			t.Fatalf("cancel off, 300 ms in: %+v; want the abandoned request still inside", st)
+		}
+		if !waitFor(2*time.Second, func() bool { st := s.Stats(); return st.Completed == 1 && st.Abandoned == 1 }) {
+			t.Fatalf("cancel off: %+v; want it completed for nobody", s.Stats())
+		}
+	}
+}
+
+// TestServerControlLoopbackOnly: the control endpoints refuse remote callers.
+func TestServerControlLoopbackOnly(t *testing.T) {
+	s := NewServer(DefaultServerConfig())
+	defer s.Close()
+	h := s.Handler()
+	for _, tc := range []struct {
+		method, path, remote string
+		want                 int
+	}{
+		{"GET", "/control/stats", "127.0.0.1:5000", 200},
+		{"GET", "/control/stats", "[::1]:5000", 200},
+		{"GET", "/control/stats", "[::ffff:127.0.0.1]:5000", 200},
+		{"GET", "/control/stats", "192.0.2.7:5000", 403},
+		{"POST", "/control/pause", "192.0.2.7:5000", 403},
+		{"POST", "/control/resume", "[2001:db8::1]:5000", 403},
+		{"GET", "/control/pause", "127.0.0.1:5000", 405},
+		{"POST", "/control/pause", "127.0.0.1:5000", 200},
+		{"POST", "/control/resume", "127.0.0.1:5000", 200},
+	} {
+		req := httptest.NewRequest(tc.method, tc.path, nil)
+		req.RemoteAddr = tc.remote
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != tc.want {
+			t.Errorf("%s %s from %s: %d, want %d", tc.method, tc.path, tc.remote, w.Code, tc.want)
+		}
+		if tc.want == 200 && !strings.Contains(w.Body.String(), `"concurrency":`) {
+			t.Errorf("%s %s: body %q", tc.method, tc.path, w.Body)
+		}
+	}
+	if s.Stats().Paused {
+		t.Error("a remote pause was obeyed")
+	}
+}
+
+// TestServerReportLines: Run prints 001's line at every interval.
+func TestServerReportLines(t *testing.T) {
+	cfg := DefaultServerConfig()
+	cfg.ReportEvery = 50 * ms
+	var out syncBuffer
+	s, _ := startServer(t, cfg, &out)
+	line := regexp.MustCompile(`^[A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d\.\d{3}: concurrency: +\d+, last delay: \S+( \(paused, backlog: \d+\))?$`)
+	if !waitFor(2*time.Second, func() bool { return strings.Count(out.String(), "\n") >= 2 }) {
+		t.Fatalf("no report lines: %q", out.String())
+	}
+	s.Pause()
+	if !waitFor(2*time.Second, func() bool { return strings.Contains(out.String(), "paused") }) {
+		t.Fatalf("no paused line: %q", out.String())
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		if !line.MatchString(l) {
+			t.Errorf("report line %q does not match %v", l, line)
+		}
+	}
+}
+
+// TestServerShutdownReleases: ending Run's context answers the requests
+// still waiting (here: parked by a pause) and returns promptly.
+func TestServerShutdownReleases(t *testing.T) {
+	s, addr := startServer(t, serverConfig(curve2), nil)
+	s.Pause()
+	hc := testClient(t)
+	var rs []<-chan result
+	for range 5 {
+		rs = append(rs, goGet(context.Background(), hc, "http://"+addr+"/api"))
+	}
+	if !waitFor(time.Second, func() bool { return s.Stats().Backlog == 5 }) {
+		t.Fatalf("stats %+v", s.Stats())
+	}
+	start := time.Now()
+	s.Close() // what Run does when its context ends
+	for _, ch := range rs {
+		r := <-ch
+		if r.err == nil && r.status != http.StatusServiceUnavailable {
+			t.Errorf("released request: %+v, want 503", r)
+		}
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("released after %v", d)
+	}
+}
