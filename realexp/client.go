@@ -158,6 +158,9 @@ type Population struct {
 	gaveUp    atomic.Int64
 	inBackoff atomic.Int64
 	inFlight  atomic.Int64
+
+	latMu sync.Mutex
+	lat   []time.Duration // success latencies since the last TakeLatencies
 }
 
 // NewPopulation checks cfg and returns its population, not yet running.
@@ -192,6 +195,30 @@ func (p *Population) Totals() Counts {
 		Timeouts: p.timeouts.Load(), Attempts: p.attempts.Load(), Retries: p.retries.Load(),
 		GaveUp: p.gaveUp.Load(), InBackoff: p.inBackoff.Load(), InFlight: p.inFlight.Load(),
 	}
+}
+
+// maxLatencies bounds the latencies kept between two TakeLatencies: a
+// population nobody reads keeps the first ones only.
+const maxLatencies = 1 << 20
+
+// TakeLatencies returns the end-to-end latency (from the request's first
+// attempt to its success, retries and backoff included) of every request
+// that succeeded since the previous call (since the start for the first),
+// in no particular order, and starts a new window.
+func (p *Population) TakeLatencies() []time.Duration {
+	p.latMu.Lock()
+	defer p.latMu.Unlock()
+	out := p.lat
+	p.lat = make([]time.Duration, 0, cap(out))
+	return out
+}
+
+func (p *Population) recordLatency(d time.Duration) {
+	p.latMu.Lock()
+	if len(p.lat) < maxLatencies {
+		p.lat = append(p.lat, d)
+	}
+	p.latMu.Unlock()
 }
 
 // Run runs the clients until ctx is done, then waits for every one of them
@@ -240,6 +267,7 @@ func (p *Population) client(ctx context.Context, i int) {
 			return
 		}
 		p.requests.Add(1)
+		begun := time.Now()
 		p.pol.Begin(&st, time.Since(p.start), think)
 		for {
 			p.attempts.Add(1)
@@ -250,6 +278,7 @@ func (p *Population) client(ctx context.Context, i int) {
 			case stopped:
 				return
 			case succeeded:
+				p.recordLatency(time.Since(begun))
 				p.ok.Add(1)
 			case timedOut:
 				p.timeouts.Add(1)

@@ -212,3 +212,38 @@ func TestParseSeconds(t *testing.T) {
 		}
 	}
 }
+
+// TestClientLatencies: TakeLatencies returns one end-to-end latency per
+// success since the previous call, each at least the server's delay.
+func TestClientLatencies(t *testing.T) {
+	srv, addr := startServer(t, serverConfig(Curve{Base: 20 * ms, Limit: 1000, Factor: 2, K: 1, Max: time.Hour}), nil)
+	p, err := NewPopulation(clientConfig(addr, 20, 10*ms, time.Second, strategies.NameFixed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx) }()
+	var lat []time.Duration
+	for range 3 {
+		time.Sleep(200 * ms)
+		lat = append(lat, p.TakeLatencies()...)
+	}
+	cancel()
+	<-done
+	lat = append(lat, p.TakeLatencies()...)
+	if n := p.Totals().OK; int64(len(lat)) != n || n < 20 {
+		t.Fatalf("%d latencies for %d successes, want one each (≥ 20)", len(lat), n)
+	}
+	for _, d := range lat {
+		if d < 20*ms || d > time.Second {
+			t.Fatalf("latency %v, want from the 20ms delay to the 1s timeout", d)
+		}
+	}
+	if got := p.TakeLatencies(); len(got) != 0 {
+		t.Errorf("%d latencies after the last take", len(got))
+	}
+	if pk := srv.TakePeak(); pk < 1 || pk > 20 {
+		t.Errorf("server peak %d, want 1 to 20 clients", pk)
+	}
+}

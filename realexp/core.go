@@ -54,6 +54,7 @@ type core struct {
 
 	in, bl    queue // inside (oldest first) and parked
 	live      int   // concurrency: requests inside, withdrawn ones excluded
+	peak      int   // highest live since the last takePeak
 	parkedN   int   // parked requests not withdrawn
 	paused    bool
 	lastDelay time.Duration
@@ -70,6 +71,7 @@ func (c *core) arrive(r *request, now time.Time) {
 		r.start, r.state = now, inside
 		c.in.push(r)
 		c.live++
+		c.peak = max(c.peak, c.live)
 	case c.parkedN < c.backlog:
 		r.state = parked
 		c.bl.push(r)
@@ -148,4 +150,13 @@ func (c *core) resume(now time.Time) {
 		c.live++
 	}
 	c.parkedN = 0
+	c.peak = max(c.peak, c.live)
+}
+
+// takePeak returns the highest concurrency since the previous call, and
+// starts the next period at the current concurrency.
+func (c *core) takePeak() int {
+	p := max(c.peak, c.live)
+	c.peak = c.live
+	return p
 }

@@ -194,3 +194,33 @@ func TestQueueCompacts(t *testing.T) {
 		t.Fatalf("len %d, cap %d", q.len(), cap(q.items))
 	}
 }
+
+// TestCorePeak: takePeak reports the highest concurrency since the previous
+// call, a resume's flood included, even when it is gone by then.
+func TestCorePeak(t *testing.T) {
+	c := newCoreAt(t, curve2, 10)
+	if p := c.c.takePeak(); p != 0 {
+		t.Fatalf("empty server: peak %d", p)
+	}
+	c.arrive(0)
+	c.arrive(0)
+	c.advance(time.Second, 2) // 2 inside, 200 ms each: both long due
+	if p := c.c.takePeak(); p != 2 || c.c.live != 0 {
+		t.Fatalf("peak %d, live %d; want 2, 0", p, c.c.live)
+	}
+	if p := c.c.takePeak(); p != 0 {
+		t.Fatalf("next period: peak %d, want 0", p)
+	}
+	c.c.pause()
+	for range 3 {
+		c.arrive(time.Second)
+	}
+	if p := c.c.takePeak(); p != 0 {
+		t.Fatalf("parked requests are not inside: peak %d", p)
+	}
+	c.c.resume(c.at(2 * time.Second))
+	c.advance(10*time.Second, 3)
+	if p := c.c.takePeak(); p != 3 {
+		t.Fatalf("the resume's flood: peak %d, want 3", p)
+	}
+}

@@ -252,6 +252,16 @@ func (s *Server) Stats() Stats {
 	}
 }
 
+// TakePeak returns the highest concurrency the server reached since the
+// previous call (since NewServer for the first), and starts the next period
+// at the current concurrency: a sampler sees the flood of a resume even if
+// it is gone by the time it samples.
+func (s *Server) TakePeak() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.core.takePeak()
+}
+
 // Close releases every waiting handler (they answer 503) and stops the
 // server's timer; later requests are answered 503 at once.
 func (s *Server) Close() {

@@ -158,9 +158,9 @@ func (e *Engine) Outage(on bool) {
 	}
 	for _, l := range e.lanes {
 		if on {
-			l.det.outageStarted()
+			l.det.OutageStarted()
 		} else {
-			l.det.outageEnded(e.now)
+			l.det.OutageEnded(e.now)
 		}
 		l.setState(s)
 	}
@@ -213,6 +213,5 @@ func (l *lane) summary() Summary {
 	var total counters
 	total.add(l.total)
 	total.add(l.tick)
-	open := total.requests - total.ok - total.gaveUp
-	return l.det.summary(total, open)
+	return l.det.Summary(total.requests, total.attempts, total.ok, total.gaveUp)
 }

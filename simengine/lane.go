@@ -86,7 +86,7 @@ type lane struct {
 	lat                []time.Duration
 	tickMaxC           int   // highest concurrency in the current tick
 	events             int64 // events processed, for benchmarks
-	det                detector
+	det                Detector
 }
 
 // strategyStream is the PCG stream of every lane's strategy randomness: two
@@ -379,7 +379,7 @@ func (l *lane) endTick(t time.Duration) LaneTick {
 		lt.P50 = strategies.Quantile(l.lat, 0.50).Seconds()
 		lt.P99 = strategies.Quantile(l.lat, 0.99).Seconds()
 	}
-	l.det.tick(t, l.tick.ok, l.tickMaxC)
+	l.det.Tick(t, l.tick.ok, l.tickMaxC)
 	l.total.add(l.tick)
 	l.tick = counters{}
 	l.lat = l.lat[:0]

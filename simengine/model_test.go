@@ -150,24 +150,24 @@ type detStep struct {
 func detRun(t *testing.T, steps []detStep) []Summary {
 	t.Helper()
 	p := Defaults()
-	d := newDetector(&p)
+	d := NewDetector(p) // the exported API, as the playground's real lane uses it
 	if d.window != 50 {
 		t.Fatalf("window %d ticks, want 50", d.window)
 	}
 	out := make([]Summary, len(steps))
 	for k, s := range steps {
 		at := time.Duration(k+1) * p.Tick
-		d.tick(at, int64(s.ok), s.maxC)
-		out[k] = d.summary(counters{}, 0)
+		d.Tick(at, int64(s.ok), s.maxC)
+		out[k] = d.Summary(0, 0, 0, 0)
 		if s.on {
-			d.outageStarted()
+			d.OutageStarted()
 		}
 		if s.off {
 			end := at
 			if s.offAt != 0 {
 				end = s.offAt
 			}
-			d.outageEnded(end)
+			d.OutageEnded(end)
 		}
 	}
 	return out
@@ -399,12 +399,12 @@ func TestModelDetector(t *testing.T) {
 
 	t.Run("counts", func(t *testing.T) {
 		p := Defaults()
-		d := newDetector(&p)
-		s := d.summary(counters{requests: 10, attempts: 25, ok: 6, gaveUp: 1}, 3)
+		d := NewDetector(p)
+		s := d.Summary(10, 25, 6, 1)
 		if s.Requests != 10 || s.Attempts != 25 || s.Succeeded != 6 || s.GaveUp != 1 || s.Open != 3 || s.Amplification != 2.5 {
 			t.Errorf("%+v", s)
 		}
-		if s := d.summary(counters{}, 0); s.Amplification != 0 || s.Collapsed {
+		if s := d.Summary(0, 0, 0, 0); s.Amplification != 0 || s.Collapsed {
 			t.Errorf("empty run: %+v", s)
 		}
 	})

@@ -37,8 +37,12 @@ const recoveryWindow = 5 * time.Second
 // serviceLevel is the share of the baseline ok rate that counts as recovered.
 const serviceLevel = 0.9
 
-// detector watches a lane's ticks for the verdicts of Summary.
-type detector struct {
+// Detector watches one lane's ticks for the verdicts of Summary. Every lane
+// of an Engine has one; a lane measured outside the engine (the playground's
+// real HTTP lane) feeds its own ticks to one, so that both are judged by
+// the same rules. Feed it in time order: the outages' transitions and the
+// ticks as they happen, a transition before the ticks that end after it.
+type Detector struct {
 	tickLen time.Duration
 	window  int // ticks in a recovery window
 	limit   int
@@ -59,24 +63,34 @@ type detector struct {
 	peak       int
 }
 
-func newDetector(p *Params) detector {
-	w := int((recoveryWindow + p.Tick - 1) / p.Tick)
-	return detector{tickLen: p.Tick, window: w, limit: p.ServerLimit, oks: make([]int64, w)}
+// NewDetector returns the detector of a lane of p's run: its ticks last
+// p.Tick, and its server recovers under p.ServerLimit.
+func NewDetector(p Params) *Detector {
+	d := newDetector(&p)
+	return &d
 }
 
-func (d *detector) baseline() float64 {
+func newDetector(p *Params) Detector {
+	w := int((recoveryWindow + p.Tick - 1) / p.Tick)
+	return Detector{tickLen: p.Tick, window: w, limit: p.ServerLimit, oks: make([]int64, w)}
+}
+
+func (d *Detector) baseline() float64 {
 	if d.baseTicks == 0 {
 		return 0
 	}
 	return float64(d.baseOK) / (float64(d.baseTicks) * d.tickLen.Seconds())
 }
 
-func (d *detector) outageStarted() {
+// OutageStarted records that an outage starts: the baseline is fixed, and
+// the recoveries of an earlier outage are forgotten.
+func (d *Detector) OutageStarted() {
 	d.outages, d.down = true, true
 	d.server, d.service = nil, nil
 }
 
-func (d *detector) outageEnded(t time.Duration) {
+// OutageEnded records that the outage ended at virtual time t.
+func (d *Detector) OutageEnded(t time.Duration) {
 	d.down, d.ended, d.endAt = false, true, t
 	// Recovery windows start at tick boundaries.
 	d.serverFrom = (t + d.tickLen - 1) / d.tickLen * d.tickLen
@@ -84,9 +98,9 @@ func (d *detector) outageEnded(t time.Duration) {
 	clear(d.oks)
 }
 
-// tick takes the tick that ends at t: ok successes, and maxC the highest
-// concurrency during it.
-func (d *detector) tick(t time.Duration, ok int64, maxC int) {
+// Tick takes the tick that ends at virtual time t: ok successes during it,
+// and maxC the highest concurrency the server reached during it.
+func (d *Detector) Tick(t time.Duration, ok int64, maxC int) {
 	d.peak = max(d.peak, maxC)
 	if !d.outages {
 		d.baseOK += ok
@@ -119,18 +133,21 @@ func seconds(t time.Duration) *float64 {
 	return &s
 }
 
-func (d *detector) summary(total counters, open int64) Summary {
+// Summary returns the verdict on the ticks so far, with the lane's totals
+// since the start: requests begun, attempts sent, requests that succeeded
+// and requests given up (the rest are open).
+func (d *Detector) Summary(requests, attempts, succeeded, gaveUp int64) Summary {
 	s := Summary{
 		BaselineOK:            d.baseline(),
 		ServerRecoveredAfter:  d.server,
 		ServiceRecoveredAfter: d.service,
 		Collapsed:             d.ended && !d.down && d.server == nil && d.service == nil,
 		PeakConcurrency:       d.peak,
-		Attempts:              total.attempts,
-		Requests:              total.requests,
-		Succeeded:             total.ok,
-		GaveUp:                total.gaveUp,
-		Open:                  open,
+		Attempts:              attempts,
+		Requests:              requests,
+		Succeeded:             succeeded,
+		GaveUp:                gaveUp,
+		Open:                  requests - succeeded - gaveUp,
 	}
 	if s.Requests > 0 {
 		s.Amplification = float64(s.Attempts) / float64(s.Requests)

@@ -197,9 +197,11 @@
     const p = new URLSearchParams(q);
     for (const el of $$('[data-param]')) {
       const name = el.dataset.param;
-      if (!p.has(name) || hasError(name)) continue;
+      // A lane's kind is in the query only when it is real.
+      const v = p.has(name) ? p.get(name) : name.endsWith('.kind') ? 'sim' : null;
+      if (v == null || hasError(name)) continue;
       if (el === document.activeElement && el.type === 'text') continue;
-      setControl(el, p.get(name));
+      setControl(el, v);
     }
     for (let i = 0; i < LETTERS.length; i++) {
       const s = p.get(LETTERS[i] + '.strategy');
@@ -220,7 +222,7 @@
     const uses = new Set(info.uses);
     for (const ctl of $$(`${attr('data-lane-panel', L)} .ctl[data-ctl]`)) {
       const base = ctl.dataset.ctl.slice(2);
-      if (base !== 'strategy') ctl.hidden = !uses.has(base);
+      if (base !== 'strategy' && base !== 'kind') ctl.hidden = !uses.has(base);
     }
     const about = $(attr('data-about-for', L));
     if (about) about.textContent = info.about;
@@ -340,6 +342,7 @@
         return markDirty();
       case 'state':
         lastState = m;
+        $('#note').textContent = m.note || '';
         $('#play').textContent = m.playing ? 'Pause' : 'Play';
         $('#play').title = m.done ? 'run again from t = 0' : m.playing ? 'pause the simulation' : 'resume the simulation';
         ensureOption($('#speed'), m.speed);
@@ -355,7 +358,9 @@
         updateURL();
         return markDirty();
       case 'error':
-        if (/^server busy/.test(m.message)) {
+        // A busy server refuses the session (no parameter); a real lane
+        // refused for want of a slot names the lane's kind instead.
+        if (!m.param && /^server busy/.test(m.message)) {
           busy = true;
           setStatus('server busy', 'bad');
         }
@@ -367,6 +372,11 @@
     query = m.query;
     duration = m.duration;
     lanes = m.lanes;
+    LETTERS.split('').forEach((L, i) => {
+      const el = $(attr('data-lane-kind', L));
+      const l = lanes[i];
+      if (el) el.textContent = l && l.kind === 'real' ? ' · real HTTP' + (l.addr ? ' on ' + l.addr : '') : '';
+    });
     rows = [];
     lastSummary = null;
     bands = [];
@@ -752,6 +762,8 @@
         freshStrategy.add(i);
         showStrategy(i, el.value);
       }
+      // A real lane runs in real time: the speed menu shows it.
+      if (name.endsWith('.kind') && el.value === 'real') setControl($('#speed'), '1');
       sendSet();
     });
     form.addEventListener('keydown', e => {

@@ -66,6 +66,7 @@ func TestBrowser(t *testing.T) {
 		{"BadValueShowsMessage", browserBadValue},
 		{"Exports", browserExports},
 		{"Screenshots", browserScreenshots},
+		{"RealLane", browserRealLane},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
@@ -667,4 +668,69 @@ func browserScreenshots(t *testing.T, env *browserEnv) {
 			}
 		})
 	}
+}
+
+// 8. A real lane (a real HTTP server and 200 real clients on loopback, in
+// real time) streams into lane b's charts, and the stop/resume button
+// pauses and resumes its server: lane b's timeouts rise, then fall.
+func browserRealLane(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "b.kind=real&clients=200&think=1s&timeout=500ms&speed=1&duration=60s&outage=none")
+	okB, toB := col(t, 1, "ok"), col(t, 1, "timeouts")
+	head := poll[string](tb, "lane b's head says real HTTP and its address",
+		`(s => /real HTTP on 127\.0\.0\.1:[0-9]+/.test(s) && s)(document.querySelector('[data-lane-kind="b"]').textContent)`)
+	t.Logf("lane b's head: %q", head)
+	if k := eval[string](tb, `document.querySelector('[data-param="a.kind"]').value + ' ' + document.querySelector('[data-param="b.kind"]').value`); k != "sim real" {
+		t.Errorf("kind menus a, b: %q, want sim and real", k)
+	}
+	if !eval[bool](tb, `['a', 'b'].every(L => { const el = document.querySelector('[data-param="' + L + '.kind"]'); return !el.closest('[hidden]') && el.offsetParent !== null; })`) {
+		t.Errorf("the kind menus of lanes a and b are not shown")
+	}
+	if note := eval[string](tb, `document.querySelector('#note').textContent`); !strings.Contains(note, "lane b is real") {
+		t.Errorf("#note says %q", note)
+	}
+	tb.waitTrue("lane b has ok > 0", fmt.Sprintf(`(r => r.length > 0 && r[r.length - 1][%d] > 0)(window.backofflab.rows())`, okB))
+	poll[bool](tb, "lane b's throughput chart draws", `(c => c && c.getModel().getSeriesByIndex(0).getData().count() > 0)(window.backofflab.charts()['throughput.b'])`)
+
+	tb.do("click Stop server", chromedp.Click(chromedp.ID("outage")))
+	tb.waitTrue("the button offers to resume", `document.querySelector('#outage').dataset.down === 'true'`)
+	stopped := poll[float64](tb, "the state says down", `(s => s.down && s.outages.length === 1 && s.outages[0][0] + 1e-9)(window.backofflab.state())`)
+	tb.waitTrue("lane b's timeouts rise and its ok falls to 0", fmt.Sprintf(`(rows => {
+		const a = rows.filter(r => r[0] > %g);
+		return a.length > 1 && a.some(r => r[%d] > 0) && a[a.length - 1][%d] === 0;
+	})(window.backofflab.rows())`, stopped+0.6, toB, okB))
+
+	tb.do("click Resume server", chromedp.Click(chromedp.ID("outage")))
+	tb.waitTrue("the button offers to stop again", `document.querySelector('#outage').dataset.down === 'false'`)
+	resumed := poll[float64](tb, "the state says up", `(s => !s.down && s.outages.length === 1 && s.outages[0][1] >= 0 && s.outages[0][1] + 1e-9)(window.backofflab.state())`)
+	tb.waitTrue("lane b's timeouts fall to 0 and its ok comes back", fmt.Sprintf(`(rows => {
+		const a = rows.filter(r => r[0] > %g);
+		return a.length > 1 && a[a.length - 1][%d] === 0 && a[a.length - 1][%d] > 0;
+	})(window.backofflab.rows())`, resumed+0.6, toB, okB))
+	rows := tb.rows()
+	peak := 0.0
+	for _, r := range rows {
+		if *r[0] > stopped && *r[0] <= resumed+0.5 {
+			peak = max(peak, *r[toB])
+		}
+	}
+	t.Logf("stopped at %.1f s, resumed at %.1f s; lane b's timeouts peaked at %v/s; %d rows", stopped, resumed, peak, len(rows))
+
+	// Back to a simulated lane b, from its menu: the run restarts, the URL
+	// and the lane's head drop the real lane.
+	tb.selectValue(`[data-param="b.kind"]`, "sim")
+	tb.waitTrue("the URL has no b.kind", `!new URLSearchParams(location.search).has('b.kind') && new URLSearchParams(location.search).get('clients') === '200'`)
+	tb.waitTrue("lane b's head and the note drop the real lane", `document.querySelector('[data-lane-kind="b"]').textContent === '' && document.querySelector('#note').textContent === ''`)
+	if k := eval[string](tb, `document.querySelector('[data-param="b.kind"]').value`); k != "sim" {
+		t.Errorf("b.kind menu shows %q after the change", k)
+	}
+
+	// And real again, from a simulation at 20×: the page asks for 1×.
+	tb.selectValue("#speed", "20")
+	tb.waitQuery("speed", "20")
+	tb.selectValue(`[data-param="b.kind"]`, "real")
+	tb.waitQuery("b.kind", "real")
+	tb.waitQuery("speed", "1")
+	poll[string](tb, "lane b's head shows the new real server",
+		`(s => /real HTTP on 127\.0\.0\.1:[0-9]+/.test(s) && s)(document.querySelector('[data-lane-kind="b"]').textContent)`)
+	tb.waitTrue("lane b has ok > 0 again", fmt.Sprintf(`(r => r.length > 0 && r[r.length - 1][%d] > 0)(window.backofflab.rows())`, okB))
 }

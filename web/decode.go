@@ -15,16 +15,80 @@ type Limits struct {
 	MaxSessions int           // simultaneous WebSocket sessions
 	MaxClients  int           // clients per run
 	MaxDuration time.Duration // virtual time per run
+	// MaxRealSessions caps the sessions that run a real lane at once (a
+	// real HTTP server and up to maxRealClients clients each); 0 means
+	// DefaultLimits' value and a negative value allows none.
+	MaxRealSessions int
 }
 
 // DefaultLimits suit a 2-core machine serving a few hundred pages.
-var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour}
+var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2}
 
-// state is everything a URL's query holds: the simulation's parameters and
-// the playback speed.
+// state is everything a URL's query holds: the simulation's parameters, the
+// playback speed and which lane, if any, is real.
 type state struct {
 	p     simengine.Params
 	speed string // a number of virtual seconds per wall second, or "max"
+	// real is the letter of the lane that runs for real (a real HTTP server
+	// and clients on loopback, see real.go), or "" when every lane is
+	// simulated. At most one lane is real.
+	real string
+}
+
+// realLane returns the index of st's real lane, or -1.
+func (st state) realLane() int {
+	if st.real == "" {
+		return -1
+	}
+	return strings.IndexByte(simengine.LaneNames, st.real[0])
+}
+
+// The page's per-lane parameter <letter>.kind, beside the engine's
+// vocabulary: sim (the default) or real.
+const (
+	kindParam = "kind"
+	kindSim   = "sim"
+	kindReal  = "real"
+	// kindHelp is the kind control's one-line meaning.
+	kindHelp = "real: a real HTTP server and clients on loopback, in real time (≤ 2000 clients, speed 1×)"
+)
+
+// maxRealClients caps the clients of a run with a real lane: each is a
+// goroutine and a connection of this process.
+const maxRealClients = 2000
+
+// kindOf reports whether name is a lane's kind parameter, and its lane.
+func kindOf(name string) (int, bool) {
+	if len(name) != 2+len(kindParam) || name[1] != '.' || name[2:] != kindParam {
+		return -1, false
+	}
+	i := strings.IndexByte(simengine.LaneNames, name[0])
+	return i, i >= 0
+}
+
+// realRules checks what a run with a real lane needs: real time, at most
+// maxRealClients clients, and an outage the real server can do (pause).
+func realRules(st state, lim Limits) []*simengine.ParamError {
+	if st.real == "" {
+		return nil
+	}
+	var errs []*simengine.ParamError
+	if f, err := parseSpeed(st.speed); err == nil && f != 1 {
+		errs = append(errs, realSpeedError(st.speed))
+	}
+	if p := st.p; p.Clients > maxRealClients && p.Clients <= lim.MaxClients {
+		errs = append(errs, &simengine.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
+			Allow: fmt.Sprintf("a whole number from 1 to %d while a lane is real", maxRealClients)})
+	}
+	if o := st.p.Outage; o != simengine.OutageNone && o != simengine.OutagePause {
+		errs = append(errs, &simengine.ParamError{Name: "outage", Value: o,
+			Allow: "none or pause while a lane is real (the real server can only pause)"})
+	}
+	return errs
+}
+
+func realSpeedError(speed string) *simengine.ParamError {
+	return &simengine.ParamError{Name: speedParam, Value: speed, Allow: "1 while a lane is real"}
 }
 
 const speedMax = "max"
@@ -64,9 +128,45 @@ func decode(q url.Values, lim Limits) (state, []*simengine.ParamError) {
 		}
 		delete(q, speedParam)
 	}
+	// The lanes' kinds, in lane order; a bad one is reported here.
+	var kinds [simengine.MaxLanes]string
+	highest := -1 // the highest lane letter with a kind
+	for name, v := range q {
+		i, ok := kindOf(name)
+		if !ok {
+			continue // e.kind: Parse reports it as no such parameter
+		}
+		raw := v[len(v)-1]
+		delete(q, name)
+		if raw != kindSim && raw != kindReal {
+			errs = append(errs, &simengine.ParamError{Name: name, Value: raw, Allow: "one of " + kindSim + ", " + kindReal})
+			continue
+		}
+		kinds[i], highest = raw, max(highest, i)
+	}
 	p, err := simengine.Parse(q)
+	if err == nil && highest >= len(p.Lanes) && !q.Has("lanes") {
+		// As for any lane parameter, the highest lane letter given sets the
+		// number of lanes when lanes is not given.
+		q.Set("lanes", strconv.Itoa(highest+1))
+		p, err = simengine.Parse(q)
+	}
 	if err != nil {
 		return st, append(errs, simengine.Errors(err)...)
+	}
+	for i, k := range kinds {
+		name := simengine.LaneNames[i:i+1] + "." + kindParam
+		switch {
+		case k == "":
+		case i >= len(p.Lanes):
+			errs = append(errs, &simengine.ParamError{Name: name, Value: k,
+				Allow: fmt.Sprintf("lanes a to %c only (lanes=%d)", simengine.LaneNames[len(p.Lanes)-1], len(p.Lanes))})
+		case k == kindReal && st.real != "":
+			errs = append(errs, &simengine.ParamError{Name: name, Value: k,
+				Allow: fmt.Sprintf("sim: at most one lane may be real (lane %s is)", st.real)})
+		case k == kindReal:
+			st.real = simengine.LaneNames[i : i+1]
+		}
 	}
 	if p.Clients > lim.MaxClients {
 		errs = append(errs, &simengine.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
@@ -77,6 +177,17 @@ func decode(q url.Values, lim Limits) (state, []*simengine.ParamError) {
 			Allow: fmt.Sprintf("a duration from 1s to %v on this server", lim.MaxDuration)})
 	}
 	st.p = p
+	return st, append(errs, realRules(st, lim)...)
+}
+
+// decodeExport is decode for the headless exports, which simulate only: a
+// real lane runs on the page, live.
+func decodeExport(q url.Values, lim Limits) (state, []*simengine.ParamError) {
+	st, errs := decode(q, lim)
+	if st.real != "" {
+		errs = append(errs, &simengine.ParamError{Name: st.real + "." + kindParam, Value: kindReal,
+			Allow: "sim (real lanes run live only; export from the page)"})
+	}
 	return st, errs
 }
 
@@ -106,10 +217,14 @@ func decodeLenient(q url.Values, lim Limits) (state, []*simengine.ParamError) {
 	}
 }
 
-// encode writes st as the canonical query of its URL.
+// encode writes st as the canonical query of its URL. A lane's kind is
+// written only for the real lane: sim is the default.
 func (st state) encode() string {
 	q := st.p.Encode()
 	q.Set(speedParam, st.speed)
+	if st.real != "" {
+		q.Set(st.real+"."+kindParam, kindReal)
+	}
 	return q.Encode()
 }
 

@@ -73,7 +73,7 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 		}
 		defer live.release()
 		st, errs := decodeLenient(r.URL.Query(), lim)
-		s, err := newSession(conn, log, lim, st, errs)
+		s, err := newSession(conn, log, lim, live.real, st, errs)
 		if err != nil { // decodeLenient validated st: this is a bug
 			log.Error("new session", "err", err)
 			conn.Close(websocket.StatusInternalError, "bad state")
@@ -90,7 +90,7 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 // on the command line (backofflab run -format csv|json).
 func handleExport(lim Limits, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, errs := decode(r.URL.Query(), lim)
+		st, errs := decodeExport(r.URL.Query(), lim)
 		if len(errs) > 0 {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return

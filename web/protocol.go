@@ -10,7 +10,8 @@ import (
 //
 // Page to server:
 //
-//	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole state, as the page's URL query
+//	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole state, as the page's URL query;
+//	                                                            b.kind=real makes lane b real (web/real.go)
 //	{"type":"outage","on":true}                                 stop (true) or resume (false) the server now
 //	{"type":"speed","speed":"10"}                               virtual seconds per wall second, or "max"
 //	{"type":"pause"} {"type":"resume"} {"type":"reset"}
@@ -18,7 +19,9 @@ import (
 // Server to page:
 //
 //	hello    after connecting and after every restart: the run's canonical query, lanes and columns;
-//	         the page clears its charts
+//	         the page clears its charts. Each lane says its kind: sim, or real (with its server's
+//	         address while it runs): a real HTTP server and clients on loopback whose measurements
+//	         replace the lane's simulated values in the ticks (web/real.go)
 //	tick     one or more ticks: each a flat array [t, lane a's Columns…, lane b's Columns…]
 //	summary  every lane's Summary, whenever one changes
 //	state    virtual time, playing or not, speed, server down or not, outage windows, done
@@ -28,6 +31,11 @@ import (
 //
 // Nothing the page sends can stop a session except closing the socket: a bad
 // message is answered with an error and the simulation goes on.
+//
+// A real lane runs in real time: while one is in the state, speed is 1, and
+// a change of what it is made of (clients, think, timeout, server, its
+// strategy, seed), of which lane is real, a reset or a pause stops its
+// server and clients; resume after a pause restarts the run from 0.
 
 // inMsg is any message from the page.
 type inMsg struct {
@@ -50,6 +58,8 @@ type helloMsg struct {
 type laneInfo struct {
 	Name     string `json:"name"`
 	Strategy string `json:"strategy"`
+	Kind     string `json:"kind"`           // sim, or real: a real HTTP server and clients (real.go)
+	Addr     string `json:"addr,omitempty"` // a running real lane's server, host:port on loopback
 }
 
 // tickMsg carries ticks in order; each row is t then every lane's Columns.
@@ -93,6 +103,9 @@ type stateMsg struct {
 	Speed   string       `json:"speed"`
 	Down    bool         `json:"down"`
 	Outages [][2]float64 `json:"outages"` // [start, end] in seconds; end is -1 while it lasts
+	// Note says how a real lane behaves now (running, or stopped until Play
+	// restarts the run); empty when no lane is real.
+	Note string `json:"note,omitempty"`
 }
 
 type bandsMsg struct {

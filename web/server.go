@@ -1,5 +1,7 @@
 // Package web serves the playground: the page, its live simulations over
-// WebSocket, the headless exports and the embedded assets.
+// WebSocket (a lane of which may run the real experiment instead: a real
+// HTTP server and clients on loopback, see real.go), the headless exports
+// and the embedded assets.
 package web
 
 import (
@@ -29,14 +31,20 @@ func NewServer(ctx context.Context, opts Options) http.Handler {
 	if lim == (Limits{}) {
 		lim = DefaultLimits
 	}
+	if lim.MaxRealSessions == 0 {
+		lim.MaxRealSessions = DefaultLimits.MaxRealSessions
+	}
 	mux := http.NewServeMux()
-	addRoutes(mux, ctx, log, lim, &sessions{max: int64(lim.MaxSessions)}, newPresets(lim))
+	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: max(lim.MaxRealSessions, 0)}}
+	addRoutes(mux, ctx, log, lim, live, newPresets(lim))
 	return secure(mux)
 }
 
-// sessions counts the live WebSocket sessions against their cap.
+// sessions counts the live WebSocket sessions against their cap, and those
+// with a real lane against theirs.
 type sessions struct {
 	n, max int64
+	real   *realSlots
 }
 
 func (s *sessions) acquire() bool {

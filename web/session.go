@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"net/url"
@@ -44,8 +45,11 @@ type session struct {
 	log  *slog.Logger
 	lim  Limits
 	in   chan inMsg
-	// initial are the bad values of the URL the session started from.
-	initial []*simengine.ParamError
+	// initial are the errors to show as the session starts: the URL's bad
+	// values, and a real lane refused for want of a slot.
+	initial []errorMsg
+	// slots counts the server's sessions with a real lane.
+	slots *realSlots
 	// stopped is closed when run returns: the reader stops handing it messages.
 	stopped chan struct{}
 
@@ -55,6 +59,11 @@ type session struct {
 	factor  float64 // speed: virtual seconds per wall second, 0 for max
 	playing bool
 	lastSum []simengine.Summary
+	// holdsSlot: the session counts in slots (its state has a real lane).
+	holdsSlot bool
+	// real is the current run's real lane (stopped when the run paused or
+	// ended: its measurements stay for the summary); nil when none.
+	real *realRun
 
 	out outbox
 }
@@ -169,15 +178,57 @@ func coalesce(rows [][]float64, lanes int) [][]float64 {
 	return out
 }
 
-func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, st state, bad []*simengine.ParamError) (*session, error) {
+func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, st state, bad []*simengine.ParamError) (*session, error) {
 	eng, err := simengine.New(st.p)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{conn: conn, log: log, lim: lim, in: make(chan inMsg, 16), stopped: make(chan struct{}), initial: bad, eng: eng, st: st, playing: true}
+	s := &session{conn: conn, log: log, lim: lim, slots: slots, in: make(chan inMsg, 16), stopped: make(chan struct{}), eng: eng, st: st, playing: true}
+	for _, e := range bad {
+		s.initial = append(s.initial, errorMsg{Type: "error", Param: e.Name, Message: e.Error()})
+	}
+	if st.real != "" {
+		if slots.acquire() {
+			s.holdsSlot = true
+		} else { // the same run, with the lane simulated
+			s.initial = append(s.initial, errorMsg{Type: "error", Param: st.real + "." + kindParam,
+				Message: busyReal + "; lane " + st.real + " runs simulated instead"})
+			s.st.real = ""
+		}
+	}
 	s.factor, _ = parseSpeed(st.speed)
 	s.out.wake = make(chan struct{}, 1)
 	return s, nil
+}
+
+// liveReal returns the real lane's run while it runs, else nil.
+func (s *session) liveReal() *realRun {
+	if s.real != nil && !s.real.stopped {
+		return s.real
+	}
+	return nil
+}
+
+// stopReal stops the real lane's server and clients, if they run.
+func (s *session) stopReal() {
+	if s.real != nil {
+		s.real.stop()
+	}
+}
+
+// releaseSlot gives back the session's real-lane slot, if it holds one.
+func (s *session) releaseSlot() {
+	if s.holdsSlot {
+		s.holdsSlot = false
+		s.slots.release()
+	}
+}
+
+// syncReal pauses or resumes the real server as the engine's outage says.
+func (s *session) syncReal() {
+	if r := s.liveReal(); r != nil {
+		r.setPaused(s.eng.Down())
+	}
 }
 
 // serve runs the session until ctx ends, the page goes away or a write to
@@ -193,10 +244,12 @@ func (s *session) serve(ctx context.Context) error {
 	go func() { werr <- s.write(wctx); stopWriter() }()
 	s.hello()
 	for _, e := range s.initial {
-		s.fail(e.Name, e.Error())
+		s.out.send(e, false)
 	}
 	s.run(wctx, ended)
 	close(s.stopped)
+	s.stopReal()
+	s.releaseSlot()
 	stopWriter()
 	err := <-werr
 	if ctx.Err() != nil {
@@ -252,11 +305,22 @@ func (s *session) write(ctx context.Context) error {
 
 // run is the simulation's goroutine: it advances virtual time with the wall
 // clock at the session's speed and applies the page's messages between steps.
+// While a real lane runs it also wakes at each tick's end and at the
+// scheduled outage's transitions, so that the real lane is measured, and its
+// server paused and resumed, on time.
 func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 	step := time.NewTicker(stepEvery)
 	defer step.Stop()
+	wake := time.NewTimer(time.Hour)
+	wake.Stop()
+	defer wake.Stop()
 	last := time.Now()
 	for {
+		var realWake <-chan time.Time
+		if r := s.liveReal(); r != nil && s.playing {
+			wake.Reset(r.nextWake(time.Now(), &s.st.p))
+			realWake = wake.C
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -264,6 +328,8 @@ func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 			return
 		case m := <-s.in:
 			s.handle(m)
+		case <-realWake:
+			s.advance(0)
 		case now := <-step.C:
 			if s.playing {
 				s.advance(now.Sub(last))
@@ -274,13 +340,30 @@ func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 }
 
 // advance moves the simulation by wall time elapsed at the session's speed,
-// or, at speed max, for as long as maxBurst allows.
+// or, at speed max, for as long as maxBurst allows. While a real lane runs,
+// virtual time is the wall time since the run started, and the real lane's
+// block of each row is what its clients and server did.
 func (s *session) advance(elapsed time.Duration) {
 	end := s.st.p.Duration
 	var rows [][]float64
-	emit := func(t simengine.Tick) { rows = append(rows, tickRow(t)) }
+	r := s.liveReal()
+	emit := func(t simengine.Tick) {
+		row := tickRow(t)
+		if r != nil {
+			lt := r.next(s.eng.Outages())
+			v := lt.Values()
+			copy(row[1+r.lane*len(simengine.Columns):], v[:])
+		}
+		rows = append(rows, row)
+	}
 	down, outages := s.eng.Down(), len(s.eng.Outages())
-	if s.factor == 0 {
+	if r != nil {
+		now := time.Now()
+		if to := min(end, r.virtual(now)); to > s.eng.Now() {
+			r.measure(now, to)
+			s.eng.AdvanceTo(to, emit)
+		}
+	} else if s.factor == 0 {
 		// As fast as the engine goes, but no faster than the page reads:
 		// at max speed there is no real time to keep, so rather than
 		// coalesce a fast page's rows, wait for the writer to drain them.
@@ -294,9 +377,11 @@ func (s *session) advance(elapsed time.Duration) {
 		s.eng.AdvanceTo(min(end, to), emit)
 	}
 	s.out.push(rows)
+	s.syncReal()
 	s.summarize()
 	if s.eng.Now() >= end {
 		s.playing = false
+		s.stopReal()
 	}
 	// The scheduled outage starts and ends inside AdvanceTo: tell the page.
 	if s.eng.Now() >= end || s.eng.Down() != down || len(s.eng.Outages()) != outages {
@@ -318,6 +403,9 @@ func tickRow(t simengine.Tick) []float64 {
 // summarize sends the summaries when one changed.
 func (s *session) summarize() {
 	sum := s.eng.Summaries()
+	if s.real != nil && s.real.lane < len(sum) {
+		sum[s.real.lane] = s.real.summary(s.eng.Outages())
+	}
 	if summariesEqual(sum, s.lastSum) {
 		return
 	}
@@ -351,34 +439,67 @@ func (s *session) handle(m inMsg) {
 			}
 			return
 		}
-		s.st.speed = st.speed
+		if st.real != "" && !s.holdsSlot {
+			if !s.slots.acquire() {
+				s.fail(st.real+"."+kindParam, busyReal)
+				return
+			}
+			s.holdsSlot = true
+		}
+		// A real lane cannot change on the fly: a new real lane, or a change
+		// of what the real one is made of, restarts the run from 0.
+		restart := st.real != s.st.real
+		if i := st.realLane(); i >= 0 && !restart {
+			restart = newRealConfig(st.p, i) != newRealConfig(s.st.p, i)
+		}
+		s.st = st
 		s.factor, _ = parseSpeed(st.speed)
-		s.st.p = st.p
-		if err := s.eng.Set(st.p); errors.Is(err, simengine.ErrRestarted) {
+		if st.real == "" {
+			s.releaseSlot()
+		}
+		if err := s.eng.Set(st.p); errors.Is(err, simengine.ErrRestarted) || restart {
+			if err == nil {
+				s.eng.Reset()
+			}
 			s.hello()
 			return
 		}
 		s.out.send(paramsMsg{Type: "params", Query: s.st.encode()}, false)
 		s.bands()
+		s.syncReal()
 		s.state()
 	case "outage":
+		if s.liveReal() != nil { // catch up: the outage starts now in both
+			s.advance(0)
+		}
 		s.eng.Outage(m.On)
+		s.syncReal()
 		s.state()
 	case "speed":
 		f, err := parseSpeed(m.Speed)
+		if err == nil && s.st.real != "" && f != 1 {
+			err = realSpeedError(m.Speed)
+		}
 		if err != nil {
 			s.fail(speedParam, err.Error())
+			s.state() // the page's menu goes back to the speed in effect
 			return
 		}
 		s.factor, s.st.speed = f, m.Speed
 		s.out.send(paramsMsg{Type: "params", Query: s.st.encode()}, false)
 		s.state()
 	case "pause":
+		if s.liveReal() != nil { // real time cannot pause: the real lane stops
+			s.advance(0)
+			s.stopReal()
+		}
 		s.playing = false
 		s.state()
 	case "resume":
-		if s.eng.Now() >= s.st.p.Duration {
+		// A run that is over, or whose real lane stopped, starts again.
+		if s.eng.Now() >= s.st.p.Duration || s.st.real != "" && s.liveReal() == nil {
 			s.eng.Reset()
+			s.playing = true
 			s.hello()
 		}
 		s.playing = true
@@ -395,17 +516,43 @@ func (s *session) fail(param, msg string) {
 	s.out.send(errorMsg{Type: "error", Param: param, Message: msg}, false)
 }
 
-// hello tells the page that a run starts: everything it shows is reset.
+// hello tells the page that a run starts: everything it shows is reset. The
+// engine is at the run's start; a real lane's server and clients start now
+// (if the run plays), the previous ones having stopped.
 func (s *session) hello() {
+	s.stopReal()
+	s.real = nil
+	var failed *errorMsg
+	if i := s.st.realLane(); i >= 0 && s.playing {
+		r, err := startReal(s.st.p, i, s.eng.Now(), s.log)
+		if err != nil {
+			s.log.Error("real lane", "err", err)
+			failed = &errorMsg{Type: "error", Param: s.st.real + "." + kindParam,
+				Message: fmt.Sprintf("the real lane could not start (%v); lane %s runs simulated instead", err, s.st.real)}
+			s.st.real = ""
+			s.releaseSlot()
+		}
+		s.real = r
+	}
 	p := s.st.p
 	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
 		Tick: p.Tick.Seconds(), Columns: simengine.Columns}
 	for i, l := range p.Lanes {
-		h.Lanes = append(h.Lanes, laneInfo{Name: simengine.LaneNames[i : i+1], Strategy: l.Strategy})
+		li := laneInfo{Name: simengine.LaneNames[i : i+1], Strategy: l.Strategy, Kind: kindSim}
+		if i == s.st.realLane() {
+			li.Kind = kindReal
+			if s.real != nil {
+				li.Addr = s.real.addr
+			}
+		}
+		h.Lanes = append(h.Lanes, li)
 	}
 	s.out.lanes = len(p.Lanes)
 	s.lastSum = nil
 	s.out.send(h, true)
+	if failed != nil {
+		s.out.send(*failed, false)
+	}
 	s.bands()
 	s.state()
 }
@@ -415,6 +562,13 @@ func (s *session) state() {
 	m := stateMsg{Type: "state", T: s.eng.Now().Seconds(), Playing: s.playing,
 		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed, Down: s.eng.Down(),
 		Outages: [][2]float64{}}
+	if l := s.st.real; l != "" {
+		if s.liveReal() != nil {
+			m.Note = "lane " + l + " is real: a real server and clients in real time; Pause stops them, and Play then restarts the run from 0"
+		} else {
+			m.Note = "lane " + l + "'s real server and clients are stopped: Play restarts the run from 0 (real time cannot be paused)"
+		}
+	}
 	for _, o := range s.eng.Outages() {
 		end := -1.0
 		if o[1] >= 0 {

@@ -33,7 +33,7 @@ const (
 // keepOnStrategyChange are the lane parameters that survive a change of the
 // lane's strategy; the others are dropped so that the new strategy's
 // defaults apply.
-var keepOnStrategyChange = []string{"cancel_on_timeout", "max_attempts", "deadline"}
+var keepOnStrategyChange = []string{"cancel_on_timeout", "max_attempts", "deadline", kindParam}
 
 // controlGroups are the control sections for the parameters shared by every lane,
 // in the order of the page. A Table parameter that none names lands in a
@@ -85,7 +85,11 @@ type lanePanel struct {
 	Active   bool // the lane is in the run
 	Strategy paramCtl
 	About    string // the strategy's formula
-	Controls []paramCtl
+	// Kind is the lane's kind menu: sim, or real (a real HTTP server and
+	// clients, see real.go); KindLabel is what the lane's head says of it.
+	Kind      paramCtl
+	KindLabel string
+	Controls  []paramCtl
 }
 
 // paramCtl is one parameter's control: for numbers and durations a slider and
@@ -223,6 +227,16 @@ func newView(in pageInput) pageView {
 		lp := lanePanel{Letter: simengine.LaneNames[i : i+1], Index: i, Active: i < len(p.Lanes)}
 		strategy := all.Lanes[i].Strategy
 		lp.About = strategies.About(strategy)
+		lp.Kind = kindControl(lp.Letter, in.St.real == lp.Letter)
+		if msgs, ok := errs[lp.Kind.Name]; ok {
+			lp.Kind.Error = strings.Join(msgs, "; ")
+		}
+		if in.St.real == lp.Letter {
+			lp.KindLabel = "real HTTP"
+		}
+		if lp.Active {
+			shown[lp.Kind.Name] = true
+		}
 		for _, param := range simengine.Table {
 			if !param.Lane {
 				continue
@@ -269,6 +283,20 @@ func newView(in pageInput) pageView {
 	}
 	v.State = newPageState(query, p, in.Presets)
 	return v
+}
+
+// kindControl is lane letter's kind menu.
+func kindControl(letter string, real bool) paramCtl {
+	c := paramCtl{Name: letter + "." + kindParam, Base: kindParam, Lane: letter, Kind: "enum", Help: kindHelp,
+		Allowed: "one of " + kindSim + ", " + kindReal, Value: kindSim,
+		Choices: []ctlChoice{
+			{Value: kindSim, Label: kindSim, Help: "simulated, in virtual time at any speed"},
+			{Value: kindReal, Label: kindReal, Help: kindHelp},
+		}}
+	if real {
+		c.Value = kindReal
+	}
+	return c
 }
 
 // usesParam reports whether a lane with strategy shows the lane parameter
@@ -456,6 +484,15 @@ func speedLabel(s string) string {
 		return "max"
 	}
 	return s + "×"
+}
+
+// kindHead is what a lane's head says after its strategy: nothing for a
+// simulated lane.
+func kindHead(label string) string {
+	if label == "" {
+		return ""
+	}
+	return " · " + label
 }
 
 // inputMode picks the phone keyboard of a number box.

@@ -38,7 +38,7 @@ func allControls(v pageView) []paramCtl {
 		out = append(out, g.Controls...)
 	}
 	for _, p := range v.Panels {
-		out = append(out, p.Strategy)
+		out = append(out, p.Strategy, p.Kind)
 		out = append(out, p.Controls...)
 	}
 	return out
@@ -51,6 +51,9 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 		byName[c.Name] = append(byName[c.Name], c)
 	}
 	want := []string{"lanes", speedParam}
+	for _, l := range simengine.LaneNames { // the page's own per-lane parameter
+		want = append(want, string(l)+"."+kindParam)
+	}
 	for _, p := range simengine.Table {
 		if !p.Lane {
 			want = append(want, p.Name)
@@ -68,7 +71,7 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 		}
 		delete(byName, name)
 		p, _, ok := simengine.Lookup(name)
-		if !ok { // speed
+		if !ok { // speed, kind
 			continue
 		}
 		c := cs[0]

@@ -1,0 +1,351 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	"backofflab/realexp"
+	"backofflab/simengine"
+	"backofflab/strategies"
+)
+
+// A real lane (<letter>.kind=real) runs issue 4's real experiment inside a
+// live session: a realexp.Server on an ephemeral loopback port and a
+// realexp.Population of clients against it, in real time. The engine keeps
+// simulating every lane, the real one included; the session replaces that
+// lane's block of each tick row with what the real clients and server did
+// over the same tick window (virtual time is wall time since the run
+// started, so speed is 1). The scheduled outage and the page's stop/resume
+// button pause and resume the real server when the engine's outage starts
+// and ends, and the lane's verdicts come from a simengine.Detector fed with
+// the real ticks: the same rules as the simulated lanes.
+
+// maxRealConns caps the connections a real server holds open. Past it the
+// server stops accepting and new connects wait in the kernel's queue, as
+// they do when a real server runs out of file descriptors: a retry storm on
+// a real lane cannot starve the playground of them.
+const maxRealConns = 4096
+
+// realSlots counts the sessions whose state has a real lane, against
+// Limits.MaxRealSessions.
+type realSlots struct {
+	mu   sync.Mutex
+	n    int
+	max  int
+	once sync.Once // raises the open-file limit at the first real lane
+}
+
+func (r *realSlots) acquire() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n >= r.max {
+		return false
+	}
+	r.n++
+	r.once.Do(func() { realexp.RaiseFileLimit() })
+	return true
+}
+
+func (r *realSlots) release() {
+	r.mu.Lock()
+	r.n--
+	r.mu.Unlock()
+}
+
+// busyReal is the message of a real lane refused for want of a slot.
+const busyReal = "server busy: too many real experiments running"
+
+// realConfig is what a real lane's server and clients are made of: when it
+// changes, the run restarts (real clients and a real server cannot change
+// on the fly).
+type realConfig struct {
+	server realexp.ServerConfig
+	client realexp.ClientConfig
+}
+
+func newRealConfig(p simengine.Params, lane int) realConfig {
+	l := p.Lanes[lane]
+	return realConfig{
+		server: realexp.ServerConfig{
+			Curve: realexp.Curve{Base: p.ServerDelay, Limit: p.ServerLimit, Factor: p.ServerFactor,
+				K: p.ServerK, Max: p.MaxServerDelay},
+			Backlog:         p.Backlog,
+			CancelOnTimeout: l.CancelOnTimeout,
+		},
+		client: realexp.ClientConfig{Clients: p.Clients, Think: p.Think, Timeout: p.Timeout,
+			Strategy: l.Params, Seed: p.Seed},
+	}
+}
+
+// realRun is one run of a real lane: its server, its clients, and what
+// the session measured of them so far. Only the session's run goroutine
+// uses it.
+type realRun struct {
+	lane  int
+	addr  string // the server's host:port
+	curve realexp.Curve
+	tick  time.Duration
+	srv   *realexp.Server
+	pop   *realexp.Population
+
+	// start is the wall time of virtual time 0.
+	start time.Time
+	// paused is what the session last told the server.
+	paused  bool
+	stopped bool
+
+	stopPop, stopSrv context.CancelFunc
+	popDone, srvDone chan struct{}
+
+	// Measurements. ticks counts the ticks measured; the last reading is
+	// shared out among the ticks it covers (see measure).
+	ticks  int64
+	lastAt time.Time
+	last   realexp.Counts
+	cur    reading
+	det    *simengine.Detector
+	fed    int // outage transitions fed to det: 2 per outage, start then end
+}
+
+// reading is one look at the real experiment, shared out among n ticks.
+type reading struct {
+	n, given int64
+	delta    realexp.Counts // events over the reading's window; levels at its end
+	lt       simengine.LaneTick
+	peak     int
+}
+
+// startReal starts lane's real experiment for p, at the engine's virtual
+// time now (0 after a reset).
+func startReal(p simengine.Params, lane int, now time.Duration, log *slog.Logger) (*realRun, error) {
+	cfg := newRealConfig(p, lane)
+	cfg.server.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
+	if err := cfg.server.Validate(); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	cfg.client.Addr = ln.Addr().String()
+	pop, err := realexp.NewPopulation(cfg.client)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	r := &realRun{lane: lane, addr: cfg.client.Addr, curve: cfg.server.Curve, tick: p.Tick,
+		srv: realexp.NewServer(cfg.server), pop: pop, det: simengine.NewDetector(p),
+		popDone: make(chan struct{}), srvDone: make(chan struct{}), ticks: int64(now / p.Tick)}
+	sctx, stopSrv := context.WithCancel(context.Background())
+	pctx, stopPop := context.WithCancel(context.Background())
+	r.stopSrv, r.stopPop = stopSrv, stopPop
+	go func() {
+		defer close(r.srvDone)
+		if err := r.srv.Run(sctx, limitListener(ln, maxRealConns), nil); err != nil {
+			log.Info("real lane server", "err", err)
+		}
+	}()
+	r.start = time.Now().Add(-now)
+	r.lastAt = time.Now()
+	go func() {
+		defer close(r.popDone)
+		r.pop.Run(pctx)
+	}()
+	return r, nil
+}
+
+// stop stops the clients, then the server, and waits until every goroutine
+// and connection of both is gone. The measurements stay.
+func (r *realRun) stop() {
+	if r.stopped {
+		return
+	}
+	r.stopped = true
+	r.stopPop()
+	<-r.popDone
+	r.stopSrv()
+	<-r.srvDone
+}
+
+// virtual returns the virtual time of wall time now.
+func (r *realRun) virtual(now time.Time) time.Duration { return now.Sub(r.start) }
+
+// setPaused pauses or resumes the real server.
+func (r *realRun) setPaused(down bool) {
+	if r.stopped || down == r.paused {
+		return
+	}
+	if down {
+		r.srv.Pause()
+	} else {
+		r.srv.Resume()
+	}
+	r.paused = down
+}
+
+// measure reads the real experiment at wall time now, when the ticks that
+// end at or before virtual time to (which the engine is about to emit) have
+// not all been measured: the reading's window is from the previous one to
+// now, and the ticks it covers share it (see next).
+func (r *realRun) measure(now time.Time, to time.Duration) {
+	n := int64(to/r.tick) - r.ticks - (r.cur.n - r.cur.given)
+	if n <= 0 || r.stopped {
+		return
+	}
+	cur := r.pop.Totals()
+	st := r.srv.Stats()
+	lat := r.pop.TakeLatencies()
+	d := cur
+	d.Requests -= r.last.Requests
+	d.OK -= r.last.OK
+	d.Errors -= r.last.Errors
+	d.Timeouts -= r.last.Timeouts
+	d.Attempts -= r.last.Attempts
+	d.Retries -= r.last.Retries
+	d.GaveUp -= r.last.GaveUp
+	sec := now.Sub(r.lastAt).Seconds()
+	rate := func(k int64) float64 {
+		if sec <= 0 {
+			return 0
+		}
+		return float64(k) / sec
+	}
+	lt := simengine.LaneTick{
+		OK: rate(d.OK), Errors: rate(d.Errors), Timeouts: rate(d.Timeouts), Attempts: rate(d.Attempts),
+		Retries: rate(d.Retries), GaveUp: rate(d.GaveUp),
+		Concurrency:   st.Concurrency,
+		ServerLatency: r.curve.Delay(st.Concurrency).Seconds(),
+		Backlog:       st.Backlog,
+		InBackoff:     int(cur.InBackoff),
+		P50:           math.NaN(),
+		P99:           math.NaN(),
+	}
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		lt.P50 = strategies.Quantile(lat, 0.50).Seconds()
+		lt.P99 = strategies.Quantile(lat, 0.99).Seconds()
+	}
+	r.cur = reading{n: n, delta: d, lt: lt, peak: r.srv.TakePeak()}
+	r.last, r.lastAt = cur, now
+}
+
+// next returns the real lane's share of the engine's next tick: the rates
+// and levels of the reading that covers it, and its share of the reading's
+// ok count for the verdicts, which it feeds to the detector after the
+// engine's outages so far.
+func (r *realRun) next(outages [][2]time.Duration) simengine.LaneTick {
+	r.feed(outages)
+	t := time.Duration(r.ticks+1) * r.tick
+	c := &r.cur
+	lt := c.lt
+	var ok int64
+	if c.given < c.n {
+		ok = c.delta.OK*(c.given+1)/c.n - c.delta.OK*c.given/c.n
+		c.given++
+	} else { // a tick no reading covers: nothing measured
+		lt = simengine.LaneTick{P50: math.NaN(), P99: math.NaN()}
+	}
+	r.ticks++
+	lt.T = t.Seconds()
+	r.det.Tick(t, ok, max(c.peak, lt.Concurrency))
+	return lt
+}
+
+// feed gives the detector the outage transitions it has not seen: the
+// engine's outages so far (simengine.Engine.Outages), all of which happened
+// before the next tick ends.
+func (r *realRun) feed(outages [][2]time.Duration) {
+	for {
+		i := r.fed / 2
+		if i >= len(outages) {
+			return
+		}
+		if r.fed%2 == 0 {
+			r.det.OutageStarted()
+		} else if end := outages[i][1]; end >= 0 {
+			r.det.OutageEnded(end)
+		} else {
+			return
+		}
+		r.fed++
+	}
+}
+
+// summary is the real lane's verdict on its ticks so far.
+func (r *realRun) summary(outages [][2]time.Duration) simengine.Summary {
+	r.feed(outages)
+	return r.det.Summary(r.last.Requests, r.last.Attempts, r.last.OK, r.last.GaveUp)
+}
+
+// nextWake returns how long after now the session must look at the real
+// experiment again: at the next tick's end, or the scheduled outage's start
+// or end if one comes first, or the run's end.
+func (r *realRun) nextWake(now time.Time, p *simengine.Params) time.Duration {
+	v := r.virtual(now)
+	next := (v/r.tick + 1) * r.tick
+	if p.Outage != simengine.OutageNone && p.OutageFor > 0 {
+		for _, x := range []time.Duration{p.OutageAt, p.OutageAt + p.OutageFor} {
+			if x > v && x < next {
+				next = x
+			}
+		}
+	}
+	if p.Duration > v {
+		next = min(next, p.Duration)
+	}
+	return max(next-v, 0)
+}
+
+// label describes the lane for the page.
+func (r *realRun) label() string { return fmt.Sprintf("real HTTP on %s", r.addr) }
+
+// limitListener accepts at most n connections open at once; past them
+// Accept waits for one to close.
+func limitListener(ln net.Listener, n int) net.Listener {
+	return &limitedListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+type limitedListener struct {
+	net.Listener
+	sem       chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
+}
+
+func (l *limitedListener) Close() error {
+	err := l.Listener.Close()
+	l.closeOnce.Do(func() { close(l.done) })
+	return err
+}
+
+type limitedConn struct {
+	net.Conn
+	once    sync.Once
+	release func()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.release)
+	return err
+}
