@@ -1,29 +1,7 @@
 package realexp
 
-import (
-	"math"
-	"time"
-)
+import "backofflab/simengine"
 
-// Curve is 001's latency curve (DESIGN.md §1): Base while the concurrency is
-// at most Limit, then Base×Factor^((C−Limit)/K), never more than Max.
-type Curve struct {
-	Base   time.Duration // server_delay (001's -baseDelay)
-	Limit  int           // server_limit (001's -limit)
-	Factor float64       // server_factor (001's -factor)
-	K      float64       // server_k (001's hard-coded 15)
-	Max    time.Duration // max_server_delay: the cap 001's server lacked
-}
-
-// Delay returns the latency at concurrency c. It saturates at Max instead of
-// overflowing, whatever c is.
-func (cv Curve) Delay(c int) time.Duration {
-	if c <= cv.Limit || cv.Factor == 1 {
-		return min(cv.Base, cv.Max)
-	}
-	d := float64(cv.Base) * math.Pow(cv.Factor, float64(c-cv.Limit)/cv.K)
-	if !(d < float64(cv.Max)) { // also +Inf and NaN
-		return cv.Max
-	}
-	return time.Duration(d)
-}
+// Curve is 001's latency curve, the same the simulator's server answers by:
+// see simengine.Curve.
+type Curve = simengine.Curve

@@ -79,7 +79,7 @@ func TestCurveMatchesSimulator(t *testing.T) {
 	p := simengine.Defaults()
 	p.Duration = 60 * time.Second
 	p.ServerK = 7.5 // reach the cap too
-	cv := Curve{Base: p.ServerDelay, Limit: p.ServerLimit, Factor: p.ServerFactor, K: p.ServerK, Max: p.MaxServerDelay}
+	cv := simengine.CurveOf(&p)
 	seen := map[int]bool{}
 	_, err := simengine.Run(context.Background(), p, func(tk simengine.Tick) {
 		for _, lt := range tk.Lanes {

@@ -67,39 +67,58 @@ func (f *fifo) at(abs uint64) *request {
 	return &f.chunks[i/chunkLen][i%chunkLen]
 }
 
-// curve is 001's latency curve: base while the concurrency n is at most
-// limit, then base*factor^((n-limit)/k), capped at ceil. Powers are computed
-// once per concurrency level and kept, since the engine asks for one at
-// every arrival and completion.
-type curve struct {
-	base, ceil time.Duration
-	limit      int
-	factor, k  float64
-	over       []time.Duration // over[i] is the delay at limit+1+i
-	capped     bool            // over's last entry reached ceil
+// Curve is 001's latency curve (DESIGN.md §1): Base while the concurrency
+// is at most Limit, then Base×Factor^((C−Limit)/K), never more than Max.
+// The simulated server and realexp's real one both answer by it.
+type Curve struct {
+	Base   time.Duration // server_delay (001's -baseDelay)
+	Limit  int           // server_limit (001's -limit)
+	Factor float64       // server_factor (001's -factor)
+	K      float64       // server_k (001's hard-coded 15)
+	Max    time.Duration // max_server_delay: the cap 001's server lacked
 }
 
-func newCurve(p *Params) curve {
-	return curve{base: p.ServerDelay, ceil: p.MaxServerDelay, limit: p.ServerLimit,
-		factor: p.ServerFactor, k: p.ServerK}
+// CurveOf returns the latency curve of p's server.
+func CurveOf(p *Params) Curve {
+	return Curve{Base: p.ServerDelay, Limit: p.ServerLimit, Factor: p.ServerFactor,
+		K: p.ServerK, Max: p.MaxServerDelay}
 }
+
+// Delay returns the latency at concurrency c. It saturates at Max instead
+// of overflowing, whatever c is.
+func (cv Curve) Delay(c int) time.Duration {
+	if c <= cv.Limit || cv.Factor == 1 {
+		return min(cv.Base, cv.Max)
+	}
+	d := float64(cv.Base) * math.Pow(cv.Factor, float64(c-cv.Limit)/cv.K)
+	if !(d < float64(cv.Max)) { // also +Inf and NaN
+		return cv.Max
+	}
+	return time.Duration(d)
+}
+
+// curve is a Curve with its delays kept per concurrency level once
+// computed, since the engine asks for one at every arrival and completion.
+type curve struct {
+	Curve
+	over   []time.Duration // over[i] is the delay at Limit+1+i
+	capped bool            // over's last entry reached Max
+}
+
+func newCurve(p *Params) curve { return curve{Curve: CurveOf(p)} }
 
 func (c *curve) delay(n int) time.Duration {
-	if n <= c.limit || c.factor == 1 {
-		return min(c.base, c.ceil)
+	if n <= c.Limit || c.Factor == 1 {
+		return min(c.Base, c.Max)
 	}
-	i := n - c.limit - 1
+	i := n - c.Limit - 1
 	for i >= len(c.over) && !c.capped {
-		x := float64(len(c.over)+1) / c.k
-		d := float64(c.base) * math.Pow(c.factor, x)
-		if d >= float64(c.ceil) {
-			c.capped = true
-			d = float64(c.ceil)
-		}
-		c.over = append(c.over, time.Duration(d))
+		d := c.Delay(c.Limit + 1 + len(c.over))
+		c.capped = d == c.Max
+		c.over = append(c.over, d)
 	}
 	if i >= len(c.over) {
-		return c.ceil
+		return c.Max
 	}
 	return c.over[i]
 }

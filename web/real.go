@@ -73,8 +73,7 @@ func newRealConfig(p simengine.Params, lane int) realConfig {
 	l := p.Lanes[lane]
 	return realConfig{
 		server: realexp.ServerConfig{
-			Curve: realexp.Curve{Base: p.ServerDelay, Limit: p.ServerLimit, Factor: p.ServerFactor,
-				K: p.ServerK, Max: p.MaxServerDelay},
+			Curve:           simengine.CurveOf(&p),
 			Backlog:         p.Backlog,
 			CancelOnTimeout: l.CancelOnTimeout,
 		},
