@@ -35,14 +35,15 @@ type ClientConfig struct {
 // DefaultClientConfig returns 001's client: 1000 clients thinking 10 s on
 // average, a 2 s timeout, retrying every 100 ms (fixed).
 func DefaultClientConfig() ClientConfig {
+	p := simengine.Defaults()
 	fixed, _ := strategies.Defaults(strategies.NameFixed)
 	return ClientConfig{
 		Addr:     "127.0.0.1:8070",
-		Clients:  1000,
-		Think:    10 * time.Second,
-		Timeout:  2 * time.Second,
+		Clients:  p.Clients,
+		Think:    p.Think,
+		Timeout:  p.Timeout,
 		Strategy: fixed,
-		Seed:     1,
+		Seed:     p.Seed,
 		Report:   5 * time.Second,
 	}
 }
@@ -102,8 +103,8 @@ type Counts struct {
 	InFlight  int64 `json:"in_flight"`  // attempts in flight
 }
 
-// sub returns c's events since prev, and c's levels.
-func (c Counts) sub(prev Counts) Counts {
+// Sub returns c's events since prev, and c's levels.
+func (c Counts) Sub(prev Counts) Counts {
 	return Counts{
 		Requests: c.Requests - prev.Requests, OK: c.OK - prev.OK, Errors: c.Errors - prev.Errors,
 		Timeouts: c.Timeouts - prev.Timeouts, Attempts: c.Attempts - prev.Attempts,
@@ -355,7 +356,7 @@ func RunClients(ctx context.Context, cfg ClientConfig, report func(Window)) (Cou
 	lastAt := time.Duration(0)
 	emit := func(final bool) {
 		now, cur := time.Since(start), p.Totals()
-		w := Window{Start: lastAt, End: now, Counts: cur.sub(last), Final: final}
+		w := Window{Start: lastAt, End: now, Counts: cur.Sub(last), Final: final}
 		last, lastAt = cur, now
 		if report != nil {
 			report(w)

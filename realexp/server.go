@@ -19,6 +19,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"backofflab/simengine"
 )
 
 // ServerConfig is the server's parameters, under the vocabulary's names.
@@ -36,11 +38,8 @@ type ServerConfig struct {
 // DefaultServerConfig returns 001's server: 100 ms up to 30 concurrent
 // requests, then ×1.05 per 15 more, capped at 1 h; a 4096-deep backlog.
 func DefaultServerConfig() ServerConfig {
-	return ServerConfig{
-		Curve:       Curve{Base: 100 * time.Millisecond, Limit: 30, Factor: 1.05, K: 15, Max: time.Hour},
-		Backlog:     4096,
-		ReportEvery: time.Second,
-	}
+	p := simengine.Defaults()
+	return ServerConfig{Curve: simengine.CurveOf(&p), Backlog: p.Backlog, ReportEvery: time.Second}
 }
 
 // Validate checks every value against the vocabulary's ranges. Its errors

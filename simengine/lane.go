@@ -3,7 +3,6 @@ package simengine
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"backofflab/strategies"
@@ -371,14 +370,8 @@ func (l *lane) endTick(t time.Duration) LaneTick {
 		ServerLatency: l.curve.delay(l.live).Seconds(),
 		Backlog:       l.blLive,
 		InBackoff:     l.inBackoff,
-		P50:           math.NaN(),
-		P99:           math.NaN(),
 	}
-	if len(l.lat) > 0 {
-		slices.Sort(l.lat)
-		lt.P50 = strategies.Quantile(l.lat, 0.50).Seconds()
-		lt.P99 = strategies.Quantile(l.lat, 0.99).Seconds()
-	}
+	lt.SetLatencies(l.lat)
 	l.det.Tick(t, l.tick.ok, l.tickMaxC)
 	l.total.add(l.tick)
 	l.tick = counters{}

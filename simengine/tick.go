@@ -2,7 +2,11 @@ package simengine
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"time"
+
+	"backofflab/strategies"
 )
 
 // Tick is one step of the time series: every lane's rates over the tick and
@@ -28,6 +32,18 @@ type LaneTick struct {
 	InBackoff     int     // in_backoff: clients waiting to retry
 	P50           float64 // p50: median end-to-end latency of the tick's successes; NaN if none
 	P99           float64 // p99: their 99th percentile; NaN if none
+}
+
+// SetLatencies sets lt's P50 and P99 from the end-to-end latencies of the
+// tick's successes, sorting lat in place; both are NaN when it is empty.
+func (lt *LaneTick) SetLatencies(lat []time.Duration) {
+	lt.P50, lt.P99 = math.NaN(), math.NaN()
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	lt.P50 = strategies.Quantile(lat, 0.50).Seconds()
+	lt.P99 = strategies.Quantile(lat, 0.99).Seconds()
 }
 
 // Columns are the names of a LaneTick's values, in the order AppendCSV and

@@ -6,13 +6,11 @@ import (
 	"log/slog"
 	"math"
 	"net"
-	"slices"
 	"sync"
 	"time"
 
 	"backofflab/realexp"
 	"backofflab/simengine"
-	"backofflab/strategies"
 )
 
 // A real lane (<letter>.kind=real) runs issue 4's real experiment inside a
@@ -200,14 +198,7 @@ func (r *realRun) measure(now time.Time, to time.Duration) {
 	cur := r.pop.Totals()
 	st := r.srv.Stats()
 	lat := r.pop.TakeLatencies()
-	d := cur
-	d.Requests -= r.last.Requests
-	d.OK -= r.last.OK
-	d.Errors -= r.last.Errors
-	d.Timeouts -= r.last.Timeouts
-	d.Attempts -= r.last.Attempts
-	d.Retries -= r.last.Retries
-	d.GaveUp -= r.last.GaveUp
+	d := cur.Sub(r.last)
 	sec := now.Sub(r.lastAt).Seconds()
 	rate := func(k int64) float64 {
 		if sec <= 0 {
@@ -222,14 +213,8 @@ func (r *realRun) measure(now time.Time, to time.Duration) {
 		ServerLatency: r.curve.Delay(st.Concurrency).Seconds(),
 		Backlog:       st.Backlog,
 		InBackoff:     int(cur.InBackoff),
-		P50:           math.NaN(),
-		P99:           math.NaN(),
 	}
-	if len(lat) > 0 {
-		slices.Sort(lat)
-		lt.P50 = strategies.Quantile(lat, 0.50).Seconds()
-		lt.P99 = strategies.Quantile(lat, 0.99).Seconds()
-	}
+	lt.SetLatencies(lat)
 	r.cur = reading{n: n, delta: d, lt: lt, peak: r.srv.TakePeak()}
 	r.last, r.lastAt = cur, now
 }
