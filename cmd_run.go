@@ -10,8 +10,14 @@ import (
 	"strings"
 	"time"
 
+	"backofflab/budget"
 	"backofflab/simengine"
 )
+
+// DefaultRunMemory is the memory budget of one "backofflab run": four lanes
+// of a million clients fit in it many times over; what outgrows it is a
+// retry storm's queue of abandoned requests, at 8 bytes a request.
+const DefaultRunMemory = 1 << 30
 
 // runSim is "backofflab run": it simulates the parameters its flags give and
 // writes the result in the chosen format.
@@ -22,6 +28,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	paramFlags(fs, q)
 	report := fs.Duration("report", 5*time.Second, "interval of the text report's lines")
 	format := fs.String("format", "text", "output: text (001's client lines and verdicts), csv (every tick) or json")
+	maxMemory := budget.Size(DefaultRunMemory)
+	fs.Var(&maxMemory, "max_memory", "memory budget of the run: a lane whose queues outgrow it stops, its verdict says so")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab run [flags]\n\n"+
 			"Simulates the run the flags describe; with no lane flags, 001's comparison:\n"+
@@ -36,11 +44,15 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return usageError{err}
 	}
+	if maxMemory <= 0 {
+		return usageError{&simengine.ParamError{Name: "max_memory", Value: maxMemory.String(), Allow: "a size above 0, such as 256MiB or 4GiB"}}
+	}
+	mem := budget.NewRun(nil, int64(maxMemory))
 	switch *format {
 	case "csv":
-		return simengine.WriteCSV(ctx, stdout, p)
+		return simengine.WriteCSV(ctx, stdout, p, mem)
 	case "json":
-		return simengine.WriteJSON(ctx, stdout, p)
+		return simengine.WriteJSON(ctx, stdout, p, mem)
 	case "text":
 		given := false
 		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "report" })
@@ -51,7 +63,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usageError{&simengine.ParamError{Name: "report", Value: report.String(),
 				Allow: fmt.Sprintf("a duration from tick (%v) to duration (%v)", p.Tick, p.Duration)}}
 		}
-		return writeText(ctx, stdout, p, *report)
+		return writeText(ctx, stdout, p, *report, mem)
 	}
 	return usageError{&simengine.ParamError{Name: "format", Value: *format, Allow: "one of text, csv, json"}}
 }
@@ -84,7 +96,7 @@ func paramFlags(fs *flag.FlagSet, q url.Values) {
 
 // writeText prints, every report interval, one line per lane in the format of
 // 001's client plus the server's concurrency and latency, then the verdicts.
-func writeText(ctx context.Context, w io.Writer, p simengine.Params, report time.Duration) error {
+func writeText(ctx context.Context, w io.Writer, p simengine.Params, report time.Duration, mem *budget.Run) error {
 	bw := bufio.NewWriter(w)
 	label := make([]string, len(p.Lanes))
 	for i, l := range p.Lanes {
@@ -94,7 +106,7 @@ func writeText(ctx context.Context, w io.Writer, p simengine.Params, report time
 	sums := make([]window, len(p.Lanes))
 	n := 0
 	nextReport := report
-	sum, err := simengine.Run(ctx, p, func(t simengine.Tick) {
+	sum, err := simengine.RunWithBudget(ctx, p, mem, func(t simengine.Tick) {
 		for i, lt := range t.Lanes {
 			sums[i].ok += lt.OK
 			sums[i].errors += lt.Errors
@@ -130,6 +142,8 @@ func verdict(s simengine.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "baseline %.1f ok/s; ", s.BaselineOK)
 	switch {
+	case s.Stopped != "":
+		b.WriteString("COLLAPSED: " + strings.TrimPrefix(s.Stopped, "collapsed: "))
 	case s.Collapsed:
 		b.WriteString("COLLAPSED: neither server nor service recovered")
 	case s.ServerRecoveredAfter == nil && s.ServiceRecoveredAfter == nil:

@@ -12,7 +12,10 @@ package simengine
 
 import (
 	"errors"
+	"math"
 	"time"
+
+	"backofflab/budget"
 )
 
 // Engine runs one simulation. Its methods must not be called concurrently.
@@ -21,23 +24,53 @@ type Engine struct {
 	lanes    []*lane
 	now      time.Duration
 	nextTick time.Duration
+	mem      *budget.Run
 
 	// The scheduled outage's transitions still to come, or never.
 	nextStart, nextEnd time.Duration
-	down               bool               // an outage is in effect
-	scheduled          bool               // the outage in effect is the scheduled one
-	outages            [][2]time.Duration // every outage so far: start, end (never while it lasts)
+	down               bool // an outage is in effect
+	scheduled          bool // the outage in effect is the scheduled one
+	// outages are the latest MaxOutages outages: start, end (never while
+	// it lasts); dropped counts the older ones.
+	outages [][2]time.Duration
+	dropped int
 }
 
+// MaxOutages is how many outages an Engine remembers: the latest ones. A
+// page that toggles the server thousands of times must not grow the run.
+const MaxOutages = 100
+
 // New returns an Engine at virtual time 0 for p, or the errors of p's bad
-// values (see Parse).
-func New(p Params) (*Engine, error) {
+// values (see Parse). Its memory is bounded by nothing but p.
+func New(p Params) (*Engine, error) { return NewWithBudget(p, nil) }
+
+// NewWithBudget is New with the memory that p's size decides (clients,
+// events, the server's queues) drawn from mem. When a lane's state would
+// outgrow mem, that lane halts: it stops processing events, its queues go
+// back to mem, its ticks carry no values from then on and its Summary says
+// why (Summary.Stopped). NewWithBudget returns mem's *budget.ExceededError
+// when the run's initial state does not fit at all.
+func NewWithBudget(p Params, mem *budget.Run) (*Engine, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{p: p.clone()}
+	e := &Engine{p: p.clone(), mem: mem}
 	e.Reset()
+	for _, l := range e.lanes {
+		if l.halt != nil {
+			err := l.halt.Reason
+			e.release()
+			return nil, err
+		}
+	}
 	return e, nil
+}
+
+// release gives back everything the lanes hold of the budget.
+func (e *Engine) release() {
+	for _, l := range e.lanes {
+		l.release()
+	}
 }
 
 // Params returns the parameters in effect.
@@ -49,8 +82,9 @@ func (e *Engine) Now() time.Duration { return e.now }
 // Down reports whether the server is in an outage.
 func (e *Engine) Down() bool { return e.down }
 
-// Outages returns every outage so far as its start and end; the end of one
-// still in effect is -1.
+// Outages returns the latest outages (at most MaxOutages) as their start
+// and end; the end of one still in effect is -1. OutagesDropped tells how
+// many came before them.
 func (e *Engine) Outages() [][2]time.Duration {
 	out := make([][2]time.Duration, len(e.outages))
 	for i, o := range e.outages {
@@ -62,13 +96,18 @@ func (e *Engine) Outages() [][2]time.Duration {
 	return out
 }
 
+// OutagesDropped returns how many outages are older than those Outages
+// returns: the index, counted from the run's start, of Outages()[0].
+func (e *Engine) OutagesDropped() int { return e.dropped }
+
 // Reset starts the run again from virtual time 0 with the current parameters.
 func (e *Engine) Reset() {
-	e.now, e.down, e.outages = 0, false, nil
+	e.release()
+	e.now, e.down, e.outages, e.dropped = 0, false, nil, 0
 	e.nextTick = e.p.Tick
 	e.lanes = make([]*lane, len(e.p.Lanes))
 	for i := range e.lanes {
-		e.lanes[i] = newLane(&e.p, i)
+		e.lanes[i] = newLane(&e.p, i, e.mem)
 	}
 	e.schedule()
 }
@@ -91,14 +130,27 @@ func (e *Engine) schedule() {
 // each tick that ends at or before t, in order. A tick's Lanes slice is new
 // for each call: emit may keep it. Times before Now are ignored.
 func (e *Engine) AdvanceTo(t time.Duration, emit func(Tick)) {
+	e.Step(t, math.MaxInt, emit)
+}
+
+// Step is AdvanceTo in a bounded slice: it processes at most maxEvents
+// events (maxEvents > 0) and reports whether it reached t. Calling it again
+// goes on where it stopped, with the same events, ticks and verdicts as one
+// AdvanceTo, so a caller can answer its users between slices however dense
+// the run's events are. A Set or Outage between two slices applies at one
+// time for every lane (see settle).
+func (e *Engine) Step(t time.Duration, maxEvents int, emit func(Tick)) bool {
 	if t < e.now {
-		return
+		return true
 	}
+	budget := maxEvents
 	for {
 		next := min(e.nextStart, e.nextEnd)
 		switch {
 		case e.nextTick <= next && e.nextTick <= t:
-			e.runTo(e.nextTick)
+			if !e.runTo(e.nextTick, &budget) {
+				return false
+			}
 			tk := Tick{T: e.nextTick.Seconds(), Lanes: make([]LaneTick, len(e.lanes))}
 			for i, l := range e.lanes {
 				tk.Lanes[i] = l.endTick(e.nextTick)
@@ -108,7 +160,9 @@ func (e *Engine) AdvanceTo(t time.Duration, emit func(Tick)) {
 				emit(tk)
 			}
 		case next <= t:
-			e.runTo(next)
+			if !e.runTo(next, &budget) {
+				return false
+			}
 			if next == e.nextStart {
 				e.nextStart = never
 				e.Outage(true)
@@ -118,15 +172,39 @@ func (e *Engine) AdvanceTo(t time.Duration, emit func(Tick)) {
 				e.Outage(false)
 			}
 		default:
-			e.runTo(t)
-			return
+			return e.runTo(t, &budget)
 		}
 	}
 }
 
-func (e *Engine) runTo(t time.Duration) {
+// runTo runs every lane to t, within budget events, and reports whether
+// they all got there. Lanes are independent worlds: one may stop short
+// while those before it have reached t.
+func (e *Engine) runTo(t time.Duration, budget *int) bool {
 	for _, l := range e.lanes {
-		l.run(t)
+		if !l.run(t, budget) {
+			return false
+		}
+	}
+	e.now = t
+	return true
+}
+
+// settle brings every lane to the same time after a Step that stopped
+// short, the latest of theirs, so that a change applies at one time in all
+// of them. The lanes behind have about as many events to catch up as the
+// slice that stopped short processed.
+func (e *Engine) settle() {
+	t := e.now
+	for _, l := range e.lanes {
+		t = max(t, l.now)
+	}
+	if t == e.now {
+		return
+	}
+	n := math.MaxInt
+	for _, l := range e.lanes {
+		l.run(t, &n)
 	}
 	e.now = t
 }
@@ -135,12 +213,17 @@ func (e *Engine) runTo(t time.Duration) {
 // parameter names (pause when it is none). The latest change wins: a
 // scheduled transition still to come applies when its time comes.
 func (e *Engine) Outage(on bool) {
+	e.settle()
 	e.scheduled = false
 	if on == e.down {
 		return
 	}
 	e.down = on
 	if on {
+		if len(e.outages) == MaxOutages {
+			e.outages = append(e.outages[:0], e.outages[1:]...)
+			e.dropped++
+		}
 		e.outages = append(e.outages, [2]time.Duration{e.now, never})
 	} else {
 		e.outages[len(e.outages)-1][1] = e.now
@@ -180,6 +263,7 @@ func (e *Engine) Set(p Params) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
+	e.settle()
 	old := e.p
 	e.p = p.clone()
 	if len(p.Lanes) != len(old.Lanes) || p.Seed != old.Seed || p.Tick != old.Tick {
@@ -213,5 +297,19 @@ func (l *lane) summary() Summary {
 	var total counters
 	total.add(l.total)
 	total.add(l.tick)
-	return l.det.Summary(total.requests, total.attempts, total.ok, total.gaveUp)
+	s := l.det.Summary(total.requests, total.attempts, total.ok, total.gaveUp)
+	if l.halt != nil {
+		s.Collapsed, s.Stopped = true, l.halt.String()
+	}
+	return s
+}
+
+// Halted returns why each lane stopped before the run's end, nil for a lane
+// that runs on.
+func (e *Engine) Halted() []*Halt {
+	out := make([]*Halt, len(e.lanes))
+	for i, l := range e.lanes {
+		out[i] = l.halt
+	}
+	return out
 }

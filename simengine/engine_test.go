@@ -255,46 +255,63 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 	// request that a client still waits on is where the client thinks it is.
 	strict := l.cancel && dropped == 0
 	owner := map[int32]bool{}
-	checkFifo := func(name string, f *fifo, in uint8, liveWant int) {
+	checkReq := func(name string, in uint8, abs uint64, c int32) bool {
 		t.Helper()
-		live := 0
-		last := time.Duration(math.MinInt64)
-		for abs := f.base; abs < f.base+uint64(f.n); abs++ {
-			r := f.at(abs)
-			if r == nil {
-				fail("%s: request %d missing", name, abs)
-				return
-			}
-			if in == inServer && r.start < last {
-				fail("%s: request %d started at %v after one at %v: not oldest first", name, abs, r.start, last)
-			}
-			last = r.start
-			if r.c < 0 {
-				continue
-			}
-			live++
-			c := &l.clients[r.c]
-			if c.state == waiting && c.serial == r.serial {
-				if owner[r.c] {
-					fail("client %d has two requests in flight", r.c)
-				}
-				owner[r.c] = true
-				if c.in != in || c.slot != abs {
-					fail("%s: client %d's request is at %d, the client thinks (%d, %d)", name, r.c, abs, c.in, c.slot)
-				}
-			} else if strict {
-				fail("%s: request %d of client %d (serial %d, client at %d, state %d) was abandoned but not cancelled",
-					name, abs, r.c, r.serial, c.serial, c.state)
-			}
+		if c < 0 {
+			return false
 		}
-		if live != liveWant {
-			fail("%s: %d live requests, counter says %d", name, live, liveWant)
+		cl := &l.clients[c]
+		if cl.state == waiting && cl.in == in && cl.slot == abs {
+			if owner[c] {
+				fail("client %d has two requests in flight", c)
+			}
+			owner[c] = true
+		} else if strict {
+			fail("%s: request %d of client %d (client at (%d, %d), state %d) was abandoned but not cancelled",
+				name, abs, c, cl.in, cl.slot, cl.state)
+		}
+		return true
+	}
+	live, last := 0, time.Duration(math.MinInt64)
+	fifoEach(&l.srv, func(abs uint64, start time.Duration, c int32) {
+		if start < last {
+			fail("server: request %d started at %v after one at %v: not oldest first", abs, start, last)
+		}
+		last = start
+		if checkReq("server", inServer, abs, c) {
+			live++
+		}
+	})
+	if l.srv.len() > 0 && last != l.srv.last {
+		fail("server: the newest request started at %v, the queue says %v", last, l.srv.last)
+	}
+	if live != l.live {
+		fail("server: %d live requests, counter says %d", live, l.live)
+	}
+	live = 0
+	for abs := l.backlog.base; abs < l.backlog.base+uint64(l.backlog.n); abs++ {
+		if checkReq("backlog", inBacklog, abs, *l.backlog.at(abs)) {
+			live++
 		}
 	}
-	checkFifo("server", &l.srv, inServer, l.live)
-	checkFifo("backlog", &l.backlog, inBacklog, l.blLive)
-	if l.srv.n > 0 && l.srv.front().c < 0 {
-		fail("the server's oldest request is a cancelled one")
+	if live != l.blLive {
+		fail("backlog: %d live requests, counter says %d", live, l.blLive)
+	}
+	// Every client that waits on a request in the server or the backlog
+	// finds it there.
+	for ci := range l.clients[:l.active] {
+		c := &l.clients[ci]
+		if c.state != waiting || owner[int32(ci)] {
+			continue
+		}
+		if c.in == inServer && l.srv.at(c.slot) != nil || c.in == inBacklog && l.backlog.at(c.slot) != nil {
+			fail("client %d thinks its request is at (%d, %d), which holds another", ci, c.in, c.slot)
+		}
+	}
+	if l.srv.len() > 0 {
+		if c, _ := l.srv.front(); c < 0 {
+			fail("the server's oldest request is a cancelled one")
+		}
 	}
 	if l.state != paused && l.backlog.n != 0 {
 		fail("server state %d with %d requests in the backlog", l.state, l.backlog.n)
@@ -303,8 +320,8 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		// Set may lower backlog below what is already queued; otherwise never.
 		fail("backlog %d over its limit %d", l.backlog.n, e.p.Backlog)
 	}
-	if l.state == crashed && l.srv.n != 0 {
-		fail("crashed server holds %d requests", l.srv.n)
+	if l.state == crashed && l.srv.len() != 0 {
+		fail("crashed server holds %d requests", l.srv.len())
 	}
 
 	// The current tick's highest concurrency is at least the level now.
@@ -319,10 +336,11 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 			fail("next completion at %v with live %d in state %d", l.next, l.live, l.state)
 		}
 	default:
-		due := l.srv.front().start + l.curve.delay(l.live)
+		_, start := l.srv.front()
+		due := start + l.curve.delay(l.live)
 		if want := max(due, l.now); l.next != want {
 			fail("next completion at %v, want max(oldest start %v + delay(%d) %v, now %v) = %v",
-				l.next, l.srv.front().start, l.live, l.curve.delay(l.live), l.now, want)
+				l.next, start, l.live, l.curve.delay(l.live), l.now, want)
 		}
 	}
 
@@ -532,10 +550,10 @@ func TestEngineDeterminism(t *testing.T) {
 
 	t.Run("csv", func(t *testing.T) {
 		var a, b bytes.Buffer
-		if err := WriteCSV(context.Background(), &a, p); err != nil {
+		if err := WriteCSV(context.Background(), &a, p, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteCSV(context.Background(), &b, p); err != nil {
+		if err := WriteCSV(context.Background(), &b, p, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
@@ -547,7 +565,7 @@ func TestEngineDeterminism(t *testing.T) {
 		q := p
 		q.Seed = 2
 		var c bytes.Buffer
-		if err := WriteCSV(context.Background(), &c, q); err != nil {
+		if err := WriteCSV(context.Background(), &c, q, nil); err != nil {
 			t.Fatal(err)
 		}
 		if bytes.Equal(a.Bytes(), c.Bytes()) {
@@ -948,5 +966,17 @@ func TestEngineTooManyLanes(t *testing.T) {
 	try("Set", func() error { return e.Set(p) })
 	if e.Now() != 3*time.Second || len(e.lanes) != 2 {
 		t.Errorf("a rejected Set changed the engine: now %v, %d lanes", e.Now(), len(e.lanes))
+	}
+}
+
+// fifoEach calls fn with every request of f, oldest first, with its start.
+func fifoEach(f *fifo, fn func(abs uint64, start time.Duration, c int32)) {
+	start := f.start
+	for abs := f.q.base; abs < f.q.base+uint64(f.q.n); abs++ {
+		r := f.q.at(abs)
+		if abs != f.q.base {
+			start += time.Duration(r.gap)
+		}
+		fn(abs, start, r.c)
 	}
 }

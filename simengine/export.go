@@ -4,30 +4,40 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"time"
+
+	"backofflab/budget"
 )
 
 // Run simulates p from virtual time 0 to p.Duration, calling emit with every
 // tick, and returns each lane's summary at the end. It stops early with
-// ctx's error when ctx is done.
+// ctx's error when ctx is done. Its memory is bounded by nothing but p.
 func Run(ctx context.Context, p Params, emit func(Tick)) ([]Summary, error) {
-	e, err := New(p)
+	return RunWithBudget(ctx, p, nil, emit)
+}
+
+// SliceEvents is how many events a run processes between two looks at its
+// context: a few milliseconds of work, so that a run whose caller left
+// stops at once, however dense its events.
+const SliceEvents = 1 << 16
+
+// RunWithBudget is Run with the run's memory drawn from mem, as
+// NewWithBudget does: a lane that outgrows it halts, and the run goes on.
+func RunWithBudget(ctx context.Context, p Params, mem *budget.Run, emit func(Tick)) ([]Summary, error) {
+	e, err := NewWithBudget(p, mem)
 	if err != nil {
 		return nil, err
 	}
-	// Check ctx between slices of virtual time, not on every event.
-	const slice = time.Second
-	for t := time.Duration(0); t < p.Duration; {
+	defer e.release()
+	for !e.Step(p.Duration, SliceEvents, emit) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		t = min(t+slice, p.Duration)
-		e.AdvanceTo(t, emit)
 	}
-	return e.Summaries(), nil
+	return e.Summaries(), ctx.Err()
 }
 
 // CSVHeader is the header row of the CSV time series.
@@ -35,13 +45,13 @@ func CSVHeader() string {
 	return "t,lane," + strings.Join(Columns, ",") + "\n"
 }
 
-// WriteCSV runs p and writes its time series as CSV: CSVHeader, then one
-// row per lane per tick.
-func WriteCSV(ctx context.Context, w io.Writer, p Params) error {
+// WriteCSV runs p within mem (nil: unbounded) and writes its time series
+// as CSV: CSVHeader, then one row per lane per tick, as the run goes.
+func WriteCSV(ctx context.Context, w io.Writer, p Params, mem *budget.Run) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(CSVHeader())
 	var row []byte
-	_, err := Run(ctx, p, func(t Tick) {
+	_, err := RunWithBudget(ctx, p, mem, func(t Tick) {
 		for i := range t.Lanes {
 			row = t.Lanes[i].AppendCSV(row[:0], LaneNames[i:i+1])
 			bw.Write(row)
@@ -54,7 +64,7 @@ func WriteCSV(ctx context.Context, w io.Writer, p Params) error {
 }
 
 // Record is a whole run as JSON: its parameters, and for each lane its
-// strategy, summary and ticks.
+// strategy, ticks and summary.
 type Record struct {
 	Params map[string]any `json:"params"`
 	Lanes  []LaneRecord   `json:"lanes"`
@@ -64,29 +74,56 @@ type Record struct {
 type LaneRecord struct {
 	Name     string     `json:"name"`
 	Strategy string     `json:"strategy"`
-	Summary  Summary    `json:"summary"`
 	Ticks    []LaneTick `json:"ticks"`
+	Summary  Summary    `json:"summary"`
 }
 
-// WriteJSON runs p and writes it as one JSON Record.
-func WriteJSON(ctx context.Context, w io.Writer, p Params) error {
-	rec := Record{Params: p.Map(), Lanes: make([]LaneRecord, len(p.Lanes))}
-	for i, l := range p.Lanes {
-		rec.Lanes[i] = LaneRecord{Name: LaneNames[i : i+1], Strategy: l.Strategy}
-	}
-	sums, err := Run(ctx, p, func(t Tick) {
-		for i := range t.Lanes {
-			rec.Lanes[i].Ticks = append(rec.Lanes[i].Ticks, t.Lanes[i])
-		}
-	})
+// WriteJSON runs p within mem (nil: unbounded) and writes it as one JSON
+// Record, as the run goes: it simulates one lane after the other (a lane
+// alone runs exactly as beside the others, see Engine) and writes each
+// lane's ticks as they come and its summary after them, so that no tick is
+// kept in memory however long the run.
+func WriteJSON(ctx context.Context, w io.Writer, p Params, mem *budget.Run) error {
+	bw := bufio.NewWriter(w)
+	params, err := json.Marshal(p.Map())
 	if err != nil {
 		return err
 	}
-	for i := range rec.Lanes {
-		rec.Lanes[i].Summary = sums[i]
+	bw.WriteString(`{"params":`)
+	bw.Write(params)
+	bw.WriteString(`,"lanes":[`)
+	var buf []byte
+	for i, l := range p.Lanes {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		name, _ := json.Marshal(LaneNames[i : i+1])
+		strategy, _ := json.Marshal(l.Strategy)
+		fmt.Fprintf(bw, `{"name":%s,"strategy":%s,"ticks":[`, name, strategy)
+		one := p.clone()
+		one.Lanes = one.Lanes[i : i+1]
+		n := 0
+		sums, err := RunWithBudget(ctx, one, mem, func(t Tick) {
+			if n > 0 {
+				bw.WriteByte(',')
+			}
+			n++
+			buf = t.Lanes[0].AppendJSON(buf[:0])
+			bw.Write(buf)
+		})
+		if err != nil {
+			return err
+		}
+		sum, err := json.Marshal(sums[0])
+		if err != nil {
+			return err
+		}
+		bw.WriteString(`],"summary":`)
+		bw.Write(sum)
+		bw.WriteByte('}')
 	}
-	enc := json.NewEncoder(w)
-	return enc.Encode(rec)
+	bw.WriteString("]}\n")
+	return bw.Flush()
 }
 
 // Map returns every parameter of p under its vocabulary name, numbers as

@@ -1,10 +1,14 @@
 package simengine
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"time"
+	"unsafe"
 
+	"backofflab/budget"
 	"backofflab/strategies"
 )
 
@@ -33,14 +37,22 @@ const (
 
 // client is one simulated client. It has exactly one pending event in its
 // lane's queue while it is not retired.
+//
+// A request in the server or the backlog is the client's current attempt
+// exactly when the client is waiting, in says where the attempt is, and
+// slot is the request's absolute index there: every attempt starts with in
+// = nowhere, so a stale slot never matches.
 type client struct {
 	st     strategies.State // the current request's retry state; st.Think is its last think time
 	slot   uint64           // absolute index of its attempt in the server queue or backlog
-	serial uint32           // counts its attempts; requests carry it to tell abandoned ones apart
 	thinks uint32           // counts its think times: the common-random-number stream's index
 	state  uint8
 	in     uint8
 }
+
+// clientBytes and eventBytes are what a client costs: its state, its event
+// and its event's position in the queue.
+const clientBytes = int64(unsafe.Sizeof(client{})) + int64(unsafe.Sizeof(event{})) + 4
 
 // counters count what happens in a lane, over a tick or since the start.
 type counters struct {
@@ -71,9 +83,9 @@ type lane struct {
 	now     time.Duration
 
 	// The server.
-	srv     fifo // requests inside, oldest first
-	live    int  // concurrency: requests in srv not cancelled
-	backlog fifo // the accept backlog while paused
+	srv     fifo           // requests inside, oldest first
+	live    int            // concurrency: requests in srv not cancelled
+	backlog chunked[int32] // the accept backlog while paused: clients, -1 once cancelled
 	blLive  int
 	state   uint8
 	next    time.Duration // the next completion, or never
@@ -83,26 +95,100 @@ type lane struct {
 	tick               counters // since the last tick
 	total              counters // since the start, up to the last tick
 	lat                []time.Duration
-	tickMaxC           int   // highest concurrency in the current tick
-	events             int64 // events processed, for benchmarks
+	latSeen            uint64 // successes in the current tick; lat keeps a sample of maxLat
+	tickMaxC           int    // highest concurrency in the current tick
+	events             int64  // events processed, for benchmarks
 	det                Detector
+
+	// mem is the run's memory budget (nil: unbounded), held is what the
+	// lane's clients and events take of it, and halt, once set, is why
+	// the lane stopped: it processes no more events.
+	mem  *budget.Run
+	held int64
+	halt *Halt
+}
+
+// maxLat bounds the success latencies a lane keeps per tick for p50 and
+// p99: past it they are a uniform sample (reservoir sampling) of the tick's
+// successes, so a tick of millions of fast requests costs 512 KiB, not a
+// slice of millions.
+const maxLat = 1 << 16
+
+// Halt says why a lane stopped before the end of the run, and where.
+type Halt struct {
+	At     time.Duration // virtual time of the stop
+	Queued int           // requests in the server and its backlog then
+	Reason error         // the budget it would have exceeded
+}
+
+// String puts the stop in words, as the lane's verdict shows it.
+func (h *Halt) String() string {
+	return fmt.Sprintf("collapsed: stopped at %s queued requests at t = %.1f s, %v",
+		groupDigits(h.Queued), h.At.Seconds(), h.Reason)
+}
+
+// groupDigits writes n with thin spaces between groups of three digits.
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + " " + s[i:]
+	}
+	return s
 }
 
 // strategyStream is the PCG stream of every lane's strategy randomness: two
 // lanes with the same strategy and parameters draw the same numbers.
 const strategyStream = 0x5851f42d4c957f2d
 
-func newLane(p *Params, i int) *lane {
-	l := &lane{p: p, next: never}
+func newLane(p *Params, i int, mem *budget.Run) *lane {
+	l := &lane{p: p, next: never, mem: mem}
 	l.rng = rand.New(rand.NewPCG(p.Seed, strategyStream))
 	l.configure(i)
 	l.curve = newCurve(p)
 	l.det = newDetector(p)
-	l.clients = make([]client, 0, p.Clients)
-	l.q.ev = make([]event, 0, p.Clients)
-	l.q.pos = make([]int32, 0, p.Clients)
-	l.resize(p.Clients)
+	if l.reserve(p.Clients) {
+		l.clients = make([]client, 0, p.Clients)
+		l.q.ev = make([]event, 0, p.Clients)
+		l.q.pos = make([]int32, 0, p.Clients)
+		l.resize(p.Clients)
+	}
 	return l
+}
+
+// reserve takes from the budget what n clients cost, beyond what the lane
+// holds already; when it cannot, the lane halts.
+func (l *lane) reserve(n int) bool {
+	need := int64(n)*clientBytes - l.held
+	if need <= 0 {
+		return true
+	}
+	if err := l.mem.Grow(need); err != nil {
+		l.stop(err)
+		return false
+	}
+	l.held += need
+	return true
+}
+
+// stop halts the lane now because of err: it processes no more events, and
+// its queues go back to the budget.
+func (l *lane) stop(err error) {
+	if l.halt != nil {
+		return
+	}
+	l.halt = &Halt{At: l.now, Queued: l.srv.len() + l.backlog.n, Reason: err}
+	l.srv.q.free(l.mem)
+	l.srv = fifo{}
+	l.backlog.free(l.mem)
+	l.live, l.blLive, l.next = 0, 0, never
+}
+
+// release gives back everything the lane holds of the budget.
+func (l *lane) release() {
+	l.srv.q.free(l.mem)
+	l.backlog.free(l.mem)
+	l.mem.Shrink(l.held)
+	l.held = 0
 }
 
 // configure reads lane i's strategy parameters.
@@ -117,6 +203,9 @@ func (l *lane) configure(i int) {
 // resize makes n clients active: new ones start thinking now, removed ones
 // give up the request they have open.
 func (l *lane) resize(n int) {
+	if n > len(l.clients) && !l.reserve(n) {
+		return
+	}
 	for l.active > n {
 		l.active--
 		ci := int32(l.active)
@@ -159,28 +248,44 @@ func mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// run processes every event before until, in (time, seq) order; a server
-// completion goes before a client event at the same time.
-func (l *lane) run(until time.Duration) {
-	for {
+// run processes every event before until, in (time, seq) order, a server
+// completion before a client event at the same time, but at most *budget
+// events: it reports whether it reached until, and takes the events it
+// processed from *budget. When it stops short, the lane's time is its last
+// event's, and the next call goes on from there with the same events as if
+// it had not stopped. A halted lane has nothing to process.
+func (l *lane) run(until time.Duration, budget *int) bool {
+	if l.halt != nil {
+		l.now = max(l.now, until)
+		return true
+	}
+	n := *budget
+	defer func() { *budget = n }()
+	for ; n > 0; n-- {
 		e := l.q.top()
 		if l.next <= e.at {
 			if l.next >= until {
-				break
+				l.now = until
+				return true
 			}
 			l.now = l.next
 			l.events++
 			l.complete()
-			continue
+		} else {
+			if e.at >= until {
+				l.now = until
+				return true
+			}
+			l.now = e.at
+			l.events++
+			l.wake(e.c)
 		}
-		if e.at >= until {
-			break
+		if l.halt != nil {
+			l.now = max(l.now, until)
+			return true
 		}
-		l.now = e.at
-		l.events++
-		l.wake(e.c)
 	}
-	l.now = until
+	return false
 }
 
 // wake handles client ci's event.
@@ -206,21 +311,29 @@ func (l *lane) wake(ci int32) {
 
 // attempt sends client ci's next attempt.
 func (l *lane) attempt(ci int32, c *client) {
-	c.serial++
-	c.state = waiting
+	c.state, c.in = waiting, nowhere
 	l.waiting++
 	l.tick.attempts++
 	l.q.schedule(ci, l.now+c.st.AttemptTimeout(l.p.Timeout))
-	r := request{start: l.now, c: ci, serial: c.serial}
 	switch l.state {
 	case up:
-		c.slot, c.in = l.srv.push(r), inServer
+		slot, err := l.srv.push(l.now, ci, l.mem)
+		if err != nil {
+			l.stop(err)
+			return
+		}
+		c.slot, c.in = slot, inServer
 		l.live++
 		l.tickMaxC = max(l.tickMaxC, l.live)
 		l.plan()
 	case paused:
 		if l.blLive < l.p.Backlog { // a cancelled connection has left the queue
-			c.slot, c.in = l.backlog.push(r), inBacklog
+			slot, err := l.backlog.push(ci, l.mem)
+			if err != nil {
+				l.stop(err)
+				return
+			}
+			c.slot, c.in = slot, inBacklog
 			l.blLive++
 		} // else the connect is dropped and the attempt will time out
 	case crashed:
@@ -254,72 +367,96 @@ func (l *lane) think(ci int32, c *client) {
 
 // complete answers the oldest request in the server.
 func (l *lane) complete() {
-	r := l.srv.pop()
+	abs, ci := l.srv.pop()
 	l.live--
-	if r.c >= 0 && l.state == up {
-		c := &l.clients[r.c]
-		if c.state == waiting && c.serial == r.serial {
+	if ci >= 0 && l.state == up {
+		c := &l.clients[ci]
+		if c.owns(inServer, abs) {
 			l.waiting--
 			l.tick.ok++
-			l.lat = append(l.lat, l.now-c.st.RequestStart)
-			l.think(r.c, c)
+			l.latency(l.now - c.st.RequestStart)
+			l.think(ci, c)
 		}
 	} // else the client left, or the answer is lost in a partition
 	l.plan()
 }
 
+// owns reports whether the request at absolute index abs of the server
+// (in = inServer) or the backlog (inBacklog) is c's current attempt.
+func (c *client) owns(in uint8, abs uint64) bool {
+	return c.state == waiting && c.in == in && c.slot == abs
+}
+
+// latency records a success's end-to-end latency for the tick's
+// percentiles: every one up to maxLat, then a uniform sample of them whose
+// choices are a hash of the seed and the count, so the run stays
+// reproducible and the strategies' random numbers are not drawn on.
+func (l *lane) latency(d time.Duration) {
+	l.latSeen++
+	if len(l.lat) < maxLat {
+		l.lat = append(l.lat, d)
+		return
+	}
+	if j := mix(l.p.Seed^l.latSeen) % l.latSeen; j < maxLat {
+		l.lat[j] = d
+	}
+}
+
 // plan sets the time of the next completion: requests complete oldest first,
 // as soon as their age reaches the delay for the current concurrency.
 func (l *lane) plan() {
-	for l.srv.n > 0 && l.srv.front().c < 0 {
+	for l.srv.len() > 0 {
+		if c, _ := l.srv.front(); c >= 0 {
+			break
+		}
 		l.srv.pop()
 	}
 	if l.live == 0 || l.state == paused || l.state == crashed {
 		l.next = never
 		return
 	}
-	l.next = max(l.now, l.srv.front().start+l.curve.delay(l.live))
+	_, start := l.srv.front()
+	l.next = max(l.now, start+l.curve.delay(l.live))
 }
 
 // cancelRequest removes client ci's abandoned attempt from the server or the
 // backlog (cancel_on_timeout: the server learns that the client left).
 func (l *lane) cancelRequest(ci int32, c *client) {
-	var r *request
 	switch c.in {
 	case inServer:
-		r = l.srv.at(c.slot)
+		if r := l.srv.at(c.slot); r != nil && r.c == ci {
+			r.c = -1
+			l.live--
+			l.plan()
+		}
 	case inBacklog:
-		r = l.backlog.at(c.slot)
-	}
-	if r == nil || r.c != ci || r.serial != c.serial {
-		return
-	}
-	r.c = -1
-	if c.in == inServer {
-		l.live--
-		l.plan()
-	} else {
-		l.blLive--
+		if r := l.backlog.at(c.slot); r != nil && *r == ci {
+			*r = -1
+			l.blLive--
+		}
 	}
 	c.in = nowhere
 }
 
 // setState moves the server to state s now.
 func (l *lane) setState(s uint8) {
-	if s == l.state {
+	if s == l.state || l.halt != nil {
 		return
 	}
 	if l.state == paused {
 		// Resume: the backlog enters the server at once, abandoned or not.
 		for l.backlog.n > 0 {
-			r := l.backlog.pop()
-			if r.c < 0 {
+			abs, ci := l.backlog.pop()
+			if ci < 0 {
 				continue
 			}
-			r.start = l.now
-			slot := l.srv.push(r)
+			slot, err := l.srv.push(l.now, ci, l.mem)
+			if err != nil {
+				l.stop(err)
+				return
+			}
 			l.live++
-			if c := &l.clients[r.c]; c.in == inBacklog && c.serial == r.serial {
+			if c := &l.clients[ci]; c.owns(inBacklog, abs) {
 				c.slot, c.in = slot, inServer
 			}
 		}
@@ -329,14 +466,14 @@ func (l *lane) setState(s uint8) {
 	l.state = s
 	if s == crashed {
 		// The process dies: every connection is reset and its work lost.
-		for l.srv.n > 0 {
-			r := l.srv.pop()
-			if r.c < 0 {
+		for l.srv.len() > 0 {
+			abs, ci := l.srv.pop()
+			if ci < 0 {
 				continue
 			}
-			if c := &l.clients[r.c]; c.state == waiting && c.serial == r.serial {
+			if c := &l.clients[ci]; c.owns(inServer, abs) {
 				l.tick.errors++
-				l.failed(r.c, c)
+				l.failed(ci, c)
 			}
 		}
 		l.live = 0
@@ -346,6 +483,9 @@ func (l *lane) setState(s uint8) {
 
 // setParams applies changed parameters now.
 func (l *lane) setParams(i int) {
+	if l.halt != nil {
+		return
+	}
 	l.configure(i)
 	l.curve = newCurve(l.p)
 	l.det.limit = l.p.ServerLimit
@@ -356,6 +496,11 @@ func (l *lane) setParams(i int) {
 // level returns the lane's levels and rates over the tick that ends now,
 // and starts the next tick.
 func (l *lane) endTick(t time.Duration) LaneTick {
+	if l.halt != nil { // nothing is known of a stopped lane: no values
+		nan := math.NaN()
+		return LaneTick{T: t.Seconds(), OK: nan, Errors: nan, Timeouts: nan, Attempts: nan,
+			Retries: nan, GaveUp: nan, ServerLatency: nan, P50: nan, P99: nan, Halted: true}
+	}
 	sec := l.p.Tick.Seconds()
 	rate := func(n int64) float64 { return float64(n) / sec }
 	lt := LaneTick{
@@ -375,7 +520,7 @@ func (l *lane) endTick(t time.Duration) LaneTick {
 	l.det.Tick(t, l.tick.ok, l.tickMaxC)
 	l.total.add(l.tick)
 	l.tick = counters{}
-	l.lat = l.lat[:0]
+	l.lat, l.latSeen = l.lat[:0], 0
 	l.tickMaxC = l.live
 	return lt
 }

@@ -2,6 +2,7 @@ package simengine
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/budget"
 	"backofflab/strategies"
 )
 
@@ -641,32 +643,56 @@ func TestModelQueue(t *testing.T) {
 func TestModelFifo(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
+	type req struct {
+		start time.Duration
+		c     int32
+	}
 	var f fifo
-	var ref []request
+	var ref []req
 	var base uint64 // the absolute index of ref[0]
-	most := 0
+	var now time.Duration
+	most, fillers := 0, 0
 	for op := range 60_000 {
 		// Grow and shrink in waves, across many chunks.
 		grow := (op/6000)%2 == 0
 		if (rng.IntN(10) < 8) == grow || len(ref) == 0 {
-			r := request{start: time.Duration(op), c: int32(rng.IntN(1000)), serial: uint32(op)}
-			if abs := f.push(r); abs != base+uint64(len(ref)) {
-				t.Fatalf("op %d: push at %d, want %d", op, abs, base+uint64(len(ref)))
+			// Mostly close together, at times at the same instant, and now
+			// and then farther apart than a gap can say.
+			switch k := rng.IntN(100); {
+			case k < 10:
+			case k < 99:
+				now += time.Duration(rng.IntN(int(time.Second)))
+			default:
+				now += time.Duration(rng.Int64N(int64(3 * maxGap)))
 			}
-			ref = append(ref, r)
+			if len(ref) > 0 {
+				for last := ref[len(ref)-1].start; now-last > maxGap; last += maxGap {
+					ref = append(ref, req{last + maxGap, -1})
+					fillers++
+				}
+			}
+			c := int32(rng.IntN(1000))
+			abs, err := f.push(now, c, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref = append(ref, req{now, c})
+			if want := base + uint64(len(ref)-1); abs != want {
+				t.Fatalf("op %d: push at %d, want %d", op, abs, want)
+			}
 		} else {
-			if *f.front() != ref[0] {
-				t.Fatalf("op %d: front %+v, want %+v", op, f.front(), ref[0])
+			if c, start := f.front(); c != ref[0].c || start != ref[0].start {
+				t.Fatalf("op %d: front (%d, %v), want %+v", op, c, start, ref[0])
 			}
-			if r := f.pop(); r != ref[0] {
-				t.Fatalf("op %d: pop %+v, want %+v", op, r, ref[0])
+			if abs, c := f.pop(); abs != base || c != ref[0].c {
+				t.Fatalf("op %d: pop (%d, %d), want (%d, %d)", op, abs, c, base, ref[0].c)
 			}
 			ref = ref[1:]
 			base++
 		}
 		most = max(most, len(ref))
-		if f.n != len(ref) || f.base != base {
-			t.Fatalf("op %d: n %d base %d, want %d %d", op, f.n, f.base, len(ref), base)
+		if f.len() != len(ref) || f.q.base != base {
+			t.Fatalf("op %d: n %d base %d, want %d %d", op, f.len(), f.q.base, len(ref), base)
 		}
 		// Absolute indexes find the requests while they are held, and
 		// nothing before or after.
@@ -676,23 +702,57 @@ func TestModelFifo(t *testing.T) {
 		}
 		r := f.at(abs)
 		if i := abs - base; abs >= base && i < uint64(len(ref)) {
-			if r == nil || *r != ref[i] {
+			if r == nil || r.c != ref[i].c {
 				t.Fatalf("op %d: at(%d) = %v, want %+v", op, abs, r, ref[i])
 			}
 		} else if r != nil {
 			t.Fatalf("op %d: at(%d) = %+v, want nil (held %d from %d)", op, abs, *r, len(ref), base)
 		}
 	}
-	if most < 3*1024 {
-		t.Errorf("the fifo held at most %d requests: too few to cross chunks", most)
+	if most < 3*chunkLen || fillers < 10 {
+		t.Errorf("the fifo held at most %d requests and %d fillers: too few to cross chunks and gaps", most, fillers)
 	}
 	for len(ref) > 0 {
-		if r := f.pop(); r != ref[0] {
-			t.Fatalf("draining: pop %+v, want %+v", r, ref[0])
+		if c, start := f.front(); c != ref[0].c || start != ref[0].start {
+			t.Fatalf("draining: front (%d, %v), want %+v", c, start, ref[0])
+		}
+		if _, c := f.pop(); c != ref[0].c {
+			t.Fatalf("draining: pop %d, want %+v", c, ref[0])
 		}
 		ref = ref[1:]
 	}
-	if f.n != 0 || f.at(f.base) != nil || f.at(f.base-1) != nil {
-		t.Fatalf("after draining: n %d", f.n)
+	if f.len() != 0 || f.at(f.q.base) != nil || f.at(f.q.base-1) != nil {
+		t.Fatalf("after draining: n %d", f.len())
+	}
+}
+
+// TestFifoBudget: the queue pays for each chunk from its budget, stops
+// growing, adding nothing, when the budget has no room, and gives every
+// chunk back when freed.
+func TestFifoBudget(t *testing.T) {
+	chunk := requestBytes * chunkLen
+	pool := budget.NewPool(10 * chunk)
+	run := budget.NewRun(pool, 3*chunk)
+	var f fifo
+	n := 0
+	for ; ; n++ {
+		if _, err := f.push(time.Duration(n), int32(n), run); err != nil {
+			var ex *budget.ExceededError
+			if !errors.As(err, &ex) || ex.Shared || ex.Limit != 3*chunk {
+				t.Fatalf("push %d: %v, want the run's budget of %d", n, err, 3*chunk)
+			}
+			break
+		}
+	}
+	if n != 3*chunkLen || f.len() != n || run.Used() != 3*chunk || pool.Used() != 3*chunk {
+		t.Fatalf("held %d requests (len %d), run uses %d, pool %d; want %d in 3 chunks of %d B",
+			n, f.len(), run.Used(), pool.Used(), 3*chunkLen, chunk)
+	}
+	if got := requestBytes; got != 8 {
+		t.Errorf("a queued request costs %d B, want 8", got)
+	}
+	f.q.free(run)
+	if run.Used() != 0 || pool.Used() != 0 || f.len() != 0 {
+		t.Fatalf("after free: run %d, pool %d, len %d", run.Used(), pool.Used(), f.len())
 	}
 }

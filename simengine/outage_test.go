@@ -56,12 +56,11 @@ func TestOutagePause(t *testing.T) {
 				LaneNames[i], l.live, lt.Concurrency, lt.Backlog)
 		}
 		n := 0
-		for abs := l.srv.base; abs < l.srv.base+uint64(l.srv.n); abs++ {
-			r := l.srv.at(abs)
-			if c := &l.clients[r.c]; c.state != waiting || c.serial != r.serial {
+		fifoEach(&l.srv, func(abs uint64, _ time.Duration, c int32) {
+			if c >= 0 && !l.clients[c].owns(inServer, abs) {
 				n++
 			}
-		}
+		})
 		abandoned = append(abandoned, n)
 	}
 	simCheck(t, e, "right after the resume", nil)
@@ -178,16 +177,16 @@ func TestOutageCrash(t *testing.T) {
 		if l.tick.errors != int64(lt.Concurrency) {
 			t.Errorf("lane %c: the crash failed %d attempts, %d were in flight", LaneNames[i], l.tick.errors, lt.Concurrency)
 		}
-		if l.live != 0 || l.srv.n != 0 || l.waiting != 0 {
-			t.Errorf("lane %c after the crash: live %d, held %d, waiting %d", LaneNames[i], l.live, l.srv.n, l.waiting)
+		if l.live != 0 || l.srv.len() != 0 || l.waiting != 0 {
+			t.Errorf("lane %c after the crash: live %d, held %d, waiting %d", LaneNames[i], l.live, l.srv.len(), l.waiting)
 		}
 	}
 	simCheck(t, e, "right after the crash", nil)
 	ticks = append(ticks, simAdvance(t, e, 15*time.Second)...)
 	for i, l := range e.lanes {
 		// The server restarts empty.
-		if l.state != up || l.live != 0 || l.srv.n != 0 {
-			t.Errorf("lane %c at the restart: state %d, live %d, held %d", LaneNames[i], l.state, l.live, l.srv.n)
+		if l.state != up || l.live != 0 || l.srv.len() != 0 {
+			t.Errorf("lane %c at the restart: state %d, live %d, held %d", LaneNames[i], l.state, l.live, l.srv.len())
 		}
 	}
 	ticks = append(ticks, simAdvance(t, e, p.Duration)...)
@@ -244,8 +243,8 @@ func TestOutagePartition(t *testing.T) {
 	e := simNew(t, p)
 	ticks := simAdvance(t, e, 15*time.Second)
 	for i, l := range e.lanes {
-		if l.state != up || l.live != 0 || l.srv.n != 0 {
-			t.Errorf("lane %c at the partition's end: state %d, live %d, held %d", LaneNames[i], l.state, l.live, l.srv.n)
+		if l.state != up || l.live != 0 || l.srv.len() != 0 {
+			t.Errorf("lane %c at the partition's end: state %d, live %d, held %d", LaneNames[i], l.state, l.live, l.srv.len())
 		}
 	}
 	ticks = append(ticks, simAdvance(t, e, p.Duration)...)

@@ -16,8 +16,11 @@ type Summary struct {
 	// nil while that has not happened.
 	ServiceRecoveredAfter *float64 `json:"service_recovered_after"`
 	// Collapsed reports that an outage has ended and neither recovery has
-	// happened since.
+	// happened since, or that the lane stopped (Stopped).
 	Collapsed bool `json:"collapsed"`
+	// Stopped, when not empty, says why and where the lane stopped before
+	// the run's end: its queue of requests outgrew the memory budget.
+	Stopped string `json:"stopped,omitempty"`
 	// PeakConcurrency is the highest concurrency the server reached.
 	PeakConcurrency int `json:"peak_concurrency"`
 	// Attempts counts every attempt sent, Requests every request begun.

@@ -32,6 +32,9 @@ type LaneTick struct {
 	InBackoff     int     // in_backoff: clients waiting to retry
 	P50           float64 // p50: median end-to-end latency of the tick's successes; NaN if none
 	P99           float64 // p99: their 99th percentile; NaN if none
+	// Halted marks a tick of a lane that stopped (Summary.Stopped): every
+	// value is NaN, the levels included.
+	Halted bool
 }
 
 // SetLatencies sets lt's P50 and P99 from the end-to-end latencies of the
@@ -53,6 +56,10 @@ var Columns = []string{"ok", "errors", "timeouts", "attempts", "retries", "gave_
 
 // Values returns lt's values in the order of Columns.
 func (lt *LaneTick) Values() [12]float64 {
+	if lt.Halted {
+		nan := math.NaN()
+		return [12]float64{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
+	}
 	return [12]float64{lt.OK, lt.Errors, lt.Timeouts, lt.Attempts, lt.Retries, lt.GaveUp,
 		float64(lt.Concurrency), lt.ServerLatency, float64(lt.Backlog), float64(lt.InBackoff), lt.P50, lt.P99}
 }

@@ -1,0 +1,133 @@
+package budget_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"backofflab/budget"
+)
+
+func TestRunGrowShrink(t *testing.T) {
+	pool := budget.NewPool(100)
+	a, b := budget.NewRun(pool, 60), budget.NewRun(pool, 60)
+	steps := []struct {
+		run     *budget.Run
+		grow    int64
+		wantErr string // "" for none
+		used    int64  // the run's after the step
+		pool    int64
+	}{
+		{a, 50, "", 50, 50},
+		{a, 11, "the memory budget of a run (60 B)", 50, 50},
+		{b, 40, "", 40, 90},
+		{b, 11, "the server's memory budget (100 B, shared by every page and export)", 40, 90},
+		{a, 10, "", 60, 100},
+		{a, -5, "", 60, 100}, // a negative grow takes nothing
+		{b, 0, "", 40, 100},
+	}
+	for i, s := range steps {
+		err := s.run.Grow(s.grow)
+		got := ""
+		if err != nil {
+			got = err.Error()
+			var ex *budget.ExceededError
+			if !errors.As(err, &ex) {
+				t.Errorf("step %d: %T is not an ExceededError", i, err)
+			}
+		}
+		if got != s.wantErr || s.run.Used() != s.used || pool.Used() != s.pool {
+			t.Errorf("step %d: Grow(%d) = %q, used %d, pool %d; want %q, %d, %d",
+				i, s.grow, got, s.run.Used(), pool.Used(), s.wantErr, s.used, s.pool)
+		}
+	}
+	a.Shrink(1000) // never more than it holds
+	if a.Used() != 0 || pool.Used() != 40 {
+		t.Errorf("after Shrink: run %d, pool %d", a.Used(), pool.Used())
+	}
+	b.Close()
+	if b.Used() != 0 || pool.Used() != 0 || pool.Free() != 100 {
+		t.Errorf("after Close: run %d, pool %d, free %d", b.Used(), pool.Used(), pool.Free())
+	}
+	var none *budget.Run // a nil run bounds nothing
+	if err := none.Grow(1 << 40); err != nil {
+		t.Errorf("nil run: %v", err)
+	}
+	none.Shrink(1)
+	none.Close()
+}
+
+// TestPoolConcurrent: runs that grow and shrink at once never take more
+// than the pool holds, and give it all back.
+func TestPoolConcurrent(t *testing.T) {
+	pool := budget.NewPool(1000)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			r := budget.NewRun(pool, 500)
+			for k := range 10_000 {
+				if r.Grow(int64(k%7)) == nil && pool.Used() > pool.Max() {
+					t.Errorf("pool used %d of %d", pool.Used(), pool.Max())
+				}
+				if k%3 == 0 {
+					r.Shrink(int64(k % 5))
+				}
+			}
+			r.Close()
+		})
+	}
+	wg.Wait()
+	if pool.Used() != 0 {
+		t.Errorf("pool holds %d after every run closed", pool.Used())
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"256MiB", 256 << 20, true},
+		{"1.5GiB", 3 << 29, true},
+		{"512MB", 512e6, true},
+		{"64 KiB", 64 << 10, true},
+		{"4096", 4096, true},
+		{"2g", 2 << 30, true},
+		{"", 0, false},
+		{"MiB", 0, false},
+		{"-1GiB", 0, false},
+		{"12 parsecs", 0, false},
+		{"1e3", 0, false},
+		{"99999999999TiB", 0, false},
+	} {
+		got, err := budget.ParseBytes(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 B", 1023: "1023 B", 1024: "1 KiB", 256 << 20: "256 MiB", 3 << 29: "1.5 GiB", 6 << 30: "6 GiB",
+	} {
+		if got := budget.Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func ExampleRun() {
+	pool := budget.NewPool(1 << 30)     // the server's budget
+	run := budget.NewRun(pool, 256<<20) // one page's run
+	fmt.Println(run.Grow(200 << 20))    // fits
+	fmt.Println(run.Grow(100 << 20))    // would pass the run's limit
+	run.Close()                         // the page left
+	fmt.Println(budget.Bytes(pool.Used()))
+	// Output:
+	// <nil>
+	// the memory budget of a run (256 MiB)
+	// 0 B
+}

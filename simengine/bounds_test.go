@@ -1,0 +1,294 @@
+package simengine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"backofflab/budget"
+	"backofflab/strategies"
+)
+
+// This file tests what bounds a run's cost: the memory budget that halts a
+// lane, the bounded slices of Step, the outage history and the per-tick
+// latency sample.
+
+// simStorm is a retry storm that never ends: 2000 clients retrying every
+// 10 ms with a 50 ms timeout against a server paused for good at 1 s, so
+// that every attempt is abandoned in the backlog, then in the server, and
+// its queue grows by about 40 000 requests a second. Lane b retries with
+// exponential backoff capped at 10 s, and grows far more slowly.
+func simStorm() Params {
+	p := Defaults()
+	p.Clients = 2000
+	p.Think = 100 * time.Millisecond
+	p.Timeout = 50 * time.Millisecond
+	p.OutageAt, p.OutageFor = time.Second, 2*time.Second
+	p.Duration = 30 * time.Second
+	p.MaxServerDelay = 24 * time.Hour
+	a := simLane(strategies.NameFixed)
+	a.MinDelay = 10 * time.Millisecond
+	b := simLane(strategies.NameExponential)
+	b.MaxDelay = 10 * time.Second
+	p.Lanes = []Lane{a, b}
+	return p
+}
+
+// TestBudgetHaltsLane: a lane whose queue outgrows the run's budget stops
+// with a verdict that says so and its ticks carry no values from then on;
+// the other lane runs to the end; the budget is never exceeded and all of
+// it comes back.
+func TestBudgetHaltsLane(t *testing.T) {
+	p := simStorm()
+	const limit = 4 << 20
+	pool := budget.NewPool(1 << 30)
+	mem := budget.NewRun(pool, limit)
+	e, err := NewWithBudget(p, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ticks []Tick
+	peak := int64(0)
+	for !e.Step(p.Duration, 5000, func(tk Tick) { ticks = append(ticks, tk) }) {
+		peak = max(peak, mem.Used())
+	}
+	if peak > limit || pool.Used() != mem.Used() {
+		t.Fatalf("budget used up to %d of %d; pool %d, run %d", peak, limit, pool.Used(), mem.Used())
+	}
+	halts := e.Halted()
+	if halts[0] == nil || halts[1] != nil {
+		t.Fatalf("halted lanes %v, want lane a only", halts)
+	}
+	h := halts[0]
+	var ex *budget.ExceededError
+	if !errors.As(h.Reason, &ex) || ex.Shared || ex.Limit != limit {
+		t.Fatalf("lane a stopped for %v, want the run's budget", h.Reason)
+	}
+	// What the queue held when it stopped is about what the budget buys.
+	if want := int(limit / requestBytes); h.Queued < want/2 || h.Queued > want {
+		t.Errorf("lane a stopped at %d queued requests, want about %d", h.Queued, want)
+	}
+	sums := e.Summaries()
+	s := sums[0]
+	if !s.Collapsed || !strings.HasPrefix(s.Stopped, "collapsed: stopped at ") ||
+		!strings.Contains(s.Stopped, "queued requests") || !strings.Contains(s.Stopped, "the memory budget of a run (4 MiB)") {
+		t.Errorf("lane a's summary: collapsed %v, stopped %q", s.Collapsed, s.Stopped)
+	}
+	if sums[1].Stopped != "" {
+		t.Errorf("lane b stopped: %q", sums[1].Stopped)
+	}
+	if s.Requests != s.Succeeded+s.GaveUp+s.Open {
+		t.Errorf("lane a's bookkeeping: %d requests != %d ok + %d gave up + %d open", s.Requests, s.Succeeded, s.GaveUp, s.Open)
+	}
+	if len(ticks) != int(p.Duration/p.Tick) {
+		t.Fatalf("%d ticks, want %d", len(ticks), p.Duration/p.Tick)
+	}
+	for _, tk := range ticks {
+		a, b := tk.Lanes[0], tk.Lanes[1]
+		after := time.Duration(tk.T*float64(time.Second)+0.5) > h.At+p.Tick
+		v := a.Values()
+		if after && (!a.Halted || !math.IsNaN(v[0]) || !math.IsNaN(v[6])) {
+			t.Fatalf("lane a's tick at %v after its stop at %v has values %v", tk.T, h.At, v)
+		}
+		if b.Halted || math.IsNaN(b.OK) {
+			t.Fatalf("lane b's tick at %v has no values", tk.T)
+		}
+	}
+	e.release()
+	if mem.Used() != 0 || pool.Used() != 0 {
+		t.Errorf("after release: run %d, pool %d", mem.Used(), pool.Used())
+	}
+}
+
+// TestBudgetRefusesRun: a run whose initial state does not fit is refused
+// with the budget it would exceed, and takes nothing.
+func TestBudgetRefusesRun(t *testing.T) {
+	p := Defaults()
+	p.Clients = 100_000
+	pool := budget.NewPool(1 << 20)
+	mem := budget.NewRun(pool, 1<<30)
+	_, err := NewWithBudget(p, mem)
+	var ex *budget.ExceededError
+	if !errors.As(err, &ex) || !ex.Shared {
+		t.Fatalf("NewWithBudget: %v, want the pool's ExceededError", err)
+	}
+	if mem.Used() != 0 || pool.Used() != 0 {
+		t.Errorf("a refused run holds %d (pool %d)", mem.Used(), pool.Used())
+	}
+}
+
+// TestBudgetSharedPool: two runs drawing on one pool that holds less than
+// both need: a lane halts on the pool's budget, not its own.
+func TestBudgetSharedPool(t *testing.T) {
+	p := simStorm()
+	p.Lanes = p.Lanes[:1]
+	pool := budget.NewPool(6 << 20)
+	first, second := budget.NewRun(pool, 64<<20), budget.NewRun(pool, 64<<20)
+	e1, err := NewWithBudget(p, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, err := NewWithBudget(p, second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e1.AdvanceTo(p.Duration, nil)
+	e2.AdvanceTo(p.Duration, nil)
+	h := e2.Halted()[0]
+	var ex *budget.ExceededError
+	if h == nil || !errors.As(h.Reason, &ex) || !ex.Shared {
+		t.Fatalf("second run's lane: %v, want halted on the pool", h)
+	}
+	if s := e2.Summaries()[0].Stopped; !strings.Contains(s, "the server's memory budget (6 MiB, shared by every page and export)") {
+		t.Errorf("verdict %q", s)
+	}
+	if pool.Used() > pool.Max() {
+		t.Errorf("pool used %d of %d", pool.Used(), pool.Max())
+	}
+}
+
+// TestStepSlices: Step in slices of any size gives the ticks and verdicts
+// of one AdvanceTo, and no slice processes more than it was given.
+func TestStepSlices(t *testing.T) {
+	p := simSmall()
+	_, want := simRun(t, p)
+	for _, n := range []int{1, 7, 1000, 65536} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			e := simNew(t, p)
+			var got []Tick
+			for {
+				before := e.events()
+				done := e.Step(p.Duration, n, func(tk Tick) { got = append(got, tk) })
+				if d := e.events() - before; d > int64(n) {
+					t.Fatalf("a slice of %d events processed %d", n, d)
+				}
+				if done {
+					break
+				}
+			}
+			simSameTicks(t, "sliced", want, got)
+		})
+	}
+}
+
+// events counts the events e's lanes processed.
+func (e *Engine) events() int64 {
+	var n int64
+	for _, l := range e.lanes {
+		n += l.events
+	}
+	return n
+}
+
+// TestStepSettle: a change between two slices applies at one time in every
+// lane, however far each got.
+func TestStepSettle(t *testing.T) {
+	p := simSmall()
+	p.Outage = OutageNone
+	e := simNew(t, p)
+	for !e.Step(5*time.Second, 3000, nil) {
+	}
+	e.Step(p.Duration, 3000, nil) // stops inside some lane
+	if e.lanes[0].now == e.lanes[1].now {
+		t.Fatalf("both lanes at %v: the slice did not stop inside one", e.lanes[0].now)
+	}
+	e.Outage(true)
+	for i, l := range e.lanes {
+		if l.now != e.Now() {
+			t.Errorf("lane %d at %v, the engine at %v", i, l.now, e.Now())
+		}
+	}
+	if o := e.Outages(); len(o) != 1 || o[0][0] != e.Now() {
+		t.Errorf("outages %v, want one from %v", o, e.Now())
+	}
+	simCheck(t, e, "after the settled outage", nil)
+}
+
+// TestOutageHistoryBounded: a page that toggles the server thousands of
+// times leaves the run its latest MaxOutages outages.
+func TestOutageHistoryBounded(t *testing.T) {
+	p := simSmall()
+	p.Outage = OutageNone
+	e := simNew(t, p)
+	const n = 1000
+	for k := range n {
+		e.AdvanceTo(time.Duration(k+1)*time.Millisecond, nil)
+		e.Outage(k%2 == 0)
+	}
+	o := e.Outages()
+	if len(o) != MaxOutages || e.OutagesDropped() != n/2-MaxOutages {
+		t.Fatalf("%d outages kept, %d dropped; want %d and %d", len(o), e.OutagesDropped(), MaxOutages, n/2-MaxOutages)
+	}
+	if last := o[len(o)-1]; last != [2]time.Duration{(n - 1) * time.Millisecond, n * time.Millisecond} {
+		t.Errorf("the latest outage is %v", last)
+	}
+}
+
+// TestLatencySample: past maxLat successes in a tick, the lane keeps a
+// uniform sample of maxLat latencies.
+func TestLatencySample(t *testing.T) {
+	p := Defaults()
+	l := newLane(&p, 0, nil)
+	const n = 10 * maxLat
+	for k := range n {
+		l.latency(time.Duration(k))
+	}
+	if len(l.lat) != maxLat {
+		t.Fatalf("kept %d latencies, want %d", len(l.lat), maxLat)
+	}
+	// A uniform sample of 0..n-1 has mean n/2, with a standard error of
+	// n/sqrt(12·maxLat) ≈ 0.0011·n.
+	var sum float64
+	late := 0
+	for _, d := range l.lat {
+		sum += float64(d)
+		if d >= n/2 {
+			late++
+		}
+	}
+	if mean := sum / maxLat; math.Abs(mean-n/2) > 0.01*n {
+		t.Errorf("sample mean %.0f, want %d ± 1%%", mean, n/2)
+	}
+	if late < maxLat*45/100 || late > maxLat*55/100 {
+		t.Errorf("%d of %d sampled from the second half", late, maxLat)
+	}
+}
+
+// TestCurveCacheBounded: a curve so flat that it never reaches its cap
+// keeps at most maxOver levels and still answers exactly.
+func TestCurveCacheBounded(t *testing.T) {
+	p := Defaults()
+	p.ServerFactor, p.ServerK = 1.0001, 1_000_000
+	c := newCurve(&p)
+	for _, n := range []int{10, 1000, maxOver, maxOver + 31, 5_000_000} {
+		if got, want := c.delay(n), c.Delay(n); got != want {
+			t.Errorf("delay(%d) = %v, want %v", n, got, want)
+		}
+	}
+	if len(c.over) > maxOver {
+		t.Errorf("the cache holds %d levels, more than %d", len(c.over), maxOver)
+	}
+}
+
+// TestRunStopsWhenCancelled: a run whose context ends stops within a slice.
+func TestRunStopsWhenCancelled(t *testing.T) {
+	p := simStorm()
+	p.Duration = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	ticks := 0
+	_, err := Run(ctx, p, func(Tick) {
+		if ticks++; ticks == 50 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want context.Canceled", err)
+	}
+	if total := int(p.Duration / p.Tick); ticks >= total {
+		t.Errorf("the run went on to its end (%d ticks) after the cancel", ticks)
+	}
+}
