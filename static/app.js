@@ -37,8 +37,12 @@
   let duration = page.duration;
   let lanes = []; // [{name, strategy}] from hello
   let rows = []; // every tick row received since hello
-  let lastState = null;
+  let lastState = null; // the latest state, with every outage window the page keeps
   let lastSummary = null;
+  // The outage windows, by their index since the run's start: a state
+  // message carries only those that changed; the latest maxOutages are kept.
+  const outageWins = new Map();
+  let maxOutages = 100;
   let bands = [];
   let maxes = []; // per lane: "kind/axis" → highest value so far
   const charts = {}; // "kind.letter" → ECharts instance
@@ -341,7 +345,9 @@
         lastSummary = m.lanes;
         return markDirty();
       case 'state':
-        lastState = m;
+        m.outages.forEach((w, k) => outageWins.set(m.outages_from + k, w));
+        while (outageWins.size > maxOutages) outageWins.delete(outageWins.keys().next().value);
+        lastState = { ...m, outages: [...outageWins.values()] };
         $('#note').textContent = m.note || '';
         $('#play').textContent = m.playing ? 'Pause' : 'Play';
         $('#play').title = m.done ? 'run again from t = 0' : m.playing ? 'pause the simulation' : 'resume the simulation';
@@ -370,6 +376,8 @@
 
   function onHello(m) {
     query = m.query;
+    maxOutages = m.max_outages;
+    outageWins.clear();
     duration = m.duration;
     lanes = m.lanes;
     LETTERS.split('').forEach((L, i) => {
@@ -603,7 +611,10 @@
       parts.push(`service recovered ${service.toFixed(1)} s after`);
       cls = 'good';
     }
-    if (s.collapsed && done) {
+    if (s.stopped) {
+      parts.push(s.stopped);
+      cls = 'bad';
+    } else if (s.collapsed && done) {
       parts.push('collapsed: neither recovered');
       cls = 'bad';
     } else if (server == null || service == null) {

@@ -5,24 +5,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"backofflab/simengine"
 )
-
-// Limits are the caps that protect the machine from one page's run.
-type Limits struct {
-	MaxSessions int           // simultaneous WebSocket sessions
-	MaxClients  int           // clients per run
-	MaxDuration time.Duration // virtual time per run
-	// MaxRealSessions caps the sessions that run a real lane at once (a
-	// real HTTP server and up to maxRealClients clients each); 0 means
-	// DefaultLimits' value and a negative value allows none.
-	MaxRealSessions int
-}
-
-// DefaultLimits suit a 2-core machine serving a few hundred pages.
-var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2}
 
 // state is everything a URL's query holds: the simulation's parameters, the
 // playback speed and which lane, if any, is real.

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -72,11 +73,22 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 			return
 		}
 		defer live.release()
+		busy := func(msg string) {
+			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			defer cancel()
+			conn.Write(wctx, websocket.MessageText, mustJSON(errorMsg{Type: "error", Message: msg}))
+			conn.Close(websocket.StatusTryAgainLater, "server busy")
+		}
+		mem, err := live.newRun()
+		if err != nil {
+			busy(err.Error())
+			return
+		}
+		defer mem.Close()
 		st, errs := decodeLenient(r.URL.Query(), lim)
-		s, err := newSession(conn, log, lim, live.real, st, errs)
-		if err != nil { // decodeLenient validated st: this is a bug
-			log.Error("new session", "err", err)
-			conn.Close(websocket.StatusInternalError, "bad state")
+		s, err := newSession(conn, log, lim, live.real, mem, st, errs)
+		if err != nil { // decodeLenient validated st: only memory can refuse it
+			busy(busyMessage(err))
 			return
 		}
 		start := time.Now()
@@ -87,14 +99,39 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 }
 
 // handleExport runs the URL's state headless and writes it as format does
-// on the command line (backofflab run -format csv|json).
-func handleExport(lim Limits, format string) http.Handler {
+// on the command line (backofflab run -format csv|json), as the run goes.
+// At most lim.MaxExports run at once, each within a run's memory budget;
+// one whose client leaves stops within a slice of events.
+func handleExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st, errs := decodeExport(r.URL.Query(), lim)
 		if len(errs) > 0 {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return
 		}
+		select {
+		case live.exports <- struct{}{}:
+			defer func() { <-live.exports }()
+		default:
+			w.Header().Set("Retry-After", "10")
+			http.Error(w, fmt.Sprintf("server busy: %d exports are running, as many as run at once; try again when one ends", cap(live.exports)),
+				http.StatusServiceUnavailable)
+			return
+		}
+		mem, err := live.newRun()
+		if err != nil {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		defer mem.Close()
+		// The run's initial state must fit before the 200 goes out.
+		if _, err := simengine.NewWithBudget(st.p, mem); err != nil {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, busyMessage(err), http.StatusServiceUnavailable)
+			return
+		}
+		mem.Close()
 		write := simengine.WriteCSV
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		if format == "json" {
@@ -102,7 +139,7 @@ func handleExport(lim Limits, format string) http.Handler {
 			w.Header().Set("Content-Type", "application/json")
 		}
 		w.Header().Set("Content-Disposition", `attachment; filename="backofflab.`+format+`"`)
-		if err := write(r.Context(), w, st.p); err != nil && !errors.Is(err, context.Canceled) {
+		if err := write(r.Context(), w, st.p, mem); err != nil && !errors.Is(err, context.Canceled) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})

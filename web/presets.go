@@ -83,6 +83,8 @@ func measure(d presetDef, lim Limits) Preset {
 // describe says a summary's verdict in words.
 func describe(s simengine.Summary) string {
 	switch {
+	case s.Stopped != "":
+		return s.Stopped
 	case s.Collapsed:
 		return fmt.Sprintf("collapses (concurrency up to %d, %.1f attempts per request)", s.PeakConcurrency, s.Amplification)
 	case s.ServerRecoveredAfter == nil && s.ServiceRecoveredAfter == nil:

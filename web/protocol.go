@@ -24,13 +24,16 @@ import (
 //	         replace the lane's simulated values in the ticks (web/real.go)
 //	tick     one or more ticks: each a flat array [t, lane a's Columns…, lane b's Columns…]
 //	summary  every lane's Summary, whenever one changes
-//	state    virtual time, playing or not, speed, server down or not, outage windows, done
+//	state    virtual time, playing or not, speed, server down or not, done, and the outage
+//	         windows that changed since the previous state (outages_from: the first one's index)
 //	bands    the delay-by-retry bands of one lane's strategy, after hello and every set
 //	params   the canonical query after a set that applied (the page puts it in its URL)
 //	error    a bad value or request: the parameter's name (empty when none) and the message
 //
 // Nothing the page sends can stop a session except closing the socket: a bad
-// message is answered with an error and the simulation goes on.
+// message (not JSON, a field of the wrong JSON type, which the error names,
+// or longer than 64 KiB) is answered with an error and the simulation goes
+// on.
 //
 // A real lane runs in real time: while one is in the state, speed is 1, and
 // a change of what it is made of (clients, think, timeout, server, its
@@ -53,6 +56,9 @@ type helloMsg struct {
 	Tick     float64    `json:"tick"`     // seconds
 	Lanes    []laneInfo `json:"lanes"`
 	Columns  []string   `json:"columns"`
+	// MaxOutages is how many outage windows the run remembers: the page
+	// keeps as many.
+	MaxOutages int `json:"max_outages"`
 }
 
 type laneInfo struct {
@@ -96,13 +102,18 @@ type summaryMsg struct {
 
 // stateMsg tells the page where the run stands.
 type stateMsg struct {
-	Type    string       `json:"type"` // "state"
-	T       float64      `json:"t"`    // virtual seconds
-	Playing bool         `json:"playing"`
-	Done    bool         `json:"done"` // the run reached its duration
-	Speed   string       `json:"speed"`
-	Down    bool         `json:"down"`
-	Outages [][2]float64 `json:"outages"` // [start, end] in seconds; end is -1 while it lasts
+	Type    string  `json:"type"` // "state"
+	T       float64 `json:"t"`    // virtual seconds
+	Playing bool    `json:"playing"`
+	Done    bool    `json:"done"` // the run reached its duration
+	Speed   string  `json:"speed"`
+	Down    bool    `json:"down"`
+	// Outages are the outage windows that changed since the previous
+	// state message, [start, end] in seconds, end -1 while it lasts;
+	// OutagesFrom is the first one's index counted from the run's start.
+	// The page keeps the latest hello.max_outages windows.
+	Outages     [][2]float64 `json:"outages"`
+	OutagesFrom int          `json:"outages_from"`
 	// Note says how a real lane behaves now (running, or stopped until Play
 	// restarts the run); empty when no lane is real.
 	Note string `json:"note,omitempty"`

@@ -223,8 +223,8 @@ func (r *realRun) measure(now time.Time, to time.Duration) {
 // and levels of the reading that covers it, and its share of the reading's
 // ok count for the verdicts, which it feeds to the detector after the
 // engine's outages so far.
-func (r *realRun) next(outages [][2]time.Duration) simengine.LaneTick {
-	r.feed(outages)
+func (r *realRun) next(outages [][2]time.Duration, dropped int) simengine.LaneTick {
+	r.feed(outages, dropped)
 	t := time.Duration(r.ticks+1) * r.tick
 	c := &r.cur
 	lt := c.lt
@@ -242,11 +242,19 @@ func (r *realRun) next(outages [][2]time.Duration) simengine.LaneTick {
 }
 
 // feed gives the detector the outage transitions it has not seen: the
-// engine's outages so far (simengine.Engine.Outages), all of which happened
-// before the next tick ends.
-func (r *realRun) feed(outages [][2]time.Duration) {
+// engine's latest outages (simengine.Engine.Outages, after dropped older
+// ones), all of which happened before the next tick ends. Whole outages
+// dropped before the detector saw them are skipped: only the latest
+// decide the verdict.
+func (r *realRun) feed(outages [][2]time.Duration, dropped int) {
+	if r.fed < 2*dropped {
+		if r.fed%2 == 1 { // the outage it saw start has ended since
+			r.det.OutageEnded(outages[0][0])
+		}
+		r.fed = 2 * dropped
+	}
 	for {
-		i := r.fed / 2
+		i := r.fed/2 - dropped
 		if i >= len(outages) {
 			return
 		}
@@ -262,8 +270,8 @@ func (r *realRun) feed(outages [][2]time.Duration) {
 }
 
 // summary is the real lane's verdict on its ticks so far.
-func (r *realRun) summary(outages [][2]time.Duration) simengine.Summary {
-	r.feed(outages)
+func (r *realRun) summary(outages [][2]time.Duration, dropped int) simengine.Summary {
+	r.feed(outages, dropped)
 	return r.det.Summary(r.last.Requests, r.last.Attempts, r.last.OK, r.last.GaveUp)
 }
 

@@ -10,8 +10,8 @@ import (
 func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Limits, live *sessions, presets *presets) {
 	mux.Handle("GET /{$}", handlePlayground(log, lim, presets))
 	mux.Handle("GET /ws", handleSocket(ctx, log, lim, live))
-	mux.Handle("GET /export.csv", handleExport(lim, "csv"))
-	mux.Handle("GET /export.json", handleExport(lim, "json"))
+	mux.Handle("GET /export.csv", handleExport(lim, live, "csv"))
+	mux.Handle("GET /export.json", handleExport(lim, live, "json"))
 	mux.Handle("GET /static/", handleStatic())
 	mux.Handle("GET /healthz", handleHealthz())
 }

@@ -6,17 +6,25 @@ package web
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
+
+	"backofflab/budget"
 )
 
 // Options configure NewServer.
 type Options struct {
 	// Logger receives one line per session and per failure; nil discards.
 	Logger *slog.Logger
-	// Limits caps what one page may ask for; the zero value means DefaultLimits.
+	// Limits caps what one page may ask for; a zero field means
+	// DefaultLimits' value.
 	Limits Limits
+	// Memory is the server-wide memory budget every page and export draws
+	// on; nil means a new pool of Limits.MaxMemory.
+	Memory *budget.Pool
 }
 
 // NewServer returns the playground's handler. Its live sessions end with a
@@ -27,24 +35,46 @@ func NewServer(ctx context.Context, opts Options) http.Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	lim := opts.Limits
-	if lim == (Limits{}) {
-		lim = DefaultLimits
-	}
-	if lim.MaxRealSessions == 0 {
-		lim.MaxRealSessions = DefaultLimits.MaxRealSessions
+	lim := opts.Limits.withDefaults()
+	pool := opts.Memory
+	if pool == nil {
+		pool = budget.NewPool(lim.MaxMemory)
 	}
 	mux := http.NewServeMux()
-	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: max(lim.MaxRealSessions, 0)}}
+	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: max(lim.MaxRealSessions, 0)},
+		pool: pool, exports: make(chan struct{}, lim.MaxExports), lim: lim}
 	addRoutes(mux, ctx, log, lim, live, newPresets(lim))
 	return secure(mux)
 }
 
-// sessions counts the live WebSocket sessions against their cap, and those
-// with a real lane against theirs.
+// sessions counts the live WebSocket sessions against their cap, those
+// with a real lane against theirs and the running exports against theirs,
+// and holds the memory pool every run draws on.
 type sessions struct {
-	n, max int64
-	real   *realSlots
+	n, max  int64
+	real    *realSlots
+	pool    *budget.Pool
+	exports chan struct{} // one token per running export
+	lim     Limits
+}
+
+// newRun returns a run's memory budget, or a "server busy" error when the
+// pool has too little left to start one: an eighth of a run's budget.
+func (s *sessions) newRun() (*budget.Run, error) {
+	if free := s.pool.Free(); free < s.lim.RunMemory/8 {
+		return nil, fmt.Errorf("server busy: its memory budget is taken (%s of %s in use by other pages and exports); try again in a minute",
+			budget.Bytes(s.pool.Used()), budget.Bytes(s.pool.Max()))
+	}
+	return budget.NewRun(s.pool, s.lim.RunMemory), nil
+}
+
+// busyMessage says why a run could not start for want of memory.
+func busyMessage(err error) string {
+	var ex *budget.ExceededError
+	if errors.As(err, &ex) {
+		return "server busy: this run does not fit in " + ex.Error() + "; try fewer clients or lanes, or again in a minute"
+	}
+	return err.Error()
 }
 
 func (s *sessions) acquire() bool {

@@ -137,7 +137,7 @@ func TestExportMatchesRun(t *testing.T) {
 			if format == "json" {
 				write = simengine.WriteJSON
 			}
-			if err := write(context.Background(), &want, p); err != nil {
+			if err := write(context.Background(), &want, p, nil); err != nil {
 				t.Fatal(err)
 			}
 			resp, got := get(t, srv.URL+"/export."+format+"?"+query, nil)

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"backofflab/budget"
 	"backofflab/simengine"
 	"backofflab/strategies"
 )
@@ -30,8 +33,16 @@ const (
 	maxRows = 1024
 	// maxMsgs is how many control messages wait for a slow page.
 	maxMsgs = 256
+	// maxMessage bounds a message from the page; a longer one is refused.
+	// The longest the page sends, a set with every parameter, is ~2 KiB.
+	maxMessage = 64 << 10
 	// writeTimeout bounds one message's write to a stalled page.
 	writeTimeout = 5 * time.Second
+	// sliceEvents is the most events the simulation processes before it
+	// looks at the page's messages again: a few milliseconds of work at
+	// any parameters, so a page is answered, and a closed page's session
+	// ends, at once.
+	sliceEvents = simengine.SliceEvents
 	// bandDraws and bandRetries size the delay-by-retry chart.
 	bandDraws, bandRetries = 2000, 12
 )
@@ -52,6 +63,9 @@ type session struct {
 	slots *realSlots
 	// stopped is closed when run returns: the reader stops handing it messages.
 	stopped chan struct{}
+	// mem is the run's memory budget, drawn from the server's pool; the
+	// session gives it all back when it ends.
+	mem *budget.Run
 
 	// Owned by run.
 	eng     *simengine.Engine
@@ -59,6 +73,18 @@ type session struct {
 	factor  float64 // speed: virtual seconds per wall second, 0 for max
 	playing bool
 	lastSum []simengine.Summary
+	// target is the virtual time the engine is to reach, slice by slice;
+	// burstEnd is the wall time until which a run at speed max may work
+	// before it waits for the next step.
+	target   time.Duration
+	burstEnd time.Time
+	rows     [][]float64 // the current slice's rows
+	// sentOutages and sentOpen are what the page knows of the outage
+	// windows: how many (counted from the run's start) and whether the
+	// last one was still open, so that a state message carries only the
+	// windows that changed.
+	sentOutages int
+	sentOpen    bool
 	// holdsSlot: the session counts in slots (its state has a real lane).
 	holdsSlot bool
 	// real is the current run's real lane (stopped when the run paused or
@@ -178,12 +204,15 @@ func coalesce(rows [][]float64, lanes int) [][]float64 {
 	return out
 }
 
-func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, st state, bad []*simengine.ParamError) (*session, error) {
-	eng, err := simengine.New(st.p)
+// newSession returns the session of st's run, whose memory mem bounds. It
+// fails with mem's *budget.ExceededError when the run's initial state
+// does not fit.
+func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, mem *budget.Run, st state, bad []*simengine.ParamError) (*session, error) {
+	eng, err := simengine.NewWithBudget(st.p, mem)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{conn: conn, log: log, lim: lim, slots: slots, in: make(chan inMsg, 16), stopped: make(chan struct{}), eng: eng, st: st, playing: true}
+	s := &session{conn: conn, log: log, lim: lim, slots: slots, mem: mem, in: make(chan inMsg, 16), stopped: make(chan struct{}), eng: eng, st: st, playing: true}
 	for _, e := range bad {
 		s.initial = append(s.initial, errorMsg{Type: "error", Param: e.Name, Message: e.Error()})
 	}
@@ -261,17 +290,34 @@ func (s *session) serve(ctx context.Context) error {
 	return err
 }
 
-// read hands the page's messages to run. A message that is not JSON is
-// answered with an error; only a closed socket ends the session.
+// read hands the page's messages to run. A message that is too long or
+// not JSON is answered with an error; only a closed socket ends the session.
+// The library's own read limit is off because it fails the connection: a
+// message's first maxMessage bytes are read, and the rest discarded as it
+// arrives, so a long message costs no memory and ends nothing.
 func (s *session) read() {
+	s.conn.SetReadLimit(-1)
+	buf := make([]byte, maxMessage+1)
 	for {
-		typ, data, err := s.conn.Read(context.Background())
+		typ, r, err := s.conn.Reader(context.Background())
 		if err != nil {
 			return
 		}
-		var m inMsg
-		if typ != websocket.MessageText || json.Unmarshal(data, &m) != nil {
-			s.out.send(errorMsg{Type: "error", Message: "not a JSON text message"}, false)
+		n, err := io.ReadFull(r, buf)
+		if err == nil { // longer than maxMessage
+			rest, err := io.Copy(io.Discard, r)
+			if err != nil {
+				return
+			}
+			s.fail("", fmt.Sprintf("message too long: %d bytes, at most %d", int64(n)+rest, maxMessage))
+			continue
+		}
+		if err != io.ErrUnexpectedEOF && err != io.EOF {
+			return
+		}
+		m, msg := parseInMsg(typ, buf[:n])
+		if msg != nil {
+			s.out.send(*msg, false)
 			continue
 		}
 		select {
@@ -280,6 +326,26 @@ func (s *session) read() {
 			return
 		}
 	}
+}
+
+// parseInMsg reads one message from the page, or returns the error to
+// answer it with: the field whose JSON type is wrong is named.
+func parseInMsg(typ websocket.MessageType, data []byte) (inMsg, *errorMsg) {
+	var m inMsg
+	if typ != websocket.MessageText {
+		return m, &errorMsg{Type: "error", Message: "not a text message: send JSON text"}
+	}
+	err := json.Unmarshal(data, &m)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te):
+		want := map[reflect.Kind]string{reflect.Bool: "boolean (true or false)", reflect.String: "string"}[te.Type.Kind()]
+		return m, &errorMsg{Type: "error", Param: te.Field,
+			Message: fmt.Sprintf("the field %q must be a JSON %s, not a %s", te.Field, want, te.Value)}
+	case err != nil:
+		return m, &errorMsg{Type: "error", Message: "not a JSON message: " + err.Error()}
+	}
+	return m, nil
 }
 
 // write sends the outbox to the page until ctx ends.
@@ -304,10 +370,11 @@ func (s *session) write(ctx context.Context) error {
 }
 
 // run is the simulation's goroutine: it advances virtual time with the wall
-// clock at the session's speed and applies the page's messages between steps.
-// While a real lane runs it also wakes at each tick's end and at the
-// scheduled outage's transitions, so that the real lane is measured, and its
-// server paused and resumed, on time.
+// clock at the session's speed, in slices of at most sliceEvents events,
+// and applies the page's messages between slices. While a real lane runs it
+// also wakes at each tick's end and at the scheduled outage's transitions,
+// so that the real lane is measured, and its server paused and resumed, on
+// time.
 func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 	step := time.NewTicker(stepEvery)
 	defer step.Stop()
@@ -315,7 +382,24 @@ func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 	wake.Stop()
 	defer wake.Stop()
 	last := time.Now()
+	s.target = s.eng.Now()
 	for {
+		if s.busy() {
+			select {
+			case <-ctx.Done():
+				return
+			case <-readerGone:
+				return
+			case m := <-s.in:
+				s.handle(m)
+			case now := <-step.C:
+				s.aim(now.Sub(last))
+				last = now
+			default:
+				s.slice()
+			}
+			continue
+		}
 		var realWake <-chan time.Time
 		if r := s.liveReal(); r != nil && s.playing {
 			wake.Reset(r.nextWake(time.Now(), &s.st.p))
@@ -329,64 +413,98 @@ func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 		case m := <-s.in:
 			s.handle(m)
 		case <-realWake:
-			s.advance(0)
+			s.aim(0)
 		case now := <-step.C:
-			if s.playing {
-				s.advance(now.Sub(last))
-			}
+			s.aim(now.Sub(last))
 			last = now
 		}
 	}
 }
 
-// advance moves the simulation by wall time elapsed at the session's speed,
-// or, at speed max, for as long as maxBurst allows. While a real lane runs,
-// virtual time is the wall time since the run started, and the real lane's
-// block of each row is what its clients and server did.
-func (s *session) advance(elapsed time.Duration) {
+// busy reports whether the engine has work to do now: it is behind its
+// target, and at speed max, within the step's burst and not ahead of the
+// page by more than maxRows/2 rows (at max speed there is no real time to
+// keep, so rather than coalesce a fast page's rows it waits for the writer
+// to drain them).
+func (s *session) busy() bool {
 	end := s.st.p.Duration
-	var rows [][]float64
-	r := s.liveReal()
-	emit := func(t simengine.Tick) {
-		row := tickRow(t)
-		if r != nil {
-			lt := r.next(s.eng.Outages())
-			v := lt.Values()
-			copy(row[1+r.lane*len(simengine.Columns):], v[:])
-		}
-		rows = append(rows, row)
+	if !s.playing || s.eng.Now() >= end {
+		return false
 	}
-	down, outages := s.eng.Down(), len(s.eng.Outages())
-	if r != nil {
+	if s.factor == 0 && s.liveReal() == nil {
+		return time.Now().Before(s.burstEnd) && s.out.pending() < maxRows/2
+	}
+	return s.eng.Now() < s.target
+}
+
+// aim sets the virtual time to reach after wall time elapsed at the
+// session's speed, or at speed max, opens a burst of maxBurst. While a real
+// lane runs, virtual time is the wall time since the run started, and the
+// real lane is measured up to it.
+func (s *session) aim(elapsed time.Duration) {
+	if !s.playing {
+		return
+	}
+	end := s.st.p.Duration
+	switch r := s.liveReal(); {
+	case r != nil:
 		now := time.Now()
-		if to := min(end, r.virtual(now)); to > s.eng.Now() {
+		if to := min(end, r.virtual(now)); to > s.target {
 			r.measure(now, to)
-			s.eng.AdvanceTo(to, emit)
+			s.target = to
 		}
-	} else if s.factor == 0 {
-		// As fast as the engine goes, but no faster than the page reads:
-		// at max speed there is no real time to keep, so rather than
-		// coalesce a fast page's rows, wait for the writer to drain them.
-		deadline := time.Now().Add(maxBurst)
-		for s.eng.Now() < end && time.Now().Before(deadline) &&
-			len(rows)+s.out.pending() < maxRows/2 {
-			s.eng.AdvanceTo(min(end, s.eng.Now()+time.Second), emit)
-		}
-	} else {
-		to := s.eng.Now() + time.Duration(float64(elapsed)*s.factor)
-		s.eng.AdvanceTo(min(end, to), emit)
+	case s.factor == 0:
+		s.burstEnd = time.Now().Add(maxBurst)
+		s.target = end
+	default:
+		// The engine may lag behind at heavy parameters: it goes on from
+		// where it is, never more than a step's worth behind.
+		s.target = min(end, max(s.target, s.eng.Now()+time.Duration(float64(elapsed)*s.factor)))
 	}
-	s.out.push(rows)
+	if s.busy() {
+		s.slice()
+	}
+}
+
+// slice advances the engine toward the target by one bounded slice and
+// sends the page what it did: rows, summaries, and the state when the
+// scheduled outage started or ended or the run reached its end.
+func (s *session) slice() {
+	end := s.st.p.Duration
+	down, outages := s.eng.Down(), s.eng.OutagesDropped()+len(s.eng.Outages())
+	s.eng.Step(min(s.target, end), sliceEvents, s.emit)
+	s.out.push(s.rows)
+	s.rows = s.rows[:0]
 	s.syncReal()
 	s.summarize()
 	if s.eng.Now() >= end {
 		s.playing = false
 		s.stopReal()
 	}
-	// The scheduled outage starts and ends inside AdvanceTo: tell the page.
-	if s.eng.Now() >= end || s.eng.Down() != down || len(s.eng.Outages()) != outages {
+	if s.eng.Now() >= end || s.eng.Down() != down || s.eng.OutagesDropped()+len(s.eng.Outages()) != outages {
 		s.state()
 	}
+}
+
+// advance catches the engine up with the target now, before a change that
+// must apply at the current time (a real lane's outage or pause).
+func (s *session) advance() {
+	s.aim(0)
+	for s.playing && s.eng.Now() < min(s.target, s.st.p.Duration) {
+		s.slice()
+	}
+}
+
+// emit adds the engine's tick to the slice's rows. While a real lane runs,
+// its block of the row is what its clients and server did.
+func (s *session) emit(t simengine.Tick) {
+	row := tickRow(t)
+	if r := s.liveReal(); r != nil {
+		lt := r.next(s.eng.Outages(), s.eng.OutagesDropped())
+		v := lt.Values()
+		copy(row[1+r.lane*len(simengine.Columns):], v[:])
+	}
+	s.rows = append(s.rows, row)
 }
 
 // tickRow flattens a tick for the page: t, then each lane's Columns.
@@ -404,7 +522,7 @@ func tickRow(t simengine.Tick) []float64 {
 func (s *session) summarize() {
 	sum := s.eng.Summaries()
 	if s.real != nil && s.real.lane < len(sum) {
-		sum[s.real.lane] = s.real.summary(s.eng.Outages())
+		sum[s.real.lane] = s.real.summary(s.eng.Outages(), s.eng.OutagesDropped())
 	}
 	if summariesEqual(sum, s.lastSum) {
 		return
@@ -417,7 +535,7 @@ func summariesEqual(a, b []simengine.Summary) bool {
 	return slices.EqualFunc(a, b, func(x, y simengine.Summary) bool {
 		return x.BaselineOK == y.BaselineOK && ptrEq(x.ServerRecoveredAfter, y.ServerRecoveredAfter) &&
 			ptrEq(x.ServiceRecoveredAfter, y.ServiceRecoveredAfter) && x.Collapsed == y.Collapsed &&
-			x.PeakConcurrency == y.PeakConcurrency
+			x.PeakConcurrency == y.PeakConcurrency && x.Stopped == y.Stopped
 	})
 }
 
@@ -470,7 +588,7 @@ func (s *session) handle(m inMsg) {
 		s.state()
 	case "outage":
 		if s.liveReal() != nil { // catch up: the outage starts now in both
-			s.advance(0)
+			s.advance()
 		}
 		s.eng.Outage(m.On)
 		s.syncReal()
@@ -490,7 +608,7 @@ func (s *session) handle(m inMsg) {
 		s.state()
 	case "pause":
 		if s.liveReal() != nil { // real time cannot pause: the real lane stops
-			s.advance(0)
+			s.advance()
 			s.stopReal()
 		}
 		s.playing = false
@@ -536,7 +654,7 @@ func (s *session) hello() {
 	}
 	p := s.st.p
 	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
-		Tick: p.Tick.Seconds(), Columns: simengine.Columns}
+		Tick: p.Tick.Seconds(), Columns: simengine.Columns, MaxOutages: simengine.MaxOutages}
 	for i, l := range p.Lanes {
 		li := laneInfo{Name: simengine.LaneNames[i : i+1], Strategy: l.Strategy, Kind: kindSim}
 		if i == s.st.realLane() {
@@ -549,6 +667,8 @@ func (s *session) hello() {
 	}
 	s.out.lanes = len(p.Lanes)
 	s.lastSum = nil
+	s.target = s.eng.Now()
+	s.sentOutages, s.sentOpen = 0, false
 	s.out.send(h, true)
 	if failed != nil {
 		s.out.send(*failed, false)
@@ -562,6 +682,17 @@ func (s *session) state() {
 	m := stateMsg{Type: "state", T: s.eng.Now().Seconds(), Playing: s.playing,
 		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed, Down: s.eng.Down(),
 		Outages: [][2]float64{}}
+	// Only the windows the page has not seen as they are now: the last one
+	// it saw open, and every one since.
+	dropped, outages := s.eng.OutagesDropped(), s.eng.Outages()
+	from := s.sentOutages
+	if s.sentOpen {
+		from--
+	}
+	from = max(from, dropped)
+	m.OutagesFrom = from
+	s.sentOutages = dropped + len(outages)
+	s.sentOpen = len(outages) > 0 && outages[len(outages)-1][1] < 0
 	if l := s.st.real; l != "" {
 		if s.liveReal() != nil {
 			m.Note = "lane " + l + " is real: a real server and clients in real time; Pause stops them, and Play then restarts the run from 0"
@@ -569,7 +700,7 @@ func (s *session) state() {
 			m.Note = "lane " + l + "'s real server and clients are stopped: Play restarts the run from 0 (real time cannot be paused)"
 		}
 	}
-	for _, o := range s.eng.Outages() {
+	for _, o := range outages[from-dropped:] {
 		end := -1.0
 		if o[1] >= 0 {
 			end = o[1].Seconds()

@@ -1,0 +1,72 @@
+package web
+
+import (
+	"time"
+
+	"backofflab/budget"
+)
+
+// Limits are the caps that protect the machine from one page's run. A zero
+// field means DefaultLimits' value.
+type Limits struct {
+	MaxSessions int           // simultaneous WebSocket sessions
+	MaxClients  int           // clients per run
+	MaxDuration time.Duration // virtual time per run
+	// MaxRealSessions caps the sessions that run a real lane at once (a
+	// real HTTP server and up to maxRealClients clients each); a negative
+	// value allows none.
+	MaxRealSessions int
+	// RunMemory is the memory budget of one run, a page's or an export's,
+	// in bytes: a lane whose queues outgrow it stops with a verdict that
+	// says so (simengine.NewWithBudget).
+	RunMemory int64
+	// MaxMemory is the server-wide budget, in bytes, that every run draws
+	// on: when it is taken, a new page or export is refused as busy, and a
+	// growing lane stops.
+	MaxMemory int64
+	// MaxExports caps the exports that run at once: each is a whole run
+	// on a core of its own.
+	MaxExports int
+}
+
+// DefaultLimits suit a 2-core machine serving a few hundred pages. The
+// worst run they allow, four lanes of 20 000 clients storming for an hour,
+// is stopped at RunMemory: at 8 bytes per queued request, 32 million
+// abandoned requests. MaxMemory is a quarter of the machine's memory
+// (DefaultMaxMemory): the Go heap can take about twice what it holds.
+var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2,
+	RunMemory: 256 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2}
+
+// withDefaults fills lim's zero fields from DefaultLimits.
+func (lim Limits) withDefaults() Limits {
+	d := DefaultLimits
+	pick := func(v *int64, def int64) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	pickInt := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	pickInt(&lim.MaxSessions, d.MaxSessions)
+	pickInt(&lim.MaxClients, d.MaxClients)
+	if lim.MaxDuration == 0 {
+		lim.MaxDuration = d.MaxDuration
+	}
+	pickInt(&lim.MaxRealSessions, d.MaxRealSessions)
+	pick(&lim.RunMemory, d.RunMemory)
+	pick(&lim.MaxMemory, d.MaxMemory)
+	pickInt(&lim.MaxExports, d.MaxExports)
+	return lim
+}
+
+// DefaultMaxMemory is a quarter of the machine's memory, or 2 GiB where
+// the machine does not say (budget.MachineMemory).
+func DefaultMaxMemory() int64 {
+	if n := budget.MachineMemory(); n > 0 {
+		return n / 4
+	}
+	return 2 << 30
+}
