@@ -33,8 +33,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	live, stopLive := context.WithCancel(context.Background())
 	defer stopLive()
+	playground := web.NewServer(live, web.Options{Logger: log})
 	srv := &http.Server{
-		Handler:           web.NewServer(live, web.Options{Logger: log}),
+		Handler:           playground,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -50,14 +51,28 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	// Pages get a going-away close and exports are cut; then the server
+	// stops listening, lets the exports' connections end, and waits for
+	// the pages' close handshakes, which Shutdown does not track.
 	stopLive()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return err
+		log.Warn("shutdown: connections still open after the grace period are closed", "err", err, "grace", shutdownGrace)
+		srv.Close()
 	}
+	if err := playground.Wait(sctx); err != nil {
+		log.Warn("shutdown: pages did not finish their close handshake in time", "err", err, "grace", shutdownGrace)
+	}
+	// The shutdown was asked for and done: a page too slow to answer its
+	// close frame is no failure of the server's.
 	return nil
 }
+
+// shutdownGrace bounds a shutdown: the pages' close handshakes and the
+// exports' last bytes. A page that does not answer its close frame holds
+// the process no longer than this.
+const shutdownGrace = 5 * time.Second
 
 // pageURL is the address to open: the host asked for (localhost unless
 // given) and the port actually bound (which -addr :0 leaves to the system).

@@ -19,10 +19,27 @@ type Options struct {
 	Limits Limits
 }
 
+// Server is the playground's handler, as NewServer returns it.
+type Server struct {
+	h        http.Handler
+	inflight *inflight
+}
+
+// ServeHTTP serves the playground.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.h.ServeHTTP(w, r) }
+
+// Wait returns when every WebSocket session and export has ended, or with
+// an error when ctx ends first. Once the context given to NewServer is
+// done, sessions close with going away and exports are cut (new ones are
+// refused), so a shutdown calls Wait after http.Server.Shutdown, which
+// does not wait for the sessions: their connections are hijacked.
+func (s *Server) Wait(ctx context.Context) error { return s.inflight.wait(ctx) }
+
 // NewServer returns the playground's handler. Its live sessions end with a
-// going-away close when ctx is done, so that a server shutting down tells
-// its pages why.
-func NewServer(ctx context.Context, opts Options) http.Handler {
+// going-away close, and its exports are cut, when ctx is done, so that a
+// server shutting down tells its pages why and is not held up by an
+// hour-long export; Server.Wait tells when they have.
+func NewServer(ctx context.Context, opts Options) *Server {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -35,16 +52,19 @@ func NewServer(ctx context.Context, opts Options) http.Handler {
 		lim.MaxRealSessions = DefaultLimits.MaxRealSessions
 	}
 	mux := http.NewServeMux()
-	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: max(lim.MaxRealSessions, 0)}}
+	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: max(lim.MaxRealSessions, 0)},
+		inflight: &inflight{}}
 	addRoutes(mux, ctx, log, lim, live, newPresets(lim))
-	return secure(mux)
+	return &Server{h: secure(mux), inflight: live.inflight}
 }
 
 // sessions counts the live WebSocket sessions against their cap, and those
-// with a real lane against theirs.
+// with a real lane against theirs; inflight counts them, and the exports,
+// until they have ended.
 type sessions struct {
-	n, max int64
-	real   *realSlots
+	n, max   int64
+	real     *realSlots
+	inflight *inflight
 }
 
 func (s *sessions) acquire() bool {
