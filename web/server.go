@@ -17,6 +17,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Limits caps what one page may ask for; the zero value means DefaultLimits.
 	Limits Limits
+	// Hosts are the host names the server answers to besides loopback
+	// ones (localhost, 127.0.0.0/8, ::1): its -addr's host and its public
+	// names. A request naming another host in its Host header is refused,
+	// as DNS rebinding would make it; a port is ignored.
+	Hosts []string
 }
 
 // Server is the playground's handler, as NewServer returns it.
@@ -55,7 +60,7 @@ func NewServer(ctx context.Context, opts Options) *Server {
 	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: max(lim.MaxRealSessions, 0)},
 		inflight: &inflight{}}
 	addRoutes(mux, ctx, log, lim, live, newPresets(lim))
-	return &Server{h: secure(mux), inflight: live.inflight}
+	return &Server{h: secure(guardHost(mux, opts.Hosts)), inflight: live.inflight}
 }
 
 // sessions counts the live WebSocket sessions against their cap, and those
