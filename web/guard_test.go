@@ -112,3 +112,34 @@ func TestSocketDNSRebinding(t *testing.T) {
 		})
 	}
 }
+
+// TestExportCrossSite: another site's page cannot make its visitors run
+// exports here; the playground's page, a typed URL and curl can.
+func TestExportCrossSite(t *testing.T) {
+	srv, port, _ := serveWeb(t, t.Context(), Options{})
+	u := srv.URL
+	for _, format := range []string{"csv", "json"} {
+		for _, tc := range []struct {
+			name string
+			hdr  map[string]string
+			want int
+			says string
+		}{
+			{"curl", nil, 200, ""},
+			{"typed URL", map[string]string{"Sec-Fetch-Site": "none"}, 200, ""},
+			{"the playground's link", map[string]string{"Sec-Fetch-Site": "same-origin"}, 200, ""},
+			{"same origin, old browser", map[string]string{"Origin": "http://127.0.0.1:" + port}, 200, ""},
+			{"another site's link", map[string]string{"Sec-Fetch-Site": "cross-site"}, 403, "Sec-Fetch-Site: cross-site"},
+			{"another port of this site", map[string]string{"Sec-Fetch-Site": "same-site"}, 403, "Sec-Fetch-Site: same-site"},
+			{"another site, old browser", map[string]string{"Origin": "http://evil.example"}, 403, `Origin "http://evil.example"`},
+			{"another port, old browser", map[string]string{"Origin": "http://127.0.0.1:1"}, 403, `Origin "http://127.0.0.1:1"`},
+		} {
+			t.Run(format+" "+tc.name, func(t *testing.T) {
+				code, body := send(t, "GET", u+"/export."+format+"?duration=2s&clients=10", "", tc.hdr)
+				if code != tc.want || !strings.Contains(body, tc.says) {
+					t.Fatalf("%d %.200q, want %d saying %q", code, body, tc.want, tc.says)
+				}
+			})
+		}
+	}
+}

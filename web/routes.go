@@ -10,8 +10,8 @@ import (
 func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Limits, live *sessions, presets *presets) {
 	mux.Handle("GET /{$}", handlePlayground(log, lim, presets))
 	mux.Handle("GET /ws", live.inflight.track(ctx, handleSocket(ctx, log, lim, live)))
-	mux.Handle("GET /export.csv", live.inflight.track(ctx, endWithServer(ctx, handleExport(lim, "csv"))))
-	mux.Handle("GET /export.json", live.inflight.track(ctx, endWithServer(ctx, handleExport(lim, "json"))))
+	mux.Handle("GET /export.csv", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleExport(lim, "csv")))))
+	mux.Handle("GET /export.json", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleExport(lim, "json")))))
 	mux.Handle("GET /static/", handleStatic())
 	mux.Handle("GET /healthz", handleHealthz())
 }
