@@ -34,7 +34,7 @@ func runClient(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		vf.add(p, "the strategy's", p)
 	}
 	duration := fs.String("duration", "0", "how long to run; 0 runs until interrupted")
-	seed := fs.Uint64("seed", def.Seed, "random seed: each client draws from its own stream of it")
+	vf.add("seed", fmt.Sprint(def.Seed)+"; each client draws from its own stream of it", "seed")
 	report := fs.Duration("report", def.Report, "interval of the report lines")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: backofflab client [flags]
@@ -55,7 +55,7 @@ each line counting only what happened since the previous one.
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 
 	cfg := def
-	cfg.Addr, cfg.Seed, cfg.Report = *addr, *seed, *report
+	cfg.Addr, cfg.Report = *addr, *report
 	var errs []error
 	add := func(err error) {
 		if err != nil {
@@ -64,6 +64,7 @@ each line counting only what happened since the previous one.
 	}
 	add(vf.parse("clients", &cfg.Clients))
 	add(vf.parse("timeout", &cfg.Timeout))
+	add(vf.parse("seed", &cfg.Seed))
 	if g, ok := vf.given["think"]; ok {
 		add(realexp.ParseSeconds(g.name, "think", g.raw, &cfg.Think))
 	}

@@ -175,6 +175,11 @@ func TestRealBadFlags(t *testing.T) {
 		{[]string{"client", "-strategy", "exponential", "-min_delay", "2m", "-max_delay", "1m"}, []string{"max_delay", "at least min_delay"}},
 		{[]string{"client", "-duration", "500ms"}, []string{"duration", `"500ms"`, "0 (until interrupted)", "from 1s"}},
 		{[]string{"client", "-addr", "nowhere"}, []string{"addr", `"nowhere"`, "host:port"}},
+		{[]string{"client", "-addr", "http://[::1"}, []string{"addr", `"http://[::1"`, "host:port", "http:// or https:// URL"}},
+		{[]string{"client", "-addr", "ftp://127.0.0.1:8070"}, []string{"addr", `"ftp://127.0.0.1:8070"`, "http:// or https:// URL"}},
+		{[]string{"client", "-addr", "localhost:99999"}, []string{"addr", `"localhost:99999"`, "host:port"}},
+		{[]string{"client", "-seed", "-1"}, []string{"seed", `"-1"`, "a whole number from 0 to 18446744073709551615"}},
+		{[]string{"client", "-seed", "18446744073709551616"}, []string{"seed", `"18446744073709551616"`, "from 0 to 18446744073709551615"}},
 		{[]string{"client", "-lambda", "1", "-think", "2"}, []string{"-lambda", "-think", "same parameter"}},
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {

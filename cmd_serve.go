@@ -8,8 +8,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"time"
 
+	"backofflab/simengine"
 	"backofflab/web"
 )
 
@@ -19,12 +22,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("backofflab", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "localhost:8080", "address to serve the playground on")
+	hostList := fs.String("host", "", "comma-separated host names the playground answers to besides localhost,\n"+
+		"loopback addresses and -addr's host: its public names when deployed, such as play.example.com")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage, "\nFlags of the playground:\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	hosts, err := servedHosts(*addr, *hostList)
+	if err != nil {
+		return usageError{err}
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -33,8 +42,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	live, stopLive := context.WithCancel(context.Background())
 	defer stopLive()
+	playground := web.NewServer(live, web.Options{Logger: log, Hosts: hosts})
 	srv := &http.Server{
-		Handler:           web.NewServer(live, web.Options{Logger: log}),
+		Handler:           playground,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -50,13 +60,71 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	// Pages get a going-away close and exports are cut; then the server
+	// stops listening, lets the exports' connections end, and waits for
+	// the pages' close handshakes, which Shutdown does not track.
 	stopLive()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return err
+		log.Warn("shutdown: connections still open after the grace period are closed", "err", err, "grace", shutdownGrace)
+		srv.Close()
 	}
+	if err := playground.Wait(sctx); err != nil {
+		log.Warn("shutdown: pages did not finish their close handshake in time", "err", err, "grace", shutdownGrace)
+	}
+	// The shutdown was asked for and done: a page too slow to answer its
+	// close frame is no failure of the server's.
 	return nil
+}
+
+// shutdownGrace bounds a shutdown: the pages' close handshakes and the
+// exports' last bytes. A page that does not answer its close frame holds
+// the process no longer than this.
+const shutdownGrace = 5 * time.Second
+
+// servedHosts returns the names the playground answers to besides loopback
+// ones: those of -host (host names or IP addresses separated by commas,
+// without port or scheme, since hosts compare by name), and -addr's host.
+func servedHosts(addr, list string) ([]string, error) {
+	var hosts []string
+	for h := range strings.SplitSeq(list, ",") {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			continue
+		}
+		if !validHost(h) {
+			return nil, &simengine.ParamError{Name: "host", Value: h,
+				Allow: "host names or IP addresses without port or scheme, separated by commas, such as play.example.com,192.0.2.7"}
+		}
+		hosts = append(hosts, h)
+	}
+	if h, _, err := net.SplitHostPort(addr); err == nil && h != "" {
+		hosts = append(hosts, h)
+	}
+	return hosts, nil
+}
+
+// validHost reports whether h is an IP address ([::1] or ::1 for IPv6) or
+// a DNS name: labels of letters, digits, hyphens and underscores.
+func validHost(h string) bool {
+	if _, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")); err == nil {
+		return true
+	}
+	if len(h) > 253 {
+		return false
+	}
+	for l := range strings.SplitSeq(strings.TrimSuffix(h, "."), ".") {
+		if l == "" || len(l) > 63 {
+			return false
+		}
+		for _, c := range l {
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // pageURL is the address to open: the host asked for (localhost unless

@@ -335,6 +335,7 @@ func TestRunBadInput(t *testing.T) {
 		{"jitter_NaN", withSmall("-b.jitter", "NaN"), []string{"b.jitter", `"NaN"`, allowed("jitter")}},
 		{"strategy_unknown", withSmall("-c.strategy", "linear"), []string{"c.strategy", `"linear"`, allowed("strategy")}},
 		{"lanes_5", withSmall("-lanes", "5"), []string{"lanes", `"5"`, allowed("lanes")}},
+		{"seed_negative", withSmall("-seed", "-1"), []string{"seed", `"-1"`, "a whole number from 0 to 18446744073709551615"}},
 		{"lane_beyond_lanes", withSmall("-lanes", "1", "-b.factor", "2"), []string{"b.factor", `"2"`, "lanes a to a"}},
 		{"max_below_min", withSmall("-a.max_delay", "10ms"), []string{"a.max_delay", `"10ms"`, "a.min_delay (100ms)"}},
 		{"format_xml", withSmall("-format", "xml"), []string{"format", `"xml"`, "text, csv, json"}},

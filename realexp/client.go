@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,15 +80,33 @@ func (c ClientConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// apiURL returns the URL the clients GET.
+// apiURL returns the URL the clients GET. It checks addr whole, so that a
+// typo fails at once rather than as every attempt's error.
 func apiURL(addr string) (string, error) {
-	if strings.Contains(addr, "://") {
-		return strings.TrimSuffix(addr, "/") + "/api", nil
+	base := addr
+	if !strings.Contains(addr, "://") {
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			base = "" // not host:port
+		} else {
+			base = "http://" + addr
+		}
 	}
-	if _, _, err := net.SplitHostPort(addr); err != nil || addr == "" {
-		return "", &simengine.ParamError{Name: "addr", Value: addr, Allow: "host:port, such as 127.0.0.1:8070, or a URL"}
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" ||
+		u.User != nil || u.RawQuery != "" || u.Fragment != "" || !validPort(u.Port(), base != addr) {
+		return "", &simengine.ParamError{Name: "addr", Value: addr,
+			Allow: "host:port, such as 127.0.0.1:8070, or an http:// or https:// URL, such as http://127.0.0.1:8070"}
 	}
-	return "http://" + addr + "/api", nil
+	return strings.TrimSuffix(base, "/") + "/api", nil
+}
+
+// validPort reports whether port is a TCP port, or empty when allowed.
+func validPort(port string, required bool) bool {
+	if port == "" {
+		return !required
+	}
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // Counts are a population's counters, named as simengine.Columns names them:

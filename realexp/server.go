@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"backofflab/internal/reqcheck"
 	"backofflab/simengine"
 )
 
@@ -196,12 +197,24 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// loopback refuses callers that are not on this machine.
+// loopback refuses callers that are not on this machine, and requests that
+// a page in a browser on this machine was made to send: another site's
+// (which a form or fetch can aim at loopback), or one whose name DNS
+// rebinding pointed here (which names its own site in Host).
 func (s *Server) loopback(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ap, err := netip.ParseAddrPort(r.RemoteAddr)
 		if err != nil || !ap.Addr().Unmap().IsLoopback() {
 			http.Error(w, "control endpoints answer loopback callers only", http.StatusForbidden)
+			return
+		}
+		if why := reqcheck.CrossSite(r); why != "" {
+			http.Error(w, "control endpoint refused: "+why, http.StatusForbidden)
+			return
+		}
+		if !reqcheck.Loopback(reqcheck.HostName(r.Host)) {
+			http.Error(w, fmt.Sprintf("control endpoints answer requests to a loopback host only (localhost, 127.0.0.1, [::1]), not %q", r.Host),
+				http.StatusForbidden)
 			return
 		}
 		h(w, r)

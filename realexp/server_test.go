@@ -184,7 +184,7 @@ func TestServerControlLoopbackOnly(t *testing.T) {
 		{"POST", "/control/pause", "127.0.0.1:5000", 200},
 		{"POST", "/control/resume", "127.0.0.1:5000", 200},
 	} {
-		req := httptest.NewRequest(tc.method, tc.path, nil)
+		req := httptest.NewRequest(tc.method, "http://127.0.0.1:8070"+tc.path, nil)
 		req.RemoteAddr = tc.remote
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)

@@ -9,9 +9,9 @@ import (
 // addRoutes is the playground's whole URL space.
 func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Limits, live *sessions, presets *presets) {
 	mux.Handle("GET /{$}", handlePlayground(log, lim, presets))
-	mux.Handle("GET /ws", handleSocket(ctx, log, lim, live))
-	mux.Handle("GET /export.csv", handleExport(lim, live, "csv"))
-	mux.Handle("GET /export.json", handleExport(lim, live, "json"))
+	mux.Handle("GET /ws", live.inflight.track(ctx, handleSocket(ctx, log, lim, live)))
+	mux.Handle("GET /export.csv", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleExport(lim, live, "csv")))))
+	mux.Handle("GET /export.json", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleExport(lim, live, "json")))))
 	mux.Handle("GET /static/", handleStatic())
 	mux.Handle("GET /healthz", handleHealthz())
 }

@@ -25,12 +25,34 @@ type Options struct {
 	// Memory is the server-wide memory budget every page and export draws
 	// on; nil means a new pool of Limits.MaxMemory.
 	Memory *budget.Pool
+	// Hosts are the host names the server answers to besides loopback
+	// ones (localhost, 127.0.0.0/8, ::1): its -addr's host and its public
+	// names. A request naming another host in its Host header is refused,
+	// as DNS rebinding would make it; a port is ignored.
+	Hosts []string
 }
 
+// Server is the playground's handler, as NewServer returns it.
+type Server struct {
+	h        http.Handler
+	inflight *inflight
+}
+
+// ServeHTTP serves the playground.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.h.ServeHTTP(w, r) }
+
+// Wait returns when every WebSocket session and export has ended, or with
+// an error when ctx ends first. Once the context given to NewServer is
+// done, sessions close with going away and exports are cut (new ones are
+// refused), so a shutdown calls Wait after http.Server.Shutdown, which
+// does not wait for the sessions: their connections are hijacked.
+func (s *Server) Wait(ctx context.Context) error { return s.inflight.wait(ctx) }
+
 // NewServer returns the playground's handler. Its live sessions end with a
-// going-away close when ctx is done, so that a server shutting down tells
-// its pages why.
-func NewServer(ctx context.Context, opts Options) http.Handler {
+// going-away close, and its exports are cut, when ctx is done, so that a
+// server shutting down tells its pages why and is not held up by an
+// hour-long export; Server.Wait tells when they have.
+func NewServer(ctx context.Context, opts Options) *Server {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -42,20 +64,22 @@ func NewServer(ctx context.Context, opts Options) http.Handler {
 	}
 	mux := http.NewServeMux()
 	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: max(lim.MaxRealSessions, 0)},
-		pool: pool, exports: make(chan struct{}, lim.MaxExports), lim: lim}
+		pool: pool, exports: make(chan struct{}, lim.MaxExports), lim: lim, inflight: &inflight{}}
 	addRoutes(mux, ctx, log, lim, live, newPresets(lim))
-	return secure(mux)
+	return &Server{h: secure(guardHost(mux, opts.Hosts)), inflight: live.inflight}
 }
 
 // sessions counts the live WebSocket sessions against their cap, those
 // with a real lane against theirs and the running exports against theirs,
-// and holds the memory pool every run draws on.
+// and holds the memory pool every run draws on; inflight counts the
+// sessions and exports until they have ended.
 type sessions struct {
-	n, max  int64
-	real    *realSlots
-	pool    *budget.Pool
-	exports chan struct{} // one token per running export
-	lim     Limits
+	n, max   int64
+	real     *realSlots
+	pool     *budget.Pool
+	exports  chan struct{} // one token per running export
+	lim      Limits
+	inflight *inflight
 }
 
 // newRun returns a run's memory budget, or a "server busy" error when the

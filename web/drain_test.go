@@ -1,0 +1,296 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"backofflab/simengine"
+)
+
+// serveWeb serves NewServer with opts on loopback until the test ends;
+// it returns the test server, its port and the handler.
+func serveWeb(t *testing.T, ctx context.Context, opts Options) (*httptest.Server, string, *Server) {
+	t.Helper()
+	h := NewServer(ctx, opts)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	return srv, port, h
+}
+
+// send makes one request with Host host (the URL's when empty) and hdr,
+// and returns its status and body.
+func send(t *testing.T, method, u, host string, hdr map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	tr := &http.Transport{DisableKeepAlives: true}
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body)
+}
+
+func TestInflight(t *testing.T) {
+	var f inflight
+	if err := f.wait(t.Context()); err != nil {
+		t.Fatalf("wait with nothing in flight: %v", err)
+	}
+	for round := range 2 { // idle, busy, idle again: the signal is renewed
+		f.add()
+		f.add()
+		done, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := f.wait(done); err == nil || !strings.Contains(err.Error(), "2 sessions or exports") {
+			t.Fatalf("round %d: wait with 2 in flight and its context done: %v", round, err)
+		}
+		f.done()
+		waited := make(chan error, 1)
+		go func() { waited <- f.wait(context.Background()) }()
+		select {
+		case err := <-waited:
+			t.Fatalf("round %d: wait returned %v with 1 in flight", round, err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		f.done()
+		select {
+		case err := <-waited:
+			if err != nil {
+				t.Fatalf("round %d: wait: %v", round, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("round %d: wait did not return when the last one ended", round)
+		}
+	}
+}
+
+// waitUntil polls cond until it holds, failing the test after 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%s: not within 10 s", what)
+		}
+	}
+}
+
+// TestEndWithServer: how a response ends when the server's live context
+// does tells its client whether it is whole.
+func TestEndWithServer(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handler func(w http.ResponseWriter, r *http.Request)
+		code    int
+		body    string
+		bodyErr error
+	}{
+		{"not begun: 503", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Disposition", "attachment")
+			<-r.Context().Done()
+		}, http.StatusServiceUnavailable, "the server is shutting down", nil},
+		{"under way: cut, with what was written", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "t,lane\n1,a\n")
+			http.NewResponseController(w).Flush()
+			<-r.Context().Done()
+			io.WriteString(w, "2,a\n") // sent before the connection closes
+		}, http.StatusOK, "t,lane\n1,a\n2,a\n", io.ErrUnexpectedEOF},
+		{"over before the shutdown: whole", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "t,lane\n")
+		}, http.StatusOK, "t,lane\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			live, shutdown := context.WithCancel(t.Context())
+			defer shutdown()
+			started := make(chan struct{})
+			h := endWithServer(live, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				close(started)
+				tc.handler(w, r)
+			}))
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			tr := &http.Transport{}
+			defer tr.CloseIdleConnections()
+			type result struct {
+				resp *http.Response
+				body string
+				err  error
+			}
+			got := make(chan result, 1)
+			go func() {
+				req, _ := http.NewRequest("GET", srv.URL, nil)
+				resp, err := tr.RoundTrip(req)
+				if err != nil {
+					got <- result{err: err}
+					return
+				}
+				defer resp.Body.Close()
+				b, err := io.ReadAll(resp.Body)
+				got <- result{resp, string(b), err}
+			}()
+			<-started
+			if tc.bodyErr != nil || tc.code != http.StatusOK {
+				shutdown()
+			}
+			var r result
+			select {
+			case r = <-got:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no response 10 s after the shutdown")
+			}
+			if r.resp == nil {
+				t.Fatalf("no response: %v", r.err)
+			}
+			if r.resp.StatusCode != tc.code || !strings.Contains(r.body, tc.body) || !errors.Is(r.err, tc.bodyErr) {
+				t.Errorf("%d %q, body ends with %v; want %d %q, %v", r.resp.StatusCode, r.body, r.err, tc.code, tc.body, tc.bodyErr)
+			}
+			if cd := r.resp.Header.Get("Content-Disposition"); tc.code != http.StatusOK && cd != "" {
+				t.Errorf("a 503 offered as an attachment: Content-Disposition %q", cd)
+			}
+		})
+	}
+}
+
+// TestShutdownCutsExports: when the server's context ends, an hour-long
+// export ends at once, and its client can tell it is cut: a CSV under way
+// ends without its chunked body's last chunk, a JSON export is cut the same
+// way or, if it has sent nothing yet, is a 503. Later exports and sessions
+// are refused, and Wait returns.
+func TestShutdownCutsExports(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, _, h := serveWeb(t, ctx, Options{})
+	u := srv.URL
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	const long = "?duration=1h&clients=20000"
+
+	req, _ := http.NewRequest("GET", u+"/export.csv"+long, nil)
+	csvResp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer csvResp.Body.Close()
+	csvBody := bufio.NewReader(csvResp.Body)
+	if line, err := csvBody.ReadString('\n'); err != nil || line != simengine.CSVHeader() {
+		t.Fatalf("CSV export starts with %q (%v), want its header", line, err)
+	}
+	type result struct {
+		code int
+		body string
+		err  error
+	}
+	jsonDone := make(chan result, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", u+"/export.json"+long, nil)
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			jsonDone <- result{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		jsonDone <- result{resp.StatusCode, string(b), err}
+	}()
+	waitUntil(t, "both exports in flight", func() bool { return h.inflight.count() == 2 })
+
+	cancel()
+	if n, err := io.Copy(io.Discard, csvBody); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("CSV export after shutdown: %d more bytes, then %v; want an unexpected EOF, the sign of a cut body", n, err)
+	}
+	select {
+	case r := <-jsonDone:
+		// Not begun (the JSON writer sends nothing before its buffer
+		// fills): a 503; under way: a cut body, as for the CSV.
+		notBegun := r.err == nil && r.code == http.StatusServiceUnavailable && strings.Contains(r.body, "shutting down")
+		cut := r.code == http.StatusOK && errors.Is(r.err, io.ErrUnexpectedEOF)
+		if !notBegun && !cut {
+			t.Errorf("JSON export after shutdown: %d %.200q (%v), want 503 saying the server is shutting down, or a cut body", r.code, r.body, r.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("JSON export still running 10 s after the shutdown")
+	}
+	wctx, wcancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer wcancel()
+	if err := h.Wait(wctx); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+
+	t.Run("later requests refused", func(t *testing.T) {
+		if code, body := send(t, "GET", u+"/export.csv?duration=1s", "", nil); code != 503 || !strings.Contains(body, "shutting down") {
+			t.Errorf("export after shutdown: %d %q, want 503", code, body)
+		}
+		dctx, dcancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer dcancel()
+		c, resp, err := websocket.Dial(dctx, "ws"+strings.TrimPrefix(u, "http")+"/ws", nil)
+		if c != nil {
+			c.CloseNow()
+		}
+		if resp == nil || resp.StatusCode != 503 {
+			t.Errorf("session after shutdown: %v, %v; want 503", resp, err)
+		}
+		if code, _ := send(t, "GET", u+"/healthz", "", nil); code != 200 {
+			t.Errorf("healthz after shutdown: %d", code)
+		}
+	})
+}
+
+// TestWaitSessions: Wait returns once every page has had its going-away
+// close, and not before: while a session lives, a Wait whose context ends
+// says how many are open.
+func TestWaitSessions(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	srv, _, h := serveWeb(t, ctx, Options{})
+	const n = 20
+	pages := make([]*page, n)
+	for i := range pages {
+		pages[i] = dialPage(t, srv, "clients=500&duration=1h")
+	}
+	for _, p := range pages {
+		p.await("tick", nil)
+	}
+	done, stop := context.WithCancel(t.Context())
+	stop()
+	if err := h.Wait(done); err == nil || !strings.Contains(err.Error(), "20 sessions") {
+		t.Fatalf("Wait with 20 live sessions and its context done: %v", err)
+	}
+
+	cancel()
+	wctx, wcancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer wcancel()
+	if err := h.Wait(wctx); err != nil {
+		t.Fatalf("Wait after the shutdown: %v", err)
+	}
+	var wg sync.WaitGroup
+	for i, p := range pages {
+		wg.Go(func() {
+			<-p.done
+			if websocket.CloseStatus(p.err) != websocket.StatusGoingAway {
+				t.Errorf("page %d closed with %v, want going away", i, p.err)
+			}
+		})
+	}
+	wg.Wait()
+}
