@@ -9,9 +9,11 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime/debug"
 	"strings"
 	"time"
 
+	"backofflab/budget"
 	"backofflab/simengine"
 	"backofflab/web"
 )
@@ -24,6 +26,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "localhost:8080", "address to serve the playground on")
 	hostList := fs.String("host", "", "comma-separated host names the playground answers to besides localhost,\n"+
 		"loopback addresses and -addr's host: its public names when deployed, such as play.example.com")
+	maxMemory := budget.Size(web.DefaultLimits.MaxMemory)
+	fs.Var(&maxMemory, "max_memory", "memory budget shared by every page and export (default a quarter of the machine's);\n"+
+		"when it is taken, new pages and exports are told the server is busy")
+	runMemory := budget.Size(web.DefaultLimits.RunMemory)
+	fs.Var(&runMemory, "run_memory", "memory budget of one page's or export's run: a lane whose queues outgrow it stops,\n"+
+		"and its verdict says so")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage, "\nFlags of the playground:\n")
 		fs.PrintDefaults()
@@ -35,6 +43,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if runMemory < minRunMemory || maxMemory < runMemory {
+		return usageError{&simengine.ParamError{Name: "run_memory", Value: runMemory.String(),
+			Allow: fmt.Sprintf("a size from %s to -max_memory (%s)", budget.Bytes(minRunMemory), maxMemory.String())}}
+	}
+	// The budgets count what runs hold; the Go heap may take about twice
+	// that between collections. A soft limit on the heap makes the
+	// collector work harder before the process outgrows its budget.
+	debug.SetMemoryLimit(2*int64(maxMemory) + 256<<20)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -42,7 +58,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	live, stopLive := context.WithCancel(context.Background())
 	defer stopLive()
-	playground := web.NewServer(live, web.Options{Logger: log, Hosts: hosts})
+	lim := web.DefaultLimits
+	lim.MaxMemory, lim.RunMemory = int64(maxMemory), int64(runMemory)
+	playground := web.NewServer(live, web.Options{Logger: log, Hosts: hosts, Limits: lim})
 	srv := &http.Server{
 		Handler:           playground,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -77,6 +95,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// close frame is no failure of the server's.
 	return nil
 }
+
+// minRunMemory is the smallest run budget: the initial state of the
+// largest run a page may ask for (four lanes of 20 000 clients) is ~3.5 MiB.
+const minRunMemory = 16 << 20
 
 // shutdownGrace bounds a shutdown: the pages' close handshakes and the
 // exports' last bytes. A page that does not answer its close frame holds

@@ -341,6 +341,8 @@ func TestRunBadInput(t *testing.T) {
 		{"format_xml", withSmall("-format", "xml"), []string{"format", `"xml"`, "text, csv, json"}},
 		{"report_0s", withSmall("-report", "0s"), []string{"report", `"0s"`, "from tick (100ms) to duration (30s)"}},
 		{"report_above_duration", withSmall("-report", "31s"), []string{"report", `"31s"`, "from tick (100ms) to duration (30s)"}},
+		{"max_memory_0", withSmall("-max_memory", "0"), []string{"max_memory", `"0 B"`, "a size above 0"}},
+		{"max_memory_malformed", withSmall("-max_memory", "lots"), []string{"max_memory", `"lots" is not a size`}},
 		// The flag package rejects these before the table sees them; its
 		// message names the flag (the help it prints lists every flag).
 		{"undefined_lane_z", withSmall("-z.factor", "2"), []string{"z.factor"}},
@@ -411,6 +413,23 @@ func TestRunHelp(t *testing.T) {
 				t.Errorf("help lacks the default %q", param.Value(&def, 0))
 			}
 		})
+	}
+}
+
+// TestRunMemoryBudget: a storm that outgrows -max_memory stops its lane,
+// and the verdict says where and why; the other lane runs to the end.
+func TestRunMemoryBudget(t *testing.T) {
+	out := mustRun(t, "run", "-clients", "2000", "-think", "100ms", "-timeout", "50ms", "-outage_at", "1s",
+		"-outage_for", "2s", "-max_server_delay", "24h", "-duration", "30s", "-a.strategy", "fixed",
+		"-a.min_delay", "10ms", "-b.strategy", "exponential", "-b.max_delay", "10s", "-max_memory", "4MiB")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	a, b := lines[len(lines)-2], lines[len(lines)-1]
+	if !strings.Contains(a, "[a fixed]") || !strings.Contains(a, "COLLAPSED: stopped at ") ||
+		!strings.Contains(a, "the memory budget of a run (4 MiB)") {
+		t.Errorf("lane a's verdict: %s", a)
+	}
+	if strings.Contains(b, "stopped at") {
+		t.Errorf("lane b's verdict: %s", b)
 	}
 }
 

@@ -54,7 +54,8 @@ func TestServe(t *testing.T) {
 }
 
 func TestServeBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"-addr"}, {"-nope"}, {"-addr", "localhost:0", "extra"}} {
+	for _, args := range [][]string{{"-addr"}, {"-nope"}, {"-addr", "localhost:0", "extra"},
+		{"-run_memory", "1MiB"}, {"-max_memory", "1GiB", "-run_memory", "2GiB"}, {"-max_memory", "much"}} {
 		err := run(context.Background(), args, io.Discard, io.Discard)
 		if _, ok := err.(usageError); !ok {
 			t.Errorf("run %q: %v, want a usage error", args, err)
