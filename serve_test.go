@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 )
@@ -16,22 +14,7 @@ import (
 func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, pw, io.Discard)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no URL printed: %v", err)
-	}
-	go io.Copy(io.Discard, pr)
-	i := strings.Index(line, "http://127.0.0.1:")
-	if i < 0 {
-		t.Fatalf("printed %q, want the page's URL", line)
-	}
-	url := strings.TrimSpace(line[i:])
+	url, done := startServe(t, ctx)
 	for _, path := range []string{"healthz", "", "static/app.js"} {
 		resp, err := http.Get(url + path)
 		if err != nil {

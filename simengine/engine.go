@@ -133,8 +133,13 @@ func (e *Engine) AdvanceTo(t time.Duration, emit func(Tick)) {
 	e.Step(t, math.MaxInt, emit)
 }
 
+// tickCost is what one lane's tick costs in a Step's budget, in events: it
+// is a tick's work (its percentiles, its row) measured against an event's.
+const tickCost = 32
+
 // Step is AdvanceTo in a bounded slice: it processes at most maxEvents
-// events (maxEvents > 0) and reports whether it reached t. Calling it again
+// events (maxEvents > 0), a tick counting as tickCost events a lane, and
+// reports whether it reached t. Calling it again
 // goes on where it stopped, with the same events, ticks and verdicts as one
 // AdvanceTo, so a caller can answer its users between slices however dense
 // the run's events are. A Set or Outage between two slices applies at one
@@ -158,6 +163,12 @@ func (e *Engine) Step(t time.Duration, maxEvents int, emit func(Tick)) bool {
 			e.nextTick += e.p.Tick
 			if emit != nil {
 				emit(tk)
+			}
+			// A tick costs as much as tickCost events, so that a slice
+			// of a run with few events (an idle or halted one) emits a
+			// bounded number of ticks too.
+			if budget -= tickCost * len(e.lanes); budget <= 0 {
+				return e.now >= t
 			}
 		case next <= t:
 			if !e.runTo(next, &budget) {

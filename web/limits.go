@@ -31,11 +31,12 @@ type Limits struct {
 
 // DefaultLimits suit a 2-core machine serving a few hundred pages. The
 // worst run they allow, four lanes of 20 000 clients storming for an hour,
-// is stopped at RunMemory: at 8 bytes per queued request, 32 million
-// abandoned requests. MaxMemory is a quarter of the machine's memory
-// (DefaultMaxMemory): the Go heap can take about twice what it holds.
+// stops at RunMemory: at 8 bytes per queued request, 16 million abandoned
+// requests, and a page of it peaks at about 220 MiB of the process (the Go
+// heap holds up to twice what it keeps alive). MaxMemory is a quarter of
+// the machine's memory (DefaultMaxMemory).
 var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2,
-	RunMemory: 256 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2}
+	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2}
 
 // withDefaults fills lim's zero fields from DefaultLimits.
 func (lim Limits) withDefaults() Limits {

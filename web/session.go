@@ -384,24 +384,14 @@ func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 	last := time.Now()
 	s.target = s.eng.Now()
 	for {
-		if s.busy() {
-			select {
-			case <-ctx.Done():
-				return
-			case <-readerGone:
-				return
-			case m := <-s.in:
-				s.handle(m)
-			case now := <-step.C:
-				s.aim(now.Sub(last))
-				last = now
-			default:
-				s.slice()
-			}
-			continue
-		}
+		// While the engine has work, a slice is always ready; a message
+		// or a step that is ready too gets its turn (select picks among
+		// ready cases at random), so the page is answered between slices.
+		var work <-chan struct{}
 		var realWake <-chan time.Time
-		if r := s.liveReal(); r != nil && s.playing {
+		if s.busy() {
+			work = ready
+		} else if r := s.liveReal(); r != nil && s.playing {
 			wake.Reset(r.nextWake(time.Now(), &s.st.p))
 			realWake = wake.C
 		}
@@ -412,6 +402,8 @@ func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 			return
 		case m := <-s.in:
 			s.handle(m)
+		case <-work:
+			s.slice()
 		case <-realWake:
 			s.aim(0)
 		case now := <-step.C:
@@ -420,6 +412,13 @@ func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 		}
 	}
 }
+
+// ready is always ready to receive from.
+var ready = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // busy reports whether the engine has work to do now: it is behind its
 // target, and at speed max, within the step's burst and not ahead of the
