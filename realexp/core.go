@@ -15,6 +15,7 @@ const (
 type request struct {
 	start time.Time     // when it entered (for a parked one: the resume)
 	state uint8         //
+	left  bool          // its client left; the server, not told, answers it for nobody
 	done  chan struct{} // closed when it completes
 }
 
@@ -60,6 +61,8 @@ type core struct {
 	lastDelay time.Duration
 
 	accepted, completed, droppedN, withdrawnN int64
+	// leftN counts the requests completed after their client left.
+	leftN int64
 }
 
 // arrive lets r in at now: inside when the server runs, parked in the
@@ -96,6 +99,9 @@ func (c *core) advance(now time.Time) int {
 		r.state = completed
 		close(r.done)
 		c.completed++
+		if r.left {
+			c.leftN++
+		}
 		n++
 	}
 }
@@ -127,6 +133,17 @@ func (c *core) withdraw(r *request) bool {
 	}
 	r.state = withdrawn
 	c.withdrawnN++
+	return true
+}
+
+// leave marks r as answered for nobody when it completes: its client left
+// and the server, which does not learn of it, keeps working on it. It
+// reports whether r was still waiting (inside or parked).
+func (c *core) leave(r *request) bool {
+	if r.state != inside && r.state != parked {
+		return false
+	}
+	r.left = true
 	return true
 }
 

@@ -139,7 +139,8 @@ func (s *Server) replan(now time.Time) {
 	}
 }
 
-// Handler serves GET /api (answered "OK" after the delay) and, to loopback
+// Handler serves GET /api (answered "OK" after the delay; the connection of
+// a client that leaves first is closed at once) and, to loopback
 // callers only, POST /control/pause, POST /control/resume and
 // GET /control/stats (JSON Stats).
 func (s *Server) Handler() http.Handler {
@@ -171,27 +172,37 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	s.replan(now)
 	s.mu.Unlock()
 
-	var gone <-chan struct{} // only watched when the server may learn of it
-	if s.cfg.CancelOnTimeout || wasDropped {
-		gone = r.Context().Done()
-	}
+	// The request's context ends when its client closes the connection. The
+	// handler aborts then, so that the server closes its end at once rather
+	// than hold it in CLOSE-WAIT until the delay ends; but unless
+	// CancelOnTimeout lets the server learn of it (or it was dropped), the
+	// request stays inside, counted in the concurrency and ageing, and is
+	// answered for nobody when its delay ends, as 001's server did.
 	select {
 	case <-req.done:
 		if r.Context().Err() != nil {
 			s.abandoned.Add(1) // answered for nobody
-			return
+			panic(http.ErrAbortHandler)
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "OK")
-	case <-gone:
+	case <-r.Context().Done():
 		s.mu.Lock()
-		if s.core.withdraw(req) {
-			s.replan(time.Now())
-		}
-		s.mu.Unlock()
-		if !wasDropped {
+		switch {
+		case s.cfg.CancelOnTimeout || wasDropped:
+			if s.core.withdraw(req) {
+				s.replan(time.Now())
+			}
+			if !wasDropped {
+				s.abandoned.Add(1)
+			}
+		case !s.core.leave(req): // it completed as its client left
 			s.abandoned.Add(1)
 		}
+		s.mu.Unlock()
+		// Close the connection without a response: nobody is there. (The
+		// net/http server recovers this panic without logging it.)
+		panic(http.ErrAbortHandler)
 	case <-s.quit:
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 	}
@@ -259,7 +270,7 @@ func (s *Server) Stats() Stats {
 		Paused:           c.paused,
 		Accepted:         c.accepted,
 		Completed:        c.completed,
-		Abandoned:        s.abandoned.Load(),
+		Abandoned:        s.abandoned.Load() + c.leftN,
 		Dropped:          c.droppedN,
 	}
 }

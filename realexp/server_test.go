@@ -3,7 +3,9 @@ package realexp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -162,6 +164,34 @@ func TestServerCancelOnTimeout(t *testing.T) {
 		if !waitFor(2*time.Second, func() bool { st := s.Stats(); return st.Completed == 1 && st.Abandoned == 1 }) {
 			t.Fatalf("cancel off: %+v; want it completed for nobody", s.Stats())
 		}
+	}
+}
+
+// TestServerClosesLeftConn: when a client leaves, the server closes its
+// end of the connection at once, without an answer, rather than hold it in
+// CLOSE-WAIT until the delay ends; the request stays inside all the same
+// (cancel_on_timeout off), answered for nobody when its delay ends.
+func TestServerClosesLeftConn(t *testing.T) {
+	s, addr := startServer(t, serverConfig(Curve{Base: 10 * time.Second, Limit: 10, Factor: 2, K: 1, Max: time.Hour}), nil)
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "GET /api HTTP/1.1\r\nHost: backofflab\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(2*time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+		t.Fatalf("the request did not arrive: %+v", s.Stats())
+	}
+	c.(*net.TCPConn).CloseWrite() // the client leaves: the server reads its FIN
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, err := c.Read(make([]byte, 512))
+	if n != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("read %d bytes, %v; want the server to close the connection without an answer", n, err)
+	}
+	if st := s.Stats(); st.Concurrency != 1 || st.Completed != 0 {
+		t.Errorf("after the client left: %+v; want its request still inside", st)
 	}
 }
 
