@@ -32,6 +32,12 @@ type ClientConfig struct {
 	Seed     uint64            // seed: each client draws from its own PCG stream of it
 	// Report is RunClients' window; 0 means 5 s.
 	Report time.Duration
+	// MaxConns caps the connections the population holds open at once,
+	// connects in progress included: a descriptor budget, as a host out of
+	// file descriptors has one. Past it an attempt that needs a new
+	// connection waits for one to close or to come free, within its
+	// timeout, and times out if none does. 0 means no cap.
+	MaxConns int
 }
 
 // DefaultClientConfig returns 001's client: 1000 clients thinking 10 s on
@@ -182,6 +188,15 @@ type Population struct {
 
 	latMu sync.Mutex
 	lat   []time.Duration // success latencies since the last TakeLatencies
+
+	// The connections: dialConn opens them (a net.Dialer's DialContext),
+	// slots holds a token per open one (nil without a cap); open, peak and
+	// filled are ConnStats'.
+	dialConn func(ctx context.Context, network, addr string) (net.Conn, error)
+	slots    chan struct{}
+	open     atomic.Int64
+	peak     atomic.Int64
+	filled   atomic.Int64
 }
 
 // NewPopulation checks cfg and returns its population, not yet running.
@@ -192,21 +207,123 @@ func NewPopulation(cfg ClientConfig) (*Population, error) {
 	if cfg.Report == 0 {
 		cfg.Report = 5 * time.Second
 	}
+	if cfg.MaxConns < 0 {
+		return nil, &simengine.ParamError{Name: "max_conns", Value: fmt.Sprint(cfg.MaxConns), Allow: "0 (no cap) or more"}
+	}
 	pol, err := strategies.New(cfg.Strategy)
 	if err != nil {
 		return nil, err
 	}
 	u, _ := apiURL(cfg.Addr)
-	tr := &http.Transport{
-		Proxy:               nil, // loopback, never through a proxy
-		DialContext:         (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConns:        cfg.Clients,
-		MaxIdleConnsPerHost: cfg.Clients, // one kept-alive connection per client
-		MaxConnsPerHost:     0,
-		IdleConnTimeout:     90 * time.Second,
-		DisableCompression:  true,
+	idle := cfg.Clients // one kept-alive connection per client
+	if cfg.MaxConns > 0 {
+		idle = min(idle, cfg.MaxConns)
 	}
-	return &Population{cfg: cfg, url: u, pol: pol, tr: tr, hc: &http.Client{Transport: tr}}, nil
+	p := &Population{cfg: cfg, url: u, pol: pol, dialConn: (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext}
+	if cfg.MaxConns > 0 {
+		p.slots = make(chan struct{}, cfg.MaxConns)
+	}
+	p.tr = &http.Transport{
+		Proxy:               nil, // loopback, never through a proxy
+		DialContext:         p.dial,
+		MaxIdleConns:        idle,
+		MaxIdleConnsPerHost: idle,
+		// The transport queues the attempts that need a connection past
+		// the cap, and hands them the connections that close or come free;
+		// dial's slots make the cap exact (see there).
+		MaxConnsPerHost:    cfg.MaxConns,
+		IdleConnTimeout:    90 * time.Second,
+		DisableCompression: true,
+	}
+	p.hc = &http.Client{Transport: p.tr}
+	return p, nil
+}
+
+// ConnStats is a snapshot of a population's connections.
+type ConnStats struct {
+	// Open is the connections open now, connects in progress included.
+	Open int `json:"open"`
+	// Peak is the most that were open at once since the start.
+	Peak int `json:"peak"`
+	// Max is the cap (ClientConfig.MaxConns); 0 when there is none.
+	Max int `json:"max"`
+	// Filled counts the connects that took the last free place under Max:
+	// after each, until a connection closes, an attempt that finds no idle
+	// connection waits.
+	Filled int64 `json:"filled"`
+}
+
+// Conns returns a snapshot of the population's connections.
+func (p *Population) Conns() ConnStats {
+	return ConnStats{Open: int(p.open.Load()), Peak: int(p.peak.Load()), Max: p.cfg.MaxConns, Filled: p.filled.Load()}
+}
+
+// attemptKey keys an attempt's context in its request's context.
+type attemptKey struct{}
+
+// dial opens a connection for the transport, for no longer than the
+// attempt that asked for it lasts. The transport dials on a context that
+// keeps the request's values but not its cancellation, so that another
+// attempt may use the connection; but a connect that the server's full
+// accept queue leaves unanswered would then go on in SYN-SENT for the
+// kernel's two minutes of retries, holding a descriptor, long after its
+// attempt timed out. A real client's connect timeout is its attempt's.
+//
+// With a cap, dial takes one of p.slots for the connection's lifetime. The
+// transport alone would let the cap be passed for a moment: it gives a
+// waiting attempt leave to dial before it closes the connection that freed
+// the place. The slot makes that dial wait for the close.
+func (p *Population) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if actx, ok := ctx.Value(attemptKey{}).(context.Context); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(actx, cancel)()
+	}
+	if p.slots != nil {
+		select {
+		case p.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	n := p.open.Add(1)
+	for {
+		pk := p.peak.Load()
+		if n <= pk || p.peak.CompareAndSwap(pk, n) {
+			break
+		}
+	}
+	if p.slots != nil && n >= int64(p.cfg.MaxConns) {
+		p.filled.Add(1)
+	}
+	c, err := p.dialConn(ctx, network, addr)
+	if err != nil {
+		p.release()
+		return nil, err
+	}
+	return &countedConn{Conn: c, p: p}, nil
+}
+
+// release gives back a connection's place.
+func (p *Population) release() {
+	p.open.Add(-1)
+	if p.slots != nil {
+		<-p.slots
+	}
+}
+
+// countedConn gives back its place in the population when it closes.
+type countedConn struct {
+	net.Conn
+	p    *Population
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.p.release)
+	return err
 }
 
 // Totals returns the counters since the start.
@@ -254,9 +371,21 @@ func (p *Population) Run(ctx context.Context) error {
 		wg.Go(func() { p.client(ctx, i) })
 	}
 	wg.Wait()
+	// Every connection is idle or closed now. CloseIdleConnections also
+	// cancels the connects that outlived their attempts, but one may have
+	// delivered its connection to the idle pool just before: close them
+	// until none is left.
 	p.tr.CloseIdleConnections()
+	for deadline := time.Now().Add(drainWait); p.open.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		p.tr.CloseIdleConnections()
+	}
 	return nil
 }
+
+// drainWait bounds Run's wait for its connections to close once its
+// clients stopped.
+const drainWait = 5 * time.Second
 
 // The outcomes of an attempt.
 const (
@@ -327,11 +456,13 @@ func (p *Population) client(ctx context.Context, i int) {
 
 // attempt makes one GET with its own timeout. When the timeout fires the
 // request's context ends the round trip: the transport closes the
-// connection and nothing is left running for it.
+// connection, and a connect in progress for it ends too (see dial), so
+// nothing is left running for it. Waiting for a connection under the cap
+// counts in the timeout.
 func (p *Population) attempt(ctx context.Context, timeout time.Duration) int {
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(actx, http.MethodGet, p.url, nil)
+	req, err := http.NewRequestWithContext(context.WithValue(actx, attemptKey{}, actx), http.MethodGet, p.url, nil)
 	if err != nil {
 		return failed
 	}

@@ -3,10 +3,12 @@ package realexp
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -246,4 +248,114 @@ func TestClientLatencies(t *testing.T) {
 	if pk := srv.TakePeak(); pk < 1 || pk > 20 {
 		t.Errorf("server peak %d, want 1 to 20 clients", pk)
 	}
+}
+
+// silentServer accepts connections on loopback until the test ends and
+// never answers: it reads each until its client closes it, then closes it.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	conns := map[net.Conn]bool{}
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns[c] = true
+			mu.Unlock()
+			wg.Go(func() {
+				io.Copy(io.Discard, c)
+				c.Close()
+				mu.Lock()
+				delete(conns, c)
+				mu.Unlock()
+			})
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return ln.Addr().String()
+}
+
+// closeHook calls closed once its connection is closed.
+type closeHook struct {
+	net.Conn
+	once   sync.Once
+	closed func()
+}
+
+func (c *closeHook) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.closed)
+	return err
+}
+
+// TestPopulationConnCap: with MaxConns 3, 20 clients against a server that
+// never answers never hold more than 3 connections at once, connects in
+// progress included, as counted around the sockets themselves (from before
+// a connect to after its close); the attempts that wait for a connection
+// time out; when the run ends, every connection is closed.
+func TestPopulationConnCap(t *testing.T) {
+	const limit, clients = 3, 20
+	addr := silentServer(t)
+	cfg := clientConfig(addr, clients, ms, 50*ms, strategies.NameFixed)
+	cfg.Strategy.MinDelay = 5 * ms
+	cfg.MaxConns = limit
+	p, err := NewPopulation(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var open, peak, dials atomic.Int64
+	dial := p.dialConn
+	p.dialConn = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		n := open.Add(1)
+		dials.Add(1)
+		for pk := peak.Load(); n > pk && !peak.CompareAndSwap(pk, n); pk = peak.Load() {
+		}
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			open.Add(-1)
+			return nil, err
+		}
+		return &closeHook{Conn: c, closed: func() { open.Add(-1) }}, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*ms)
+	defer cancel()
+	p.Run(ctx)
+
+	total, cs := p.Totals(), p.Conns()
+	if pk := peak.Load(); pk != limit {
+		t.Errorf("at most %d connections open at once, want %d (the cap, reached)", pk, limit)
+	}
+	if cs.Peak != limit || cs.Max != limit || cs.Filled == 0 {
+		t.Errorf("Conns %+v: want peak and max %d, filled > 0", cs, limit)
+	}
+	if n := open.Load(); n != 0 || cs.Open != 0 {
+		t.Errorf("after Run: %d connections open (Conns says %d), want 0", n, cs.Open)
+	}
+	// Each attempt waits 50 ms; 20 clients make ≈ 500 of them in 1.5 s, of
+	// which at most 3 at a time have a connection.
+	if total.OK != 0 || total.Errors != 0 || total.Timeouts < 200 || total.Attempts > total.Timeouts+clients {
+		t.Errorf("totals %+v: want only timeouts, ≥ 200", total)
+	}
+	// Without the cap every attempt would connect (each timed-out one
+	// closes its connection); with it, many wait in vain.
+	if d := dials.Load(); d > total.Attempts*4/5 {
+		t.Errorf("%d connects for %d attempts: the attempts over the cap did not wait", d, total.Attempts)
+	}
+	t.Logf("%d attempts, %d connects; %+v", total.Attempts, dials.Load(), cs)
 }
