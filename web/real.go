@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"backofflab/realexp"
 	"backofflab/simengine"
 )
@@ -24,19 +26,66 @@ import (
 // and ends, and the lane's verdicts come from a simengine.Detector fed with
 // the real ticks: the same rules as the simulated lanes.
 
-// maxRealConns caps the connections a real server holds open. Past it the
-// server stops accepting and new connects wait in the kernel's queue, as
-// they do when a real server runs out of file descriptors: a retry storm on
-// a real lane cannot starve the playground of them.
+// The descriptor budget of the real lanes.
+//
+// A real lane holds at most 2·n + 1 of the process's file descriptors, n
+// being realSlots.budget: its server's accepted connections, which
+// netutil.LimitListener caps at n; its clients' connections, connects in
+// progress included, which realexp.ClientConfig.MaxConns caps at n; and its
+// listener. A connection the server has not accepted waits in the kernel's
+// accept queue and holds no descriptor of the server's, only its client's,
+// one of the clients' n; so does a connect that the full queue leaves
+// unanswered (SYN-SENT), which ends with its attempt's timeout. Past their
+// n, the server's connects wait in that queue and the clients' connects
+// wait for a connection to close, within their attempt's timeout (which
+// they count in), as they would on a real host out of descriptors.
+//
+// Of the open-file limit L (the soft limit, which the first real lane
+// raises to the hard one), the playground keeps for itself — its pages'
+// WebSockets (at most Limits.MaxSessions), /healthz, exports, assets, the
+// runtime's poller — a reserve of
+//
+//	reserve = max(L/4, min(1024, L/2))
+//
+// and the S = Limits.MaxRealSessions lanes that may run at once share the
+// rest:
+//
+//	n = min(maxRealConns, (L − reserve − S) / (2·S)), at least 1.
+//
+// With this playground's machine's L = 20 000 and S = 2: reserve = 5 000,
+// n = min(4 096, 14 998/4) = 3 749, and two real lanes at their worst hold
+// 2·(2·3 749 + 1) = 14 998 descriptors, leaving the playground 5 002. With
+// an unraised L = 1 024: reserve 512, n = 127. n reaches maxRealClients
+// (2 000 for S = 2) from L ≈ 10 700 on: below it, a lane's clients cannot
+// all keep a connection open at once, and the budget, not the server,
+// makes some of them wait.
+
+// maxRealConns caps n whatever L: twice maxRealClients and a little, room
+// for every client's connection and as many closing.
 const maxRealConns = 4096
 
+// realReserve returns the descriptors the playground keeps for itself out
+// of the open-file limit limit.
+func realReserve(limit uint64) uint64 { return max(limit/4, min(1024, limit/2)) }
+
+// connBudget returns n, the connections each side of one real lane may
+// hold, for the open-file limit limit and sessions real lanes at once.
+func connBudget(limit uint64, sessions int) int {
+	s := uint64(max(sessions, 1))
+	rest := limit - min(limit, realReserve(limit)+s)
+	return int(max(1, min(maxRealConns, rest/(2*s))))
+}
+
 // realSlots counts the sessions whose state has a real lane, against
-// Limits.MaxRealSessions.
+// Limits.MaxRealSessions, and holds the lanes' descriptor budget.
 type realSlots struct {
 	mu   sync.Mutex
 	n    int
 	max  int
 	once sync.Once // raises the open-file limit at the first real lane
+	// conns is n, the budget of each side of a lane (see connBudget), set
+	// by once unless set before (by tests).
+	conns int
 }
 
 func (r *realSlots) acquire() bool {
@@ -46,7 +95,7 @@ func (r *realSlots) acquire() bool {
 		return false
 	}
 	r.n++
-	r.once.Do(func() { realexp.RaiseFileLimit() })
+	r.once.Do(r.init)
 	return true
 }
 
@@ -54,6 +103,25 @@ func (r *realSlots) release() {
 	r.mu.Lock()
 	r.n--
 	r.mu.Unlock()
+}
+
+// budget returns n, the connections each side of a real lane may hold.
+func (r *realSlots) budget() int {
+	r.once.Do(r.init)
+	return r.conns
+}
+
+// init raises the open-file limit and sets the budget from it; where the
+// limit cannot be read, the budget is maxRealConns.
+func (r *realSlots) init() {
+	soft, _, err := realexp.RaiseFileLimit()
+	switch {
+	case r.conns > 0:
+	case err != nil:
+		r.conns = maxRealConns
+	default:
+		r.conns = connBudget(soft, r.max)
+	}
 }
 
 // busyReal is the message of a real lane refused for want of a slot.
@@ -90,6 +158,7 @@ type realRun struct {
 	tick  time.Duration
 	srv   *realexp.Server
 	pop   *realexp.Population
+	conns int // the connection budget of each side
 
 	// start is the wall time of virtual time 0.
 	start time.Time
@@ -119,10 +188,12 @@ type reading struct {
 }
 
 // startReal starts lane's real experiment for p, at the engine's virtual
-// time now (0 after a reset).
-func startReal(p simengine.Params, lane int, now time.Duration, log *slog.Logger) (*realRun, error) {
+// time now (0 after a reset), with conns connections at most on each side
+// (see realSlots.budget).
+func startReal(p simengine.Params, lane int, now time.Duration, log *slog.Logger, conns int) (*realRun, error) {
 	cfg := newRealConfig(p, lane)
 	cfg.server.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
+	cfg.client.MaxConns = conns
 	if err := cfg.server.Validate(); err != nil {
 		return nil, err
 	}
@@ -136,7 +207,7 @@ func startReal(p simengine.Params, lane int, now time.Duration, log *slog.Logger
 		ln.Close()
 		return nil, err
 	}
-	r := &realRun{lane: lane, addr: cfg.client.Addr, curve: cfg.server.Curve, tick: p.Tick,
+	r := &realRun{lane: lane, addr: cfg.client.Addr, curve: cfg.server.Curve, tick: p.Tick, conns: conns,
 		srv: realexp.NewServer(cfg.server), pop: pop, det: simengine.NewDetector(p),
 		popDone: make(chan struct{}), srvDone: make(chan struct{}), ticks: int64(now / p.Tick)}
 	sctx, stopSrv := context.WithCancel(context.Background())
@@ -144,7 +215,7 @@ func startReal(p simengine.Params, lane int, now time.Duration, log *slog.Logger
 	r.stopSrv, r.stopPop = stopSrv, stopPop
 	go func() {
 		defer close(r.srvDone)
-		if err := r.srv.Run(sctx, limitListener(ln, maxRealConns), nil); err != nil {
+		if err := r.srv.Run(sctx, netutil.LimitListener(ln, conns), nil); err != nil {
 			log.Info("real lane server", "err", err)
 		}
 	}()
@@ -296,48 +367,3 @@ func (r *realRun) nextWake(now time.Time, p *simengine.Params) time.Duration {
 
 // label describes the lane for the page.
 func (r *realRun) label() string { return fmt.Sprintf("real HTTP on %s", r.addr) }
-
-// limitListener accepts at most n connections open at once; past them
-// Accept waits for one to close.
-func limitListener(ln net.Listener, n int) net.Listener {
-	return &limitedListener{Listener: ln, sem: make(chan struct{}, n), done: make(chan struct{})}
-}
-
-type limitedListener struct {
-	net.Listener
-	sem       chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-}
-
-func (l *limitedListener) Accept() (net.Conn, error) {
-	select {
-	case l.sem <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.sem
-		return nil, err
-	}
-	return &limitedConn{Conn: c, release: func() { <-l.sem }}, nil
-}
-
-func (l *limitedListener) Close() error {
-	err := l.Listener.Close()
-	l.closeOnce.Do(func() { close(l.done) })
-	return err
-}
-
-type limitedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
-}
-
-func (c *limitedConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(c.release)
-	return err
-}

@@ -502,55 +502,6 @@ func TestRealLaneBusy(t *testing.T) {
 	}
 }
 
-// TestLimitListener: past n open connections Accept waits for one to close.
-func TestLimitListener(t *testing.T) {
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := limitListener(inner, 2)
-	defer ln.Close()
-	accepted := make(chan net.Conn, 3)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				close(accepted)
-				return
-			}
-			accepted <- c
-		}
-	}()
-	var clients []net.Conn
-	for range 3 {
-		c, err := net.Dial("tcp", inner.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		clients = append(clients, c)
-	}
-	first, second := <-accepted, <-accepted
-	select {
-	case <-accepted:
-		t.Fatal("a third connection accepted past the limit of 2")
-	case <-time.After(100 * time.Millisecond):
-	}
-	first.Close()
-	first.Close() // a second Close does not free a second place
-	select {
-	case c := <-accepted:
-		c.Close()
-	case <-time.After(5 * time.Second):
-		t.Fatal("closing a connection did not let the third in")
-	}
-	second.Close()
-	ln.Close()
-	for range accepted {
-	}
-	_ = clients
-}
-
 // TestRealNextWake: the session wakes at each tick's end and at the
 // scheduled outage's transitions.
 func TestRealNextWake(t *testing.T) {

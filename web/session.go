@@ -641,7 +641,7 @@ func (s *session) hello() {
 	s.real = nil
 	var failed *errorMsg
 	if i := s.st.realLane(); i >= 0 && s.playing {
-		r, err := startReal(s.st.p, i, s.eng.Now(), s.log)
+		r, err := startReal(s.st.p, i, s.eng.Now(), s.log, s.slots.budget())
 		if err != nil {
 			s.log.Error("real lane", "err", err)
 			failed = &errorMsg{Type: "error", Param: s.st.real + "." + kindParam,
