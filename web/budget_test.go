@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,8 +76,8 @@ func newBudgetServer(t *testing.T, conns int) *httptest.Server {
 // TestRealLaneDescriptorBudget: a real lane in a retry storm (1 000 clients
 // timing out at 200 ms and retrying every 100 ms against a paused server)
 // holds no more descriptors than its budget, n per side and a listener;
-// /healthz answers throughout; and every descriptor is given back when the
-// page leaves.
+// the page is told when its clients reach their budget; /healthz answers
+// throughout; and every descriptor is given back when the page leaves.
 func TestRealLaneDescriptorBudget(t *testing.T) {
 	if _, err := fdcount.Open(); errors.Is(err, errors.ErrUnsupported) {
 		t.Skip("counting descriptors:", err)
@@ -123,6 +125,12 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 	if peak > bound {
 		t.Errorf("%d descriptors open at the peak, %d before the real lane: want at most %d (2×%d + 1 + %d)", peak, base, bound, n, slack)
 	}
+	// The clients reached their budget: the storm pressed on it.
+	m := p.await("error", func(m map[string]json.RawMessage) bool { return field[string](t, m, "param") == "b.kind" })
+	if msg := field[string](t, m, "message"); !strings.Contains(msg, "lane b's real clients reached their connection budget (64)") {
+		t.Errorf("the page's message: %q", msg)
+	}
+
 	p.close()
 	for deadline := time.Now().Add(realWait()); ; time.Sleep(20 * time.Millisecond) {
 		fds, err := fdcount.Open()

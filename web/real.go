@@ -160,6 +160,11 @@ type realRun struct {
 	pop   *realexp.Population
 	conns int // the connection budget of each side
 
+	// warned: the page was told that the clients reached their budget;
+	// note is that message until takeNote takes it.
+	warned bool
+	note   string
+
 	// start is the wall time of virtual time 0.
 	start time.Time
 	// paused is what the session last told the server.
@@ -288,6 +293,26 @@ func (r *realRun) measure(now time.Time, to time.Duration) {
 	lt.SetLatencies(lat)
 	r.cur = reading{n: n, delta: d, lt: lt, peak: r.srv.TakePeak()}
 	r.last, r.lastAt = cur, now
+	if c := r.pop.Conns(); c.Filled > 0 && !r.warned {
+		r.warned = true
+		r.note = budgetNote(r.lane, r.conns)
+	}
+}
+
+// budgetNote is the page's message when lane's real clients reach their
+// connection budget of n.
+func budgetNote(lane, n int) string {
+	return fmt.Sprintf("lane %c's real clients reached their connection budget (%d): further connects wait, "+
+		"as on a real host out of descriptors, and count as timeouts if none comes free in time", simengine.LaneNames[lane], n)
+}
+
+// takeNote returns, once, what the page must be told about the real lane
+// since the last measure (its clients reaching their connection budget),
+// or "".
+func (r *realRun) takeNote() string {
+	m := r.note
+	r.note = ""
+	return m
 }
 
 // next returns the real lane's share of the engine's next tick: the rates

@@ -450,6 +450,9 @@ func (s *session) aim(elapsed time.Duration) {
 		now := time.Now()
 		if to := min(end, r.virtual(now)); to > s.target {
 			r.measure(now, to)
+			if note := r.takeNote(); note != "" {
+				s.fail(s.st.real+"."+kindParam, note)
+			}
 			s.target = to
 		}
 	case s.factor == 0:
