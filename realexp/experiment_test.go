@@ -12,7 +12,7 @@ import (
 	"backofflab/strategies"
 )
 
-// The experiment of issue 4 at small scale, its parameters checked with the
+// The real experiment at small scale, its parameters checked with the
 // simulator first. 001's run scaled down: 200 clients thinking 1 s on
 // average with a 500 ms timeout (≈180 req/s), a server of limit 30 and k 5
 // (steady concurrency ≈ 18), paused 3 s at 3 s:
@@ -136,7 +136,7 @@ func (l *lane) log(t *testing.T) {
 	t.Logf("%s:%s", l.strategy, b.String())
 }
 
-// TestExperimentFixedVsBackoff is issue 4's test: the real server and
+// TestExperimentFixedVsBackoff is the real experiment's test: the real server and
 // clients, twice, side by side. With fixed-interval retries the server does
 // not recover within the window; with 001's backoff it does.
 func TestExperimentFixedVsBackoff(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"backofflab/budget"
 )
 
 // BenchmarkQueue is the baseline the engine is measured against: the bare
@@ -91,4 +93,51 @@ func sizeName(n int) string {
 		return strconv.Itoa(n/1000) + "k"
 	}
 	return strconv.Itoa(n)
+}
+
+// BenchmarkQueuedRequest measures what a request queued in the server
+// costs, as a storm piles them up: the bytes allocated per request pushed
+// into a queue of a million, chunks included.
+func BenchmarkQueuedRequest(b *testing.B) {
+	const n = 1 << 20
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	for b.Loop() {
+		var f fifo
+		for k := range n {
+			if _, err := f.push(time.Duration(k)*time.Microsecond, int32(k%20000), nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.TotalAlloc-before)/float64(b.N)/n, "B/request")
+	b.ReportMetric(float64(b.N)*n/b.Elapsed().Seconds(), "requests/s")
+}
+
+// BenchmarkSlice measures the engine at the worst a page may ask: four
+// lanes of 20 000 clients retrying every millisecond, in slices of
+// SliceEvents events, as a session runs it. It reports the wall time of a
+// slice, the longest a page waits for an answer.
+func BenchmarkSlice(b *testing.B) {
+	p := Defaults()
+	p.Clients, p.Think, p.Timeout, p.Tick = 20_000, time.Millisecond, time.Millisecond, 10*time.Millisecond
+	p.MaxServerDelay, p.Backlog, p.Duration = 24*time.Hour, 1_000_000, time.Hour
+	p.Lanes = nil
+	for range MaxLanes {
+		l := DefaultLane(0)
+		l.MinDelay = time.Millisecond
+		p.Lanes = append(p.Lanes, l)
+	}
+	e, err := NewWithBudget(p, budget.NewRun(nil, 128<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if e.Step(p.Duration, SliceEvents, nil) {
+			e.Reset()
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*1e3, "ms/slice")
 }

@@ -1,6 +1,6 @@
 package web
 
-// The playground in a real browser (issue 3's "Must show"): headless
+// The playground in a real browser: headless
 // Chromium drives the page that NewServer serves on loopback. The subtests
 // share one browser and one server; each has its own tab (its own session).
 // Any console error, uncaught exception or error log entry (a CSP violation

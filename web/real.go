@@ -15,7 +15,7 @@ import (
 	"backofflab/simengine"
 )
 
-// A real lane (<letter>.kind=real) runs issue 4's real experiment inside a
+// A real lane (<letter>.kind=real) runs the real experiment (realexp) inside a
 // live session: a realexp.Server on an ephemeral loopback port and a
 // realexp.Population of clients against it, in real time. The engine keeps
 // simulating every lane, the real one included; the session replaces that
