@@ -25,8 +25,9 @@ import (
 const (
 	// stepEvery is how often a session advances its simulation in wall time.
 	stepEvery = 50 * time.Millisecond
-	// maxBurst is the wall time a session may spend in the engine per step
-	// at speed max, so that it still answers the page between steps.
+	// maxBurst is the wall time a session at speed max may spend in the
+	// engine per step, so that every session gets its share of the cores
+	// (the page is answered between slices whatever it is).
 	maxBurst = 30 * time.Millisecond
 	// maxRows is how many tick rows wait for a slow page before they are
 	// coalesced pairwise: the simulation never waits for the page.
