@@ -53,7 +53,8 @@ func TestBrowser(t *testing.T) {
 	start := time.Now()
 	env := &browserEnv{ctx: startBrowser(t)}
 	t.Logf("browser up in %v", time.Since(start).Round(time.Millisecond))
-	srv, _ := newTestServer(t, Limits{})
+	// A small run budget, so that a storm lane stops within a second.
+	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
 	env.base = srv.URL
 	for _, st := range []struct {
 		name string
@@ -67,6 +68,7 @@ func TestBrowser(t *testing.T) {
 		{"Exports", browserExports},
 		{"Screenshots", browserScreenshots},
 		{"RealLane", browserRealLane},
+		{"HaltedLaneVerdict", browserHaltedLane},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
@@ -733,4 +735,25 @@ func browserRealLane(t *testing.T, env *browserEnv) {
 	poll[string](tb, "lane b's head shows the new real server",
 		`(s => /real HTTP on 127\.0\.0\.1:[0-9]+/.test(s) && s)(document.querySelector('[data-lane-kind="b"]').textContent)`)
 	tb.waitTrue("lane b has ok > 0 again", fmt.Sprintf(`(r => r.length > 0 && r[r.length - 1][%d] > 0)(window.backofflab.rows())`, okB))
+}
+
+// A lane whose storm outgrows the run's memory budget says so in its
+// verdict, in words, and its charts get no more values; the other lane's
+// verdict is its own.
+func browserHaltedLane(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "lanes=2&clients=20000&think=1ms&timeout=1ms&a.strategy=fixed&a.min_delay=1ms"+
+		"&b.strategy=exponential&b.min_delay=1s&max_server_delay=24h&outage=none&duration=10m&speed=max")
+	got := poll[string](tb, "lane a's verdict says it stopped",
+		`(t => t.includes('stopped at') ? t : '')(document.querySelector('[data-verdict="a"]').textContent)`)
+	if !strings.Contains(got, "queued requests") || !strings.Contains(got, "the memory budget of a run (32 MiB)") {
+		t.Errorf("lane a's verdict: %q", got)
+	}
+	if cls := eval[string](tb, `document.querySelector('[data-verdict="a"]').className`); !strings.Contains(cls, "bad") {
+		t.Errorf("lane a's verdict has class %q, want bad", cls)
+	}
+	if b := eval[string](tb, `document.querySelector('[data-verdict="b"]').textContent`); strings.Contains(b, "stopped at") {
+		t.Errorf("lane b's verdict: %q", b)
+	}
+	tb.waitTrue("lane a's last row has no values, lane b's has",
+		`(r => r.length > 0 && r[r.length - 1][1] === null && r[r.length - 1][13] !== null)(window.backofflab.rows())`)
 }
