@@ -239,16 +239,9 @@ func (e *Engine) Outage(on bool) {
 	} else {
 		e.outages[len(e.outages)-1][1] = e.now
 	}
-	s := up
+	var f *failure
 	if on {
-		switch e.p.Outage {
-		case OutageCrash:
-			s = crashed
-		case OutagePartition:
-			s = partitioned
-		default:
-			s = paused
-		}
+		f = failureOf(e.p.Outage)
 	}
 	for _, l := range e.lanes {
 		if on {
@@ -256,7 +249,7 @@ func (e *Engine) Outage(on bool) {
 		} else {
 			l.det.OutageEnded(e.now)
 		}
-		l.setState(s)
+		l.setFailure(f)
 	}
 }
 

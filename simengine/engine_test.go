@@ -180,19 +180,12 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 	}
 
 	// The server's state follows the engine's.
-	want := up
+	var want *failure
 	if e.down {
-		switch e.p.Outage {
-		case OutageCrash:
-			want = crashed
-		case OutagePartition:
-			want = partitioned
-		default:
-			want = paused
-		}
+		want = failureOf(e.p.Outage)
 	}
-	if l.state != want {
-		fail("server state %d, want %d (down=%v, outage=%s)", l.state, want, e.down, e.p.Outage)
+	if l.fail != want {
+		fail("server failure %s, want %s (down=%v, outage=%s)", failName(l.fail), failName(want), e.down, e.p.Outage)
 	}
 
 	// Clients: recount the states.
@@ -273,7 +266,7 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		return true
 	}
 	live, last := 0, time.Duration(math.MinInt64)
-	fifoEach(&l.srv, func(abs uint64, start time.Duration, c int32) {
+	fifoEach(&curveIn(l).q, func(abs uint64, start time.Duration, c int32) {
 		if start < last {
 			fail("server: request %d started at %v after one at %v: not oldest first", abs, start, last)
 		}
@@ -282,11 +275,11 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 			live++
 		}
 	})
-	if l.srv.len() > 0 && last != l.srv.last {
-		fail("server: the newest request started at %v, the queue says %v", last, l.srv.last)
+	if curveIn(l).q.len() > 0 && last != curveIn(l).q.last {
+		fail("server: the newest request started at %v, the queue says %v", last, curveIn(l).q.last)
 	}
-	if live != l.live {
-		fail("server: %d live requests, counter says %d", live, l.live)
+	if live != curveIn(l).live {
+		fail("server: %d live requests, counter says %d", live, curveIn(l).live)
 	}
 	live = 0
 	for abs := l.backlog.base; abs < l.backlog.base+uint64(l.backlog.n); abs++ {
@@ -304,43 +297,43 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		if c.state != waiting || owner[int32(ci)] {
 			continue
 		}
-		if c.in == inServer && l.srv.at(c.slot) != nil || c.in == inBacklog && l.backlog.at(c.slot) != nil {
+		if c.in == inServer && curveIn(l).q.at(c.slot) != nil || c.in == inBacklog && l.backlog.at(c.slot) != nil {
 			fail("client %d thinks its request is at (%d, %d), which holds another", ci, c.in, c.slot)
 		}
 	}
-	if l.srv.len() > 0 {
-		if c, _ := l.srv.front(); c < 0 {
+	if curveIn(l).q.len() > 0 {
+		if c, _ := curveIn(l).q.front(); c < 0 {
 			fail("the server's oldest request is a cancelled one")
 		}
 	}
-	if l.state != paused && l.backlog.n != 0 {
-		fail("server state %d with %d requests in the backlog", l.state, l.backlog.n)
+	if l.fail != failures[OutagePause] && l.backlog.n != 0 {
+		fail("server failure %s with %d requests in the backlog", failName(l.fail), l.backlog.n)
 	}
-	if l.backlog.n > e.p.Backlog && l.state == paused {
+	if l.backlog.n > e.p.Backlog && l.fail == failures[OutagePause] {
 		// Set may lower backlog below what is already queued; otherwise never.
 		fail("backlog %d over its limit %d", l.backlog.n, e.p.Backlog)
 	}
-	if l.state == crashed && l.srv.len() != 0 {
-		fail("crashed server holds %d requests", l.srv.len())
+	if l.fail == failures[OutageCrash] && curveIn(l).q.len() != 0 {
+		fail("crashed server holds %d requests", curveIn(l).q.len())
 	}
 
 	// The current tick's highest concurrency is at least the level now.
-	if l.tickMaxC < l.live {
-		fail("the tick's highest concurrency %d is under the concurrency %d", l.tickMaxC, l.live)
+	if l.tickMaxC < curveIn(l).live {
+		fail("the tick's highest concurrency %d is under the concurrency %d", l.tickMaxC, curveIn(l).live)
 	}
 
 	// The next completion.
 	switch {
-	case l.live == 0 || l.state == paused || l.state == crashed:
+	case curveIn(l).live == 0 || l.fail == failures[OutagePause] || l.fail == failures[OutageCrash]:
 		if l.next != never {
-			fail("next completion at %v with live %d in state %d", l.next, l.live, l.state)
+			fail("next completion at %v with live %d in failure %s", l.next, curveIn(l).live, failName(l.fail))
 		}
 	default:
-		_, start := l.srv.front()
-		due := start + l.curve.delay(l.live)
+		_, start := curveIn(l).q.front()
+		due := start + curveIn(l).curve.delay(curveIn(l).live)
 		if want := max(due, l.now); l.next != want {
 			fail("next completion at %v, want max(oldest start %v + delay(%d) %v, now %v) = %v",
-				l.next, start, l.live, l.curve.delay(l.live), l.now, want)
+				l.next, start, curveIn(l).live, curveIn(l).curve.delay(curveIn(l).live), l.now, want)
 		}
 	}
 
@@ -979,4 +972,17 @@ func fifoEach(f *fifo, fn func(abs uint64, start time.Duration, c int32)) {
 		}
 		fn(abs, start, r.c)
 	}
+}
+
+// curveIn returns lane l's server model, 001's curve.
+func curveIn(l *lane) *curveModel { return l.model.(*curveModel) }
+
+// failName names failure f for a message: its outage kind, or up for nil.
+func failName(f *failure) string {
+	for name, g := range failures {
+		if g == f {
+			return name
+		}
+	}
+	return "up"
 }

@@ -27,14 +27,6 @@ const (
 	inBacklog
 )
 
-// The states of a lane's server.
-const (
-	up uint8 = iota
-	paused
-	crashed
-	partitioned
-)
-
 // client is one simulated client. It has exactly one pending event in its
 // lane's queue while it is not retired.
 //
@@ -82,14 +74,13 @@ type lane struct {
 	q       queue
 	now     time.Duration
 
-	// The server.
-	srv     fifo           // requests inside, oldest first
-	live    int            // concurrency: requests in srv not cancelled
-	backlog chunked[int32] // the accept backlog while paused: clients, -1 once cancelled
+	// The server: its model holds what is inside; the lane holds its
+	// accept backlog and the failure in effect (nil while it is up).
+	model   serverModel
+	backlog chunked[int32] // the accept backlog: clients, -1 once cancelled
 	blLive  int
-	state   uint8
+	fail    *failure
 	next    time.Duration // the next completion, or never
-	curve   curve
 
 	waiting, inBackoff int
 	tick               counters // since the last tick
@@ -144,7 +135,7 @@ func newLane(p *Params, i int, mem *budget.Run) *lane {
 	l := &lane{p: p, next: never, mem: mem}
 	l.rng = rand.New(rand.NewPCG(p.Seed, strategyStream))
 	l.configure(i)
-	l.curve = newCurve(p)
+	l.model = newServerModel(p)
 	l.det = newDetector(p)
 	if l.reserve(p.Clients) {
 		l.clients = make([]client, 0, p.Clients)
@@ -176,16 +167,15 @@ func (l *lane) stop(err error) {
 	if l.halt != nil {
 		return
 	}
-	l.halt = &Halt{At: l.now, Queued: l.srv.len() + l.backlog.n, Reason: err}
-	l.srv.q.free(l.mem)
-	l.srv = fifo{}
+	l.halt = &Halt{At: l.now, Queued: l.model.held() + l.backlog.n, Reason: err}
+	l.model.free(l.mem)
 	l.backlog.free(l.mem)
-	l.live, l.blLive, l.next = 0, 0, never
+	l.blLive, l.next = 0, never
 }
 
 // release gives back everything the lane holds of the budget.
 func (l *lane) release() {
-	l.srv.q.free(l.mem)
+	l.model.free(l.mem)
 	l.backlog.free(l.mem)
 	l.mem.Shrink(l.held)
 	l.held = 0
@@ -315,18 +305,17 @@ func (l *lane) attempt(ci int32, c *client) {
 	l.waiting++
 	l.tick.attempts++
 	l.q.schedule(ci, l.now+c.st.AttemptTimeout(l.p.Timeout))
-	switch l.state {
-	case up:
-		slot, err := l.srv.push(l.now, ci, l.mem)
+	switch l.admission() {
+	case admitted:
+		slot, err := l.model.admit(l.now, ci, l.mem)
 		if err != nil {
 			l.stop(err)
 			return
 		}
 		c.slot, c.in = slot, inServer
-		l.live++
-		l.tickMaxC = max(l.tickMaxC, l.live)
+		l.tickMaxC = max(l.tickMaxC, l.model.concurrency())
 		l.plan()
-	case paused:
+	case backlogged:
 		if l.blLive < l.p.Backlog { // a cancelled connection has left the queue
 			slot, err := l.backlog.push(ci, l.mem)
 			if err != nil {
@@ -336,10 +325,18 @@ func (l *lane) attempt(ci int32, c *client) {
 			c.slot, c.in = slot, inBacklog
 			l.blLive++
 		} // else the connect is dropped and the attempt will time out
-	case crashed:
+	case refused:
 		l.tick.errors++
 		l.failed(ci, c)
-	} // partitioned: the request is lost and the attempt will time out
+	} // lost: the request never arrives and the attempt will time out
+}
+
+// admission returns what a new attempt meets at the server now.
+func (l *lane) admission() admission {
+	if l.fail == nil {
+		return admitted
+	}
+	return l.fail.admit
 }
 
 // failed moves client ci on after its attempt failed now.
@@ -367,9 +364,8 @@ func (l *lane) think(ci int32, c *client) {
 
 // complete answers the oldest request in the server.
 func (l *lane) complete() {
-	abs, ci := l.srv.pop()
-	l.live--
-	if ci >= 0 && l.state == up {
+	abs, ci := l.model.complete()
+	if ci >= 0 && (l.fail == nil || l.fail.answers) {
 		c := &l.clients[ci]
 		if c.owns(inServer, abs) {
 			l.waiting--
@@ -405,18 +401,10 @@ func (l *lane) latency(d time.Duration) {
 // plan sets the time of the next completion: requests complete oldest first,
 // as soon as their age reaches the delay for the current concurrency.
 func (l *lane) plan() {
-	for l.srv.len() > 0 {
-		if c, _ := l.srv.front(); c >= 0 {
-			break
-		}
-		l.srv.pop()
-	}
-	if l.live == 0 || l.state == paused || l.state == crashed {
+	l.next = l.model.next(l.now)
+	if l.fail != nil && !l.fail.serves {
 		l.next = never
-		return
 	}
-	_, start := l.srv.front()
-	l.next = max(l.now, start+l.curve.delay(l.live))
 }
 
 // cancelRequest removes client ci's abandoned attempt from the server or the
@@ -424,9 +412,7 @@ func (l *lane) plan() {
 func (l *lane) cancelRequest(ci int32, c *client) {
 	switch c.in {
 	case inServer:
-		if r := l.srv.at(c.slot); r != nil && r.c == ci {
-			r.c = -1
-			l.live--
+		if l.model.cancel(c.slot, ci) {
 			l.plan()
 		}
 	case inBacklog:
@@ -438,45 +424,40 @@ func (l *lane) cancelRequest(ci int32, c *client) {
 	c.in = nowhere
 }
 
-// setState moves the server to state s now.
-func (l *lane) setState(s uint8) {
-	if s == l.state || l.halt != nil {
+// setFailure puts failure f in effect now, or none (the server is up) for
+// nil.
+func (l *lane) setFailure(f *failure) {
+	if f == l.fail || l.halt != nil {
 		return
 	}
-	if l.state == paused {
-		// Resume: the backlog enters the server at once, abandoned or not.
+	if l.fail != nil && l.fail.admit == backlogged {
+		// The backlog enters the server at once, abandoned or not.
 		for l.backlog.n > 0 {
 			abs, ci := l.backlog.pop()
 			if ci < 0 {
 				continue
 			}
-			slot, err := l.srv.push(l.now, ci, l.mem)
+			slot, err := l.model.admit(l.now, ci, l.mem)
 			if err != nil {
 				l.stop(err)
 				return
 			}
-			l.live++
 			if c := &l.clients[ci]; c.owns(inBacklog, abs) {
 				c.slot, c.in = slot, inServer
 			}
 		}
 		l.blLive = 0
-		l.tickMaxC = max(l.tickMaxC, l.live)
+		l.tickMaxC = max(l.tickMaxC, l.model.concurrency())
 	}
-	l.state = s
-	if s == crashed {
-		// The process dies: every connection is reset and its work lost.
-		for l.srv.len() > 0 {
-			abs, ci := l.srv.pop()
-			if ci < 0 {
-				continue
-			}
+	l.fail = f
+	if f != nil && f.drops {
+		// Every connection is reset and its work lost.
+		l.model.drop(func(abs uint64, ci int32) {
 			if c := &l.clients[ci]; c.owns(inServer, abs) {
 				l.tick.errors++
 				l.failed(ci, c)
 			}
-		}
-		l.live = 0
+		})
 	}
 	l.plan()
 }
@@ -487,7 +468,7 @@ func (l *lane) setParams(i int) {
 		return
 	}
 	l.configure(i)
-	l.curve = newCurve(l.p)
+	l.model.setParams(l.p)
 	l.det.limit = l.p.ServerLimit
 	l.resize(l.p.Clients)
 	l.plan()
@@ -511,8 +492,8 @@ func (l *lane) endTick(t time.Duration) LaneTick {
 		Attempts:      rate(l.tick.attempts),
 		Retries:       rate(l.tick.retries),
 		GaveUp:        rate(l.tick.gaveUp),
-		Concurrency:   l.live,
-		ServerLatency: l.curve.delay(l.live).Seconds(),
+		Concurrency:   l.model.concurrency(),
+		ServerLatency: l.model.latency().Seconds(),
 		Backlog:       l.blLive,
 		InBackoff:     l.inBackoff,
 	}
@@ -521,6 +502,6 @@ func (l *lane) endTick(t time.Duration) LaneTick {
 	l.total.add(l.tick)
 	l.tick = counters{}
 	l.lat, l.latSeen = l.lat[:0], 0
-	l.tickMaxC = l.live
+	l.tickMaxC = l.model.concurrency()
 	return lt
 }

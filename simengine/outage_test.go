@@ -46,17 +46,17 @@ func TestOutagePause(t *testing.T) {
 	for i, l := range e.lanes {
 		lt := simAt(t, simSeries(ticks, i), outEnd)
 		inside, backlog = append(inside, lt.Concurrency), append(backlog, lt.Backlog)
-		if l.state != up || l.backlog.n != 0 || l.blLive != 0 {
-			t.Errorf("lane %c after the resume: state %d, backlog %d/%d", LaneNames[i], l.state, l.backlog.n, l.blLive)
+		if l.fail != nil || l.backlog.n != 0 || l.blLive != 0 {
+			t.Errorf("lane %c after the resume: failure %s, backlog %d/%d", LaneNames[i], failName(l.fail), l.backlog.n, l.blLive)
 		}
 		// Every backlogged request entered the server at once, abandoned
 		// or not: nothing has completed yet at the instant of the resume.
-		if l.live != lt.Concurrency+lt.Backlog {
+		if curveIn(l).live != lt.Concurrency+lt.Backlog {
 			t.Errorf("lane %c: concurrency %d right after the resume, want %d inside + %d backlogged",
-				LaneNames[i], l.live, lt.Concurrency, lt.Backlog)
+				LaneNames[i], curveIn(l).live, lt.Concurrency, lt.Backlog)
 		}
 		n := 0
-		fifoEach(&l.srv, func(abs uint64, _ time.Duration, c int32) {
+		fifoEach(&curveIn(l).q, func(abs uint64, _ time.Duration, c int32) {
 			if c >= 0 && !l.clients[c].owns(inServer, abs) {
 				n++
 			}
@@ -133,9 +133,9 @@ func TestOutagePause(t *testing.T) {
 		ticks := simAdvance(t, e, 15*time.Second)
 		for i, l := range e.lanes {
 			// The flood is the backlog's 10 requests.
-			if at := simAt(t, simSeries(ticks, i), outEnd); l.live != at.Concurrency+q.Backlog || at.Backlog != q.Backlog {
+			if at := simAt(t, simSeries(ticks, i), outEnd); curveIn(l).live != at.Concurrency+q.Backlog || at.Backlog != q.Backlog {
 				t.Errorf("lane %c: concurrency %d after the resume, %d inside and %d backlogged before it",
-					LaneNames[i], l.live, at.Concurrency, at.Backlog)
+					LaneNames[i], curveIn(l).live, at.Concurrency, at.Backlog)
 			}
 		}
 		for i, name := range outStrategies {
@@ -177,16 +177,16 @@ func TestOutageCrash(t *testing.T) {
 		if l.tick.errors != int64(lt.Concurrency) {
 			t.Errorf("lane %c: the crash failed %d attempts, %d were in flight", LaneNames[i], l.tick.errors, lt.Concurrency)
 		}
-		if l.live != 0 || l.srv.len() != 0 || l.waiting != 0 {
-			t.Errorf("lane %c after the crash: live %d, held %d, waiting %d", LaneNames[i], l.live, l.srv.len(), l.waiting)
+		if curveIn(l).live != 0 || curveIn(l).q.len() != 0 || l.waiting != 0 {
+			t.Errorf("lane %c after the crash: live %d, held %d, waiting %d", LaneNames[i], curveIn(l).live, curveIn(l).q.len(), l.waiting)
 		}
 	}
 	simCheck(t, e, "right after the crash", nil)
 	ticks = append(ticks, simAdvance(t, e, 15*time.Second)...)
 	for i, l := range e.lanes {
 		// The server restarts empty.
-		if l.state != up || l.live != 0 || l.srv.len() != 0 {
-			t.Errorf("lane %c at the restart: state %d, live %d, held %d", LaneNames[i], l.state, l.live, l.srv.len())
+		if l.fail != nil || curveIn(l).live != 0 || curveIn(l).q.len() != 0 {
+			t.Errorf("lane %c at the restart: failure %s, live %d, held %d", LaneNames[i], failName(l.fail), curveIn(l).live, curveIn(l).q.len())
 		}
 	}
 	ticks = append(ticks, simAdvance(t, e, p.Duration)...)
@@ -243,8 +243,8 @@ func TestOutagePartition(t *testing.T) {
 	e := simNew(t, p)
 	ticks := simAdvance(t, e, 15*time.Second)
 	for i, l := range e.lanes {
-		if l.state != up || l.live != 0 || l.srv.len() != 0 {
-			t.Errorf("lane %c at the partition's end: state %d, live %d, held %d", LaneNames[i], l.state, l.live, l.srv.len())
+		if l.fail != nil || curveIn(l).live != 0 || curveIn(l).q.len() != 0 {
+			t.Errorf("lane %c at the partition's end: failure %s, live %d, held %d", LaneNames[i], failName(l.fail), curveIn(l).live, curveIn(l).q.len())
 		}
 	}
 	ticks = append(ticks, simAdvance(t, e, p.Duration)...)

@@ -1,211 +1,55 @@
 package simengine
 
 import (
-	"math"
 	"time"
-	"unsafe"
 
 	"backofflab/budget"
 )
 
-// request is one attempt in the server, in 8 bytes rather than 16: the
-// server's queue of abandoned requests is what a retry storm grows, by
-// millions, so its size is what bounds a run's memory. A request's start is
-// kept as the gap since the previous request's start (starts only grow, as
-// requests enter in time order); the client that owns it is found by its
-// slot (client.slot), so no attempt serial is kept.
-type request struct {
-	gap uint32 // nanoseconds since the previous request in the queue started
-	c   int32  // the client that sent it, or -1 once cancelled or for a filler
+// serverModel is how a lane's server serves the requests inside it: the
+// seam for a server model. A model keeps what is inside and decides when
+// each request completes; the lane keeps the rest of the server, which is
+// the same for every model: its accept backlog, and the failure in effect
+// (see failure), which decides whether requests get in, complete and are
+// answered. A new model is one type in a file of its own and one row of
+// serverModels.
+type serverModel interface {
+	// admit takes client c's attempt in at now and returns the request's
+	// slot (its absolute index, by which the client finds it), or mem's
+	// error having taken nothing.
+	admit(now time.Duration, c int32, mem *budget.Run) (uint64, error)
+	// next returns when the next request completes, no earlier than now,
+	// or never while none is inside.
+	next(now time.Duration) time.Duration
+	// complete removes the request that completes at the time next gave,
+	// and returns its slot and client.
+	complete() (slot uint64, c int32)
+	// cancel removes client c's request at slot, if it is still inside,
+	// and reports whether it did (the server learns the client left).
+	cancel(slot uint64, c int32) bool
+	// drop removes every request inside, calling lost with the slot and
+	// client of each one not cancelled (the process died).
+	drop(lost func(slot uint64, c int32))
+	// concurrency returns the requests inside, abandoned or not, that are
+	// not cancelled; latency is the server's latency at that level.
+	concurrency() int
+	latency() time.Duration
+	// held returns how many requests the model keeps in memory, and free
+	// gives their memory back to mem.
+	held() int
+	free(mem *budget.Run)
+	// setParams applies changed parameters from now on.
+	setParams(p *Params)
 }
 
-// maxGap is the longest gap a request records: a longer one is made of
-// fillers (dead requests of maxGap each) before it.
-const maxGap = math.MaxUint32
-
-// requestBytes is what one queued request costs.
-const requestBytes = int64(unsafe.Sizeof(request{}))
-
-// fifo is the server's queue of requests in arrival order. Each request
-// keeps an absolute index (its position counted from the first request ever
-// pushed), so a client can find its own request to cancel it.
-type fifo struct {
-	q     chunked[request]
-	start time.Duration // when the front request started, if any
-	last  time.Duration // when the back request started, if any
+// serverModels are the server models by name, each with its constructor.
+// The lanes use the first row: 001's latency curve.
+var serverModels = []struct {
+	name string
+	make func(p *Params) serverModel
+}{
+	{"curve", newCurveModel},
 }
 
-// push adds a request that started at start, no earlier than the back one,
-// and returns its absolute index, or the budget's error, having added
-// nothing, when the budget has no room for it.
-func (f *fifo) push(start time.Duration, c int32, mem *budget.Run) (uint64, error) {
-	if f.q.n == 0 {
-		f.start, f.last = start, start
-		return f.q.push(request{c: c}, mem)
-	}
-	for start-f.last > maxGap {
-		if _, err := f.q.push(request{gap: maxGap, c: -1}, mem); err != nil {
-			return 0, err
-		}
-		f.last += maxGap
-	}
-	abs, err := f.q.push(request{gap: uint32(start - f.last), c: c}, mem)
-	if err == nil {
-		f.last = start
-	}
-	return abs, err
-}
-
-// len returns how many requests the queue holds, fillers and cancelled ones
-// included.
-func (f *fifo) len() int { return f.q.n }
-
-// front returns the oldest request's client and start; the queue is not
-// empty.
-func (f *fifo) front() (c int32, start time.Duration) { return f.q.front().c, f.start }
-
-// pop removes the oldest request and returns its absolute index and client.
-func (f *fifo) pop() (abs uint64, c int32) {
-	abs, r := f.q.pop()
-	if f.q.n > 0 {
-		f.start += time.Duration(f.q.front().gap)
-	}
-	return abs, r.c
-}
-
-// at returns the request at absolute index abs, or nil if it has left.
-func (f *fifo) at(abs uint64) *request { return f.q.at(abs) }
-
-// chunked is a queue kept in fixed-size chunks, so that a long storm's
-// millions of abandoned requests grow it without copying, and every chunk
-// is paid for from the run's memory budget. Values keep absolute indices.
-type chunked[T any] struct {
-	chunks []*[chunkLen]T
-	head   int    // index in chunks[0] of the oldest value
-	n      int    // values held
-	base   uint64 // absolute index of the oldest value
-	spare  []*[chunkLen]T
-}
-
-const chunkLen = 1024
-
-// push adds v and returns its absolute index, or mem's error, having added
-// nothing, when the queue needs a new chunk and mem has no room for it.
-func (q *chunked[T]) push(v T, mem *budget.Run) (uint64, error) {
-	i := q.head + q.n
-	if i/chunkLen == len(q.chunks) {
-		var c *[chunkLen]T
-		if k := len(q.spare); k > 0 {
-			c, q.spare = q.spare[k-1], q.spare[:k-1]
-		} else {
-			if err := mem.Grow(q.chunkBytes()); err != nil {
-				return 0, err
-			}
-			c = new([chunkLen]T)
-		}
-		q.chunks = append(q.chunks, c)
-	}
-	q.chunks[i/chunkLen][i%chunkLen] = v
-	q.n++
-	return q.base + uint64(q.n-1), nil
-}
-
-func (q *chunked[T]) front() *T { return &q.chunks[0][q.head] }
-
-func (q *chunked[T]) pop() (abs uint64, v T) {
-	v, abs = q.chunks[0][q.head], q.base
-	q.head++
-	q.n--
-	q.base++
-	if q.head == chunkLen {
-		q.spare = append(q.spare, q.chunks[0])
-		q.chunks[0] = nil
-		q.chunks = q.chunks[1:]
-		q.head = 0
-	}
-	return abs, v
-}
-
-// at returns the value at absolute index abs, or nil if it has left.
-func (q *chunked[T]) at(abs uint64) *T {
-	if abs < q.base || abs >= q.base+uint64(q.n) {
-		return nil
-	}
-	i := q.head + int(abs-q.base)
-	return &q.chunks[i/chunkLen][i%chunkLen]
-}
-
-func (q *chunked[T]) chunkBytes() int64 {
-	var v T
-	return int64(unsafe.Sizeof(v)) * chunkLen
-}
-
-// free drops every value and chunk, and gives their memory back to mem.
-func (q *chunked[T]) free(mem *budget.Run) {
-	mem.Shrink(int64(len(q.chunks)+len(q.spare)) * q.chunkBytes())
-	*q = chunked[T]{base: q.base + uint64(q.n)}
-}
-
-// Curve is 001's latency curve (DESIGN.md §1): Base while the concurrency
-// is at most Limit, then Base×Factor^((C−Limit)/K), never more than Max.
-// The simulated server and realexp's real one both answer by it.
-type Curve struct {
-	Base   time.Duration // server_delay (001's -baseDelay)
-	Limit  int           // server_limit (001's -limit)
-	Factor float64       // server_factor (001's -factor)
-	K      float64       // server_k (001's hard-coded 15)
-	Max    time.Duration // max_server_delay: the cap 001's server lacked
-}
-
-// CurveOf returns the latency curve of p's server.
-func CurveOf(p *Params) Curve {
-	return Curve{Base: p.ServerDelay, Limit: p.ServerLimit, Factor: p.ServerFactor,
-		K: p.ServerK, Max: p.MaxServerDelay}
-}
-
-// Delay returns the latency at concurrency c. It saturates at Max instead
-// of overflowing, whatever c is.
-func (cv Curve) Delay(c int) time.Duration {
-	if c <= cv.Limit || cv.Factor == 1 {
-		return min(cv.Base, cv.Max)
-	}
-	d := float64(cv.Base) * math.Pow(cv.Factor, float64(c-cv.Limit)/cv.K)
-	if !(d < float64(cv.Max)) { // also +Inf and NaN
-		return cv.Max
-	}
-	return time.Duration(d)
-}
-
-// curve is a Curve with its delays kept per concurrency level once
-// computed, since the engine asks for one at every arrival and completion.
-// At most maxOver levels are kept: a flat curve (a factor near 1, a large
-// k) that never reaches Max would otherwise keep one per request queued.
-type curve struct {
-	Curve
-	over   []time.Duration // over[i] is the delay at Limit+1+i
-	capped bool            // over's last entry reached Max
-}
-
-// maxOver bounds a curve's cache: 64 Ki levels, 512 KiB.
-const maxOver = 1 << 16
-
-func newCurve(p *Params) curve { return curve{Curve: CurveOf(p)} }
-
-func (c *curve) delay(n int) time.Duration {
-	if n <= c.Limit || c.Factor == 1 {
-		return min(c.Base, c.Max)
-	}
-	i := n - c.Limit - 1
-	if i >= maxOver && !c.capped {
-		return c.Delay(n)
-	}
-	for i >= len(c.over) && !c.capped {
-		d := c.Delay(c.Limit + 1 + len(c.over))
-		c.capped = d == c.Max
-		c.over = append(c.over, d)
-	}
-	if i >= len(c.over) {
-		return c.Max
-	}
-	return c.over[i]
-}
+// newServerModel returns the model of p's lanes.
+func newServerModel(p *Params) serverModel { return serverModels[0].make(p) }

@@ -1,0 +1,80 @@
+package simengine
+
+import (
+	"time"
+
+	"backofflab/budget"
+)
+
+// curveModel is 001's server: every request inside shares the latency of
+// the current concurrency (Curve), so requests complete oldest first, as
+// soon as their age reaches it; one planned completion, re-planned at every
+// change of concurrency, stands for all of them.
+type curveModel struct {
+	q     fifo // requests inside, oldest first; cancelled ones are dead entries
+	live  int  // requests in q not cancelled
+	curve curve
+}
+
+var _ serverModel = (*curveModel)(nil)
+
+func newCurveModel(p *Params) serverModel { return &curveModel{curve: newCurve(p)} }
+
+func (m *curveModel) admit(now time.Duration, c int32, mem *budget.Run) (uint64, error) {
+	slot, err := m.q.push(now, c, mem)
+	if err == nil {
+		m.live++
+	}
+	return slot, err
+}
+
+// next drops the cancelled requests at the front, so that the oldest
+// request inside is a live one, and plans its completion.
+func (m *curveModel) next(now time.Duration) time.Duration {
+	for m.q.len() > 0 {
+		if c, _ := m.q.front(); c >= 0 {
+			break
+		}
+		m.q.pop()
+	}
+	if m.live == 0 {
+		return never
+	}
+	_, start := m.q.front()
+	return max(now, start+m.curve.delay(m.live))
+}
+
+func (m *curveModel) complete() (uint64, int32) {
+	m.live--
+	return m.q.pop()
+}
+
+func (m *curveModel) cancel(slot uint64, c int32) bool {
+	r := m.q.at(slot)
+	if r == nil || r.c != c {
+		return false
+	}
+	r.c = -1
+	m.live--
+	return true
+}
+
+func (m *curveModel) drop(lost func(uint64, int32)) {
+	for m.q.len() > 0 {
+		if slot, c := m.q.pop(); c >= 0 {
+			lost(slot, c)
+		}
+	}
+	m.live = 0
+}
+
+func (m *curveModel) concurrency() int       { return m.live }
+func (m *curveModel) latency() time.Duration { return m.curve.delay(m.live) }
+func (m *curveModel) held() int              { return m.q.len() }
+func (m *curveModel) setParams(p *Params)    { m.curve = newCurve(p) }
+
+func (m *curveModel) free(mem *budget.Run) {
+	m.q.q.free(mem)
+	m.q = fifo{q: chunked[request]{base: m.q.q.base}}
+	m.live = 0
+}
