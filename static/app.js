@@ -20,14 +20,16 @@
   const LETTERS = page.laneNames;
   const STEPS = page.steps;
   const KEEP = new Set(page.keep);
-  const KINDS = ['throughput', 'server', 'backoff', 'latency', 'delay'];
-  const TIME_KINDS = KINDS.filter(k => k !== 'delay');
+  // The charts' specs (chartKinds in web/charts.go): the script draws what
+  // they say and names no chart itself. A time chart plots columns of the
+  // tick rows; a retry chart plots a lane's bands.
+  const SPECS = page.charts;
+  const SPEC = Object.fromEntries(SPECS.map(k => [k.id, k]));
+  const KINDS = SPECS.map(k => k.id);
+  const TIME_KINDS = KINDS.filter(k => SPEC[k].x === 'time');
+  const RETRY_KINDS = KINDS.filter(k => SPEC[k].x === 'retry');
   const BASE = Object.fromEntries(KINDS.map(k => [k, readJSON('chart-' + k)]));
   const STRATEGIES = Object.fromEntries(page.strategies.map(s => [s.name, s]));
-  // Columns drawn on a chart's right axis (the others use the left one).
-  const RIGHT_AXIS = new Set(['server_latency']);
-  // Series whose gaps mean "no value" and must not be resampled away.
-  const NO_SAMPLING = new Set(['latency']);
   const NUM_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
   const ICON_SVG = 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17';
   const ICON_LOG = 'path://M2,21H22 M3,21V3 M4,19C7,8 12,5 21,4';
@@ -46,7 +48,7 @@
   let bands = [];
   let maxes = []; // per lane: "kind/axis" → highest value so far
   const charts = {}; // "kind.letter" → ECharts instance
-  const logScale = { server: false, delay: false };
+  const logScale = Object.fromEntries(KINDS.map(k => [k, false])); // on the spec's log_axis
   const laneCount = () => lanes.length || page.lanes;
 
   // ---- numbers and durations ---------------------------------------------
@@ -214,7 +216,7 @@
     const d = goSeconds(p.get('duration') || '');
     if (d > 0 && d !== duration) {
       duration = d;
-      forCharts((c, kind) => kind !== 'delay' && c.setOption({ xAxis: [{ max: duration }] }));
+      forCharts((c, kind) => SPEC[kind].x === 'time' && c.setOption({ xAxis: [{ max: duration }] }));
     }
   }
 
@@ -391,7 +393,8 @@
     maxes = lanes.map(() => ({}));
     showLanes(lanes.length);
     forCharts((c, kind) => {
-      if (kind === 'delay') c.setOption({ xAxis: [{ data: [] }], series: [{ id: 'p5', data: [] }, { id: 'band', data: [] }, { id: 'p50', data: [] }] });
+      const spec = SPEC[kind];
+      if (spec.x === 'retry') c.setOption({ xAxis: [{ data: [] }], series: spec.series.map(s => ({ id: s.name, data: [] })) });
       else c.setOption({ xAxis: [{ max: duration }] });
     });
     applyQuery(query);
@@ -437,10 +440,11 @@
     // Custom toolbox features need functions, which the JSON from the
     // server cannot carry.
     feature.mySvg = { show: true, title: 'SVG', icon: ICON_SVG, onclick: () => exportSVG(c, L, kind) };
-    if (kind === 'server' || kind === 'delay') {
+    const spec = SPEC[kind];
+    if (spec.log_axis >= 0) {
       feature.myLog = { show: true, title: logScale[kind] ? 'linear scale' : 'log scale', icon: ICON_LOG, onclick: () => toggleLog(kind) };
     }
-    if (kind === 'delay') {
+    if (spec.x === 'retry') {
       for (const s of opt.series) s.data = [];
     } else {
       // The time charts read the tick rows themselves, as a dataset: each
@@ -448,14 +452,14 @@
       opt.dataset = { source: rows, sourceHeader: false };
       opt.series.forEach((s, j) => {
         delete s.data;
-        s.encode = { x: 0, y: 1 + i * NC + COL[page.series[kind][j]] };
-        if (!NO_SAMPLING.has(kind)) s.sampling = 'lttb';
+        s.encode = { x: 0, y: 1 + i * NC + COL[spec.series[j].name] };
+        if (!spec.gaps) s.sampling = 'lttb';
       });
     }
     // Four legend items fit a quarter of the page.
     Object.assign(opt.legend, { itemGap: 6, itemWidth: 10 });
     opt.tooltip.valueFormatter = v => (v == null || Number.isNaN(v) ? '–' : fmt(Number(Number(v).toPrecision(4))));
-    if (kind === 'delay') {
+    if (spec.x === 'retry') {
       opt.tooltip.formatter = ps => delayTooltip(i, ps);
     } else {
       opt.xAxis[0].max = duration;
@@ -463,7 +467,7 @@
     c.setOption(opt);
     charts[key] = c;
     resizer.observe(el);
-    if (kind === 'delay') drawBands();
+    if (spec.x === 'retry') drawBands();
     else markDirty();
     return c;
   }
@@ -481,7 +485,7 @@
     forCharts((c, k) => {
       if (k === kind) c.setOption({ toolbox: { feature: { myLog: { title: logScale[kind] ? 'linear scale' : 'log scale' } } } });
     });
-    if (kind === 'delay') drawBands();
+    if (SPEC[kind].x === 'retry') drawBands();
     else markDirty();
   }
 
@@ -492,10 +496,10 @@
       const n = Math.min(maxes.length, (row.length - 1) / NC);
       for (let i = 0; i < n; i++) {
         const off = 1 + i * NC;
-        for (const [kind, cols] of Object.entries(page.series)) {
-          for (const col of cols) {
-            const v = row[off + COL[col]];
-            const key = kind + '/' + (RIGHT_AXIS.has(col) ? 1 : 0);
+        for (const kind of TIME_KINDS) {
+          for (const s of SPEC[kind].series) {
+            const v = row[off + COL[s.name]];
+            const key = kind + '/' + s.axis;
             if (v != null && !(maxes[i][key] >= v)) maxes[i][key] = v;
           }
         }
@@ -536,21 +540,20 @@
     const shade = ov.windows.map(([s, e]) => [{ xAxis: s, name: 'outage' }, { xAxis: e }]);
     const n = Math.min(laneCount(), maxes.length);
     for (const kind of TIME_KINDS) {
-      const log = kind === 'server' && logScale.server;
-      let m0 = 0;
-      let m1 = 0;
-      for (let i = 0; i < n; i++) {
-        m0 = Math.max(m0, maxes[i][kind + '/0'] || 0);
-        m1 = Math.max(m1, maxes[i][kind + '/1'] || 0);
-      }
-      const yAxis = [{ max: niceMax(m0, false) }];
-      // Switching an axis' type replaces the axis (ECharts keeps one model
-      // per type), so the axis goes in whole, label formatter included.
-      if (kind === 'server') yAxis.push({ ...BASE.server.yAxis[1], type: log ? 'log' : 'value', max: niceMax(m1, log) });
+      const spec = SPEC[kind];
+      const yAxis = spec.units.map((_, a) => {
+        let m = 0;
+        for (let i = 0; i < n; i++) m = Math.max(m, maxes[i][kind + '/' + a] || 0);
+        if (a !== spec.log_axis) return { max: niceMax(m, false) };
+        // Switching an axis' type replaces the axis (ECharts keeps one model
+        // per type), so the axis goes in whole, label formatter included.
+        const log = logScale[kind];
+        return { ...BASE[kind].yAxis[a], type: log ? 'log' : 'value', max: niceMax(m, log) };
+      });
       for (let i = 0; i < n; i++) {
         const c = charts[`${kind}.${LETTERS[i]}`];
         if (!c) continue;
-        c.setOption({ dataset: { source: rows }, series: [{ id: page.series[kind][0], markArea: { data: shade } }], yAxis });
+        c.setOption({ dataset: { source: rows }, series: [{ id: spec.series[0].name, markArea: { data: shade } }], yAxis });
       }
     }
     drawStatus(t, ov);
@@ -629,29 +632,36 @@
     return { text: parts.join(' · '), cls };
   }
 
-  // drawBands redraws the delay-by-retry charts: the band is an invisible
-  // p5 series with (p95 − p5) stacked on it.
+  // BAND_DATA gives each series of a retry chart its values from a lane's
+  // bands message: the band is an invisible p5 series with (p95 − p5)
+  // stacked on it.
+  const BAND_DATA = {
+    p5: (b, at) => b.retry.map((_, j) => at(b.p5, j)),
+    band: (b, at) => b.retry.map((_, j) => at(b.p95, j) - at(b.p5, j)),
+    p50: (b, at) => b.retry.map((_, j) => at(b.p50, j)),
+  };
+
+  // drawBands redraws the retry charts from the lanes' bands.
   function drawBands() {
-    const log = logScale.delay;
-    const floor = log ? 1e-3 : 0; // a log axis cannot show 0
     let m = 0;
     for (const b of bands) if (b) for (const v of b.p95) m = Math.max(m, v);
-    for (let i = 0; i < laneCount(); i++) {
-      const c = charts[`delay.${LETTERS[i]}`];
-      const b = bands[i];
-      if (!c || !b) continue;
-      const at = (arr, j) => Math.max(arr[j], floor);
-      c.setOption({
-        graphic: [{ id: 'note', type: 'text', left: 'center', top: 'middle', invisible: b.retry.length > 0,
-          style: { text: 'no retries: gives up at once', fill: '#5b6475', font: '12px sans-serif' } }],
-        xAxis: [{ data: b.retry }],
-        yAxis: [{ ...BASE.delay.yAxis[0], type: log ? 'log' : 'value', min: log ? null : 0, max: niceMax(Math.max(m, floor), log) }],
-        series: [
-          { id: 'p5', data: b.retry.map((_, j) => at(b.p5, j)) },
-          { id: 'band', data: b.retry.map((_, j) => at(b.p95, j) - at(b.p5, j)) },
-          { id: 'p50', data: b.retry.map((_, j) => at(b.p50, j)) },
-        ],
-      });
+    for (const kind of RETRY_KINDS) {
+      const spec = SPEC[kind];
+      const log = logScale[kind];
+      const floor = log ? 1e-3 : 0; // a log axis cannot show 0
+      for (let i = 0; i < laneCount(); i++) {
+        const c = charts[`${kind}.${LETTERS[i]}`];
+        const b = bands[i];
+        if (!c || !b) continue;
+        const at = (arr, j) => Math.max(arr[j], floor);
+        c.setOption({
+          graphic: [{ id: 'note', type: 'text', left: 'center', top: 'middle', invisible: b.retry.length > 0,
+            style: { text: 'no retries: gives up at once', fill: '#5b6475', font: '12px sans-serif' } }],
+          xAxis: [{ data: b.retry }],
+          yAxis: [{ ...BASE[kind].yAxis[0], type: log ? 'log' : 'value', min: log ? null : 0, max: niceMax(Math.max(m, floor), log) }],
+          series: spec.series.map(s => ({ id: s.name, data: BAND_DATA[s.name](b, at) })),
+        });
+      }
     }
   }
 

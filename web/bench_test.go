@@ -27,7 +27,7 @@ func BenchmarkTickMessage(b *testing.B) {
 		b.Fatal(err)
 	}
 	var rows [][]float64
-	e.AdvanceTo(120*time.Second, func(t simengine.Tick) { rows = append(rows, tickRow(t)) })
+	e.AdvanceTo(120*time.Second, func(t simengine.Tick) { rows = append(rows, tickRow(t, nil, e)) })
 	var size int
 	for i := 0; b.Loop(); i++ {
 		msg := mustJSON(tickMsg{Type: "tick", Ticks: rows[i%len(rows) : i%len(rows)+1]})

@@ -69,6 +69,7 @@ func TestBrowser(t *testing.T) {
 		{"Screenshots", browserScreenshots},
 		{"RealLane", browserRealLane},
 		{"HaltedLaneVerdict", browserHaltedLane},
+		{"LogScale", browserLogScale},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
@@ -756,4 +757,27 @@ func browserHaltedLane(t *testing.T, env *browserEnv) {
 	}
 	tb.waitTrue("lane a's last row has no values, lane b's has",
 		`(r => r.length > 0 && r[r.length - 1][1] === null && r[r.length - 1][13] !== null)(window.backofflab.rows())`)
+}
+
+// browserLogScale: the charts whose spec offers a log scale have the
+// toolbox button, which switches the spec's axis on every lane's chart and
+// back; the others have none.
+func browserLogScale(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "lanes=2&duration=600s")
+	types := func() string {
+		return eval[string](tb, `(() => {
+			const cs = window.backofflab.charts();
+			return ['server.a', 'server.b', 'delay.a', 'delay.b'].map(k => cs[k].getOption().yAxis.map(a => a.type).join('/')).join(' ') +
+				' ' + Object.entries(cs).filter(([, c]) => c.getOption().toolbox[0].feature.myLog).map(([k]) => k).sort().join(',');
+		})()`)
+	}
+	const offers = "delay.a,delay.b,server.a,server.b"
+	if got, want := types(), "value/value value/value value value "+offers; got != want {
+		t.Fatalf("before: %q, want %q", got, want)
+	}
+	eval[chromedp.Void](tb, `(cs => { cs['server.a'].getOption().toolbox[0].feature.myLog.onclick(); cs['delay.b'].getOption().toolbox[0].feature.myLog.onclick(); })(window.backofflab.charts())`)
+	poll[bool](tb, "both lanes' server and delay charts go log", `(cs => ['server.a', 'server.b'].every(k => cs[k].getOption().yAxis[1].type === 'log') && ['delay.a', 'delay.b'].every(k => cs[k].getOption().yAxis[0].type === 'log'))(window.backofflab.charts())`)
+	if got := types(); got != "value/log value/log log log "+offers {
+		t.Errorf("after: %q", got)
+	}
 }

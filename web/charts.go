@@ -10,42 +10,91 @@ import (
 )
 
 // chartKind is one row of the chart grid: the same chart for every lane.
+// It is the chart's whole spec: the page script reads it (pageState.Charts)
+// and draws whatever it says, so that adding a chart is one row of
+// chartKinds.
 type chartKind struct {
-	Kind  string // throughput, server, backoff, latency or delay: data-chart
-	Title string // the chart's title, short enough for a quarter of the page
-	Help  string // what the chart shows, for its aria-label and tooltip
+	Kind  string `json:"id"`    // throughput, server, backoff, latency or delay: data-chart
+	Title string `json:"title"` // the chart's title, short enough for a quarter of the page
+	Help  string `json:"help"`  // what the chart shows, for its aria-label and tooltip
+	// X is what the x axis counts: xTime, the run's seconds, whose series
+	// the tick rows fill; or xRetry, the retry number, whose series the
+	// lane's bands message fills.
+	X string `json:"x"`
+	// Series are the chart's lines, in drawing order.
+	Series []chartSeries `json:"series"`
+	// Units are the y axes' units, left axis first: unitRate, unitSeconds
+	// or "" for a count. There is one axis per unit.
+	Units []string `json:"units"`
+	// LogAxis is the y axis the chart's toolbox switches to a log scale,
+	// or -1 when it offers none.
+	LogAxis int `json:"log_axis"`
+	// Gaps: a missing value means "none in this tick" and must show as a
+	// gap, so the series are never resampled.
+	Gaps bool `json:"gaps"`
 }
 
-// chartKinds are the rows of the chart grid, top to bottom.
-var chartKinds = []chartKind{
-	{"throughput", "throughput /s", "attempts that succeeded, failed with an error or timed out, and all attempts sent, per second"},
-	{"server", "server", "requests inside the server (left axis) and the server's latency at that concurrency (right axis, seconds)"},
-	{"backoff", "waiting to retry", "clients waiting to retry, and connections waiting in the accept backlog"},
-	{"latency", "success latency", "median and 99th percentile end-to-end latency of the tick's successes, retries included (seconds)"},
-	{"delay", "delay by retry #", "the strategy's delay before each retry: median and 5–95 % band over many draws (seconds)"},
-}
+// The x axes of chartKind.X.
+const (
+	xTime  = "time"
+	xRetry = "retry"
+)
 
-// chartSeries is one line of a time chart: the Columns name it plots, its colour
-// and the y axis it uses.
+// The units of chartKind.Units.
+const (
+	unitRate    = "/s"
+	unitSeconds = "s"
+)
+
+// chartSeries is one line of a chart: the Columns name it plots (on a
+// time chart; on a retry chart, its id in the bands), its colour and the y
+// axis it uses.
 type chartSeries struct {
-	name  string
-	color string
-	axis  int
+	Name  string `json:"name"`
+	Color string `json:"color"`
+	Axis  int    `json:"axis"`
 }
 
-// timeSeries are the lines of each time chart, each named by its Columns
-// name so that the legend, the CSV header and the JSON keys agree. The page
-// script fills them from the tick rows in this order; later lines are drawn
-// on top, so ok comes last: it often equals attempts.
-var timeSeries = map[string][]chartSeries{
-	"throughput": {{"attempts", "#5470c6", 0}, {"timeouts", "#ee6666", 0}, {"errors", "#fc8452", 0}, {"ok", "#3ba272", 0}},
-	"server":     {{"concurrency", "#5470c6", 0}, {"server_latency", "#9a60b4", 1}},
-	"backoff":    {{"in_backoff", "#e3a21a", 0}, {"backlog", "#73c0de", 0}},
-	"latency":    {{"p50", "#5470c6", 0}, {"p99", "#9a60b4", 0}},
+// chartKinds are the rows of the chart grid, top to bottom. Each time
+// chart's lines are named by their Columns name so that the legend, the
+// CSV header and the JSON keys agree; later lines are drawn on top, so ok
+// comes last: it often equals attempts.
+var chartKinds = []chartKind{
+	{Kind: "throughput", Title: "throughput /s", X: xTime, Units: []string{unitRate}, LogAxis: -1,
+		Help:   "attempts that succeeded, failed with an error or timed out, and all attempts sent, per second",
+		Series: []chartSeries{{"attempts", "#5470c6", 0}, {"timeouts", "#ee6666", 0}, {"errors", "#fc8452", 0}, {"ok", "#3ba272", 0}}},
+	{Kind: "server", Title: "server", X: xTime, Units: []string{"", unitSeconds}, LogAxis: 1,
+		Help:   "requests inside the server (left axis) and the server's latency at that concurrency (right axis, seconds)",
+		Series: []chartSeries{{"concurrency", "#5470c6", 0}, {"server_latency", "#9a60b4", 1}}},
+	{Kind: "backoff", Title: "waiting to retry", X: xTime, Units: []string{""}, LogAxis: -1,
+		Help:   "clients waiting to retry, and connections waiting in the accept backlog",
+		Series: []chartSeries{{"in_backoff", "#e3a21a", 0}, {"backlog", "#73c0de", 0}}},
+	{Kind: "latency", Title: "success latency", X: xTime, Units: []string{unitSeconds}, LogAxis: -1, Gaps: true,
+		Help:   "median and 99th percentile end-to-end latency of the tick's successes, retries included (seconds)",
+		Series: []chartSeries{{"p50", "#5470c6", 0}, {"p99", "#9a60b4", 0}}},
+	// p5 is invisible and carries the band (p95 − p5) stacked on it, so
+	// that the area spans p5 to p95.
+	{Kind: "delay", Title: "delay by retry #", X: xRetry, Units: []string{unitSeconds}, LogAxis: 0,
+		Help:   "the strategy's delay before each retry: median and 5–95 % band over many draws (seconds)",
+		Series: []chartSeries{{"p5", delayColor, 0}, {"band", delayColor, 0}, {"p50", delayColor, 0}}},
 }
 
-// delaySeries are the delay chart's series: p5 is invisible and carries the
-// band (p95 − p5) stacked on it, so the area spans p5 to p95.
+// delayColor is the delay chart's one colour: its band and median.
+const delayColor = "#5470c6"
+
+// timeSeries are the lines of each time chart, from chartKinds.
+var timeSeries = func() map[string][]chartSeries {
+	m := map[string][]chartSeries{}
+	for _, k := range chartKinds {
+		if k.X == xTime {
+			m[k.Kind] = k.Series
+		}
+	}
+	return m
+}()
+
+// delaySeries are the delay chart's legend names, its series' ids being
+// chartKinds' p5, band and p50: the band's name says what it spans.
 var delaySeries = []string{"p5", "p5–p95", "p50"}
 
 // outageColor shades the outage windows (markArea on each time chart's
@@ -63,7 +112,7 @@ func chartOption(kind string, duration float64) (json.RawMessage, error) {
 			k = c
 		}
 	}
-	if k.Kind == "" {
+	if k.Kind == "" || len(k.Units) == 0 {
 		return nil, fmt.Errorf("web: no chart kind %q", kind)
 	}
 	line := charts.NewLine()
@@ -81,33 +130,33 @@ func chartOption(kind string, duration float64) (json.RawMessage, error) {
 				Show: opts.Bool(true), Type: "png", Name: "backofflab-" + kind, Title: "PNG"}}}),
 		charts.WithGridOpts(opts.Grid{Left: "6", Right: "18", Top: "30", Bottom: "26", ContainLabel: opts.Bool(true)}),
 	)
-	if kind == "delay" {
-		delayChart(line)
+	if k.X == xRetry {
+		delayChart(line, k)
 	} else {
-		timeChart(line, kind, duration)
+		timeChart(line, k, duration)
 	}
 	line.Validate() // without it the axes come out empty (LIBRARIES.md)
 	return json.RawMessage(line.JSONNotEscaped()), nil
 }
 
-func timeChart(line *charts.Line, kind string, duration float64) {
-	label := map[string]string{"throughput": "{value}/s", "latency": "{value}s"}[kind]
+func timeChart(line *charts.Line, k chartKind, duration float64) {
 	line.SetGlobalOptions(
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, Max: duration,
 			AxisLabel: &opts.AxisLabel{Formatter: "{value}s", HideOverlap: opts.Bool(true)}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, AxisLabel: &opts.AxisLabel{Formatter: labelOr(label)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, AxisLabel: &opts.AxisLabel{Formatter: unitLabel(k.Units[0])}}),
 	)
-	if kind == "server" {
+	// The other axes go on the right, without grid lines of their own.
+	for _, u := range k.Units[1:] {
 		line.ExtendYAxis(opts.YAxis{Type: "value", Position: "right",
-			AxisLabel: &opts.AxisLabel{Formatter: "{value}s"}, SplitLine: &opts.SplitLine{Show: opts.Bool(false)}})
+			AxisLabel: &opts.AxisLabel{Formatter: unitLabel(u)}, SplitLine: &opts.SplitLine{Show: opts.Bool(false)}})
 	}
-	for i, s := range timeSeries[kind] {
+	for i, s := range k.Series {
 		o := []charts.SeriesOpts{
-			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), YAxisIndex: s.axis}),
+			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), YAxisIndex: s.Axis}),
 			charts.WithSeriesAnimation(false),
 			charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5}),
-			charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}),
-			charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = s.name }),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: s.Color}),
+			charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = s.Name }),
 		}
 		if i == 0 {
 			o = append(o, charts.WithMarkAreaStyleOpts(opts.MarkAreaStyle{
@@ -115,18 +164,14 @@ func timeChart(line *charts.Line, kind string, duration float64) {
 				Label:     &opts.Label{Show: opts.Bool(true), Position: "insideTop", Color: "#b03a3a", FontSize: 10},
 			}))
 		}
-		line.AddSeries(s.name, []opts.LineData{}, o...)
+		line.AddSeries(s.Name, []opts.LineData{}, o...)
 	}
 }
 
-func labelOr(s string) types.FuncStr {
-	if s == "" {
-		return "{value}"
-	}
-	return types.FuncStr(s)
-}
+// unitLabel is an axis label's formatter for unit.
+func unitLabel(unit string) types.FuncStr { return types.FuncStr("{value}" + unit) }
 
-func delayChart(line *charts.Line) {
+func delayChart(line *charts.Line, k chartKind) {
 	line.SetGlobalOptions(
 		// p5 only carries the band: keep it out of the legend.
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0", Left: "center",
@@ -136,23 +181,23 @@ func delayChart(line *charts.Line) {
 		// axes it stacks x, by index).
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", BoundaryGap: opts.Bool(false),
 			AxisLabel: &opts.AxisLabel{Formatter: "#{value}"}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", AxisLabel: &opts.AxisLabel{Formatter: "{value}s"}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", AxisLabel: &opts.AxisLabel{Formatter: unitLabel(k.Units[0])}}),
 	)
-	const color = "#5470c6"
+	color := delayColor
 	common := []charts.SeriesOpts{charts.WithSeriesAnimation(false)}
 	line.AddSeries(delaySeries[0], []opts.LineData{}, append(common,
-		charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = "p5" }),
+		charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = k.Series[0].Name }),
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Stack: "band"}),
 		charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: color}))...)
 	line.AddSeries(delaySeries[1], []opts.LineData{}, append(common,
-		charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = "band" }),
+		charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = k.Series[1].Name }),
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Stack: "band"}),
 		charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}),
 		charts.WithAreaStyleOpts(opts.AreaStyle{Color: color, Opacity: opts.Float(0.2)}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: color}))...)
 	line.AddSeries(delaySeries[2], []opts.LineData{}, append(common,
-		charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = "p50" }),
+		charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = k.Series[2].Name }),
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 4}),
 		charts.WithLineStyleOpts(opts.LineStyle{Width: 2}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: color}))...)

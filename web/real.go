@@ -390,5 +390,93 @@ func (r *realRun) nextWake(now time.Time, p *simengine.Params) time.Duration {
 	return max(next-v, 0)
 }
 
-// label describes the lane for the page.
-func (r *realRun) label() string { return fmt.Sprintf("real HTTP on %s", r.addr) }
+// realLane is the laneSource of a real lane: a realRun per run, started at
+// the run's start while it plays, stopped when the run pauses or ends (real
+// time cannot pause), and whose measurements stay for the summary.
+type realLane struct {
+	lane  int
+	log   *slog.Logger
+	slots *realSlots
+	// run is the current run's real experiment; nil before it started.
+	run *realRun
+}
+
+func (l *realLane) kind() string { return kindReal }
+
+func (l *realLane) addr() string {
+	if l.run == nil {
+		return ""
+	}
+	return l.run.addr
+}
+
+func (l *realLane) start(p simengine.Params, now time.Duration) error {
+	l.stop()
+	r, err := startReal(p, l.lane, now, l.log, l.slots.budget())
+	if err != nil {
+		l.log.Error("real lane", "err", err)
+		return fmt.Errorf("the real lane could not start (%v); lane %c runs simulated instead", err, simengine.LaneNames[l.lane])
+	}
+	l.run = r
+	return nil
+}
+
+func (l *realLane) stop() {
+	if l.run != nil {
+		l.run.stop()
+	}
+}
+
+func (l *realLane) live() bool { return l.run != nil && !l.run.stopped }
+
+func (l *realLane) virtual(now time.Time) time.Duration { return l.run.virtual(now) }
+
+func (l *realLane) nextWake(now time.Time, p *simengine.Params) time.Duration {
+	return l.run.nextWake(now, p)
+}
+
+func (l *realLane) measure(now time.Time, to time.Duration) string {
+	l.run.measure(now, to)
+	return l.run.takeNote()
+}
+
+func (l *realLane) setDown(down bool) {
+	if l.live() {
+		l.run.setPaused(down)
+	}
+}
+
+// tick replaces the engine's values with what the real clients and server
+// did over the same tick window, while they run.
+func (l *realLane) tick(sim simengine.LaneTick, eng *simengine.Engine) simengine.LaneTick {
+	if !l.live() {
+		return sim
+	}
+	return l.run.next(eng.Outages(), eng.OutagesDropped())
+}
+
+// summary is the real measurements' verdict once the lane ran, even
+// stopped: the engine's simulation of the lane is not what the page shows.
+func (l *realLane) summary(sim simengine.Summary, eng *simengine.Engine) simengine.Summary {
+	if l.run == nil {
+		return sim
+	}
+	return l.run.summary(eng.Outages(), eng.OutagesDropped())
+}
+
+func (l *realLane) note() string {
+	name := simengine.LaneNames[l.lane : l.lane+1]
+	if l.live() {
+		return "lane " + name + " is real: a real server and clients in real time; Pause stops them, and Play then restarts the run from 0"
+	}
+	return "lane " + name + "'s real server and clients are stopped: Play restarts the run from 0 (real time cannot be paused)"
+}
+
+// restarts: a change of what the lane's server and clients are made of
+// (clients, think, timeout, server, its strategy, seed) needs new ones.
+func (l *realLane) restarts(old, p simengine.Params) bool {
+	return newRealConfig(p, l.lane) != newRealConfig(old, l.lane)
+}
+
+// stale: real clients and a real server cannot resume where they stopped.
+func (l *realLane) stale() bool { return !l.live() }

@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -29,11 +27,6 @@ const (
 	// engine per step, so that every session gets its share of the cores
 	// (the page is answered between slices whatever it is).
 	maxBurst = 30 * time.Millisecond
-	// maxRows is how many tick rows wait for a slow page before they are
-	// coalesced pairwise: the simulation never waits for the page.
-	maxRows = 1024
-	// maxMsgs is how many control messages wait for a slow page.
-	maxMsgs = 256
 	// maxMessage bounds a message from the page; a longer one is refused.
 	// The longest the page sends, a set with every parameter, is ~2 KiB.
 	maxMessage = 64 << 10
@@ -88,121 +81,11 @@ type session struct {
 	sentOpen    bool
 	// holdsSlot: the session counts in slots (its state has a real lane).
 	holdsSlot bool
-	// real is the current run's real lane (stopped when the run paused or
-	// ended: its measurements stay for the summary); nil when none.
-	real *realRun
+	// lanes are the current run's lane sources, one per lane (see
+	// laneSource): where each lane's values come from.
+	lanes []laneSource
 
 	out outbox
-}
-
-// outbox holds what waits for the writer: control messages in order, and
-// tick rows, coalesced when too many wait.
-type outbox struct {
-	mu    sync.Mutex
-	msgs  [][]byte
-	rows  [][]float64
-	lanes int
-	wake  chan struct{}
-}
-
-func (o *outbox) signal() {
-	select {
-	case o.wake <- struct{}{}:
-	default:
-	}
-}
-
-// send queues a control message. A hello drops everything queued before it:
-// the page is about to clear its charts.
-func (o *outbox) send(v any, reset bool) {
-	b := mustJSON(v)
-	o.mu.Lock()
-	if reset {
-		o.msgs, o.rows = o.msgs[:0], o.rows[:0]
-	}
-	if len(o.msgs) >= maxMsgs { // a page that never reads: keep the newest
-		o.msgs = slices.Delete(o.msgs, 0, 1)
-	}
-	o.msgs = append(o.msgs, b)
-	o.mu.Unlock()
-	o.signal()
-}
-
-// push queues tick rows.
-func (o *outbox) push(rows [][]float64) {
-	if len(rows) == 0 {
-		return
-	}
-	o.mu.Lock()
-	o.rows = append(o.rows, rows...)
-	for len(o.rows) > maxRows {
-		o.rows = coalesce(o.rows, o.lanes)
-	}
-	o.mu.Unlock()
-	o.signal()
-}
-
-// pending returns how many tick rows wait for the writer.
-func (o *outbox) pending() int {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return len(o.rows)
-}
-
-// take returns what is queued: control messages first, then one tick message.
-func (o *outbox) take() [][]byte {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	msgs := o.msgs
-	o.msgs = nil
-	if len(o.rows) > 0 {
-		msgs = append(msgs, mustJSON(tickMsg{Type: "tick", Ticks: o.rows}))
-		o.rows = nil
-	}
-	return msgs
-}
-
-// levels marks the Columns that are levels at a tick's end, not rates.
-var levels = func() map[int]bool {
-	m := map[int]bool{}
-	for i, c := range simengine.Columns {
-		switch c {
-		case "concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99":
-			m[i] = true
-		}
-	}
-	return m
-}()
-
-// coalesce merges neighbouring rows pairwise: rates are averaged, levels and
-// t are the later row's, a percentile is the later one's when it has one.
-func coalesce(rows [][]float64, lanes int) [][]float64 {
-	n := len(simengine.Columns)
-	out := rows[:0]
-	for i := 0; i < len(rows); i += 2 {
-		if i+1 == len(rows) {
-			out = append(out, rows[i])
-			break
-		}
-		a, b := rows[i], rows[i+1]
-		m := make([]float64, len(b))
-		m[0] = b[0]
-		for l := range lanes {
-			for c := range n {
-				j := 1 + l*n + c
-				switch {
-				case !levels[c]:
-					m[j] = (a[j] + b[j]) / 2
-				case math.IsNaN(b[j]):
-					m[j] = a[j]
-				default:
-					m[j] = b[j]
-				}
-			}
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // newSession returns the session of st's run, whose memory mem bounds. It
@@ -231,18 +114,21 @@ func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realS
 	return s, nil
 }
 
-// liveReal returns the real lane's run while it runs, else nil.
-func (s *session) liveReal() *realRun {
-	if s.real != nil && !s.real.stopped {
-		return s.real
+// live returns the lane that runs in real time now, else nil: while one
+// does, virtual time is its wall clock.
+func (s *session) live() laneSource {
+	for _, l := range s.lanes {
+		if l.live() {
+			return l
+		}
 	}
 	return nil
 }
 
-// stopReal stops the real lane's server and clients, if they run.
-func (s *session) stopReal() {
-	if s.real != nil {
-		s.real.stop()
+// stopLanes stops whatever the lanes run outside the engine.
+func (s *session) stopLanes() {
+	for _, l := range s.lanes {
+		l.stop()
 	}
 }
 
@@ -254,10 +140,19 @@ func (s *session) releaseSlot() {
 	}
 }
 
-// syncReal pauses or resumes the real server as the engine's outage says.
-func (s *session) syncReal() {
-	if r := s.liveReal(); r != nil {
-		r.setPaused(s.eng.Down())
+// simulate makes st's lane i simulated, after its own source failed to
+// start: a real lane gives its slot back.
+func (s *session) simulate(i int) {
+	if i == s.st.realLane() {
+		s.st.real = ""
+		s.releaseSlot()
+	}
+}
+
+// syncDown tells the lanes whether the engine's outage lasts.
+func (s *session) syncDown() {
+	for _, l := range s.lanes {
+		l.setDown(s.eng.Down())
 	}
 }
 
@@ -278,7 +173,7 @@ func (s *session) serve(ctx context.Context) error {
 	}
 	s.run(wctx, ended)
 	close(s.stopped)
-	s.stopReal()
+	s.stopLanes()
 	s.releaseSlot()
 	stopWriter()
 	err := <-werr
@@ -372,10 +267,10 @@ func (s *session) write(ctx context.Context) error {
 
 // run is the simulation's goroutine: it advances virtual time with the wall
 // clock at the session's speed, in slices of at most sliceEvents events,
-// and applies the page's messages between slices. While a real lane runs it
-// also wakes at each tick's end and at the scheduled outage's transitions,
-// so that the real lane is measured, and its server paused and resumed, on
-// time.
+// and applies the page's messages between slices. While a lane runs in real
+// time it also wakes when that lane says (a real lane: at each tick's end
+// and at the scheduled outage's transitions), so that it is measured, and
+// follows the outage, on time.
 func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 	step := time.NewTicker(stepEvery)
 	defer step.Stop()
@@ -392,8 +287,8 @@ func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 		var realWake <-chan time.Time
 		if s.busy() {
 			work = ready
-		} else if r := s.liveReal(); r != nil && s.playing {
-			wake.Reset(r.nextWake(time.Now(), &s.st.p))
+		} else if l := s.live(); l != nil && s.playing {
+			wake.Reset(l.nextWake(time.Now(), &s.st.p))
 			realWake = wake.C
 		}
 		select {
@@ -431,28 +326,29 @@ func (s *session) busy() bool {
 	if !s.playing || s.eng.Now() >= end {
 		return false
 	}
-	if s.factor == 0 && s.liveReal() == nil {
+	if s.factor == 0 && s.live() == nil {
 		return time.Now().Before(s.burstEnd) && s.out.pending() < maxRows/2
 	}
 	return s.eng.Now() < s.target
 }
 
 // aim sets the virtual time to reach after wall time elapsed at the
-// session's speed, or at speed max, opens a burst of maxBurst. While a real
-// lane runs, virtual time is the wall time since the run started, and the
-// real lane is measured up to it.
+// session's speed, or at speed max, opens a burst of maxBurst. While a lane
+// runs in real time, virtual time is that lane's, and the lane is measured
+// up to it.
 func (s *session) aim(elapsed time.Duration) {
 	if !s.playing {
 		return
 	}
 	end := s.st.p.Duration
-	switch r := s.liveReal(); {
-	case r != nil:
+	switch l := s.live(); {
+	case l != nil:
 		now := time.Now()
-		if to := min(end, r.virtual(now)); to > s.target {
-			r.measure(now, to)
-			if note := r.takeNote(); note != "" {
-				s.fail(s.st.real+"."+kindParam, note)
+		if to := min(end, l.virtual(now)); to > s.target {
+			for i, l := range s.lanes {
+				if note := l.measure(now, to); note != "" {
+					s.fail(simengine.LaneNames[i:i+1]+"."+kindParam, note)
+				}
 			}
 			s.target = to
 		}
@@ -478,11 +374,11 @@ func (s *session) slice() {
 	s.eng.Step(min(s.target, end), sliceEvents, s.emit)
 	s.out.push(s.rows)
 	s.rows = s.rows[:0]
-	s.syncReal()
+	s.syncDown()
 	s.summarize()
 	if s.eng.Now() >= end {
 		s.playing = false
-		s.stopReal()
+		s.stopLanes()
 	}
 	if s.eng.Now() >= end || s.eng.Down() != down || s.eng.OutagesDropped()+len(s.eng.Outages()) != outages {
 		s.state()
@@ -490,7 +386,8 @@ func (s *session) slice() {
 }
 
 // advance catches the engine up with the target now, before a change that
-// must apply at the current time (a real lane's outage or pause).
+// must apply at the current time (an outage or a pause while a lane runs in
+// real time).
 func (s *session) advance() {
 	s.aim(0)
 	for s.playing && s.eng.Now() < min(s.target, s.st.p.Duration) {
@@ -498,24 +395,21 @@ func (s *session) advance() {
 	}
 }
 
-// emit adds the engine's tick to the slice's rows. While a real lane runs,
-// its block of the row is what its clients and server did.
+// emit adds the engine's tick to the slice's rows.
 func (s *session) emit(t simengine.Tick) {
-	row := tickRow(t)
-	if r := s.liveReal(); r != nil {
-		lt := r.next(s.eng.Outages(), s.eng.OutagesDropped())
-		v := lt.Values()
-		copy(row[1+r.lane*len(simengine.Columns):], v[:])
-	}
-	s.rows = append(s.rows, row)
+	s.rows = append(s.rows, tickRow(t, s.lanes, s.eng))
 }
 
-// tickRow flattens a tick for the page: t, then each lane's Columns.
-func tickRow(t simengine.Tick) []float64 {
+// tickRow flattens a tick for the page: t, then each lane's Columns as its
+// source gives them (the engine's own for a lane without one).
+func tickRow(t simengine.Tick, lanes []laneSource, eng *simengine.Engine) []float64 {
 	row := make([]float64, 0, 1+len(t.Lanes)*len(simengine.Columns))
 	row = append(row, t.T)
-	for _, l := range t.Lanes {
-		v := l.Values()
+	for i, lt := range t.Lanes {
+		if i < len(lanes) {
+			lt = lanes[i].tick(lt, eng)
+		}
+		v := lt.Values()
 		row = append(row, v[:]...)
 	}
 	return row
@@ -524,8 +418,10 @@ func tickRow(t simengine.Tick) []float64 {
 // summarize sends the summaries when one changed.
 func (s *session) summarize() {
 	sum := s.eng.Summaries()
-	if s.real != nil && s.real.lane < len(sum) {
-		sum[s.real.lane] = s.real.summary(s.eng.Outages(), s.eng.OutagesDropped())
+	for i, l := range s.lanes {
+		if i < len(sum) {
+			sum[i] = l.summary(sum[i], s.eng)
+		}
 	}
 	if summariesEqual(sum, s.lastSum) {
 		return
@@ -567,12 +463,7 @@ func (s *session) handle(m inMsg) {
 			}
 			s.holdsSlot = true
 		}
-		// A real lane cannot change on the fly: a new real lane, or a change
-		// of what the real one is made of, restarts the run from 0.
-		restart := st.real != s.st.real
-		if i := st.realLane(); i >= 0 && !restart {
-			restart = newRealConfig(st.p, i) != newRealConfig(s.st.p, i)
-		}
+		restart := s.restarts(st)
 		s.st = st
 		s.factor, _ = parseSpeed(st.speed)
 		if st.real == "" {
@@ -587,14 +478,14 @@ func (s *session) handle(m inMsg) {
 		}
 		s.out.send(paramsMsg{Type: "params", Query: s.st.encode()}, false)
 		s.bands()
-		s.syncReal()
+		s.syncDown()
 		s.state()
 	case "outage":
-		if s.liveReal() != nil { // catch up: the outage starts now in both
+		if s.live() != nil { // catch up: the outage starts now in both
 			s.advance()
 		}
 		s.eng.Outage(m.On)
-		s.syncReal()
+		s.syncDown()
 		s.state()
 	case "speed":
 		f, err := parseSpeed(m.Speed)
@@ -610,15 +501,15 @@ func (s *session) handle(m inMsg) {
 		s.out.send(paramsMsg{Type: "params", Query: s.st.encode()}, false)
 		s.state()
 	case "pause":
-		if s.liveReal() != nil { // real time cannot pause: the real lane stops
+		if s.live() != nil { // real time cannot pause: the lane stops
 			s.advance()
-			s.stopReal()
+			s.stopLanes()
 		}
 		s.playing = false
 		s.state()
 	case "resume":
-		// A run that is over, or whose real lane stopped, starts again.
-		if s.eng.Now() >= s.st.p.Duration || s.st.real != "" && s.liveReal() == nil {
+		// A run that is over, or one of whose lanes cannot resume, starts again.
+		if s.eng.Now() >= s.st.p.Duration || s.stale() {
 			s.eng.Reset()
 			s.playing = true
 			s.hello()
@@ -637,44 +528,60 @@ func (s *session) fail(param, msg string) {
 	s.out.send(errorMsg{Type: "error", Param: param, Message: msg}, false)
 }
 
-// hello tells the page that a run starts: everything it shows is reset. The
-// engine is at the run's start; a real lane's server and clients start now
-// (if the run plays), the previous ones having stopped.
-func (s *session) hello() {
-	s.stopReal()
-	s.real = nil
-	var failed *errorMsg
-	if i := s.st.realLane(); i >= 0 && s.playing {
-		r, err := startReal(s.st.p, i, s.eng.Now(), s.log, s.slots.budget())
-		if err != nil {
-			s.log.Error("real lane", "err", err)
-			failed = &errorMsg{Type: "error", Param: s.st.real + "." + kindParam,
-				Message: fmt.Sprintf("the real lane could not start (%v); lane %s runs simulated instead", err, s.st.real)}
-			s.st.real = ""
-			s.releaseSlot()
+// restarts reports whether st cannot apply to the current run on the fly,
+// lane by lane: a lane changes kind, or its source cannot follow the change
+// (a real lane's server and clients cannot). The run then restarts from 0.
+func (s *session) restarts(st state) bool {
+	for i := range st.p.Lanes {
+		if i >= len(s.lanes) || laneKind(st, i) != s.lanes[i].kind() || s.lanes[i].restarts(s.st.p, st.p) {
+			return true
 		}
-		s.real = r
+	}
+	return false
+}
+
+// stale reports whether a lane cannot resume where it stopped.
+func (s *session) stale() bool {
+	for _, l := range s.lanes {
+		if l.stale() {
+			return true
+		}
+	}
+	return false
+}
+
+// hello tells the page that a run starts: everything it shows is reset. The
+// engine is at the run's start; the previous run's lanes stop, and the new
+// ones start now (if the run plays).
+func (s *session) hello() {
+	s.stopLanes()
+	s.lanes = s.lanes[:0]
+	var failed []errorMsg
+	for i := range s.st.p.Lanes {
+		l := newLaneSource(s.st, i, s)
+		if s.playing {
+			if err := l.start(s.st.p, s.eng.Now()); err != nil {
+				failed = append(failed, errorMsg{Type: "error", Param: simengine.LaneNames[i:i+1] + "." + kindParam, Message: err.Error()})
+				l = simLane{}
+				s.simulate(i)
+			}
+		}
+		s.lanes = append(s.lanes, l)
 	}
 	p := s.st.p
 	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
 		Tick: p.Tick.Seconds(), Columns: simengine.Columns, MaxOutages: simengine.MaxOutages}
 	for i, l := range p.Lanes {
-		li := laneInfo{Name: simengine.LaneNames[i : i+1], Strategy: l.Strategy, Kind: kindSim}
-		if i == s.st.realLane() {
-			li.Kind = kindReal
-			if s.real != nil {
-				li.Addr = s.real.addr
-			}
-		}
-		h.Lanes = append(h.Lanes, li)
+		h.Lanes = append(h.Lanes, laneInfo{Name: simengine.LaneNames[i : i+1], Strategy: l.Strategy,
+			Kind: s.lanes[i].kind(), Addr: s.lanes[i].addr()})
 	}
 	s.out.lanes = len(p.Lanes)
 	s.lastSum = nil
 	s.target = s.eng.Now()
 	s.sentOutages, s.sentOpen = 0, false
 	s.out.send(h, true)
-	if failed != nil {
-		s.out.send(*failed, false)
+	for _, e := range failed {
+		s.out.send(e, false)
 	}
 	s.bands()
 	s.state()
@@ -696,11 +603,9 @@ func (s *session) state() {
 	m.OutagesFrom = from
 	s.sentOutages = dropped + len(outages)
 	s.sentOpen = len(outages) > 0 && outages[len(outages)-1][1] < 0
-	if l := s.st.real; l != "" {
-		if s.liveReal() != nil {
-			m.Note = "lane " + l + " is real: a real server and clients in real time; Pause stops them, and Play then restarts the run from 0"
-		} else {
-			m.Note = "lane " + l + "'s real server and clients are stopped: Play restarts the run from 0 (real time cannot be paused)"
+	for _, l := range s.lanes {
+		if n := l.note(); n != "" {
+			m.Note = n
 		}
 	}
 	for _, o := range outages[from-dropped:] {

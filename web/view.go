@@ -136,12 +136,14 @@ type pageState struct {
 	LaneNames string   `json:"laneNames"`
 	// Kinds maps each parameter's name (without lane letter) to its kind,
 	// so that the JSON export writes numbers as numbers like the CLI.
-	Kinds      map[string]string   `json:"kinds"`
-	Strategies []strategyInfo      `json:"strategies"`
-	Keep       []string            `json:"keep"`   // kept on a strategy change
-	Series     map[string][]string `json:"series"` // chart kind → the Columns it plots
-	Steps      int                 `json:"steps"`  // slider resolution
-	Presets    []Preset            `json:"presets"`
+	Kinds      map[string]string `json:"kinds"`
+	Strategies []strategyInfo    `json:"strategies"`
+	Keep       []string          `json:"keep"` // kept on a strategy change
+	// Charts are the charts' specs, row by row: the script draws what
+	// they say.
+	Charts  []chartKind `json:"charts"`
+	Steps   int         `json:"steps"` // slider resolution
+	Presets []Preset    `json:"presets"`
 }
 
 // strategyInfo tells the script which lane parameters a strategy uses.
@@ -308,7 +310,7 @@ func usesParam(strategy, name string) bool {
 func newPageState(query string, p simengine.Params, presets []Preset) pageState {
 	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
 		Columns: simengine.Columns, LaneNames: simengine.LaneNames, Kinds: map[string]string{},
-		Keep: keepOnStrategyChange, Series: map[string][]string{}, Steps: sliderSteps, Presets: presets}
+		Keep: keepOnStrategyChange, Charts: chartKinds, Steps: sliderSteps, Presets: presets}
 	if ps.Presets == nil {
 		ps.Presets = []Preset{}
 	}
@@ -325,11 +327,6 @@ func newPageState(query string, p simengine.Params, presets []Preset) pageState 
 			}
 		}
 		ps.Strategies = append(ps.Strategies, si)
-	}
-	for kind, ss := range timeSeries {
-		for _, s := range ss {
-			ps.Series[kind] = append(ps.Series[kind], s.name)
-		}
 	}
 	return ps
 }

@@ -280,9 +280,9 @@ func TestChartOptions(t *testing.T) {
 		if kind != "delay" {
 			want = nil
 			for _, s := range timeSeries[kind] {
-				want = append(want, s.name)
-				if !slices.Contains(simengine.Columns, s.name) {
-					t.Errorf("%s: series %s is not a column", kind, s.name)
+				want = append(want, s.Name)
+				if !slices.Contains(simengine.Columns, s.Name) {
+					t.Errorf("%s: series %s is not a column", kind, s.Name)
 				}
 			}
 			if len(opt.XAxis) != 1 || opt.XAxis[0].Type != "value" || opt.XAxis[0].Max == nil || *opt.XAxis[0].Max != 300 {
@@ -303,11 +303,21 @@ func TestChartOptions(t *testing.T) {
 			t.Errorf("%s: %d y axes, want %d", kind, len(opt.YAxis), wantY)
 		}
 	}
-	// The script plots every time chart from these columns.
-	for kind, cols := range v.State.Series {
-		for _, c := range cols {
-			if !slices.Contains(simengine.Columns, c) {
-				t.Errorf("%s: %s is not a column", kind, c)
+	// The script draws the charts the specs say: every one, every time
+	// chart from columns, every series on one of its axes.
+	if len(v.State.Charts) != len(chartKinds) {
+		t.Errorf("%d chart specs for the script, want %d", len(v.State.Charts), len(chartKinds))
+	}
+	for _, k := range v.State.Charts {
+		if k.LogAxis >= len(k.Units) {
+			t.Errorf("%s: log scale on axis %d of %d", k.Kind, k.LogAxis, len(k.Units))
+		}
+		for _, s := range k.Series {
+			if k.X == xTime && !slices.Contains(simengine.Columns, s.Name) {
+				t.Errorf("%s: %s is not a column", k.Kind, s.Name)
+			}
+			if s.Axis < 0 || s.Axis >= len(k.Units) {
+				t.Errorf("%s/%s: axis %d of %d", k.Kind, s.Name, s.Axis, len(k.Units))
 			}
 		}
 	}
