@@ -167,7 +167,9 @@ func (w Window) Line() string {
 }
 
 // Population is a set of clients, one goroutine each, that think, then GET
-// the server's /api, retrying failed attempts as their strategy says.
+// the server's /api, retrying failed attempts as their strategy says. Its
+// clients share one Policy, and tell it of every attempt that ends; each
+// keeps its own State, so a per-client limit's state is the client's.
 type Population struct {
 	cfg       ClientConfig
 	url       string
@@ -419,6 +421,10 @@ func (p *Population) client(ctx context.Context, i int) {
 		p.requests.Add(1)
 		begun := time.Now()
 		p.pol.Begin(&st, time.Since(p.start), think)
+		if !p.pol.AllowFirst(&st, time.Since(p.start), rng) {
+			p.gaveUp.Add(1) // a limit (a breaker) refused the request
+			continue
+		}
 		for {
 			p.attempts.Add(1)
 			p.inFlight.Add(1)
@@ -430,10 +436,13 @@ func (p *Population) client(ctx context.Context, i int) {
 			case succeeded:
 				p.recordLatency(time.Since(begun))
 				p.ok.Add(1)
+				p.pol.Record(&st, time.Since(p.start), strategies.Success)
 			case timedOut:
 				p.timeouts.Add(1)
+				p.pol.Record(&st, time.Since(p.start), strategies.Timeout)
 			case failed:
 				p.errors.Add(1)
+				p.pol.Record(&st, time.Since(p.start), strategies.Error)
 			}
 			if o == succeeded {
 				break

@@ -64,8 +64,11 @@ func (c *counters) add(d counters) {
 // lane is one side-by-side world: its own clients and its own server, driven
 // by its own strategy. Lanes of an engine share parameters and think times.
 type lane struct {
-	p      *Params // the engine's parameters
-	pol    *strategies.Policy
+	p   *Params // the engine's parameters
+	pol *strategies.Policy
+	// build makes the lane's Policy from its parameters: strategies.New,
+	// unless a test gives the lane limits the vocabulary has no name for.
+	build  func(strategies.Params) (*strategies.Policy, error)
 	cancel bool
 	rng    *rand.Rand // the strategy's random numbers
 
@@ -181,12 +184,21 @@ func (l *lane) release() {
 	l.held = 0
 }
 
-// configure reads lane i's strategy parameters.
+// configure reads lane i's strategy parameters. The new Policy keeps the
+// state of the old one's shared limits whose parameters did not change
+// (strategies.Policy.Keep): a live change of, say, the client count does
+// not reset a lane's token bucket. Per-client limit state stays in the
+// clients' States.
 func (l *lane) configure(i int) {
-	pol, err := strategies.New(l.p.Lanes[i].Params)
+	build := l.build
+	if build == nil {
+		build = strategies.New
+	}
+	pol, err := build(l.p.Lanes[i].Params)
 	if err != nil {
 		panic("simengine: unvalidated strategy: " + err.Error())
 	}
+	pol.Keep(l.pol)
 	l.pol, l.cancel = pol, l.p.Lanes[i].CancelOnTimeout
 }
 
@@ -285,6 +297,12 @@ func (l *lane) wake(ci int32) {
 	case thinking:
 		l.tick.requests++
 		l.pol.Begin(&c.st, l.now, c.st.Think)
+		if !l.pol.AllowFirst(&c.st, l.now, l.rng) {
+			// A limit (a breaker) refused the request: it ends unsent.
+			l.tick.gaveUp++
+			l.think(ci, c)
+			return
+		}
 		l.attempt(ci, c)
 	case backing:
 		l.inBackoff--
@@ -295,7 +313,7 @@ func (l *lane) wake(ci int32) {
 		if l.cancel {
 			l.cancelRequest(ci, c)
 		}
-		l.failed(ci, c)
+		l.failed(ci, c, strategies.Timeout)
 	}
 }
 
@@ -327,7 +345,7 @@ func (l *lane) attempt(ci int32, c *client) {
 		} // else the connect is dropped and the attempt will time out
 	case refused:
 		l.tick.errors++
-		l.failed(ci, c)
+		l.failed(ci, c, strategies.Error)
 	} // lost: the request never arrives and the attempt will time out
 }
 
@@ -339,9 +357,10 @@ func (l *lane) admission() admission {
 	return l.fail.admit
 }
 
-// failed moves client ci on after its attempt failed now.
-func (l *lane) failed(ci int32, c *client) {
+// failed moves client ci on after its attempt failed now with outcome o.
+func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 	l.waiting--
+	l.pol.Record(&c.st, l.now, o)
 	d, ok := l.pol.Retry(&c.st, l.now, l.rng)
 	if !ok {
 		l.tick.gaveUp++
@@ -370,6 +389,7 @@ func (l *lane) complete() {
 		if c.owns(inServer, abs) {
 			l.waiting--
 			l.tick.ok++
+			l.pol.Record(&c.st, l.now, strategies.Success)
 			l.latency(l.now - c.st.RequestStart)
 			l.think(ci, c)
 		}
@@ -455,7 +475,7 @@ func (l *lane) setFailure(f *failure) {
 		l.model.drop(func(abs uint64, ci int32) {
 			if c := &l.clients[ci]; c.owns(inServer, abs) {
 				l.tick.errors++
-				l.failed(ci, c)
+				l.failed(ci, c, strategies.Error)
 			}
 		})
 	}

@@ -121,7 +121,9 @@ func Uses(name, param string) bool {
 	return slices.Contains(k.uses, param)
 }
 
-// New returns the Policy that p describes. It reports an error only for an
+// New returns the Policy that p describes: its strategy, then a
+// MaxAttemptsLimit when MaxAttempts is positive and a DeadlineLimit when
+// Deadline is. It reports an error only for an
 // unknown strategy name; the ranges of the values are the caller's to check.
 func New(p Params) (*Policy, error) {
 	var s Strategy
@@ -147,5 +149,12 @@ func New(p Params) (*Policy, error) {
 	default:
 		return nil, fmt.Errorf("strategy: %q is not one of %v", p.Strategy, Names())
 	}
-	return &Policy{Strategy: s, MaxAttempts: p.MaxAttempts, Deadline: p.Deadline}, nil
+	var limits []Limit
+	if p.MaxAttempts > 0 {
+		limits = append(limits, &MaxAttemptsLimit{N: p.MaxAttempts})
+	}
+	if p.Deadline > 0 {
+		limits = append(limits, &DeadlineLimit{D: p.Deadline})
+	}
+	return NewPolicy(s, limits...), nil
 }

@@ -81,8 +81,9 @@ func TestNewBuildsTheNamedStrategy(t *testing.T) {
 			if !reflect.DeepEqual(pol.Strategy, want[name]) {
 				t.Errorf("Strategy = %#v, want %#v", pol.Strategy, want[name])
 			}
-			if pol.MaxAttempts != 6 || pol.Deadline != time.Minute {
-				t.Errorf("limits = %d, %v; want 6, 1m", pol.MaxAttempts, pol.Deadline)
+			want := []Limit{&MaxAttemptsLimit{N: 6}, &DeadlineLimit{D: time.Minute}}
+			if got := pol.Limits(); !reflect.DeepEqual(got, want) {
+				t.Errorf("limits = %#v, want %#v", got, want)
 			}
 		})
 	}

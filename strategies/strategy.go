@@ -14,6 +14,8 @@ package strategies
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"time"
 )
 
@@ -32,8 +34,9 @@ type Strategy interface {
 	Next(s *State, now time.Duration, rng *rand.Rand) time.Duration
 }
 
-// State is the retry state of one request. The caller owns it; Policy and
-// Strategy methods update it.
+// State is the retry state of one request, and in Client its client's
+// limit state. The caller owns it, one per client; Policy, Strategy and
+// Limit methods update it.
 type State struct {
 	// Think is the think time that preceded the request (used by think_scaled).
 	Think time.Duration
@@ -50,42 +53,174 @@ type State struct {
 	// Timeout, when positive, is the per-attempt timeout the strategy asks
 	// for the current attempt instead of the caller's default.
 	Timeout time.Duration
+	// Client is the client's own limit state, for a Limit whose state is
+	// per client, as an SDK instance per client would hold it: such a limit
+	// keeps a pointer to its state here, made at the client's first
+	// request, so that no event allocates. Begin keeps it from one request
+	// to the next. It is nil while no limit keeps per-client state.
+	Client any
 }
 
-// Policy is a Strategy with the limits that make a client give up.
-// The zero values of MaxAttempts and Deadline mean no limit.
+// Policy is a Strategy with the limits that make a client give up: a list
+// of Limits, asked in order. New puts max_attempts' MaxAttemptsLimit and
+// deadline's DeadlineLimit there, each only when it is set.
+//
+// Its callers tell it of every attempt: Begin and AllowFirst before a
+// request's first attempt, Record when any attempt ends, and Retry after a
+// failed one. A Policy with only stateless limits costs them no interface
+// call: it asks the leading MaxAttemptsLimit and DeadlineLimit directly, and
+// Record and AllowFirst have nothing to tell.
+//
+// The zero Policy with a Strategy has no limits.
 type Policy struct {
+	// Strategy computes the wait before each retry.
 	Strategy Strategy
-	// MaxAttempts is the most attempts (first one included) a request makes.
-	MaxAttempts int
-	// Deadline is the longest a request may last: no attempt starts at or
-	// after RequestStart+Deadline.
-	Deadline time.Duration
+
+	limits []Limit // as given to NewPolicy
+
+	// The limits sorted by the questions they are asked, each in list
+	// order. maxAttempts and deadline are a MaxAttemptsLimit and a
+	// DeadlineLimit that no other limit of their kind of question precedes,
+	// asked directly; the built-in limits ignore outcomes, so they are not
+	// in record.
+	maxAttempts *MaxAttemptsLimit
+	deadline    *DeadlineLimit
+	retry       []Limit
+	wait        []WaitLimit
+	first       []FirstLimit
+	record      []Limit
+}
+
+// NewPolicy returns the Policy of strategy s with the given limits, asked
+// in that order.
+func NewPolicy(s Strategy, limits ...Limit) *Policy {
+	p := &Policy{Strategy: s, limits: slices.Clone(limits)}
+	p.compile()
+	return p
+}
+
+// compile sorts p.limits by the questions they are asked.
+func (p *Policy) compile() {
+	p.maxAttempts, p.deadline = nil, nil
+	p.retry, p.wait, p.first, p.record = nil, nil, nil, nil
+	for _, l := range p.limits {
+		switch b := l.(type) {
+		case *MaxAttemptsLimit:
+			if p.maxAttempts == nil && len(p.retry) == 0 {
+				p.maxAttempts = b
+				continue
+			}
+		case *DeadlineLimit:
+			if p.deadline == nil && len(p.wait) == 0 {
+				p.deadline = b // its AllowRetry always allows
+				continue
+			}
+		}
+		p.retry = append(p.retry, l)
+		if w, ok := l.(WaitLimit); ok {
+			p.wait = append(p.wait, w)
+		}
+		if f, ok := l.(FirstLimit); ok {
+			p.first = append(p.first, f)
+		}
+		switch l.(type) {
+		case *MaxAttemptsLimit, *DeadlineLimit: // they ignore outcomes
+		default:
+			p.record = append(p.record, l)
+		}
+	}
+}
+
+// Limits returns a copy of p's limits, in the order p asks them.
+func (p *Policy) Limits() []Limit { return slices.Clone(p.limits) }
+
+// Keep makes p, a Policy built to replace old, take over old's shared
+// state: each SharedLimit of p whose type and Config equal those of one of
+// old's is replaced by old's, state and all. A live change of parameters
+// that leaves a limit's own parameters alone then leaves its state alone;
+// a changed limit starts afresh. Per-client state lives in the clients'
+// States and is not p's to keep. old may be nil.
+func (p *Policy) Keep(old *Policy) {
+	if old == nil {
+		return
+	}
+	used := make([]bool, len(old.limits))
+	kept := false
+	for i, l := range p.limits {
+		nl, ok := l.(SharedLimit)
+		if !ok {
+			continue
+		}
+		for j, o := range old.limits {
+			ol, ok := o.(SharedLimit)
+			if ok && !used[j] && reflect.TypeOf(ol) == reflect.TypeOf(nl) && ol.Config() == nl.Config() {
+				p.limits[i], used[j], kept = o, true, true
+				break
+			}
+		}
+	}
+	if kept {
+		p.compile()
+	}
 }
 
 // Begin resets s for a request whose first attempt starts at now, after the
-// client thought for think.
+// client thought for think. It keeps s.Client, the client's limit state.
 func (p *Policy) Begin(s *State, now, think time.Duration) {
-	*s = State{Think: think, RequestStart: now, AttemptStart: now}
+	*s = State{Think: think, RequestStart: now, AttemptStart: now, Client: s.Client}
 	p.Strategy.Begin(s)
 }
 
-// Retry is called when the current attempt fails at now. It returns the wait
-// before the next attempt and true, or false when the request gives up. On
-// true it advances s to the next attempt, which starts at now plus the wait.
+// AllowFirst reports whether the first attempt of the request that Begin
+// just prepared in s may be sent at now: whether every FirstLimit allows it.
+// When it does not, the request ends without an attempt.
+func (p *Policy) AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool {
+	for _, l := range p.first {
+		if !l.AllowFirst(s, now, rng) {
+			return false
+		}
+	}
+	return true
+}
+
+// Record tells p's stateful limits that the current attempt ended at now
+// with outcome o. Callers call it once for every attempt that ends, before
+// Retry for a failed one.
+func (p *Policy) Record(s *State, now time.Duration, o Outcome) {
+	for _, l := range p.record {
+		l.Record(s, now, o)
+	}
+}
+
+// Retry is called when the current attempt fails at now, after Record. It
+// returns the wait before the next attempt and true, or false when the
+// request gives up. It asks every limit's AllowRetry, then draws the
+// strategy's wait, then asks every WaitLimit's AllowWait; on true it
+// advances s to the next attempt, which starts at now plus the wait.
 func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Duration, bool) {
-	if p.MaxAttempts > 0 && s.Retries+1 >= p.MaxAttempts {
+	if p.maxAttempts != nil && !p.maxAttempts.AllowRetry(s, now, rng) {
 		return 0, false
+	}
+	for _, l := range p.retry {
+		if !l.AllowRetry(s, now, rng) {
+			return 0, false
+		}
 	}
 	d := p.Strategy.Next(s, now, rng)
 	if d < 0 {
 		return 0, false
 	}
-	if p.Deadline > 0 && now+d-s.RequestStart >= p.Deadline {
+	at := now + d
+	if p.deadline != nil && !p.deadline.AllowWait(s, now, at) {
 		return 0, false
 	}
+	for _, l := range p.wait {
+		if !l.AllowWait(s, now, at) {
+			return 0, false
+		}
+	}
 	s.Retries++
-	s.AttemptStart = now + d
+	s.AttemptStart = at
 	return d, true
 }
 

@@ -1,0 +1,69 @@
+package realexp
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"backofflab/strategies"
+)
+
+// countLimit is a test-only shared limit, safe for concurrent use, that
+// allows everything and counts the outcomes it is told of.
+type countLimit struct {
+	mu   sync.Mutex
+	seen [3]int64 // by strategies.Outcome
+}
+
+func (*countLimit) AllowRetry(*strategies.State, time.Duration, *rand.Rand) bool { return true }
+func (c *countLimit) Record(_ *strategies.State, _ time.Duration, o strategies.Outcome) {
+	c.mu.Lock()
+	c.seen[o]++
+	c.mu.Unlock()
+}
+
+var _ strategies.Limit = (*countLimit)(nil)
+
+// TestClientTellsEveryOutcome: the real client tells its Policy of every
+// attempt that ends, as the success, error or timeout it counted.
+func TestClientTellsEveryOutcome(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch n.Add(1) % 3 {
+		case 0:
+			w.Write([]byte("ok"))
+		case 1:
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		default:
+			<-r.Context().Done() // the attempt times out
+		}
+	}))
+	defer srv.Close()
+	cfg := clientConfig(srv.URL, 10, 5*ms, 40*ms, strategies.NameFixed)
+	cfg.Strategy.MinDelay, cfg.Strategy.MaxAttempts = 5*ms, 3
+	p, err := NewPopulation(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := &countLimit{}
+	p.pol = strategies.NewPolicy(p.pol.Strategy, append(p.pol.Limits(), lim)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 800*ms)
+	defer cancel()
+	p.Run(ctx)
+	tot := p.Totals()
+	if want := [3]int64{tot.OK, tot.Errors, tot.Timeouts}; lim.seen != want {
+		t.Errorf("limit saw %v, the client counted ok, errors, timeouts %v", lim.seen, want)
+	}
+	if tot.OK == 0 || tot.Errors == 0 || tot.Timeouts == 0 {
+		t.Errorf("totals %+v: want every outcome", tot)
+	}
+	// Attempts cut short by the end of the run have no outcome.
+	if told := lim.seen[0] + lim.seen[1] + lim.seen[2]; told > tot.Attempts || tot.Attempts-told > int64(cfg.Clients) {
+		t.Errorf("%d outcomes told for %d attempts by %d clients", told, tot.Attempts, cfg.Clients)
+	}
+}

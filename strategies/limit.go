@@ -1,0 +1,146 @@
+package strategies
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// Outcome is how an attempt ended.
+type Outcome uint8
+
+// The outcomes of an attempt.
+const (
+	// Success is an attempt answered in time with success.
+	Success Outcome = iota
+	// Error is an attempt that failed with an answer: an error status, a
+	// refused or reset connection.
+	Error
+	// Timeout is an attempt the client abandoned at its timeout.
+	Timeout
+)
+
+// String returns the outcome's name as the vocabulary's columns spell it.
+func (o Outcome) String() string {
+	switch o {
+	case Success:
+		return "ok"
+	case Error:
+		return "errors"
+	case Timeout:
+		return "timeouts"
+	}
+	return "outcome(?)"
+}
+
+// Limit is a retry limiter: it decides whether a failed request may retry,
+// on top of the strategy that decides when. MaxAttemptsLimit and
+// DeadlineLimit are the stateless ones; a stateful one (a token bucket like
+// gRPC's retry throttling, an AWS SDK retry quota, a circuit breaker) learns
+// from every attempt's outcome through Record.
+//
+// A Limit's answers are a pure function of its state, the request's State,
+// the clock and, where it draws random numbers, the rng it is handed: the
+// same calls give the same answers, so a simulation stays reproducible.
+//
+// Its state has one of two scopes. Shared state, held by the Limit value
+// itself, is common to every client of its Policy: all the clients of a
+// lane, all the clients of a real population. That is the default scope: a
+// limiter sees enough outcomes to matter only when many requests go through
+// it, as they do through one SDK client (a gRPC channel, an AWS service
+// client) that a whole process shares; it costs the engine no memory per
+// client; and, as a SharedLimit, it survives a rebuild of its Policy that
+// does not change its parameters (see Policy.Keep). Per-client state, as an
+// SDK instance per client would hold it, lives in State.Client instead,
+// which Policy.Begin keeps from one request to the next.
+//
+// The engine calls a Limit from one goroutine; the real client
+// (package realexp) calls its Policy's limits from every client's
+// goroutine, so a Limit with shared state used there must be safe for
+// concurrent use.
+type Limit interface {
+	// AllowRetry reports whether the request whose current attempt failed
+	// at now may be retried. Policy.Retry asks the limits in list order,
+	// before the strategy draws the wait, and stops at the first no: a
+	// limit that says no costs no random number and leaves the strategy's
+	// memory alone.
+	AllowRetry(s *State, now time.Duration, rng *rand.Rand) bool
+	// Record tells the limit that the request's current attempt ended at
+	// now with outcome o. It is told of every attempt that ends, exactly
+	// once, before AllowRetry is asked about the same failure; an attempt
+	// abandoned because its client left (the client count went down, the
+	// run stopped) never ends.
+	Record(s *State, now time.Duration, o Outcome)
+}
+
+// FirstLimit is a Limit that also decides whether a request's first attempt
+// may be sent, as a circuit breaker does. A Limit that is not a FirstLimit
+// lets every first attempt through.
+type FirstLimit interface {
+	Limit
+	// AllowFirst reports whether the first attempt of the request that
+	// Policy.Begin just prepared in s may be sent at now.
+	AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool
+}
+
+// WaitLimit is a Limit that also judges when a retry would start, as
+// DeadlineLimit does. Policy.Retry asks AllowWait, in list order, once the
+// strategy drew the wait and only when every AllowRetry said yes.
+type WaitLimit interface {
+	Limit
+	// AllowWait reports whether the retry may start at at, which is now
+	// plus the wait the strategy drew.
+	AllowWait(s *State, now, at time.Duration) bool
+}
+
+// SharedLimit is a Limit with shared state that can say which parameters
+// made it, so that a Policy rebuilt with the same parameters keeps the old
+// limit and its state (Policy.Keep): a live change of another parameter
+// does not refill a token bucket or close a breaker.
+type SharedLimit interface {
+	Limit
+	// Config returns the limit's parameters as a comparable value (a
+	// struct of numbers, say): two limits of the same type whose Configs
+	// are equal behave alike from the same state.
+	Config() any
+}
+
+// MaxAttemptsLimit stops a request after N attempts, the first one
+// included (max_attempts). It has no state.
+type MaxAttemptsLimit struct {
+	// N is the most attempts a request makes; it is at least 1.
+	N int
+}
+
+// AllowRetry implements Limit: it allows a retry while the request made
+// fewer than N attempts.
+func (m *MaxAttemptsLimit) AllowRetry(s *State, _ time.Duration, _ *rand.Rand) bool {
+	return s.Retries+1 < m.N
+}
+
+// Record implements Limit; MaxAttemptsLimit ignores outcomes.
+func (*MaxAttemptsLimit) Record(*State, time.Duration, Outcome) {}
+
+// DeadlineLimit bounds how long a request lasts (deadline): no attempt
+// starts at or after RequestStart+D. It has no state.
+type DeadlineLimit struct {
+	// D is the longest a request may last; it is positive.
+	D time.Duration
+}
+
+// AllowRetry implements Limit; the deadline is judged by AllowWait.
+func (*DeadlineLimit) AllowRetry(*State, time.Duration, *rand.Rand) bool { return true }
+
+// AllowWait implements WaitLimit: it allows a retry that starts before the
+// request's deadline.
+func (d *DeadlineLimit) AllowWait(s *State, _, at time.Duration) bool {
+	return at-s.RequestStart < d.D
+}
+
+// Record implements Limit; DeadlineLimit ignores outcomes.
+func (*DeadlineLimit) Record(*State, time.Duration, Outcome) {}
+
+var (
+	_ Limit     = (*MaxAttemptsLimit)(nil)
+	_ Limit     = (*DeadlineLimit)(nil)
+	_ WaitLimit = (*DeadlineLimit)(nil)
+)
