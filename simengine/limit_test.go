@@ -23,20 +23,6 @@ func (c *countLimit) Record(_ *strategies.State, _ time.Duration, o strategies.O
 }
 func (c *countLimit) Config() any { return c.cfg }
 
-// clientCount is a test-only per-client limit: it counts each client's
-// outcomes in its State.
-type clientCount struct{}
-
-type clientOutcomes struct{ n int64 }
-
-func (clientCount) AllowRetry(*strategies.State, time.Duration, *rand.Rand) bool { return true }
-func (clientCount) Record(s *strategies.State, _ time.Duration, _ strategies.Outcome) {
-	if s.Client == nil {
-		s.Client = &clientOutcomes{}
-	}
-	s.Client.(*clientOutcomes).n++
-}
-
 // refuseFirst is a test-only breaker stuck open: no request starts.
 type refuseFirst struct{}
 
@@ -48,7 +34,6 @@ func (refuseFirst) AllowFirst(*strategies.State, time.Duration, *rand.Rand) bool
 
 var (
 	_ strategies.SharedLimit = (*countLimit)(nil)
-	_ strategies.Limit       = clientCount{}
 	_ strategies.FirstLimit  = refuseFirst{}
 )
 
@@ -89,8 +74,8 @@ func limitParams(outage string) Params {
 	return p
 }
 
-// TestLimitSeesEveryOutcome: through the engine, a lane's shared limit and
-// its clients' per-client limits are told of every attempt that ends
+// TestLimitSeesEveryOutcome: through the engine, a lane's shared limit is
+// told of every attempt that ends
 // exactly once (successes, errors and timeouts add up to the attempts sent
 // but those still in flight), and a limit that allows everything changes
 // no tick.
@@ -104,12 +89,9 @@ func TestLimitSeesEveryOutcome(t *testing.T) {
 			}
 			limited, _ := New(p)
 			withLimit(limited, func(sp strategies.Params) strategies.Limit { return &countLimit{cfg: sp.MinDelay} })
-			perClient, _ := New(p)
-			withLimit(perClient, func(strategies.Params) strategies.Limit { return clientCount{} })
 			var want, got []string
 			plain.AdvanceTo(30*time.Second, func(tk Tick) { want = append(want, fmt.Sprint(tk)) })
 			limited.AdvanceTo(30*time.Second, func(tk Tick) { got = append(got, fmt.Sprint(tk)) })
-			perClient.AdvanceTo(30*time.Second, func(Tick) {})
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Error("a limit that allows everything changed the ticks")
 			}
@@ -125,16 +107,6 @@ func TestLimitSeesEveryOutcome(t *testing.T) {
 				ended := tot.attempts - int64(l.waiting)
 				if n := c.seen[0] + c.seen[1] + c.seen[2]; n != ended {
 					t.Errorf("lane %d: %d outcomes told, %d attempts ended", i, n, ended)
-				}
-				pc := perClient.lanes[i]
-				var n int64
-				for _, cl := range pc.clients {
-					if o, ok := cl.st.Client.(*clientOutcomes); ok {
-						n += o.n
-					}
-				}
-				if pend := pc.total.attempts - int64(pc.waiting); n != pend {
-					t.Errorf("lane %d: clients' own limits saw %d outcomes, %d attempts ended", i, n, pend)
 				}
 				t.Logf("lane %d: outcomes %v of %d attempts", i, c.seen, tot.attempts)
 			}

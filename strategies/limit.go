@@ -50,8 +50,10 @@ func (o Outcome) String() string {
 // client) that a whole process shares; it costs the engine no memory per
 // client; and, as a SharedLimit, it survives a rebuild of its Policy that
 // does not change its parameters (see Policy.Keep). Per-client state, as an
-// SDK instance per client would hold it, lives in State.Client instead,
-// which Policy.Begin keeps from one request to the next.
+// SDK instance per client would hold it, is for the first per-client
+// limiter to add, beside the engine's clients rather than in State: the
+// engine holds a State per client, and 8 bytes more of it cost the largest
+// runs about 5 % of their speed.
 //
 // The engine calls a Limit from one goroutine; the real client
 // (package realexp) calls its Policy's limits from every client's

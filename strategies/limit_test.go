@@ -42,22 +42,6 @@ func (b *tokenBucket) Config() any { return b.cfg }
 
 func (b *tokenBucket) recorded() int { return b.seen[Success] + b.seen[Error] + b.seen[Timeout] }
 
-// perClient counts each client's outcomes in State.Client: per-client state.
-type perClient struct{}
-
-type clientCounts struct{ outcomes int }
-
-func (perClient) AllowRetry(*State, time.Duration, *rand.Rand) bool { return true }
-
-func (perClient) Record(s *State, _ time.Duration, _ Outcome) {
-	cc, ok := s.Client.(*clientCounts)
-	if !ok {
-		cc = &clientCounts{}
-		s.Client = cc
-	}
-	cc.outcomes++
-}
-
 // breaker refuses every first attempt while open.
 type breaker struct{ open bool }
 
@@ -69,7 +53,6 @@ func (b *breaker) AllowFirst(*State, time.Duration, *rand.Rand) bool {
 
 var (
 	_ SharedLimit = (*tokenBucket)(nil)
-	_ Limit       = perClient{}
 	_ FirstLimit  = (*breaker)(nil)
 )
 
@@ -320,21 +303,6 @@ func TestPolicyFirstLimit(t *testing.T) {
 				t.Errorf("AllowFirst = %v with the breaker open=%v", got, open)
 			}
 		})
-	}
-}
-
-// TestBeginKeepsClientState: per-client limit state outlives its request.
-func TestBeginKeepsClientState(t *testing.T) {
-	pol := NewPolicy(None{}, perClient{})
-	rng := newRNG(950)
-	var s State
-	for range 5 {
-		pol.Begin(&s, 0, 0)
-		pol.Record(&s, 0, Error)
-		pol.Retry(&s, 0, rng)
-	}
-	if cc, ok := s.Client.(*clientCounts); !ok || cc.outcomes != 5 {
-		t.Errorf("Client = %#v, want 5 outcomes", s.Client)
 	}
 }
 

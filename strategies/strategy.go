@@ -34,9 +34,8 @@ type Strategy interface {
 	Next(s *State, now time.Duration, rng *rand.Rand) time.Duration
 }
 
-// State is the retry state of one request, and in Client its client's
-// limit state. The caller owns it, one per client; Policy, Strategy and
-// Limit methods update it.
+// State is the retry state of one request. The caller owns it, one per
+// client; Policy, Strategy and Limit methods update it.
 type State struct {
 	// Think is the think time that preceded the request (used by think_scaled).
 	Think time.Duration
@@ -53,12 +52,6 @@ type State struct {
 	// Timeout, when positive, is the per-attempt timeout the strategy asks
 	// for the current attempt instead of the caller's default.
 	Timeout time.Duration
-	// Client is the client's own limit state, for a Limit whose state is
-	// per client, as an SDK instance per client would hold it: such a limit
-	// keeps a pointer to its state here, made at the client's first
-	// request, so that no event allocates. Begin keeps it from one request
-	// to the next. It is nil while no limit keeps per-client state.
-	Client any
 }
 
 // Policy is a Strategy with the limits that make a client give up: a list
@@ -165,9 +158,9 @@ func (p *Policy) Keep(old *Policy) {
 }
 
 // Begin resets s for a request whose first attempt starts at now, after the
-// client thought for think. It keeps s.Client, the client's limit state.
+// client thought for think.
 func (p *Policy) Begin(s *State, now, think time.Duration) {
-	*s = State{Think: think, RequestStart: now, AttemptStart: now, Client: s.Client}
+	*s = State{Think: think, RequestStart: now, AttemptStart: now}
 	p.Strategy.Begin(s)
 }
 
