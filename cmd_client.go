@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"backofflab/realexp"
-	"backofflab/simengine"
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 
@@ -109,7 +109,7 @@ each line counting only what happened since the previous one.
 	var run time.Duration
 	if d, err := time.ParseDuration(*duration); *duration != "0" && (err != nil || d != 0) {
 		if err := realexp.ParseValue("duration", "duration", *duration, &run); err != nil {
-			err.(*simengine.ParamError).Allow = "0 (until interrupted) or " + err.(*simengine.ParamError).Allow
+			err.(*scenario.ParamError).Allow = "0 (until interrupted) or " + err.(*scenario.ParamError).Allow
 			add(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 	"backofflab/simengine"
 )
 
@@ -40,12 +41,12 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	p, err := simengine.Parse(q)
+	p, err := scenario.Parse(q)
 	if err != nil {
 		return usageError{err}
 	}
 	if maxMemory <= 0 {
-		return usageError{&simengine.ParamError{Name: "max_memory", Value: maxMemory.String(), Allow: "a size above 0, such as 256MiB or 4GiB"}}
+		return usageError{&scenario.ParamError{Name: "max_memory", Value: maxMemory.String(), Allow: "a size above 0, such as 256MiB or 4GiB"}}
 	}
 	mem := budget.NewRun(nil, int64(maxMemory))
 	switch *format {
@@ -60,32 +61,32 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			*report = min(*report, p.Duration)
 		}
 		if *report < p.Tick || *report > p.Duration {
-			return usageError{&simengine.ParamError{Name: "report", Value: report.String(),
+			return usageError{&scenario.ParamError{Name: "report", Value: report.String(),
 				Allow: fmt.Sprintf("a duration from tick (%v) to duration (%v)", p.Tick, p.Duration)}}
 		}
 		return writeText(ctx, stdout, p, *report, mem)
 	}
-	return usageError{&simengine.ParamError{Name: "format", Value: *format, Allow: "one of text, csv, json"}}
+	return usageError{&scenario.ParamError{Name: "format", Value: *format, Allow: "one of text, csv, json"}}
 }
 
 // paramFlags defines one flag per parameter of the vocabulary (per lane for
-// lane parameters); each stores its raw value in q for simengine.Parse.
+// lane parameters); each stores its raw value in q for scenario.Parse.
 func paramFlags(fs *flag.FlagSet, q url.Values) {
-	def := simengine.Defaults()
+	def := scenario.Defaults()
 	store := func(name string) func(string) error {
 		return func(v string) error { q.Set(name, v); return nil }
 	}
-	lanes, _, _ := simengine.Lookup("lanes")
+	lanes, _, _ := scenario.Lookup("lanes")
 	fs.Func("lanes", fmt.Sprintf("%s (%s)", lanes.Help, lanes.Allowed()), store("lanes"))
-	for _, param := range simengine.Table {
+	for _, param := range scenario.Table {
 		if !param.Lane {
 			fs.Func(param.Name, fmt.Sprintf("%s (%s; default %s)", param.Help, param.Allowed(),
 				param.Value(&def, 0)), store(param.Name))
 			continue
 		}
-		for i := range simengine.MaxLanes {
-			name := simengine.LaneNames[i:i+1] + "." + param.Name
-			help := "lane " + simengine.LaneNames[i:i+1] + "'s " + param.Name
+		for i := range scenario.MaxLanes {
+			name := scenario.LaneNames[i:i+1] + "." + param.Name
+			help := "lane " + scenario.LaneNames[i:i+1] + "'s " + param.Name
 			if i == 0 {
 				help = fmt.Sprintf("%s (%s; default: the strategy's)", param.Help, param.Allowed())
 			}
@@ -96,17 +97,17 @@ func paramFlags(fs *flag.FlagSet, q url.Values) {
 
 // writeText prints, every report interval, one line per lane in the format of
 // 001's client plus the server's concurrency and latency, then the verdicts.
-func writeText(ctx context.Context, w io.Writer, p simengine.Params, report time.Duration, mem *budget.Run) error {
+func writeText(ctx context.Context, w io.Writer, p scenario.Params, report time.Duration, mem *budget.Run) error {
 	bw := bufio.NewWriter(w)
 	label := make([]string, len(p.Lanes))
 	for i, l := range p.Lanes {
-		label[i] = fmt.Sprintf("[%c %s]", simengine.LaneNames[i], l.Strategy)
+		label[i] = fmt.Sprintf("[%c %s]", scenario.LaneNames[i], l.Strategy)
 	}
 	type window struct{ ok, errors, timeouts float64 }
 	sums := make([]window, len(p.Lanes))
 	n := 0
 	nextReport := report
-	sum, err := simengine.RunWithBudget(ctx, p, mem, func(t simengine.Tick) {
+	sum, err := simengine.RunWithBudget(ctx, p, mem, func(t scenario.Tick) {
 		for i, lt := range t.Lanes {
 			sums[i].ok += lt.OK
 			sums[i].errors += lt.Errors
@@ -138,7 +139,7 @@ func writeText(ctx context.Context, w io.Writer, p simengine.Params, report time
 }
 
 // verdict says a lane's summary in words.
-func verdict(s simengine.Summary) string {
+func verdict(s scenario.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "baseline %.1f ok/s; ", s.BaselineOK)
 	switch {

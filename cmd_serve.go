@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"backofflab/budget"
-	"backofflab/simengine"
+	"backofflab/scenario"
 	"backofflab/web"
 )
 
@@ -44,7 +44,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{err}
 	}
 	if runMemory < minRunMemory || maxMemory < runMemory {
-		return usageError{&simengine.ParamError{Name: "run_memory", Value: runMemory.String(),
+		return usageError{&scenario.ParamError{Name: "run_memory", Value: runMemory.String(),
 			Allow: fmt.Sprintf("a size from %s to -max_memory (%s)", budget.Bytes(minRunMemory), maxMemory.String())}}
 	}
 	// The budgets count what runs hold; the Go heap may take about twice
@@ -116,7 +116,7 @@ func servedHosts(addr, list string) ([]string, error) {
 			continue
 		}
 		if !validHost(h) {
-			return nil, &simengine.ParamError{Name: "host", Value: h,
+			return nil, &scenario.ParamError{Name: "host", Value: h,
 				Allow: "host names or IP addresses without port or scheme, separated by commas, such as play.example.com,192.0.2.7"}
 		}
 		hosts = append(hosts, h)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"backofflab/realexp"
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // runServer is "backofflab server": 001's server over real HTTP.
@@ -63,7 +63,7 @@ GET /control/stats gives JSON counters.
 		return usageError{err}
 	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
-		return usageError{&simengine.ParamError{Name: "addr", Value: *addr, Allow: "host:port, such as 127.0.0.1:8070"}}
+		return usageError{&scenario.ParamError{Name: "addr", Value: *addr, Allow: "host:port, such as 127.0.0.1:8070"}}
 	}
 	realexp.RaiseFileLimit() // each request inside holds a connection
 	ln, err := new(net.ListenConfig).Listen(ctx, "tcp", *addr)
@@ -90,7 +90,7 @@ func newVocabFlags(fs *flag.FlagSet) *vocabFlags {
 
 // help describes param for the flag names: its meaning, range and default.
 func (v *vocabFlags) help(param, def string, names []string) string {
-	p, _, _ := simengine.Lookup(param)
+	p, _, _ := scenario.Lookup(param)
 	h := fmt.Sprintf("%s (%s", p.Help, p.Allowed())
 	if def != "" {
 		h += "; default " + def

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/scenario"
 	"backofflab/simengine"
 )
 
@@ -53,7 +54,7 @@ func readCSV(t *testing.T, out string) [][]string {
 	if err != nil {
 		t.Fatalf("encoding/csv: %v", err)
 	}
-	want := append([]string{"t", "lane"}, simengine.Columns...)
+	want := append([]string{"t", "lane"}, scenario.Columns...)
 	if !slices.Equal(recs[0], want) {
 		t.Fatalf("header %v, want %v", recs[0], want)
 	}
@@ -198,7 +199,7 @@ func TestRunCSV(t *testing.T) {
 				if got, want := csvNum(t, row[0]), (time.Duration(k+1) * c.tick).Seconds(); math.Abs(got-want) > 1e-9 {
 					t.Errorf("row %d: t = %v, want %v", r, got, want)
 				}
-				if want := simengine.LaneNames[i : i+1]; row[1] != want {
+				if want := scenario.LaneNames[i : i+1]; row[1] != want {
 					t.Errorf("row %d: lane %q, want %q", r, row[1], want)
 				}
 				for _, cell := range row[2:] {
@@ -252,7 +253,7 @@ func TestRunJSON(t *testing.T) {
 			t.Errorf("params[%q] = %#v, want %#v", k, got, want)
 		}
 	}
-	for _, param := range simengine.Table {
+	for _, param := range scenario.Table {
 		name := param.Name
 		if param.Lane {
 			name = "b." + name
@@ -266,11 +267,11 @@ func TestRunJSON(t *testing.T) {
 		t.Fatalf("%d lanes, want 2", len(rec.Lanes))
 	}
 	rows := readCSV(t, mustRun(t, append(slices.Clone(args), "-format", "csv")...))
-	keys := append([]string{"t"}, simengine.Columns...)
+	keys := append([]string{"t"}, scenario.Columns...)
 	summaryKeys := []string{"baseline_ok", "server_recovered_after", "service_recovered_after", "collapsed",
 		"peak_concurrency", "attempts", "requests", "amplification"}
 	for i, l := range rec.Lanes {
-		if want := simengine.LaneNames[i : i+1]; l.Name != want {
+		if want := scenario.LaneNames[i : i+1]; l.Name != want {
 			t.Errorf("lane %d name %q, want %q", i, l.Name, want)
 		}
 		if want := []string{"fixed", "exponential"}[i]; l.Strategy != want {
@@ -318,7 +319,7 @@ func TestRunJSON(t *testing.T) {
 
 func TestRunBadInput(t *testing.T) {
 	allowed := func(name string) string {
-		param, _, ok := simengine.Lookup(name)
+		param, _, ok := scenario.Lookup(name)
 		if !ok {
 			t.Fatalf("Lookup(%q): no such parameter", name)
 		}
@@ -370,7 +371,7 @@ func TestRunBadInput(t *testing.T) {
 	}
 	// Every bad value is reported at once.
 	_, _, err := runArgs(t, withSmall("-clients", "0", "-a.factor", "abc", "-timeout", "forever")...)
-	if pes := simengine.Errors(errors.Unwrap(err)); len(pes) != 3 {
+	if pes := scenario.Errors(errors.Unwrap(err)); len(pes) != 3 {
 		t.Errorf("three bad values: %d parameter errors in %q, want 3", len(pes), err)
 	}
 }
@@ -388,14 +389,14 @@ func TestRunHelp(t *testing.T) {
 			t.Errorf("help lacks %q", w)
 		}
 	}
-	def := simengine.Defaults()
-	for _, param := range simengine.Table {
+	def := scenario.Defaults()
+	for _, param := range scenario.Table {
 		t.Run(param.Name, func(t *testing.T) {
 			flags := []string{"-" + param.Name}
 			if param.Lane {
 				flags = nil
-				for i := range simengine.MaxLanes {
-					flags = append(flags, "-"+simengine.LaneNames[i:i+1]+"."+param.Name)
+				for i := range scenario.MaxLanes {
+					flags = append(flags, "-"+scenario.LaneNames[i:i+1]+"."+param.Name)
 				}
 			}
 			for _, f := range flags {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // TestAPIURL: -addr is checked whole before any client starts: a typo is
@@ -36,7 +36,7 @@ func TestAPIURL(t *testing.T) {
 	} {
 		t.Run("bad "+addr, func(t *testing.T) {
 			got, err := apiURL(addr)
-			var pe *simengine.ParamError
+			var pe *scenario.ParamError
 			if !errors.As(err, &pe) {
 				t.Fatalf("apiURL(%q) = %q, %v; want a *ParamError", addr, got, err)
 			}

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 
@@ -43,7 +43,7 @@ type ClientConfig struct {
 // DefaultClientConfig returns 001's client: 1000 clients thinking 10 s on
 // average, a 2 s timeout, retrying every 100 ms (fixed).
 func DefaultClientConfig() ClientConfig {
-	p := simengine.Defaults()
+	p := scenario.Defaults()
 	fixed, _ := strategies.Defaults(strategies.NameFixed)
 	return ClientConfig{
 		Addr:     "127.0.0.1:8070",
@@ -57,7 +57,7 @@ func DefaultClientConfig() ClientConfig {
 }
 
 // Validate checks every value against the vocabulary's ranges. Its errors
-// are *simengine.ParamError, joined.
+// are *scenario.ParamError, joined.
 func (c ClientConfig) Validate() error {
 	s := c.Strategy
 	errs := []error{
@@ -74,10 +74,10 @@ func (c ClientConfig) Validate() error {
 		checkReport("report", c.Report, true),
 	}
 	if _, ok := strategies.Defaults(s.Strategy); !ok {
-		errs = append(errs, &simengine.ParamError{Name: "strategy", Value: s.Strategy, Allow: vocab("strategy").Allowed()})
+		errs = append(errs, &scenario.ParamError{Name: "strategy", Value: s.Strategy, Allow: vocab("strategy").Allowed()})
 	}
 	if s.MaxDelay < s.MinDelay {
-		errs = append(errs, &simengine.ParamError{Name: "max_delay", Value: s.MaxDelay.String(),
+		errs = append(errs, &scenario.ParamError{Name: "max_delay", Value: s.MaxDelay.String(),
 			Allow: fmt.Sprintf("at least min_delay (%v)", s.MinDelay)})
 	}
 	if _, err := apiURL(c.Addr); err != nil {
@@ -100,7 +100,7 @@ func apiURL(addr string) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" ||
 		u.User != nil || u.RawQuery != "" || u.Fragment != "" || !validPort(u.Port(), base != addr) {
-		return "", &simengine.ParamError{Name: "addr", Value: addr,
+		return "", &scenario.ParamError{Name: "addr", Value: addr,
 			Allow: "host:port, such as 127.0.0.1:8070, or an http:// or https:// URL, such as http://127.0.0.1:8070"}
 	}
 	return strings.TrimSuffix(base, "/") + "/api", nil
@@ -115,7 +115,7 @@ func validPort(port string, required bool) bool {
 	return err == nil && n >= 1 && n <= 65535
 }
 
-// Counts are a population's counters, named as simengine.Columns names them:
+// Counts are a population's counters, named as scenario.Columns names them:
 // events (requests … gave_up) and levels (in_backoff, in_flight).
 type Counts struct {
 	Requests  int64 `json:"requests"`   // requests begun (first attempts)
@@ -210,7 +210,7 @@ func NewPopulation(cfg ClientConfig) (*Population, error) {
 		cfg.Report = 5 * time.Second
 	}
 	if cfg.MaxConns < 0 {
-		return nil, &simengine.ParamError{Name: "max_conns", Value: fmt.Sprint(cfg.MaxConns), Allow: "0 (no cap) or more"}
+		return nil, &scenario.ParamError{Name: "max_conns", Value: fmt.Sprint(cfg.MaxConns), Allow: "0 (no cap) or more"}
 	}
 	pol, err := strategies.New(cfg.Strategy)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 
@@ -163,7 +163,7 @@ func TestClientConfigErrors(t *testing.T) {
 		cfg := good
 		tc.edit(&cfg)
 		err := cfg.Validate()
-		var pe *simengine.ParamError
+		var pe *scenario.ParamError
 		if !errors.As(err, &pe) || pe.Name != tc.name || pe.Value != tc.value || !strings.Contains(pe.Allow, tc.allow) {
 			t.Errorf("%s: error %v, want %s: %q … %s", tc.name, err, tc.name, tc.value, tc.allow)
 		}
@@ -191,7 +191,7 @@ func TestServerConfigErrors(t *testing.T) {
 	} {
 		cfg := DefaultServerConfig()
 		tc.edit(&cfg)
-		var pe *simengine.ParamError
+		var pe *scenario.ParamError
 		if err := cfg.Validate(); !errors.As(err, &pe) || pe.Name != tc.name || !strings.Contains(pe.Allow, tc.allow) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
@@ -208,7 +208,7 @@ func TestParseSeconds(t *testing.T) {
 	for _, raw := range []string{"0", "-1", "abc", "NaN", "Inf", "7200", "2h"} {
 		var d time.Duration
 		err := ParseSeconds("lambda", "think", raw, &d)
-		var pe *simengine.ParamError
+		var pe *scenario.ParamError
 		if !errors.As(err, &pe) || pe.Name != "lambda" || pe.Value != raw || !strings.Contains(pe.Allow, "or as many seconds") {
 			t.Errorf("%q: %v", raw, err)
 		}

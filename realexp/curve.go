@@ -1,7 +1,7 @@
 package realexp
 
-import "backofflab/simengine"
+import "backofflab/scenario"
 
 // Curve is 001's latency curve, the same the simulator's server answers by:
-// see simengine.Curve.
-type Curve = simengine.Curve
+// see scenario.Curve.
+type Curve = scenario.Curve

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/scenario"
 	"backofflab/simengine"
 )
 
@@ -76,12 +77,12 @@ func TestCurveNeverOverflows(t *testing.T) {
 // concurrency its default run (001's, with a fixed-retry storm) goes
 // through and checks the real server's curve gives the same number.
 func TestCurveMatchesSimulator(t *testing.T) {
-	p := simengine.Defaults()
+	p := scenario.Defaults()
 	p.Duration = 60 * time.Second
 	p.ServerK = 7.5 // reach the cap too
-	cv := simengine.CurveOf(&p)
+	cv := scenario.CurveOf(&p)
 	seen := map[int]bool{}
-	_, err := simengine.Run(context.Background(), p, func(tk simengine.Tick) {
+	_, err := simengine.Run(context.Background(), p, func(tk scenario.Tick) {
 		for _, lt := range tk.Lanes {
 			seen[lt.Concurrency] = true
 			if got := cv.Delay(lt.Concurrency).Seconds(); got != lt.ServerLatency {

@@ -6,26 +6,26 @@ import (
 	"strconv"
 	"time"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // vocab returns the vocabulary's parameter param; an unknown name is a bug.
-func vocab(param string) simengine.Param {
-	p, _, ok := simengine.Lookup(param)
+func vocab(param string) scenario.Param {
+	p, _, ok := scenario.Lookup(param)
 	if !ok {
 		panic("realexp: no parameter " + param)
 	}
 	return p
 }
 
-// check reports a *simengine.ParamError for name, showing shown, when v is
+// check reports a *scenario.ParamError for name, showing shown, when v is
 // outside the range of the vocabulary's parameter param.
 func check(name, param string, v float64, shown string) error {
 	p := vocab(param)
 	if v >= p.Min && v <= p.Max { // false for NaN
 		return nil
 	}
-	return &simengine.ParamError{Name: name, Value: shown, Allow: p.Allowed()}
+	return &scenario.ParamError{Name: name, Value: shown, Allow: p.Allowed()}
 }
 
 func checkInt(name, param string, v int) error {
@@ -47,14 +47,14 @@ func checkReport(name string, v time.Duration, zeroOK bool) error {
 	if v >= minReport && v <= maxReport || zeroOK && v == 0 {
 		return nil
 	}
-	return &simengine.ParamError{Name: name, Value: v.String(),
+	return &scenario.ParamError{Name: name, Value: v.String(),
 		Allow: fmt.Sprintf("a duration from %v to %v", minReport, maxReport)}
 }
 
 // ParseValue parses raw, the value given for the flag or field name, into
 // dst (*int, *float64, *time.Duration, *bool, *uint64 or *string) and checks
 // it against the vocabulary's parameter param: its range, or its choices. A
-// bad value is reported as a *simengine.ParamError naming name, raw and what
+// bad value is reported as a *scenario.ParamError naming name, raw and what
 // param allows.
 func ParseValue(name, param, raw string, dst any) error {
 	return vocab(param).Set(dst, name, raw)
@@ -68,13 +68,13 @@ func ParseSeconds(name, param, raw string, dst *time.Duration) error {
 		p := vocab(param)
 		ns := f * float64(time.Second)
 		if !(ns >= p.Min && ns <= p.Max) || math.IsInf(f, 0) {
-			return &simengine.ParamError{Name: name, Value: raw, Allow: p.Allowed() + ", or as many seconds"}
+			return &scenario.ParamError{Name: name, Value: raw, Allow: p.Allowed() + ", or as many seconds"}
 		}
 		*dst = time.Duration(ns)
 		return nil
 	}
 	if err := ParseValue(name, param, raw, dst); err != nil {
-		err.(*simengine.ParamError).Allow += ", or as many seconds"
+		err.(*scenario.ParamError).Allow += ", or as many seconds"
 		return err
 	}
 	return nil

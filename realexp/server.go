@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"backofflab/internal/reqcheck"
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // ServerConfig is the server's parameters, under the vocabulary's names.
@@ -39,12 +39,12 @@ type ServerConfig struct {
 // DefaultServerConfig returns 001's server: 100 ms up to 30 concurrent
 // requests, then ×1.05 per 15 more, capped at 1 h; a 4096-deep backlog.
 func DefaultServerConfig() ServerConfig {
-	p := simengine.Defaults()
-	return ServerConfig{Curve: simengine.CurveOf(&p), Backlog: p.Backlog, ReportEvery: time.Second}
+	p := scenario.Defaults()
+	return ServerConfig{Curve: scenario.CurveOf(&p), Backlog: p.Backlog, ReportEvery: time.Second}
 }
 
 // Validate checks every value against the vocabulary's ranges. Its errors
-// are *simengine.ParamError, joined.
+// are *scenario.ParamError, joined.
 func (c ServerConfig) Validate() error {
 	return errors.Join(
 		checkInt("server_limit", "server_limit", c.Limit),

@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"backofflab/scenario"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -35,7 +36,7 @@ func BenchmarkQueue(b *testing.B) {
 // BenchmarkState measures the engine's state per client: what New allocates
 // for 100 000 clients in two lanes, divided by the clients.
 func BenchmarkState(b *testing.B) {
-	p := Defaults()
+	p := scenario.Defaults()
 	p.Clients = 100_000
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -54,14 +55,14 @@ func BenchmarkState(b *testing.B) {
 // events per second, virtual seconds per wall second, and the bytes
 // allocated per client over the whole run.
 func BenchmarkEngine(b *testing.B) {
-	big := Defaults()
+	big := scenario.Defaults()
 	big.Clients = 100_000
-	big.Lanes = []Lane{DefaultLane(0)}
+	big.Lanes = []scenario.Lane{scenario.DefaultLane(0)}
 	for _, bc := range []struct {
 		name string
-		p    Params
+		p    scenario.Params
 	}{
-		{"default", Defaults()},
+		{"default", scenario.Defaults()},
 		{"fixed100k", big},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -121,12 +122,12 @@ func BenchmarkQueuedRequest(b *testing.B) {
 // SliceEvents events, as a session runs it. It reports the wall time of a
 // slice, the longest a page waits for an answer.
 func BenchmarkSlice(b *testing.B) {
-	p := Defaults()
+	p := scenario.Defaults()
 	p.Clients, p.Think, p.Timeout, p.Tick = 20_000, time.Millisecond, time.Millisecond, 10*time.Millisecond
 	p.MaxServerDelay, p.Backlog, p.Duration = 24*time.Hour, 1_000_000, time.Hour
 	p.Lanes = nil
-	for range MaxLanes {
-		l := DefaultLane(0)
+	for range scenario.MaxLanes {
+		l := scenario.DefaultLane(0)
 		l.MinDelay = time.Millisecond
 		p.Lanes = append(p.Lanes, l)
 	}

@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"backofflab/scenario"
 	"context"
 	"errors"
 	"math"
@@ -20,10 +21,10 @@ import (
 // simStorm is a retry storm that never ends: 2000 clients retrying every
 // 10 ms with a 50 ms timeout against a server paused for good at 1 s, so
 // that every attempt is abandoned in the backlog, then in the server, and
-// its queue grows by about 40 000 requests a second. Lane b retries with
+// its queue grows by about 40 000 requests a second. scenario.Lane b retries with
 // exponential backoff capped at 10 s, and grows far more slowly.
-func simStorm() Params {
-	p := Defaults()
+func simStorm() scenario.Params {
+	p := scenario.Defaults()
 	p.Clients = 2000
 	p.Think = 100 * time.Millisecond
 	p.Timeout = 50 * time.Millisecond
@@ -34,7 +35,7 @@ func simStorm() Params {
 	a.MinDelay = 10 * time.Millisecond
 	b := simLane(strategies.NameExponential)
 	b.MaxDelay = 10 * time.Second
-	p.Lanes = []Lane{a, b}
+	p.Lanes = []scenario.Lane{a, b}
 	return p
 }
 
@@ -51,9 +52,9 @@ func TestBudgetHaltsLane(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ticks []Tick
+	var ticks []scenario.Tick
 	peak := int64(0)
-	for !e.Step(p.Duration, 5000, func(tk Tick) { ticks = append(ticks, tk) }) {
+	for !e.Step(p.Duration, 5000, func(tk scenario.Tick) { ticks = append(ticks, tk) }) {
 		peak = max(peak, mem.Used())
 	}
 	if peak > limit || pool.Used() != mem.Used() {
@@ -107,7 +108,7 @@ func TestBudgetHaltsLane(t *testing.T) {
 // TestBudgetRefusesRun: a run whose initial state does not fit is refused
 // with the budget it would exceed, and takes nothing.
 func TestBudgetRefusesRun(t *testing.T) {
-	p := Defaults()
+	p := scenario.Defaults()
 	p.Clients = 100_000
 	pool := budget.NewPool(1 << 20)
 	mem := budget.NewRun(pool, 1<<30)
@@ -159,10 +160,10 @@ func TestStepSlices(t *testing.T) {
 	for _, n := range []int{1, 7, 1000, 65536} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			e := simNew(t, p)
-			var got []Tick
+			var got []scenario.Tick
 			for {
 				before, ticks := e.events(), len(got)
-				done := e.Step(p.Duration, n, func(tk Tick) { got = append(got, tk) })
+				done := e.Step(p.Duration, n, func(tk scenario.Tick) { got = append(got, tk) })
 				if d := e.events() - before; d > int64(n) {
 					t.Fatalf("a slice of %d events processed %d", n, d)
 				}
@@ -191,7 +192,7 @@ func (e *Engine) events() int64 {
 // lane, however far each got.
 func TestStepSettle(t *testing.T) {
 	p := simSmall()
-	p.Outage = OutageNone
+	p.Outage = scenario.OutageNone
 	e := simNew(t, p)
 	for !e.Step(5*time.Second, 3000, nil) {
 	}
@@ -217,7 +218,7 @@ func TestStepSettle(t *testing.T) {
 // times leaves the run its latest MaxOutages outages.
 func TestOutageHistoryBounded(t *testing.T) {
 	p := simSmall()
-	p.Outage = OutageNone
+	p.Outage = scenario.OutageNone
 	e := simNew(t, p)
 	const n = 1000
 	for k := range n {
@@ -236,7 +237,7 @@ func TestOutageHistoryBounded(t *testing.T) {
 // TestLatencySample: past maxLat successes in a tick, the lane keeps a
 // uniform sample of maxLat latencies.
 func TestLatencySample(t *testing.T) {
-	p := Defaults()
+	p := scenario.Defaults()
 	l := newLane(&p, 0, nil)
 	const n = 10 * maxLat
 	for k := range n {
@@ -266,7 +267,7 @@ func TestLatencySample(t *testing.T) {
 // TestCurveCacheBounded: a curve so flat that it never reaches its cap
 // keeps at most maxOver levels and still answers exactly.
 func TestCurveCacheBounded(t *testing.T) {
-	p := Defaults()
+	p := scenario.Defaults()
 	p.ServerFactor, p.ServerK = 1.0001, 1_000_000
 	c := newCurve(&p)
 	for _, n := range []int{10, 1000, maxOver, maxOver + 31, 5_000_000} {
@@ -285,7 +286,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	p.Duration = time.Hour
 	ctx, cancel := context.WithCancel(context.Background())
 	ticks := 0
-	_, err := Run(ctx, p, func(Tick) {
+	_, err := Run(ctx, p, func(scenario.Tick) {
 		if ticks++; ticks == 50 {
 			cancel()
 		}

@@ -11,6 +11,7 @@
 package simengine
 
 import (
+	"backofflab/scenario"
 	"errors"
 	"math"
 	"time"
@@ -20,7 +21,7 @@ import (
 
 // Engine runs one simulation. Its methods must not be called concurrently.
 type Engine struct {
-	p        Params
+	p        scenario.Params
 	lanes    []*lane
 	now      time.Duration
 	nextTick time.Duration
@@ -41,20 +42,20 @@ type Engine struct {
 const MaxOutages = 100
 
 // New returns an Engine at virtual time 0 for p, or the errors of p's bad
-// values (see Parse). Its memory is bounded by nothing but p.
-func New(p Params) (*Engine, error) { return NewWithBudget(p, nil) }
+// values (see scenario.Parse). Its memory is bounded by nothing but p.
+func New(p scenario.Params) (*Engine, error) { return NewWithBudget(p, nil) }
 
 // NewWithBudget is New with the memory that p's size decides (clients,
 // events, the server's queues) drawn from mem. When a lane's state would
 // outgrow mem, that lane halts: it stops processing events, its queues go
-// back to mem, its ticks carry no values from then on and its Summary says
-// why (Summary.Stopped). NewWithBudget returns mem's *budget.ExceededError
+// back to mem, its ticks carry no values from then on and its scenario.Summary says
+// why (scenario.Summary.Stopped). NewWithBudget returns mem's *budget.ExceededError
 // when the run's initial state does not fit at all.
-func NewWithBudget(p Params, mem *budget.Run) (*Engine, error) {
+func NewWithBudget(p scenario.Params, mem *budget.Run) (*Engine, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{p: p.clone(), mem: mem}
+	e := &Engine{p: p.Clone(), mem: mem}
 	e.Reset()
 	for _, l := range e.lanes {
 		if l.halt != nil {
@@ -74,7 +75,7 @@ func (e *Engine) release() {
 }
 
 // Params returns the parameters in effect.
-func (e *Engine) Params() Params { return e.p.clone() }
+func (e *Engine) Params() scenario.Params { return e.p.Clone() }
 
 // Now returns the current virtual time.
 func (e *Engine) Now() time.Duration { return e.now }
@@ -115,7 +116,7 @@ func (e *Engine) Reset() {
 // schedule sets the scheduled outage's transitions that are still to come.
 func (e *Engine) schedule() {
 	e.nextStart, e.nextEnd = never, never
-	if e.p.Outage == OutageNone || e.p.OutageFor <= 0 {
+	if e.p.Outage == scenario.OutageNone || e.p.OutageFor <= 0 {
 		return
 	}
 	if e.p.OutageAt >= e.now {
@@ -129,7 +130,7 @@ func (e *Engine) schedule() {
 // AdvanceTo processes every event before virtual time t and calls emit with
 // each tick that ends at or before t, in order. A tick's Lanes slice is new
 // for each call: emit may keep it. Times before Now are ignored.
-func (e *Engine) AdvanceTo(t time.Duration, emit func(Tick)) {
+func (e *Engine) AdvanceTo(t time.Duration, emit func(scenario.Tick)) {
 	e.Step(t, math.MaxInt, emit)
 }
 
@@ -144,7 +145,7 @@ const tickCost = 32
 // AdvanceTo, so a caller can answer its users between slices however dense
 // the run's events are. A Set or Outage between two slices applies at one
 // time for every lane (see settle).
-func (e *Engine) Step(t time.Duration, maxEvents int, emit func(Tick)) bool {
+func (e *Engine) Step(t time.Duration, maxEvents int, emit func(scenario.Tick)) bool {
 	if t < e.now {
 		return true
 	}
@@ -156,7 +157,7 @@ func (e *Engine) Step(t time.Duration, maxEvents int, emit func(Tick)) bool {
 			if !e.runTo(e.nextTick, &budget) {
 				return false
 			}
-			tk := Tick{T: e.nextTick.Seconds(), Lanes: make([]LaneTick, len(e.lanes))}
+			tk := scenario.Tick{T: e.nextTick.Seconds(), Lanes: make([]scenario.LaneTick, len(e.lanes))}
 			for i, l := range e.lanes {
 				tk.Lanes[i] = l.endTick(e.nextTick)
 			}
@@ -263,13 +264,13 @@ var ErrRestarted = errors.New("simengine: the run restarted from 0")
 // strategies change for every decision from now on, and a moved scheduled
 // outage applies if its times are still to come. Set returns p's errors and
 // changes nothing if p has bad values.
-func (e *Engine) Set(p Params) error {
+func (e *Engine) Set(p scenario.Params) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
 	e.settle()
 	old := e.p
-	e.p = p.clone()
+	e.p = p.Clone()
 	if len(p.Lanes) != len(old.Lanes) || p.Seed != old.Seed || p.Tick != old.Tick {
 		e.Reset()
 		return ErrRestarted
@@ -280,7 +281,7 @@ func (e *Engine) Set(p Params) error {
 	if p.Outage != old.Outage || p.OutageAt != old.OutageAt || p.OutageFor != old.OutageFor {
 		e.schedule()
 		// A scheduled outage whose new window no longer holds now ends now.
-		in := p.Outage != OutageNone && p.OutageFor > 0 && p.OutageAt <= e.now && e.now < p.OutageAt+p.OutageFor
+		in := p.Outage != scenario.OutageNone && p.OutageFor > 0 && p.OutageAt <= e.now && e.now < p.OutageAt+p.OutageFor
 		if e.down && e.scheduled && !in {
 			e.Outage(false)
 		}
@@ -289,15 +290,15 @@ func (e *Engine) Set(p Params) error {
 }
 
 // Summaries returns each lane's verdict on the ticks so far.
-func (e *Engine) Summaries() []Summary {
-	out := make([]Summary, len(e.lanes))
+func (e *Engine) Summaries() []scenario.Summary {
+	out := make([]scenario.Summary, len(e.lanes))
 	for i, l := range e.lanes {
 		out[i] = l.summary()
 	}
 	return out
 }
 
-func (l *lane) summary() Summary {
+func (l *lane) summary() scenario.Summary {
 	var total counters
 	total.add(l.total)
 	total.add(l.tick)

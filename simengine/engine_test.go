@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"backofflab/scenario"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -20,32 +21,32 @@ import (
 // the package's other test files.
 
 // simLane returns a lane with strategy name and that strategy's defaults.
-func simLane(name string) Lane {
+func simLane(name string) scenario.Lane {
 	p, ok := strategies.Defaults(name)
 	if !ok {
 		panic("simLane: no strategy " + name)
 	}
-	return Lane{Params: p}
+	return scenario.Lane{Params: p}
 }
 
 // simSmall is the small outage scenario of these tests: 300 clients
 // thinking 2 s with a 1 s timeout, a 5 s pause at 10 s, 30 s in all, lane a
 // fixed and lane b exponential. Steady load is 300/2.1 s ≈ 143 req/s with
 // concurrency ≈ 14, under the server's limit of 30.
-func simSmall() Params {
-	p := Defaults()
+func simSmall() scenario.Params {
+	p := scenario.Defaults()
 	p.Clients = 300
 	p.Think = 2 * time.Second
 	p.Timeout = time.Second
 	p.OutageAt = 10 * time.Second
 	p.OutageFor = 5 * time.Second
 	p.Duration = 30 * time.Second
-	p.Lanes = []Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
+	p.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
 	return p
 }
 
 // simNew returns a new Engine for p and fails the test if p is rejected.
-func simNew(t testing.TB, p Params) *Engine {
+func simNew(t testing.TB, p scenario.Params) *Engine {
 	t.Helper()
 	e, err := New(p)
 	if err != nil {
@@ -55,10 +56,10 @@ func simNew(t testing.TB, p Params) *Engine {
 }
 
 // simAdvance advances e to to and returns the ticks it emitted.
-func simAdvance(t testing.TB, e *Engine, to time.Duration) []Tick {
+func simAdvance(t testing.TB, e *Engine, to time.Duration) []scenario.Tick {
 	t.Helper()
-	var ticks []Tick
-	e.AdvanceTo(to, func(tk Tick) { ticks = append(ticks, tk) })
+	var ticks []scenario.Tick
+	e.AdvanceTo(to, func(tk scenario.Tick) { ticks = append(ticks, tk) })
 	if e.Now() != to {
 		t.Fatalf("after AdvanceTo(%v): Now() = %v", to, e.Now())
 	}
@@ -67,15 +68,15 @@ func simAdvance(t testing.TB, e *Engine, to time.Duration) []Tick {
 
 // simRun runs p from 0 to p.Duration in one step and returns the engine and
 // every tick.
-func simRun(t testing.TB, p Params) (*Engine, []Tick) {
+func simRun(t testing.TB, p scenario.Params) (*Engine, []scenario.Tick) {
 	t.Helper()
 	e := simNew(t, p)
 	return e, simAdvance(t, e, p.Duration)
 }
 
 // simSeries returns lane i's share of ticks.
-func simSeries(ticks []Tick, i int) []LaneTick {
-	out := make([]LaneTick, len(ticks))
+func simSeries(ticks []scenario.Tick, i int) []scenario.LaneTick {
+	out := make([]scenario.LaneTick, len(ticks))
 	for k, tk := range ticks {
 		out[k] = tk.Lanes[i]
 	}
@@ -84,8 +85,8 @@ func simSeries(ticks []Tick, i int) []LaneTick {
 
 // simWindow returns the lane ticks whose end t is in (from, to], in seconds.
 // The tick times are k*tick in float64, so the bounds get a small margin.
-func simWindow(lts []LaneTick, from, to float64) []LaneTick {
-	var out []LaneTick
+func simWindow(lts []scenario.LaneTick, from, to float64) []scenario.LaneTick {
+	var out []scenario.LaneTick
 	for _, lt := range lts {
 		if lt.T > from+1e-9 && lt.T <= to+1e-9 {
 			out = append(out, lt)
@@ -95,7 +96,7 @@ func simWindow(lts []LaneTick, from, to float64) []LaneTick {
 }
 
 // simAt returns the lane tick that ends at sec seconds.
-func simAt(t testing.TB, lts []LaneTick, sec float64) LaneTick {
+func simAt(t testing.TB, lts []scenario.LaneTick, sec float64) scenario.LaneTick {
 	t.Helper()
 	for _, lt := range lts {
 		if math.Abs(lt.T-sec) < 1e-9 {
@@ -103,11 +104,11 @@ func simAt(t testing.TB, lts []LaneTick, sec float64) LaneTick {
 		}
 	}
 	t.Fatalf("no tick at t=%v", sec)
-	return LaneTick{}
+	return scenario.LaneTick{}
 }
 
 // simMean returns the mean of f over lts.
-func simMean(lts []LaneTick, f func(LaneTick) float64) float64 {
+func simMean(lts []scenario.LaneTick, f func(scenario.LaneTick) float64) float64 {
 	if len(lts) == 0 {
 		return math.NaN()
 	}
@@ -120,18 +121,18 @@ func simMean(lts []LaneTick, f func(LaneTick) float64) float64 {
 
 // simCSV renders ticks as CSV rows: it compares ticks bit for bit (NaN
 // included, which reflect.DeepEqual would not).
-func simCSV(ticks []Tick) []byte {
+func simCSV(ticks []scenario.Tick) []byte {
 	var b []byte
 	for _, tk := range ticks {
 		for i := range tk.Lanes {
-			b = tk.Lanes[i].AppendCSV(b, LaneNames[i:i+1])
+			b = tk.Lanes[i].AppendCSV(b, scenario.LaneNames[i:i+1])
 		}
 	}
 	return b
 }
 
 // simSameTicks fails the test unless a and b are identical.
-func simSameTicks(t testing.TB, what string, a, b []Tick) {
+func simSameTicks(t testing.TB, what string, a, b []scenario.Tick) {
 	t.Helper()
 	if len(a) != len(b) {
 		t.Fatalf("%s: %d ticks against %d", what, len(a), len(b))
@@ -165,7 +166,7 @@ func simCheck(t testing.TB, e *Engine, where string, dropped []int64) {
 		if dropped != nil {
 			extra = dropped[i]
 		}
-		simCheckLane(t, e, l, fmt.Sprintf("%s, lane %c", where, LaneNames[i]), extra)
+		simCheckLane(t, e, l, fmt.Sprintf("%s, lane %c", where, scenario.LaneNames[i]), extra)
 	}
 }
 
@@ -306,14 +307,14 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 			fail("the server's oldest request is a cancelled one")
 		}
 	}
-	if l.fail != failures[OutagePause] && l.backlog.n != 0 {
+	if l.fail != failures[scenario.OutagePause] && l.backlog.n != 0 {
 		fail("server failure %s with %d requests in the backlog", failName(l.fail), l.backlog.n)
 	}
-	if l.backlog.n > e.p.Backlog && l.fail == failures[OutagePause] {
+	if l.backlog.n > e.p.Backlog && l.fail == failures[scenario.OutagePause] {
 		// Set may lower backlog below what is already queued; otherwise never.
 		fail("backlog %d over its limit %d", l.backlog.n, e.p.Backlog)
 	}
-	if l.fail == failures[OutageCrash] && curveIn(l).q.len() != 0 {
+	if l.fail == failures[scenario.OutageCrash] && curveIn(l).q.len() != 0 {
 		fail("crashed server holds %d requests", curveIn(l).q.len())
 	}
 
@@ -324,7 +325,7 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 
 	// The next completion.
 	switch {
-	case curveIn(l).live == 0 || l.fail == failures[OutagePause] || l.fail == failures[OutageCrash]:
+	case curveIn(l).live == 0 || l.fail == failures[scenario.OutagePause] || l.fail == failures[scenario.OutageCrash]:
 		if l.next != never {
 			fail("next completion at %v with live %d in failure %s", l.next, curveIn(l).live, failName(l.fail))
 		}
@@ -380,7 +381,7 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 
 // simCheckTicks checks that the rates of the ticks emitted so far add up to
 // lane i's counters since the start.
-func simCheckTicks(t testing.TB, e *Engine, ticks []Tick, where string) {
+func simCheckTicks(t testing.TB, e *Engine, ticks []scenario.Tick, where string) {
 	t.Helper()
 	sec := e.p.Tick.Seconds()
 	for i, l := range e.lanes {
@@ -397,7 +398,7 @@ func simCheckTicks(t testing.TB, e *Engine, ticks []Tick, where string) {
 		}
 		sum.requests = l.total.requests // ticks carry no request rate
 		if sum != l.total {
-			t.Errorf("%s, lane %c: the ticks add up to %+v, the counters to %+v", where, LaneNames[i], sum, l.total)
+			t.Errorf("%s, lane %c: the ticks add up to %+v, the counters to %+v", where, scenario.LaneNames[i], sum, l.total)
 		}
 	}
 }
@@ -414,7 +415,7 @@ func TestEngineBookkeeping(t *testing.T) {
 		18 * time.Second, 18*time.Second + 1, 19500 * ms, 25 * time.Second, 33333 * ms, 40 * time.Second,
 	}
 	steps := []time.Duration{37 * ms, time.Second, 3300 * ms, 1, 101 * ms, 2 * time.Second}
-	for _, kind := range []string{OutagePause, OutageCrash, OutagePartition} {
+	for _, kind := range []string{scenario.OutagePause, scenario.OutageCrash, scenario.OutagePartition} {
 		for _, cancel := range []bool{false, true} {
 			for _, name := range strategies.Names() {
 				t.Run(fmt.Sprintf("%s/cancel=%v/%s", kind, cancel, name), func(t *testing.T) {
@@ -423,7 +424,7 @@ func TestEngineBookkeeping(t *testing.T) {
 					p.Outage = kind
 					p.OutageAt, p.OutageFor = 10*time.Second, 8*time.Second
 					p.Duration = 40 * time.Second
-					// Lane a has the strategy under test; lane b the same one
+					// scenario.Lane a has the strategy under test; lane b the same one
 					// with max_attempts 3 and a 5 s deadline, so that requests
 					// also give up.
 					a := simLane(name)
@@ -433,10 +434,10 @@ func TestEngineBookkeeping(t *testing.T) {
 					a.MinConnectTimeout = time.Second
 					b := a
 					b.MaxAttempts, b.Deadline = 3, 5*time.Second
-					p.Lanes = []Lane{a, b}
+					p.Lanes = []scenario.Lane{a, b}
 					e := simNew(t, p)
-					var ticks []Tick
-					emit := func(tk Tick) { ticks = append(ticks, tk) }
+					var ticks []scenario.Tick
+					emit := func(tk scenario.Tick) { ticks = append(ticks, tk) }
 					now, k := time.Duration(0), 0
 					for _, at := range checkAt {
 						for now < at {
@@ -445,11 +446,11 @@ func TestEngineBookkeeping(t *testing.T) {
 							e.AdvanceTo(now, emit)
 							for i, l := range e.lanes {
 								if l.now != now {
-									t.Fatalf("lane %c at %v after AdvanceTo(%v)", LaneNames[i], l.now, now)
+									t.Fatalf("lane %c at %v after AdvanceTo(%v)", scenario.LaneNames[i], l.now, now)
 								}
 								if top := l.q.top(); top.at < now || l.next < now {
 									t.Fatalf("lane %c has an event in the past at %v: next client event %v, completion %v",
-										LaneNames[i], now, top.at, l.next)
+										scenario.LaneNames[i], now, top.at, l.next)
 								}
 							}
 						}
@@ -490,7 +491,7 @@ func TestEngineBookkeeping(t *testing.T) {
 // outage, a flood and a retry storm.
 func TestEngineEventOrder(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{OutagePause, OutageCrash, OutagePartition} {
+	for _, kind := range []string{scenario.OutagePause, scenario.OutageCrash, scenario.OutagePartition} {
 		for _, cancel := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/cancel=%v", kind, cancel), func(t *testing.T) {
 				p := simSmall()
@@ -514,10 +515,10 @@ func TestEngineEventOrder(t *testing.T) {
 					steps++
 					for i, l := range e.lanes {
 						if l.now != to {
-							t.Fatalf("lane %c at %v, want %v", LaneNames[i], l.now, to)
+							t.Fatalf("lane %c at %v, want %v", scenario.LaneNames[i], l.now, to)
 						}
 						if top := l.q.top(); top.at < to || l.next < to {
-							t.Fatalf("lane %c at %v: event at %v, completion at %v", LaneNames[i], to, top.at, l.next)
+							t.Fatalf("lane %c at %v: event at %v, completion at %v", scenario.LaneNames[i], to, top.at, l.next)
 						}
 					}
 					if steps%2000 == 0 {
@@ -569,14 +570,14 @@ func TestEngineDeterminism(t *testing.T) {
 	t.Run("steps", func(t *testing.T) {
 		e1, one := simRun(t, p)
 		e2 := simNew(t, p)
-		var many []Tick
+		var many []scenario.Tick
 		steps := []time.Duration{37 * time.Millisecond, time.Second, 3300 * time.Millisecond, 1, 0,
 			99 * time.Millisecond, 100 * time.Millisecond, 5 * time.Second, 7}
 		for k := 0; e2.Now() < p.Duration; k++ {
 			to := min(e2.Now()+steps[k%len(steps)], p.Duration)
-			e2.AdvanceTo(to, func(tk Tick) { many = append(many, tk) })
+			e2.AdvanceTo(to, func(tk scenario.Tick) { many = append(many, tk) })
 			// A time in the past is ignored.
-			e2.AdvanceTo(to-time.Second, func(Tick) { t.Fatal("AdvanceTo into the past emitted a tick") })
+			e2.AdvanceTo(to-time.Second, func(scenario.Tick) { t.Fatal("AdvanceTo into the past emitted a tick") })
 		}
 		simSameTicks(t, "one step against many", one, many)
 		if a, b := simJSON(t, e1.Summaries()), simJSON(t, e2.Summaries()); a != b {
@@ -587,7 +588,7 @@ func TestEngineDeterminism(t *testing.T) {
 	t.Run("common random numbers", func(t *testing.T) {
 		// Lanes with the same strategy parameters are the same world.
 		q := simSmall()
-		q.Lanes = []Lane{simLane(strategies.NameExponential), simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
+		q.Lanes = []scenario.Lane{simLane(strategies.NameExponential), simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
 		_, ticks := simRun(t, q)
 		a, b, c := simSeries(ticks, 0), simSeries(ticks, 1), simSeries(ticks, 2)
 		for k := range a {
@@ -616,7 +617,7 @@ func TestEngineDeterminism(t *testing.T) {
 			t.Error("lanes fixed and exponential never differ")
 		}
 		// Defaults: lanes fixed and think_scaled agree until the pause.
-		d := Defaults()
+		d := scenario.Defaults()
 		d.Duration = 25 * time.Second
 		_, dt := simRun(t, d)
 		for _, tk := range dt {
@@ -636,14 +637,16 @@ func TestEngineDeterminism(t *testing.T) {
 // changes nothing.
 func TestEngineLiveChanges(t *testing.T) {
 	t.Parallel()
-	steady := func() Params {
+	steady := func() scenario.Params {
 		p := simSmall()
 		p.Clients = 500
-		p.Outage = OutageNone
+		p.Outage = scenario.OutageNone
 		p.Duration = 60 * time.Second
 		return p
 	}
-	okRate := func(lts []LaneTick) float64 { return simMean(lts, func(lt LaneTick) float64 { return lt.OK }) }
+	okRate := func(lts []scenario.LaneTick) float64 {
+		return simMean(lts, func(lt scenario.LaneTick) float64 { return lt.OK })
+	}
 
 	t.Run("clients", func(t *testing.T) {
 		p := steady()
@@ -685,13 +688,13 @@ func TestEngineLiveChanges(t *testing.T) {
 		}
 		for i, l := range e.lanes {
 			if open[i] == 0 {
-				t.Fatalf("lane %c: no removed client had a request open: the test tests nothing", LaneNames[i])
+				t.Fatalf("lane %c: no removed client had a request open: the test tests nothing", scenario.LaneNames[i])
 			}
 			if got := l.tick.gaveUp - gaveUp[i]; got != open[i] {
-				t.Errorf("lane %c: removing clients gave up %d requests, want %d", LaneNames[i], got, open[i])
+				t.Errorf("lane %c: removing clients gave up %d requests, want %d", scenario.LaneNames[i], got, open[i])
 			}
 			if l.active != 250 {
-				t.Errorf("lane %c: %d active clients, want 250", LaneNames[i], l.active)
+				t.Errorf("lane %c: %d active clients, want 250", scenario.LaneNames[i], l.active)
 			}
 		}
 		simCheck(t, e, "after shrinking", inFlight)
@@ -744,7 +747,7 @@ func TestEngineLiveChanges(t *testing.T) {
 		after := e.Summaries()
 		for i := range after {
 			if after[i].Open > 100 || after[i].GaveUp <= before[i].GaveUp {
-				t.Errorf("lane %c: open %d (want ≤ 100), gave_up %d → %d", LaneNames[i], after[i].Open, before[i].GaveUp, after[i].GaveUp)
+				t.Errorf("lane %c: open %d (want ≤ 100), gave_up %d → %d", scenario.LaneNames[i], after[i].Open, before[i].GaveUp, after[i].GaveUp)
 			}
 		}
 		simAdvance(t, e, 20*time.Second)
@@ -761,20 +764,20 @@ func TestEngineLiveChanges(t *testing.T) {
 	t.Run("bad value", func(t *testing.T) {
 		for _, c := range []struct {
 			name string
-			bad  func(*Params)
+			bad  func(*scenario.Params)
 		}{
-			{"clients", func(p *Params) { p.Clients = 0 }},
-			{"server_factor", func(p *Params) { p.ServerFactor = 0.5 }},
-			{"outage", func(p *Params) { p.Outage = "sigkill" }},
-			{"b.factor", func(p *Params) { p.Lanes[1].Factor = 11 }},
-			{"a.strategy", func(p *Params) { p.Lanes[0].Strategy = "forever" }},
-			{"lanes", func(p *Params) { p.Lanes = nil }},
+			{"clients", func(p *scenario.Params) { p.Clients = 0 }},
+			{"server_factor", func(p *scenario.Params) { p.ServerFactor = 0.5 }},
+			{"outage", func(p *scenario.Params) { p.Outage = "sigkill" }},
+			{"b.factor", func(p *scenario.Params) { p.Lanes[1].Factor = 11 }},
+			{"a.strategy", func(p *scenario.Params) { p.Lanes[0].Strategy = "forever" }},
+			{"lanes", func(p *scenario.Params) { p.Lanes = nil }},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				p := simSmall()
 				e, twin := simNew(t, p), simNew(t, p)
 				a, b := simAdvance(t, e, 12*time.Second), simAdvance(t, twin, 12*time.Second)
-				q := p.clone()
+				q := p.Clone()
 				c.bad(&q)
 				err := e.Set(q)
 				if err == nil {
@@ -784,7 +787,7 @@ func TestEngineLiveChanges(t *testing.T) {
 					t.Fatalf("Set restarted on a bad value: %v", err)
 				}
 				named := false
-				for _, pe := range Errors(err) {
+				for _, pe := range scenario.Errors(err) {
 					named = named || pe.Name == c.name
 				}
 				if !named || !strings.Contains(err.Error(), c.name) {
@@ -806,18 +809,18 @@ func TestEngineLiveChanges(t *testing.T) {
 	t.Run("restart", func(t *testing.T) {
 		for _, c := range []struct {
 			name   string
-			change func(*Params)
+			change func(*scenario.Params)
 		}{
-			{"seed", func(p *Params) { p.Seed = 7 }},
-			{"lanes", func(p *Params) { p.Lanes = append(p.Lanes, simLane(strategies.NameFullJitter)) }},
-			{"fewer lanes", func(p *Params) { p.Lanes = p.Lanes[:1] }},
-			{"tick", func(p *Params) { p.Tick = 50 * time.Millisecond }},
+			{"seed", func(p *scenario.Params) { p.Seed = 7 }},
+			{"lanes", func(p *scenario.Params) { p.Lanes = append(p.Lanes, simLane(strategies.NameFullJitter)) }},
+			{"fewer lanes", func(p *scenario.Params) { p.Lanes = p.Lanes[:1] }},
+			{"tick", func(p *scenario.Params) { p.Tick = 50 * time.Millisecond }},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				p := simSmall()
 				e := simNew(t, p)
 				simAdvance(t, e, 12*time.Second)
-				q := p.clone()
+				q := p.Clone()
 				c.change(&q)
 				if err := e.Set(q); !errors.Is(err, ErrRestarted) {
 					t.Fatalf("Set = %v, want ErrRestarted", err)
@@ -888,11 +891,11 @@ func TestEngineSetEndsOutage(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name   string
-		change func(*Params)
+		change func(*scenario.Params)
 	}{
-		{"outage_for shorter than elapsed", func(p *Params) { p.OutageFor = 2 * time.Second }},
-		{"outage none", func(p *Params) { p.Outage = OutageNone }},
-		{"outage_at later", func(p *Params) { p.OutageAt = 20 * time.Second }},
+		{"outage_for shorter than elapsed", func(p *scenario.Params) { p.OutageFor = 2 * time.Second }},
+		{"outage none", func(p *scenario.Params) { p.Outage = scenario.OutageNone }},
+		{"outage_at later", func(p *scenario.Params) { p.OutageAt = 20 * time.Second }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := simSmall()
@@ -911,7 +914,7 @@ func TestEngineSetEndsOutage(t *testing.T) {
 					"yet the server stays down")
 			}
 			simCheck(t, e, "at 19 s", nil)
-			if p.Outage != OutageNone && p.OutageAt > 19*time.Second {
+			if p.Outage != scenario.OutageNone && p.OutageAt > 19*time.Second {
 				simAdvance(t, e, p.OutageAt+time.Second)
 				if !e.Down() {
 					t.Errorf("the moved outage did not start at %v", p.OutageAt)
@@ -930,7 +933,7 @@ func TestEngineSetEndsOutage(t *testing.T) {
 func TestEngineTooManyLanes(t *testing.T) {
 	t.Parallel()
 	p := simSmall()
-	for len(p.Lanes) <= MaxLanes {
+	for len(p.Lanes) <= scenario.MaxLanes {
 		p.Lanes = append(p.Lanes, simLane(strategies.NameFixed))
 	}
 	try := func(what string, f func() error) {
@@ -946,7 +949,7 @@ func TestEngineTooManyLanes(t *testing.T) {
 				what, len(p.Lanes), panicked)
 		}
 		named := false
-		for _, pe := range Errors(err) {
+		for _, pe := range scenario.Errors(err) {
 			named = named || pe.Name == "lanes"
 		}
 		if !named {

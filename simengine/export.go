@@ -1,12 +1,12 @@
 package simengine
 
 import (
+	"backofflab/scenario"
 	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"backofflab/budget"
@@ -15,7 +15,7 @@ import (
 // Run simulates p from virtual time 0 to p.Duration, calling emit with every
 // tick, and returns each lane's summary at the end. It stops early with
 // ctx's error when ctx is done. Its memory is bounded by nothing but p.
-func Run(ctx context.Context, p Params, emit func(Tick)) ([]Summary, error) {
+func Run(ctx context.Context, p scenario.Params, emit func(scenario.Tick)) ([]scenario.Summary, error) {
 	return RunWithBudget(ctx, p, nil, emit)
 }
 
@@ -26,7 +26,7 @@ const SliceEvents = 1 << 16
 
 // RunWithBudget is Run with the run's memory drawn from mem, as
 // NewWithBudget does: a lane that outgrows it halts, and the run goes on.
-func RunWithBudget(ctx context.Context, p Params, mem *budget.Run, emit func(Tick)) ([]Summary, error) {
+func RunWithBudget(ctx context.Context, p scenario.Params, mem *budget.Run, emit func(scenario.Tick)) ([]scenario.Summary, error) {
 	e, err := NewWithBudget(p, mem)
 	if err != nil {
 		return nil, err
@@ -42,18 +42,18 @@ func RunWithBudget(ctx context.Context, p Params, mem *budget.Run, emit func(Tic
 
 // CSVHeader is the header row of the CSV time series.
 func CSVHeader() string {
-	return "t,lane," + strings.Join(Columns, ",") + "\n"
+	return "t,lane," + strings.Join(scenario.Columns, ",") + "\n"
 }
 
 // WriteCSV runs p within mem (nil: unbounded) and writes its time series
 // as CSV: CSVHeader, then one row per lane per tick, as the run goes.
-func WriteCSV(ctx context.Context, w io.Writer, p Params, mem *budget.Run) error {
+func WriteCSV(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Run) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(CSVHeader())
 	var row []byte
-	_, err := RunWithBudget(ctx, p, mem, func(t Tick) {
+	_, err := RunWithBudget(ctx, p, mem, func(t scenario.Tick) {
 		for i := range t.Lanes {
-			row = t.Lanes[i].AppendCSV(row[:0], LaneNames[i:i+1])
+			row = t.Lanes[i].AppendCSV(row[:0], scenario.LaneNames[i:i+1])
 			bw.Write(row)
 		}
 	})
@@ -72,10 +72,10 @@ type Record struct {
 
 // LaneRecord is one lane of a Record.
 type LaneRecord struct {
-	Name     string     `json:"name"`
-	Strategy string     `json:"strategy"`
-	Ticks    []LaneTick `json:"ticks"`
-	Summary  Summary    `json:"summary"`
+	Name     string              `json:"name"`
+	Strategy string              `json:"strategy"`
+	Ticks    []scenario.LaneTick `json:"ticks"`
+	Summary  scenario.Summary    `json:"summary"`
 }
 
 // WriteJSON runs p within mem (nil: unbounded) and writes it as one JSON
@@ -83,7 +83,7 @@ type LaneRecord struct {
 // alone runs exactly as beside the others, see Engine) and writes each
 // lane's ticks as they come and its summary after them, so that no tick is
 // kept in memory however long the run.
-func WriteJSON(ctx context.Context, w io.Writer, p Params, mem *budget.Run) error {
+func WriteJSON(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Run) error {
 	bw := bufio.NewWriter(w)
 	params, err := json.Marshal(p.Map())
 	if err != nil {
@@ -97,13 +97,13 @@ func WriteJSON(ctx context.Context, w io.Writer, p Params, mem *budget.Run) erro
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		name, _ := json.Marshal(LaneNames[i : i+1])
+		name, _ := json.Marshal(scenario.LaneNames[i : i+1])
 		strategy, _ := json.Marshal(l.Strategy)
 		fmt.Fprintf(bw, `{"name":%s,"strategy":%s,"ticks":[`, name, strategy)
-		one := p.clone()
+		one := p.Clone()
 		one.Lanes = one.Lanes[i : i+1]
 		n := 0
-		sums, err := RunWithBudget(ctx, one, mem, func(t Tick) {
+		sums, err := RunWithBudget(ctx, one, mem, func(t scenario.Tick) {
 			if n > 0 {
 				bw.WriteByte(',')
 			}
@@ -124,23 +124,4 @@ func WriteJSON(ctx context.Context, w io.Writer, p Params, mem *budget.Run) erro
 	}
 	bw.WriteString("]}\n")
 	return bw.Flush()
-}
-
-// Map returns every parameter of p under its vocabulary name, numbers as
-// numbers and durations as Go duration strings.
-func (p Params) Map() map[string]any {
-	m := map[string]any{lanesParam.Name: len(p.Lanes)}
-	for name, vals := range p.Encode() {
-		param, _, _ := Lookup(name)
-		v := vals[0]
-		switch param.Kind {
-		case KindInt, KindFloat, KindSeed:
-			m[name] = json.Number(v)
-		case KindBool:
-			m[name], _ = strconv.ParseBool(v)
-		default:
-			m[name] = v
-		}
-	}
-	return m
 }

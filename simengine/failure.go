@@ -1,5 +1,7 @@
 package simengine
 
+import "backofflab/scenario"
+
 // failure is what an outage kind does to a lane's server while it lasts:
 // the seam for a failure kind. A new kind is one row of failures.
 type failure struct {
@@ -34,13 +36,13 @@ const (
 var failures = map[string]*failure{
 	// 001's SIGSTOP: nothing completes, requests inside keep ageing, new
 	// connections wait in the backlog and flood in on resume.
-	OutagePause: {admit: backlogged},
+	scenario.OutagePause: {admit: backlogged},
 	// The process dies: connections are refused, in-flight work is lost,
 	// and the server restarts empty.
-	OutageCrash: {admit: refused, drops: true},
+	scenario.OutageCrash: {admit: refused, drops: true},
 	// The network drops everything: the server works on, idle, and its
 	// answers are lost.
-	OutagePartition: {admit: lost, serves: true},
+	scenario.OutagePartition: {admit: lost, serves: true},
 }
 
 // failureOf returns the failure of outage kind name, a pause for none (an
@@ -49,5 +51,5 @@ func failureOf(name string) *failure {
 	if f, ok := failures[name]; ok {
 		return f
 	}
-	return failures[OutagePause]
+	return failures[scenario.OutagePause]
 }

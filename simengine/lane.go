@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"backofflab/scenario"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -64,7 +65,7 @@ func (c *counters) add(d counters) {
 // lane is one side-by-side world: its own clients and its own server, driven
 // by its own strategy. Lanes of an engine share parameters and think times.
 type lane struct {
-	p   *Params // the engine's parameters
+	p   *scenario.Params // the engine's parameters
 	pol *strategies.Policy
 	// build makes the lane's Policy from its parameters: strategies.New,
 	// unless a test gives the lane limits the vocabulary has no name for.
@@ -92,7 +93,7 @@ type lane struct {
 	latSeen            uint64 // successes in the current tick; lat keeps a sample of maxLat
 	tickMaxC           int    // highest concurrency in the current tick
 	events             int64  // events processed, for benchmarks
-	det                Detector
+	det                *scenario.Detector
 
 	// mem is the run's memory budget (nil: unbounded), held is what the
 	// lane's clients and events take of it, and halt, once set, is why
@@ -134,12 +135,12 @@ func groupDigits(n int) string {
 // lanes with the same strategy and parameters draw the same numbers.
 const strategyStream = 0x5851f42d4c957f2d
 
-func newLane(p *Params, i int, mem *budget.Run) *lane {
+func newLane(p *scenario.Params, i int, mem *budget.Run) *lane {
 	l := &lane{p: p, next: never, mem: mem}
 	l.rng = rand.New(rand.NewPCG(p.Seed, strategyStream))
 	l.configure(i)
 	l.model = newServerModel(p)
-	l.det = newDetector(p)
+	l.det = scenario.NewDetector(*p)
 	if l.reserve(p.Clients) {
 		l.clients = make([]client, 0, p.Clients)
 		l.q.ev = make([]event, 0, p.Clients)
@@ -489,22 +490,22 @@ func (l *lane) setParams(i int) {
 	}
 	l.configure(i)
 	l.model.setParams(l.p)
-	l.det.limit = l.p.ServerLimit
+	l.det.SetLimit(l.p.ServerLimit)
 	l.resize(l.p.Clients)
 	l.plan()
 }
 
 // level returns the lane's levels and rates over the tick that ends now,
 // and starts the next tick.
-func (l *lane) endTick(t time.Duration) LaneTick {
+func (l *lane) endTick(t time.Duration) scenario.LaneTick {
 	if l.halt != nil { // nothing is known of a stopped lane: no values
 		nan := math.NaN()
-		return LaneTick{T: t.Seconds(), OK: nan, Errors: nan, Timeouts: nan, Attempts: nan,
+		return scenario.LaneTick{T: t.Seconds(), OK: nan, Errors: nan, Timeouts: nan, Attempts: nan,
 			Retries: nan, GaveUp: nan, ServerLatency: nan, P50: nan, P99: nan, Halted: true}
 	}
 	sec := l.p.Tick.Seconds()
 	rate := func(n int64) float64 { return float64(n) / sec }
-	lt := LaneTick{
+	lt := scenario.LaneTick{
 		T:             t.Seconds(),
 		OK:            rate(l.tick.ok),
 		Errors:        rate(l.tick.errors),

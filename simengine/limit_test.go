@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"backofflab/scenario"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -66,8 +67,8 @@ func laneLimit[T strategies.Limit](t *testing.T, l *lane) T {
 	return zero
 }
 
-func limitParams(outage string) Params {
-	p := Defaults()
+func limitParams(outage string) scenario.Params {
+	p := scenario.Defaults()
 	p.Clients = 500
 	p.Outage, p.OutageAt, p.OutageFor = outage, 10*time.Second, 8*time.Second
 	p.Lanes[1].MaxAttempts, p.Lanes[1].Deadline = 4, 20*time.Second
@@ -80,7 +81,7 @@ func limitParams(outage string) Params {
 // but those still in flight), and a limit that allows everything changes
 // no tick.
 func TestLimitSeesEveryOutcome(t *testing.T) {
-	for _, outage := range []string{OutageNone, OutagePause, OutageCrash, OutagePartition} {
+	for _, outage := range []string{scenario.OutageNone, scenario.OutagePause, scenario.OutageCrash, scenario.OutagePartition} {
 		t.Run(outage, func(t *testing.T) {
 			p := limitParams(outage)
 			plain, err := New(p)
@@ -90,8 +91,8 @@ func TestLimitSeesEveryOutcome(t *testing.T) {
 			limited, _ := New(p)
 			withLimit(limited, func(sp strategies.Params) strategies.Limit { return &countLimit{cfg: sp.MinDelay} })
 			var want, got []string
-			plain.AdvanceTo(30*time.Second, func(tk Tick) { want = append(want, fmt.Sprint(tk)) })
-			limited.AdvanceTo(30*time.Second, func(tk Tick) { got = append(got, fmt.Sprint(tk)) })
+			plain.AdvanceTo(30*time.Second, func(tk scenario.Tick) { want = append(want, fmt.Sprint(tk)) })
+			limited.AdvanceTo(30*time.Second, func(tk scenario.Tick) { got = append(got, fmt.Sprint(tk)) })
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Error("a limit that allows everything changed the ticks")
 			}
@@ -120,22 +121,22 @@ func TestLimitSeesEveryOutcome(t *testing.T) {
 func TestSharedLimitSurvivesSet(t *testing.T) {
 	cases := []struct {
 		name string
-		set  func(p *Params)
+		set  func(p *scenario.Params)
 		keep bool
 	}{
-		{"clients", func(p *Params) { p.Clients = 600 }, true},
-		{"server_limit", func(p *Params) { p.ServerLimit = 50 }, true},
-		{"max_attempts", func(p *Params) { p.Lanes[0].MaxAttempts = 3 }, true},
-		{"min_delay", func(p *Params) { p.Lanes[0].MinDelay = 300 * time.Millisecond }, false},
+		{"clients", func(p *scenario.Params) { p.Clients = 600 }, true},
+		{"server_limit", func(p *scenario.Params) { p.ServerLimit = 50 }, true},
+		{"max_attempts", func(p *scenario.Params) { p.Lanes[0].MaxAttempts = 3 }, true},
+		{"min_delay", func(p *scenario.Params) { p.Lanes[0].MinDelay = 300 * time.Millisecond }, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			e, err := New(limitParams(OutagePause))
+			e, err := New(limitParams(scenario.OutagePause))
 			if err != nil {
 				t.Fatal(err)
 			}
 			withLimit(e, func(sp strategies.Params) strategies.Limit { return &countLimit{cfg: sp.MinDelay} })
-			e.AdvanceTo(15*time.Second, func(Tick) {})
+			e.AdvanceTo(15*time.Second, func(scenario.Tick) {})
 			before := laneLimit[*countLimit](t, e.lanes[0])
 			seen := before.seen
 			p := e.Params()
@@ -153,7 +154,7 @@ func TestSharedLimitSurvivesSet(t *testing.T) {
 			if other := laneLimit[*countLimit](t, e.lanes[1]); c.name == "min_delay" && other.seen == ([3]int64{}) {
 				t.Error("lane b's limit, whose parameters did not change, lost its state")
 			}
-			e.AdvanceTo(30*time.Second, func(Tick) {})
+			e.AdvanceTo(30*time.Second, func(scenario.Tick) {})
 			if after.seen[0]+after.seen[1]+after.seen[2] <= seen[0]+seen[1]+seen[2] && c.keep {
 				t.Error("the kept limit is no longer told of outcomes")
 			}
@@ -164,12 +165,12 @@ func TestSharedLimitSurvivesSet(t *testing.T) {
 // TestFirstLimitRefuses: a FirstLimit that refuses every request leaves
 // the lane without an attempt; each request counts as given up.
 func TestFirstLimitRefuses(t *testing.T) {
-	e, err := New(limitParams(OutageNone))
+	e, err := New(limitParams(scenario.OutageNone))
 	if err != nil {
 		t.Fatal(err)
 	}
 	withLimit(e, func(strategies.Params) strategies.Limit { return refuseFirst{} })
-	e.AdvanceTo(20*time.Second, func(Tick) {})
+	e.AdvanceTo(20*time.Second, func(scenario.Tick) {})
 	for i, l := range e.lanes {
 		if tot := l.total; tot.requests == 0 || tot.attempts != 0 || tot.gaveUp != tot.requests {
 			t.Errorf("lane %d: %+v, want requests all given up, no attempt", i, tot)

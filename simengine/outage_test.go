@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"backofflab/scenario"
 	"fmt"
 	"math"
 	"testing"
@@ -20,10 +21,10 @@ const (
 )
 
 // outInside returns the ticks that lie wholly inside the outage.
-func outInside(lts []LaneTick) []LaneTick { return simWindow(lts, outStart, outEnd) }
+func outInside(lts []scenario.LaneTick) []scenario.LaneTick { return simWindow(lts, outStart, outEnd) }
 
 // outSum returns the count behind a rate summed over lts.
-func outSum(lts []LaneTick, tick time.Duration, f func(LaneTick) float64) int64 {
+func outSum(lts []scenario.LaneTick, tick time.Duration, f func(scenario.LaneTick) float64) int64 {
 	var n int64
 	for _, lt := range lts {
 		n += int64(math.Round(f(lt) * tick.Seconds()))
@@ -47,13 +48,13 @@ func TestOutagePause(t *testing.T) {
 		lt := simAt(t, simSeries(ticks, i), outEnd)
 		inside, backlog = append(inside, lt.Concurrency), append(backlog, lt.Backlog)
 		if l.fail != nil || l.backlog.n != 0 || l.blLive != 0 {
-			t.Errorf("lane %c after the resume: failure %s, backlog %d/%d", LaneNames[i], failName(l.fail), l.backlog.n, l.blLive)
+			t.Errorf("lane %c after the resume: failure %s, backlog %d/%d", scenario.LaneNames[i], failName(l.fail), l.backlog.n, l.blLive)
 		}
 		// Every backlogged request entered the server at once, abandoned
 		// or not: nothing has completed yet at the instant of the resume.
 		if curveIn(l).live != lt.Concurrency+lt.Backlog {
 			t.Errorf("lane %c: concurrency %d right after the resume, want %d inside + %d backlogged",
-				LaneNames[i], curveIn(l).live, lt.Concurrency, lt.Backlog)
+				scenario.LaneNames[i], curveIn(l).live, lt.Concurrency, lt.Backlog)
 		}
 		n := 0
 		fifoEach(&curveIn(l).q, func(abs uint64, _ time.Duration, c int32) {
@@ -103,7 +104,7 @@ func TestOutagePause(t *testing.T) {
 			if abandoned[i] < backlog[i]/2 {
 				t.Errorf("only %d of the flood's %d requests were abandoned", abandoned[i], backlog[i])
 			}
-			if outSum(in, p.Tick, func(lt LaneTick) float64 { return lt.Timeouts }) == 0 {
+			if outSum(in, p.Tick, func(lt scenario.LaneTick) float64 { return lt.Timeouts }) == 0 {
 				t.Error("no timeouts during the pause")
 			}
 			// The tick of the resume: the backlog is gone and the flood is
@@ -135,7 +136,7 @@ func TestOutagePause(t *testing.T) {
 			// The flood is the backlog's 10 requests.
 			if at := simAt(t, simSeries(ticks, i), outEnd); curveIn(l).live != at.Concurrency+q.Backlog || at.Backlog != q.Backlog {
 				t.Errorf("lane %c: concurrency %d after the resume, %d inside and %d backlogged before it",
-					LaneNames[i], curveIn(l).live, at.Concurrency, at.Backlog)
+					scenario.LaneNames[i], curveIn(l).live, at.Concurrency, at.Backlog)
 			}
 		}
 		for i, name := range outStrategies {
@@ -152,7 +153,7 @@ func TestOutagePause(t *testing.T) {
 			}
 			// Dropped connects time out all the same: far more attempts time
 			// out than the backlog could ever have held.
-			if n := outSum(in, q.Tick, func(lt LaneTick) float64 { return lt.Timeouts }); n < 10*int64(q.Backlog) {
+			if n := outSum(in, q.Tick, func(lt scenario.LaneTick) float64 { return lt.Timeouts }); n < 10*int64(q.Backlog) {
 				t.Errorf("%s: %d timeouts during the pause", name, n)
 			}
 		}
@@ -162,7 +163,7 @@ func TestOutagePause(t *testing.T) {
 func TestOutageCrash(t *testing.T) {
 	t.Parallel()
 	p := simSmall()
-	p.Outage = OutageCrash
+	p.Outage = scenario.OutageCrash
 	e := simNew(t, p)
 	ticks := simAdvance(t, e, 10*time.Second)
 	// The crash has just happened: the tick at 10 s holds the levels just
@@ -170,15 +171,15 @@ func TestOutageCrash(t *testing.T) {
 	for i, l := range e.lanes {
 		lt := simAt(t, simSeries(ticks, i), outStart)
 		if lt.Concurrency == 0 || l.total.timeouts != 0 {
-			t.Fatalf("lane %c before the crash: concurrency %d, timeouts %d", LaneNames[i], lt.Concurrency, l.total.timeouts)
+			t.Fatalf("lane %c before the crash: concurrency %d, timeouts %d", scenario.LaneNames[i], lt.Concurrency, l.total.timeouts)
 		}
 		// No attempt had timed out, so every request inside had a client
 		// waiting on it: each of them gets an error.
 		if l.tick.errors != int64(lt.Concurrency) {
-			t.Errorf("lane %c: the crash failed %d attempts, %d were in flight", LaneNames[i], l.tick.errors, lt.Concurrency)
+			t.Errorf("lane %c: the crash failed %d attempts, %d were in flight", scenario.LaneNames[i], l.tick.errors, lt.Concurrency)
 		}
 		if curveIn(l).live != 0 || curveIn(l).q.len() != 0 || l.waiting != 0 {
-			t.Errorf("lane %c after the crash: live %d, held %d, waiting %d", LaneNames[i], curveIn(l).live, curveIn(l).q.len(), l.waiting)
+			t.Errorf("lane %c after the crash: live %d, held %d, waiting %d", scenario.LaneNames[i], curveIn(l).live, curveIn(l).q.len(), l.waiting)
 		}
 	}
 	simCheck(t, e, "right after the crash", nil)
@@ -186,7 +187,7 @@ func TestOutageCrash(t *testing.T) {
 	for i, l := range e.lanes {
 		// The server restarts empty.
 		if l.fail != nil || curveIn(l).live != 0 || curveIn(l).q.len() != 0 {
-			t.Errorf("lane %c at the restart: failure %s, live %d, held %d", LaneNames[i], failName(l.fail), curveIn(l).live, curveIn(l).q.len())
+			t.Errorf("lane %c at the restart: failure %s, live %d, held %d", scenario.LaneNames[i], failName(l.fail), curveIn(l).live, curveIn(l).q.len())
 		}
 	}
 	ticks = append(ticks, simAdvance(t, e, p.Duration)...)
@@ -212,7 +213,7 @@ func TestOutageCrash(t *testing.T) {
 					t.Errorf("t=%v: %v errors/s, want %v", lt.T, lt.Errors, want)
 				}
 			}
-			if n := outSum(in, p.Tick, func(lt LaneTick) float64 { return lt.Errors }); n < 100 {
+			if n := outSum(in, p.Tick, func(lt scenario.LaneTick) float64 { return lt.Errors }); n < 100 {
 				t.Errorf("%d errors during the crash", n)
 			}
 			for _, lt := range lts {
@@ -223,7 +224,7 @@ func TestOutageCrash(t *testing.T) {
 			// Fast failures with 100 ms retries: the fixed lane hammers the
 			// dead server.
 			if i == 0 {
-				if a := simMean(in, func(lt LaneTick) float64 { return lt.Attempts }); a < 1000 {
+				if a := simMean(in, func(lt scenario.LaneTick) float64 { return lt.Attempts }); a < 1000 {
 					t.Errorf("fixed lane: %.0f attempts/s during the crash", a)
 				}
 			}
@@ -239,12 +240,12 @@ func TestOutageCrash(t *testing.T) {
 func TestOutagePartition(t *testing.T) {
 	t.Parallel()
 	p := simSmall()
-	p.Outage = OutagePartition
+	p.Outage = scenario.OutagePartition
 	e := simNew(t, p)
 	ticks := simAdvance(t, e, 15*time.Second)
 	for i, l := range e.lanes {
 		if l.fail != nil || curveIn(l).live != 0 || curveIn(l).q.len() != 0 {
-			t.Errorf("lane %c at the partition's end: failure %s, live %d, held %d", LaneNames[i], failName(l.fail), curveIn(l).live, curveIn(l).q.len())
+			t.Errorf("lane %c at the partition's end: failure %s, live %d, held %d", scenario.LaneNames[i], failName(l.fail), curveIn(l).live, curveIn(l).q.len())
 		}
 	}
 	ticks = append(ticks, simAdvance(t, e, p.Duration)...)
@@ -269,8 +270,8 @@ func TestOutagePartition(t *testing.T) {
 			}
 			// The attempts in flight when it began, and every attempt sent
 			// before 14 s, time out (1 s) within the partition.
-			sent := outSum(simWindow(lts, outStart, 14), p.Tick, func(lt LaneTick) float64 { return lt.Attempts })
-			lost := outSum(in, p.Tick, func(lt LaneTick) float64 { return lt.Timeouts })
+			sent := outSum(simWindow(lts, outStart, 14), p.Tick, func(lt scenario.LaneTick) float64 { return lt.Attempts })
+			lost := outSum(in, p.Tick, func(lt scenario.LaneTick) float64 { return lt.Timeouts })
 			if c := int64(simAt(t, lts, outStart).Concurrency); lost == 0 || lost < sent+c {
 				t.Errorf("%d timeouts during the partition for %d attempts in flight and %d sent", lost, c, sent)
 			}
@@ -285,7 +286,7 @@ func TestOutagePartition(t *testing.T) {
 // TestOutageManual stops and resumes the server by hand.
 func TestOutageManual(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{OutagePause, OutageCrash, OutagePartition} {
+	for _, kind := range []string{scenario.OutagePause, scenario.OutageCrash, scenario.OutagePartition} {
 		t.Run("like scheduled/"+kind, func(t *testing.T) {
 			p := simSmall()
 			p.Outage = kind
@@ -316,7 +317,7 @@ func TestOutageManual(t *testing.T) {
 
 	t.Run("arbitrary times", func(t *testing.T) {
 		p := simSmall()
-		p.Outage = OutageNone // Outage(true) then pauses
+		p.Outage = scenario.OutageNone // Outage(true) then pauses
 		e := simNew(t, p)
 		on, off := 10037*time.Millisecond, 13710*time.Millisecond
 		ticks := simAdvance(t, e, on)
@@ -343,17 +344,17 @@ func TestOutageManual(t *testing.T) {
 			}
 			for _, lt := range in {
 				if lt.OK != 0 {
-					t.Errorf("lane %c, t=%v: ok %v while paused by hand", LaneNames[i], lt.T, lt.OK)
+					t.Errorf("lane %c, t=%v: ok %v while paused by hand", scenario.LaneNames[i], lt.T, lt.OK)
 				}
 			}
 			if b := simAt(t, lts, 13.7).Backlog; b == 0 {
-				t.Errorf("lane %c: empty backlog before the resume: not a pause", LaneNames[i])
+				t.Errorf("lane %c: empty backlog before the resume: not a pause", scenario.LaneNames[i])
 			}
 			if b := simAt(t, lts, 13.8).Backlog; b != 0 {
-				t.Errorf("lane %c: backlog %d after the resume", LaneNames[i], b)
+				t.Errorf("lane %c: backlog %d after the resume", scenario.LaneNames[i], b)
 			}
 			if ok := simAt(t, lts, 10.0).OK; ok == 0 {
-				t.Errorf("lane %c: no ok before the pause", LaneNames[i])
+				t.Errorf("lane %c: no ok before the pause", scenario.LaneNames[i])
 			}
 		}
 		// The verdict counts from the manual end.
@@ -403,7 +404,7 @@ func TestOutageManual(t *testing.T) {
 func TestOutageCancelOnTimeout(t *testing.T) {
 	t.Parallel()
 	p := simSmall()
-	p.Lanes = []Lane{simLane(strategies.NameFixed), simLane(strategies.NameFixed)}
+	p.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameFixed)}
 	p.Lanes[1].CancelOnTimeout = true
 	e, ticks := simRun(t, p)
 	simCheck(t, e, "at the end", nil)
@@ -435,15 +436,15 @@ func TestOutageHeadline(t *testing.T) {
 	const resume = 35.0 // outage_at 20 s + outage_for 15 s
 
 	t.Run("defaults", func(t *testing.T) {
-		p := Defaults()
+		p := scenario.Defaults()
 		e, ticks := simRun(t, p)
 		s := e.Summaries()
 		for i := range s {
 			if want := 1000 / 10.1; math.Abs(s[i].BaselineOK-want) > 0.05*want {
-				t.Errorf("lane %c: baseline %.1f ok/s, want %.1f ± 5 %%", LaneNames[i], s[i].BaselineOK, want)
+				t.Errorf("lane %c: baseline %.1f ok/s, want %.1f ± 5 %%", scenario.LaneNames[i], s[i].BaselineOK, want)
 			}
 		}
-		// Lane a, fixed 100 ms: the storm never ends.
+		// scenario.Lane a, fixed 100 ms: the storm never ends.
 		a := simSeries(ticks, 0)
 		if !s[0].Collapsed || s[0].ServerRecoveredAfter != nil || s[0].ServiceRecoveredAfter != nil {
 			t.Errorf("lane a (fixed): %+v, want collapsed", s[0])
@@ -456,7 +457,7 @@ func TestOutageHeadline(t *testing.T) {
 				t.Errorf("lane a: no timeouts at t=%v, after the resume", lt.T)
 			}
 		}
-		// Lane b, think_scaled (001's program): back within seconds.
+		// scenario.Lane b, think_scaled (001's program): back within seconds.
 		if s[1].Collapsed || s[1].ServerRecoveredAfter == nil || *s[1].ServerRecoveredAfter >= 5 {
 			t.Errorf("lane b (think_scaled): %+v, want the server back within 5 s", s[1])
 		} else {
@@ -477,36 +478,36 @@ func TestOutageHeadline(t *testing.T) {
 		// every new attempt piles on. The backoff only sets how fast the pile
 		// grows. (think_scaled survives because its first retry comes tens of
 		// seconds later, so its flood is only ≈ 800 requests, ≈ 1.3 s.)
-		p := Defaults()
+		p := scenario.Defaults()
 		a := simLane(strategies.NameExponential) // 100 ms, ×2, jitter 0.1, cap 15 min
 		b := a
 		b.Factor, b.MaxDelay = 2.7, 10*time.Minute
 		c := a
 		c.MinDelay, c.Factor, c.MaxDelay = time.Second, 1.5, 5*time.Minute
-		p.Lanes = []Lane{a, b, c}
+		p.Lanes = []scenario.Lane{a, b, c}
 		e, ticks := simRun(t, p)
 		s := e.Summaries()
 		minDelay := []float64{3600, 1000, 100} // the server's delay at the flood, seconds
 		for i := range p.Lanes {
 			lts := simSeries(ticks, i)
 			if !s[i].Collapsed || s[i].ServerRecoveredAfter != nil || s[i].ServiceRecoveredAfter != nil {
-				t.Errorf("lane %c: %+v, want collapsed", LaneNames[i], s[i])
+				t.Errorf("lane %c: %+v, want collapsed", scenario.LaneNames[i], s[i])
 			}
 			flood := simAt(t, lts, resume).Backlog
 			if flood < 2000 {
-				t.Errorf("lane %c: backlog %d at the resume, want > 2000", LaneNames[i], flood)
+				t.Errorf("lane %c: backlog %d at the resume, want > 2000", scenario.LaneNames[i], flood)
 			}
 			if d := simAt(t, lts, resume+0.1).ServerLatency; d < minDelay[i] {
-				t.Errorf("lane %c: server delay %.0f s after the resume, want ≥ %.0f s", LaneNames[i], d, minDelay[i])
+				t.Errorf("lane %c: server delay %.0f s after the resume, want ≥ %.0f s", scenario.LaneNames[i], d, minDelay[i])
 			}
 			for _, lt := range simWindow(lts, resume, 120) {
 				if lt.OK != 0 {
-					t.Errorf("lane %c: ok %v at t=%v, after the resume", LaneNames[i], lt.OK, lt.T)
+					t.Errorf("lane %c: ok %v at t=%v, after the resume", scenario.LaneNames[i], lt.OK, lt.T)
 					break
 				}
 			}
 			t.Logf("lane %c: flood %d, delay %.0f s, peak %d, amplification %.2f",
-				LaneNames[i], flood, simAt(t, lts, resume+0.1).ServerLatency, s[i].PeakConcurrency, s[i].Amplification)
+				scenario.LaneNames[i], flood, simAt(t, lts, resume+0.1).ServerLatency, s[i].PeakConcurrency, s[i].Amplification)
 		}
 		if d := ticks[len(ticks)-1].Lanes[0].ServerLatency; d != p.MaxServerDelay.Seconds() {
 			t.Errorf("lane a: server delay %v s at the end, want its cap %v", d, p.MaxServerDelay.Seconds())

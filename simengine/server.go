@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"backofflab/scenario"
 	"time"
 
 	"backofflab/budget"
@@ -39,17 +40,17 @@ type serverModel interface {
 	held() int
 	free(mem *budget.Run)
 	// setParams applies changed parameters from now on.
-	setParams(p *Params)
+	setParams(p *scenario.Params)
 }
 
 // serverModels are the server models by name, each with its constructor.
 // The lanes use the first row: 001's latency curve.
 var serverModels = []struct {
 	name string
-	make func(p *Params) serverModel
+	make func(p *scenario.Params) serverModel
 }{
 	{"curve", newCurveModel},
 }
 
 // newServerModel returns the model of p's lanes.
-func newServerModel(p *Params) serverModel { return serverModels[0].make(p) }
+func newServerModel(p *scenario.Params) serverModel { return serverModels[0].make(p) }

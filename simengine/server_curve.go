@@ -1,13 +1,14 @@
 package simengine
 
 import (
+	"backofflab/scenario"
 	"time"
 
 	"backofflab/budget"
 )
 
 // curveModel is 001's server: every request inside shares the latency of
-// the current concurrency (Curve), so requests complete oldest first, as
+// the current concurrency (scenario.Curve), so requests complete oldest first, as
 // soon as their age reaches it; one planned completion, re-planned at every
 // change of concurrency, stands for all of them.
 type curveModel struct {
@@ -18,7 +19,7 @@ type curveModel struct {
 
 var _ serverModel = (*curveModel)(nil)
 
-func newCurveModel(p *Params) serverModel { return &curveModel{curve: newCurve(p)} }
+func newCurveModel(p *scenario.Params) serverModel { return &curveModel{curve: newCurve(p)} }
 
 func (m *curveModel) admit(now time.Duration, c int32, mem *budget.Run) (uint64, error) {
 	slot, err := m.q.push(now, c, mem)
@@ -68,10 +69,10 @@ func (m *curveModel) drop(lost func(uint64, int32)) {
 	m.live = 0
 }
 
-func (m *curveModel) concurrency() int       { return m.live }
-func (m *curveModel) latency() time.Duration { return m.curve.delay(m.live) }
-func (m *curveModel) held() int              { return m.q.len() }
-func (m *curveModel) setParams(p *Params)    { m.curve = newCurve(p) }
+func (m *curveModel) concurrency() int             { return m.live }
+func (m *curveModel) latency() time.Duration       { return m.curve.delay(m.live) }
+func (m *curveModel) held() int                    { return m.q.len() }
+func (m *curveModel) setParams(p *scenario.Params) { m.curve = newCurve(p) }
 
 func (m *curveModel) free(mem *budget.Run) {
 	m.q.q.free(mem)

@@ -16,18 +16,19 @@ import (
 
 	"github.com/coder/websocket"
 
+	"backofflab/scenario"
 	"backofflab/simengine"
 )
 
 // BenchmarkTickMessage reports the size of one tick message of 001's two
 // lanes, as the page receives it when it keeps up (one tick per message).
 func BenchmarkTickMessage(b *testing.B) {
-	e, err := simengine.New(simengine.Defaults())
+	e, err := simengine.New(scenario.Defaults())
 	if err != nil {
 		b.Fatal(err)
 	}
 	var rows [][]float64
-	e.AdvanceTo(120*time.Second, func(t simengine.Tick) { rows = append(rows, tickRow(t, nil, e)) })
+	e.AdvanceTo(120*time.Second, func(t scenario.Tick) { rows = append(rows, tickRow(t, nil, e)) })
 	var size int
 	for i := 0; b.Loop(); i++ {
 		msg := mustJSON(tickMsg{Type: "tick", Ticks: rows[i%len(rows) : i%len(rows)+1]})

@@ -28,6 +28,7 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
+	"backofflab/scenario"
 	"backofflab/simengine"
 )
 
@@ -35,11 +36,11 @@ import (
 // [t, lane a's Columns…, lane b's Columns…].
 func col(t *testing.T, lane int, name string) int {
 	t.Helper()
-	i := slices.Index(simengine.Columns, name)
+	i := slices.Index(scenario.Columns, name)
 	if i < 0 {
-		t.Fatalf("no column %q in %v", name, simengine.Columns)
+		t.Fatalf("no column %q in %v", name, scenario.Columns)
 	}
-	return 1 + lane*len(simengine.Columns) + i
+	return 1 + lane*len(scenario.Columns) + i
 }
 
 // browserEnv is what the subtests share: the browser and one server (one,
@@ -168,8 +169,8 @@ func browserPageLoads(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "speed=20&duration=10m")
 
 	cols := eval[[]string](tb, `JSON.parse(document.getElementById('page-state').textContent).columns`)
-	if !slices.Equal(cols, simengine.Columns) {
-		t.Fatalf("page columns %v, want simengine.Columns %v", cols, simengine.Columns)
+	if !slices.Equal(cols, scenario.Columns) {
+		t.Fatalf("page columns %v, want scenario.Columns %v", cols, scenario.Columns)
 	}
 	if cls := eval[string](tb, `document.querySelector('#status').className`); !strings.Contains(cls, "ok") {
 		t.Errorf("#status class %q, want ok", cls)
@@ -178,8 +179,8 @@ func browserPageLoads(t *testing.T, env *browserEnv) {
 	poll[bool](tb, "the rows grow", fmt.Sprintf(`window.backofflab.rows().length >= %d`, n+50))
 	rows := tb.rows()
 	for i, r := range rows {
-		if len(r) != 1+2*len(simengine.Columns) {
-			t.Fatalf("row %d has %d values, want t and 2 lanes × %d", i, len(r), len(simengine.Columns))
+		if len(r) != 1+2*len(scenario.Columns) {
+			t.Fatalf("row %d has %d values, want t and 2 lanes × %d", i, len(r), len(scenario.Columns))
 		}
 		if i > 0 && !(*r[0] > *rows[i-1][0]) {
 			t.Fatalf("row %d: t %v after %v", i, *r[0], *rows[i-1][0])
@@ -474,7 +475,7 @@ func browserExports(t *testing.T, env *browserEnv) {
 		t.Fatalf("the paused page went from %d to %d rows", len(rows), n)
 	}
 	header, _, _ := strings.Cut(string(body), "\n")
-	if want := "t,lane," + strings.Join(simengine.Columns, ","); header != want {
+	if want := "t,lane," + strings.Join(scenario.Columns, ","); header != want {
 		t.Fatalf("CSV header %q, want %q", header, want)
 	}
 	if header+"\n" != simengine.CSVHeader() {
@@ -488,7 +489,7 @@ func browserExports(t *testing.T, env *browserEnv) {
 	if len(recs) != len(lanes)*len(rows) {
 		t.Fatalf("CSV has %d rows, want %d lanes × %d page rows", len(recs), len(lanes), len(rows))
 	}
-	nc := len(simengine.Columns)
+	nc := len(scenario.Columns)
 	empty := 0
 	for i, rec := range recs {
 		r, l := rows[i/len(lanes)], i%len(lanes)
@@ -503,7 +504,7 @@ func browserExports(t *testing.T, env *browserEnv) {
 		for j, cell := range cells {
 			name := "t"
 			if j > 0 {
-				name = simengine.Columns[j-1]
+				name = scenario.Columns[j-1]
 			}
 			if want[j] == nil {
 				if cell != "" {

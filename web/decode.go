@@ -6,13 +6,13 @@ import (
 	"strconv"
 	"strings"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // state is everything a URL's query holds: the simulation's parameters, the
 // playback speed and which lane, if any, is real.
 type state struct {
-	p     simengine.Params
+	p     scenario.Params
 	speed string // a number of virtual seconds per wall second, or "max"
 	// real is the letter of the lane that runs for real (a real HTTP server
 	// and clients on loopback, see real.go), or "" when every lane is
@@ -25,7 +25,7 @@ func (st state) realLane() int {
 	if st.real == "" {
 		return -1
 	}
-	return strings.IndexByte(simengine.LaneNames, st.real[0])
+	return strings.IndexByte(scenario.LaneNames, st.real[0])
 }
 
 // The page's per-lane parameter <letter>.kind, beside the engine's
@@ -47,33 +47,33 @@ func kindOf(name string) (int, bool) {
 	if len(name) != 2+len(kindParam) || name[1] != '.' || name[2:] != kindParam {
 		return -1, false
 	}
-	i := strings.IndexByte(simengine.LaneNames, name[0])
+	i := strings.IndexByte(scenario.LaneNames, name[0])
 	return i, i >= 0
 }
 
 // realRules checks what a run with a real lane needs: real time, at most
 // maxRealClients clients, and an outage the real server can do (pause).
-func realRules(st state, lim Limits) []*simengine.ParamError {
+func realRules(st state, lim Limits) []*scenario.ParamError {
 	if st.real == "" {
 		return nil
 	}
-	var errs []*simengine.ParamError
+	var errs []*scenario.ParamError
 	if f, err := parseSpeed(st.speed); err == nil && f != 1 {
 		errs = append(errs, realSpeedError(st.speed))
 	}
 	if p := st.p; p.Clients > maxRealClients && p.Clients <= lim.MaxClients {
-		errs = append(errs, &simengine.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
+		errs = append(errs, &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
 			Allow: fmt.Sprintf("a whole number from 1 to %d while a lane is real", maxRealClients)})
 	}
-	if o := st.p.Outage; o != simengine.OutageNone && o != simengine.OutagePause {
-		errs = append(errs, &simengine.ParamError{Name: "outage", Value: o,
+	if o := st.p.Outage; o != scenario.OutageNone && o != scenario.OutagePause {
+		errs = append(errs, &scenario.ParamError{Name: "outage", Value: o,
 			Allow: "none or pause while a lane is real (the real server can only pause)"})
 	}
 	return errs
 }
 
-func realSpeedError(speed string) *simengine.ParamError {
-	return &simengine.ParamError{Name: speedParam, Value: speed, Allow: "1 while a lane is real"}
+func realSpeedError(speed string) *scenario.ParamError {
+	return &scenario.ParamError{Name: speedParam, Value: speed, Allow: "1 while a lane is real"}
 }
 
 const speedMax = "max"
@@ -91,7 +91,7 @@ func parseSpeed(s string) (float64, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(f >= speedMin && f <= speedTop) {
-		return 0, &simengine.ParamError{Name: speedParam, Value: s,
+		return 0, &scenario.ParamError{Name: speedParam, Value: s,
 			Allow: fmt.Sprintf("a number from %g to %g, or max", speedMin, speedTop)}
 	}
 	return f, nil
@@ -100,21 +100,21 @@ func parseSpeed(s string) (float64, error) {
 // decode reads a whole state from a query, validating every value through
 // the parameter table and the server's limits. It is the one place where the
 // page's URL, a WebSocket set message and an export request are read.
-func decode(q url.Values, lim Limits) (state, []*simengine.ParamError) {
+func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	q = cloneValues(q)
 	st := state{speed: "1"}
-	var errs []*simengine.ParamError
+	var errs []*scenario.ParamError
 	if v, ok := q[speedParam]; ok {
 		raw := v[len(v)-1]
 		if _, err := parseSpeed(raw); err != nil {
-			errs = append(errs, err.(*simengine.ParamError))
+			errs = append(errs, err.(*scenario.ParamError))
 		} else {
 			st.speed = raw
 		}
 		delete(q, speedParam)
 	}
 	// The lanes' kinds, in lane order; a bad one is reported here.
-	var kinds [simengine.MaxLanes]string
+	var kinds [scenario.MaxLanes]string
 	highest := -1 // the highest lane letter with a kind
 	for name, v := range q {
 		i, ok := kindOf(name)
@@ -124,41 +124,41 @@ func decode(q url.Values, lim Limits) (state, []*simengine.ParamError) {
 		raw := v[len(v)-1]
 		delete(q, name)
 		if raw != kindSim && raw != kindReal {
-			errs = append(errs, &simengine.ParamError{Name: name, Value: raw, Allow: "one of " + kindSim + ", " + kindReal})
+			errs = append(errs, &scenario.ParamError{Name: name, Value: raw, Allow: "one of " + kindSim + ", " + kindReal})
 			continue
 		}
 		kinds[i], highest = raw, max(highest, i)
 	}
-	p, err := simengine.Parse(q)
+	p, err := scenario.Parse(q)
 	if err == nil && highest >= len(p.Lanes) && !q.Has("lanes") {
 		// As for any lane parameter, the highest lane letter given sets the
 		// number of lanes when lanes is not given.
 		q.Set("lanes", strconv.Itoa(highest+1))
-		p, err = simengine.Parse(q)
+		p, err = scenario.Parse(q)
 	}
 	if err != nil {
-		return st, append(errs, simengine.Errors(err)...)
+		return st, append(errs, scenario.Errors(err)...)
 	}
 	for i, k := range kinds {
-		name := simengine.LaneNames[i:i+1] + "." + kindParam
+		name := scenario.LaneNames[i:i+1] + "." + kindParam
 		switch {
 		case k == "":
 		case i >= len(p.Lanes):
-			errs = append(errs, &simengine.ParamError{Name: name, Value: k,
-				Allow: fmt.Sprintf("lanes a to %c only (lanes=%d)", simengine.LaneNames[len(p.Lanes)-1], len(p.Lanes))})
+			errs = append(errs, &scenario.ParamError{Name: name, Value: k,
+				Allow: fmt.Sprintf("lanes a to %c only (lanes=%d)", scenario.LaneNames[len(p.Lanes)-1], len(p.Lanes))})
 		case k == kindReal && st.real != "":
-			errs = append(errs, &simengine.ParamError{Name: name, Value: k,
+			errs = append(errs, &scenario.ParamError{Name: name, Value: k,
 				Allow: fmt.Sprintf("sim: at most one lane may be real (lane %s is)", st.real)})
 		case k == kindReal:
-			st.real = simengine.LaneNames[i : i+1]
+			st.real = scenario.LaneNames[i : i+1]
 		}
 	}
 	if p.Clients > lim.MaxClients {
-		errs = append(errs, &simengine.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
+		errs = append(errs, &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
 			Allow: fmt.Sprintf("a whole number from 1 to %d on this server", lim.MaxClients)})
 	}
 	if p.Duration > lim.MaxDuration {
-		errs = append(errs, &simengine.ParamError{Name: "duration", Value: p.Duration.String(),
+		errs = append(errs, &scenario.ParamError{Name: "duration", Value: p.Duration.String(),
 			Allow: fmt.Sprintf("a duration from 1s to %v on this server", lim.MaxDuration)})
 	}
 	st.p = p
@@ -167,10 +167,10 @@ func decode(q url.Values, lim Limits) (state, []*simengine.ParamError) {
 
 // decodeExport is decode for the headless exports, which simulate only: a
 // real lane runs on the page, live.
-func decodeExport(q url.Values, lim Limits) (state, []*simengine.ParamError) {
+func decodeExport(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	st, errs := decode(q, lim)
 	if st.real != "" {
-		errs = append(errs, &simengine.ParamError{Name: st.real + "." + kindParam, Value: kindReal,
+		errs = append(errs, &scenario.ParamError{Name: st.real + "." + kindParam, Value: kindReal,
 			Allow: "sim (real lanes run live only; export from the page)"})
 	}
 	return st, errs
@@ -179,9 +179,9 @@ func decodeExport(q url.Values, lim Limits) (state, []*simengine.ParamError) {
 // decodeLenient is decode for rendering a page from a URL that may hold bad
 // values: it drops each bad value (the page shows it with its message) and
 // reads the rest, so a typo in one parameter keeps every other one.
-func decodeLenient(q url.Values, lim Limits) (state, []*simengine.ParamError) {
+func decodeLenient(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	q = cloneValues(q)
-	var all []*simengine.ParamError
+	var all []*scenario.ParamError
 	for {
 		st, errs := decode(q, lim)
 		if len(errs) == 0 {
@@ -222,7 +222,7 @@ func cloneValues(q url.Values) url.Values {
 }
 
 // errorText joins errors for a plain-text response.
-func errorText(errs []*simengine.ParamError) string {
+func errorText(errs []*scenario.ParamError) string {
 	lines := make([]string, len(errs))
 	for i, e := range errs {
 		lines[i] = e.Error()

@@ -3,6 +3,7 @@ package web
 import (
 	"time"
 
+	"backofflab/scenario"
 	"backofflab/simengine"
 )
 
@@ -23,7 +24,7 @@ type laneSource interface {
 	// at virtual time now. The session calls it at each run's start while
 	// the run plays; after an error the lane runs simulated instead, and the
 	// error is the page's message.
-	start(p simengine.Params, now time.Duration) error
+	start(p scenario.Params, now time.Duration) error
 	// stop stops what start started, if it runs; its measurements stay.
 	stop()
 	// live reports whether the lane runs in real time now: then virtual
@@ -33,7 +34,7 @@ type laneSource interface {
 	virtual(now time.Time) time.Duration
 	// nextWake returns how long after now the session must look at the
 	// lane again, while live, even when the engine has nothing to do.
-	nextWake(now time.Time, p *simengine.Params) time.Duration
+	nextWake(now time.Time, p *scenario.Params) time.Duration
 	// measure takes the lane's values for the ticks that end at or before
 	// virtual time to, at wall time now, while live. It returns what the
 	// page must be told about the lane since the last call, or "".
@@ -42,15 +43,15 @@ type laneSource interface {
 	setDown(down bool)
 	// tick returns the lane's values for the engine's next tick, of which
 	// sim is the engine's own; eng's outages so far are its context.
-	tick(sim simengine.LaneTick, eng *simengine.Engine) simengine.LaneTick
+	tick(sim scenario.LaneTick, eng *simengine.Engine) scenario.LaneTick
 	// summary returns the lane's verdicts so far, of which sim is the
 	// engine's own.
-	summary(sim simengine.Summary, eng *simengine.Engine) simengine.Summary
+	summary(sim scenario.Summary, eng *simengine.Engine) scenario.Summary
 	// note says, for the page's status line, how the lane behaves now, or "".
 	note() string
 	// restarts reports whether the change of the run's parameters from old
 	// to p cannot apply to the lane on the fly: the run then restarts.
-	restarts(old, p simengine.Params) bool
+	restarts(old, p scenario.Params) bool
 	// stale reports whether the lane cannot go on from where it stopped:
 	// a resume then restarts the run from 0.
 	stale() bool
@@ -78,19 +79,19 @@ func newLaneSource(st state, i int, s *session) laneSource {
 // simLane is a lane the engine alone simulates: its values are the engine's.
 type simLane struct{}
 
-func (simLane) kind() string                                        { return kindSim }
-func (simLane) addr() string                                        { return "" }
-func (simLane) start(simengine.Params, time.Duration) error         { return nil }
-func (simLane) stop()                                               {}
-func (simLane) live() bool                                          { return false }
-func (simLane) virtual(time.Time) time.Duration                     { return 0 }
-func (simLane) nextWake(time.Time, *simengine.Params) time.Duration { return time.Hour }
-func (simLane) measure(time.Time, time.Duration) string             { return "" }
-func (simLane) setDown(bool)                                        {}
-func (simLane) note() string                                        { return "" }
-func (simLane) restarts(_, _ simengine.Params) bool                 { return false }
-func (simLane) stale() bool                                         { return false }
+func (simLane) kind() string                                       { return kindSim }
+func (simLane) addr() string                                       { return "" }
+func (simLane) start(scenario.Params, time.Duration) error         { return nil }
+func (simLane) stop()                                              {}
+func (simLane) live() bool                                         { return false }
+func (simLane) virtual(time.Time) time.Duration                    { return 0 }
+func (simLane) nextWake(time.Time, *scenario.Params) time.Duration { return time.Hour }
+func (simLane) measure(time.Time, time.Duration) string            { return "" }
+func (simLane) setDown(bool)                                       {}
+func (simLane) note() string                                       { return "" }
+func (simLane) restarts(_, _ scenario.Params) bool                 { return false }
+func (simLane) stale() bool                                        { return false }
 
-func (simLane) tick(sim simengine.LaneTick, _ *simengine.Engine) simengine.LaneTick { return sim }
+func (simLane) tick(sim scenario.LaneTick, _ *simengine.Engine) scenario.LaneTick { return sim }
 
-func (simLane) summary(sim simengine.Summary, _ *simengine.Engine) simengine.Summary { return sim }
+func (simLane) summary(sim scenario.Summary, _ *simengine.Engine) scenario.Summary { return sim }

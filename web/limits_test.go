@@ -13,7 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"backofflab/budget"
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // This file tests the bounds that keep one page or export from taking the
@@ -78,7 +78,7 @@ func TestRunMemoryHaltsLane(t *testing.T) {
 		var tm struct{ Ticks [][]*float64 }
 		json.Unmarshal(mustJSONRaw(m), &tm)
 		last := tm.Ticks[len(tm.Ticks)-1]
-		return last[1] == nil && last[1+len(simengine.Columns)] != nil
+		return last[1] == nil && last[1+len(scenario.Columns)] != nil
 	})
 	p.close()
 	waitFor(t, "the closed page's memory back in the pool", func() bool { return pool.Used() == 0 })

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // The outbox is the only thing the simulation and the page's writer share:
@@ -91,7 +91,7 @@ func (o *outbox) take() [][]byte {
 // levels marks the Columns that are levels at a tick's end, not rates.
 var levels = func() map[int]bool {
 	m := map[int]bool{}
-	for i, c := range simengine.Columns {
+	for i, c := range scenario.Columns {
 		switch c {
 		case "concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99":
 			m[i] = true
@@ -103,7 +103,7 @@ var levels = func() map[int]bool {
 // coalesce merges neighbouring rows pairwise: rates are averaged, levels and
 // t are the later row's, a percentile is the later one's when it has one.
 func coalesce(rows [][]float64, lanes int) [][]float64 {
-	n := len(simengine.Columns)
+	n := len(scenario.Columns)
 	out := rows[:0]
 	for i := 0; i < len(rows); i += 2 {
 		if i+1 == len(rows) {

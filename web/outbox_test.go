@@ -5,12 +5,12 @@ import (
 	"math"
 	"testing"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // outboxRow returns a tick row of lanes lanes at t whose every column is v.
 func outboxRow(t float64, lanes int, v float64) []float64 {
-	r := make([]float64, 1+lanes*len(simengine.Columns))
+	r := make([]float64, 1+lanes*len(scenario.Columns))
 	r[0] = t
 	for i := 1; i < len(r); i++ {
 		r[i] = v
@@ -96,8 +96,8 @@ func TestOutboxBounded(t *testing.T) {
 // missing percentile keeps the earlier one.
 func TestCoalesce(t *testing.T) {
 	col := map[string]int{}
-	for i, c := range simengine.Columns {
-		col[c] = 1 + len(simengine.Columns) + i // lane b
+	for i, c := range scenario.Columns {
+		col[c] = 1 + len(scenario.Columns) + i // lane b
 	}
 	a, b, c := outboxRow(1, 2, 2), outboxRow(2, 2, 4), outboxRow(3, 2, 8)
 	b[col["p99"]] = math.NaN()

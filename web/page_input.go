@@ -3,7 +3,7 @@ package web
 import (
 	"net/url"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // pageInput is what the playground page shows. handlePlayground fills it
@@ -18,7 +18,7 @@ type pageInput struct {
 	// in its control beside its message.
 	Raw url.Values
 	// Errors are the URL's bad values, each naming its parameter.
-	Errors []*simengine.ParamError
+	Errors []*scenario.ParamError
 	// Presets are the named shortcuts, each a full URL query.
 	Presets []Preset
 	// Limits are the server's caps, for the controls' ranges.

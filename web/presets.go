@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"backofflab/scenario"
 	"backofflab/simengine"
 )
 
@@ -75,13 +76,13 @@ func measure(d presetDef, lim Limits) Preset {
 	b.WriteString(d.intro)
 	b.WriteString(" Measured:")
 	for i, s := range sums {
-		fmt.Fprintf(&b, " lane %c (%s): %s.", simengine.LaneNames[i], st.p.Lanes[i].Strategy, describe(s))
+		fmt.Fprintf(&b, " lane %c (%s): %s.", scenario.LaneNames[i], st.p.Lanes[i].Strategy, describe(s))
 	}
 	return Preset{Name: d.name, Title: d.title, Query: st.encode(), Description: b.String()}
 }
 
 // describe says a summary's verdict in words.
-func describe(s simengine.Summary) string {
+func describe(s scenario.Summary) string {
 	switch {
 	case s.Stopped != "":
 		return s.Stopped

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // TestPresetsSayWhatTheyShow pins what the engine measures for the presets
@@ -31,7 +31,7 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 			t.Errorf("%s: no measured verdict: %q", p.Name, p.Description)
 		}
 		for i, l := range st.p.Lanes {
-			if want := "lane " + simengine.LaneNames[i:i+1] + " (" + l.Strategy + ")"; !strings.Contains(p.Description, want) {
+			if want := "lane " + scenario.LaneNames[i:i+1] + " (" + l.Strategy + ")"; !strings.Contains(p.Description, want) {
 				t.Errorf("%s: description lacks %q", p.Name, want)
 			}
 		}
@@ -53,7 +53,7 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 		}
 	}
 	// The landing page (no query) shows the storm next to the recovery.
-	if byName["001-published"].Query != (state{p: simengine.Defaults(), speed: "1"}).encode() {
+	if byName["001-published"].Query != (state{p: scenario.Defaults(), speed: "1"}).encode() {
 		t.Error("001-published is not the default view")
 	}
 }

@@ -3,7 +3,7 @@ package web
 import (
 	"encoding/json"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // The WebSocket protocol: JSON text messages, each with a "type".
@@ -88,7 +88,7 @@ func (m tickMsg) MarshalJSON() ([]byte, error) {
 			if j > 0 {
 				b = append(b, ',')
 			}
-			b = simengine.AppendNumber(b, v)
+			b = scenario.AppendNumber(b, v)
 		}
 		b = append(b, ']')
 	}
@@ -96,8 +96,8 @@ func (m tickMsg) MarshalJSON() ([]byte, error) {
 }
 
 type summaryMsg struct {
-	Type  string              `json:"type"` // "summary"
-	Lanes []simengine.Summary `json:"lanes"`
+	Type  string             `json:"type"` // "summary"
+	Lanes []scenario.Summary `json:"lanes"`
 }
 
 // stateMsg tells the page where the run stands.

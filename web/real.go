@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"backofflab/realexp"
+	"backofflab/scenario"
 	"backofflab/simengine"
 )
 
@@ -23,7 +24,7 @@ import (
 // over the same tick window (virtual time is wall time since the run
 // started, so speed is 1). The scheduled outage and the page's stop/resume
 // button pause and resume the real server when the engine's outage starts
-// and ends, and the lane's verdicts come from a simengine.Detector fed with
+// and ends, and the lane's verdicts come from a scenario.Detector fed with
 // the real ticks: the same rules as the simulated lanes.
 
 // The descriptor budget of the real lanes.
@@ -135,11 +136,11 @@ type realConfig struct {
 	client realexp.ClientConfig
 }
 
-func newRealConfig(p simengine.Params, lane int) realConfig {
+func newRealConfig(p scenario.Params, lane int) realConfig {
 	l := p.Lanes[lane]
 	return realConfig{
 		server: realexp.ServerConfig{
-			Curve:           simengine.CurveOf(&p),
+			Curve:           scenario.CurveOf(&p),
 			Backlog:         p.Backlog,
 			CancelOnTimeout: l.CancelOnTimeout,
 		},
@@ -180,7 +181,7 @@ type realRun struct {
 	lastAt time.Time
 	last   realexp.Counts
 	cur    reading
-	det    *simengine.Detector
+	det    *scenario.Detector
 	fed    int // outage transitions fed to det: 2 per outage, start then end
 }
 
@@ -188,14 +189,14 @@ type realRun struct {
 type reading struct {
 	n, given int64
 	delta    realexp.Counts // events over the reading's window; levels at its end
-	lt       simengine.LaneTick
+	lt       scenario.LaneTick
 	peak     int
 }
 
 // startReal starts lane's real experiment for p, at the engine's virtual
 // time now (0 after a reset), with conns connections at most on each side
 // (see realSlots.budget).
-func startReal(p simengine.Params, lane int, now time.Duration, log *slog.Logger, conns int) (*realRun, error) {
+func startReal(p scenario.Params, lane int, now time.Duration, log *slog.Logger, conns int) (*realRun, error) {
 	cfg := newRealConfig(p, lane)
 	cfg.server.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	cfg.client.MaxConns = conns
@@ -213,7 +214,7 @@ func startReal(p simengine.Params, lane int, now time.Duration, log *slog.Logger
 		return nil, err
 	}
 	r := &realRun{lane: lane, addr: cfg.client.Addr, curve: cfg.server.Curve, tick: p.Tick, conns: conns,
-		srv: realexp.NewServer(cfg.server), pop: pop, det: simengine.NewDetector(p),
+		srv: realexp.NewServer(cfg.server), pop: pop, det: scenario.NewDetector(p),
 		popDone: make(chan struct{}), srvDone: make(chan struct{}), ticks: int64(now / p.Tick)}
 	sctx, stopSrv := context.WithCancel(context.Background())
 	pctx, stopPop := context.WithCancel(context.Background())
@@ -282,7 +283,7 @@ func (r *realRun) measure(now time.Time, to time.Duration) {
 		}
 		return float64(k) / sec
 	}
-	lt := simengine.LaneTick{
+	lt := scenario.LaneTick{
 		OK: rate(d.OK), Errors: rate(d.Errors), Timeouts: rate(d.Timeouts), Attempts: rate(d.Attempts),
 		Retries: rate(d.Retries), GaveUp: rate(d.GaveUp),
 		Concurrency:   st.Concurrency,
@@ -303,7 +304,7 @@ func (r *realRun) measure(now time.Time, to time.Duration) {
 // connection budget of n.
 func budgetNote(lane, n int) string {
 	return fmt.Sprintf("lane %c's real clients reached their connection budget (%d): further connects wait, "+
-		"as on a real host out of descriptors, and count as timeouts if none comes free in time", simengine.LaneNames[lane], n)
+		"as on a real host out of descriptors, and count as timeouts if none comes free in time", scenario.LaneNames[lane], n)
 }
 
 // takeNote returns, once, what the page must be told about the real lane
@@ -319,7 +320,7 @@ func (r *realRun) takeNote() string {
 // and levels of the reading that covers it, and its share of the reading's
 // ok count for the verdicts, which it feeds to the detector after the
 // engine's outages so far.
-func (r *realRun) next(outages [][2]time.Duration, dropped int) simengine.LaneTick {
+func (r *realRun) next(outages [][2]time.Duration, dropped int) scenario.LaneTick {
 	r.feed(outages, dropped)
 	t := time.Duration(r.ticks+1) * r.tick
 	c := &r.cur
@@ -329,7 +330,7 @@ func (r *realRun) next(outages [][2]time.Duration, dropped int) simengine.LaneTi
 		ok = c.delta.OK*(c.given+1)/c.n - c.delta.OK*c.given/c.n
 		c.given++
 	} else { // a tick no reading covers: nothing measured
-		lt = simengine.LaneTick{P50: math.NaN(), P99: math.NaN()}
+		lt = scenario.LaneTick{P50: math.NaN(), P99: math.NaN()}
 	}
 	r.ticks++
 	lt.T = t.Seconds()
@@ -366,7 +367,7 @@ func (r *realRun) feed(outages [][2]time.Duration, dropped int) {
 }
 
 // summary is the real lane's verdict on its ticks so far.
-func (r *realRun) summary(outages [][2]time.Duration, dropped int) simengine.Summary {
+func (r *realRun) summary(outages [][2]time.Duration, dropped int) scenario.Summary {
 	r.feed(outages, dropped)
 	return r.det.Summary(r.last.Requests, r.last.Attempts, r.last.OK, r.last.GaveUp)
 }
@@ -374,10 +375,10 @@ func (r *realRun) summary(outages [][2]time.Duration, dropped int) simengine.Sum
 // nextWake returns how long after now the session must look at the real
 // experiment again: at the next tick's end, or the scheduled outage's start
 // or end if one comes first, or the run's end.
-func (r *realRun) nextWake(now time.Time, p *simengine.Params) time.Duration {
+func (r *realRun) nextWake(now time.Time, p *scenario.Params) time.Duration {
 	v := r.virtual(now)
 	next := (v/r.tick + 1) * r.tick
-	if p.Outage != simengine.OutageNone && p.OutageFor > 0 {
+	if p.Outage != scenario.OutageNone && p.OutageFor > 0 {
 		for _, x := range []time.Duration{p.OutageAt, p.OutageAt + p.OutageFor} {
 			if x > v && x < next {
 				next = x
@@ -410,12 +411,12 @@ func (l *realLane) addr() string {
 	return l.run.addr
 }
 
-func (l *realLane) start(p simengine.Params, now time.Duration) error {
+func (l *realLane) start(p scenario.Params, now time.Duration) error {
 	l.stop()
 	r, err := startReal(p, l.lane, now, l.log, l.slots.budget())
 	if err != nil {
 		l.log.Error("real lane", "err", err)
-		return fmt.Errorf("the real lane could not start (%v); lane %c runs simulated instead", err, simengine.LaneNames[l.lane])
+		return fmt.Errorf("the real lane could not start (%v); lane %c runs simulated instead", err, scenario.LaneNames[l.lane])
 	}
 	l.run = r
 	return nil
@@ -431,7 +432,7 @@ func (l *realLane) live() bool { return l.run != nil && !l.run.stopped }
 
 func (l *realLane) virtual(now time.Time) time.Duration { return l.run.virtual(now) }
 
-func (l *realLane) nextWake(now time.Time, p *simengine.Params) time.Duration {
+func (l *realLane) nextWake(now time.Time, p *scenario.Params) time.Duration {
 	return l.run.nextWake(now, p)
 }
 
@@ -448,7 +449,7 @@ func (l *realLane) setDown(down bool) {
 
 // tick replaces the engine's values with what the real clients and server
 // did over the same tick window, while they run.
-func (l *realLane) tick(sim simengine.LaneTick, eng *simengine.Engine) simengine.LaneTick {
+func (l *realLane) tick(sim scenario.LaneTick, eng *simengine.Engine) scenario.LaneTick {
 	if !l.live() {
 		return sim
 	}
@@ -457,7 +458,7 @@ func (l *realLane) tick(sim simengine.LaneTick, eng *simengine.Engine) simengine
 
 // summary is the real measurements' verdict once the lane ran, even
 // stopped: the engine's simulation of the lane is not what the page shows.
-func (l *realLane) summary(sim simengine.Summary, eng *simengine.Engine) simengine.Summary {
+func (l *realLane) summary(sim scenario.Summary, eng *simengine.Engine) scenario.Summary {
 	if l.run == nil {
 		return sim
 	}
@@ -465,7 +466,7 @@ func (l *realLane) summary(sim simengine.Summary, eng *simengine.Engine) simengi
 }
 
 func (l *realLane) note() string {
-	name := simengine.LaneNames[l.lane : l.lane+1]
+	name := scenario.LaneNames[l.lane : l.lane+1]
 	if l.live() {
 		return "lane " + name + " is real: a real server and clients in real time; Pause stops them, and Play then restarts the run from 0"
 	}
@@ -474,7 +475,7 @@ func (l *realLane) note() string {
 
 // restarts: a change of what the lane's server and clients are made of
 // (clients, think, timeout, server, its strategy, seed) needs new ones.
-func (l *realLane) restarts(old, p simengine.Params) bool {
+func (l *realLane) restarts(old, p scenario.Params) bool {
 	return newRealConfig(p, l.lane) != newRealConfig(old, l.lane)
 }
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"backofflab/realexp"
-	"backofflab/simengine"
+	"backofflab/scenario"
 )
 
 // realQuery is a small real lane: 200 clients thinking 1 s (≈180 req/s
@@ -69,7 +69,7 @@ func TestDecodeRealLane(t *testing.T) {
 	// the values that do not fit it, each with its message.
 	q, _ := url.ParseQuery("b.kind=real&speed=20&clients=5000&outage=crash")
 	st, errs := decodeLenient(q, DefaultLimits)
-	if st.real != "b" || st.speed != "1" || st.p.Clients != 1000 || st.p.Outage != simengine.OutagePause || len(errs) != 3 {
+	if st.real != "b" || st.speed != "1" || st.p.Clients != 1000 || st.p.Outage != scenario.OutagePause || len(errs) != 3 {
 		t.Errorf("lenient: real %q speed %s clients %d outage %s, errors %v", st.real, st.speed, st.p.Clients, st.p.Outage, errs)
 	}
 
@@ -353,7 +353,7 @@ func TestRealLaneVerdict(t *testing.T) {
 	// the limit that restarts those 5 s: the bound leaves room for two.
 	deadline := time.After(20*time.Second + realWait())
 	for {
-		var sum simengine.Summary
+		var sum scenario.Summary
 		select {
 		case m := <-p.msgs:
 			if m == nil {
@@ -362,7 +362,7 @@ func TestRealLaneVerdict(t *testing.T) {
 			if string(m["type"]) != `"summary"` {
 				continue
 			}
-			sum = field[[]simengine.Summary](t, m, "lanes")[1]
+			sum = field[[]scenario.Summary](t, m, "lanes")[1]
 		case <-deadline:
 			t.Fatalf("lane b's server never recovered")
 		}
@@ -507,7 +507,7 @@ func TestRealLaneBusy(t *testing.T) {
 // TestRealNextWake: the session wakes at each tick's end and at the
 // scheduled outage's transitions.
 func TestRealNextWake(t *testing.T) {
-	p := simengine.Defaults()
+	p := scenario.Defaults()
 	p.OutageAt, p.OutageFor = 1050*time.Millisecond, time.Second
 	r := &realRun{tick: p.Tick, start: time.Unix(100, 0)}
 	at := func(v time.Duration) time.Time { return r.start.Add(v) }
@@ -522,7 +522,7 @@ func TestRealNextWake(t *testing.T) {
 			t.Errorf("at %v: wake in %v, want %v", tc.v, got, tc.want)
 		}
 	}
-	p.Outage = simengine.OutageNone
+	p.Outage = scenario.OutageNone
 	if got := r.nextWake(at(time.Second), &p); got != 100*time.Millisecond {
 		t.Errorf("no outage: wake in %v", got)
 	}

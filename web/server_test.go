@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"backofflab/scenario"
 	"backofflab/simengine"
 	"backofflab/static"
 )
@@ -126,7 +127,7 @@ func TestExportMatchesRun(t *testing.T) {
 	query := "clients=300&duration=20s&outage_at=5s&outage_for=5s&a.strategy=fixed&b.strategy=full_jitter&speed=10"
 	q, _ := url.ParseQuery(query)
 	q.Del("speed")
-	p, err := simengine.Parse(q)
+	p, err := scenario.Parse(q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestDecodeLenientKeepsGoodValues(t *testing.T) {
 	if st.p.Clients != 500 || st.p.Lanes[1].Strategy != "grpc" || st.speed != "2" {
 		t.Errorf("good values lost: clients %d, b %s, speed %s", st.p.Clients, st.p.Lanes[1].Strategy, st.speed)
 	}
-	if st.p.Think != simengine.Defaults().Think {
+	if st.p.Think != scenario.Defaults().Think {
 		t.Errorf("bad think kept: %v", st.p.Think)
 	}
 	names := map[string]bool{}

@@ -16,6 +16,7 @@ import (
 	"github.com/coder/websocket"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 	"backofflab/simengine"
 	"backofflab/strategies"
 )
@@ -66,7 +67,7 @@ type session struct {
 	st      state
 	factor  float64 // speed: virtual seconds per wall second, 0 for max
 	playing bool
-	lastSum []simengine.Summary
+	lastSum []scenario.Summary
 	// target is the virtual time the engine is to reach, slice by slice;
 	// burstEnd is the wall time until which a run at speed max may work
 	// before it waits for the next step.
@@ -91,7 +92,7 @@ type session struct {
 // newSession returns the session of st's run, whose memory mem bounds. It
 // fails with mem's *budget.ExceededError when the run's initial state
 // does not fit.
-func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, mem *budget.Run, st state, bad []*simengine.ParamError) (*session, error) {
+func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, mem *budget.Run, st state, bad []*scenario.ParamError) (*session, error) {
 	eng, err := simengine.NewWithBudget(st.p, mem)
 	if err != nil {
 		return nil, err
@@ -347,7 +348,7 @@ func (s *session) aim(elapsed time.Duration) {
 		if to := min(end, l.virtual(now)); to > s.target {
 			for i, l := range s.lanes {
 				if note := l.measure(now, to); note != "" {
-					s.fail(simengine.LaneNames[i:i+1]+"."+kindParam, note)
+					s.fail(scenario.LaneNames[i:i+1]+"."+kindParam, note)
 				}
 			}
 			s.target = to
@@ -396,14 +397,14 @@ func (s *session) advance() {
 }
 
 // emit adds the engine's tick to the slice's rows.
-func (s *session) emit(t simengine.Tick) {
+func (s *session) emit(t scenario.Tick) {
 	s.rows = append(s.rows, tickRow(t, s.lanes, s.eng))
 }
 
 // tickRow flattens a tick for the page: t, then each lane's Columns as its
 // source gives them (the engine's own for a lane without one).
-func tickRow(t simengine.Tick, lanes []laneSource, eng *simengine.Engine) []float64 {
-	row := make([]float64, 0, 1+len(t.Lanes)*len(simengine.Columns))
+func tickRow(t scenario.Tick, lanes []laneSource, eng *simengine.Engine) []float64 {
+	row := make([]float64, 0, 1+len(t.Lanes)*len(scenario.Columns))
 	row = append(row, t.T)
 	for i, lt := range t.Lanes {
 		if i < len(lanes) {
@@ -430,8 +431,8 @@ func (s *session) summarize() {
 	s.out.send(summaryMsg{Type: "summary", Lanes: sum}, false)
 }
 
-func summariesEqual(a, b []simengine.Summary) bool {
-	return slices.EqualFunc(a, b, func(x, y simengine.Summary) bool {
+func summariesEqual(a, b []scenario.Summary) bool {
+	return slices.EqualFunc(a, b, func(x, y scenario.Summary) bool {
 		return x.BaselineOK == y.BaselineOK && ptrEq(x.ServerRecoveredAfter, y.ServerRecoveredAfter) &&
 			ptrEq(x.ServiceRecoveredAfter, y.ServiceRecoveredAfter) && x.Collapsed == y.Collapsed &&
 			x.PeakConcurrency == y.PeakConcurrency && x.Stopped == y.Stopped
@@ -561,7 +562,7 @@ func (s *session) hello() {
 		l := newLaneSource(s.st, i, s)
 		if s.playing {
 			if err := l.start(s.st.p, s.eng.Now()); err != nil {
-				failed = append(failed, errorMsg{Type: "error", Param: simengine.LaneNames[i:i+1] + "." + kindParam, Message: err.Error()})
+				failed = append(failed, errorMsg{Type: "error", Param: scenario.LaneNames[i:i+1] + "." + kindParam, Message: err.Error()})
 				l = simLane{}
 				s.simulate(i)
 			}
@@ -570,9 +571,9 @@ func (s *session) hello() {
 	}
 	p := s.st.p
 	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
-		Tick: p.Tick.Seconds(), Columns: simengine.Columns, MaxOutages: simengine.MaxOutages}
+		Tick: p.Tick.Seconds(), Columns: scenario.Columns, MaxOutages: simengine.MaxOutages}
 	for i, l := range p.Lanes {
-		h.Lanes = append(h.Lanes, laneInfo{Name: simengine.LaneNames[i : i+1], Strategy: l.Strategy,
+		h.Lanes = append(h.Lanes, laneInfo{Name: scenario.LaneNames[i : i+1], Strategy: l.Strategy,
 			Kind: s.lanes[i].kind(), Addr: s.lanes[i].addr()})
 	}
 	s.out.lanes = len(p.Lanes)
@@ -625,7 +626,7 @@ func (s *session) bands() {
 	}
 }
 
-func laneBands(i int, l simengine.Lane, p simengine.Params) bandsMsg {
+func laneBands(i int, l scenario.Lane, p scenario.Params) bandsMsg {
 	m := bandsMsg{Type: "bands", Lane: i, Retry: []int{}, P5: []float64{}, P50: []float64{}, P95: []float64{}}
 	bands, err := strategies.Bands(l.Params, p.Think, bandRetries, bandDraws, p.Seed)
 	if err != nil {

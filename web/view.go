@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 
@@ -157,7 +157,7 @@ type strategyInfo struct {
 func newView(in pageInput) pageView {
 	p := in.St.p
 	if len(p.Lanes) == 0 { // a zero pageInput: show the defaults
-		p = simengine.Defaults()
+		p = scenario.Defaults()
 	}
 	speed := in.St.speed
 	if speed == "" {
@@ -170,8 +170,8 @@ func newView(in pageInput) pageView {
 	// Every lane panel exists; lanes beyond the run show their defaults.
 	all := p
 	all.Lanes = slices.Clone(p.Lanes)
-	for i := len(all.Lanes); i < simengine.MaxLanes; i++ {
-		all.Lanes = append(all.Lanes, simengine.DefaultLane(i))
+	for i := len(all.Lanes); i < scenario.MaxLanes; i++ {
+		all.Lanes = append(all.Lanes, scenario.DefaultLane(i))
 	}
 
 	v := pageView{Query: query, Lanes: len(p.Lanes), Presets: in.Presets, Kinds: chartKinds,
@@ -183,7 +183,7 @@ func newView(in pageInput) pageView {
 		errs[e.Name] = append(errs[e.Name], e.Error())
 	}
 	shown := map[string]bool{} // names whose error shows beside a visible control
-	mk := func(param simengine.Param, lane int) paramCtl {
+	mk := func(param scenario.Param, lane int) paramCtl {
 		c := newControl(param, lane, &all, in)
 		if msgs, ok := errs[c.Name]; ok {
 			c.Error = strings.Join(msgs, "; ")
@@ -192,7 +192,7 @@ func newView(in pageInput) pageView {
 	}
 
 	// The number of lanes: a hidden input, shown by the lane buttons.
-	lp, _, _ := simengine.Lookup("lanes")
+	lp, _, _ := scenario.Lookup("lanes")
 	v.LaneCtl = mk(lp, -1)
 	v.LaneCtl.Value = strconv.Itoa(len(p.Lanes))
 	shown["lanes"] = true
@@ -201,7 +201,7 @@ func newView(in pageInput) pageView {
 	for _, g := range controlGroups {
 		cg := controlGroup{ID: g.id, Title: g.title}
 		for _, name := range g.names {
-			param, _, ok := simengine.Lookup(name)
+			param, _, ok := scenario.Lookup(name)
 			if !ok || param.Lane {
 				continue
 			}
@@ -211,7 +211,7 @@ func newView(in pageInput) pageView {
 		v.Groups = append(v.Groups, cg)
 	}
 	var rest []paramCtl
-	for _, param := range simengine.Table {
+	for _, param := range scenario.Table {
 		if !param.Lane && !placed[param.Name] {
 			rest = append(rest, mk(param, -1))
 		}
@@ -225,8 +225,8 @@ func newView(in pageInput) pageView {
 		}
 	}
 
-	for i := range simengine.MaxLanes {
-		lp := lanePanel{Letter: simengine.LaneNames[i : i+1], Index: i, Active: i < len(p.Lanes)}
+	for i := range scenario.MaxLanes {
+		lp := lanePanel{Letter: scenario.LaneNames[i : i+1], Index: i, Active: i < len(p.Lanes)}
 		strategy := all.Lanes[i].Strategy
 		lp.About = strategies.About(strategy)
 		lp.Kind = kindControl(lp.Letter, in.St.real == lp.Letter)
@@ -239,7 +239,7 @@ func newView(in pageInput) pageView {
 		if lp.Active {
 			shown[lp.Kind.Name] = true
 		}
-		for _, param := range simengine.Table {
+		for _, param := range scenario.Table {
 			if !param.Lane {
 				continue
 			}
@@ -307,21 +307,21 @@ func usesParam(strategy, name string) bool {
 	return name == "cancel_on_timeout" || strategies.Uses(strategy, name)
 }
 
-func newPageState(query string, p simengine.Params, presets []Preset) pageState {
+func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
-		Columns: simengine.Columns, LaneNames: simengine.LaneNames, Kinds: map[string]string{},
+		Columns: scenario.Columns, LaneNames: scenario.LaneNames, Kinds: map[string]string{},
 		Keep: keepOnStrategyChange, Charts: chartKinds, Steps: sliderSteps, Presets: presets}
 	if ps.Presets == nil {
 		ps.Presets = []Preset{}
 	}
-	lp, _, _ := simengine.Lookup("lanes")
+	lp, _, _ := scenario.Lookup("lanes")
 	ps.Kinds["lanes"] = kindName(lp.Kind)
-	for _, param := range simengine.Table {
+	for _, param := range scenario.Table {
 		ps.Kinds[param.Name] = kindName(param.Kind)
 	}
 	for _, name := range strategies.Names() {
 		si := strategyInfo{Name: name, About: strategies.About(name), Uses: []string{}}
-		for _, param := range simengine.Table {
+		for _, param := range scenario.Table {
 			if param.Lane && param.Name != "strategy" && usesParam(name, param.Name) {
 				si.Uses = append(si.Uses, param.Name)
 			}
@@ -334,15 +334,15 @@ func newPageState(query string, p simengine.Params, presets []Preset) pageState 
 // newControl builds the control of param (lane i, or -1 for a shared
 // parameter) showing its value in ps, or the URL's raw value when that one
 // was bad.
-func newControl(param simengine.Param, lane int, ps *simengine.Params, in pageInput) paramCtl {
+func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInput) paramCtl {
 	c := paramCtl{Name: param.Name, Base: param.Name, Kind: kindName(param.Kind), Help: param.Help,
 		Allowed: param.Allowed(), Unit: param.Unit}
 	if lane >= 0 {
-		c.Lane = simengine.LaneNames[lane : lane+1]
+		c.Lane = scenario.LaneNames[lane : lane+1]
 		c.Name = c.Lane + "." + param.Name
 	}
 	if param.Name == "lanes" {
-		c.Allowed = "1 to " + strconv.Itoa(simengine.MaxLanes)
+		c.Allowed = "1 to " + strconv.Itoa(scenario.MaxLanes)
 		return c
 	}
 	goText := param.Value(ps, max(lane, 0))
@@ -358,7 +358,7 @@ func newControl(param simengine.Param, lane int, ps *simengine.Params, in pageIn
 		}
 	}
 	switch param.Kind {
-	case simengine.KindEnum:
+	case scenario.KindEnum:
 		c.Value = goText
 		for _, ch := range param.Choices {
 			h := ""
@@ -368,17 +368,17 @@ func newControl(param simengine.Param, lane int, ps *simengine.Params, in pageIn
 			c.Choices = append(c.Choices, ctlChoice{Value: ch, Label: ch, Help: h})
 		}
 		return c
-	case simengine.KindBool:
+	case scenario.KindBool:
 		c.Checked = goText == "true"
 		c.Value = goText
 		return c
-	case simengine.KindSeed:
+	case scenario.KindSeed:
 		c.Min, c.Max = "0", strconv.FormatUint(math.MaxUint64, 10)
 		c.Value = rawOr(in.Raw, c.Name, in.Errors, goText)
 		return c
 	}
 	val := 0.0
-	if param.Kind == simengine.KindDuration {
+	if param.Kind == scenario.KindDuration {
 		d, _ := time.ParseDuration(goText)
 		val, lo, hi = d.Seconds(), lo/1e9, hi/1e9
 		c.Value = fmtNum(val)
@@ -395,7 +395,7 @@ func newControl(param simengine.Param, lane int, ps *simengine.Params, in pageIn
 
 // rawOr returns the URL's raw value of name when it was bad, so that the
 // user sees what they wrote beside the message, else shown.
-func rawOr(raw url.Values, name string, errs []*simengine.ParamError, shown string) string {
+func rawOr(raw url.Values, name string, errs []*scenario.ParamError, shown string) string {
 	for _, e := range errs {
 		if e.Name == name {
 			if vals, ok := raw[name]; ok && len(vals) > 0 {
@@ -407,19 +407,19 @@ func rawOr(raw url.Values, name string, errs []*simengine.ParamError, shown stri
 	return shown
 }
 
-func kindName(k simengine.Kind) string {
+func kindName(k scenario.Kind) string {
 	switch k {
-	case simengine.KindInt:
+	case scenario.KindInt:
 		return "int"
-	case simengine.KindFloat:
+	case scenario.KindFloat:
 		return "float"
-	case simengine.KindDuration:
+	case scenario.KindDuration:
 		return "duration"
-	case simengine.KindEnum:
+	case scenario.KindEnum:
 		return "enum"
-	case simengine.KindBool:
+	case scenario.KindBool:
 		return "bool"
-	case simengine.KindSeed:
+	case scenario.KindSeed:
 		return "seed"
 	}
 	return "unknown"
@@ -427,11 +427,11 @@ func kindName(k simengine.Kind) string {
 
 // logLow is where a logarithmic slider over [0, max] starts above 0:
 // position 0 is 0 and position 1 is logLow.
-func logLow(kind simengine.Kind, hi float64) float64 {
+func logLow(kind scenario.Kind, hi float64) float64 {
 	switch kind {
-	case simengine.KindInt:
+	case scenario.KindInt:
 		return 1
-	case simengine.KindDuration:
+	case scenario.KindDuration:
 		return 0.01 // seconds
 	}
 	return hi / 1e4
@@ -440,9 +440,9 @@ func logLow(kind simengine.Kind, hi float64) float64 {
 // sliderScale chooses a slider's scale: logarithmic for wide ranges
 // (max/min ≥ 100), where a linear slider would spend nearly all of its
 // travel on values nobody wants.
-func sliderScale(kind simengine.Kind, lo, hi float64) string {
+func sliderScale(kind scenario.Kind, lo, hi float64) string {
 	if lo <= 0 {
-		if kind == simengine.KindFloat {
+		if kind == scenario.KindFloat {
 			return scaleLin // jitter: 0 to 1
 		}
 		lo = logLow(kind, hi)
@@ -454,7 +454,7 @@ func sliderScale(kind simengine.Kind, lo, hi float64) string {
 }
 
 // sliderPos is the slider position of value v; app.js's posOf is its twin.
-func sliderPos(scale string, kind simengine.Kind, lo, hi, v float64) int {
+func sliderPos(scale string, kind scenario.Kind, lo, hi, v float64) int {
 	var f float64
 	switch {
 	case hi <= lo:

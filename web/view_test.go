@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 
@@ -51,15 +51,15 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 		byName[c.Name] = append(byName[c.Name], c)
 	}
 	want := []string{"lanes", speedParam}
-	for _, l := range simengine.LaneNames { // the page's own per-lane parameter
+	for _, l := range scenario.LaneNames { // the page's own per-lane parameter
 		want = append(want, string(l)+"."+kindParam)
 	}
-	for _, p := range simengine.Table {
+	for _, p := range scenario.Table {
 		if !p.Lane {
 			want = append(want, p.Name)
 			continue
 		}
-		for _, l := range simengine.LaneNames {
+		for _, l := range scenario.LaneNames {
 			want = append(want, string(l)+"."+p.Name)
 		}
 	}
@@ -70,7 +70,7 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 			continue
 		}
 		delete(byName, name)
-		p, _, ok := simengine.Lookup(name)
+		p, _, ok := scenario.Lookup(name)
 		if !ok { // speed, kind
 			continue
 		}
@@ -82,12 +82,12 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 			t.Errorf("%s: kind %s, want %s", name, c.Kind, kindName(p.Kind))
 		}
 		switch p.Kind {
-		case simengine.KindInt, simengine.KindFloat, simengine.KindDuration:
+		case scenario.KindInt, scenario.KindFloat, scenario.KindDuration:
 			if name == "lanes" {
 				continue
 			}
 			lo, hi := p.Min, p.Max
-			if p.Kind == simengine.KindDuration {
+			if p.Kind == scenario.KindDuration {
 				lo, hi = lo/1e9, hi/1e9
 			}
 			switch name { // capped by the server's limits
@@ -105,7 +105,7 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 			if c.Pos < 0 || c.Pos > sliderSteps {
 				t.Errorf("%s: slider position %d", name, c.Pos)
 			}
-		case simengine.KindEnum:
+		case scenario.KindEnum:
 			if !slices.Equal(choiceValues(c.Choices), p.Choices) {
 				t.Errorf("%s: choices %v, want %v", name, choiceValues(c.Choices), p.Choices)
 			}
@@ -211,9 +211,9 @@ func TestSliderScales(t *testing.T) {
 		{"backlog", scaleLog}, {"outage_at", scaleLog}, {"tick", scaleLog}, {"a.jitter", scaleLin},
 		{"a.factor", scaleLin}, {"a.max_attempts", scaleLog},
 	} {
-		p, _, _ := simengine.Lookup(tc.name)
+		p, _, _ := scenario.Lookup(tc.name)
 		lo, hi := p.Min, p.Max
-		if p.Kind == simengine.KindDuration {
+		if p.Kind == scenario.KindDuration {
 			lo, hi = lo/1e9, hi/1e9
 		}
 		if got := sliderScale(p.Kind, lo, hi); got != tc.scale {
@@ -233,7 +233,7 @@ func TestSliderScales(t *testing.T) {
 		}
 	}
 	// A log slider puts 001's values in the middle of its travel, not at one end.
-	if pos := sliderPos(scaleLog, simengine.KindInt, 1, 20000, 1000); pos < 500 || pos > 800 {
+	if pos := sliderPos(scaleLog, scenario.KindInt, 1, 20000, 1000); pos < 500 || pos > 800 {
 		t.Errorf("clients=1000 at %d", pos)
 	}
 }
@@ -281,7 +281,7 @@ func TestChartOptions(t *testing.T) {
 			want = nil
 			for _, s := range timeSeries[kind] {
 				want = append(want, s.Name)
-				if !slices.Contains(simengine.Columns, s.Name) {
+				if !slices.Contains(scenario.Columns, s.Name) {
 					t.Errorf("%s: series %s is not a column", kind, s.Name)
 				}
 			}
@@ -313,7 +313,7 @@ func TestChartOptions(t *testing.T) {
 			t.Errorf("%s: log scale on axis %d of %d", k.Kind, k.LogAxis, len(k.Units))
 		}
 		for _, s := range k.Series {
-			if k.X == xTime && !slices.Contains(simengine.Columns, s.Name) {
+			if k.X == xTime && !slices.Contains(scenario.Columns, s.Name) {
 				t.Errorf("%s: %s is not a column", k.Kind, s.Name)
 			}
 			if s.Axis < 0 || s.Axis >= len(k.Units) {
@@ -438,7 +438,7 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 		if !slices.Contains(jsonBlocks, "chart-"+k.Kind) {
 			t.Errorf("no option block for %s", k.Kind)
 		}
-		for _, l := range simengine.LaneNames {
+		for _, l := range scenario.LaneNames {
 			if !charts[k.Kind+"."+string(l)] {
 				t.Errorf("no chart %s for lane %c", k.Kind, l)
 			}
@@ -489,7 +489,7 @@ func TestPageStateForTheScript(t *testing.T) {
 	if err := json.Unmarshal(b, &ps); err != nil {
 		t.Fatal(err)
 	}
-	if ps.Lanes != 3 || ps.Query != v.Query || !slices.Equal(ps.Columns, simengine.Columns) || ps.Steps != sliderSteps {
+	if ps.Lanes != 3 || ps.Query != v.Query || !slices.Equal(ps.Columns, scenario.Columns) || ps.Steps != sliderSteps {
 		t.Errorf("page state %+v", ps)
 	}
 	if len(ps.Strategies) != len(strategies.Names()) {

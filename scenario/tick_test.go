@@ -1,4 +1,4 @@
-package simengine_test
+package scenario_test
 
 import (
 	"bytes"
@@ -11,11 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"backofflab/scenario"
 	"backofflab/simengine"
 )
 
 // tickValues returns lt's values in the order of "t" then Columns.
-func tickValues(lt simengine.LaneTick) []float64 {
+func tickValues(lt scenario.LaneTick) []float64 {
 	return []float64{lt.T, lt.OK, lt.Errors, lt.Timeouts, lt.Attempts, lt.Retries, lt.GaveUp,
 		float64(lt.Concurrency), lt.ServerLatency, float64(lt.Backlog), float64(lt.InBackoff), lt.P50, lt.P99}
 }
@@ -27,14 +28,14 @@ func tickSame(a, b float64) bool {
 
 var tickCases = []struct {
 	name string
-	lt   simengine.LaneTick
+	lt   scenario.LaneTick
 	lane string
 	csv  string
 	json string
 }{
 	{
 		name: "no_percentiles",
-		lt: simengine.LaneTick{T: 20.3, OK: 120, Errors: 0.5, Timeouts: 30, Attempts: 150.25, Retries: 1e-7,
+		lt: scenario.LaneTick{T: 20.3, OK: 120, Errors: 0.5, Timeouts: 30, Attempts: 150.25, Retries: 1e-7,
 			GaveUp: 0, Concurrency: 31, ServerLatency: 0.105, Backlog: 4096, InBackoff: 7,
 			P50: math.NaN(), P99: math.NaN()},
 		lane: "b",
@@ -44,7 +45,7 @@ var tickCases = []struct {
 	},
 	{
 		name: "percentiles",
-		lt: simengine.LaneTick{T: 0.1, OK: 10, Errors: 20, Timeouts: 0, Attempts: 1e21, Retries: 3,
+		lt: scenario.LaneTick{T: 0.1, OK: 10, Errors: 20, Timeouts: 0, Attempts: 1e21, Retries: 3,
 			GaveUp: 2.5, Concurrency: 1_000_000, ServerLatency: 3600, Backlog: 0, InBackoff: 999,
 			P50: 0.1, P99: 2.0000000000000004},
 		lane: "d",
@@ -61,7 +62,7 @@ var tickCases = []struct {
 	},
 	{
 		name: "one_percentile",
-		lt:   simengine.LaneTick{T: 120, OK: 1, P50: 0.25, P99: math.NaN()},
+		lt:   scenario.LaneTick{T: 120, OK: 1, P50: 0.25, P99: math.NaN()},
 		lane: "c",
 		csv:  "120,c,1,0,0,0,0,0,0,0,0,0,0.25,\n",
 		json: `{"t":120,"ok":1,"errors":0,"timeouts":0,"attempts":0,"retries":0,"gave_up":0,` +
@@ -85,8 +86,8 @@ func TestLaneTickAppendCSV(t *testing.T) {
 			if err != nil {
 				t.Fatalf("encoding/csv: %v", err)
 			}
-			if len(recs) != 1 || len(recs[0]) != 2+len(simengine.Columns) {
-				t.Fatalf("encoding/csv read %v, want one record of %d fields", recs, 2+len(simengine.Columns))
+			if len(recs) != 1 || len(recs[0]) != 2+len(scenario.Columns) {
+				t.Fatalf("encoding/csv read %v, want one record of %d fields", recs, 2+len(scenario.Columns))
 			}
 			rec := recs[0]
 			if rec[1] != c.lane {
@@ -110,7 +111,7 @@ func TestLaneTickAppendCSV(t *testing.T) {
 }
 
 func TestLaneTickAppendJSON(t *testing.T) {
-	wantKeys := append([]string{"t"}, simengine.Columns...)
+	wantKeys := append([]string{"t"}, scenario.Columns...)
 	for _, c := range tickCases {
 		t.Run(c.name, func(t *testing.T) {
 			b := c.lt.AppendJSON(nil)
@@ -129,8 +130,8 @@ func TestLaneTickAppendJSON(t *testing.T) {
 				t.Errorf("json.Marshal = %s, %v; want %s", m, err, c.json)
 			}
 			m, err = json.Marshal(struct {
-				Ticks []simengine.LaneTick `json:"ticks"`
-			}{[]simengine.LaneTick{c.lt, c.lt}})
+				Ticks []scenario.LaneTick `json:"ticks"`
+			}{[]scenario.LaneTick{c.lt, c.lt}})
 			if want := `{"ticks":[` + c.json + "," + c.json + `]}`; err != nil || string(m) != want {
 				t.Errorf("json.Marshal of a slice = %s, %v; want %s", m, err, want)
 			}
@@ -184,7 +185,7 @@ func TestCSVHeader(t *testing.T) {
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("encoding/csv read %v, %v; want one record", recs, err)
 	}
-	want := append([]string{"t", "lane"}, simengine.Columns...)
+	want := append([]string{"t", "lane"}, scenario.Columns...)
 	if !slices.Equal(recs[0], want) {
 		t.Errorf("header %v, want %v", recs[0], want)
 	}
@@ -194,7 +195,7 @@ func TestCSVHeader(t *testing.T) {
 		t.Errorf("CSVHeader() = %q, want %q", h, literal)
 	}
 	// A row has as many fields as the header.
-	lt := simengine.LaneTick{P50: math.NaN(), P99: math.NaN()}
+	lt := scenario.LaneTick{P50: math.NaN(), P99: math.NaN()}
 	row, err := csv.NewReader(bytes.NewReader(lt.AppendCSV(nil, "a"))).Read()
 	if err != nil || len(row) != len(want) {
 		t.Errorf("a row has %d fields (%v), the header %d", len(row), err, len(want))
@@ -204,7 +205,7 @@ func TestCSVHeader(t *testing.T) {
 func TestColumnsVocabulary(t *testing.T) {
 	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 	seen := map[string]bool{"t": true, "lane": true}
-	for _, c := range simengine.Columns {
+	for _, c := range scenario.Columns {
 		if !snake.MatchString(c) {
 			t.Errorf("column %q is not snake_case", c)
 		}
@@ -213,7 +214,7 @@ func TestColumnsVocabulary(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	if len(simengine.Columns) != 12 {
-		t.Errorf("%d columns, want the 12 of LaneTick", len(simengine.Columns))
+	if len(scenario.Columns) != 12 {
+		t.Errorf("%d columns, want the 12 of LaneTick", len(scenario.Columns))
 	}
 }

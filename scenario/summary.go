@@ -1,4 +1,4 @@
-package simengine
+package scenario
 
 import "time"
 
@@ -77,6 +77,10 @@ func newDetector(p *Params) Detector {
 	w := int((recoveryWindow + p.Tick - 1) / p.Tick)
 	return Detector{tickLen: p.Tick, window: w, limit: p.ServerLimit, oks: make([]int64, w)}
 }
+
+// SetLimit sets the server limit under which the server counts as
+// recovered, from the next tick on (a live change of server_limit).
+func (d *Detector) SetLimit(limit int) { d.limit = limit }
 
 func (d *Detector) baseline() float64 {
 	if d.baseTicks == 0 {

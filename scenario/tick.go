@@ -1,4 +1,4 @@
-package simengine
+package scenario
 
 import (
 	"math"

@@ -1,6 +1,8 @@
-package simengine
+package scenario
 
 import (
+	"encoding/json"
+	"strconv"
 	"time"
 
 	"backofflab/strategies"
@@ -87,8 +89,27 @@ func DefaultLane(i int) Lane {
 	return Lane{Params: p}
 }
 
-// clone returns a copy of p that shares no memory with it.
-func (p Params) clone() Params {
+// Clone returns a copy of p that shares no memory with it.
+func (p Params) Clone() Params {
 	p.Lanes = append([]Lane(nil), p.Lanes...)
 	return p
+}
+
+// Map returns every parameter of p under its vocabulary name, numbers as
+// numbers and durations as Go duration strings.
+func (p Params) Map() map[string]any {
+	m := map[string]any{lanesParam.Name: len(p.Lanes)}
+	for name, vals := range p.Encode() {
+		param, _, _ := Lookup(name)
+		v := vals[0]
+		switch param.Kind {
+		case KindInt, KindFloat, KindSeed:
+			m[name] = json.Number(v)
+		case KindBool:
+			m[name], _ = strconv.ParseBool(v)
+		default:
+			m[name] = v
+		}
+	}
+	return m
 }

@@ -1,4 +1,4 @@
-package simengine_test
+package scenario_test
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/simengine"
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 
@@ -21,13 +21,13 @@ import (
 // with those of the package's other external test files.
 
 // tblParse parses the query string raw and fails the test on an error.
-func tblParse(t *testing.T, raw string) simengine.Params {
+func tblParse(t *testing.T, raw string) scenario.Params {
 	t.Helper()
 	q, err := url.ParseQuery(raw)
 	if err != nil {
 		t.Fatalf("url.ParseQuery(%q): %v", raw, err)
 	}
-	p, err := simengine.Parse(q)
+	p, err := scenario.Parse(q)
 	if err != nil {
 		t.Fatalf("Parse(%q): %v", raw, err)
 	}
@@ -36,17 +36,17 @@ func tblParse(t *testing.T, raw string) simengine.Params {
 
 // tblParseErr parses the query string raw, fails the test unless Parse
 // reports an error, and returns that error's parameter errors.
-func tblParseErr(t *testing.T, raw string) (error, []*simengine.ParamError) {
+func tblParseErr(t *testing.T, raw string) (error, []*scenario.ParamError) {
 	t.Helper()
 	q, err := url.ParseQuery(raw)
 	if err != nil {
 		t.Fatalf("url.ParseQuery(%q): %v", raw, err)
 	}
-	p, err := simengine.Parse(q)
+	p, err := scenario.Parse(q)
 	if err == nil {
 		t.Fatalf("Parse(%q) = %+v, nil; want an error", raw, p)
 	}
-	pes := simengine.Errors(err)
+	pes := scenario.Errors(err)
 	if len(pes) == 0 {
 		t.Fatalf("Parse(%q): error %q holds no *ParamError", raw, err)
 	}
@@ -54,9 +54,9 @@ func tblParseErr(t *testing.T, raw string) (error, []*simengine.ParamError) {
 }
 
 // tblLookup returns the parameter name (with or without a lane letter).
-func tblLookup(t *testing.T, name string) (simengine.Param, int) {
+func tblLookup(t *testing.T, name string) (scenario.Param, int) {
 	t.Helper()
-	param, lane, ok := simengine.Lookup(name)
+	param, lane, ok := scenario.Lookup(name)
 	if !ok {
 		t.Fatalf("Lookup(%q): no such parameter", name)
 	}
@@ -65,16 +65,16 @@ func tblLookup(t *testing.T, name string) (simengine.Param, int) {
 
 // tblFullName returns param's name for lane i ("a.factor"), or its bare name
 // for a parameter shared by every lane.
-func tblFullName(param simengine.Param, i int) string {
+func tblFullName(param scenario.Param, i int) string {
 	if !param.Lane {
 		return param.Name
 	}
-	return simengine.LaneNames[i:i+1] + "." + param.Name
+	return scenario.LaneNames[i:i+1] + "." + param.Name
 }
 
 // tblCheckParamError checks that pe is the error of value raw for the
 // parameter name and that its text says the name, the value and allow.
-func tblCheckParamError(t *testing.T, pe *simengine.ParamError, name, raw, allow string) {
+func tblCheckParamError(t *testing.T, pe *scenario.ParamError, name, raw, allow string) {
 	t.Helper()
 	if pe.Name != name {
 		t.Errorf("ParamError.Name = %q, want %q", pe.Name, name)
@@ -92,31 +92,31 @@ func tblCheckParamError(t *testing.T, pe *simengine.ParamError, name, raw, allow
 
 // tblInRange reports whether param's value in p (lane i) is inside the
 // range Table gives it; the reason when it is not.
-func tblInRange(p *simengine.Params, param simengine.Param, i int) (string, bool) {
+func tblInRange(p *scenario.Params, param scenario.Param, i int) (string, bool) {
 	v := param.Value(p, i)
 	var f float64
 	switch param.Kind {
-	case simengine.KindEnum:
+	case scenario.KindEnum:
 		return v, slices.Contains(param.Choices, v)
-	case simengine.KindBool:
+	case scenario.KindBool:
 		_, err := strconv.ParseBool(v)
 		return v, err == nil
-	case simengine.KindSeed:
+	case scenario.KindSeed:
 		_, err := strconv.ParseUint(v, 10, 64)
 		return v, err == nil
-	case simengine.KindInt:
+	case scenario.KindInt:
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
 			return v, false
 		}
 		f = float64(n)
-	case simengine.KindFloat:
+	case scenario.KindFloat:
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			return v, false
 		}
 		f = x
-	case simengine.KindDuration:
+	case scenario.KindDuration:
 		d, err := time.ParseDuration(v)
 		if err != nil {
 			return v, false
@@ -129,12 +129,12 @@ func tblInRange(p *simengine.Params, param simengine.Param, i int) (string, bool
 }
 
 // tblCheckRanges fails the test for every value of p outside its range.
-func tblCheckRanges(t *testing.T, p *simengine.Params) {
+func tblCheckRanges(t *testing.T, p *scenario.Params) {
 	t.Helper()
-	if n := len(p.Lanes); n < 1 || n > simengine.MaxLanes {
-		t.Fatalf("%d lanes, want 1 to %d", n, simengine.MaxLanes)
+	if n := len(p.Lanes); n < 1 || n > scenario.MaxLanes {
+		t.Fatalf("%d lanes, want 1 to %d", n, scenario.MaxLanes)
 	}
-	for _, param := range simengine.Table {
+	for _, param := range scenario.Table {
 		lanes := 1
 		if param.Lane {
 			lanes = len(p.Lanes)
@@ -147,16 +147,16 @@ func tblCheckRanges(t *testing.T, p *simengine.Params) {
 	}
 	for i, l := range p.Lanes {
 		if l.MaxDelay < l.MinDelay {
-			t.Errorf("lane %c: max_delay %v < min_delay %v", simengine.LaneNames[i], l.MaxDelay, l.MinDelay)
+			t.Errorf("lane %c: max_delay %v < min_delay %v", scenario.LaneNames[i], l.MaxDelay, l.MinDelay)
 		}
 	}
 }
 
 // tblRoundTrip checks that Parse(p.Encode()) deep-equals p.
-func tblRoundTrip(t *testing.T, p simengine.Params) {
+func tblRoundTrip(t *testing.T, p scenario.Params) {
 	t.Helper()
 	q := p.Encode()
-	got, err := simengine.Parse(q)
+	got, err := scenario.Parse(q)
 	if err != nil {
 		t.Fatalf("Parse(Encode()) of %+v: %v\nquery: %s", p, err, q.Encode())
 	}
@@ -166,32 +166,32 @@ func tblRoundTrip(t *testing.T, p simengine.Params) {
 }
 
 func TestParseEmptyIsDefaults(t *testing.T) {
-	got, err := simengine.Parse(url.Values{})
+	got, err := scenario.Parse(url.Values{})
 	if err != nil {
 		t.Fatalf("Parse({}): %v", err)
 	}
-	if want := simengine.Defaults(); !reflect.DeepEqual(got, want) {
+	if want := scenario.Defaults(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Parse({}) = %+v\nwant Defaults() = %+v", got, want)
 	}
-	if err := simengine.Defaults().Validate(); err != nil {
+	if err := scenario.Defaults().Validate(); err != nil {
 		t.Errorf("Defaults().Validate(): %v", err)
 	}
 }
 
 func TestTableDefaultsInRange(t *testing.T) {
-	def := simengine.Defaults()
+	def := scenario.Defaults()
 	// A lane parameter's default depends on the lane's strategy: check the
 	// four default lanes (lanes=4) and every strategy's defaults.
 	def4 := tblParse(t, "lanes=4")
-	for _, param := range simengine.Table {
+	for _, param := range scenario.Table {
 		t.Run(param.Name, func(t *testing.T) {
 			if param.Help == "" {
 				t.Errorf("no Help")
 			}
-			if param.Kind == simengine.KindEnum && len(param.Choices) == 0 {
+			if param.Kind == scenario.KindEnum && len(param.Choices) == 0 {
 				t.Errorf("an enum with no choices")
 			}
-			if param.Kind != simengine.KindEnum && param.Kind != simengine.KindBool && param.Min > param.Max {
+			if param.Kind != scenario.KindEnum && param.Kind != scenario.KindBool && param.Min > param.Max {
 				t.Errorf("Min %v > Max %v", param.Min, param.Max)
 			}
 			if a := param.Allowed(); a == "" {
@@ -213,7 +213,7 @@ func TestTableDefaultsInRange(t *testing.T) {
 				if param.Lane {
 					q.Set("lanes", "4")
 				}
-				got, err := simengine.Parse(q)
+				got, err := scenario.Parse(q)
 				if err != nil {
 					t.Errorf("Parse(%s=%s), the default: %v", name, v, err)
 					continue
@@ -262,7 +262,7 @@ func TestLookup(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			param, lane, ok := simengine.Lookup(c.name)
+			param, lane, ok := scenario.Lookup(c.name)
 			if ok != c.ok || param.Name != c.param || lane != c.lane {
 				t.Errorf("Lookup(%q) = %q, %d, %v; want %q, %d, %v", c.name, param.Name, lane, ok, c.param, c.lane, c.ok)
 			}
@@ -274,9 +274,9 @@ func TestLookup(t *testing.T) {
 type tblValue struct{ raw, want string }
 
 // tblGoodValues returns values that param accepts, derived from its range.
-func tblGoodValues(param simengine.Param) []tblValue {
+func tblGoodValues(param scenario.Param) []tblValue {
 	switch param.Kind {
-	case simengine.KindInt:
+	case scenario.KindInt:
 		lo, hi := int64(param.Min), int64(param.Max)
 		mid := lo + (hi-lo)/2
 		return []tblValue{
@@ -285,7 +285,7 @@ func tblGoodValues(param simengine.Param) []tblValue {
 			{strconv.FormatInt(mid, 10), strconv.FormatInt(mid, 10)},
 			{"+" + strconv.FormatInt(hi, 10), strconv.FormatInt(hi, 10)},
 		}
-	case simengine.KindFloat:
+	case scenario.KindFloat:
 		f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 		mid := param.Min + (param.Max-param.Min)/3
 		return []tblValue{
@@ -295,7 +295,7 @@ func tblGoodValues(param simengine.Param) []tblValue {
 			{strconv.FormatFloat(param.Max, 'e', 3, 64), f(param.Max)},
 			{f(math.Nextafter(param.Min, math.Inf(1))), f(math.Nextafter(param.Min, math.Inf(1)))},
 		}
-	case simengine.KindDuration:
+	case scenario.KindDuration:
 		lo, hi := time.Duration(param.Min), time.Duration(param.Max)
 		mid := lo + (hi-lo)/3
 		return []tblValue{
@@ -304,22 +304,22 @@ func tblGoodValues(param simengine.Param) []tblValue {
 			{mid.String(), mid.String()},
 			{fmt.Sprintf("%dns", int64(hi)), hi.String()},
 		}
-	case simengine.KindEnum:
+	case scenario.KindEnum:
 		var vs []tblValue
 		for _, c := range param.Choices {
 			vs = append(vs, tblValue{c, c})
 		}
 		return vs
-	case simengine.KindBool:
+	case scenario.KindBool:
 		return []tblValue{{"true", "true"}, {"false", "false"}, {"1", "true"}, {"0", "false"}, {"TRUE", "true"}}
-	case simengine.KindSeed:
+	case scenario.KindSeed:
 		return []tblValue{{"0", "0"}, {"1", "1"}, {"18446744073709551615", "18446744073709551615"}, {"42", "42"}}
 	}
 	return nil
 }
 
 // tblBadValues returns values that param must reject, derived from its range.
-func tblBadValues(param simengine.Param) map[string]string {
+func tblBadValues(param scenario.Param) map[string]string {
 	bad := map[string]string{
 		"empty":     "",
 		"malformed": "abc",
@@ -329,29 +329,29 @@ func tblBadValues(param simengine.Param) map[string]string {
 		"space":     " 1",
 	}
 	switch param.Kind {
-	case simengine.KindInt:
+	case scenario.KindInt:
 		bad["below"] = strconv.FormatInt(int64(param.Min)-1, 10)
 		bad["above"] = strconv.FormatInt(int64(param.Max)+1, 10)
 		bad["fraction"] = "1.5"
 		bad["exponent"] = "1e3"
 		bad["huge"] = "99999999999999999999999"
-	case simengine.KindFloat:
+	case scenario.KindFloat:
 		bad["below"] = strconv.FormatFloat(math.Nextafter(param.Min, math.Inf(-1)), 'g', -1, 64)
 		bad["above"] = strconv.FormatFloat(math.Nextafter(param.Max, math.Inf(1)), 'g', -1, 64)
 		bad["far_above"] = strconv.FormatFloat(param.Max*1000+1, 'g', -1, 64)
 		bad["comma"] = "1,5"
-	case simengine.KindDuration:
+	case scenario.KindDuration:
 		bad["below"] = (time.Duration(param.Min) - 1).String()
 		bad["above"] = (time.Duration(param.Max) + 1).String()
 		bad["no_unit"] = "10"
 		bad["unknown_unit"] = "10parsecs"
-	case simengine.KindEnum:
+	case scenario.KindEnum:
 		bad["unknown"] = "bogus"
 		bad["upper"] = strings.ToUpper(param.Choices[len(param.Choices)-1])
-	case simengine.KindBool:
+	case scenario.KindBool:
 		bad["yes"] = "yes"
 		bad["two"] = "2"
-	case simengine.KindSeed:
+	case scenario.KindSeed:
 		bad["below"] = "-1"
 		bad["above"] = "18446744073709551616"
 		bad["fraction"] = "1.5"
@@ -363,25 +363,25 @@ func tblBadValues(param simengine.Param) map[string]string {
 // parameters on lane a and on lane d (which makes four lanes), and lanes.
 func tblParamsUnderTest(t *testing.T) []struct {
 	name  string
-	param simengine.Param
+	param scenario.Param
 	lane  int
 } {
 	t.Helper()
 	var out []struct {
 		name  string
-		param simengine.Param
+		param scenario.Param
 		lane  int
 	}
 	add := func(name string) {
 		param, lane := tblLookup(t, name)
 		out = append(out, struct {
 			name  string
-			param simengine.Param
+			param scenario.Param
 			lane  int
 		}{name, param, max(lane, 0)})
 	}
 	add("lanes")
-	for _, param := range simengine.Table {
+	for _, param := range scenario.Table {
 		if !param.Lane {
 			add(param.Name)
 			continue
@@ -404,7 +404,7 @@ func TestParseGoodValues(t *testing.T) {
 				case "max_delay":
 					q.Set(pu.name[:2]+"min_delay", "1ms")
 				}
-				p, err := simengine.Parse(q)
+				p, err := scenario.Parse(q)
 				if err != nil {
 					t.Fatalf("Parse(%s): %v", q.Encode(), err)
 				}
@@ -499,7 +499,7 @@ func TestParseManyErrorsSorted(t *testing.T) {
 				t.Errorf("line %d of the error is %q, want it to start with %q", i, l, want[i]+":")
 			}
 		}
-		var pe *simengine.ParamError
+		var pe *scenario.ParamError
 		if !errors.As(err, &pe) || pe.Name != want[0] {
 			t.Errorf("errors.As finds %v, want the error of %s", pe, want[0])
 		}
@@ -513,17 +513,17 @@ func TestParseLanes(t *testing.T) {
 		name       string
 		query      string
 		strategies []string
-		check      func(t *testing.T, p simengine.Params)
+		check      func(t *testing.T, p scenario.Params)
 	}{
 		{"none_given", "", []string{"fixed", "think_scaled"}, nil},
 		{"only_c", "c.factor=3", []string{"fixed", "think_scaled", "exponential"},
-			func(t *testing.T, p simengine.Params) {
+			func(t *testing.T, p scenario.Params) {
 				if p.Lanes[2].Factor != 3 {
 					t.Errorf("c.factor = %v, want 3", p.Lanes[2].Factor)
 				}
 			}},
 		{"only_d", "d.cancel_on_timeout=true", []string{"fixed", "think_scaled", "exponential", "full_jitter"},
-			func(t *testing.T, p simengine.Params) {
+			func(t *testing.T, p scenario.Params) {
 				if !p.Lanes[3].CancelOnTimeout || p.Lanes[0].CancelOnTimeout {
 					t.Errorf("cancel_on_timeout = %v, want only d's true", p.Lanes)
 				}
@@ -531,21 +531,21 @@ func TestParseLanes(t *testing.T) {
 		{"lanes_1", "lanes=1", []string{"fixed"}, nil},
 		{"lanes_4", "lanes=4", []string{"fixed", "think_scaled", "exponential", "full_jitter"}, nil},
 		{"lanes_wins_over_letters", "lanes=3&a.factor=3", []string{"fixed", "think_scaled", "exponential"},
-			func(t *testing.T, p simengine.Params) {
+			func(t *testing.T, p scenario.Params) {
 				if p.Lanes[0].Factor != 3 {
 					t.Errorf("a.factor = %v, want 3", p.Lanes[0].Factor)
 				}
 			}},
 		// Only lane a given: the highest letter is a, so one lane.
 		{"grpc_defaults", "a.strategy=grpc", []string{"grpc"},
-			func(t *testing.T, p simengine.Params) {
+			func(t *testing.T, p scenario.Params) {
 				if p.Lanes[0].Params != grpc {
 					t.Errorf("lane a = %+v, want grpc's defaults %+v", p.Lanes[0].Params, grpc)
 				}
 			}},
 		{"grpc_overridden", "a.factor=2&a.strategy=grpc&a.jitter=0&a.max_delay=1m",
 			[]string{"grpc"},
-			func(t *testing.T, p simengine.Params) {
+			func(t *testing.T, p scenario.Params) {
 				want := grpc
 				want.Factor, want.Jitter, want.MaxDelay = 2, 0, time.Minute
 				if p.Lanes[0].Params != want {
@@ -553,7 +553,7 @@ func TestParseLanes(t *testing.T) {
 				}
 			}},
 		{"grpc_on_a_with_b", "a.strategy=grpc&b.jitter=0.5", []string{"grpc", "think_scaled"},
-			func(t *testing.T, p simengine.Params) {
+			func(t *testing.T, p scenario.Params) {
 				if p.Lanes[0].Params != grpc {
 					t.Errorf("lane a = %+v, want grpc's defaults %+v", p.Lanes[0].Params, grpc)
 				}
@@ -562,7 +562,7 @@ func TestParseLanes(t *testing.T) {
 				}
 			}},
 		{"strategy_on_b_keeps_a", "b.strategy=exponential&b.factor=2.7", []string{"fixed", "exponential"},
-			func(t *testing.T, p simengine.Params) {
+			func(t *testing.T, p scenario.Params) {
 				a, _ := strategies.Defaults("fixed")
 				if p.Lanes[0].Params != a {
 					t.Errorf("lane a = %+v, want fixed's defaults", p.Lanes[0].Params)
@@ -586,8 +586,8 @@ func TestParseLanes(t *testing.T) {
 				}
 				for i, l := range p.Lanes {
 					if c.check == nil {
-						if want := simengine.DefaultLane(i); l != want {
-							t.Errorf("lane %c = %+v, want DefaultLane(%d) = %+v", simengine.LaneNames[i], l, i, want)
+						if want := scenario.DefaultLane(i); l != want {
+							t.Errorf("lane %c = %+v, want DefaultLane(%d) = %+v", scenario.LaneNames[i], l, i, want)
 						}
 					}
 				}
@@ -605,18 +605,18 @@ func TestEncodeParseRoundTrip(t *testing.T) {
 	none, _ := strategies.Defaults("none")
 	dec, _ := strategies.Defaults("decorrelated")
 
-	four := simengine.Defaults()
+	four := scenario.Defaults()
 	four.Clients = 777
 	four.ServerFactor = 1.0000001
 	four.ServerK = 0.1
 	four.Think = 1500 * time.Millisecond
 	four.Timeout = time.Hour
 	four.Seed = math.MaxUint64
-	four.Outage = simengine.OutageCrash
+	four.Outage = scenario.OutageCrash
 	four.OutageAt = 1500 * time.Millisecond
 	four.OutageFor = time.Hour + 2*time.Minute + 3*time.Second + 4005006 // 1h2m3.004005006s
 	four.Backlog = 0
-	four.Lanes = []simengine.Lane{
+	four.Lanes = []scenario.Lane{
 		{Params: grpc, CancelOnTimeout: true},
 		{Params: exp},
 		{Params: none},
@@ -631,27 +631,27 @@ func TestEncodeParseRoundTrip(t *testing.T) {
 	four.Lanes[2].MaxDelay = time.Millisecond
 	four.Lanes[3].MinConnectTimeout = 1234567891 * time.Nanosecond
 
-	one := simengine.Defaults()
+	one := scenario.Defaults()
 	one.Lanes = one.Lanes[:1]
 	one.Seed = 0
-	one.Outage = simengine.OutagePartition
+	one.Outage = scenario.OutagePartition
 	one.ServerFactor = 10
 	one.Lanes[0].Jitter = 5e-324 // the smallest float above 0
 	one.Lanes[0].Factor = 9.999999999999998
 	one.OutageAt, one.OutageFor, one.Backlog = 0, 0, 0
 
-	three := simengine.Defaults()
-	three.Lanes = append(three.Lanes, simengine.DefaultLane(2))
-	three.Outage = simengine.OutageNone
+	three := scenario.Defaults()
+	three.Lanes = append(three.Lanes, scenario.DefaultLane(2))
+	three.Outage = scenario.OutageNone
 	three.Duration = 24 * time.Hour
 	three.Tick = 10 * time.Millisecond
 	three.Lanes[2].Strategy = "think_scaled" // a strategy with another's parameters
 
 	cases := []struct {
 		name string
-		p    simengine.Params
+		p    scenario.Params
 	}{
-		{"defaults", simengine.Defaults()},
+		{"defaults", scenario.Defaults()},
 		{"four_lanes", four},
 		{"one_lane", one},
 		{"three_lanes", three},
@@ -666,7 +666,7 @@ func TestEncodeParseRoundTrip(t *testing.T) {
 			// Encode writes every parameter, and lanes.
 			q := c.p.Encode()
 			want := 1 // lanes
-			for _, param := range simengine.Table {
+			for _, param := range scenario.Table {
 				if param.Lane {
 					want += len(c.p.Lanes)
 				} else {
@@ -681,7 +681,7 @@ func TestEncodeParseRoundTrip(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add(simengine.Defaults().Encode().Encode())
+	f.Add(scenario.Defaults().Encode().Encode())
 	for _, s := range []string{
 		"",
 		"clients=200&duration=30s",
@@ -703,13 +703,13 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		// ParseQuery keeps the pairs it could read when it reports an error.
 		q, _ := url.ParseQuery(raw)
-		p, err := simengine.Parse(q)
+		p, err := scenario.Parse(q)
 		if err != nil {
-			pes := simengine.Errors(err)
+			pes := scenario.Errors(err)
 			if len(pes) == 0 {
 				t.Fatalf("Parse(%q): error %q holds no *ParamError", raw, err)
 			}
-			if !slices.IsSortedFunc(pes, func(a, b *simengine.ParamError) int { return strings.Compare(a.Name, b.Name) }) {
+			if !slices.IsSortedFunc(pes, func(a, b *scenario.ParamError) int { return strings.Compare(a.Name, b.Name) }) {
 				t.Errorf("Parse(%q): errors not sorted by name: %v", raw, err)
 			}
 			for _, pe := range pes {
@@ -727,10 +727,10 @@ func FuzzParse(f *testing.F) {
 
 // tblCheckGiven checks that every value q gives is one of p's parameters,
 // on one of p's lanes, and holds the value given (its last one).
-func tblCheckGiven(t *testing.T, q url.Values, p *simengine.Params) {
+func tblCheckGiven(t *testing.T, q url.Values, p *scenario.Params) {
 	t.Helper()
 	for name, vals := range q {
-		param, lane, ok := simengine.Lookup(name)
+		param, lane, ok := scenario.Lookup(name)
 		if !ok || (param.Lane && lane < 0) {
 			t.Errorf("Parse accepted %s=%q, which is no parameter", name, vals)
 			continue
@@ -749,23 +749,23 @@ func tblCheckGiven(t *testing.T, q url.Values, p *simengine.Params) {
 		got := param.Value(p, max(lane, 0))
 		same := got == raw
 		switch param.Kind {
-		case simengine.KindInt:
+		case scenario.KindInt:
 			a, err1 := strconv.ParseInt(raw, 10, 64)
 			b, err2 := strconv.ParseInt(got, 10, 64)
 			same = err1 == nil && err2 == nil && a == b
-		case simengine.KindSeed:
+		case scenario.KindSeed:
 			a, err1 := strconv.ParseUint(raw, 10, 64)
 			b, err2 := strconv.ParseUint(got, 10, 64)
 			same = err1 == nil && err2 == nil && a == b
-		case simengine.KindFloat:
+		case scenario.KindFloat:
 			a, err1 := strconv.ParseFloat(raw, 64)
 			b, err2 := strconv.ParseFloat(got, 64)
 			same = err1 == nil && err2 == nil && a == b
-		case simengine.KindDuration:
+		case scenario.KindDuration:
 			a, err1 := time.ParseDuration(raw)
 			b, err2 := time.ParseDuration(got)
 			same = err1 == nil && err2 == nil && a == b
-		case simengine.KindBool:
+		case scenario.KindBool:
 			a, err1 := strconv.ParseBool(raw)
 			b, err2 := strconv.ParseBool(got)
 			same = err1 == nil && err2 == nil && a == b
@@ -789,7 +789,7 @@ func TestParamsMap(t *testing.T) {
 			t.Errorf("Map lacks %q", name)
 		}
 	}
-	for _, param := range simengine.Table {
+	for _, param := range scenario.Table {
 		if param.Lane {
 			if _, ok := m["a."+param.Name]; !ok {
 				t.Errorf("Map lacks a.%s", param.Name)
@@ -820,18 +820,18 @@ func TestParamsMap(t *testing.T) {
 	}
 	// Each value's type follows its parameter's kind.
 	for k, v := range m {
-		param, _, ok := simengine.Lookup(k)
+		param, _, ok := scenario.Lookup(k)
 		if !ok {
 			t.Errorf("Map key %q is no parameter", k)
 			continue
 		}
 		var ok2 bool
 		switch param.Kind {
-		case simengine.KindInt, simengine.KindFloat, simengine.KindSeed:
+		case scenario.KindInt, scenario.KindFloat, scenario.KindSeed:
 			_, ok2 = v.(json.Number)
-		case simengine.KindBool:
+		case scenario.KindBool:
 			_, ok2 = v.(bool)
-		case simengine.KindDuration, simengine.KindEnum:
+		case scenario.KindDuration, scenario.KindEnum:
 			_, ok2 = v.(string)
 		}
 		if !ok2 {
