@@ -476,7 +476,7 @@ func (s *session) handle(m inMsg) {
 			s.hello()
 			return
 		}
-		s.out.send(paramsMsg{Type: "params", Query: s.st.encode()}, false)
+		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim)}, false)
 		s.bands()
 		s.syncDown()
 		s.state()
@@ -498,7 +498,7 @@ func (s *session) handle(m inMsg) {
 			return
 		}
 		s.factor, s.st.speed = f, m.Speed
-		s.out.send(paramsMsg{Type: "params", Query: s.st.encode()}, false)
+		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim)}, false)
 		s.state()
 	case "pause":
 		if s.live() != nil { // real time cannot pause: the lane stops
@@ -570,7 +570,8 @@ func (s *session) hello() {
 	}
 	p := s.st.p
 	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
-		Tick: p.Tick.Seconds(), Columns: simengine.Columns, MaxOutages: simengine.MaxOutages}
+		Tick: p.Tick.Seconds(), Columns: simengine.Columns, MaxOutages: simengine.MaxOutages,
+		Boxes: boxesOf(s.st, s.lim)}
 	for i, l := range p.Lanes {
 		h.Lanes = append(h.Lanes, laneInfo{Name: simengine.LaneNames[i : i+1], Strategy: l.Strategy,
 			Kind: s.lanes[i].kind(), Addr: s.lanes[i].addr()})
