@@ -617,8 +617,8 @@
   }
 
   // ---- exports ---------------------------------------------------------------
-  function download(name, text, type) {
-    const url = URL.createObjectURL(new Blob([text], { type }));
+  function download(name, data, type) {
+    const url = URL.createObjectURL(new Blob([data], { type }));
     const a = document.createElement('a');
     a.href = url;
     a.download = name;
@@ -628,46 +628,19 @@
     setTimeout(() => URL.revokeObjectURL(url), 10000);
   }
 
-  const cell = v => (v == null ? '' : plain(v));
-
-  // The same CSV as `backofflab run -format csv` and /export.csv.
-  function csvText() {
-    const out = ['t,lane,' + COLS.join(',')];
-    for (const row of rows) {
-      const n = (row.length - 1) / NC;
-      for (let i = 0; i < n; i++) {
-        const cells = [cell(row[0]), LETTERS[i]];
-        for (let c = 0; c < NC; c++) cells.push(cell(row[1 + i * NC + c]));
-        out.push(cells.join(','));
-      }
+  // exportRows downloads what the page shows as CSV or JSON. The server
+  // formats it (POST /export.csv|json, web/pageexport.go), as `backofflab
+  // run -format csv|json` does: the page only sends its summaries and rows,
+  // as the socket brought them.
+  async function exportRows(format, type) {
+    const body = [JSON.stringify(lastSummary), ...rows.map(r => JSON.stringify(r))].join('\n');
+    try {
+      const res = await fetch(`/export.${format}?${query}`, { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
+      if (!res.ok) throw new Error((await res.text()).trim() || res.statusText);
+      download(`backofflab.${format}`, await res.blob(), type);
+    } catch (err) {
+      showError('', `${format.toUpperCase()} export failed: ${err.message}`);
     }
-    return out.join('\n') + '\n';
-  }
-
-  // The same JSON as `backofflab run -format json`: params with numbers as
-  // numbers (copied as text, so that a 64-bit seed stays exact).
-  function jsonText() {
-    const p = new URLSearchParams(query);
-    p.delete('speed'); // the page's own parameter, not the engine's
-    const keys = [...new Set(p.keys())].sort();
-    const value = (k, v) => {
-      const kind = page.kinds[k[1] === '.' ? k.slice(2) : k];
-      if ((kind === 'int' || kind === 'float' || kind === 'seed') && NUM_RE.test(v)) return v;
-      if (kind === 'bool') return v === 'true' ? 'true' : 'false';
-      return JSON.stringify(v);
-    };
-    const params = '{' + keys.map(k => JSON.stringify(k) + ':' + value(k, p.get(k))).join(',') + '}';
-    const out = lanes.map((l, i) => ({
-      name: l.name,
-      strategy: p.get(l.name + '.strategy') || l.strategy,
-      summary: lastSummary ? lastSummary[i] : null,
-      ticks: rows.map(row => {
-        const o = { t: row[0] };
-        for (let c = 0; c < NC; c++) o[COLS[c]] = row[1 + i * NC + c] ?? null;
-        return o;
-      }),
-    }));
-    return '{"params":' + params + ',"lanes":' + JSON.stringify(out) + '}\n';
   }
 
   // An SVG of a chart: the same option rendered by ECharts' SVG renderer in
@@ -758,8 +731,8 @@
     $('#outage').addEventListener('click', () => send({ type: 'outage', on: $('#outage').dataset.down !== 'true' }));
     $('#speed').addEventListener('change', e => send({ type: 'speed', speed: e.target.value }));
     $('#copy-link').addEventListener('click', copyLink);
-    $('#export-csv').addEventListener('click', () => download('backofflab.csv', csvText(), 'text/csv'));
-    $('#export-json').addEventListener('click', () => download('backofflab.json', jsonText(), 'application/json'));
+    $('#export-csv').addEventListener('click', () => exportRows('csv', 'text/csv'));
+    $('#export-json').addEventListener('click', () => exportRows('json', 'application/json'));
     window.addEventListener('pagehide', () => {
       leaving = true;
       if (ws) ws.close(1000);

@@ -38,6 +38,10 @@ import (
 // the params answer comes.
 //	error    a bad value or request: the parameter's name (empty when none) and the message
 //
+// The page's CSV and JSON exports do not go over the socket: the page posts
+// its rows to /export.csv or /export.json (web/pageexport.go), and the
+// session keeps no history for them.
+//
 // Nothing the page sends can stop a session except closing the socket: a bad
 // message (not JSON, a field of the wrong JSON type, which the error names,
 // or longer than 64 KiB) is answered with an error and the simulation goes

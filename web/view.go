@@ -142,16 +142,13 @@ type chartJSON struct {
 
 // pageState is the page script's starting point, embedded as JSON.
 type pageState struct {
-	Query     string   `json:"query"`
-	Lanes     int      `json:"lanes"`
-	Duration  float64  `json:"duration"` // seconds
-	Columns   []string `json:"columns"`
-	LaneNames string   `json:"laneNames"`
-	// Kinds maps each parameter's name (without lane letter) to its kind,
-	// so that the JSON export writes numbers as numbers like the CLI.
-	Kinds      map[string]string `json:"kinds"`
-	Strategies []strategyInfo    `json:"strategies"`
-	Keep       []string          `json:"keep"` // kept on a strategy change
+	Query      string         `json:"query"`
+	Lanes      int            `json:"lanes"`
+	Duration   float64        `json:"duration"` // seconds
+	Columns    []string       `json:"columns"`
+	LaneNames  string         `json:"laneNames"`
+	Strategies []strategyInfo `json:"strategies"`
+	Keep       []string       `json:"keep"` // kept on a strategy change
 	// Charts are the charts' specs, row by row: the script draws what
 	// they say.
 	Charts  []chartKind `json:"charts"`
@@ -404,15 +401,10 @@ func usesParam(strategy, name string) bool {
 
 func newPageState(query string, p simengine.Params, presets []Preset) pageState {
 	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
-		Columns: simengine.Columns, LaneNames: simengine.LaneNames, Kinds: map[string]string{},
+		Columns: simengine.Columns, LaneNames: simengine.LaneNames,
 		Keep: keepOnStrategyChange, Charts: chartKinds, Steps: sliderSteps, Presets: presets}
 	if ps.Presets == nil {
 		ps.Presets = []Preset{}
-	}
-	lp, _, _ := simengine.Lookup("lanes")
-	ps.Kinds["lanes"] = kindName(lp.Kind)
-	for _, param := range simengine.Table {
-		ps.Kinds[param.Name] = kindName(param.Kind)
 	}
 	for _, name := range strategies.Names() {
 		si := strategyInfo{Name: name, About: strategies.About(name), Uses: []string{}}

@@ -502,9 +502,6 @@ func TestPageStateForTheScript(t *testing.T) {
 			t.Errorf("%s: cancel_on_timeout not shown", s.Name)
 		}
 	}
-	if ps.Kinds["seed"] != "seed" || ps.Kinds["think"] != "duration" || ps.Kinds["factor"] != "float" {
-		t.Errorf("kinds %v", ps.Kinds)
-	}
 }
 
 func TestZeroInputRenders(t *testing.T) {
