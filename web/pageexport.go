@@ -42,15 +42,10 @@ func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return
 		}
-		select {
-		case live.exports <- struct{}{}:
-			defer func() { <-live.exports }()
-		default:
-			w.Header().Set("Retry-After", "10")
-			http.Error(w, fmt.Sprintf("server busy: %d exports are running, as many as run at once; try again when one ends", cap(live.exports)),
-				http.StatusServiceUnavailable)
+		if !takeExport(w, live) {
 			return
 		}
+		defer func() { <-live.exports }()
 		// The CSV goes out while the rows come in: HTTP/1 allows it only
 		// in full duplex (HTTP/2 always does, and says not supported).
 		http.NewResponseController(w).EnableFullDuplex()
