@@ -18,7 +18,6 @@
   const NC = COLS.length;
   const COL = Object.fromEntries(COLS.map((c, i) => [c, i]));
   const LETTERS = page.laneNames;
-  const STEPS = page.steps;
   const KEEP = new Set(page.keep);
   // The charts' specs (chartKinds in web/charts.go): the script draws what
   // they say and names no chart itself. A time chart plots columns of the
@@ -30,7 +29,9 @@
   const RETRY_KINDS = KINDS.filter(k => SPEC[k].x === 'retry');
   const BASE = Object.fromEntries(KINDS.map(k => [k, readJSON('chart-' + k)]));
   const STRATEGIES = Object.fromEntries(page.strategies.map(s => [s.name, s]));
-  const NUM_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+  // A duration box's bare decimal is seconds, the box's unit: the page adds
+  // the unit and leaves the parsing to the server.
+  const SECONDS_RE = /^[+-]?(\d+\.?\d*|\.\d+)$/;
   const ICON_SVG = 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17';
   const ICON_LOG = 'path://M2,21H22 M3,21V3 M4,19C7,8 12,5 21,4';
 
@@ -38,6 +39,9 @@
   let query = page.query; // the canonical query in effect (from hello/params)
   let duration = page.duration;
   let lanes = []; // [{name, strategy}] from hello
+  // Each number box's text and slider position for the query in effect,
+  // as the server computes them (hello/params boxes).
+  let boxes = {};
   let rows = []; // every tick row received since hello
   let lastState = null; // the latest state, with every outage window the page keeps
   let lastSummary = null;
@@ -52,8 +56,7 @@
   const laneCount = () => lanes.length || page.lanes;
 
   // ---- numbers and durations ---------------------------------------------
-  // plain writes a number without exponent, as Go's strconv 'f' -1 does, so
-  // that the CSV matches the server's byte for byte.
+  // plain writes a number without exponent, for display.
   function plain(v) {
     const s = String(v);
     const e = s.indexOf('e');
@@ -64,31 +67,6 @@
   }
   const fmt = v => plain(Number(v.toPrecision(12))); // trims float noise for display
 
-  // goSeconds reads a Go duration ("1h0m0s", "100ms", "1.5s") as seconds.
-  function goSeconds(text) {
-    if (text == null) return NaN;
-    let s = text.trim();
-    const sign = s.startsWith('-') ? -1 : 1;
-    s = s.replace(/^[+-]/, '');
-    if (s === '0') return 0;
-    const unit = { ns: 1e-9, us: 1e-6, 'µs': 1e-6, 'μs': 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
-    const re = /(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
-    let total = 0;
-    let m;
-    while (re.lastIndex < s.length && (m = re.exec(s))) total += Number(m[1]) * unit[m[2]];
-    return re.lastIndex === s.length && s.length > 0 ? sign * total : NaN;
-  }
-
-  // goDuration writes seconds as a Go duration, exactly, in whole units.
-  function goDuration(sec) {
-    const ns = Math.round(sec * 1e9);
-    if (!Number.isSafeInteger(ns)) return plain(sec) + 's';
-    if (ns % 1e9 === 0) return ns / 1e9 + 's';
-    if (ns % 1e6 === 0) return ns / 1e6 + 'ms';
-    if (ns % 1e3 === 0) return ns / 1e3 + 'us';
-    return ns + 'ns';
-  }
-
   // A y-axis maximum that reads well and is shared by a row of charts.
   function niceMax(v, log) {
     if (!(v > 0)) return null; // null: let ECharts choose
@@ -98,58 +76,19 @@
     return 10 * e;
   }
 
-  // ---- sliders: twins of sliderScale/sliderPos in web/view.go ---------------
-  const logLow = (kind, hi) => (kind === 'int' ? 1 : kind === 'duration' ? 0.01 : hi / 1e4);
+  // ---- sliders ---------------------------------------------------------------
+  // A slider's scale is defined once, in Go (sliderValue in web/view.go):
+  // the page gets each slider's box text at every position (page.scales),
+  // and each box's position from the server (boxes).
   const sliderOf = box => $(attr('data-slider-for', box.dataset.param));
-
-  function posOf(box, v) {
-    const lo = Number(box.dataset.min), hi = Number(box.dataset.max), kind = box.dataset.kind;
-    let f;
-    if (!(hi > lo) || !Number.isFinite(v)) return 0;
-    if (box.dataset.scale === 'log' && lo > 0) {
-      f = (Math.log(Math.max(v, lo) / lo) / Math.log(hi / lo)) * STEPS;
-    } else if (box.dataset.scale === 'log') {
-      if (v <= lo) return 0;
-      const low = logLow(kind, hi);
-      f = 1 + (Math.log(Math.max(v, low) / low) / Math.log(hi / low)) * (STEPS - 1);
-    } else {
-      f = ((v - lo) / (hi - lo)) * STEPS;
-    }
-    return Math.max(0, Math.min(STEPS, Math.round(f)));
-  }
-
-  function valueAt(box, pos) {
-    const lo = Number(box.dataset.min), hi = Number(box.dataset.max), kind = box.dataset.kind;
-    let v;
-    if (box.dataset.scale === 'log') {
-      if (lo > 0) v = lo * (hi / lo) ** (pos / STEPS);
-      else if (pos === 0) v = lo;
-      else {
-        const low = logLow(kind, hi);
-        v = low * (hi / low) ** ((pos - 1) / (STEPS - 1));
-      }
-      v = Number(v.toPrecision(3)); // 3 significant digits: 1230 clients, 0.0123 s
-    } else {
-      const dec = Math.max(0, Math.round(-Math.log10((hi - lo) / STEPS)));
-      v = Number((lo + ((hi - lo) * pos) / STEPS).toFixed(dec));
-    }
-    if (kind === 'int') v = Math.round(v);
-    return Math.min(hi, Math.max(lo, v));
-  }
-
-  function syncSlider(box) {
-    const slider = sliderOf(box);
-    const text = box.value.trim();
-    if (!slider || !NUM_RE.test(text)) return;
-    slider.value = posOf(box, Number(text));
-  }
+  const textAt = (name, pos) => page.scales[page.sliders[name]][pos];
 
   // ---- controls ⇄ query ----------------------------------------------------
   function paramValue(el) {
     if (el.type === 'checkbox') return el.checked ? 'true' : 'false';
     const v = el.value.trim();
     // Duration boxes show seconds; any Go duration typed in ("2m") goes as is.
-    if (el.dataset.kind === 'duration' && NUM_RE.test(v)) return goDuration(Number(v));
+    if (el.dataset.kind === 'duration' && SECONDS_RE.test(v)) return v + 's';
     return v;
   }
 
@@ -191,10 +130,20 @@
       ensureOption(el, v);
       el.value = v;
     } else {
-      el.value = el.dataset.kind === 'duration' ? fmt(goSeconds(v)) : v;
-      syncSlider(el);
+      el.value = v;
     }
   }
+
+  // setBox shows what the server says of a number box; the box being typed
+  // in keeps its text, and its slider follows.
+  function setBox(el, b) {
+    if (el !== document.activeElement) el.value = b.text;
+    const slider = sliderOf(el);
+    if (slider) slider.value = b.pos;
+  }
+
+  // seconds reads a duration box's canonical text (plain seconds).
+  const seconds = name => (boxes[name] ? Number(boxes[name].text) : 0);
 
   // applyQuery sets every control from a canonical query. It leaves alone
   // the box being typed in and any control showing an error, so that a bad
@@ -206,14 +155,14 @@
       // A lane's kind is in the query only when it is real.
       const v = p.has(name) ? p.get(name) : name.endsWith('.kind') ? 'sim' : null;
       if (v == null || hasError(name)) continue;
-      if (el === document.activeElement && el.type === 'text') continue;
-      setControl(el, v);
+      if (el.type === 'text' && boxes[name]) setBox(el, boxes[name]);
+      else if (el !== document.activeElement || el.type !== 'text') setControl(el, v);
     }
     for (let i = 0; i < LETTERS.length; i++) {
       const s = p.get(LETTERS[i] + '.strategy');
       if (s) showStrategy(i, s);
     }
-    const d = goSeconds(p.get('duration') || '');
+    const d = seconds('duration');
     if (d > 0 && d !== duration) {
       duration = d;
       forCharts((c, kind) => SPEC[kind].x === 'time' && c.setOption({ xAxis: [{ max: duration }] }));
@@ -361,6 +310,7 @@
         return drawBands();
       case 'params':
         query = m.query;
+        boxes = m.boxes;
         clearErrors();
         applyQuery(query);
         updateURL();
@@ -378,6 +328,7 @@
 
   function onHello(m) {
     query = m.query;
+    boxes = m.boxes;
     maxOutages = m.max_outages;
     outageWins.clear();
     duration = m.duration;
@@ -580,8 +531,8 @@
   // from the parameters, as the engine will apply it.
   function outageView(t) {
     const q = new URLSearchParams(query);
-    const at = goSeconds(q.get('outage_at') || '0');
-    const end = at + goSeconds(q.get('outage_for') || '0');
+    const at = seconds('outage_at');
+    const end = at + seconds('outage_for');
     const scheduled = (q.get('outage') || 'none') !== 'none' && end > at;
     const known = lastState ? lastState.t : 0;
     const windows = [];
@@ -666,8 +617,8 @@
   }
 
   // ---- exports ---------------------------------------------------------------
-  function download(name, text, type) {
-    const url = URL.createObjectURL(new Blob([text], { type }));
+  function download(name, data, type) {
+    const url = URL.createObjectURL(new Blob([data], { type }));
     const a = document.createElement('a');
     a.href = url;
     a.download = name;
@@ -677,46 +628,19 @@
     setTimeout(() => URL.revokeObjectURL(url), 10000);
   }
 
-  const cell = v => (v == null ? '' : plain(v));
-
-  // The same CSV as `backofflab run -format csv` and /export.csv.
-  function csvText() {
-    const out = ['t,lane,' + COLS.join(',')];
-    for (const row of rows) {
-      const n = (row.length - 1) / NC;
-      for (let i = 0; i < n; i++) {
-        const cells = [cell(row[0]), LETTERS[i]];
-        for (let c = 0; c < NC; c++) cells.push(cell(row[1 + i * NC + c]));
-        out.push(cells.join(','));
-      }
+  // exportRows downloads what the page shows as CSV or JSON. The server
+  // formats it (POST /export.csv|json, web/pageexport.go), as `backofflab
+  // run -format csv|json` does: the page only sends its summaries and rows,
+  // as the socket brought them.
+  async function exportRows(format, type) {
+    const body = [JSON.stringify(lastSummary), ...rows.map(r => JSON.stringify(r))].join('\n');
+    try {
+      const res = await fetch(`/export.${format}?${query}`, { method: 'POST', body, headers: { 'Content-Type': 'application/json' } });
+      if (!res.ok) throw new Error((await res.text()).trim() || res.statusText);
+      download(`backofflab.${format}`, await res.blob(), type);
+    } catch (err) {
+      showError('', `${format.toUpperCase()} export failed: ${err.message}`);
     }
-    return out.join('\n') + '\n';
-  }
-
-  // The same JSON as `backofflab run -format json`: params with numbers as
-  // numbers (copied as text, so that a 64-bit seed stays exact).
-  function jsonText() {
-    const p = new URLSearchParams(query);
-    p.delete('speed'); // the page's own parameter, not the engine's
-    const keys = [...new Set(p.keys())].sort();
-    const value = (k, v) => {
-      const kind = page.kinds[k[1] === '.' ? k.slice(2) : k];
-      if ((kind === 'int' || kind === 'float' || kind === 'seed') && NUM_RE.test(v)) return v;
-      if (kind === 'bool') return v === 'true' ? 'true' : 'false';
-      return JSON.stringify(v);
-    };
-    const params = '{' + keys.map(k => JSON.stringify(k) + ':' + value(k, p.get(k))).join(',') + '}';
-    const out = lanes.map((l, i) => ({
-      name: l.name,
-      strategy: p.get(l.name + '.strategy') || l.strategy,
-      summary: lastSummary ? lastSummary[i] : null,
-      ticks: rows.map(row => {
-        const o = { t: row[0] };
-        for (let c = 0; c < NC; c++) o[COLS[c]] = row[1 + i * NC + c] ?? null;
-        return o;
-      }),
-    }));
-    return '{"params":' + params + ',"lanes":' + JSON.stringify(out) + '}\n';
   }
 
   // An SVG of a chart: the same option rendered by ECharts' SVG renderer in
@@ -767,11 +691,10 @@
       const el = e.target;
       if (el.dataset.sliderFor) {
         const box = $(attr('data-param', el.dataset.sliderFor));
-        box.value = fmt(valueAt(box, Number(el.value)));
+        box.value = textAt(el.dataset.sliderFor, Number(el.value));
         scheduleSet();
       } else if (el.dataset.param && el.type === 'text') {
-        syncSlider(el);
-        scheduleSet();
+        scheduleSet(); // its slider follows the server's answer (params)
       }
     });
     form.addEventListener('change', e => {
@@ -797,8 +720,8 @@
     form.addEventListener('focusout', e => {
       const el = e.target;
       if (el.type === 'text' && el.dataset.param && !setTimer && !hasError(el.dataset.param)) {
-        const v = new URLSearchParams(query).get(el.dataset.param);
-        if (v != null) setControl(el, v);
+        const b = boxes[el.dataset.param];
+        if (b) el.value = b.text;
       }
     });
     $('#lane-add').addEventListener('click', () => sendSet(Math.min(LETTERS.length, laneCount() + 1)));
@@ -808,8 +731,8 @@
     $('#outage').addEventListener('click', () => send({ type: 'outage', on: $('#outage').dataset.down !== 'true' }));
     $('#speed').addEventListener('change', e => send({ type: 'speed', speed: e.target.value }));
     $('#copy-link').addEventListener('click', copyLink);
-    $('#export-csv').addEventListener('click', () => download('backofflab.csv', csvText(), 'text/csv'));
-    $('#export-json').addEventListener('click', () => download('backofflab.json', jsonText(), 'application/json'));
+    $('#export-csv').addEventListener('click', () => exportRows('csv', 'text/csv'));
+    $('#export-json').addEventListener('click', () => exportRows('json', 'application/json'));
     window.addEventListener('pagehide', () => {
       leaving = true;
       if (ws) ws.close(1000);

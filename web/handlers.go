@@ -109,15 +109,10 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return
 		}
-		select {
-		case live.exports <- struct{}{}:
-			defer func() { <-live.exports }()
-		default:
-			w.Header().Set("Retry-After", "10")
-			http.Error(w, fmt.Sprintf("server busy: %d exports are running, as many as run at once; try again when one ends", cap(live.exports)),
-				http.StatusServiceUnavailable)
+		if !takeExport(w, live) {
 			return
 		}
+		defer func() { <-live.exports }()
 		mem, err := live.newRun()
 		if err != nil {
 			w.Header().Set("Retry-After", "60")
@@ -143,6 +138,21 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
+}
+
+// takeExport takes one of the live.exports slots, which the caller gives
+// back, or answers busy and returns false: a page's export and a headless
+// one share the cap.
+func takeExport(w http.ResponseWriter, live *sessions) bool {
+	select {
+	case live.exports <- struct{}{}:
+		return true
+	default:
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, fmt.Sprintf("server busy: %d exports are running, as many as run at once; try again when one ends", cap(live.exports)),
+			http.StatusServiceUnavailable)
+		return false
+	}
 }
 
 func handleHealthz() http.Handler {

@@ -27,8 +27,20 @@ import (
 //	state    virtual time, playing or not, speed, server down or not, done, and the outage
 //	         windows that changed since the previous state (outages_from: the first one's index)
 //	bands    the delay-by-retry bands of one lane's strategy, after hello and every set
-//	params   the canonical query after a set that applied (the page puts it in its URL)
+//	params   the canonical query after a set that applied (the page puts it in its URL), and
+//	         boxes: what each number box of the run shows, as in hello
+//
+// hello and params carry boxes, each number box's text (seconds for a
+// duration) and slider position, computed as the page renders them
+// (boxesOf): the page neither parses nor writes Go durations nor maps values
+// to slider positions. Moving a slider shows the text of the page's slider
+// table (pageState.Scales) at once; typing in a box moves its slider when
+// the params answer comes.
 //	error    a bad value or request: the parameter's name (empty when none) and the message
+//
+// The page's CSV and JSON exports do not go over the socket: the page posts
+// its rows to /export.csv or /export.json (web/pageexport.go), and the
+// session keeps no history for them.
 //
 // Nothing the page sends can stop a session except closing the socket: a bad
 // message (not JSON, a field of the wrong JSON type, which the error names,
@@ -58,7 +70,8 @@ type helloMsg struct {
 	Columns  []string   `json:"columns"`
 	// MaxOutages is how many outage windows the run remembers: the page
 	// keeps as many.
-	MaxOutages int `json:"max_outages"`
+	MaxOutages int                `json:"max_outages"`
+	Boxes      map[string]boxView `json:"boxes"` // every number box of the run
 }
 
 type laneInfo struct {
@@ -129,8 +142,9 @@ type bandsMsg struct {
 }
 
 type paramsMsg struct {
-	Type  string `json:"type"` // "params"
-	Query string `json:"query"`
+	Type  string             `json:"type"` // "params"
+	Query string             `json:"query"`
+	Boxes map[string]boxView `json:"boxes"` // every number box of the run
 }
 
 type errorMsg struct {

@@ -12,6 +12,9 @@ func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Li
 	mux.Handle("GET /ws", live.inflight.track(ctx, handleSocket(ctx, log, lim, live)))
 	mux.Handle("GET /export.csv", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleExport(lim, live, "csv")))))
 	mux.Handle("GET /export.json", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleExport(lim, live, "json")))))
+	// The same paths, posted the page's rows, export what the page shows (pageexport.go).
+	mux.Handle("POST /export.csv", sameSiteOnly(live.inflight.track(ctx, handlePageExport(lim, live, "csv"))))
+	mux.Handle("POST /export.json", sameSiteOnly(live.inflight.track(ctx, handlePageExport(lim, live, "json"))))
 	mux.Handle("GET /static/", handleStatic())
 	mux.Handle("GET /healthz", handleHealthz())
 }

@@ -477,7 +477,7 @@ func (s *session) handle(m inMsg) {
 			s.hello()
 			return
 		}
-		s.out.send(paramsMsg{Type: "params", Query: s.st.encode()}, false)
+		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim)}, false)
 		s.bands()
 		s.syncDown()
 		s.state()
@@ -499,7 +499,7 @@ func (s *session) handle(m inMsg) {
 			return
 		}
 		s.factor, s.st.speed = f, m.Speed
-		s.out.send(paramsMsg{Type: "params", Query: s.st.encode()}, false)
+		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim)}, false)
 		s.state()
 	case "pause":
 		if s.live() != nil { // real time cannot pause: the lane stops
@@ -571,7 +571,8 @@ func (s *session) hello() {
 	}
 	p := s.st.p
 	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
-		Tick: p.Tick.Seconds(), Columns: scenario.Columns, MaxOutages: simengine.MaxOutages}
+		Tick: p.Tick.Seconds(), Columns: scenario.Columns, MaxOutages: simengine.MaxOutages,
+		Boxes: boxesOf(s.st, s.lim)}
 	for i, l := range p.Lanes {
 		h.Lanes = append(h.Lanes, laneInfo{Name: scenario.LaneNames[i : i+1], Strategy: l.Strategy,
 			Kind: s.lanes[i].kind(), Addr: s.lanes[i].addr()})

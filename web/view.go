@@ -21,7 +21,9 @@ import (
 
 // sliderSteps is the resolution of every slider: a slider's position runs
 // from 0 to sliderSteps and maps onto its parameter's range, linearly or
-// logarithmically. static/app.js maps positions the same way.
+// logarithmically (sliderValue, and sliderPos its inverse). static/app.js
+// has no formula of its own: it looks a position's text up in the page's
+// slider tables, and takes a box's position from the server (boxView).
 const sliderSteps = 1000
 
 // The slider scales.
@@ -113,6 +115,17 @@ type paramCtl struct {
 	Choices  []ctlChoice
 	Error    string // the message of a bad value, shown beside the control
 	Hidden   bool   // a lane parameter its strategy does not use
+	// slider is the slider's scale, the key of its table in the page
+	// state; zero for no slider.
+	slider sliderSpec
+}
+
+// sliderSpec is everything a slider's scale depends on: controls with the
+// same spec (a parameter in every lane) share one table.
+type sliderSpec struct {
+	scale  string // scaleLin or scaleLog; "" for no slider
+	kind   scenario.Kind
+	lo, hi float64 // in the box's unit
 }
 
 // ctlChoice is one option of a menu.
@@ -129,21 +142,23 @@ type chartJSON struct {
 
 // pageState is the page script's starting point, embedded as JSON.
 type pageState struct {
-	Query     string   `json:"query"`
-	Lanes     int      `json:"lanes"`
-	Duration  float64  `json:"duration"` // seconds
-	Columns   []string `json:"columns"`
-	LaneNames string   `json:"laneNames"`
-	// Kinds maps each parameter's name (without lane letter) to its kind,
-	// so that the JSON export writes numbers as numbers like the CLI.
-	Kinds      map[string]string `json:"kinds"`
-	Strategies []strategyInfo    `json:"strategies"`
-	Keep       []string          `json:"keep"` // kept on a strategy change
+	Query      string         `json:"query"`
+	Lanes      int            `json:"lanes"`
+	Duration   float64        `json:"duration"` // seconds
+	Columns    []string       `json:"columns"`
+	LaneNames  string         `json:"laneNames"`
+	Strategies []strategyInfo `json:"strategies"`
+	Keep       []string       `json:"keep"` // kept on a strategy change
 	// Charts are the charts' specs, row by row: the script draws what
 	// they say.
 	Charts  []chartKind `json:"charts"`
 	Steps   int         `json:"steps"` // slider resolution
 	Presets []Preset    `json:"presets"`
+	// Sliders maps each slider's control name to its table in Scales;
+	// Scales[i][pos] is the box's text at slider position pos, so that the
+	// page moves the box with the slider without a formula of its own.
+	Sliders map[string]int `json:"sliders"`
+	Scales  [][]string     `json:"scales"`
 }
 
 // strategyInfo tells the script which lane parameters a strategy uses.
@@ -284,7 +299,84 @@ func newView(in pageInput) pageView {
 		v.Charts = append(v.Charts, chartJSON{ID: "chart-" + k.Kind, JSON: js})
 	}
 	v.State = newPageState(query, p, in.Presets)
+	v.State.Sliders, v.State.Scales = sliderTables(v)
 	return v
+}
+
+// sliderTables gathers the tables of every slider of v, one per distinct
+// scale: four lanes' min_delay sliders share one.
+func sliderTables(v pageView) (map[string]int, [][]string) {
+	names := map[string]int{}
+	var tables [][]string
+	index := map[sliderSpec]int{}
+	add := func(c paramCtl) {
+		if c.slider.scale == "" {
+			return
+		}
+		i, ok := index[c.slider]
+		if !ok {
+			i = len(tables)
+			index[c.slider] = i
+			tables = append(tables, sliderTable(c.slider))
+		}
+		names[c.Name] = i
+	}
+	for _, g := range v.Groups {
+		for _, c := range g.Controls {
+			add(c)
+		}
+	}
+	for _, lp := range v.Panels {
+		for _, c := range lp.Controls {
+			add(c)
+		}
+	}
+	return names, tables
+}
+
+// sliderTable is the box's text at each slider position of sp.
+func sliderTable(sp sliderSpec) []string {
+	t := make([]string, sliderSteps+1)
+	for pos := range t {
+		t[pos] = fmtNum(sliderValue(sp.scale, sp.kind, sp.lo, sp.hi, pos))
+	}
+	return t
+}
+
+// boxView is what a parameter's number box shows for a value: its text in
+// the box's unit (seconds for a duration) and its slider's position.
+type boxView struct {
+	Text string `json:"text"`
+	Pos  int    `json:"pos"` // 0 when the box has no slider
+}
+
+// boxesOf is what every number box of st's run shows (its lanes' and the
+// shared ones), the same text and position the page renders: the page
+// shows the server's canonical values without parsing or formatting Go
+// durations itself.
+func boxesOf(st state, lim Limits) map[string]boxView {
+	p := st.p
+	in := pageInput{Limits: lim}
+	boxes := map[string]boxView{}
+	for _, param := range scenario.Table {
+		switch param.Kind {
+		case scenario.KindInt, scenario.KindFloat, scenario.KindDuration, scenario.KindSeed:
+		default:
+			continue
+		}
+		lanes := []int{-1}
+		if param.Lane {
+			lanes = lanes[:0]
+			for i := range p.Lanes {
+				lanes = append(lanes, i)
+			}
+		}
+		for _, i := range lanes {
+			c := newControl(param, i, &p, in)
+			boxes[c.Name] = boxView{Text: c.Value, Pos: c.Pos}
+		}
+	}
+	return boxes
 }
 
 // kindControl is lane letter's kind menu.
@@ -309,15 +401,10 @@ func usesParam(strategy, name string) bool {
 
 func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
-		Columns: scenario.Columns, LaneNames: scenario.LaneNames, Kinds: map[string]string{},
+		Columns: scenario.Columns, LaneNames: scenario.LaneNames,
 		Keep: keepOnStrategyChange, Charts: chartKinds, Steps: sliderSteps, Presets: presets}
 	if ps.Presets == nil {
 		ps.Presets = []Preset{}
-	}
-	lp, _, _ := scenario.Lookup("lanes")
-	ps.Kinds["lanes"] = kindName(lp.Kind)
-	for _, param := range scenario.Table {
-		ps.Kinds[param.Name] = kindName(param.Kind)
 	}
 	for _, name := range strategies.Names() {
 		si := strategyInfo{Name: name, About: strategies.About(name), Uses: []string{}}
@@ -389,6 +476,7 @@ func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInpu
 	c.Min, c.Max = fmtNum(lo), fmtNum(hi)
 	c.Scale = sliderScale(param.Kind, lo, hi)
 	c.Pos = sliderPos(c.Scale, param.Kind, lo, hi, val)
+	c.slider = sliderSpec{scale: c.Scale, kind: param.Kind, lo: lo, hi: hi}
 	c.Value = rawOr(in.Raw, c.Name, in.Errors, c.Value)
 	return c
 }
@@ -453,7 +541,7 @@ func sliderScale(kind scenario.Kind, lo, hi float64) string {
 	return scaleLin
 }
 
-// sliderPos is the slider position of value v; app.js's posOf is its twin.
+// sliderPos is the slider position of value v, the inverse of sliderValue.
 func sliderPos(scale string, kind scenario.Kind, lo, hi, v float64) int {
 	var f float64
 	switch {
@@ -471,6 +559,35 @@ func sliderPos(scale string, kind scenario.Kind, lo, hi, v float64) int {
 		f = (v - lo) / (hi - lo) * sliderSteps
 	}
 	return int(math.Max(0, math.Min(sliderSteps, math.Round(f))))
+}
+
+// sliderValue is the value at slider position pos, in the box's unit:
+// rounded to 3 significant digits on a log scale (1230 clients, 0.0123 s),
+// and to the slider's step on a linear one, so that the box reads well.
+func sliderValue(scale string, kind scenario.Kind, lo, hi float64, pos int) float64 {
+	if hi <= lo {
+		return lo
+	}
+	var v float64
+	if scale == scaleLog {
+		switch {
+		case lo > 0:
+			v = lo * math.Pow(hi/lo, float64(pos)/sliderSteps)
+		case pos == 0:
+			v = lo
+		default:
+			low := logLow(kind, hi)
+			v = low * math.Pow(hi/low, float64(pos-1)/(sliderSteps-1))
+		}
+		v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	} else {
+		dec := max(0, int(math.Round(-math.Log10((hi-lo)/sliderSteps))))
+		v, _ = strconv.ParseFloat(strconv.FormatFloat(lo+(hi-lo)*float64(pos)/sliderSteps, 'f', dec, 64), 64)
+	}
+	if kind == scenario.KindInt {
+		v = math.Round(v)
+	}
+	return math.Min(hi, math.Max(lo, v))
 }
 
 // fmtNum writes a number in plain decimal, as the number boxes show it.

@@ -2,8 +2,10 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
@@ -500,9 +502,6 @@ func TestPageStateForTheScript(t *testing.T) {
 			t.Errorf("%s: cancel_on_timeout not shown", s.Name)
 		}
 	}
-	if ps.Kinds["seed"] != "seed" || ps.Kinds["think"] != "duration" || ps.Kinds["factor"] != "float" {
-		t.Errorf("kinds %v", ps.Kinds)
-	}
 }
 
 func TestZeroInputRenders(t *testing.T) {
@@ -536,5 +535,77 @@ func TestTemplGeneratedIsFresh(t *testing.T) {
 	want = bytes.ReplaceAll(want, []byte("FileName: `page.templ`"), []byte("FileName: `web/page.templ`"))
 	if len(want) == 0 || !bytes.Equal(got, want) {
 		t.Error("page_templ.go is stale: run go tool templ generate")
+	}
+}
+
+// TestSliderTables checks the tables the page moves its boxes with: one per
+// distinct scale, each from the range's low end to its high end, never
+// decreasing, and each value back at its own position (or one that shows
+// the same text, or a neighbour where rounding the value moved it), so that
+// a box set from a slider leaves the slider where it was.
+func TestSliderTables(t *testing.T) {
+	v := newView(pageFor(t, ""))
+	names, tables := v.State.Sliders, v.State.Scales
+	if names["clients"] == names["a.min_delay"] || names["a.min_delay"] != names["b.min_delay"] {
+		t.Errorf("tables not shared by scale: %v", names)
+	}
+	js, _ := json.Marshal(v.State)
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	zw.Write(js)
+	zw.Close()
+	t.Logf("%d sliders, %d tables; page state %d bytes, %d gzipped", len(names), len(tables), len(js), zipped.Len())
+	if len(tables) > 30 {
+		t.Errorf("%d tables", len(tables))
+	}
+	for _, g := range v.Groups {
+		for _, c := range g.Controls {
+			if c.slider.scale == "" {
+				continue
+			}
+			tab := tables[names[c.Name]]
+			if len(tab) != sliderSteps+1 || tab[0] != c.Min || tab[sliderSteps] != c.Max {
+				t.Errorf("%s: table of %d from %s to %s, want %s to %s", c.Name, len(tab), tab[0], tab[len(tab)-1], c.Min, c.Max)
+				continue
+			}
+			prev := math.Inf(-1)
+			for pos, text := range tab {
+				f, err := strconv.ParseFloat(text, 64)
+				if err != nil || f < prev {
+					t.Fatalf("%s: position %d reads %q after %g", c.Name, pos, text, prev)
+				}
+				prev = f
+				back := sliderPos(c.slider.scale, c.slider.kind, c.slider.lo, c.slider.hi, f)
+				if tab[back] != text && (back < pos-1 || back > pos+1) {
+					t.Errorf("%s: position %d reads %s, which is at position %d (%s)", c.Name, pos, text, back, tab[back])
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestBoxesOf checks the boxes the server sends after a set: the texts and
+// positions the page renders for the same query.
+func TestBoxesOf(t *testing.T) {
+	in := pageFor(t, "a.min_delay=250ms&clients=2500&lanes=3")
+	v := newView(in)
+	boxes := boxesOf(in.St, in.Limits)
+	for _, c := range append(append([]paramCtl{}, v.Groups[0].Controls...), v.Panels[0].Controls...) {
+		if c.Kind == "enum" || c.Kind == "bool" {
+			continue
+		}
+		if b, ok := boxes[c.Name]; !ok || b.Text != c.Value || b.Pos != c.Pos {
+			t.Errorf("%s: box %+v, the page renders %q at %d", c.Name, b, c.Value, c.Pos)
+		}
+	}
+	if b := boxes["a.min_delay"]; b.Text != "0.25" {
+		t.Errorf("a.min_delay shows %q, want 0.25 (seconds)", b.Text)
+	}
+	if _, ok := boxes["c.min_delay"]; !ok {
+		t.Errorf("no box for lane c")
+	}
+	if _, ok := boxes["d.min_delay"]; ok {
+		t.Errorf("a box for lane d, which is not in the run")
 	}
 }
