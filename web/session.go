@@ -65,7 +65,7 @@ type session struct {
 	// Owned by run.
 	eng     *simengine.Engine
 	st      state
-	factor  float64 // speed: virtual seconds per wall second, 0 for max
+	speed   float64 // playback: virtual seconds per wall second, 0 for max
 	playing bool
 	lastSum []scenario.Summary
 	// target is the virtual time the engine is to reach, slice by slice;
@@ -110,7 +110,7 @@ func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realS
 			s.st.real = ""
 		}
 	}
-	s.factor, _ = parseSpeed(st.speed)
+	s.speed, _ = parseSpeed(st.speed)
 	s.out.wake = make(chan struct{}, 1)
 	return s, nil
 }
@@ -327,7 +327,7 @@ func (s *session) busy() bool {
 	if !s.playing || s.eng.Now() >= end {
 		return false
 	}
-	if s.factor == 0 && s.live() == nil {
+	if s.speed == 0 && s.live() == nil {
 		return time.Now().Before(s.burstEnd) && s.out.pending() < maxRows/2
 	}
 	return s.eng.Now() < s.target
@@ -353,13 +353,13 @@ func (s *session) aim(elapsed time.Duration) {
 			}
 			s.target = to
 		}
-	case s.factor == 0:
+	case s.speed == 0:
 		s.burstEnd = time.Now().Add(maxBurst)
 		s.target = end
 	default:
 		// The engine may lag behind at heavy parameters: it goes on from
 		// where it is, never more than a step's worth behind.
-		s.target = min(end, max(s.target, s.eng.Now()+time.Duration(float64(elapsed)*s.factor)))
+		s.target = min(end, max(s.target, s.eng.Now()+time.Duration(float64(elapsed)*s.speed)))
 	}
 	if s.busy() {
 		s.slice()
@@ -466,7 +466,7 @@ func (s *session) handle(m inMsg) {
 		}
 		restart := s.restarts(st)
 		s.st = st
-		s.factor, _ = parseSpeed(st.speed)
+		s.speed, _ = parseSpeed(st.speed)
 		if st.real == "" {
 			s.releaseSlot()
 		}
@@ -498,7 +498,7 @@ func (s *session) handle(m inMsg) {
 			s.state() // the page's menu goes back to the speed in effect
 			return
 		}
-		s.factor, s.st.speed = f, m.Speed
+		s.speed, s.st.speed = f, m.Speed
 		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim)}, false)
 		s.state()
 	case "pause":
