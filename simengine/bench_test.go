@@ -1,7 +1,6 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 )
 
 // BenchmarkQueue is the baseline the engine is measured against: the bare

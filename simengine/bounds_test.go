@@ -1,7 +1,6 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"context"
 	"errors"
 	"math"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 

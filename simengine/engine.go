@@ -11,12 +11,12 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"errors"
 	"math"
 	"time"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 )
 
 // Engine runs one simulation. Its methods must not be called concurrently.

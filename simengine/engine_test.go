@@ -1,7 +1,6 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 

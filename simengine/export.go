@@ -1,7 +1,6 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"bufio"
 	"context"
 	"encoding/json"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 )
 
 // Run simulates p from virtual time 0 to p.Duration, calling emit with every

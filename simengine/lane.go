@@ -1,7 +1,6 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,6 +9,7 @@ import (
 	"unsafe"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 

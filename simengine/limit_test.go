@@ -1,12 +1,12 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 

@@ -1,7 +1,6 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"cmp"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 

@@ -1,12 +1,12 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"fmt"
 	"math"
 	"testing"
 	"time"
 
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 

@@ -1,10 +1,10 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"time"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 )
 
 // serverModel is how a lane's server serves the requests inside it: the

@@ -1,10 +1,10 @@
 package simengine
 
 import (
-	"backofflab/scenario"
 	"time"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 )
 
 // curveModel is 001's server: every request inside shares the latency of
