@@ -45,6 +45,7 @@
   let rows = []; // every tick row received since hello
   let lastState = null; // the latest state, with every outage window the page keeps
   let lastSummary = null;
+  let lastVerdicts = null; // each lane's verdict in words and its tone, as the server puts them
   // The outage windows, by their index since the run's start: a state
   // message carries only those that changed; the latest maxOutages are kept.
   const outageWins = new Map();
@@ -294,6 +295,7 @@
         return addRows(m.ticks);
       case 'summary':
         lastSummary = m.lanes;
+        lastVerdicts = m.verdicts;
         return markDirty();
       case 'state':
         m.outages.forEach((w, k) => outageWins.set(m.outages_from + k, w));
@@ -340,6 +342,7 @@
     });
     rows = [];
     lastSummary = null;
+    lastVerdicts = null;
     bands = [];
     maxes = lanes.map(() => ({}));
     showLanes(lanes.length);
@@ -519,9 +522,9 @@
     for (let i = 0; i < LETTERS.length; i++) {
       const el = $(attr('data-verdict', LETTERS[i]));
       if (!el) continue;
-      const v = verdict(i, t, ov, done);
-      el.textContent = v.text;
-      el.className = 'verdict ' + v.cls;
+      const v = lastVerdicts && lastVerdicts[i];
+      el.textContent = v ? v.text : 'waiting for the first ticks…';
+      el.className = 'verdict ' + (v ? v.tone : '');
     }
   }
 
@@ -550,37 +553,6 @@
       if (t < end) down = true;
     }
     return { windows, down, scheduled: scheduled && at > t };
-  }
-
-  // verdict puts a lane's summary in words (simengine.Summary; null = not yet).
-  function verdict(i, t, ov, done) {
-    const s = lastSummary && lastSummary[i];
-    if (!s) return { text: 'waiting for the first ticks…', cls: '' };
-    const parts = [`baseline ${s.baseline_ok.toFixed(1)} ok/s`];
-    const server = s.server_recovered_after;
-    const service = s.service_recovered_after;
-    let cls = '';
-    if (server != null) parts.push(`server recovered ${server.toFixed(1)} s after the outage`);
-    if (service != null) {
-      parts.push(`service recovered ${service.toFixed(1)} s after`);
-      cls = 'good';
-    }
-    if (s.stopped) {
-      parts.push(s.stopped);
-      cls = 'bad';
-    } else if (s.collapsed && done) {
-      parts.push('collapsed: neither recovered');
-      cls = 'bad';
-    } else if (server == null || service == null) {
-      let what = server != null ? 'service not recovered yet' : 'not recovered yet';
-      if (ov.down) what = 'outage in progress';
-      else if (!ov.windows.length) what = ov.scheduled ? 'no outage yet' : 'no outage';
-      parts.push(what);
-      if (s.collapsed) cls = 'warn';
-    }
-    parts.push(`peak concurrency ${s.peak_concurrency}`);
-    parts.push(`${s.amplification.toFixed(2)} attempts per request`);
-    return { text: parts.join(' · '), cls };
   }
 
   // BAND_DATA gives each series of a retry chart its values from a lane's

@@ -23,7 +23,8 @@ import (
 //	         address while it runs): a real HTTP server and clients on loopback whose measurements
 //	         replace the lane's simulated values in the ticks (web/real.go)
 //	tick     one or more ticks: each a flat array [t, lane a's Columns…, lane b's Columns…]
-//	summary  every lane's Summary, whenever one changes
+//	summary  every lane's Summary, and its verdict in words and tone, whenever one changes or
+//	         the run's phase does (an outage starts or ends, the run ends)
 //	state    virtual time, playing or not, speed, server down or not, done, and the outage
 //	         windows that changed since the previous state (outages_from: the first one's index)
 //	bands    the delay-by-retry bands of one lane's strategy, after hello and every set
@@ -111,6 +112,9 @@ func (m tickMsg) MarshalJSON() ([]byte, error) {
 type summaryMsg struct {
 	Type  string             `json:"type"` // "summary"
 	Lanes []scenario.Summary `json:"lanes"`
+	// Verdicts put each lane's summary in words for the page (verdictOf),
+	// in the run's phase: the page shows them as they are.
+	Verdicts []verdictMsg `json:"verdicts"`
 }
 
 // stateMsg tells the page where the run stands.

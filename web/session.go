@@ -68,6 +68,9 @@ type session struct {
 	speed   float64 // playback: virtual seconds per wall second, 0 for max
 	playing bool
 	lastSum []scenario.Summary
+	// lastPhase is the run's phase when the page got its verdicts: they
+	// change with it (an outage starts, the run ends) as with the summary.
+	lastPhase runPhase
 	// target is the virtual time the engine is to reach, slice by slice;
 	// burstEnd is the wall time until which a run at speed max may work
 	// before it waits for the next step.
@@ -424,11 +427,16 @@ func (s *session) summarize() {
 			sum[i] = l.summary(sum[i], s.eng)
 		}
 	}
-	if summariesEqual(sum, s.lastSum) {
+	ph := phaseOf(s.eng, s.st.p)
+	if summariesEqual(sum, s.lastSum) && ph == s.lastPhase {
 		return
 	}
-	s.lastSum = sum
-	s.out.send(summaryMsg{Type: "summary", Lanes: sum}, false)
+	s.lastSum, s.lastPhase = sum, ph
+	m := summaryMsg{Type: "summary", Lanes: sum}
+	for _, l := range sum {
+		m.Verdicts = append(m.Verdicts, verdictOf(l, ph))
+	}
+	s.out.send(m, false)
 }
 
 func summariesEqual(a, b []scenario.Summary) bool {
@@ -618,6 +626,12 @@ func (s *session) state() {
 		m.Outages = append(m.Outages, [2]float64{o[0].Seconds(), end})
 	}
 	s.out.send(m, false)
+	// The verdicts say whether the server is down and the run over: a
+	// change by hand (Stop server) reaches them now, not at the next tick.
+	// Before the run's first summary there is nothing to say yet.
+	if s.lastSum != nil {
+		s.summarize()
+	}
 }
 
 // bands sends every lane's delay-by-retry bands.
