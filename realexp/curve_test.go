@@ -10,7 +10,7 @@ import (
 	"backofflab/simengine"
 )
 
-// TestCurveMatchesModel checks the curve against DESIGN.md §1's formula,
+// TestCurveMatchesModel checks the curve against the model's formula,
 // written out again here, and against numbers worked by hand.
 func TestCurveMatchesModel(t *testing.T) {
 	model := func(base time.Duration, limit int, factor, k float64, ceil time.Duration, c int) time.Duration {

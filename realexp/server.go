@@ -1,5 +1,5 @@
 // Package realexp reruns 001's experiment over real HTTP: a server whose
-// latency follows 001's curve (DESIGN.md §1) and a population of clients
+// latency follows 001's curve (scenario.Curve) and a population of clients
 // that retry with the same strategies package as the simulator.
 //
 // Both run in-process with a context and any listener, and keep no global

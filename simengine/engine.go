@@ -1,5 +1,5 @@
 // Package simengine simulates many clients retrying against one
-// load-sensitive server, in virtual time, as DESIGN.md §1 describes.
+// load-sensitive server, in virtual time.
 //
 // An Engine holds 1 to 4 lanes. Each lane is a world of its own (its clients,
 // its server) whose clients retry with the lane's strategy; all lanes share

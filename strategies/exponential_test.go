@@ -146,7 +146,7 @@ func TestExponentialCompounds(t *testing.T) {
 }
 
 func TestExponentialMatchesFormula(t *testing.T) {
-	// Replay DESIGN.md's formula with a twin RNG: d0 = base; then
+	// Replay the design's formula with a twin RNG: d0 = base; then
 	// d = min(d*factor, cap); d += Normal(0, d*jitter); never < 0.
 	// (Jitter 0.1 only: a delay clamped to 0 is a 10-sigma event there.)
 	for i, c := range expCases[:3] {
