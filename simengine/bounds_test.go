@@ -229,6 +229,9 @@ func TestOutageHistoryBounded(t *testing.T) {
 	if len(o) != MaxOutages || e.OutagesDropped() != n/2-MaxOutages {
 		t.Fatalf("%d outages kept, %d dropped; want %d and %d", len(o), e.OutagesDropped(), MaxOutages, n/2-MaxOutages)
 	}
+	if e.OutageCount() != n/2 {
+		t.Errorf("OutageCount() = %d, want every outage so far, %d", e.OutageCount(), n/2)
+	}
 	if last := o[len(o)-1]; last != [2]time.Duration{(n - 1) * time.Millisecond, n * time.Millisecond} {
 		t.Errorf("the latest outage is %v", last)
 	}

@@ -101,6 +101,10 @@ func (e *Engine) Outages() [][2]time.Duration {
 // returns: the index, counted from the run's start, of Outages()[0].
 func (e *Engine) OutagesDropped() int { return e.dropped }
 
+// OutageCount returns how many outages have started since the run's start,
+// those Outages returns and those it no longer does, without copying any.
+func (e *Engine) OutageCount() int { return e.dropped + len(e.outages) }
+
 // Reset starts the run again from virtual time 0 with the current parameters.
 func (e *Engine) Reset() {
 	e.release()

@@ -374,7 +374,7 @@ func (s *session) aim(elapsed time.Duration) {
 // scheduled outage started or ended or the run reached its end.
 func (s *session) slice() {
 	end := s.st.p.Duration
-	down, outages := s.eng.Down(), s.eng.OutagesDropped()+len(s.eng.Outages())
+	down, outages := s.eng.Down(), s.eng.OutageCount()
 	s.eng.Step(min(s.target, end), sliceEvents, s.emit)
 	s.out.push(s.rows)
 	s.rows = s.rows[:0]
@@ -384,7 +384,7 @@ func (s *session) slice() {
 		s.playing = false
 		s.stopLanes()
 	}
-	if s.eng.Now() >= end || s.eng.Down() != down || s.eng.OutagesDropped()+len(s.eng.Outages()) != outages {
+	if s.eng.Now() >= end || s.eng.Down() != down || s.eng.OutageCount() != outages {
 		s.state()
 	}
 }

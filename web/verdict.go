@@ -20,7 +20,7 @@ func phaseOf(e *simengine.Engine, p scenario.Params) runPhase {
 	return runPhase{
 		done:      e.Now() >= p.Duration,
 		down:      e.Down(),
-		anyOutage: e.OutagesDropped()+len(e.Outages()) > 0,
+		anyOutage: e.OutageCount() > 0,
 		scheduled: p.Outage != scenario.OutageNone && p.OutageFor > 0 && p.OutageAt > e.Now(),
 	}
 }
