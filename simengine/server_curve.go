@@ -74,8 +74,9 @@ func (m *curveModel) latency() time.Duration       { return m.curve.delay(m.live
 func (m *curveModel) held() int                    { return m.q.len() }
 func (m *curveModel) setParams(p *scenario.Params) { m.curve = newCurve(p) }
 
+// free drops every request: an empty fifo's start and last are set anew
+// by its next push.
 func (m *curveModel) free(mem *budget.Run) {
 	m.q.q.free(mem)
-	m.q = fifo{q: chunked[request]{base: m.q.q.base}}
 	m.live = 0
 }
