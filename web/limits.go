@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"time"
 
 	"backofflab/budget"
@@ -41,25 +42,13 @@ var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: ti
 // withDefaults fills lim's zero fields from DefaultLimits.
 func (lim Limits) withDefaults() Limits {
 	d := DefaultLimits
-	pick := func(v *int64, def int64) {
-		if *v == 0 {
-			*v = def
-		}
-	}
-	pickInt := func(v *int, def int) {
-		if *v == 0 {
-			*v = def
-		}
-	}
-	pickInt(&lim.MaxSessions, d.MaxSessions)
-	pickInt(&lim.MaxClients, d.MaxClients)
-	if lim.MaxDuration == 0 {
-		lim.MaxDuration = d.MaxDuration
-	}
-	pickInt(&lim.MaxRealSessions, d.MaxRealSessions)
-	pick(&lim.RunMemory, d.RunMemory)
-	pick(&lim.MaxMemory, d.MaxMemory)
-	pickInt(&lim.MaxExports, d.MaxExports)
+	lim.MaxSessions = cmp.Or(lim.MaxSessions, d.MaxSessions)
+	lim.MaxClients = cmp.Or(lim.MaxClients, d.MaxClients)
+	lim.MaxDuration = cmp.Or(lim.MaxDuration, d.MaxDuration)
+	lim.MaxRealSessions = cmp.Or(lim.MaxRealSessions, d.MaxRealSessions)
+	lim.RunMemory = cmp.Or(lim.RunMemory, d.RunMemory)
+	lim.MaxMemory = cmp.Or(lim.MaxMemory, d.MaxMemory)
+	lim.MaxExports = cmp.Or(lim.MaxExports, d.MaxExports)
 	return lim
 }
 
