@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strings"
 	"time"
 
 	"backofflab/budget"
@@ -133,34 +132,7 @@ func writeText(ctx context.Context, w io.Writer, p scenario.Params, report time.
 	}
 	bw.WriteString("\n")
 	for i, s := range sum {
-		fmt.Fprintf(bw, "%s %s\n", label[i], verdict(s))
+		fmt.Fprintf(bw, "%s %s\n", label[i], s.Verdict(scenario.Finished).Text)
 	}
 	return bw.Flush()
-}
-
-// verdict says a lane's summary in words.
-func verdict(s scenario.Summary) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "baseline %.1f ok/s; ", s.BaselineOK)
-	switch {
-	case s.Stopped != "":
-		b.WriteString("COLLAPSED: " + strings.TrimPrefix(s.Stopped, "collapsed: "))
-	case s.Collapsed:
-		b.WriteString("COLLAPSED: neither server nor service recovered")
-	case s.ServerRecoveredAfter == nil && s.ServiceRecoveredAfter == nil:
-		b.WriteString("no outage ended")
-	default:
-		fmt.Fprintf(&b, "server recovered %s, service recovered %s",
-			after(s.ServerRecoveredAfter), after(s.ServiceRecoveredAfter))
-	}
-	fmt.Fprintf(&b, "; peak concurrency %d; %d attempts for %d requests (amplification %.2f): %d ok, %d gave up, %d open",
-		s.PeakConcurrency, s.Attempts, s.Requests, s.Amplification, s.Succeeded, s.GaveUp, s.Open)
-	return b.String()
-}
-
-func after(sec *float64) string {
-	if sec == nil {
-		return "never"
-	}
-	return fmt.Sprintf("%.1fs after the outage", *sec)
 }

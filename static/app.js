@@ -523,7 +523,7 @@
       const el = $(attr('data-verdict', LETTERS[i]));
       if (!el) continue;
       const v = lastVerdicts && lastVerdicts[i];
-      el.textContent = v ? v.text : 'waiting for the first ticks…';
+      el.textContent = v ? v.headline : 'waiting for the first ticks…';
       el.className = 'verdict ' + (v ? v.tone : '');
     }
   }

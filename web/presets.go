@@ -76,31 +76,7 @@ func measure(d presetDef, lim Limits) Preset {
 	b.WriteString(d.intro)
 	b.WriteString(" Measured:")
 	for i, s := range sums {
-		fmt.Fprintf(&b, " lane %c (%s): %s.", scenario.LaneNames[i], st.p.Lanes[i].Strategy, describe(s))
+		fmt.Fprintf(&b, " lane %c (%s): %s.", scenario.LaneNames[i], st.p.Lanes[i].Strategy, s.Verdict(scenario.Finished).Text)
 	}
 	return Preset{Name: d.name, Title: d.title, Query: st.encode(), Description: b.String()}
-}
-
-// describe says a summary's verdict in words.
-func describe(s scenario.Summary) string {
-	switch {
-	case s.Stopped != "":
-		return s.Stopped
-	case s.Collapsed:
-		return fmt.Sprintf("collapses (concurrency up to %d, %.1f attempts per request)", s.PeakConcurrency, s.Amplification)
-	case s.ServerRecoveredAfter == nil && s.ServiceRecoveredAfter == nil:
-		return fmt.Sprintf("%.1f ok/s, peak concurrency %d", s.BaselineOK, s.PeakConcurrency)
-	}
-	out := "server back"
-	if s.ServerRecoveredAfter != nil {
-		out += fmt.Sprintf(" %.1f s after the outage", *s.ServerRecoveredAfter)
-	} else {
-		out += " never"
-	}
-	if s.ServiceRecoveredAfter != nil {
-		out += fmt.Sprintf(", service %.1f s after", *s.ServiceRecoveredAfter)
-	} else {
-		out += ", service not within the run"
-	}
-	return out + fmt.Sprintf(" (%.2f attempts per request)", s.Amplification)
 }

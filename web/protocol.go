@@ -112,9 +112,9 @@ func (m tickMsg) MarshalJSON() ([]byte, error) {
 type summaryMsg struct {
 	Type  string             `json:"type"` // "summary"
 	Lanes []scenario.Summary `json:"lanes"`
-	// Verdicts put each lane's summary in words for the page (verdictOf),
-	// in the run's phase: the page shows them as they are.
-	Verdicts []verdictMsg `json:"verdicts"`
+	// Verdicts put each lane's summary in words for the page, in the
+	// run's phase: the page shows their headlines as they are.
+	Verdicts []scenario.Verdict `json:"verdicts"`
 }
 
 // stateMsg tells the page where the run stands.

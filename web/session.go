@@ -70,7 +70,7 @@ type session struct {
 	lastSum []scenario.Summary
 	// lastPhase is the run's phase when the page got its verdicts: they
 	// change with it (an outage starts, the run ends) as with the summary.
-	lastPhase runPhase
+	lastPhase scenario.Phase
 	// target is the virtual time the engine is to reach, slice by slice;
 	// burstEnd is the wall time until which a run at speed max may work
 	// before it waits for the next step.
@@ -434,7 +434,7 @@ func (s *session) summarize() {
 	s.lastSum, s.lastPhase = sum, ph
 	m := summaryMsg{Type: "summary", Lanes: sum}
 	for _, l := range sum {
-		m.Verdicts = append(m.Verdicts, verdictOf(l, ph))
+		m.Verdicts = append(m.Verdicts, l.Verdict(ph))
 	}
 	s.out.send(m, false)
 }
