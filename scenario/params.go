@@ -14,6 +14,7 @@ type Params struct {
 	Clients        int           // clients
 	Think          time.Duration // think: mean of the exponential pause between requests
 	Timeout        time.Duration // timeout: per attempt
+	ServerModel    string        // server_model: a row of ServerModels
 	ServerLimit    int           // server_limit
 	ServerDelay    time.Duration // server_delay
 	ServerFactor   float64       // server_factor
@@ -66,6 +67,7 @@ func Defaults() Params {
 		Clients:        1000,
 		Think:          10 * time.Second,
 		Timeout:        2 * time.Second,
+		ServerModel:    ServerModels[0].Name,
 		ServerLimit:    30,
 		ServerDelay:    100 * time.Millisecond,
 		ServerFactor:   1.05,

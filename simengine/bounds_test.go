@@ -274,12 +274,27 @@ func TestCurveCacheBounded(t *testing.T) {
 	p.ServerFactor, p.ServerK = 1.0001, 1_000_000
 	c := newCurve(&p)
 	for _, n := range []int{10, 1000, maxOver, maxOver + 31, 5_000_000} {
-		if got, want := c.delay(n), c.Delay(n); got != want {
+		if got, want := c.delay(n), c.lat.Delay(n); got != want {
 			t.Errorf("delay(%d) = %v, want %v", n, got, want)
 		}
 	}
 	if len(c.over) > maxOver {
 		t.Errorf("the cache holds %d levels, more than %d", len(c.over), maxOver)
+	}
+}
+
+// TestCurveCacheExact: the cache answers what the latency says at every
+// level, below, at and past the level where 001's curve reaches its cap.
+func TestCurveCacheExact(t *testing.T) {
+	p := scenario.Defaults()
+	c := newCurve(&p)
+	for _, n := range []int{0, 31, 3000, 3300, 40000, 1000, 29, 30, 5000} {
+		if got, want := c.delay(n), c.lat.Delay(n); got != want {
+			t.Errorf("delay(%d) = %v, want %v", n, got, want)
+		}
+	}
+	if !c.capped || c.top != p.MaxServerDelay {
+		t.Errorf("capped %v at %v, want the cache to stop at max_server_delay %v", c.capped, c.top, p.MaxServerDelay)
 	}
 }
 

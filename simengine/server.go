@@ -43,14 +43,21 @@ type serverModel interface {
 	setParams(p *scenario.Params)
 }
 
-// serverModels are the server models by name, each with its constructor.
-// The lanes use the first row: 001's latency curve.
+// serverModels are the engine's server models by the name of their row of
+// scenario.ServerModels, each with its constructor. A model of scenario's
+// table that is not here is a latency as a function of the concurrency,
+// which curveModel serves whatever its formula.
 var serverModels = []struct {
 	name string
 	make func(p *scenario.Params) serverModel
-}{
-	{"curve", newCurveModel},
-}
+}{}
 
 // newServerModel returns the model of p's lanes.
-func newServerModel(p *scenario.Params) serverModel { return serverModels[0].make(p) }
+func newServerModel(p *scenario.Params) serverModel {
+	for _, m := range serverModels {
+		if m.name == p.ServerModel {
+			return m.make(p)
+		}
+	}
+	return newCurveModel(p)
+}

@@ -7,8 +7,9 @@ import (
 	"backofflab/scenario"
 )
 
-// curveModel is 001's server: every request inside shares the latency of
-// the current concurrency (scenario.Curve), so requests complete oldest first, as
+// curveModel is 001's server, and every server whose latency is a function
+// of its concurrency (a scenario.Latency): every request inside shares the
+// latency of the current concurrency, so requests complete oldest first, as
 // soon as their age reaches it; one planned completion, re-planned at every
 // change of concurrency, stands for all of them.
 type curveModel struct {

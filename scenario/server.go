@@ -1,0 +1,99 @@
+package scenario
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Latency is how long a server takes to answer as a function of the
+// requests inside it (its concurrency c). Delay must not decrease as c
+// grows, since the simulated and the real server both answer the oldest
+// request first, and must saturate rather than overflow for any c ≥ 0:
+// Delay(math.MaxInt) is the highest delay there is.
+type Latency interface {
+	// Delay returns the latency at concurrency c.
+	Delay(c int) time.Duration
+	// Flat returns the concurrency up to which Delay(c) equals Delay(0),
+	// so that the simulator keeps no table below it.
+	Flat() int
+}
+
+// ServerModel is one way a server answers its load: a row of ServerModels.
+type ServerModel struct {
+	Name  string // the value of server_model
+	About string // its formula in one line
+	// Uses lists the server parameters the model reads besides backlog
+	// and cancel_on_timeout, which every model reads.
+	Uses []string
+	// Latency returns the model's latency for p's parameters.
+	Latency func(p *Params) Latency
+}
+
+// ServerModels are the server models, the first the default. A new model
+// whose latency is a function of the concurrency is one row here: the
+// simulator, the real server, the flags, the URL and the page all read it.
+var ServerModels = []ServerModel{
+	{Name: "curve",
+		About:   "001's: server_delay up to server_limit requests inside, then ×server_factor per server_k more, up to max_server_delay",
+		Uses:    []string{"server_limit", "server_delay", "server_factor", "server_k", "max_server_delay"},
+		Latency: func(p *Params) Latency { return CurveOf(p) }},
+}
+
+// ServerModelOf returns the row of p's server_model; an unknown name is
+// the first row, since Validate refuses one.
+func ServerModelOf(p *Params) ServerModel {
+	i := slices.IndexFunc(ServerModels, func(m ServerModel) bool { return m.Name == p.ServerModel })
+	return ServerModels[max(i, 0)]
+}
+
+// LatencyOf returns the latency of p's server.
+func LatencyOf(p *Params) Latency { return ServerModelOf(p).Latency(p) }
+
+// serverModelNames are the values server_model accepts.
+func serverModelNames() []string {
+	names := make([]string, len(ServerModels))
+	for i, m := range ServerModels {
+		names[i] = m.Name
+	}
+	return names
+}
+
+// Curve is 001's latency curve: Base while the concurrency
+// is at most Limit, then Base×Factor^((C−Limit)/K), never more than Max.
+type Curve struct {
+	Base   time.Duration // server_delay (001's -baseDelay)
+	Limit  int           // server_limit (001's -limit)
+	Factor float64       // server_factor (001's -factor)
+	K      float64       // server_k (001's hard-coded 15)
+	Max    time.Duration // max_server_delay: the cap 001's server lacked
+}
+
+var _ Latency = Curve{}
+
+// CurveOf returns the latency curve of p's server.
+func CurveOf(p *Params) Curve {
+	return Curve{Base: p.ServerDelay, Limit: p.ServerLimit, Factor: p.ServerFactor,
+		K: p.ServerK, Max: p.MaxServerDelay}
+}
+
+// Delay returns the latency at concurrency c. It saturates at Max instead
+// of overflowing, whatever c is.
+func (cv Curve) Delay(c int) time.Duration {
+	if c <= cv.Limit || cv.Factor == 1 {
+		return min(cv.Base, cv.Max)
+	}
+	d := float64(cv.Base) * math.Pow(cv.Factor, float64(c-cv.Limit)/cv.K)
+	if !(d < float64(cv.Max)) { // also +Inf and NaN
+		return cv.Max
+	}
+	return time.Duration(d)
+}
+
+// Flat returns Limit, or the highest int when Factor is 1.
+func (cv Curve) Flat() int {
+	if cv.Factor == 1 {
+		return math.MaxInt
+	}
+	return cv.Limit
+}
