@@ -24,10 +24,10 @@
   // tick rows; a retry chart plots a lane's bands.
   const SPECS = page.charts;
   const SPEC = Object.fromEntries(SPECS.map(k => [k.id, k]));
-  const KINDS = SPECS.map(k => k.id);
-  const TIME_KINDS = KINDS.filter(k => SPEC[k].x === 'time');
-  const RETRY_KINDS = KINDS.filter(k => SPEC[k].x === 'retry');
-  const BASE = Object.fromEntries(KINDS.map(k => [k, readJSON('chart-' + k)]));
+  const CHART_IDS = SPECS.map(k => k.id);
+  const TIME_CHARTS = CHART_IDS.filter(k => SPEC[k].x === 'time');
+  const RETRY_CHARTS = CHART_IDS.filter(k => SPEC[k].x === 'retry');
+  const BASE = Object.fromEntries(CHART_IDS.map(k => [k, readJSON('chart-' + k)]));
   const STRATEGIES = Object.fromEntries(page.strategies.map(s => [s.name, s]));
   // A duration box's bare decimal is seconds, the box's unit: the page adds
   // the unit and leaves the parsing to the server.
@@ -51,9 +51,9 @@
   const outageWins = new Map();
   let maxOutages = 100;
   let bands = [];
-  let maxes = []; // per lane: "kind/axis" → highest value so far
-  const charts = {}; // "kind.letter" → ECharts instance
-  const logScale = Object.fromEntries(KINDS.map(k => [k, false])); // on the spec's log_axis
+  let maxes = []; // per lane: "chart/axis" → highest value so far
+  const charts = {}; // "chart.letter" → ECharts instance
+  const logScale = Object.fromEntries(CHART_IDS.map(k => [k, false])); // on the spec's log_axis
   const laneCount = () => lanes.length || page.lanes;
 
   // ---- numbers and durations ---------------------------------------------
@@ -153,8 +153,8 @@
     const p = new URLSearchParams(q);
     for (const el of $$('[data-param]')) {
       const name = el.dataset.param;
-      // A lane's kind is in the query only when it is real.
-      const v = p.has(name) ? p.get(name) : name.endsWith('.kind') ? 'sim' : null;
+      // A lane's source is in the query only when it is real.
+      const v = p.has(name) ? p.get(name) : name.endsWith('.source') ? 'sim' : null;
       if (v == null || hasError(name)) continue;
       if (el.type === 'text' && boxes[name]) setBox(el, boxes[name]);
       else if (el !== document.activeElement || el.type !== 'text') setControl(el, v);
@@ -166,7 +166,7 @@
     const d = seconds('duration');
     if (d > 0 && d !== duration) {
       duration = d;
-      forCharts((c, kind) => SPEC[kind].x === 'time' && c.setOption({ xAxis: [{ max: duration }] }));
+      forCharts((c, id) => SPEC[id].x === 'time' && c.setOption({ xAxis: [{ max: duration }] }));
     }
   }
 
@@ -178,7 +178,7 @@
     const uses = new Set(info.uses);
     for (const ctl of $$(`${attr('data-lane-panel', L)} .ctl[data-ctl]`)) {
       const base = ctl.dataset.ctl.slice(2);
-      if (base !== 'strategy' && base !== 'kind') ctl.hidden = !uses.has(base);
+      if (base !== 'strategy' && base !== 'source') ctl.hidden = !uses.has(base);
     }
     const about = $(attr('data-about-for', L));
     if (about) about.textContent = info.about;
@@ -319,7 +319,7 @@
         return markDirty();
       case 'error':
         // A busy server refuses the session (no parameter); a real lane
-        // refused for want of a slot names the lane's kind instead.
+        // refused for want of a slot names the lane's source instead.
         if (!m.param && /^server busy/.test(m.message)) {
           busy = true;
           setStatus('server busy', 'bad');
@@ -336,9 +336,9 @@
     duration = m.duration;
     lanes = m.lanes;
     LETTERS.split('').forEach((L, i) => {
-      const el = $(attr('data-lane-kind', L));
+      const el = $(attr('data-lane-source', L));
       const l = lanes[i];
-      if (el) el.textContent = l && l.kind === 'real' ? ' · real HTTP' + (l.addr ? ' on ' + l.addr : '') : '';
+      if (el) el.textContent = l && l.source === 'real' ? ' · real HTTP' + (l.addr ? ' on ' + l.addr : '') : '';
     });
     rows = [];
     lastSummary = null;
@@ -346,8 +346,8 @@
     bands = [];
     maxes = lanes.map(() => ({}));
     showLanes(lanes.length);
-    forCharts((c, kind) => {
-      const spec = SPEC[kind];
+    forCharts((c, id) => {
+      const spec = SPEC[id];
       if (spec.x === 'retry') c.setOption({ xAxis: [{ data: [] }], series: spec.series.map(s => ({ id: s.name, data: [] })) });
       else c.setOption({ xAxis: [{ max: duration }] });
     });
@@ -366,8 +366,8 @@
 
   function forCharts(fn) {
     for (const [key, c] of Object.entries(charts)) {
-      const [kind, L] = key.split('.');
-      if (LETTERS.indexOf(L) < laneCount()) fn(c, kind, LETTERS.indexOf(L));
+      const [id, L] = key.split('.');
+      if (LETTERS.indexOf(L) < laneCount()) fn(c, id, LETTERS.indexOf(L));
     }
   }
 
@@ -379,24 +379,24 @@
     $('#lane-add').disabled = n >= LETTERS.length;
     $('#lane-remove').disabled = n <= 1;
     // Charts are made when their lane first shows: ECharts needs a size.
-    for (let i = 0; i < n; i++) for (const kind of KINDS) ensureChart(kind, i);
+    for (let i = 0; i < n; i++) for (const id of CHART_IDS) ensureChart(id, i);
   }
 
-  function ensureChart(kind, i) {
+  function ensureChart(id, i) {
     const L = LETTERS[i];
-    const key = `${kind}.${L}`;
+    const key = `${id}.${L}`;
     if (charts[key]) return charts[key];
-    const el = $(`.chart${attr('data-chart', kind)}${attr('data-lane', L)}`);
+    const el = $(`.chart${attr('data-chart', id)}${attr('data-lane', L)}`);
     const c = echarts.init(el);
-    const opt = structuredClone(BASE[kind]);
+    const opt = structuredClone(BASE[id]);
     const feature = opt.toolbox.feature;
-    feature.saveAsImage.name = `backofflab-${L}-${kind}`;
+    feature.saveAsImage.name = `backofflab-${L}-${id}`;
     // Custom toolbox features need functions, which the JSON from the
     // server cannot carry.
-    feature.mySvg = { show: true, title: 'SVG', icon: ICON_SVG, onclick: () => exportSVG(c, L, kind) };
-    const spec = SPEC[kind];
+    feature.mySvg = { show: true, title: 'SVG', icon: ICON_SVG, onclick: () => exportSVG(c, L, id) };
+    const spec = SPEC[id];
     if (spec.log_axis >= 0) {
-      feature.myLog = { show: true, title: logScale[kind] ? 'linear scale' : 'log scale', icon: ICON_LOG, onclick: () => toggleLog(kind) };
+      feature.myLog = { show: true, title: logScale[id] ? 'linear scale' : 'log scale', icon: ICON_LOG, onclick: () => toggleLog(id) };
     }
     if (spec.x === 'retry') {
       for (const s of opt.series) s.data = [];
@@ -434,12 +434,12 @@
     return `retry #${b.retry[j]}<br>median ${s(b.p50[j])}<br>5–95 %: ${s(b.p5[j])} – ${s(b.p95[j])}`;
   }
 
-  function toggleLog(kind) {
-    logScale[kind] = !logScale[kind];
+  function toggleLog(id) {
+    logScale[id] = !logScale[id];
     forCharts((c, k) => {
-      if (k === kind) c.setOption({ toolbox: { feature: { myLog: { title: logScale[kind] ? 'linear scale' : 'log scale' } } } });
+      if (k === id) c.setOption({ toolbox: { feature: { myLog: { title: logScale[id] ? 'linear scale' : 'log scale' } } } });
     });
-    if (SPEC[kind].x === 'retry') drawBands();
+    if (SPEC[id].x === 'retry') drawBands();
     else markDirty();
   }
 
@@ -450,10 +450,10 @@
       const n = Math.min(maxes.length, (row.length - 1) / NC);
       for (let i = 0; i < n; i++) {
         const off = 1 + i * NC;
-        for (const kind of TIME_KINDS) {
-          for (const s of SPEC[kind].series) {
+        for (const id of TIME_CHARTS) {
+          for (const s of SPEC[id].series) {
             const v = row[off + COL[s.name]];
-            const key = kind + '/' + s.axis;
+            const key = id + '/' + s.axis;
             if (v != null && !(maxes[i][key] >= v)) maxes[i][key] = v;
           }
         }
@@ -493,19 +493,19 @@
     const ov = outageView(t);
     const shade = ov.windows.map(([s, e]) => [{ xAxis: s, name: 'outage' }, { xAxis: e }]);
     const n = Math.min(laneCount(), maxes.length);
-    for (const kind of TIME_KINDS) {
-      const spec = SPEC[kind];
+    for (const id of TIME_CHARTS) {
+      const spec = SPEC[id];
       const yAxis = spec.units.map((_, a) => {
         let m = 0;
-        for (let i = 0; i < n; i++) m = Math.max(m, maxes[i][kind + '/' + a] || 0);
+        for (let i = 0; i < n; i++) m = Math.max(m, maxes[i][id + '/' + a] || 0);
         if (a !== spec.log_axis) return { max: niceMax(m, false) };
         // Switching an axis' type replaces the axis (ECharts keeps one model
         // per type), so the axis goes in whole, label formatter included.
-        const log = logScale[kind];
-        return { ...BASE[kind].yAxis[a], type: log ? 'log' : 'value', max: niceMax(m, log) };
+        const log = logScale[id];
+        return { ...BASE[id].yAxis[a], type: log ? 'log' : 'value', max: niceMax(m, log) };
       });
       for (let i = 0; i < n; i++) {
-        const c = charts[`${kind}.${LETTERS[i]}`];
+        const c = charts[`${id}.${LETTERS[i]}`];
         if (!c) continue;
         c.setOption({ dataset: { source: rows }, series: [{ id: spec.series[0].name, markArea: { data: shade } }], yAxis });
       }
@@ -568,12 +568,12 @@
   function drawBands() {
     let m = 0;
     for (const b of bands) if (b) for (const v of b.p95) m = Math.max(m, v);
-    for (const kind of RETRY_KINDS) {
-      const spec = SPEC[kind];
-      const log = logScale[kind];
+    for (const id of RETRY_CHARTS) {
+      const spec = SPEC[id];
+      const log = logScale[id];
       const floor = log ? 1e-3 : 0; // a log axis cannot show 0
       for (let i = 0; i < laneCount(); i++) {
-        const c = charts[`${kind}.${LETTERS[i]}`];
+        const c = charts[`${id}.${LETTERS[i]}`];
         const b = bands[i];
         if (!c || !b) continue;
         const at = (arr, j) => Math.max(arr[j], floor);
@@ -581,7 +581,7 @@
           graphic: [{ id: 'note', type: 'text', left: 'center', top: 'middle', invisible: b.retry.length > 0,
             style: { text: 'no retries: gives up at once', fill: '#5b6475', font: '12px sans-serif' } }],
           xAxis: [{ data: b.retry }],
-          yAxis: [{ ...BASE[kind].yAxis[0], type: log ? 'log' : 'value', min: log ? null : 0, max: niceMax(Math.max(m, floor), log) }],
+          yAxis: [{ ...BASE[id].yAxis[0], type: log ? 'log' : 'value', min: log ? null : 0, max: niceMax(Math.max(m, floor), log) }],
           series: spec.series.map(s => ({ id: s.name, data: BAND_DATA[s.name](b, at) })),
         });
       }
@@ -617,13 +617,13 @@
 
   // An SVG of a chart: the same option rendered by ECharts' SVG renderer in
   // server-side mode, which needs no DOM.
-  function exportSVG(chart, L, kind) {
+  function exportSVG(chart, L, id) {
     const svg = echarts.init(null, null, { renderer: 'svg', ssr: true, width: chart.getWidth(), height: chart.getHeight() });
     const opt = chart.getOption();
     opt.animation = false;
     opt.toolbox = [{ show: false }];
     svg.setOption(opt);
-    download(`backofflab-${L}-${kind}.svg`, svg.renderToSVGString(), 'image/svg+xml');
+    download(`backofflab-${L}-${id}.svg`, svg.renderToSVGString(), 'image/svg+xml');
     svg.dispose();
   }
 
@@ -679,7 +679,7 @@
         showStrategy(i, el.value);
       }
       // A real lane runs in real time: the speed menu shows it.
-      if (name.endsWith('.kind') && el.value === 'real') setControl($('#speed'), '1');
+      if (name.endsWith('.source') && el.value === 'real') setControl($('#speed'), '1');
       sendSet();
     });
     form.addEventListener('keydown', e => {

@@ -678,15 +678,15 @@ func browserScreenshots(t *testing.T, env *browserEnv) {
 // real time) streams into lane b's charts, and the stop/resume button
 // pauses and resumes its server: lane b's timeouts rise, then fall.
 func browserRealLane(t *testing.T, env *browserEnv) {
-	tb := openPage(t, env, "b.kind=real&clients=200&think=1s&timeout=500ms&speed=1&duration=60s&outage=none")
+	tb := openPage(t, env, "b.source=real&clients=200&think=1s&timeout=500ms&speed=1&duration=60s&outage=none")
 	okB, toB := col(t, 1, "ok"), col(t, 1, "timeouts")
 	head := poll[string](tb, "lane b's head says real HTTP and its address",
-		`(s => /real HTTP on 127\.0\.0\.1:[0-9]+/.test(s) && s)(document.querySelector('[data-lane-kind="b"]').textContent)`)
+		`(s => /real HTTP on 127\.0\.0\.1:[0-9]+/.test(s) && s)(document.querySelector('[data-lane-source="b"]').textContent)`)
 	t.Logf("lane b's head: %q", head)
-	if k := eval[string](tb, `document.querySelector('[data-param="a.kind"]').value + ' ' + document.querySelector('[data-param="b.kind"]').value`); k != "sim real" {
+	if k := eval[string](tb, `document.querySelector('[data-param="a.source"]').value + ' ' + document.querySelector('[data-param="b.source"]').value`); k != "sim real" {
 		t.Errorf("kind menus a, b: %q, want sim and real", k)
 	}
-	if !eval[bool](tb, `['a', 'b'].every(L => { const el = document.querySelector('[data-param="' + L + '.kind"]'); return !el.closest('[hidden]') && el.offsetParent !== null; })`) {
+	if !eval[bool](tb, `['a', 'b'].every(L => { const el = document.querySelector('[data-param="' + L + '.source"]'); return !el.closest('[hidden]') && el.offsetParent !== null; })`) {
 		t.Errorf("the kind menus of lanes a and b are not shown")
 	}
 	if note := eval[string](tb, `document.querySelector('#note').textContent`); !strings.Contains(note, "lane b is real") {
@@ -721,21 +721,21 @@ func browserRealLane(t *testing.T, env *browserEnv) {
 
 	// Back to a simulated lane b, from its menu: the run restarts, the URL
 	// and the lane's head drop the real lane.
-	tb.selectValue(`[data-param="b.kind"]`, "sim")
-	tb.waitTrue("the URL has no b.kind", `!new URLSearchParams(location.search).has('b.kind') && new URLSearchParams(location.search).get('clients') === '200'`)
-	tb.waitTrue("lane b's head and the note drop the real lane", `document.querySelector('[data-lane-kind="b"]').textContent === '' && document.querySelector('#note').textContent === ''`)
-	if k := eval[string](tb, `document.querySelector('[data-param="b.kind"]').value`); k != "sim" {
-		t.Errorf("b.kind menu shows %q after the change", k)
+	tb.selectValue(`[data-param="b.source"]`, "sim")
+	tb.waitTrue("the URL has no b.source", `!new URLSearchParams(location.search).has('b.source') && new URLSearchParams(location.search).get('clients') === '200'`)
+	tb.waitTrue("lane b's head and the note drop the real lane", `document.querySelector('[data-lane-source="b"]').textContent === '' && document.querySelector('#note').textContent === ''`)
+	if k := eval[string](tb, `document.querySelector('[data-param="b.source"]').value`); k != "sim" {
+		t.Errorf("b.source menu shows %q after the change", k)
 	}
 
 	// And real again, from a simulation at 20×: the page asks for 1×.
 	tb.selectValue("#speed", "20")
 	tb.waitQuery("speed", "20")
-	tb.selectValue(`[data-param="b.kind"]`, "real")
-	tb.waitQuery("b.kind", "real")
+	tb.selectValue(`[data-param="b.source"]`, "real")
+	tb.waitQuery("b.source", "real")
 	tb.waitQuery("speed", "1")
 	poll[string](tb, "lane b's head shows the new real server",
-		`(s => /real HTTP on 127\.0\.0\.1:[0-9]+/.test(s) && s)(document.querySelector('[data-lane-kind="b"]').textContent)`)
+		`(s => /real HTTP on 127\.0\.0\.1:[0-9]+/.test(s) && s)(document.querySelector('[data-lane-source="b"]').textContent)`)
 	tb.waitTrue("lane b has ok > 0 again", fmt.Sprintf(`(r => r.length > 0 && r[r.length - 1][%d] > 0)(window.backofflab.rows())`, okB))
 }
 

@@ -105,9 +105,9 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := dialPage(t, srv, "b.kind=real&clients=1000&think=1s&timeout=200ms&b.strategy=fixed&b.min_delay=100ms"+
+	p := dialPage(t, srv, "b.source=real&clients=1000&think=1s&timeout=200ms&b.strategy=fixed&b.min_delay=100ms"+
 		"&duration=60s&outage=pause&outage_at=500ms&outage_for=60s")
-	if l := field[[]laneInfo](t, p.await("hello", nil), "lanes"); l[1].Kind != kindReal {
+	if l := field[[]laneInfo](t, p.await("hello", nil), "lanes"); l[1].Source != sourceReal {
 		t.Fatalf("hello lanes %+v", l)
 	}
 
@@ -126,7 +126,7 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 		t.Errorf("%d descriptors open at the peak, %d before the real lane: want at most %d (2×%d + 1 + %d)", peak, base, bound, n, slack)
 	}
 	// The clients reached their budget: the storm pressed on it.
-	m := p.await("error", func(m map[string]json.RawMessage) bool { return field[string](t, m, "param") == "b.kind" })
+	m := p.await("error", func(m map[string]json.RawMessage) bool { return field[string](t, m, "param") == "b.source" })
 	if msg := field[string](t, m, "message"); !strings.Contains(msg, "lane b's real clients reached their connection budget (64)") {
 		t.Errorf("the page's message: %q", msg)
 	}
@@ -150,7 +150,7 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 // of connections; the others wait in the kernel's accept queue.
 func TestRealLaneServerCap(t *testing.T) {
 	const n = 4
-	st, errs := decode(url.Values{"b.kind": {"real"}, "clients": {"1"}, "think": {"1h"}, "duration": {"60s"}}, DefaultLimits)
+	st, errs := decode(url.Values{"b.source": {"real"}, "clients": {"1"}, "think": {"1h"}, "duration": {"60s"}}, DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -9,12 +9,12 @@ import (
 	"github.com/go-echarts/go-echarts/v2/types"
 )
 
-// chartKind is one row of the chart grid: the same chart for every lane.
+// chartSpec is one row of the chart grid: the same chart for every lane.
 // It is the chart's whole spec: the page script reads it (pageState.Charts)
 // and draws whatever it says, so that adding a chart is one row of
-// chartKinds.
-type chartKind struct {
-	Kind  string `json:"id"`    // throughput, server, backoff, latency or delay: data-chart
+// chartSpecs.
+type chartSpec struct {
+	ID    string `json:"id"`    // throughput, server, backoff, latency or delay: data-chart
 	Title string `json:"title"` // the chart's title, short enough for a quarter of the page
 	Help  string `json:"help"`  // what the chart shows, for its aria-label and tooltip
 	// X is what the x axis counts: xTime, the run's seconds, whose series
@@ -34,13 +34,13 @@ type chartKind struct {
 	Gaps bool `json:"gaps"`
 }
 
-// The x axes of chartKind.X.
+// The x axes of chartSpec.X.
 const (
 	xTime  = "time"
 	xRetry = "retry"
 )
 
-// The units of chartKind.Units.
+// The units of chartSpec.Units.
 const (
 	unitRate    = "/s"
 	unitSeconds = "s"
@@ -55,26 +55,26 @@ type chartSeries struct {
 	Axis  int    `json:"axis"`
 }
 
-// chartKinds are the rows of the chart grid, top to bottom. Each time
+// chartSpecs are the rows of the chart grid, top to bottom. Each time
 // chart's lines are named by their Columns name so that the legend, the
 // CSV header and the JSON keys agree; later lines are drawn on top, so ok
 // comes last: it often equals attempts.
-var chartKinds = []chartKind{
-	{Kind: "throughput", Title: "throughput /s", X: xTime, Units: []string{unitRate}, LogAxis: -1,
+var chartSpecs = []chartSpec{
+	{ID: "throughput", Title: "throughput /s", X: xTime, Units: []string{unitRate}, LogAxis: -1,
 		Help:   "attempts that succeeded, failed with an error or timed out, and all attempts sent, per second",
 		Series: []chartSeries{{"attempts", "#5470c6", 0}, {"timeouts", "#ee6666", 0}, {"errors", "#fc8452", 0}, {"ok", "#3ba272", 0}}},
-	{Kind: "server", Title: "server", X: xTime, Units: []string{"", unitSeconds}, LogAxis: 1,
+	{ID: "server", Title: "server", X: xTime, Units: []string{"", unitSeconds}, LogAxis: 1,
 		Help:   "requests inside the server (left axis) and the server's latency at that concurrency (right axis, seconds)",
 		Series: []chartSeries{{"concurrency", "#5470c6", 0}, {"server_latency", "#9a60b4", 1}}},
-	{Kind: "backoff", Title: "waiting to retry", X: xTime, Units: []string{""}, LogAxis: -1,
+	{ID: "backoff", Title: "waiting to retry", X: xTime, Units: []string{""}, LogAxis: -1,
 		Help:   "clients waiting to retry, and connections waiting in the accept backlog",
 		Series: []chartSeries{{"in_backoff", "#e3a21a", 0}, {"backlog", "#73c0de", 0}}},
-	{Kind: "latency", Title: "success latency", X: xTime, Units: []string{unitSeconds}, LogAxis: -1, Gaps: true,
+	{ID: "latency", Title: "success latency", X: xTime, Units: []string{unitSeconds}, LogAxis: -1, Gaps: true,
 		Help:   "median and 99th percentile end-to-end latency of the tick's successes, retries included (seconds)",
 		Series: []chartSeries{{"p50", "#5470c6", 0}, {"p99", "#9a60b4", 0}}},
 	// p5 is invisible and carries the band (p95 − p5) stacked on it, so
 	// that the area spans p5 to p95.
-	{Kind: "delay", Title: "delay by retry #", X: xRetry, Units: []string{unitSeconds}, LogAxis: 0,
+	{ID: "delay", Title: "delay by retry #", X: xRetry, Units: []string{unitSeconds}, LogAxis: 0,
 		Help:   "the strategy's delay before each retry: median and 5–95 % band over many draws (seconds)",
 		Series: []chartSeries{{"p5", delayColor, 0}, {"band", delayColor, 0}, {"p50", delayColor, 0}}},
 }
@@ -82,38 +82,38 @@ var chartKinds = []chartKind{
 // delayColor is the delay chart's one colour: its band and median.
 const delayColor = "#5470c6"
 
-// timeSeries are the lines of each time chart, from chartKinds.
+// timeSeries are the lines of each time chart, from chartSpecs.
 var timeSeries = func() map[string][]chartSeries {
 	m := map[string][]chartSeries{}
-	for _, k := range chartKinds {
+	for _, k := range chartSpecs {
 		if k.X == xTime {
-			m[k.Kind] = k.Series
+			m[k.ID] = k.Series
 		}
 	}
 	return m
 }()
 
 // delaySeries are the delay chart's legend names, its series' ids being
-// chartKinds' p5, band and p50: the band's name says what it spans.
+// chartSpecs' p5, band and p50: the band's name says what it spans.
 var delaySeries = []string{"p5", "p5–p95", "p50"}
 
 // outageColor shades the outage windows (markArea on each time chart's
 // first series); the script fills in the windows.
 const outageColor = "rgba(238,102,102,0.13)"
 
-// chartOption returns the ECharts option of one kind of chart, without
+// chartOption returns the ECharts option of the chart id, without
 // data, for a run of duration seconds. The page script adds the data as
 // plain [x, y] arrays, the toolbox's SVG and log-scale buttons (which need
 // functions) and the shared y-axis maximum of each row.
-func chartOption(kind string, duration float64) (json.RawMessage, error) {
-	var k chartKind
-	for _, c := range chartKinds {
-		if c.Kind == kind {
+func chartOption(id string, duration float64) (json.RawMessage, error) {
+	var k chartSpec
+	for _, c := range chartSpecs {
+		if c.ID == id {
 			k = c
 		}
 	}
-	if k.Kind == "" || len(k.Units) == 0 {
-		return nil, fmt.Errorf("web: no chart kind %q", kind)
+	if k.ID == "" || len(k.Units) == 0 {
+		return nil, fmt.Errorf("web: no chart %q", id)
 	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(
@@ -127,7 +127,7 @@ func chartOption(kind string, duration float64) (json.RawMessage, error) {
 			ItemWidth: 14, ItemHeight: 8, TextStyle: &opts.TextStyle{FontSize: 11}}),
 		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "4", Top: "0",
 			Feature: &opts.ToolBoxFeature{SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{
-				Show: opts.Bool(true), Type: "png", Name: "backofflab-" + kind, Title: "PNG"}}}),
+				Show: opts.Bool(true), Type: "png", Name: "backofflab-" + id, Title: "PNG"}}}),
 		charts.WithGridOpts(opts.Grid{Left: "6", Right: "18", Top: "30", Bottom: "26", ContainLabel: opts.Bool(true)}),
 	)
 	if k.X == xRetry {
@@ -139,7 +139,7 @@ func chartOption(kind string, duration float64) (json.RawMessage, error) {
 	return json.RawMessage(line.JSONNotEscaped()), nil
 }
 
-func timeChart(line *charts.Line, k chartKind, duration float64) {
+func timeChart(line *charts.Line, k chartSpec, duration float64) {
 	line.SetGlobalOptions(
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, Max: duration,
 			AxisLabel: &opts.AxisLabel{Formatter: "{value}s", HideOverlap: opts.Bool(true)}}),
@@ -171,7 +171,7 @@ func timeChart(line *charts.Line, k chartKind, duration float64) {
 // unitLabel is an axis label's formatter for unit.
 func unitLabel(unit string) types.FuncStr { return types.FuncStr("{value}" + unit) }
 
-func delayChart(line *charts.Line, k chartKind) {
+func delayChart(line *charts.Line, k chartSpec) {
 	line.SetGlobalOptions(
 		// p5 only carries the band: keep it out of the legend.
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0", Left: "center",

@@ -28,23 +28,23 @@ func (st state) realLane() int {
 	return strings.IndexByte(scenario.LaneNames, st.real[0])
 }
 
-// The page's per-lane parameter <letter>.kind, beside the engine's
+// The page's per-lane parameter <letter>.source, beside the engine's
 // vocabulary: sim (the default) or real.
 const (
-	kindParam = "kind"
-	kindSim   = "sim"
-	kindReal  = "real"
-	// kindHelp is the kind control's one-line meaning.
-	kindHelp = "real: a real HTTP server and clients on loopback, in real time (≤ 2000 clients, speed 1×)"
+	sourceParam = "source"
+	sourceSim   = "sim"
+	sourceReal  = "real"
+	// sourceHelp is the kind control's one-line meaning.
+	sourceHelp = "real: a real HTTP server and clients on loopback, in real time (≤ 2000 clients, speed 1×)"
 )
 
 // maxRealClients caps the clients of a run with a real lane: each is a
 // goroutine and a connection of this process.
 const maxRealClients = 2000
 
-// kindOf reports whether name is a lane's kind parameter, and its lane.
-func kindOf(name string) (int, bool) {
-	if len(name) != 2+len(kindParam) || name[1] != '.' || name[2:] != kindParam {
+// sourceOf reports whether name is a lane's kind parameter, and its lane.
+func sourceOf(name string) (int, bool) {
+	if len(name) != 2+len(sourceParam) || name[1] != '.' || name[2:] != sourceParam {
 		return -1, false
 	}
 	i := strings.IndexByte(scenario.LaneNames, name[0])
@@ -117,14 +117,14 @@ func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	var kinds [scenario.MaxLanes]string
 	highest := -1 // the highest lane letter with a kind
 	for name, v := range q {
-		i, ok := kindOf(name)
+		i, ok := sourceOf(name)
 		if !ok {
-			continue // e.kind: Parse reports it as no such parameter
+			continue // e.source: Parse reports it as no such parameter
 		}
 		raw := v[len(v)-1]
 		delete(q, name)
-		if raw != kindSim && raw != kindReal {
-			errs = append(errs, &scenario.ParamError{Name: name, Value: raw, Allow: "one of " + kindSim + ", " + kindReal})
+		if raw != sourceSim && raw != sourceReal {
+			errs = append(errs, &scenario.ParamError{Name: name, Value: raw, Allow: "one of " + sourceSim + ", " + sourceReal})
 			continue
 		}
 		kinds[i], highest = raw, max(highest, i)
@@ -140,16 +140,16 @@ func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 		return st, append(errs, scenario.Errors(err)...)
 	}
 	for i, k := range kinds {
-		name := scenario.LaneNames[i:i+1] + "." + kindParam
+		name := scenario.LaneNames[i:i+1] + "." + sourceParam
 		switch {
 		case k == "":
 		case i >= len(p.Lanes):
 			errs = append(errs, &scenario.ParamError{Name: name, Value: k,
 				Allow: fmt.Sprintf("lanes a to %c only (lanes=%d)", scenario.LaneNames[len(p.Lanes)-1], len(p.Lanes))})
-		case k == kindReal && st.real != "":
+		case k == sourceReal && st.real != "":
 			errs = append(errs, &scenario.ParamError{Name: name, Value: k,
 				Allow: fmt.Sprintf("sim: at most one lane may be real (lane %s is)", st.real)})
-		case k == kindReal:
+		case k == sourceReal:
 			st.real = scenario.LaneNames[i : i+1]
 		}
 	}
@@ -170,7 +170,7 @@ func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 func decodeExport(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	st, errs := decode(q, lim)
 	if st.real != "" {
-		errs = append(errs, &scenario.ParamError{Name: st.real + "." + kindParam, Value: kindReal,
+		errs = append(errs, &scenario.ParamError{Name: st.real + "." + sourceParam, Value: sourceReal,
 			Allow: "sim (real lanes run live only; export from the page)"})
 	}
 	return st, errs
@@ -208,7 +208,7 @@ func (st state) encode() string {
 	q := st.p.Encode()
 	q.Set(speedParam, st.speed)
 	if st.real != "" {
-		q.Set(st.real+"."+kindParam, kindReal)
+		q.Set(st.real+"."+sourceParam, sourceReal)
 	}
 	return q.Encode()
 }

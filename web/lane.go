@@ -16,8 +16,9 @@ import (
 //
 // Only the session's run goroutine calls a source.
 type laneSource interface {
-	// kind is the lane's kind for the page (laneInfo.Kind).
-	kind() string
+	// source names where the lane's figures come from, for the page
+	// (laneInfo.Source): sim or real.
+	source() string
 	// addr is where the lane's own server listens while it runs, or "".
 	addr() string
 	// start starts what the lane runs outside the engine, the engine being
@@ -57,19 +58,19 @@ type laneSource interface {
 	stale() bool
 }
 
-// laneKind returns the kind of st's lane i.
-func laneKind(st state, i int) string {
+// laneSourceName returns the kind of st's lane i.
+func laneSourceName(st state, i int) string {
 	if i == st.realLane() {
-		return kindReal
+		return sourceReal
 	}
-	return kindSim
+	return sourceSim
 }
 
 // newLaneSource returns the source of st's lane i: the session's log and
 // slots serve a lane that runs outside the engine.
 func newLaneSource(st state, i int, s *session) laneSource {
-	switch laneKind(st, i) {
-	case kindReal:
+	switch laneSourceName(st, i) {
+	case sourceReal:
 		return &realLane{lane: i, log: s.log, slots: s.slots}
 	default:
 		return simLane{}
@@ -79,7 +80,7 @@ func newLaneSource(st state, i int, s *session) laneSource {
 // simLane is a lane the engine alone simulates: its values are the engine's.
 type simLane struct{}
 
-func (simLane) kind() string                                       { return kindSim }
+func (simLane) source() string                                     { return sourceSim }
 func (simLane) addr() string                                       { return "" }
 func (simLane) start(scenario.Params, time.Duration) error         { return nil }
 func (simLane) stop()                                              {}

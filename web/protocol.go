@@ -11,7 +11,7 @@ import (
 // Page to server:
 //
 //	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole state, as the page's URL query;
-//	                                                            b.kind=real makes lane b real (web/real.go)
+//	                                                            b.source=real makes lane b real (web/real.go)
 //	{"type":"outage","on":true}                                 stop (true) or resume (false) the server now
 //	{"type":"speed","speed":"10"}                               virtual seconds per wall second, or "max"
 //	{"type":"pause"} {"type":"resume"} {"type":"reset"}
@@ -78,7 +78,7 @@ type helloMsg struct {
 type laneInfo struct {
 	Name     string `json:"name"`
 	Strategy string `json:"strategy"`
-	Kind     string `json:"kind"`           // sim, or real: a real HTTP server and clients (real.go)
+	Source   string `json:"source"`         // sim, or real: a real HTTP server and clients (real.go)
 	Addr     string `json:"addr,omitempty"` // a running real lane's server, host:port on loopback
 }
 

@@ -16,7 +16,7 @@ import (
 	"backofflab/simengine"
 )
 
-// A real lane (<letter>.kind=real) runs the real experiment (realexp) inside a
+// A real lane (<letter>.source=real) runs the real experiment (realexp) inside a
 // live session: a realexp.Server on an ephemeral loopback port and a
 // realexp.Population of clients against it, in real time. The engine keeps
 // simulating every lane, the real one included; the session replaces that
@@ -402,7 +402,7 @@ type realLane struct {
 	run *realRun
 }
 
-func (l *realLane) kind() string { return kindReal }
+func (l *realLane) source() string { return sourceReal }
 
 func (l *realLane) addr() string {
 	if l.run == nil {

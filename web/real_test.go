@@ -17,7 +17,7 @@ import (
 // realQuery is a small real lane: 200 clients thinking 1 s (≈180 req/s
 // against a server that answers in 100 ms up to 30 at once, so ≈18 inside),
 // a 500 ms timeout, lane b real (think_scaled), lane a simulated (fixed).
-const realQuery = "b.kind=real&clients=200&think=1s&timeout=500ms&speed=1&duration=30s&outage=none"
+const realQuery = "b.source=real&clients=200&think=1s&timeout=500ms&speed=1&duration=30s&outage=none"
 
 func TestDecodeRealLane(t *testing.T) {
 	for _, tc := range []struct {
@@ -26,20 +26,20 @@ func TestDecodeRealLane(t *testing.T) {
 		lanes      int
 		bad, allow string // the error's parameter and a part of its allowed range
 	}{
-		{query: "b.kind=real", real: "b", lanes: 2},
-		{query: "b.kind=sim&a.kind=sim", lanes: 2},
-		{query: "c.kind=real", real: "c", lanes: 3}, // the highest lane letter sets lanes
-		{query: "b.kind=real&speed=1&clients=2000&outage=pause", real: "b", lanes: 2},
-		{query: "a.kind=real&outage=none&lanes=1", real: "a", lanes: 1},
-		{query: "lanes=2&c.kind=real", bad: "c.kind", allow: "lanes a to b only"},
-		{query: "b.kind=fake", bad: "b.kind", allow: "one of sim, real"},
-		{query: "a.kind=real&b.kind=real", bad: "b.kind", allow: "at most one lane may be real (lane a is)"},
-		{query: "b.kind=real&speed=20", bad: "speed", allow: "1 while a lane is real"},
-		{query: "b.kind=real&speed=max", bad: "speed", allow: "1 while a lane is real"},
-		{query: "b.kind=real&clients=2001", bad: "clients", allow: "from 1 to 2000 while a lane is real"},
-		{query: "b.kind=real&outage=crash", bad: "outage", allow: "none or pause while a lane is real"},
-		{query: "b.kind=real&outage=partition", bad: "outage", allow: "the real server can only pause"},
-		{query: "e.kind=real", bad: "e.kind", allow: "no such parameter"},
+		{query: "b.source=real", real: "b", lanes: 2},
+		{query: "b.source=sim&a.source=sim", lanes: 2},
+		{query: "c.source=real", real: "c", lanes: 3}, // the highest lane letter sets lanes
+		{query: "b.source=real&speed=1&clients=2000&outage=pause", real: "b", lanes: 2},
+		{query: "a.source=real&outage=none&lanes=1", real: "a", lanes: 1},
+		{query: "lanes=2&c.source=real", bad: "c.source", allow: "lanes a to b only"},
+		{query: "b.source=fake", bad: "b.source", allow: "one of sim, real"},
+		{query: "a.source=real&b.source=real", bad: "b.source", allow: "at most one lane may be real (lane a is)"},
+		{query: "b.source=real&speed=20", bad: "speed", allow: "1 while a lane is real"},
+		{query: "b.source=real&speed=max", bad: "speed", allow: "1 while a lane is real"},
+		{query: "b.source=real&clients=2001", bad: "clients", allow: "from 1 to 2000 while a lane is real"},
+		{query: "b.source=real&outage=crash", bad: "outage", allow: "none or pause while a lane is real"},
+		{query: "b.source=real&outage=partition", bad: "outage", allow: "the real server can only pause"},
+		{query: "e.source=real", bad: "e.source", allow: "no such parameter"},
 	} {
 		q, _ := url.ParseQuery(tc.query)
 		st, errs := decode(q, DefaultLimits)
@@ -55,7 +55,7 @@ func TestDecodeRealLane(t *testing.T) {
 		}
 		// The canonical query round-trips, the real lane included.
 		enc := st.encode()
-		if has := strings.Contains(enc, ".kind="); has != (tc.real != "") {
+		if has := strings.Contains(enc, ".source="); has != (tc.real != "") {
 			t.Errorf("%s: canonical query %q", tc.query, enc)
 		}
 		q2, _ := url.ParseQuery(enc)
@@ -67,31 +67,31 @@ func TestDecodeRealLane(t *testing.T) {
 
 	// A page's URL with real-lane mistakes keeps the real lane and drops
 	// the values that do not fit it, each with its message.
-	q, _ := url.ParseQuery("b.kind=real&speed=20&clients=5000&outage=crash")
+	q, _ := url.ParseQuery("b.source=real&speed=20&clients=5000&outage=crash")
 	st, errs := decodeLenient(q, DefaultLimits)
 	if st.real != "b" || st.speed != "1" || st.p.Clients != 1000 || st.p.Outage != scenario.OutagePause || len(errs) != 3 {
 		t.Errorf("lenient: real %q speed %s clients %d outage %s, errors %v", st.real, st.speed, st.p.Clients, st.p.Outage, errs)
 	}
 
 	// The headless export refuses a real lane.
-	q, _ = url.ParseQuery("b.kind=real")
-	if _, errs := decodeExport(q, DefaultLimits); len(errs) != 1 || errs[0].Name != "b.kind" ||
+	q, _ = url.ParseQuery("b.source=real")
+	if _, errs := decodeExport(q, DefaultLimits); len(errs) != 1 || errs[0].Name != "b.source" ||
 		!strings.Contains(errs[0].Error(), "real lanes run live only; export from the page") {
 		t.Errorf("export of a real lane: %v", errs)
 	}
 	srv, _ := newTestServer(t, Limits{})
 	for _, format := range []string{"csv", "json"} {
-		resp, body := get(t, srv.URL+"/export."+format+"?b.kind=real", nil)
-		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "b.kind") ||
+		resp, body := get(t, srv.URL+"/export."+format+"?b.source=real", nil)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "b.source") ||
 			!strings.Contains(string(body), "real lanes run live only; export from the page") {
-			t.Errorf("/export.%s?b.kind=real: %d %q", format, resp.StatusCode, body)
+			t.Errorf("/export.%s?b.source=real: %d %q", format, resp.StatusCode, body)
 		}
 	}
 
 	// The page shows the lane's kind in its menu and its head.
-	v := newView(pageFor(t, "b.kind=real"))
-	if k := v.Panels[1].Kind; k.Name != "b.kind" || k.Value != kindReal || v.Panels[1].KindLabel == "" || v.Panels[0].Kind.Value != kindSim {
-		t.Errorf("lane panels' kinds: a %+v, b %+v", v.Panels[0].Kind, k)
+	v := newView(pageFor(t, "b.source=real"))
+	if k := v.Panels[1].Source; k.Name != "b.source" || k.Value != sourceReal || v.Panels[1].SourceLabel == "" || v.Panels[0].Source.Value != sourceSim {
+		t.Errorf("lane panels' sources: a %+v, b %+v", v.Panels[0].Source, k)
 	}
 }
 
@@ -193,11 +193,11 @@ func TestRealLaneStreams(t *testing.T) {
 	p := dialPage(t, srv, realQuery)
 	hello := p.await("hello", nil)
 	lanes := field[[]laneInfo](t, hello, "lanes")
-	if len(lanes) != 2 || lanes[0].Kind != kindSim || lanes[1].Kind != kindReal || !strings.HasPrefix(lanes[1].Addr, "127.0.0.1:") {
+	if len(lanes) != 2 || lanes[0].Source != sourceSim || lanes[1].Source != sourceReal || !strings.HasPrefix(lanes[1].Addr, "127.0.0.1:") {
 		t.Fatalf("hello lanes %+v", lanes)
 	}
-	if q := field[string](t, hello, "query"); !strings.Contains(q, "b.kind=real") {
-		t.Fatalf("hello query %q lacks b.kind=real", q)
+	if q := field[string](t, hello, "query"); !strings.Contains(q, "b.source=real") {
+		t.Fatalf("hello query %q lacks b.source=real", q)
 	}
 	addr := lanes[1].Addr
 	if st := p.await("state", nil); !strings.Contains(field[string](t, st, "note"), "lane b is real") {
@@ -306,7 +306,7 @@ func TestRealLaneStreams(t *testing.T) {
 		if field[string](t, m, "param") != speedParam || !strings.Contains(field[string](t, m, "message"), "1 while a lane is real") {
 			t.Errorf("speed 10 with a real lane: %v", m)
 		}
-		p.send(inMsg{Type: "set", Query: realQuery + "&b.kind=real&outage=crash"})
+		p.send(inMsg{Type: "set", Query: realQuery + "&b.source=real&outage=crash"})
 		m = p.await("error", nil)
 		if field[string](t, m, "param") != "outage" {
 			t.Errorf("outage=crash with a real lane: %v", m)
@@ -321,7 +321,7 @@ func TestRealLaneVerdict(t *testing.T) {
 	// A server limit well above the steady ≈18 inside: real concurrency
 	// has bursts (a late timer, a GC pause) that a limit of 30 would count
 	// as "not recovered" for seconds.
-	p := dialPage(t, srv, "b.kind=real&clients=200&think=1s&timeout=500ms&server_limit=60&duration=30s&outage=pause&outage_at=1500ms&outage_for=1s")
+	p := dialPage(t, srv, "b.source=real&clients=200&think=1s&timeout=500ms&server_limit=60&duration=30s&outage=pause&outage_at=1500ms&outage_for=1s")
 	addr := field[[]laneInfo](t, p.await("hello", nil), "lanes")[1].Addr
 	okB, toB := col(t, 1, "ok"), col(t, 1, "timeouts")
 	p.await("state", func(m map[string]json.RawMessage) bool { return field[bool](t, m, "down") })
@@ -429,10 +429,10 @@ func TestRealLaneLifecycle(t *testing.T) {
 	if addr4 == addr3 || !refused(addr3) {
 		t.Errorf("clients 200 → 300: real server %s → %s", addr3, addr4)
 	}
-	p.send(inMsg{Type: "set", Query: strings.Replace(realQuery, "b.kind=real", "b.kind=sim", 1)})
+	p.send(inMsg{Type: "set", Query: strings.Replace(realQuery, "b.source=real", "b.source=sim", 1)})
 	lanes := field[[]laneInfo](t, p.await("hello", nil), "lanes")
-	if lanes[1].Kind != kindSim || lanes[1].Addr != "" || !refused(addr4) {
-		t.Errorf("b.kind=sim: lanes %+v; the real server still listens: %v", lanes, !refused(addr4))
+	if lanes[1].Source != sourceSim || lanes[1].Addr != "" || !refused(addr4) {
+		t.Errorf("b.source=sim: lanes %+v; the real server still listens: %v", lanes, !refused(addr4))
 	}
 	p.send(inMsg{Type: "set", Query: realQuery})
 	addr5 := addrOf(p.await("hello", nil))
@@ -469,16 +469,16 @@ func settledGoroutines() int {
 func TestRealLaneBusy(t *testing.T) {
 	srv, _ := newTestServer(t, Limits{MaxSessions: 10, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 1})
 	a := dialPage(t, srv, realQuery)
-	if l := field[[]laneInfo](t, a.await("hello", nil), "lanes"); l[1].Kind != kindReal {
+	if l := field[[]laneInfo](t, a.await("hello", nil), "lanes"); l[1].Source != sourceReal {
 		t.Fatalf("first page: lanes %+v", l)
 	}
 	b := dialPage(t, srv, realQuery)
 	h := b.await("hello", nil)
-	if l := field[[]laneInfo](t, h, "lanes"); l[1].Kind != kindSim || strings.Contains(field[string](t, h, "query"), "kind") {
+	if l := field[[]laneInfo](t, h, "lanes"); l[1].Source != sourceSim || strings.Contains(field[string](t, h, "query"), "source") {
 		t.Fatalf("second page: lanes %+v, query %s", l, h["query"])
 	}
 	m := b.await("error", nil)
-	if field[string](t, m, "param") != "b.kind" || !strings.HasPrefix(field[string](t, m, "message"), busyReal) ||
+	if field[string](t, m, "param") != "b.source" || !strings.HasPrefix(field[string](t, m, "message"), busyReal) ||
 		!strings.Contains(field[string](t, m, "message"), "runs simulated instead") {
 		t.Errorf("second page's error: %v", m)
 	}
@@ -486,20 +486,20 @@ func TestRealLaneBusy(t *testing.T) {
 
 	b.send(inMsg{Type: "set", Query: realQuery})
 	m = b.await("error", nil)
-	if field[string](t, m, "param") != "b.kind" || field[string](t, m, "message") != busyReal {
+	if field[string](t, m, "param") != "b.source" || field[string](t, m, "message") != busyReal {
 		t.Errorf("a set adding a real lane: %v", m)
 	}
 	a.send(inMsg{Type: "set", Query: "clients=200&duration=30s"}) // a's lane b goes sim: its slot frees
 	a.await("hello", nil)
 	b.send(inMsg{Type: "set", Query: realQuery})
-	if l := field[[]laneInfo](t, b.await("hello", nil), "lanes"); l[1].Kind != kindReal {
+	if l := field[[]laneInfo](t, b.await("hello", nil), "lanes"); l[1].Source != sourceReal {
 		t.Errorf("after the slot freed: lanes %+v", l)
 	}
 
 	// No real lane at all on a server that allows none.
 	srv2, _ := newTestServer(t, Limits{MaxSessions: 10, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: -1})
 	c := dialPage(t, srv2, realQuery)
-	if l := field[[]laneInfo](t, c.await("hello", nil), "lanes"); l[1].Kind != kindSim {
+	if l := field[[]laneInfo](t, c.await("hello", nil), "lanes"); l[1].Source != sourceSim {
 		t.Errorf("MaxRealSessions -1: lanes %+v", l)
 	}
 }

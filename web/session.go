@@ -108,7 +108,7 @@ func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realS
 		if slots.acquire() {
 			s.holdsSlot = true
 		} else { // the same run, with the lane simulated
-			s.initial = append(s.initial, errorMsg{Type: "error", Param: st.real + "." + kindParam,
+			s.initial = append(s.initial, errorMsg{Type: "error", Param: st.real + "." + sourceParam,
 				Message: busyReal + "; lane " + st.real + " runs simulated instead"})
 			s.st.real = ""
 		}
@@ -351,7 +351,7 @@ func (s *session) aim(elapsed time.Duration) {
 		if to := min(end, l.virtual(now)); to > s.target {
 			for i, l := range s.lanes {
 				if note := l.measure(now, to); note != "" {
-					s.fail(scenario.LaneNames[i:i+1]+"."+kindParam, note)
+					s.fail(scenario.LaneNames[i:i+1]+"."+sourceParam, note)
 				}
 			}
 			s.target = to
@@ -467,7 +467,7 @@ func (s *session) handle(m inMsg) {
 		}
 		if st.real != "" && !s.holdsSlot {
 			if !s.slots.acquire() {
-				s.fail(st.real+"."+kindParam, busyReal)
+				s.fail(st.real+"."+sourceParam, busyReal)
 				return
 			}
 			s.holdsSlot = true
@@ -542,7 +542,7 @@ func (s *session) fail(param, msg string) {
 // (a real lane's server and clients cannot). The run then restarts from 0.
 func (s *session) restarts(st state) bool {
 	for i := range st.p.Lanes {
-		if i >= len(s.lanes) || laneKind(st, i) != s.lanes[i].kind() || s.lanes[i].restarts(s.st.p, st.p) {
+		if i >= len(s.lanes) || laneSourceName(st, i) != s.lanes[i].source() || s.lanes[i].restarts(s.st.p, st.p) {
 			return true
 		}
 	}
@@ -570,7 +570,7 @@ func (s *session) hello() {
 		l := newLaneSource(s.st, i, s)
 		if s.playing {
 			if err := l.start(s.st.p, s.eng.Now()); err != nil {
-				failed = append(failed, errorMsg{Type: "error", Param: scenario.LaneNames[i:i+1] + "." + kindParam, Message: err.Error()})
+				failed = append(failed, errorMsg{Type: "error", Param: scenario.LaneNames[i:i+1] + "." + sourceParam, Message: err.Error()})
 				l = simLane{}
 				s.simulate(i)
 			}
@@ -583,7 +583,7 @@ func (s *session) hello() {
 		Boxes: boxesOf(s.st, s.lim)}
 	for i, l := range p.Lanes {
 		h.Lanes = append(h.Lanes, laneInfo{Name: scenario.LaneNames[i : i+1], Strategy: l.Strategy,
-			Kind: s.lanes[i].kind(), Addr: s.lanes[i].addr()})
+			Source: s.lanes[i].source(), Addr: s.lanes[i].addr()})
 	}
 	s.out.lanes = len(p.Lanes)
 	s.lastSum = nil

@@ -35,7 +35,7 @@ const (
 // keepOnStrategyChange are the lane parameters that survive a change of the
 // lane's strategy; the others are dropped so that the new strategy's
 // defaults apply.
-var keepOnStrategyChange = []string{"cancel_on_timeout", "max_attempts", "deadline", kindParam}
+var keepOnStrategyChange = []string{"cancel_on_timeout", "max_attempts", "deadline", sourceParam}
 
 // controlGroups are the control sections for the parameters shared by every lane,
 // in the order of the page. A Table parameter that none names lands in a
@@ -65,8 +65,8 @@ type pageView struct {
 	Presets []Preset
 	// General are the messages of bad values that have no visible control.
 	General []string
-	Kinds   []chartKind
-	Charts  []chartJSON // one option per chart kind
+	Specs   []chartSpec // the chart grid's rows
+	Charts  []chartJSON // one option per chart spec
 	State   pageState
 	// ExportCSV and ExportJSON are the headless exports of the same run.
 	ExportCSV, ExportJSON string
@@ -87,11 +87,11 @@ type lanePanel struct {
 	Active   bool // the lane is in the run
 	Strategy paramCtl
 	About    string // the strategy's formula
-	// Kind is the lane's kind menu: sim, or real (a real HTTP server and
-	// clients, see real.go); KindLabel is what the lane's head says of it.
-	Kind      paramCtl
-	KindLabel string
-	Controls  []paramCtl
+	// Source is the lane's source menu: sim, or real (a real HTTP server and
+	// clients, see real.go); SourceLabel is what the lane's head says of it.
+	Source      paramCtl
+	SourceLabel string
+	Controls    []paramCtl
 }
 
 // paramCtl is one parameter's control: for numbers and durations a slider and
@@ -151,7 +151,7 @@ type pageState struct {
 	Keep       []string       `json:"keep"` // kept on a strategy change
 	// Charts are the charts' specs, row by row: the script draws what
 	// they say.
-	Charts  []chartKind `json:"charts"`
+	Charts  []chartSpec `json:"charts"`
 	Steps   int         `json:"steps"` // slider resolution
 	Presets []Preset    `json:"presets"`
 	// Sliders maps each slider's control name to its table in Scales;
@@ -189,7 +189,7 @@ func newView(in pageInput) pageView {
 		all.Lanes = append(all.Lanes, scenario.DefaultLane(i))
 	}
 
-	v := pageView{Query: query, Lanes: len(p.Lanes), Presets: in.Presets, Kinds: chartKinds,
+	v := pageView{Query: query, Lanes: len(p.Lanes), Presets: in.Presets, Specs: chartSpecs,
 		ExportCSV: "/export.csv?" + query, ExportJSON: "/export.json?" + query,
 		Duration: fmtNum(p.Duration.Seconds())}
 
@@ -244,15 +244,15 @@ func newView(in pageInput) pageView {
 		lp := lanePanel{Letter: scenario.LaneNames[i : i+1], Index: i, Active: i < len(p.Lanes)}
 		strategy := all.Lanes[i].Strategy
 		lp.About = strategies.About(strategy)
-		lp.Kind = kindControl(lp.Letter, in.St.real == lp.Letter)
-		if msgs, ok := errs[lp.Kind.Name]; ok {
-			lp.Kind.Error = strings.Join(msgs, "; ")
+		lp.Source = sourceControl(lp.Letter, in.St.real == lp.Letter)
+		if msgs, ok := errs[lp.Source.Name]; ok {
+			lp.Source.Error = strings.Join(msgs, "; ")
 		}
 		if in.St.real == lp.Letter {
-			lp.KindLabel = "real HTTP"
+			lp.SourceLabel = "real HTTP"
 		}
 		if lp.Active {
-			shown[lp.Kind.Name] = true
+			shown[lp.Source.Name] = true
 		}
 		for _, param := range scenario.Table {
 			if !param.Lane {
@@ -291,12 +291,12 @@ func newView(in pageInput) pageView {
 		}
 	}
 
-	for _, k := range chartKinds {
-		js, err := chartOption(k.Kind, p.Duration.Seconds())
+	for _, k := range chartSpecs {
+		js, err := chartOption(k.ID, p.Duration.Seconds())
 		if err != nil {
-			panic(err) // chartKinds and chartOption disagree: a bug
+			panic(err) // chartSpecs and chartOption disagree: a bug
 		}
-		v.Charts = append(v.Charts, chartJSON{ID: "chart-" + k.Kind, JSON: js})
+		v.Charts = append(v.Charts, chartJSON{ID: "chart-" + k.ID, JSON: js})
 	}
 	v.State = newPageState(query, p, in.Presets)
 	v.State.Sliders, v.State.Scales = sliderTables(v)
@@ -379,16 +379,16 @@ func boxesOf(st state, lim Limits) map[string]boxView {
 	return boxes
 }
 
-// kindControl is lane letter's kind menu.
-func kindControl(letter string, real bool) paramCtl {
-	c := paramCtl{Name: letter + "." + kindParam, Base: kindParam, Lane: letter, Kind: "enum", Help: kindHelp,
-		Allowed: "one of " + kindSim + ", " + kindReal, Value: kindSim,
+// sourceControl is lane letter's kind menu.
+func sourceControl(letter string, real bool) paramCtl {
+	c := paramCtl{Name: letter + "." + sourceParam, Base: sourceParam, Lane: letter, Kind: "enum", Help: sourceHelp,
+		Allowed: "one of " + sourceSim + ", " + sourceReal, Value: sourceSim,
 		Choices: []ctlChoice{
-			{Value: kindSim, Label: kindSim, Help: "simulated, in virtual time at any speed"},
-			{Value: kindReal, Label: kindReal, Help: kindHelp},
+			{Value: sourceSim, Label: sourceSim, Help: "simulated, in virtual time at any speed"},
+			{Value: sourceReal, Label: sourceReal, Help: sourceHelp},
 		}}
 	if real {
-		c.Value = kindReal
+		c.Value = sourceReal
 	}
 	return c
 }
@@ -402,7 +402,7 @@ func usesParam(strategy, name string) bool {
 func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
 		Columns: scenario.Columns, LaneNames: scenario.LaneNames,
-		Keep: keepOnStrategyChange, Charts: chartKinds, Steps: sliderSteps, Presets: presets}
+		Keep: keepOnStrategyChange, Charts: chartSpecs, Steps: sliderSteps, Presets: presets}
 	if ps.Presets == nil {
 		ps.Presets = []Preset{}
 	}
@@ -600,9 +600,9 @@ func speedLabel(s string) string {
 	return s + "×"
 }
 
-// kindHead is what a lane's head says after its strategy: nothing for a
+// sourceHead is what a lane's head says after its strategy: nothing for a
 // simulated lane.
-func kindHead(label string) string {
+func sourceHead(label string) string {
 	if label == "" {
 		return ""
 	}

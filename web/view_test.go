@@ -40,7 +40,7 @@ func allControls(v pageView) []paramCtl {
 		out = append(out, g.Controls...)
 	}
 	for _, p := range v.Panels {
-		out = append(out, p.Strategy, p.Kind)
+		out = append(out, p.Strategy, p.Source)
 		out = append(out, p.Controls...)
 	}
 	return out
@@ -54,7 +54,7 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 	}
 	want := []string{"lanes", speedParam}
 	for _, l := range scenario.LaneNames { // the page's own per-lane parameter
-		want = append(want, string(l)+"."+kindParam)
+		want = append(want, string(l)+"."+sourceParam)
 	}
 	for _, p := range scenario.Table {
 		if !p.Lane {
@@ -242,11 +242,11 @@ func TestSliderScales(t *testing.T) {
 
 func TestChartOptions(t *testing.T) {
 	v := newView(pageFor(t, "duration=300s"))
-	if len(v.Charts) != len(chartKinds) {
-		t.Fatalf("%d chart options, want %d", len(v.Charts), len(chartKinds))
+	if len(v.Charts) != len(chartSpecs) {
+		t.Fatalf("%d chart options, want %d", len(v.Charts), len(chartSpecs))
 	}
 	for i, c := range v.Charts {
-		kind := chartKinds[i].Kind
+		kind := chartSpecs[i].ID
 		if c.ID != "chart-"+kind {
 			t.Errorf("chart %d has id %s", i, c.ID)
 		}
@@ -307,19 +307,19 @@ func TestChartOptions(t *testing.T) {
 	}
 	// The script draws the charts the specs say: every one, every time
 	// chart from columns, every series on one of its axes.
-	if len(v.State.Charts) != len(chartKinds) {
-		t.Errorf("%d chart specs for the script, want %d", len(v.State.Charts), len(chartKinds))
+	if len(v.State.Charts) != len(chartSpecs) {
+		t.Errorf("%d chart specs for the script, want %d", len(v.State.Charts), len(chartSpecs))
 	}
 	for _, k := range v.State.Charts {
 		if k.LogAxis >= len(k.Units) {
-			t.Errorf("%s: log scale on axis %d of %d", k.Kind, k.LogAxis, len(k.Units))
+			t.Errorf("%s: log scale on axis %d of %d", k.ID, k.LogAxis, len(k.Units))
 		}
 		for _, s := range k.Series {
 			if k.X == xTime && !slices.Contains(scenario.Columns, s.Name) {
-				t.Errorf("%s: %s is not a column", k.Kind, s.Name)
+				t.Errorf("%s: %s is not a column", k.ID, s.Name)
 			}
 			if s.Axis < 0 || s.Axis >= len(k.Units) {
-				t.Errorf("%s/%s: axis %d of %d", k.Kind, s.Name, s.Axis, len(k.Units))
+				t.Errorf("%s/%s: axis %d of %d", k.ID, s.Name, s.Axis, len(k.Units))
 			}
 		}
 	}
@@ -436,13 +436,13 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 	if !slices.Equal(scripts, []string{"/static/vendor/echarts/echarts.min.js", "/static/app.js"}) {
 		t.Errorf("scripts %v", scripts)
 	}
-	for _, k := range chartKinds {
-		if !slices.Contains(jsonBlocks, "chart-"+k.Kind) {
-			t.Errorf("no option block for %s", k.Kind)
+	for _, k := range chartSpecs {
+		if !slices.Contains(jsonBlocks, "chart-"+k.ID) {
+			t.Errorf("no option block for %s", k.ID)
 		}
 		for _, l := range scenario.LaneNames {
-			if !charts[k.Kind+"."+string(l)] {
-				t.Errorf("no chart %s for lane %c", k.Kind, l)
+			if !charts[k.ID+"."+string(l)] {
+				t.Errorf("no chart %s for lane %c", k.ID, l)
 			}
 		}
 	}
