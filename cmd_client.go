@@ -122,7 +122,7 @@ each line counting only what happened since the previous one.
 
 	var unused []string
 	for _, p := range []string{"min_delay", "max_delay", "factor", "jitter", "max_attempts", "deadline", "min_connect_timeout"} {
-		if f, ok := vf.has(p); ok && !strategies.Uses(name, p) {
+		if f, ok := vf.has(p); ok && !scenario.Uses(name, p) {
 			unused = append(unused, "-"+f)
 		}
 	}

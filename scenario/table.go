@@ -26,6 +26,30 @@ const (
 	KindSeed                 // a 64-bit unsigned number
 )
 
+// Scope is the part of the experiment that reads a parameter. The real
+// experiment's commands take their flags from it, and Uses decides by it
+// which lane parameters a strategy reads, so that a new row reaches them
+// without a list of names to edit.
+type Scope int
+
+// The scopes.
+const (
+	// ScopeRun is the run as a whole: its length, its ticks, its outage and
+	// its seed.
+	ScopeRun Scope = iota
+	// ScopeClients is the client population, whatever its strategy.
+	ScopeClients
+	// ScopeServer is the server. A lane parameter of this scope is a server
+	// behaviour chosen per lane, as cancel_on_timeout is.
+	ScopeServer
+	// ScopeStrategy is a lane's retry strategy: its name and its formula's
+	// parameters, which only some strategies read (strategies.Uses).
+	ScopeStrategy
+	// ScopeLimiter is a lane's retry limits, which every strategy that
+	// retries obeys: all but none.
+	ScopeLimiter
+)
+
 // Param describes one parameter of the vocabulary. It is the one place that
 // the command line, the page's labels and the validator read.
 type Param struct {
@@ -34,7 +58,9 @@ type Param struct {
 	Name string
 	// Lane reports whether each lane has its own value.
 	Lane bool
-	Kind Kind
+	// Scope is the part of the experiment that reads the parameter.
+	Scope Scope
+	Kind  Kind
 	// Min and Max bound numeric values, durations in nanoseconds.
 	Min, Max float64
 	// Choices lists the values of an enum.
@@ -53,83 +79,83 @@ func d(v time.Duration) float64 { return float64(v) }
 
 // Table lists every parameter in the order the user interface shows them.
 var Table = []Param{
-	{Name: "clients", Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "clients",
+	{Name: "clients", Scope: ScopeClients, Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "clients",
 		Help:  "number of clients, each thinking then making one request at a time",
 		field: func(p *Params, _ int) any { return &p.Clients }},
-	{Name: "think", Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "think", Scope: ScopeClients, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "mean think time between a client's requests (exponential; 001's lambda)",
 		field: func(p *Params, _ int) any { return &p.Think }},
-	{Name: "timeout", Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "timeout", Scope: ScopeClients, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "per-attempt timeout: the client abandons an attempt after it",
 		field: func(p *Params, _ int) any { return &p.Timeout }},
-	{Name: "server_limit", Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "req",
+	{Name: "server_limit", Scope: ScopeServer, Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "req",
 		Help:  "concurrency up to which the server answers in server_delay",
 		field: func(p *Params, _ int) any { return &p.ServerLimit }},
-	{Name: "server_delay", Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Minute), Unit: "s",
+	{Name: "server_delay", Scope: ScopeServer, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Minute), Unit: "s",
 		Help:  "the server's latency while concurrency ≤ server_limit",
 		field: func(p *Params, _ int) any { return &p.ServerDelay }},
-	{Name: "server_factor", Kind: KindFloat, Min: 1, Max: 10,
+	{Name: "server_factor", Scope: ScopeServer, Kind: KindFloat, Min: 1, Max: 10,
 		Help:  "latency grows ×server_factor per server_k requests over the limit",
 		field: func(p *Params, _ int) any { return &p.ServerFactor }},
-	{Name: "server_k", Kind: KindFloat, Min: 0.1, Max: 1_000_000, Unit: "req",
+	{Name: "server_k", Scope: ScopeServer, Kind: KindFloat, Min: 0.1, Max: 1_000_000, Unit: "req",
 		Help:  "requests over the limit that multiply latency by server_factor",
 		field: func(p *Params, _ int) any { return &p.ServerK }},
-	{Name: "max_server_delay", Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "max_server_delay", Scope: ScopeServer, Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "cap on the server's latency (001's server overflowed instead)",
 		field: func(p *Params, _ int) any { return &p.MaxServerDelay }},
-	{Name: "backlog", Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "conn",
+	{Name: "backlog", Scope: ScopeServer, Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "conn",
 		Help:  "accept backlog while the server is paused; connects beyond it are dropped",
 		field: func(p *Params, _ int) any { return &p.Backlog }},
-	{Name: "outage", Kind: KindEnum, Choices: []string{OutageNone, OutagePause, OutageCrash, OutagePartition},
+	{Name: "outage", Scope: ScopeRun, Kind: KindEnum, Choices: []string{OutageNone, OutagePause, OutageCrash, OutagePartition},
 		Help:  "pause: frozen, connects queue (SIGSTOP); crash: refused, work lost; partition: all lost",
 		field: func(p *Params, _ int) any { return &p.Outage }},
-	{Name: "outage_at", Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "outage_at", Scope: ScopeRun, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "when the scheduled outage starts",
 		field: func(p *Params, _ int) any { return &p.OutageAt }},
-	{Name: "outage_for", Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "outage_for", Scope: ScopeRun, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "how long the scheduled outage lasts",
 		field: func(p *Params, _ int) any { return &p.OutageFor }},
-	{Name: "duration", Kind: KindDuration, Min: d(time.Second), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "duration", Scope: ScopeRun, Kind: KindDuration, Min: d(time.Second), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "virtual time the run lasts",
 		field: func(p *Params, _ int) any { return &p.Duration }},
-	{Name: "tick", Kind: KindDuration, Min: d(10 * time.Millisecond), Max: d(10 * time.Second), Unit: "s",
+	{Name: "tick", Scope: ScopeRun, Kind: KindDuration, Min: d(10 * time.Millisecond), Max: d(10 * time.Second), Unit: "s",
 		Help:  "virtual time between two ticks of the time series",
 		field: func(p *Params, _ int) any { return &p.Tick }},
-	{Name: "seed", Kind: KindSeed, Min: 0, Max: math.MaxUint64,
+	{Name: "seed", Scope: ScopeRun, Kind: KindSeed, Min: 0, Max: math.MaxUint64,
 		Help:  "random seed: the same seed and parameters give the same run",
 		field: func(p *Params, _ int) any { return &p.Seed }},
-	{Name: "strategy", Lane: true, Kind: KindEnum, Choices: strategies.Names(),
+	{Name: "strategy", Lane: true, Scope: ScopeStrategy, Kind: KindEnum, Choices: strategies.Names(),
 		Help:  "retry strategy; its defaults fill the parameters not given",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Strategy }},
-	{Name: "min_delay", Lane: true, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "min_delay", Lane: true, Scope: ScopeStrategy, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "base delay: the first retry's wait (MinDelay)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MinDelay }},
-	{Name: "max_delay", Lane: true, Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "max_delay", Lane: true, Scope: ScopeStrategy, Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "cap on the wait between retries (MaxDelay)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MaxDelay }},
-	{Name: "factor", Lane: true, Kind: KindFloat, Min: 1, Max: 10,
+	{Name: "factor", Lane: true, Scope: ScopeStrategy, Kind: KindFloat, Min: 1, Max: 10,
 		Help:  "growth of the wait per retry (Factor)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Factor }},
-	{Name: "jitter", Lane: true, Kind: KindFloat, Min: 0, Max: 1,
+	{Name: "jitter", Lane: true, Scope: ScopeStrategy, Kind: KindFloat, Min: 0, Max: 1,
 		Help:  "random spread of the wait (Jitter)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Jitter }},
-	{Name: "max_attempts", Lane: true, Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "attempts",
+	{Name: "max_attempts", Lane: true, Scope: ScopeLimiter, Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "attempts",
 		Help:  "most attempts per request, the first included; 0 for no limit",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MaxAttempts }},
-	{Name: "deadline", Lane: true, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "deadline", Lane: true, Scope: ScopeLimiter, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "give up when the next attempt would start this long after the request began; 0 for none",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Deadline }},
-	{Name: "min_connect_timeout", Lane: true, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "min_connect_timeout", Lane: true, Scope: ScopeStrategy, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "gRPC: the shortest timeout an attempt gets",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MinConnectTimeout }},
-	{Name: "cancel_on_timeout", Lane: true, Kind: KindBool,
+	{Name: "cancel_on_timeout", Lane: true, Scope: ScopeServer, Kind: KindBool,
 		Help:  "the server drops a request when its client times out (deadline propagation)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].CancelOnTimeout }},
 }
 
 // lanesParam is the parameter that sets the number of lanes. It stands apart
 // from Table because it decides how the lane parameters are read.
-var lanesParam = Param{Name: "lanes", Kind: KindInt, Min: 1, Max: MaxLanes, Unit: "lanes",
+var lanesParam = Param{Name: "lanes", Scope: ScopeRun, Kind: KindInt, Min: 1, Max: MaxLanes, Unit: "lanes",
 	Help: "number of lanes, each with its own strategy (default: the highest lane letter given, else 2)"}
 
 // Lookup returns the parameter with the given name, with or without a lane
@@ -152,6 +178,28 @@ func Lookup(name string) (Param, int, bool) {
 		}
 	}
 	return Param{}, -1, false
+}
+
+// Uses reports whether a lane whose strategy is strategy reads the parameter
+// param (a name without a lane letter): the formula's parameters that
+// strategies.Uses names, the limits unless the strategy is none (which never
+// retries), the strategy itself, and every parameter of the other scopes,
+// which no strategy decides. It is false for an unknown strategy or
+// parameter.
+func Uses(strategy, param string) bool {
+	i := slices.IndexFunc(Table, func(p Param) bool { return p.Name == param })
+	if _, ok := strategies.Defaults(strategy); !ok || i < 0 {
+		return false
+	}
+	switch p := Table[i]; {
+	case p.Name == "strategy":
+		return true
+	case p.Scope == ScopeStrategy:
+		return strategies.Uses(strategy, param)
+	case p.Scope == ScopeLimiter:
+		return strategy != strategies.NameNone
+	}
+	return true
 }
 
 // ParamError reports a bad value for one parameter.

@@ -850,3 +850,67 @@ func TestParamsMap(t *testing.T) {
 		}
 	}
 }
+
+// TestScopes: every row's scope is one of the named ones, and the rows that
+// strategies' formulas read are all ScopeStrategy, so that Uses asks
+// strategies.Uses about every one of them.
+func TestScopes(t *testing.T) {
+	want := map[string]scenario.Scope{
+		"outage": scenario.ScopeRun, "outage_at": scenario.ScopeRun, "outage_for": scenario.ScopeRun,
+		"duration": scenario.ScopeRun, "tick": scenario.ScopeRun, "seed": scenario.ScopeRun,
+		"clients": scenario.ScopeClients, "think": scenario.ScopeClients, "timeout": scenario.ScopeClients,
+		"server_limit": scenario.ScopeServer, "server_delay": scenario.ScopeServer, "server_factor": scenario.ScopeServer,
+		"server_k": scenario.ScopeServer, "max_server_delay": scenario.ScopeServer, "backlog": scenario.ScopeServer,
+		"cancel_on_timeout": scenario.ScopeServer,
+		"strategy":          scenario.ScopeStrategy, "min_delay": scenario.ScopeStrategy, "max_delay": scenario.ScopeStrategy,
+		"factor": scenario.ScopeStrategy, "jitter": scenario.ScopeStrategy, "min_connect_timeout": scenario.ScopeStrategy,
+		"max_attempts": scenario.ScopeLimiter, "deadline": scenario.ScopeLimiter,
+	}
+	for _, param := range scenario.Table {
+		if w, ok := want[param.Name]; !ok || param.Scope != w {
+			t.Errorf("%s: scope %d, want %d (listed: %v)", param.Name, param.Scope, w, ok)
+		}
+		if (param.Scope == scenario.ScopeStrategy || param.Scope == scenario.ScopeLimiter) && !param.Lane {
+			t.Errorf("%s: a strategy's or limiter's parameter shared by every lane", param.Name)
+		}
+		for _, s := range strategies.Names() {
+			if strategies.Uses(s, param.Name) && param.Scope != scenario.ScopeStrategy {
+				t.Errorf("strategy %s's formula reads %s, a row of scope %d", s, param.Name, param.Scope)
+			}
+		}
+	}
+}
+
+func TestUses(t *testing.T) {
+	for _, s := range strategies.Names() {
+		for _, param := range scenario.Table {
+			want := true
+			switch param.Scope {
+			case scenario.ScopeStrategy:
+				want = param.Name == "strategy" || strategies.Uses(s, param.Name)
+			case scenario.ScopeLimiter:
+				want = s != strategies.NameNone
+			}
+			if got := scenario.Uses(s, param.Name); got != want {
+				t.Errorf("Uses(%q, %q) = %v, want %v", s, param.Name, got, want)
+			}
+		}
+	}
+	for _, c := range []struct{ strategy, param string }{
+		{"fixed", "max_attempts"}, {"fixed", "deadline"}, {"grpc", "min_connect_timeout"},
+		{"none", "cancel_on_timeout"}, {"none", "strategy"}, {"none", "clients"},
+	} {
+		if !scenario.Uses(c.strategy, c.param) {
+			t.Errorf("Uses(%q, %q) = false", c.strategy, c.param)
+		}
+	}
+	for _, c := range []struct{ strategy, param string }{
+		{"none", "max_attempts"}, {"none", "deadline"}, {"none", "min_delay"}, {"fixed", "factor"},
+		{"think_scaled", "min_delay"}, {"linear", "min_delay"}, {"linear", "strategy"}, {"fixed", "lanes"},
+		{"fixed", "a.min_delay"}, {"fixed", ""},
+	} {
+		if scenario.Uses(c.strategy, c.param) {
+			t.Errorf("Uses(%q, %q) = true", c.strategy, c.param)
+		}
+	}
+}
