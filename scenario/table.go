@@ -233,56 +233,77 @@ func (p Param) Allowed() string {
 // Set parses raw, the value given for the parameter (or flag) called name,
 // and stores it in ptr (*int, *float64, *time.Duration, *string, *bool or
 // *uint64), checking p's range or choices. A bad value is a *ParamError
-// naming name, raw and what p allows.
+// naming name, raw and what p allows, and leaves ptr as it was.
 func (p Param) Set(ptr any, name, raw string) error {
-	bad := &ParamError{Name: name, Value: raw, Allow: p.Allowed()}
-	inRange := func(v float64) bool { return v >= p.Min && v <= p.Max }
-	switch v := ptr.(type) {
+	var ok bool
+	switch dst := ptr.(type) {
 	case *int:
-		n, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil || !inRange(float64(n)) {
-			return bad
-		}
-		*v = int(n)
+		n, err := strconv.ParseInt(raw, 10, 0)
+		ok = setChecked(p, dst, int(n), err)
 	case *float64:
 		f, err := strconv.ParseFloat(raw, 64)
-		if err != nil || !inRange(f) {
-			return bad
-		}
-		*v = f
+		ok = setChecked(p, dst, f, err)
 	case *time.Duration:
 		t, err := time.ParseDuration(raw)
-		if err != nil || !inRange(float64(t)) {
-			return bad
-		}
-		*v = t
+		ok = setChecked(p, dst, t, err)
 	case *string:
-		for _, c := range p.Choices {
-			if raw == c {
-				*v = c
-				return nil
-			}
-		}
-		return bad
+		ok = setChecked(p, dst, raw, nil)
 	case *bool:
 		b, err := strconv.ParseBool(raw)
-		if err != nil {
-			return bad
-		}
-		*v = b
+		ok = setChecked(p, dst, b, err)
 	case *uint64:
 		n, err := strconv.ParseUint(raw, 10, 64)
-		if err != nil {
-			return bad
-		}
-		*v = n
+		ok = setChecked(p, dst, n, err)
 	default:
-		panic(fmt.Sprintf("simengine: Param.Set into %T", ptr))
+		panic(fmt.Sprintf("scenario: Param.Set into %T", ptr))
+	}
+	if !ok {
+		return &ParamError{Name: name, Value: raw, Allow: p.Allowed()}
 	}
 	return nil
 }
 
-// format writes the value at ptr the way set reads it back.
+// setChecked stores v, which parsing gave with err, in dst if p accepts it.
+func setChecked[T any](p Param, dst *T, v T, err error) bool {
+	if err != nil || !p.accepts(&v) {
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// Check reports whether the value at ptr (as Set takes it) is one p
+// accepts, without the text round trip of Encode and Parse. A bad value is a
+// *ParamError naming name, the value as Encode writes it, and what p allows.
+func (p Param) Check(ptr any, name string) error {
+	if p.accepts(ptr) {
+		return nil
+	}
+	return &ParamError{Name: name, Value: format(ptr), Allow: p.Allowed()}
+}
+
+// accepts reports whether the value at ptr is within p's range or among its
+// choices; the comparisons are false for NaN.
+func (p Param) accepts(ptr any) bool {
+	in := func(v float64) bool { return v >= p.Min && v <= p.Max }
+	switch v := ptr.(type) {
+	case *int:
+		return in(float64(*v))
+	case *float64:
+		return in(*v)
+	case *time.Duration:
+		return in(float64(*v))
+	case *string:
+		return slices.Contains(p.Choices, *v)
+	case *bool:
+		return true
+	case *uint64:
+		return in(float64(*v))
+	}
+	panic(fmt.Sprintf("scenario: Param.Check of %T", ptr))
+}
+
+// format writes the value at ptr the way Set reads it back.
 func format(ptr any) string {
 	switch v := ptr.(type) {
 	case *int:
@@ -298,10 +319,16 @@ func format(ptr any) string {
 	case *uint64:
 		return strconv.FormatUint(*v, 10)
 	}
-	panic(fmt.Sprintf("simengine: no format for %T", ptr))
+	panic(fmt.Sprintf("scenario: no format for %T", ptr))
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// Field returns a pointer to p's value in ps (lane i's for a lane
+// parameter), for Set and Check: a program that reads some parameters its
+// own way stores them where Parse would. p must be a row of Table, and ps
+// must have lane i.
+func (p Param) Field(ps *Params, i int) any { return p.field(ps, i) }
 
 // Value returns p's value in ps (lane i for a lane parameter) as text.
 func (p Param) Value(ps *Params, i int) string { return format(p.field(ps, i)) }
@@ -340,7 +367,7 @@ func Parse(q url.Values) (Params, error) {
 	p.Lanes = make([]Lane, lanes)
 	for i := range p.Lanes {
 		p.Lanes[i] = DefaultLane(i)
-		name := LaneNames[i:i+1] + ".strategy"
+		name := laneName(i, "strategy")
 		if raw, ok := q[name]; ok {
 			var s string
 			if err := Table[indexOf("strategy")].Set(&s, name, last(raw)); err != nil {
@@ -368,17 +395,33 @@ func Parse(q url.Values) (Params, error) {
 			errs = append(errs, err)
 		}
 	}
-	for i, l := range p.Lanes {
-		if l.MaxDelay < l.MinDelay {
-			errs = append(errs, &ParamError{Name: LaneNames[i:i+1] + ".max_delay", Value: l.MaxDelay.String(),
-				Allow: fmt.Sprintf("at least %c.min_delay (%v)", LaneNames[i], l.MinDelay)})
-		}
+	for i := range p.Lanes {
+		errs = delayOrder(errs, &p.Lanes[i], laneName(i, ""))
 	}
 	if len(errs) > 0 {
-		sortErrors(errs)
-		return Params{}, errors.Join(errs...)
+		return Params{}, joinSorted(errs)
 	}
 	return p, nil
+}
+
+// laneName returns the vocabulary name of lane i's parameter param.
+func laneName(i int, param string) string { return LaneNames[i:i+1] + "." + param }
+
+// delayOrder appends to errs an error if lane l's max_delay is below its
+// min_delay, naming both with prefix in front ("a.", or "" for a program
+// that runs one lane). It adds nothing when errs already reports either
+// delay: the comparison would be with a bad value, or with the default that
+// Parse kept in a bad one's place, and say a second time what is wrong.
+func delayOrder(errs []error, l *Lane, prefix string) []error {
+	minName, maxName := prefix+"min_delay", prefix+"max_delay"
+	if l.MaxDelay >= l.MinDelay || slices.ContainsFunc(errs, func(e error) bool {
+		n := e.(*ParamError).Name
+		return n == minName || n == maxName
+	}) {
+		return errs
+	}
+	return append(errs, &ParamError{Name: maxName, Value: l.MaxDelay.String(),
+		Allow: fmt.Sprintf("at least %s (%v)", minName, l.MinDelay)})
 }
 
 // Encode writes every parameter of p, so that Parse(p.Encode()) equals p.
@@ -391,19 +434,58 @@ func (p Params) Encode() url.Values {
 			continue
 		}
 		for i := range p.Lanes {
-			q.Set(LaneNames[i:i+1]+"."+param.Name, param.Value(&p, i))
+			q.Set(laneName(i, param.Name), param.Value(&p, i))
 		}
 	}
 	return q
 }
 
-// Validate checks every value of p against the table, as Parse would.
+// Validate checks every value of p against the table, and reports what
+// Parse would of p's values written as text: every bad value, each as a
+// *ParamError named as Encode names it, joined in the order of their names.
+// Past MaxLanes lanes it reports the number of lanes, and checks the lanes
+// that have a letter.
 func (p Params) Validate() error {
-	if n := len(p.Lanes); n < 1 || n > MaxLanes {
-		return errors.Join(&ParamError{Name: lanesParam.Name, Value: strconv.Itoa(n), Allow: lanesParam.Allowed()})
+	var errs []error
+	n := len(p.Lanes)
+	if n < 1 || n > MaxLanes {
+		errs = append(errs, &ParamError{Name: lanesParam.Name, Value: strconv.Itoa(n), Allow: lanesParam.Allowed()})
 	}
-	_, err := Parse(p.Encode())
-	return err
+	lanes := make([]int, min(n, MaxLanes))
+	for i := range lanes {
+		lanes[i] = i
+	}
+	errs = p.check(errs, func(Param) bool { return true }, lanes, func(i int) string { return laneName(i, "") })
+	return joinSorted(errs)
+}
+
+// check appends to errs an error for every value of p outside its row's
+// range or choices, among the rows that keep accepts: a shared row's value,
+// and a lane row's on each lane of lanes, named with prefix(lane) in front.
+// When keep accepts both delays, it checks their order on those lanes too.
+func (p *Params) check(errs []error, keep func(Param) bool, lanes []int, prefix func(int) string) []error {
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, param := range Table {
+		switch {
+		case !keep(param):
+		case !param.Lane:
+			add(param.Check(param.field(p, 0), param.Name))
+		default:
+			for _, i := range lanes {
+				add(param.Check(param.field(p, i), prefix(i)+param.Name))
+			}
+		}
+	}
+	if keep(Table[indexOf("min_delay")]) && keep(Table[indexOf("max_delay")]) {
+		for _, i := range lanes {
+			errs = delayOrder(errs, &p.Lanes[i], prefix(i))
+		}
+	}
+	return errs
 }
 
 func last(vals []string) string {
@@ -419,15 +501,16 @@ func indexOf(name string) int {
 			return i
 		}
 	}
-	panic("simengine: no parameter " + name)
+	panic("scenario: no parameter " + name)
 }
 
-// sortErrors orders parameter errors by name, so messages are stable
-// whatever the order of the map they came from.
-func sortErrors(errs []error) {
+// joinSorted joins parameter errors ordered by name, so messages are stable
+// whatever the order of the map they came from; nil for none.
+func joinSorted(errs []error) error {
 	slices.SortStableFunc(errs, func(a, b error) int {
 		return strings.Compare(a.(*ParamError).Name, b.(*ParamError).Name)
 	})
+	return errors.Join(errs...)
 }
 
 // Errors returns the parameter errors inside err, which Parse returned.
