@@ -18,28 +18,6 @@ func vocab(param string) scenario.Param {
 	return p
 }
 
-// check reports a *scenario.ParamError for name, showing shown, when v is
-// outside the range of the vocabulary's parameter param.
-func check(name, param string, v float64, shown string) error {
-	p := vocab(param)
-	if v >= p.Min && v <= p.Max { // false for NaN
-		return nil
-	}
-	return &scenario.ParamError{Name: name, Value: shown, Allow: p.Allowed()}
-}
-
-func checkInt(name, param string, v int) error {
-	return check(name, param, float64(v), strconv.Itoa(v))
-}
-
-func checkFloat(name, param string, v float64) error {
-	return check(name, param, v, strconv.FormatFloat(v, 'g', -1, 64))
-}
-
-func checkDuration(name, param string, v time.Duration) error {
-	return check(name, param, float64(v), v.String())
-}
-
 // Report intervals: from 10 ms to 1 h.
 const minReport, maxReport = 10 * time.Millisecond, time.Hour
 

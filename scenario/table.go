@@ -459,6 +459,16 @@ func (p Params) Validate() error {
 	return joinSorted(errs)
 }
 
+// ValidateLane checks, as Validate does, the values of p's rows of the given
+// scopes for a program that runs lane alone, such as the real client or
+// server: a lane row's value is lane's, and each error names its row
+// without a lane letter, as that program's flags are named. max_delay is
+// checked against min_delay when ScopeStrategy is among scopes.
+func (p Params) ValidateLane(lane int, scopes ...Scope) error {
+	in := func(param Param) bool { return slices.Contains(scopes, param.Scope) }
+	return joinSorted(p.check(nil, in, []int{lane}, func(int) string { return "" }))
+}
+
 // check appends to errs an error for every value of p outside its row's
 // range or choices, among the rows that keep accepts: a shared row's value,
 // and a lane row's on each lane of lanes, named with prefix(lane) in front.

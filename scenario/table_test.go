@@ -1080,3 +1080,32 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateLane: a program with one lane has its values checked under
+// its flags' names, the rows of its scopes only.
+func TestValidateLane(t *testing.T) {
+	p := scenario.Defaults()
+	p.Lanes[1].Jitter = 2                                               // lane b, checked
+	p.Lanes[0].Jitter = 3                                               // lane a, not asked
+	p.ServerK = 0                                                       // ScopeServer
+	p.Lanes[1].MinDelay, p.Lanes[1].MaxDelay = time.Minute, time.Second // out of order
+	p.Tick = 0                                                          // ScopeRun, not asked
+	p.Lanes[1].MaxAttempts = -1                                         // ScopeLimiter
+	err := p.ValidateLane(1, scenario.ScopeStrategy, scenario.ScopeLimiter, scenario.ScopeServer)
+	var names []string
+	for _, pe := range scenario.Errors(err) {
+		names = append(names, pe.Name)
+	}
+	if want := []string{"jitter", "max_attempts", "max_delay", "server_k"}; !slices.Equal(names, want) {
+		t.Fatalf("errors for %v, want %v:\n%v", names, want, err)
+	}
+	if !strings.Contains(err.Error(), `max_delay: "1s" is not allowed (allowed: at least min_delay (1m0s))`) {
+		t.Errorf("the delays' order is not named as a flag would be: %v", err)
+	}
+	if err := p.ValidateLane(1, scenario.ScopeClients); err != nil {
+		t.Errorf("ScopeClients: %v", err)
+	}
+	if err := p.ValidateLane(1, scenario.ScopeServer); len(scenario.Errors(err)) != 1 {
+		t.Errorf("ScopeServer alone: %v, want server_k's error only", err)
+	}
+}
