@@ -29,15 +29,6 @@ func checkReport(name string, v time.Duration, zeroOK bool) error {
 		Allow: fmt.Sprintf("a duration from %v to %v", minReport, maxReport)}
 }
 
-// ParseValue parses raw, the value given for the flag or field name, into
-// dst (*int, *float64, *time.Duration, *bool, *uint64 or *string) and checks
-// it against the vocabulary's parameter param: its range, or its choices. A
-// bad value is reported as a *scenario.ParamError naming name, raw and what
-// param allows.
-func ParseValue(name, param, raw string, dst any) error {
-	return vocab(param).Set(dst, name, raw)
-}
-
 // ParseSeconds parses raw as a Go duration ("10s") or, as 001's -lambda
 // took it, a plain number of seconds ("10", "0.5"), checking it against the
 // range of the vocabulary's parameter param.
@@ -51,7 +42,7 @@ func ParseSeconds(name, param, raw string, dst *time.Duration) error {
 		*dst = time.Duration(ns)
 		return nil
 	}
-	if err := ParseValue(name, param, raw, dst); err != nil {
+	if err := vocab(param).Set(dst, name, raw); err != nil {
 		err.(*scenario.ParamError).Allow += ", or as many seconds"
 		return err
 	}
