@@ -14,27 +14,38 @@ import (
 	"backofflab/strategies"
 )
 
+// clientReads reports whether the client has a flag for row r: the clients',
+// the strategy's and the limits' rows, and the seed its clients draw from.
+func clientReads(r scenario.Param) bool {
+	switch r.Scope {
+	case scenario.ScopeClients, scenario.ScopeStrategy, scenario.ScopeLimiter:
+		return true
+	}
+	return r.Name == "seed"
+}
+
 // runClient is "backofflab client": 001's client population over real HTTP,
 // retrying with the strategies the simulator uses.
 func runClient(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	def := realexp.DefaultClientConfig()
+	p := scenario.Defaults()
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", def.Addr, "the server's host:port (or base URL)")
-	vf := newVocabFlags(fs)
-	vf.add("clients", fmt.Sprint(def.Clients), "clients")
-	vf.add("think", "10s; a plain number is seconds, as 001 took it", "lambda", "think")
-	vf.add("timeout", def.Timeout.String(), "timeout")
+	// A lane row's default is the chosen strategy's, not lane a's.
+	vf := newVocabFlags(fs, clientReads, &p, func(r scenario.Param) string {
+		switch {
+		case r.Name == "strategy":
+			return r.Value(&p, realLane) + "; " + strategies.NameThinkScaled + " with -exponential-backoff"
+		case r.Lane:
+			return "the strategy's"
+		}
+		return r.Value(&p, realLane)
+	})
 	exp := fs.Bool("exponential-backoff", false,
 		"retry as 001's program did: -strategy think_scaled (factor e, jitter 0.1, max_delay 5m)")
 	simple := fs.String("simple-backoff-delay", "100ms", "the simple backoff's fixed delay: -strategy fixed's min_delay")
-	vf.add("strategy", "fixed; think_scaled with -exponential-backoff", "strategy")
-	for _, p := range []string{"min_delay", "max_delay", "factor", "jitter",
-		"max_attempts", "deadline", "min_connect_timeout"} {
-		vf.add(p, "the strategy's", p)
-	}
 	duration := fs.String("duration", "0", "how long to run; 0 runs until interrupted")
-	vf.add("seed", fmt.Sprint(def.Seed)+"; each client draws from its own stream of it", "seed")
 	report := fs.Duration("report", def.Report, "interval of the report lines")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: backofflab client [flags]
@@ -42,6 +53,7 @@ func runClient(ctx context.Context, args []string, stdout, stderr io.Writer) err
 001's client over real HTTP: -clients clients each think Exp(-lambda) then GET
 http://ADDR/api with -timeout per attempt, retrying failed attempts as the
 strategy says (default: every -simple-backoff-delay, 001's simple backoff).
+Each client draws from its own random stream of -seed.
 Prints every -report: OK: x req/sec, errors: y req/sec, timedout: z req/sec,
 each line counting only what happened since the previous one.
 
@@ -54,27 +66,22 @@ each line counting only what happened since the previous one.
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 
-	cfg := def
-	cfg.Addr, cfg.Report = *addr, *report
 	var errs []error
 	add := func(err error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	add(vf.parse("clients", &cfg.Clients))
-	add(vf.parse("timeout", &cfg.Timeout))
-	add(vf.parse("seed", &cfg.Seed))
-	if g, ok := vf.given["think"]; ok {
-		add(realexp.ParseSeconds(g.name, "think", g.raw, &cfg.Think))
-	}
+	errs = append(errs, vf.set(&p, realLane, func(r scenario.Param) bool { return !r.Lane })...)
 
-	// The strategy: -strategy, else 001's two switches.
-	name := strategies.NameFixed
+	// The strategy: -strategy, else 001's two switches. Its defaults fill
+	// the lane before the flags that override them.
+	name := p.Lanes[realLane].Strategy
 	stratFlag, hasStrategy := vf.has("strategy")
 	switch {
 	case hasStrategy:
-		add(vf.parse("strategy", &name))
+		errs = append(errs, vf.set(&p, realLane, func(r scenario.Param) bool { return r.Name == "strategy" })...)
+		name = p.Lanes[realLane].Strategy
 		if *exp {
 			add(fmt.Errorf("-%s and -exponential-backoff conflict: -exponential-backoff means -strategy %s (001's program); give one",
 				stratFlag, strategies.NameThinkScaled))
@@ -82,7 +89,8 @@ each line counting only what happened since the previous one.
 	case *exp:
 		name = strategies.NameThinkScaled
 	}
-	sp, _ := strategies.Defaults(name)
+	lane := &p.Lanes[realLane]
+	lane.Params, _ = strategies.Defaults(name)
 	if given["simple-backoff-delay"] {
 		minFlag, hasMin := vf.has("min_delay")
 		switch {
@@ -91,24 +99,21 @@ each line counting only what happened since the previous one.
 		case hasMin:
 			add(fmt.Errorf("-simple-backoff-delay and -%s conflict: they set the same delay, give one", minFlag))
 		default:
-			add(realexp.ParseValue("simple-backoff-delay", "min_delay", *simple, &sp.MinDelay))
+			minDelay, _, _ := scenario.Lookup("min_delay")
+			add(minDelay.Set(&lane.MinDelay, "simple-backoff-delay", *simple))
 		}
 	}
-	add(vf.parse("min_delay", &sp.MinDelay))
-	add(vf.parse("max_delay", &sp.MaxDelay))
-	add(vf.parse("factor", &sp.Factor))
-	add(vf.parse("jitter", &sp.Jitter))
-	add(vf.parse("max_attempts", &sp.MaxAttempts))
-	add(vf.parse("deadline", &sp.Deadline))
-	add(vf.parse("min_connect_timeout", &sp.MinConnectTimeout))
-	if _, ok := vf.has("max_delay"); !ok && !strategies.Uses(name, "max_delay") {
-		sp.MaxDelay = max(sp.MaxDelay, sp.MinDelay) // unused: never in the way
+	errs = append(errs, vf.set(&p, realLane, func(r scenario.Param) bool { return r.Lane && r.Name != "strategy" })...)
+	if _, ok := vf.has("max_delay"); !ok && !scenario.Uses(name, "max_delay") {
+		lane.MaxDelay = max(lane.MaxDelay, lane.MinDelay) // unused: never in the way
 	}
-	cfg.Strategy = sp
+	cfg := realexp.ClientConfigOf(&p, realLane)
+	cfg.Addr, cfg.Report = *addr, *report
 
 	var run time.Duration
 	if d, err := time.ParseDuration(*duration); *duration != "0" && (err != nil || d != 0) {
-		if err := realexp.ParseValue("duration", "duration", *duration, &run); err != nil {
+		dur, _, _ := scenario.Lookup("duration")
+		if err := dur.Set(&run, "duration", *duration); err != nil {
 			err.(*scenario.ParamError).Allow = "0 (until interrupted) or " + err.(*scenario.ParamError).Allow
 			add(err)
 		}
@@ -121,8 +126,8 @@ each line counting only what happened since the previous one.
 	}
 
 	var unused []string
-	for _, p := range []string{"min_delay", "max_delay", "factor", "jitter", "max_attempts", "deadline", "min_connect_timeout"} {
-		if f, ok := vf.has(p); ok && !strategies.Uses(name, p) {
+	for _, r := range vf.rows {
+		if f, ok := vf.has(r.Name); ok && !scenario.Uses(name, r.Name) {
 			unused = append(unused, "-"+f)
 		}
 	}
@@ -134,7 +139,7 @@ each line counting only what happened since the previous one.
 			soft, hard, max(int64(soft)-fileHeadroom, 0), cfg.Clients)
 	}
 	fmt.Fprintf(stderr, "backofflab client: %d clients, think %v, timeout %v, strategy %s %s → %s\n",
-		cfg.Clients, cfg.Think, cfg.Timeout, name, strategyParams(sp), cfg.Addr)
+		cfg.Clients, cfg.Think, cfg.Timeout, name, strategyParams(&p, realLane), cfg.Addr)
 
 	if run > 0 {
 		var cancel context.CancelFunc
@@ -154,24 +159,23 @@ each line counting only what happened since the previous one.
 // connection per client.
 const fileHeadroom = 100
 
-// strategyParams lists the parameters strategy p.Strategy reads.
-func strategyParams(p strategies.Params) string {
+// strategyParams lists the parameters lane's strategy reads, then the
+// limits that are set: a limit of 0 is none, and says nothing.
+func strategyParams(p *scenario.Params, lane int) string {
+	strategy := p.Lanes[lane].Strategy
+	unset := scenario.Params{Lanes: make([]scenario.Lane, lane+1)}
 	var b []string
-	show := func(name, v string) {
-		if strategies.Uses(p.Strategy, name) {
-			b = append(b, name+"="+v)
+	for _, scope := range []scenario.Scope{scenario.ScopeStrategy, scenario.ScopeLimiter} {
+		for _, r := range scenario.Table {
+			v := r.Value(p, lane)
+			switch {
+			case r.Scope != scope || r.Name == "strategy":
+			case scope == scenario.ScopeStrategy && !scenario.Uses(strategy, r.Name):
+			case scope == scenario.ScopeLimiter && v == r.Value(&unset, lane):
+			default:
+				b = append(b, r.Name+"="+v)
+			}
 		}
-	}
-	show("min_delay", p.MinDelay.String())
-	show("max_delay", p.MaxDelay.String())
-	show("factor", fmt.Sprint(p.Factor))
-	show("jitter", fmt.Sprint(p.Jitter))
-	show("min_connect_timeout", p.MinConnectTimeout.String())
-	if p.MaxAttempts > 0 {
-		b = append(b, fmt.Sprint("max_attempts=", p.MaxAttempts))
-	}
-	if p.Deadline > 0 {
-		b = append(b, "deadline="+p.Deadline.String())
 	}
 	return "(" + strings.Join(b, " ") + ")"
 }

@@ -2,15 +2,19 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"io"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"backofflab/scenario"
 )
 
 // realBuffer is a bytes.Buffer that a running command may write while the
@@ -219,5 +223,151 @@ func TestRealHelp(t *testing.T) {
 				t.Errorf("%s -h lacks %s", cmd, f)
 			}
 		}
+	}
+}
+
+// realCommands are the commands that read each scope's rows of the table.
+var realCommands = map[scenario.Scope]string{
+	scenario.ScopeServer:   "server",
+	scenario.ScopeClients:  "client",
+	scenario.ScopeStrategy: "client",
+	scenario.ScopeLimiter:  "client",
+}
+
+// realBadValue returns a value that row r refuses.
+func realBadValue(r scenario.Param) string {
+	switch r.Kind {
+	case scenario.KindInt:
+		return strconv.FormatInt(int64(r.Max)+1, 10)
+	case scenario.KindFloat:
+		return strconv.FormatFloat(r.Max*2+1, 'g', -1, 64)
+	case scenario.KindDuration:
+		return (time.Duration(r.Max) + time.Second).String()
+	case scenario.KindBool:
+		return "maybe"
+	case scenario.KindSeed:
+		return "-1"
+	}
+	return "bogus"
+}
+
+// realRunBounded runs command cmd with args on an ephemeral port (the
+// server) or a dead one (the client), and stops it as soon as it says what
+// it runs; it returns its stderr and error.
+func realRunBounded(cmd string, args ...string) (string, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr realBuffer
+	base, started := []string{cmd, "-addr", "127.0.0.1:0"}, "listening on"
+	if cmd == "client" {
+		base, started = []string{cmd, "-addr", "127.0.0.1:1", "-clients", "1", "-duration", "5s"}, " → "
+	}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, append(base, args...), &stdout, &stderr) }()
+	for {
+		select {
+		case err := <-done:
+			return stderr.String(), err
+		case <-time.After(10 * time.Millisecond):
+			if strings.Contains(stderr.String(), started) {
+				cancel()
+			}
+		}
+	}
+}
+
+// TestRealFlagsFromTable: each row of the table that the server reads is a
+// flag of the server, and each that the clients read one of the client,
+// under its name and its 001 alias, which refuse a bad value naming the
+// flag, the value and the range. A new row needs no edit to the commands.
+func TestRealFlagsFromTable(t *testing.T) {
+	help := map[string]string{}
+	for _, cmd := range []string{"server", "client"} {
+		var stdout, stderr realBuffer
+		if err := run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
+			t.Fatalf("%s -h: %v", cmd, err)
+		}
+		help[cmd] = stderr.String()
+	}
+	seed, _, _ := scenario.Lookup("seed")
+	rows := []scenario.Param{seed} // the clients draw from it
+	for _, r := range scenario.Table {
+		if _, ok := realCommands[r.Scope]; ok {
+			rows = append(rows, r)
+		}
+	}
+	for _, r := range rows {
+		cmd := cmp.Or(realCommands[r.Scope], "client")
+		names := []string{r.Name}
+		for alias, param := range flagAliases {
+			if param == r.Name {
+				names = append(names, alias)
+			}
+		}
+		for _, name := range names {
+			t.Run(cmd+"_"+name, func(t *testing.T) {
+				if h := help[cmd]; !strings.Contains(h, "  -"+name+" ") && !strings.Contains(h, "  -"+name+"\n") {
+					t.Errorf("%s -h lacks -%s", cmd, name)
+				}
+				bad := realBadValue(r)
+				_, err := realRunBounded(cmd, "-"+name+"="+bad)
+				if !errors.As(err, new(usageError)) {
+					t.Fatalf("-%s=%s: err = %v, want a usageError", name, bad, err)
+				}
+				for _, w := range []string{name + ":", strconv.Quote(bad), r.Allowed()} {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q lacks %q", err, w)
+					}
+				}
+				if name != r.Name { // an alias and its name together
+					_, err := realRunBounded(cmd, "-"+r.Name+"="+bad, "-"+name+"="+bad)
+					if err == nil || !strings.Contains(err.Error(), "-"+r.Name) || !strings.Contains(err.Error(), "-"+name) ||
+						!strings.Contains(err.Error(), "same parameter") {
+						t.Errorf("-%s and -%s together: %v", r.Name, name, err)
+					}
+				}
+			})
+		}
+		// The other command has no such flag, unless it is one of its aliases.
+		other := map[string]string{"server": "client", "client": "server"}[cmd]
+		if _, alias := flagAliases[r.Name]; !alias {
+			if _, err := realRunBounded(other, "-"+r.Name+"=1"); err == nil || !strings.Contains(err.Error(), "not defined") {
+				t.Errorf("%s -%s: %v, want no such flag", other, r.Name, err)
+			}
+		}
+	}
+}
+
+// TestRealClientSaysWhatItRuns: the client names the parameters its
+// strategy reads, the limits set, and the flags given that the strategy
+// does not read.
+func TestRealClientSaysWhatItRuns(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		note, line string
+	}{
+		{nil, "", "strategy fixed (min_delay=100ms) →"},
+		{[]string{"-strategy", "none", "-max_attempts", "3", "-factor", "2"},
+			"note: strategy none does not use -factor, -max_attempts", "strategy none (max_attempts=3) →"},
+		{[]string{"-strategy", "grpc", "-max_attempts", "3", "-deadline", "1m"}, "",
+			"strategy grpc (min_delay=1s max_delay=2m0s factor=1.6 jitter=0.2 min_connect_timeout=20s max_attempts=3 deadline=1m0s) →"},
+		{[]string{"-exponential-backoff"}, "", "strategy think_scaled (max_delay=5m0s factor=2.718281828459045 jitter=0.1) →"},
+		{[]string{"-simple-backoff-delay", "1s", "-jitter", "0.5"}, "note: strategy fixed does not use -jitter",
+			"strategy fixed (min_delay=1s) →"},
+		{[]string{"-strategy", "fixed", "-min_delay", "2m"}, "", "strategy fixed (min_delay=2m0s) →"},
+		{[]string{"-lambda", "0.5"}, "", "1 clients, think 500ms, timeout 2s, strategy fixed"},
+	} {
+		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
+			stderr, err := realRunBounded("client", tc.args...)
+			if err != nil {
+				t.Fatalf("client %v: %v", tc.args, err)
+			}
+			if !strings.Contains(stderr, tc.line) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.line)
+			}
+			if got := strings.Contains(stderr, "note:"); got != (tc.note != "") || !strings.Contains(stderr, tc.note) {
+				t.Errorf("stderr %q: want the note %q", stderr, tc.note)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,18 +17,11 @@ import (
 
 // runServer is "backofflab server": 001's server over real HTTP.
 func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	def := realexp.DefaultServerConfig()
+	p := scenario.Defaults()
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8070", "address to listen on (host:port; port 0 picks a free one)")
-	vf := newVocabFlags(fs)
-	vf.add("server_limit", fmt.Sprint(def.Limit), "limit", "server_limit")
-	vf.add("server_factor", fmt.Sprint(def.Factor), "factor", "server_factor")
-	vf.add("server_delay", def.Base.String(), "baseDelay", "server_delay")
-	vf.add("server_k", fmt.Sprint(def.K), "server_k")
-	vf.add("max_server_delay", def.Max.String(), "max_server_delay")
-	vf.add("backlog", fmt.Sprint(def.Backlog), "backlog")
-	vf.addBool("cancel_on_timeout", "cancel-on-timeout", "cancel_on_timeout")
+	vf := newVocabFlags(fs, func(r scenario.Param) bool { return r.Scope == scenario.ScopeServer }, &p, nil)
 	report := fs.Duration("report", time.Second, "interval of the report lines")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: backofflab server [flags]
@@ -45,20 +39,11 @@ GET /control/stats gives JSON counters.
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	cfg := def
-	cfg.ReportEvery = *report
-	errs := []error{
-		vf.parse("server_limit", &cfg.Limit),
-		vf.parse("server_factor", &cfg.Factor),
-		vf.parse("server_delay", &cfg.Base),
-		vf.parse("server_k", &cfg.K),
-		vf.parse("max_server_delay", &cfg.Max),
-		vf.parse("backlog", &cfg.Backlog),
-		vf.parse("cancel_on_timeout", &cfg.CancelOnTimeout),
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(vf.set(&p, realLane, func(scenario.Param) bool { return true })...); err != nil {
 		return usageError{err}
 	}
+	cfg := realexp.ServerConfigOf(&p, realLane)
+	cfg.ReportEvery = *report
 	if err := cfg.Validate(); err != nil {
 		return usageError{err}
 	}
@@ -74,32 +59,90 @@ GET /control/stats gives JSON counters.
 	return realexp.NewServer(cfg).Run(ctx, ln, stdout)
 }
 
-// vocabFlags are flags that set parameters of the vocabulary, some under two
-// names (001's and the vocabulary's). Values are gathered raw and parsed
-// after the flags, so that every error names the flag as it was given.
+// realLane is the lane of the Params that the real commands' flags fill:
+// each runs one lane, lane a, whose default strategy is 001's simple
+// backoff (fixed).
+const realLane = 0
+
+// flagAliases are the flag names 001's programs gave parameters of the
+// vocabulary, each defined beside the parameter's own on the command that
+// has that parameter: -factor is server_factor on the server, while on the
+// client, which has no server_factor, -factor is the strategy's factor.
+var flagAliases = map[string]string{
+	"limit":             "server_limit",
+	"factor":            "server_factor",
+	"baseDelay":         "server_delay",
+	"cancel-on-timeout": "cancel_on_timeout",
+	"lambda":            "think",
+}
+
+// inSeconds are the duration parameters whose flags also take a plain
+// number of seconds, as 001's -lambda did.
+var inSeconds = map[string]bool{"think": true}
+
+// vocabFlags are the flags that set parameters of the vocabulary: one per
+// row of the table that the command reads, named as the row (a lane row
+// without its letter: each command runs one lane), and one per alias of
+// those rows. Values are gathered raw and parsed after the flags, so that
+// every error names the flag as it was given.
 type vocabFlags struct {
 	fs    *flag.FlagSet
-	given map[string]givenFlag // by vocabulary name
+	rows  []scenario.Param     // in the table's order
+	given map[string]givenFlag // by parameter name
 }
 
 type givenFlag struct{ name, raw string }
 
-func newVocabFlags(fs *flag.FlagSet) *vocabFlags {
-	return &vocabFlags{fs: fs, given: map[string]givenFlag{}}
+// newVocabFlags defines on fs the flags of the rows that reads accepts.
+// Their help shows each row's default in def (realLane's for a lane row),
+// unless shown, when not nil, says it otherwise.
+func newVocabFlags(fs *flag.FlagSet, reads func(scenario.Param) bool, def *scenario.Params,
+	shown func(scenario.Param) string) *vocabFlags {
+	v := &vocabFlags{fs: fs, given: map[string]givenFlag{}}
+	for _, r := range scenario.Table {
+		if !reads(r) {
+			continue
+		}
+		v.rows = append(v.rows, r)
+		var names []string
+		for alias, param := range flagAliases {
+			if param == r.Name {
+				names = append(names, alias)
+			}
+		}
+		slices.Sort(names)
+		names = append([]string{r.Name}, names...)
+		d := r.Value(def, realLane)
+		if shown != nil {
+			d = shown(r)
+		}
+		for i, n := range names {
+			help := v.help(r, d, rotate(names, i))
+			if r.Kind == scenario.KindBool {
+				fs.BoolFunc(n, help, v.store(r.Name, n))
+			} else {
+				fs.Func(n, help, v.store(r.Name, n))
+			}
+		}
+	}
+	return v
 }
 
-// help describes param for the flag names: its meaning, range and default.
-func (v *vocabFlags) help(param, def string, names []string) string {
-	p, _, _ := scenario.Lookup(param)
-	h := fmt.Sprintf("%s (%s", p.Help, p.Allowed())
-	if def != "" {
-		h += "; default " + def
-	}
-	h += ")"
+// help describes row r for the flag names: its meaning, range and default.
+func (v *vocabFlags) help(r scenario.Param, def string, names []string) string {
+	h := fmt.Sprintf("%s (%s; default %s)", r.Help, allowed(r), def)
 	if len(names) > 1 {
 		h += "; same as -" + strings.Join(names[1:], ", -")
 	}
 	return h
+}
+
+// allowed is what a flag of r takes.
+func allowed(r scenario.Param) string {
+	if inSeconds[r.Name] {
+		return r.Allowed() + ", or as many seconds"
+	}
+	return r.Allowed()
 }
 
 // store returns a flag function recording raw for param under name.
@@ -113,32 +156,32 @@ func (v *vocabFlags) store(param, name string) func(string) error {
 	}
 }
 
-// add defines the flags names for param; def is the default shown.
-func (v *vocabFlags) add(param, def string, names ...string) {
-	for i, n := range names {
-		v.fs.Func(n, v.help(param, def, rotate(names, i)), v.store(param, n))
-	}
-}
-
-// addBool is add for a boolean parameter, which defaults to false.
-func (v *vocabFlags) addBool(param string, names ...string) {
-	for i, n := range names {
-		v.fs.BoolFunc(n, v.help(param, "false", rotate(names, i)), v.store(param, n))
-	}
-}
-
 // rotate puts names[i] first.
 func rotate(names []string, i int) []string {
 	return append([]string{names[i]}, append(append([]string(nil), names[:i]...), names[i+1:]...)...)
 }
 
-// parse stores param's value, if one was given, in dst.
-func (v *vocabFlags) parse(param string, dst any) error {
-	g, ok := v.given[param]
-	if !ok {
-		return nil
+// set stores in p (lane's values for lane rows) the value given for every
+// row that only accepts, and returns the bad values' errors, each naming
+// its flag as given.
+func (v *vocabFlags) set(p *scenario.Params, lane int, only func(scenario.Param) bool) []error {
+	var errs []error
+	for _, r := range v.rows {
+		g, ok := v.given[r.Name]
+		if !ok || !only(r) {
+			continue
+		}
+		var err error
+		if inSeconds[r.Name] {
+			err = realexp.ParseSeconds(g.name, r.Name, g.raw, r.Field(p, lane).(*time.Duration))
+		} else {
+			err = r.Set(r.Field(p, lane), g.name, g.raw)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return realexp.ParseValue(g.name, param, g.raw, dst)
+	return errs
 }
 
 // has reports whether param was given, and under which flag name.

@@ -41,44 +41,38 @@ type ClientConfig struct {
 }
 
 // DefaultClientConfig returns 001's client: 1000 clients thinking 10 s on
-// average, a 2 s timeout, retrying every 100 ms (fixed).
+// average, a 2 s timeout, retrying every 100 ms (fixed, lane a's default).
 func DefaultClientConfig() ClientConfig {
 	p := scenario.Defaults()
-	fixed, _ := strategies.Defaults(strategies.NameFixed)
-	return ClientConfig{
-		Addr:     "127.0.0.1:8070",
-		Clients:  p.Clients,
-		Think:    p.Think,
-		Timeout:  p.Timeout,
-		Strategy: fixed,
-		Seed:     p.Seed,
-		Report:   5 * time.Second,
-	}
+	c := ClientConfigOf(&p, 0)
+	c.Addr, c.Report = "127.0.0.1:8070", 5*time.Second
+	return c
 }
 
-// Validate checks every value against the vocabulary's ranges. Its errors
-// are *scenario.ParamError, joined.
+// ClientConfigOf returns the client population that p describes, retrying
+// as lane's strategy says: the clients of that lane. Its Addr, Report and
+// MaxConns are left to the caller.
+func ClientConfigOf(p *scenario.Params, lane int) ClientConfig {
+	return ClientConfig{Clients: p.Clients, Think: p.Think, Timeout: p.Timeout,
+		Strategy: p.Lanes[lane].Params, Seed: p.Seed}
+}
+
+// params is ClientConfigOf's inverse: c's values in a Params of one lane,
+// the parameters that c lacks at their defaults, for the table to check.
+func (c ClientConfig) params() scenario.Params {
+	p := scenario.Defaults()
+	p.Clients, p.Think, p.Timeout, p.Seed = c.Clients, c.Think, c.Timeout, c.Seed
+	p.Lanes = []scenario.Lane{{Params: c.Strategy}}
+	return p
+}
+
+// Validate checks every value against the vocabulary's ranges, each
+// parameter named as the client command's flag is, and checks Addr and
+// Report. Its errors are *scenario.ParamError, joined.
 func (c ClientConfig) Validate() error {
-	s := c.Strategy
 	errs := []error{
-		checkInt("clients", "clients", c.Clients),
-		checkDuration("think", "think", c.Think),
-		checkDuration("timeout", "timeout", c.Timeout),
-		checkDuration("min_delay", "min_delay", s.MinDelay),
-		checkDuration("max_delay", "max_delay", s.MaxDelay),
-		checkFloat("factor", "factor", s.Factor),
-		checkFloat("jitter", "jitter", s.Jitter),
-		checkInt("max_attempts", "max_attempts", s.MaxAttempts),
-		checkDuration("deadline", "deadline", s.Deadline),
-		checkDuration("min_connect_timeout", "min_connect_timeout", s.MinConnectTimeout),
+		c.params().ValidateLane(0, scenario.ScopeClients, scenario.ScopeStrategy, scenario.ScopeLimiter),
 		checkReport("report", c.Report, true),
-	}
-	if _, ok := strategies.Defaults(s.Strategy); !ok {
-		errs = append(errs, &scenario.ParamError{Name: "strategy", Value: s.Strategy, Allow: vocab("strategy").Allowed()})
-	}
-	if s.MaxDelay < s.MinDelay {
-		errs = append(errs, &scenario.ParamError{Name: "max_delay", Value: s.MaxDelay.String(),
-			Allow: fmt.Sprintf("at least min_delay (%v)", s.MinDelay)})
 	}
 	if _, err := apiURL(c.Addr); err != nil {
 		errs = append(errs, err)

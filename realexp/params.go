@@ -18,28 +18,6 @@ func vocab(param string) scenario.Param {
 	return p
 }
 
-// check reports a *scenario.ParamError for name, showing shown, when v is
-// outside the range of the vocabulary's parameter param.
-func check(name, param string, v float64, shown string) error {
-	p := vocab(param)
-	if v >= p.Min && v <= p.Max { // false for NaN
-		return nil
-	}
-	return &scenario.ParamError{Name: name, Value: shown, Allow: p.Allowed()}
-}
-
-func checkInt(name, param string, v int) error {
-	return check(name, param, float64(v), strconv.Itoa(v))
-}
-
-func checkFloat(name, param string, v float64) error {
-	return check(name, param, v, strconv.FormatFloat(v, 'g', -1, 64))
-}
-
-func checkDuration(name, param string, v time.Duration) error {
-	return check(name, param, float64(v), v.String())
-}
-
 // Report intervals: from 10 ms to 1 h.
 const minReport, maxReport = 10 * time.Millisecond, time.Hour
 
@@ -49,15 +27,6 @@ func checkReport(name string, v time.Duration, zeroOK bool) error {
 	}
 	return &scenario.ParamError{Name: name, Value: v.String(),
 		Allow: fmt.Sprintf("a duration from %v to %v", minReport, maxReport)}
-}
-
-// ParseValue parses raw, the value given for the flag or field name, into
-// dst (*int, *float64, *time.Duration, *bool, *uint64 or *string) and checks
-// it against the vocabulary's parameter param: its range, or its choices. A
-// bad value is reported as a *scenario.ParamError naming name, raw and what
-// param allows.
-func ParseValue(name, param, raw string, dst any) error {
-	return vocab(param).Set(dst, name, raw)
 }
 
 // ParseSeconds parses raw as a Go duration ("10s") or, as 001's -lambda
@@ -73,7 +42,7 @@ func ParseSeconds(name, param, raw string, dst *time.Duration) error {
 		*dst = time.Duration(ns)
 		return nil
 	}
-	if err := ParseValue(name, param, raw, dst); err != nil {
+	if err := vocab(param).Set(dst, name, raw); err != nil {
 		err.(*scenario.ParamError).Allow += ", or as many seconds"
 		return err
 	}

@@ -40,19 +40,34 @@ type ServerConfig struct {
 // requests, then ×1.05 per 15 more, capped at 1 h; a 4096-deep backlog.
 func DefaultServerConfig() ServerConfig {
 	p := scenario.Defaults()
-	return ServerConfig{Curve: scenario.CurveOf(&p), Backlog: p.Backlog, ReportEvery: time.Second}
+	c := ServerConfigOf(&p, 0)
+	c.ReportEvery = time.Second
+	return c
 }
 
-// Validate checks every value against the vocabulary's ranges. Its errors
-// are *scenario.ParamError, joined.
+// ServerConfigOf returns the server that p describes, with lane's
+// cancel_on_timeout: the server of that lane. Its ReportEvery and ErrorLog
+// are left to the caller.
+func ServerConfigOf(p *scenario.Params, lane int) ServerConfig {
+	return ServerConfig{Curve: scenario.CurveOf(p), Backlog: p.Backlog, CancelOnTimeout: p.Lanes[lane].CancelOnTimeout}
+}
+
+// params is ServerConfigOf's inverse: c's values in a Params of one lane,
+// the parameters that c lacks at their defaults, for the table to check.
+func (c ServerConfig) params() scenario.Params {
+	p := scenario.Defaults()
+	p.ServerDelay, p.ServerLimit, p.ServerFactor, p.ServerK, p.MaxServerDelay = c.Base, c.Limit, c.Factor, c.K, c.Max
+	p.Backlog = c.Backlog
+	p.Lanes = []scenario.Lane{{CancelOnTimeout: c.CancelOnTimeout}}
+	return p
+}
+
+// Validate checks every value against the vocabulary's ranges, each
+// parameter named as the server command's flag is. Its errors are
+// *scenario.ParamError, joined.
 func (c ServerConfig) Validate() error {
 	return errors.Join(
-		checkInt("server_limit", "server_limit", c.Limit),
-		checkDuration("server_delay", "server_delay", c.Base),
-		checkFloat("server_factor", "server_factor", c.Factor),
-		checkFloat("server_k", "server_k", c.K),
-		checkDuration("max_server_delay", "max_server_delay", c.Max),
-		checkInt("backlog", "backlog", c.Backlog),
+		c.params().ValidateLane(0, scenario.ScopeServer),
 		checkReport("report", c.ReportEvery, true),
 	)
 }

@@ -26,6 +26,30 @@ const (
 	KindSeed                 // a 64-bit unsigned number
 )
 
+// Scope is the part of the experiment that reads a parameter. The real
+// experiment's commands take their flags from it, and Uses decides by it
+// which lane parameters a strategy reads, so that a new row reaches them
+// without a list of names to edit.
+type Scope int
+
+// The scopes.
+const (
+	// ScopeRun is the run as a whole: its length, its ticks, its outage and
+	// its seed.
+	ScopeRun Scope = iota
+	// ScopeClients is the client population, whatever its strategy.
+	ScopeClients
+	// ScopeServer is the server. A lane parameter of this scope is a server
+	// behaviour chosen per lane, as cancel_on_timeout is.
+	ScopeServer
+	// ScopeStrategy is a lane's retry strategy: its name and its formula's
+	// parameters, which only some strategies read (strategies.Uses).
+	ScopeStrategy
+	// ScopeLimiter is a lane's retry limits, which every strategy that
+	// retries obeys: all but none.
+	ScopeLimiter
+)
+
 // Param describes one parameter of the vocabulary. It is the one place that
 // the command line, the page's labels and the validator read.
 type Param struct {
@@ -34,7 +58,9 @@ type Param struct {
 	Name string
 	// Lane reports whether each lane has its own value.
 	Lane bool
-	Kind Kind
+	// Scope is the part of the experiment that reads the parameter.
+	Scope Scope
+	Kind  Kind
 	// Min and Max bound numeric values, durations in nanoseconds.
 	Min, Max float64
 	// Choices lists the values of an enum.
@@ -53,83 +79,83 @@ func d(v time.Duration) float64 { return float64(v) }
 
 // Table lists every parameter in the order the user interface shows them.
 var Table = []Param{
-	{Name: "clients", Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "clients",
+	{Name: "clients", Scope: ScopeClients, Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "clients",
 		Help:  "number of clients, each thinking then making one request at a time",
 		field: func(p *Params, _ int) any { return &p.Clients }},
-	{Name: "think", Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "think", Scope: ScopeClients, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "mean think time between a client's requests (exponential; 001's lambda)",
 		field: func(p *Params, _ int) any { return &p.Think }},
-	{Name: "timeout", Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "timeout", Scope: ScopeClients, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "per-attempt timeout: the client abandons an attempt after it",
 		field: func(p *Params, _ int) any { return &p.Timeout }},
-	{Name: "server_limit", Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "req",
+	{Name: "server_limit", Scope: ScopeServer, Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "req",
 		Help:  "concurrency up to which the server answers in server_delay",
 		field: func(p *Params, _ int) any { return &p.ServerLimit }},
-	{Name: "server_delay", Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Minute), Unit: "s",
+	{Name: "server_delay", Scope: ScopeServer, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Minute), Unit: "s",
 		Help:  "the server's latency while concurrency ≤ server_limit",
 		field: func(p *Params, _ int) any { return &p.ServerDelay }},
-	{Name: "server_factor", Kind: KindFloat, Min: 1, Max: 10,
+	{Name: "server_factor", Scope: ScopeServer, Kind: KindFloat, Min: 1, Max: 10,
 		Help:  "latency grows ×server_factor per server_k requests over the limit",
 		field: func(p *Params, _ int) any { return &p.ServerFactor }},
-	{Name: "server_k", Kind: KindFloat, Min: 0.1, Max: 1_000_000, Unit: "req",
+	{Name: "server_k", Scope: ScopeServer, Kind: KindFloat, Min: 0.1, Max: 1_000_000, Unit: "req",
 		Help:  "requests over the limit that multiply latency by server_factor",
 		field: func(p *Params, _ int) any { return &p.ServerK }},
-	{Name: "max_server_delay", Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "max_server_delay", Scope: ScopeServer, Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "cap on the server's latency (001's server overflowed instead)",
 		field: func(p *Params, _ int) any { return &p.MaxServerDelay }},
-	{Name: "backlog", Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "conn",
+	{Name: "backlog", Scope: ScopeServer, Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "conn",
 		Help:  "accept backlog while the server is paused; connects beyond it are dropped",
 		field: func(p *Params, _ int) any { return &p.Backlog }},
-	{Name: "outage", Kind: KindEnum, Choices: []string{OutageNone, OutagePause, OutageCrash, OutagePartition},
+	{Name: "outage", Scope: ScopeRun, Kind: KindEnum, Choices: []string{OutageNone, OutagePause, OutageCrash, OutagePartition},
 		Help:  "pause: frozen, connects queue (SIGSTOP); crash: refused, work lost; partition: all lost",
 		field: func(p *Params, _ int) any { return &p.Outage }},
-	{Name: "outage_at", Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "outage_at", Scope: ScopeRun, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "when the scheduled outage starts",
 		field: func(p *Params, _ int) any { return &p.OutageAt }},
-	{Name: "outage_for", Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "outage_for", Scope: ScopeRun, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "how long the scheduled outage lasts",
 		field: func(p *Params, _ int) any { return &p.OutageFor }},
-	{Name: "duration", Kind: KindDuration, Min: d(time.Second), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "duration", Scope: ScopeRun, Kind: KindDuration, Min: d(time.Second), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "virtual time the run lasts",
 		field: func(p *Params, _ int) any { return &p.Duration }},
-	{Name: "tick", Kind: KindDuration, Min: d(10 * time.Millisecond), Max: d(10 * time.Second), Unit: "s",
+	{Name: "tick", Scope: ScopeRun, Kind: KindDuration, Min: d(10 * time.Millisecond), Max: d(10 * time.Second), Unit: "s",
 		Help:  "virtual time between two ticks of the time series",
 		field: func(p *Params, _ int) any { return &p.Tick }},
-	{Name: "seed", Kind: KindSeed, Min: 0, Max: math.MaxUint64,
+	{Name: "seed", Scope: ScopeRun, Kind: KindSeed, Min: 0, Max: math.MaxUint64,
 		Help:  "random seed: the same seed and parameters give the same run",
 		field: func(p *Params, _ int) any { return &p.Seed }},
-	{Name: "strategy", Lane: true, Kind: KindEnum, Choices: strategies.Names(),
+	{Name: "strategy", Lane: true, Scope: ScopeStrategy, Kind: KindEnum, Choices: strategies.Names(),
 		Help:  "retry strategy; its defaults fill the parameters not given",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Strategy }},
-	{Name: "min_delay", Lane: true, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "min_delay", Lane: true, Scope: ScopeStrategy, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "base delay: the first retry's wait (MinDelay)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MinDelay }},
-	{Name: "max_delay", Lane: true, Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "max_delay", Lane: true, Scope: ScopeStrategy, Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "cap on the wait between retries (MaxDelay)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MaxDelay }},
-	{Name: "factor", Lane: true, Kind: KindFloat, Min: 1, Max: 10,
+	{Name: "factor", Lane: true, Scope: ScopeStrategy, Kind: KindFloat, Min: 1, Max: 10,
 		Help:  "growth of the wait per retry (Factor)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Factor }},
-	{Name: "jitter", Lane: true, Kind: KindFloat, Min: 0, Max: 1,
+	{Name: "jitter", Lane: true, Scope: ScopeStrategy, Kind: KindFloat, Min: 0, Max: 1,
 		Help:  "random spread of the wait (Jitter)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Jitter }},
-	{Name: "max_attempts", Lane: true, Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "attempts",
+	{Name: "max_attempts", Lane: true, Scope: ScopeLimiter, Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "attempts",
 		Help:  "most attempts per request, the first included; 0 for no limit",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MaxAttempts }},
-	{Name: "deadline", Lane: true, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "deadline", Lane: true, Scope: ScopeLimiter, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "give up when the next attempt would start this long after the request began; 0 for none",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Deadline }},
-	{Name: "min_connect_timeout", Lane: true, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "min_connect_timeout", Lane: true, Scope: ScopeStrategy, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "gRPC: the shortest timeout an attempt gets",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MinConnectTimeout }},
-	{Name: "cancel_on_timeout", Lane: true, Kind: KindBool,
+	{Name: "cancel_on_timeout", Lane: true, Scope: ScopeServer, Kind: KindBool,
 		Help:  "the server drops a request when its client times out (deadline propagation)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].CancelOnTimeout }},
 }
 
 // lanesParam is the parameter that sets the number of lanes. It stands apart
 // from Table because it decides how the lane parameters are read.
-var lanesParam = Param{Name: "lanes", Kind: KindInt, Min: 1, Max: MaxLanes, Unit: "lanes",
+var lanesParam = Param{Name: "lanes", Scope: ScopeRun, Kind: KindInt, Min: 1, Max: MaxLanes, Unit: "lanes",
 	Help: "number of lanes, each with its own strategy (default: the highest lane letter given, else 2)"}
 
 // Lookup returns the parameter with the given name, with or without a lane
@@ -152,6 +178,28 @@ func Lookup(name string) (Param, int, bool) {
 		}
 	}
 	return Param{}, -1, false
+}
+
+// Uses reports whether a lane whose strategy is strategy reads the parameter
+// param (a name without a lane letter): the formula's parameters that
+// strategies.Uses names, the limits unless the strategy is none (which never
+// retries), the strategy itself, and every parameter of the other scopes,
+// which no strategy decides. It is false for an unknown strategy or
+// parameter.
+func Uses(strategy, param string) bool {
+	i := slices.IndexFunc(Table, func(p Param) bool { return p.Name == param })
+	if _, ok := strategies.Defaults(strategy); !ok || i < 0 {
+		return false
+	}
+	switch p := Table[i]; {
+	case p.Name == "strategy":
+		return true
+	case p.Scope == ScopeStrategy:
+		return strategies.Uses(strategy, param)
+	case p.Scope == ScopeLimiter:
+		return strategy != strategies.NameNone
+	}
+	return true
 }
 
 // ParamError reports a bad value for one parameter.
@@ -185,56 +233,77 @@ func (p Param) Allowed() string {
 // Set parses raw, the value given for the parameter (or flag) called name,
 // and stores it in ptr (*int, *float64, *time.Duration, *string, *bool or
 // *uint64), checking p's range or choices. A bad value is a *ParamError
-// naming name, raw and what p allows.
+// naming name, raw and what p allows, and leaves ptr as it was.
 func (p Param) Set(ptr any, name, raw string) error {
-	bad := &ParamError{Name: name, Value: raw, Allow: p.Allowed()}
-	inRange := func(v float64) bool { return v >= p.Min && v <= p.Max }
-	switch v := ptr.(type) {
+	var ok bool
+	switch dst := ptr.(type) {
 	case *int:
-		n, err := strconv.ParseInt(raw, 10, 64)
-		if err != nil || !inRange(float64(n)) {
-			return bad
-		}
-		*v = int(n)
+		n, err := strconv.ParseInt(raw, 10, 0)
+		ok = setChecked(p, dst, int(n), err)
 	case *float64:
 		f, err := strconv.ParseFloat(raw, 64)
-		if err != nil || !inRange(f) {
-			return bad
-		}
-		*v = f
+		ok = setChecked(p, dst, f, err)
 	case *time.Duration:
 		t, err := time.ParseDuration(raw)
-		if err != nil || !inRange(float64(t)) {
-			return bad
-		}
-		*v = t
+		ok = setChecked(p, dst, t, err)
 	case *string:
-		for _, c := range p.Choices {
-			if raw == c {
-				*v = c
-				return nil
-			}
-		}
-		return bad
+		ok = setChecked(p, dst, raw, nil)
 	case *bool:
 		b, err := strconv.ParseBool(raw)
-		if err != nil {
-			return bad
-		}
-		*v = b
+		ok = setChecked(p, dst, b, err)
 	case *uint64:
 		n, err := strconv.ParseUint(raw, 10, 64)
-		if err != nil {
-			return bad
-		}
-		*v = n
+		ok = setChecked(p, dst, n, err)
 	default:
-		panic(fmt.Sprintf("simengine: Param.Set into %T", ptr))
+		panic(fmt.Sprintf("scenario: Param.Set into %T", ptr))
+	}
+	if !ok {
+		return &ParamError{Name: name, Value: raw, Allow: p.Allowed()}
 	}
 	return nil
 }
 
-// format writes the value at ptr the way set reads it back.
+// setChecked stores v, which parsing gave with err, in dst if p accepts it.
+func setChecked[T any](p Param, dst *T, v T, err error) bool {
+	if err != nil || !p.accepts(&v) {
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// Check reports whether the value at ptr (as Set takes it) is one p
+// accepts, without the text round trip of Encode and Parse. A bad value is a
+// *ParamError naming name, the value as Encode writes it, and what p allows.
+func (p Param) Check(ptr any, name string) error {
+	if p.accepts(ptr) {
+		return nil
+	}
+	return &ParamError{Name: name, Value: format(ptr), Allow: p.Allowed()}
+}
+
+// accepts reports whether the value at ptr is within p's range or among its
+// choices; the comparisons are false for NaN.
+func (p Param) accepts(ptr any) bool {
+	in := func(v float64) bool { return v >= p.Min && v <= p.Max }
+	switch v := ptr.(type) {
+	case *int:
+		return in(float64(*v))
+	case *float64:
+		return in(*v)
+	case *time.Duration:
+		return in(float64(*v))
+	case *string:
+		return slices.Contains(p.Choices, *v)
+	case *bool:
+		return true
+	case *uint64:
+		return in(float64(*v))
+	}
+	panic(fmt.Sprintf("scenario: Param.Check of %T", ptr))
+}
+
+// format writes the value at ptr the way Set reads it back.
 func format(ptr any) string {
 	switch v := ptr.(type) {
 	case *int:
@@ -250,10 +319,16 @@ func format(ptr any) string {
 	case *uint64:
 		return strconv.FormatUint(*v, 10)
 	}
-	panic(fmt.Sprintf("simengine: no format for %T", ptr))
+	panic(fmt.Sprintf("scenario: no format for %T", ptr))
 }
 
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// Field returns a pointer to p's value in ps (lane i's for a lane
+// parameter), for Set and Check: a program that reads some parameters its
+// own way stores them where Parse would. p must be a row of Table, and ps
+// must have lane i.
+func (p Param) Field(ps *Params, i int) any { return p.field(ps, i) }
 
 // Value returns p's value in ps (lane i for a lane parameter) as text.
 func (p Param) Value(ps *Params, i int) string { return format(p.field(ps, i)) }
@@ -292,7 +367,7 @@ func Parse(q url.Values) (Params, error) {
 	p.Lanes = make([]Lane, lanes)
 	for i := range p.Lanes {
 		p.Lanes[i] = DefaultLane(i)
-		name := LaneNames[i:i+1] + ".strategy"
+		name := laneName(i, "strategy")
 		if raw, ok := q[name]; ok {
 			var s string
 			if err := Table[indexOf("strategy")].Set(&s, name, last(raw)); err != nil {
@@ -320,17 +395,33 @@ func Parse(q url.Values) (Params, error) {
 			errs = append(errs, err)
 		}
 	}
-	for i, l := range p.Lanes {
-		if l.MaxDelay < l.MinDelay {
-			errs = append(errs, &ParamError{Name: LaneNames[i:i+1] + ".max_delay", Value: l.MaxDelay.String(),
-				Allow: fmt.Sprintf("at least %c.min_delay (%v)", LaneNames[i], l.MinDelay)})
-		}
+	for i := range p.Lanes {
+		errs = delayOrder(errs, &p.Lanes[i], laneName(i, ""))
 	}
 	if len(errs) > 0 {
-		sortErrors(errs)
-		return Params{}, errors.Join(errs...)
+		return Params{}, joinSorted(errs)
 	}
 	return p, nil
+}
+
+// laneName returns the vocabulary name of lane i's parameter param.
+func laneName(i int, param string) string { return LaneNames[i:i+1] + "." + param }
+
+// delayOrder appends to errs an error if lane l's max_delay is below its
+// min_delay, naming both with prefix in front ("a.", or "" for a program
+// that runs one lane). It adds nothing when errs already reports either
+// delay: the comparison would be with a bad value, or with the default that
+// Parse kept in a bad one's place, and say a second time what is wrong.
+func delayOrder(errs []error, l *Lane, prefix string) []error {
+	minName, maxName := prefix+"min_delay", prefix+"max_delay"
+	if l.MaxDelay >= l.MinDelay || slices.ContainsFunc(errs, func(e error) bool {
+		n := e.(*ParamError).Name
+		return n == minName || n == maxName
+	}) {
+		return errs
+	}
+	return append(errs, &ParamError{Name: maxName, Value: l.MaxDelay.String(),
+		Allow: fmt.Sprintf("at least %s (%v)", minName, l.MinDelay)})
 }
 
 // Encode writes every parameter of p, so that Parse(p.Encode()) equals p.
@@ -343,19 +434,68 @@ func (p Params) Encode() url.Values {
 			continue
 		}
 		for i := range p.Lanes {
-			q.Set(LaneNames[i:i+1]+"."+param.Name, param.Value(&p, i))
+			q.Set(laneName(i, param.Name), param.Value(&p, i))
 		}
 	}
 	return q
 }
 
-// Validate checks every value of p against the table, as Parse would.
+// Validate checks every value of p against the table, and reports what
+// Parse would of p's values written as text: every bad value, each as a
+// *ParamError named as Encode names it, joined in the order of their names.
+// Past MaxLanes lanes it reports the number of lanes, and checks the lanes
+// that have a letter.
 func (p Params) Validate() error {
-	if n := len(p.Lanes); n < 1 || n > MaxLanes {
-		return errors.Join(&ParamError{Name: lanesParam.Name, Value: strconv.Itoa(n), Allow: lanesParam.Allowed()})
+	var errs []error
+	n := len(p.Lanes)
+	if n < 1 || n > MaxLanes {
+		errs = append(errs, &ParamError{Name: lanesParam.Name, Value: strconv.Itoa(n), Allow: lanesParam.Allowed()})
 	}
-	_, err := Parse(p.Encode())
-	return err
+	lanes := make([]int, min(n, MaxLanes))
+	for i := range lanes {
+		lanes[i] = i
+	}
+	errs = p.check(errs, func(Param) bool { return true }, lanes, func(i int) string { return laneName(i, "") })
+	return joinSorted(errs)
+}
+
+// ValidateLane checks, as Validate does, the values of p's rows of the given
+// scopes for a program that runs lane alone, such as the real client or
+// server: a lane row's value is lane's, and each error names its row
+// without a lane letter, as that program's flags are named. max_delay is
+// checked against min_delay when ScopeStrategy is among scopes.
+func (p Params) ValidateLane(lane int, scopes ...Scope) error {
+	in := func(param Param) bool { return slices.Contains(scopes, param.Scope) }
+	return joinSorted(p.check(nil, in, []int{lane}, func(int) string { return "" }))
+}
+
+// check appends to errs an error for every value of p outside its row's
+// range or choices, among the rows that keep accepts: a shared row's value,
+// and a lane row's on each lane of lanes, named with prefix(lane) in front.
+// When keep accepts both delays, it checks their order on those lanes too.
+func (p *Params) check(errs []error, keep func(Param) bool, lanes []int, prefix func(int) string) []error {
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, param := range Table {
+		switch {
+		case !keep(param):
+		case !param.Lane:
+			add(param.Check(param.field(p, 0), param.Name))
+		default:
+			for _, i := range lanes {
+				add(param.Check(param.field(p, i), prefix(i)+param.Name))
+			}
+		}
+	}
+	if keep(Table[indexOf("min_delay")]) && keep(Table[indexOf("max_delay")]) {
+		for _, i := range lanes {
+			errs = delayOrder(errs, &p.Lanes[i], prefix(i))
+		}
+	}
+	return errs
 }
 
 func last(vals []string) string {
@@ -371,15 +511,16 @@ func indexOf(name string) int {
 			return i
 		}
 	}
-	panic("simengine: no parameter " + name)
+	panic("scenario: no parameter " + name)
 }
 
-// sortErrors orders parameter errors by name, so messages are stable
-// whatever the order of the map they came from.
-func sortErrors(errs []error) {
+// joinSorted joins parameter errors ordered by name, so messages are stable
+// whatever the order of the map they came from; nil for none.
+func joinSorted(errs []error) error {
 	slices.SortStableFunc(errs, func(a, b error) int {
 		return strings.Compare(a.(*ParamError).Name, b.(*ParamError).Name)
 	})
+	return errors.Join(errs...)
 }
 
 // Errors returns the parameter errors inside err, which Parse returned.

@@ -850,3 +850,262 @@ func TestParamsMap(t *testing.T) {
 		}
 	}
 }
+
+// TestScopes: every row's scope is one of the named ones, and the rows that
+// strategies' formulas read are all ScopeStrategy, so that Uses asks
+// strategies.Uses about every one of them.
+func TestScopes(t *testing.T) {
+	want := map[string]scenario.Scope{
+		"outage": scenario.ScopeRun, "outage_at": scenario.ScopeRun, "outage_for": scenario.ScopeRun,
+		"duration": scenario.ScopeRun, "tick": scenario.ScopeRun, "seed": scenario.ScopeRun,
+		"clients": scenario.ScopeClients, "think": scenario.ScopeClients, "timeout": scenario.ScopeClients,
+		"server_limit": scenario.ScopeServer, "server_delay": scenario.ScopeServer, "server_factor": scenario.ScopeServer,
+		"server_k": scenario.ScopeServer, "max_server_delay": scenario.ScopeServer, "backlog": scenario.ScopeServer,
+		"cancel_on_timeout": scenario.ScopeServer,
+		"strategy":          scenario.ScopeStrategy, "min_delay": scenario.ScopeStrategy, "max_delay": scenario.ScopeStrategy,
+		"factor": scenario.ScopeStrategy, "jitter": scenario.ScopeStrategy, "min_connect_timeout": scenario.ScopeStrategy,
+		"max_attempts": scenario.ScopeLimiter, "deadline": scenario.ScopeLimiter,
+	}
+	for _, param := range scenario.Table {
+		if w, ok := want[param.Name]; !ok || param.Scope != w {
+			t.Errorf("%s: scope %d, want %d (listed: %v)", param.Name, param.Scope, w, ok)
+		}
+		if (param.Scope == scenario.ScopeStrategy || param.Scope == scenario.ScopeLimiter) && !param.Lane {
+			t.Errorf("%s: a strategy's or limiter's parameter shared by every lane", param.Name)
+		}
+		for _, s := range strategies.Names() {
+			if strategies.Uses(s, param.Name) && param.Scope != scenario.ScopeStrategy {
+				t.Errorf("strategy %s's formula reads %s, a row of scope %d", s, param.Name, param.Scope)
+			}
+		}
+	}
+}
+
+func TestUses(t *testing.T) {
+	for _, s := range strategies.Names() {
+		for _, param := range scenario.Table {
+			want := true
+			switch param.Scope {
+			case scenario.ScopeStrategy:
+				want = param.Name == "strategy" || strategies.Uses(s, param.Name)
+			case scenario.ScopeLimiter:
+				want = s != strategies.NameNone
+			}
+			if got := scenario.Uses(s, param.Name); got != want {
+				t.Errorf("Uses(%q, %q) = %v, want %v", s, param.Name, got, want)
+			}
+		}
+	}
+	for _, c := range []struct{ strategy, param string }{
+		{"fixed", "max_attempts"}, {"fixed", "deadline"}, {"grpc", "min_connect_timeout"},
+		{"none", "cancel_on_timeout"}, {"none", "strategy"}, {"none", "clients"},
+	} {
+		if !scenario.Uses(c.strategy, c.param) {
+			t.Errorf("Uses(%q, %q) = false", c.strategy, c.param)
+		}
+	}
+	for _, c := range []struct{ strategy, param string }{
+		{"none", "max_attempts"}, {"none", "deadline"}, {"none", "min_delay"}, {"fixed", "factor"},
+		{"think_scaled", "min_delay"}, {"linear", "min_delay"}, {"linear", "strategy"}, {"fixed", "lanes"},
+		{"fixed", "a.min_delay"}, {"fixed", ""},
+	} {
+		if scenario.Uses(c.strategy, c.param) {
+			t.Errorf("Uses(%q, %q) = true", c.strategy, c.param)
+		}
+	}
+}
+
+// tblEncode is Encode, except that past MaxLanes lanes it writes the lanes
+// that have a letter and the number of lanes given: Encode has no letter for
+// a fifth lane.
+func tblEncode(p scenario.Params) url.Values {
+	if len(p.Lanes) <= scenario.MaxLanes {
+		return p.Encode()
+	}
+	n := len(p.Lanes)
+	p.Lanes = p.Lanes[:scenario.MaxLanes]
+	q := p.Encode()
+	q.Set("lanes", strconv.Itoa(n))
+	return q
+}
+
+// TestValidateAgreesWithParse: Validate checks the typed values; it reports
+// what Parse reports of the same values written as text, error for error.
+func TestValidateAgreesWithParse(t *testing.T) {
+	exp, _ := strategies.Defaults("exponential")
+	cases := []struct {
+		name string
+		edit func(p *scenario.Params)
+		want []string // the names of the errors, sorted
+	}{
+		{"defaults", func(*scenario.Params) {}, nil},
+		{"four_lanes", func(p *scenario.Params) {
+			p.Lanes = []scenario.Lane{scenario.DefaultLane(0), scenario.DefaultLane(1), scenario.DefaultLane(2), scenario.DefaultLane(3)}
+		}, nil},
+		{"edges", func(p *scenario.Params) {
+			p.Clients, p.ServerFactor, p.Backlog, p.OutageAt, p.Seed = 1_000_000, 10, 0, 0, math.MaxUint64
+			p.Lanes[0].MinDelay, p.Lanes[0].MaxDelay = time.Hour, time.Hour
+		}, nil},
+		{"nan_floats", func(p *scenario.Params) {
+			p.ServerFactor, p.ServerK, p.Lanes[1].Jitter = math.NaN(), math.Inf(1), math.NaN()
+			p.Lanes[0].Factor = math.Inf(-1)
+		}, []string{"a.factor", "b.jitter", "server_factor", "server_k"}},
+		{"ints_out_of_range", func(p *scenario.Params) {
+			p.Clients, p.ServerLimit, p.Backlog, p.Lanes[1].MaxAttempts = 0, 1_000_001, -1, -5
+		}, []string{"b.max_attempts", "backlog", "clients", "server_limit"}},
+		{"durations_out_of_range", func(p *scenario.Params) {
+			p.Think, p.Duration, p.Tick, p.Lanes[0].Deadline, p.Lanes[1].MinConnectTimeout = 0, 48*time.Hour, -time.Second, -1, time.Hour+1
+		}, []string{"a.deadline", "b.min_connect_timeout", "duration", "think", "tick"}},
+		{"unknown_enums", func(p *scenario.Params) {
+			p.Outage, p.Lanes[1].Strategy = "soon", "linear"
+		}, []string{"b.strategy", "outage"}},
+		{"empty_enum", func(p *scenario.Params) { p.Lanes[0].Strategy = "" }, []string{"a.strategy"}},
+		{"max_below_min", func(p *scenario.Params) {
+			p.Lanes[1] = scenario.Lane{Params: exp}
+			p.Lanes[1].MinDelay, p.Lanes[1].MaxDelay = 2*time.Minute, time.Minute
+		}, []string{"b.max_delay"}},
+		// A bad delay is reported once: not again as out of order, neither
+		// with its own value (Validate) nor with the default Parse keeps.
+		{"bad_min_delay_above_max", func(p *scenario.Params) {
+			p.Lanes[0].MinDelay, p.Lanes[0].MaxDelay = 2*time.Hour, time.Hour
+		}, []string{"a.min_delay"}},
+		{"bad_min_delay_max_below_default", func(p *scenario.Params) {
+			p.Lanes[0].MinDelay, p.Lanes[0].MaxDelay = 0, 50*time.Millisecond
+		}, []string{"a.min_delay"}},
+		{"bad_max_delay_below_min", func(p *scenario.Params) {
+			p.Lanes[0].MaxDelay = 0
+		}, []string{"a.max_delay"}},
+		{"too_many_lanes", func(p *scenario.Params) {
+			for i := range 3 {
+				p.Lanes = append(p.Lanes, scenario.DefaultLane(i))
+			}
+		}, []string{"lanes"}},
+		{"too_many_lanes_and_bad_values", func(p *scenario.Params) {
+			p.Lanes = append(p.Lanes, scenario.DefaultLane(2), scenario.DefaultLane(3), scenario.DefaultLane(0))
+			p.Lanes[3].Jitter, p.Clients = 2, 0
+		}, []string{"clients", "d.jitter", "lanes"}},
+		{"no_lanes", func(p *scenario.Params) { p.Lanes = nil }, []string{"lanes"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := scenario.Defaults()
+			c.edit(&p)
+			verr := p.Validate()
+			q := tblEncode(p)
+			_, perr := scenario.Parse(q)
+			if (verr == nil) != (perr == nil) || verr != nil && verr.Error() != perr.Error() {
+				t.Fatalf("Validate and Parse(Encode) disagree:\nValidate: %v\nParse:    %v\nquery: %s", verr, perr, q.Encode())
+			}
+			var names []string
+			for _, pe := range scenario.Errors(verr) {
+				names = append(names, pe.Name)
+			}
+			if !slices.Equal(names, c.want) {
+				t.Errorf("Validate reports %v, want %v:\n%v", names, c.want, verr)
+			}
+		})
+	}
+}
+
+// TestCheck: Check names a bad typed value as Encode writes it, with what
+// the row allows, and agrees with Set, which keeps the value it had.
+func TestCheck(t *testing.T) {
+	for _, param := range scenario.Table {
+		t.Run(param.Name, func(t *testing.T) {
+			p := scenario.Defaults()
+			ptr := param.Field(&p, 0)
+			def := param.Value(&p, 0)
+			if err := param.Check(ptr, "-flag"); err != nil {
+				t.Errorf("the default: %v", err)
+			}
+			for _, v := range tblGoodValues(param) {
+				if err := param.Set(ptr, "-flag", v.raw); err != nil {
+					t.Errorf("Set(%q): %v", v.raw, err)
+				}
+				if err := param.Check(ptr, "-flag"); err != nil {
+					t.Errorf("Check after Set(%q): %v", v.raw, err)
+				}
+			}
+			p = scenario.Defaults()
+			ptr = param.Field(&p, 0)
+			for _, raw := range tblBadValues(param) {
+				if err := param.Set(ptr, "-flag", raw); err == nil {
+					t.Errorf("Set(%q) accepted it", raw)
+				}
+				if got := param.Value(&p, 0); got != def {
+					t.Errorf("Set(%q) failed but changed the value to %q", raw, got)
+				}
+			}
+			var bad []func()
+			switch v := ptr.(type) {
+			case *int:
+				bad = []func(){func() { *v = int(param.Min) - 1 }, func() { *v = int(param.Max) + 1 }}
+			case *float64:
+				bad = []func(){
+					func() { *v = math.NaN() }, func() { *v = math.Inf(1) },
+					func() { *v = math.Nextafter(param.Min, math.Inf(-1)) },
+					func() { *v = math.Nextafter(param.Max, math.Inf(1)) },
+				}
+			case *time.Duration:
+				bad = []func(){func() { *v = time.Duration(param.Min) - 1 }, func() { *v = time.Duration(param.Max) + 1 }}
+			case *string:
+				bad = []func(){func() { *v = "bogus" }, func() { *v = "" }}
+			case *bool:
+				*v = true
+			case *uint64:
+				*v = math.MaxUint64
+			default:
+				t.Fatalf("a field of type %T", ptr)
+			}
+			if len(bad) == 0 {
+				if err := param.Check(ptr, "-flag"); err != nil {
+					t.Errorf("%s: %v", param.Value(&p, 0), err)
+				}
+			}
+			for _, set := range bad {
+				set()
+				shown := param.Value(&p, 0)
+				var pe *scenario.ParamError
+				if err := param.Check(ptr, "-flag"); !errors.As(err, &pe) {
+					t.Errorf("Check(%s) = %v, want a *ParamError", shown, err)
+					continue
+				}
+				if pe.Name != "-flag" || pe.Value != shown || pe.Allow != param.Allowed() {
+					t.Errorf("Check(%s) = %+v, want -flag, %q, %q", shown, *pe, shown, param.Allowed())
+				}
+				if err := param.Set(param.Field(&scenario.Params{Lanes: make([]scenario.Lane, 1)}, 0), "-flag", shown); err == nil {
+					t.Errorf("Set(%q) accepts what Check refuses", shown)
+				}
+			}
+		})
+	}
+}
+
+// TestValidateLane: a program with one lane has its values checked under
+// its flags' names, the rows of its scopes only.
+func TestValidateLane(t *testing.T) {
+	p := scenario.Defaults()
+	p.Lanes[1].Jitter = 2                                               // lane b, checked
+	p.Lanes[0].Jitter = 3                                               // lane a, not asked
+	p.ServerK = 0                                                       // ScopeServer
+	p.Lanes[1].MinDelay, p.Lanes[1].MaxDelay = time.Minute, time.Second // out of order
+	p.Tick = 0                                                          // ScopeRun, not asked
+	p.Lanes[1].MaxAttempts = -1                                         // ScopeLimiter
+	err := p.ValidateLane(1, scenario.ScopeStrategy, scenario.ScopeLimiter, scenario.ScopeServer)
+	var names []string
+	for _, pe := range scenario.Errors(err) {
+		names = append(names, pe.Name)
+	}
+	if want := []string{"jitter", "max_attempts", "max_delay", "server_k"}; !slices.Equal(names, want) {
+		t.Fatalf("errors for %v, want %v:\n%v", names, want, err)
+	}
+	if !strings.Contains(err.Error(), `max_delay: "1s" is not allowed (allowed: at least min_delay (1m0s))`) {
+		t.Errorf("the delays' order is not named as a flag would be: %v", err)
+	}
+	if err := p.ValidateLane(1, scenario.ScopeClients); err != nil {
+		t.Errorf("ScopeClients: %v", err)
+	}
+	if err := p.ValidateLane(1, scenario.ScopeServer); len(scenario.Errors(err)) != 1 {
+		t.Errorf("ScopeServer alone: %v, want server_k's error only", err)
+	}
+}

@@ -40,9 +40,6 @@ type kind struct {
 	defaults Params
 }
 
-// limits are read by every strategy through Policy.
-var limits = []string{"max_attempts", "deadline"}
-
 var kinds = []kind{
 	{NameNone, "give up at the first failure", nil,
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2}},
@@ -107,18 +104,13 @@ func About(name string) string {
 	return k.about
 }
 
-// Uses reports whether strategy name reads the parameter with the given
-// vocabulary name. The limits max_attempts and deadline apply to every
-// strategy but none.
+// Uses reports whether strategy name's formula reads the parameter with the
+// given vocabulary name. The limits (max_attempts, deadline) are not the
+// formula's: the Policy applies them around it, and scenario.Uses says which
+// strategies obey them.
 func Uses(name, param string) bool {
 	k, ok := lookup(name)
-	if !ok {
-		return false
-	}
-	if slices.Contains(limits, param) {
-		return name != NameNone
-	}
-	return slices.Contains(k.uses, param)
+	return ok && slices.Contains(k.uses, param)
 }
 
 // New returns the Policy that p describes: its strategy, then a

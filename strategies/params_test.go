@@ -103,18 +103,20 @@ func TestNewRejectsUnknownName(t *testing.T) {
 	}
 }
 
+// TestUses: a strategy uses its formula's parameters, not the limits, which
+// the Policy applies around every formula.
 func TestUses(t *testing.T) {
 	params := []string{"min_delay", "max_delay", "factor", "jitter", "min_connect_timeout", "max_attempts", "deadline"}
 	want := map[string][]string{
 		NameNone:         {},
-		NameFixed:        {"min_delay", "max_attempts", "deadline"},
-		NameExponential:  {"min_delay", "max_delay", "factor", "jitter", "max_attempts", "deadline"},
-		NameTruncated:    {"min_delay", "max_delay", "max_attempts", "deadline"},
-		NameGRPC:         {"min_delay", "max_delay", "factor", "jitter", "min_connect_timeout", "max_attempts", "deadline"},
-		NameFullJitter:   {"min_delay", "max_delay", "max_attempts", "deadline"},
-		NameEqualJitter:  {"min_delay", "max_delay", "max_attempts", "deadline"},
-		NameDecorrelated: {"min_delay", "max_delay", "max_attempts", "deadline"},
-		NameThinkScaled:  {"max_delay", "factor", "jitter", "max_attempts", "deadline"},
+		NameFixed:        {"min_delay"},
+		NameExponential:  {"min_delay", "max_delay", "factor", "jitter"},
+		NameTruncated:    {"min_delay", "max_delay"},
+		NameGRPC:         {"min_delay", "max_delay", "factor", "jitter", "min_connect_timeout"},
+		NameFullJitter:   {"min_delay", "max_delay"},
+		NameEqualJitter:  {"min_delay", "max_delay"},
+		NameDecorrelated: {"min_delay", "max_delay"},
+		NameThinkScaled:  {"max_delay", "factor", "jitter"},
 	}
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {

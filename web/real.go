@@ -137,16 +137,7 @@ type realConfig struct {
 }
 
 func newRealConfig(p scenario.Params, lane int) realConfig {
-	l := p.Lanes[lane]
-	return realConfig{
-		server: realexp.ServerConfig{
-			Curve:           scenario.CurveOf(&p),
-			Backlog:         p.Backlog,
-			CancelOnTimeout: l.CancelOnTimeout,
-		},
-		client: realexp.ClientConfig{Clients: p.Clients, Think: p.Think, Timeout: p.Timeout,
-			Strategy: l.Params, Seed: p.Seed},
-	}
+	return realConfig{server: realexp.ServerConfigOf(&p, lane), client: realexp.ClientConfigOf(&p, lane)}
 }
 
 // realRun is one run of a real lane: its server, its clients, and what

@@ -262,7 +262,7 @@ func newView(in pageInput) pageView {
 			if param.Name == "strategy" {
 				lp.Strategy = c
 			} else {
-				c.Hidden = !usesParam(strategy, param.Name)
+				c.Hidden = !scenario.Uses(strategy, param.Name)
 				lp.Controls = append(lp.Controls, c)
 			}
 			if lp.Active && !c.Hidden {
@@ -393,12 +393,6 @@ func sourceControl(letter string, real bool) paramCtl {
 	return c
 }
 
-// usesParam reports whether a lane with strategy shows the lane parameter
-// name: the strategy's own parameters, and cancel_on_timeout always.
-func usesParam(strategy, name string) bool {
-	return name == "cancel_on_timeout" || strategies.Uses(strategy, name)
-}
-
 func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
 		Columns: scenario.Columns, LaneNames: scenario.LaneNames,
@@ -409,7 +403,7 @@ func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 	for _, name := range strategies.Names() {
 		si := strategyInfo{Name: name, About: strategies.About(name), Uses: []string{}}
 		for _, param := range scenario.Table {
-			if param.Lane && param.Name != "strategy" && usesParam(name, param.Name) {
+			if param.Lane && param.Name != "strategy" && scenario.Uses(name, param.Name) {
 				si.Uses = append(si.Uses, param.Name)
 			}
 		}

@@ -159,7 +159,7 @@ func TestLanePanelsShowOnlyWhatTheStrategyUses(t *testing.T) {
 			t.Errorf("%s: panel shows %q, %q", name, p.Strategy.Value, p.About)
 		}
 		for _, c := range p.Controls {
-			shown := strategies.Uses(name, c.Base) || c.Base == "cancel_on_timeout"
+			shown := scenario.Uses(name, c.Base) || c.Base == "cancel_on_timeout"
 			if c.Hidden == shown {
 				t.Errorf("%s: %s hidden=%v, want %v", name, c.Name, c.Hidden, !shown)
 			}
