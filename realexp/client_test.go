@@ -41,7 +41,7 @@ func sum(ws []Window) Counts {
 // overlap, their events add up to the totals, and each rate is its count
 // over the window's measured length.
 func TestClientWindows(t *testing.T) {
-	_, addr := startServer(t, serverConfig(Curve{Base: 5 * ms, Limit: 1000, Factor: 2, K: 1, Max: time.Hour}), nil)
+	_, addr := startServer(t, serverConfig(scenario.Curve{Base: 5 * ms, Limit: 1000, Factor: 2, K: 1, Max: time.Hour}), nil)
 	cfg := clientConfig(addr, 50, 20*ms, time.Second, strategies.NameFixed)
 	cfg.Report = 100 * ms
 	ctx, cancel := context.WithTimeout(context.Background(), 1200*ms)
@@ -81,7 +81,7 @@ func TestClientWindows(t *testing.T) {
 // number of clients, not of timeouts.
 func TestClientNoLeakOnTimeouts(t *testing.T) {
 	scfg := DefaultServerConfig()
-	scfg.CancelOnTimeout = true // the server lets go of each abandoned request too
+	scfg.Scenario.Lanes[0].CancelOnTimeout = true // the server lets go of each abandoned request too
 	s, addr := startServer(t, scfg, nil)
 	s.Pause() // nothing is ever answered
 	if !waitFor(time.Second, func() bool { return s.Stats().Paused }) {
@@ -182,12 +182,12 @@ func TestServerConfigErrors(t *testing.T) {
 		name  string
 		allow string
 	}{
-		{func(c *ServerConfig) { c.Limit = 0 }, "server_limit", "from 1 to 1000000"},
-		{func(c *ServerConfig) { c.Factor = 0.5 }, "server_factor", "from 1 to 10"},
-		{func(c *ServerConfig) { c.K = 0 }, "server_k", "from 0.1"},
-		{func(c *ServerConfig) { c.Base = 0 }, "server_delay", "from 1ms to 1m0s"},
-		{func(c *ServerConfig) { c.Max = 48 * time.Hour }, "max_server_delay", "to 24h0m0s"},
-		{func(c *ServerConfig) { c.Backlog = -1 }, "backlog", "from 0"},
+		{func(c *ServerConfig) { c.Scenario.ServerLimit = 0 }, "server_limit", "from 1 to 1000000"},
+		{func(c *ServerConfig) { c.Scenario.ServerFactor = 0.5 }, "server_factor", "from 1 to 10"},
+		{func(c *ServerConfig) { c.Scenario.ServerK = 0 }, "server_k", "from 0.1"},
+		{func(c *ServerConfig) { c.Scenario.ServerDelay = 0 }, "server_delay", "from 1ms to 1m0s"},
+		{func(c *ServerConfig) { c.Scenario.MaxServerDelay = 48 * time.Hour }, "max_server_delay", "to 24h0m0s"},
+		{func(c *ServerConfig) { c.Scenario.Backlog = -1 }, "backlog", "from 0"},
 	} {
 		cfg := DefaultServerConfig()
 		tc.edit(&cfg)
@@ -218,7 +218,7 @@ func TestParseSeconds(t *testing.T) {
 // TestClientLatencies: TakeLatencies returns one end-to-end latency per
 // success since the previous call, each at least the server's delay.
 func TestClientLatencies(t *testing.T) {
-	srv, addr := startServer(t, serverConfig(Curve{Base: 20 * ms, Limit: 1000, Factor: 2, K: 1, Max: time.Hour}), nil)
+	srv, addr := startServer(t, serverConfig(scenario.Curve{Base: 20 * ms, Limit: 1000, Factor: 2, K: 1, Max: time.Hour}), nil)
 	p, err := NewPopulation(clientConfig(addr, 20, 10*ms, time.Second, strategies.NameFixed))
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,10 @@
 package realexp
 
-import "time"
+import (
+	"time"
+
+	"backofflab/scenario"
+)
 
 // The states of a request in the server.
 const (
@@ -50,7 +54,7 @@ func (q *queue) pop() *request {
 // oldest first and only the oldest needs a wake-up: one timer for the whole
 // server, re-planned whenever the concurrency changes.
 type core struct {
-	curve   Curve
+	lat     scenario.Latency
 	backlog int // most requests parked while paused
 
 	in, bl    queue // inside (oldest first) and parked
@@ -115,7 +119,7 @@ func (c *core) next() (time.Time, bool) {
 	if c.paused || c.live == 0 {
 		return time.Time{}, false
 	}
-	c.lastDelay = c.curve.Delay(c.live)
+	c.lastDelay = c.lat.Delay(c.live)
 	return c.in.front().start.Add(c.lastDelay), true
 }
 

@@ -3,6 +3,8 @@ package realexp
 import (
 	"testing"
 	"time"
+
+	"backofflab/scenario"
 )
 
 // coreAt is a core with a fake clock: times are offsets from t0.
@@ -12,8 +14,8 @@ type coreAt struct {
 	t0 time.Time
 }
 
-func newCoreAt(t *testing.T, cv Curve, backlog int) *coreAt {
-	return &coreAt{t: t, c: core{curve: cv, backlog: backlog}, t0: time.Unix(1000, 0)}
+func newCoreAt(t *testing.T, cv scenario.Curve, backlog int) *coreAt {
+	return &coreAt{t: t, c: core{lat: cv, backlog: backlog}, t0: time.Unix(1000, 0)}
 }
 
 func (c *coreAt) at(d time.Duration) time.Time { return c.t0.Add(d) }
@@ -53,7 +55,7 @@ const ms = time.Millisecond
 
 // curve2 doubles the delay per request over a limit of 1: 100 ms, 200 ms,
 // 400 ms…
-var curve2 = Curve{Base: 100 * ms, Limit: 1, Factor: 2, K: 1, Max: time.Hour}
+var curve2 = scenario.Curve{Base: 100 * ms, Limit: 1, Factor: 2, K: 1, Max: time.Hour}
 
 // TestCoreOldestFirst: a request completes when its age reaches the delay
 // for the concurrency of the moment, oldest first.
@@ -168,7 +170,7 @@ func TestCoreBacklog(t *testing.T) {
 
 // TestCoreCap: however many requests are inside, the delay stops at the cap.
 func TestCoreCap(t *testing.T) {
-	c := newCoreAt(t, Curve{Base: 100 * ms, Limit: 1, Factor: 10, K: 0.1, Max: 3 * time.Second}, 0)
+	c := newCoreAt(t, scenario.Curve{Base: 100 * ms, Limit: 1, Factor: 10, K: 0.1, Max: 3 * time.Second}, 0)
 	for i := range 100_000 {
 		c.arrive(time.Duration(i) * time.Microsecond)
 	}

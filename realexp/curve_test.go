@@ -23,8 +23,8 @@ func TestCurveMatchesModel(t *testing.T) {
 		}
 		return time.Duration(d)
 	}
-	curves := []Curve{
-		DefaultServerConfig().Curve,
+	curves := []scenario.Curve{
+		defaultCurve(),
 		{Base: 100 * time.Millisecond, Limit: 30, Factor: 1.05, K: 5, Max: time.Hour},
 		{Base: 10 * time.Millisecond, Limit: 1, Factor: 2, K: 1, Max: time.Second},
 		{Base: time.Minute, Limit: 1000, Factor: 10, K: 0.1, Max: 24 * time.Hour},
@@ -38,7 +38,7 @@ func TestCurveMatchesModel(t *testing.T) {
 		}
 	}
 	// 001's own server log (seeds/001) printed these, to the nanosecond.
-	def := DefaultServerConfig().Curve
+	def := defaultCurve()
 	for _, tc := range []struct {
 		c    int
 		want string
@@ -55,7 +55,7 @@ func TestCurveMatchesModel(t *testing.T) {
 // TestCurveNeverOverflows: 001's server computed the delay in int64
 // nanoseconds and overflowed; this one saturates at Max.
 func TestCurveNeverOverflows(t *testing.T) {
-	cv := Curve{Base: time.Minute, Limit: 1, Factor: 10, K: 0.1, Max: 24 * time.Hour}
+	cv := scenario.Curve{Base: time.Minute, Limit: 1, Factor: 10, K: 0.1, Max: 24 * time.Hour}
 	prev := time.Duration(0)
 	for _, c := range []int{0, 1, 2, 3, 10, 100, 1e4, 1e6, 1e9, math.MaxInt32, math.MaxInt} {
 		d := cv.Delay(c)
@@ -67,7 +67,7 @@ func TestCurveNeverOverflows(t *testing.T) {
 	if got := cv.Delay(math.MaxInt); got != cv.Max {
 		t.Errorf("Delay(MaxInt) = %v, want the cap %v", got, cv.Max)
 	}
-	def := DefaultServerConfig().Curve
+	def := defaultCurve()
 	if got := def.Delay(100_000); got != time.Hour {
 		t.Errorf("default Delay(100000) = %v, want the 1h cap", got)
 	}

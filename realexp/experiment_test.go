@@ -56,7 +56,7 @@ type lane struct {
 // watch after the resume.
 func runLane(t *testing.T, l *lane, watch time.Duration) {
 	cfg := DefaultServerConfig()
-	cfg.Limit, cfg.K = expLimit, expK
+	cfg.Scenario.ServerLimit, cfg.Scenario.ServerK = expLimit, expK
 	s, addr := startServer(t, cfg, nil)
 	ccfg := clientConfig(addr, expClients, expThink, expTimeout, l.strategy)
 	ccfg.Report = 500 * time.Millisecond

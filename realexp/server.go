@@ -1,6 +1,7 @@
 // Package realexp reruns 001's experiment over real HTTP: a server whose
-// latency follows 001's curve (scenario.Curve) and a population of clients
-// that retry with the same strategies package as the simulator.
+// latency follows the vocabulary's server model (scenario.ServerModels,
+// 001's curve by default) and a population of clients that retry with the
+// same strategies package as the simulator.
 //
 // Both run in-process with a context and any listener, and keep no global
 // state, so a program may start several on ephemeral loopback ports.
@@ -26,9 +27,11 @@ import (
 
 // ServerConfig is the server's parameters, under the vocabulary's names.
 type ServerConfig struct {
-	Curve                // server_delay, server_limit, server_factor, server_k, max_server_delay
-	Backlog         int  // backlog: most requests waiting while paused; more are dropped
-	CancelOnTimeout bool // cancel_on_timeout: drop a request whose client left
+	// Scenario holds the server's parameters: the vocabulary's ScopeServer
+	// rows, with the per-lane ones (cancel_on_timeout) read from its lane a.
+	// The server reads nothing else of it, so that a new server parameter
+	// reaches the real server as it reaches the simulated one.
+	Scenario scenario.Params
 
 	// ReportEvery is the interval of Run's report lines; 0 means 1 s.
 	ReportEvery time.Duration
@@ -49,23 +52,25 @@ func DefaultServerConfig() ServerConfig {
 // cancel_on_timeout: the server of that lane. Its ReportEvery and ErrorLog
 // are left to the caller.
 func ServerConfigOf(p *scenario.Params, lane int) ServerConfig {
-	return ServerConfig{Curve: scenario.CurveOf(p), Backlog: p.Backlog, CancelOnTimeout: p.Lanes[lane].CancelOnTimeout}
+	s := p.Clone()
+	s.Lanes = []scenario.Lane{p.Lanes[lane]}
+	return ServerConfig{Scenario: s}
 }
 
-// params is ServerConfigOf's inverse: c's values in a Params of one lane,
-// the parameters that c lacks at their defaults, for the table to check.
-func (c ServerConfig) params() scenario.Params {
-	p := scenario.Defaults()
-	p.ServerDelay, p.ServerLimit, p.ServerFactor, p.ServerK, p.MaxServerDelay = c.Base, c.Limit, c.Factor, c.K, c.Max
-	p.Backlog = c.Backlog
-	p.Lanes = []scenario.Lane{{CancelOnTimeout: c.CancelOnTimeout}}
-	return p
-}
+// Latency returns the server's latency as a function of its concurrency.
+func (c ServerConfig) Latency() scenario.Latency { return scenario.LatencyOf(&c.Scenario) }
+
+// params returns c's values as a Params of one lane, for the table to check.
+func (c ServerConfig) params() scenario.Params { return c.Scenario }
 
 // Validate checks every value against the vocabulary's ranges, each
 // parameter named as the server command's flag is. Its errors are
 // *scenario.ParamError, joined.
 func (c ServerConfig) Validate() error {
+	if len(c.Scenario.Lanes) != 1 {
+		return errors.Join(&scenario.ParamError{Name: "lanes", Value: fmt.Sprint(len(c.Scenario.Lanes)),
+			Allow: "1: the server's cancel_on_timeout is its one lane's"}, checkReport("report", c.ReportEvery, true))
+	}
 	return errors.Join(
 		c.params().ValidateLane(0, scenario.ScopeServer),
 		checkReport("report", c.ReportEvery, true),
@@ -120,7 +125,7 @@ func NewServer(cfg ServerConfig) *Server {
 		cfg.ReportEvery = time.Second
 	}
 	s := &Server{cfg: cfg, quit: make(chan struct{})}
-	s.core.curve, s.core.backlog = cfg.Curve, cfg.Backlog
+	s.core.lat, s.core.backlog = cfg.Latency(), cfg.Scenario.Backlog
 	s.timer = time.AfterFunc(time.Hour, s.fire)
 	s.timer.Stop()
 	return s
@@ -204,7 +209,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	case <-r.Context().Done():
 		s.mu.Lock()
 		switch {
-		case s.cfg.CancelOnTimeout || wasDropped:
+		case s.cfg.Scenario.Lanes[0].CancelOnTimeout || wasDropped:
 			if s.core.withdraw(req) {
 				s.replan(time.Now())
 			}

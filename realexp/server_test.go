@@ -12,12 +12,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"backofflab/scenario"
 )
 
-func serverConfig(cv Curve) ServerConfig {
+// serverConfig returns the default server with the latency curve cv.
+func serverConfig(cv scenario.Curve) ServerConfig {
 	cfg := DefaultServerConfig()
-	cfg.Curve = cv
+	p := &cfg.Scenario
+	p.ServerDelay, p.ServerLimit, p.ServerFactor, p.ServerK, p.MaxServerDelay = cv.Base, cv.Limit, cv.Factor, cv.K, cv.Max
 	return cfg
+}
+
+// defaultCurve is the default server's latency curve.
+func defaultCurve() scenario.Curve {
+	p := DefaultServerConfig().Scenario
+	return scenario.CurveOf(&p)
 }
 
 // get GETs url and reports the body, the status and how long it took.
@@ -89,7 +99,7 @@ func TestServerFollowsConcurrency(t *testing.T) {
 // TestServerPauseResume: paused, the request inside does not complete and a
 // new one waits outside the concurrency; resumed, both complete.
 func TestServerPauseResume(t *testing.T) {
-	s, addr := startServer(t, serverConfig(Curve{Base: 200 * ms, Limit: 10, Factor: 2, K: 1, Max: time.Hour}), nil)
+	s, addr := startServer(t, serverConfig(scenario.Curve{Base: 200 * ms, Limit: 10, Factor: 2, K: 1, Max: time.Hour}), nil)
 	hc, base := testClient(t), "http://"+addr
 	a := goGet(context.Background(), hc, base+"/api")
 	if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
@@ -139,8 +149,8 @@ func TestServerPauseResume(t *testing.T) {
 // leaves at once.
 func TestServerCancelOnTimeout(t *testing.T) {
 	for _, cancel := range []bool{false, true} {
-		cfg := serverConfig(Curve{Base: 700 * ms, Limit: 10, Factor: 2, K: 1, Max: time.Hour})
-		cfg.CancelOnTimeout = cancel
+		cfg := serverConfig(scenario.Curve{Base: 700 * ms, Limit: 10, Factor: 2, K: 1, Max: time.Hour})
+		cfg.Scenario.Lanes[0].CancelOnTimeout = cancel
 		s, addr := startServer(t, cfg, nil)
 		ctx, stop := context.WithTimeout(context.Background(), 100*ms)
 		_, _, _, err := get(ctx, testClient(t), "http://"+addr+"/api")
@@ -172,7 +182,7 @@ func TestServerCancelOnTimeout(t *testing.T) {
 // CLOSE-WAIT until the delay ends; the request stays inside all the same
 // (cancel_on_timeout off), answered for nobody when its delay ends.
 func TestServerClosesLeftConn(t *testing.T) {
-	s, addr := startServer(t, serverConfig(Curve{Base: 10 * time.Second, Limit: 10, Factor: 2, K: 1, Max: time.Hour}), nil)
+	s, addr := startServer(t, serverConfig(scenario.Curve{Base: 10 * time.Second, Limit: 10, Factor: 2, K: 1, Max: time.Hour}), nil)
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

@@ -145,8 +145,8 @@ func newRealConfig(p scenario.Params, lane int) realConfig {
 // uses it.
 type realRun struct {
 	lane  int
-	addr  string // the server's host:port
-	curve realexp.Curve
+	addr  string           // the server's host:port
+	lat   scenario.Latency // the server's, for the latency its ticks show
 	tick  time.Duration
 	srv   *realexp.Server
 	pop   *realexp.Population
@@ -204,7 +204,7 @@ func startReal(p scenario.Params, lane int, now time.Duration, log *slog.Logger,
 		ln.Close()
 		return nil, err
 	}
-	r := &realRun{lane: lane, addr: cfg.client.Addr, curve: cfg.server.Curve, tick: p.Tick, conns: conns,
+	r := &realRun{lane: lane, addr: cfg.client.Addr, lat: cfg.server.Latency(), tick: p.Tick, conns: conns,
 		srv: realexp.NewServer(cfg.server), pop: pop, det: scenario.NewDetector(p),
 		popDone: make(chan struct{}), srvDone: make(chan struct{}), ticks: int64(now / p.Tick)}
 	sctx, stopSrv := context.WithCancel(context.Background())
@@ -278,7 +278,7 @@ func (r *realRun) measure(now time.Time, to time.Duration) {
 		OK: rate(d.OK), Errors: rate(d.Errors), Timeouts: rate(d.Timeouts), Attempts: rate(d.Attempts),
 		Retries: rate(d.Retries), GaveUp: rate(d.GaveUp),
 		Concurrency:   st.Concurrency,
-		ServerLatency: r.curve.Delay(st.Concurrency).Seconds(),
+		ServerLatency: r.lat.Delay(st.Concurrency).Seconds(),
 		Backlog:       st.Backlog,
 		InBackoff:     int(cur.InBackoff),
 	}
@@ -465,9 +465,15 @@ func (l *realLane) note() string {
 }
 
 // restarts: a change of what the lane's server and clients are made of
-// (clients, think, timeout, server, its strategy, seed) needs new ones.
+// (clients, think, timeout, server, its strategy and limits, seed) needs
+// new ones.
 func (l *realLane) restarts(old, p scenario.Params) bool {
-	return newRealConfig(p, l.lane) != newRealConfig(old, l.lane)
+	for _, row := range scenario.Table {
+		if (row.Scope != scenario.ScopeRun || row.Name == "seed") && row.Value(&p, l.lane) != row.Value(&old, l.lane) {
+			return true
+		}
+	}
+	return false
 }
 
 // stale: real clients and a real server cannot resume where they stopped.
