@@ -46,8 +46,9 @@ func TestConfigsReadEveryRow(t *testing.T) {
 				*v = time.Duration(cmpOther(float64(*v), row.Min, row.Max))
 				bad = func() { *v = time.Duration(row.Min) - 1 }
 			case *string:
-				i := slices.IndexFunc(row.Choices, func(c string) bool { return c != *v })
-				*v = row.Choices[i]
+				if i := slices.IndexFunc(row.Choices, func(c string) bool { return c != *v }); i >= 0 {
+					*v = row.Choices[i]
+				}
 				bad = func() { *v = "bogus" }
 			case *bool:
 				*v = !*v

@@ -50,6 +50,22 @@ func ServerModelOf(p *Params) ServerModel {
 // LatencyOf returns the latency of p's server.
 func LatencyOf(p *Params) Latency { return ServerModelOf(p).Latency(p) }
 
+// ServerUses reports whether a server of model reads the parameter param:
+// the parameters of model's row, and every parameter that is no model's
+// own (server_model, backlog, cancel_on_timeout, and the clients' and
+// lanes'). It is false for a parameter of another model and for an unknown
+// model.
+func ServerUses(model, param string) bool {
+	i := slices.IndexFunc(ServerModels, func(m ServerModel) bool { return m.Name == model })
+	if i < 0 {
+		return false
+	}
+	if slices.Contains(ServerModels[i].Uses, param) {
+		return true
+	}
+	return !slices.ContainsFunc(ServerModels, func(m ServerModel) bool { return slices.Contains(m.Uses, param) })
+}
+
 // serverModelNames are the values server_model accepts.
 func serverModelNames() []string {
 	names := make([]string, len(ServerModels))

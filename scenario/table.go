@@ -50,6 +50,14 @@ const (
 	ScopeLimiter
 )
 
+// The groups of shared parameters, in the order the page shows them.
+const (
+	GroupClients = "clients"
+	GroupServer  = "server"
+	GroupOutage  = "outage"
+	GroupRun     = "run"
+)
+
 // Param describes one parameter of the vocabulary. It is the one place that
 // the command line, the page's labels and the validator read.
 type Param struct {
@@ -60,6 +68,10 @@ type Param struct {
 	Lane bool
 	// Scope is the part of the experiment that reads the parameter.
 	Scope Scope
+	// Group is the section of the page that shows a shared parameter
+	// (GroupClients, GroupServer, GroupOutage or GroupRun); each lane's
+	// parameters show in the lane's panel.
+	Group string
 	Kind  Kind
 	// Min and Max bound numeric values, durations in nanoseconds.
 	Min, Max float64
@@ -79,49 +91,52 @@ func d(v time.Duration) float64 { return float64(v) }
 
 // Table lists every parameter in the order the user interface shows them.
 var Table = []Param{
-	{Name: "clients", Scope: ScopeClients, Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "clients",
+	{Name: "clients", Scope: ScopeClients, Group: GroupClients, Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "clients",
 		Help:  "number of clients, each thinking then making one request at a time",
 		field: func(p *Params, _ int) any { return &p.Clients }},
-	{Name: "think", Scope: ScopeClients, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "think", Scope: ScopeClients, Group: GroupClients, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "mean think time between a client's requests (exponential; 001's lambda)",
 		field: func(p *Params, _ int) any { return &p.Think }},
-	{Name: "timeout", Scope: ScopeClients, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "timeout", Scope: ScopeClients, Group: GroupClients, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "per-attempt timeout: the client abandons an attempt after it",
 		field: func(p *Params, _ int) any { return &p.Timeout }},
-	{Name: "server_limit", Scope: ScopeServer, Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "req",
+	{Name: "server_model", Scope: ScopeServer, Group: GroupServer, Kind: KindEnum, Choices: serverModelNames(),
+		Help:  "how the server's latency answers its load (its parameters follow)",
+		field: func(p *Params, _ int) any { return &p.ServerModel }},
+	{Name: "server_limit", Scope: ScopeServer, Group: GroupServer, Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "req",
 		Help:  "concurrency up to which the server answers in server_delay",
 		field: func(p *Params, _ int) any { return &p.ServerLimit }},
-	{Name: "server_delay", Scope: ScopeServer, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Minute), Unit: "s",
+	{Name: "server_delay", Scope: ScopeServer, Group: GroupServer, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Minute), Unit: "s",
 		Help:  "the server's latency while concurrency ≤ server_limit",
 		field: func(p *Params, _ int) any { return &p.ServerDelay }},
-	{Name: "server_factor", Scope: ScopeServer, Kind: KindFloat, Min: 1, Max: 10,
+	{Name: "server_factor", Scope: ScopeServer, Group: GroupServer, Kind: KindFloat, Min: 1, Max: 10,
 		Help:  "latency grows ×server_factor per server_k requests over the limit",
 		field: func(p *Params, _ int) any { return &p.ServerFactor }},
-	{Name: "server_k", Scope: ScopeServer, Kind: KindFloat, Min: 0.1, Max: 1_000_000, Unit: "req",
+	{Name: "server_k", Scope: ScopeServer, Group: GroupServer, Kind: KindFloat, Min: 0.1, Max: 1_000_000, Unit: "req",
 		Help:  "requests over the limit that multiply latency by server_factor",
 		field: func(p *Params, _ int) any { return &p.ServerK }},
-	{Name: "max_server_delay", Scope: ScopeServer, Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "max_server_delay", Scope: ScopeServer, Group: GroupServer, Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "cap on the server's latency (001's server overflowed instead)",
 		field: func(p *Params, _ int) any { return &p.MaxServerDelay }},
-	{Name: "backlog", Scope: ScopeServer, Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "conn",
+	{Name: "backlog", Scope: ScopeServer, Group: GroupServer, Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "conn",
 		Help:  "accept backlog while the server is paused; connects beyond it are dropped",
 		field: func(p *Params, _ int) any { return &p.Backlog }},
-	{Name: "outage", Scope: ScopeRun, Kind: KindEnum, Choices: []string{OutageNone, OutagePause, OutageCrash, OutagePartition},
+	{Name: "outage", Scope: ScopeRun, Group: GroupOutage, Kind: KindEnum, Choices: []string{OutageNone, OutagePause, OutageCrash, OutagePartition},
 		Help:  "pause: frozen, connects queue (SIGSTOP); crash: refused, work lost; partition: all lost",
 		field: func(p *Params, _ int) any { return &p.Outage }},
-	{Name: "outage_at", Scope: ScopeRun, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "outage_at", Scope: ScopeRun, Group: GroupOutage, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "when the scheduled outage starts",
 		field: func(p *Params, _ int) any { return &p.OutageAt }},
-	{Name: "outage_for", Scope: ScopeRun, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "outage_for", Scope: ScopeRun, Group: GroupOutage, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "how long the scheduled outage lasts",
 		field: func(p *Params, _ int) any { return &p.OutageFor }},
-	{Name: "duration", Scope: ScopeRun, Kind: KindDuration, Min: d(time.Second), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "duration", Scope: ScopeRun, Group: GroupRun, Kind: KindDuration, Min: d(time.Second), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "virtual time the run lasts",
 		field: func(p *Params, _ int) any { return &p.Duration }},
-	{Name: "tick", Scope: ScopeRun, Kind: KindDuration, Min: d(10 * time.Millisecond), Max: d(10 * time.Second), Unit: "s",
+	{Name: "tick", Scope: ScopeRun, Group: GroupRun, Kind: KindDuration, Min: d(10 * time.Millisecond), Max: d(10 * time.Second), Unit: "s",
 		Help:  "virtual time between two ticks of the time series",
 		field: func(p *Params, _ int) any { return &p.Tick }},
-	{Name: "seed", Scope: ScopeRun, Kind: KindSeed, Min: 0, Max: math.MaxUint64,
+	{Name: "seed", Scope: ScopeRun, Group: GroupRun, Kind: KindSeed, Min: 0, Max: math.MaxUint64,
 		Help:  "random seed: the same seed and parameters give the same run",
 		field: func(p *Params, _ int) any { return &p.Seed }},
 	{Name: "strategy", Lane: true, Scope: ScopeStrategy, Kind: KindEnum, Choices: strategies.Names(),

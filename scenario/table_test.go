@@ -851,9 +851,10 @@ func TestParamsMap(t *testing.T) {
 	}
 }
 
-// TestScopes: every row's scope is one of the named ones, and the rows that
-// strategies' formulas read are all ScopeStrategy, so that Uses asks
-// strategies.Uses about every one of them.
+// TestScopes: the rows listed keep their scopes, every shared row shows in
+// the page's group of its scope, the rows that strategies' formulas read are
+// all ScopeStrategy, so that Uses asks strategies.Uses about every one of
+// them, and the server models read server rows only.
 func TestScopes(t *testing.T) {
 	want := map[string]scenario.Scope{
 		"outage": scenario.ScopeRun, "outage_at": scenario.ScopeRun, "outage_for": scenario.ScopeRun,
@@ -867,11 +868,20 @@ func TestScopes(t *testing.T) {
 		"max_attempts": scenario.ScopeLimiter, "deadline": scenario.ScopeLimiter,
 	}
 	for _, param := range scenario.Table {
-		if w, ok := want[param.Name]; !ok || param.Scope != w {
-			t.Errorf("%s: scope %d, want %d (listed: %v)", param.Name, param.Scope, w, ok)
+		if w, ok := want[param.Name]; ok && param.Scope != w {
+			t.Errorf("%s: scope %d, want %d", param.Name, param.Scope, w)
+		}
+		group := map[scenario.Scope]string{scenario.ScopeClients: scenario.GroupClients, scenario.ScopeServer: scenario.GroupServer}[param.Scope]
+		if !param.Lane && group != "" && param.Group != group {
+			t.Errorf("%s: group %q, want %q for its scope", param.Name, param.Group, group)
 		}
 		if (param.Scope == scenario.ScopeStrategy || param.Scope == scenario.ScopeLimiter) && !param.Lane {
 			t.Errorf("%s: a strategy's or limiter's parameter shared by every lane", param.Name)
+		}
+		for _, m := range scenario.ServerModels {
+			if slices.Contains(m.Uses, param.Name) && param.Scope != scenario.ScopeServer {
+				t.Errorf("server model %s reads %s, a row of scope %d", m.Name, param.Name, param.Scope)
+			}
 		}
 		for _, s := range strategies.Names() {
 			if strategies.Uses(s, param.Name) && param.Scope != scenario.ScopeStrategy {

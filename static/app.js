@@ -29,6 +29,7 @@
   const RETRY_CHARTS = CHART_IDS.filter(k => SPEC[k].x === 'retry');
   const BASE = Object.fromEntries(CHART_IDS.map(k => [k, readJSON('chart-' + k)]));
   const STRATEGIES = Object.fromEntries(page.strategies.map(s => [s.name, s]));
+  const MODELS = Object.fromEntries(page.models.map(m => [m.name, m]));
   // A duration box's bare decimal is seconds, the box's unit: the page adds
   // the unit and leaves the parsing to the server.
   const SECONDS_RE = /^[+-]?(\d+\.?\d*|\.\d+)$/;
@@ -163,6 +164,7 @@
       const s = p.get(LETTERS[i] + '.strategy');
       if (s) showStrategy(i, s);
     }
+    if (p.has('server_model')) showModel(p.get('server_model'));
     const d = seconds('duration');
     if (d > 0 && d !== duration) {
       duration = d;
@@ -184,6 +186,19 @@
     if (about) about.textContent = info.about;
     const head = $(attr('data-lane-strategy', L));
     if (head) head.textContent = strategy;
+  }
+
+  // showModel shows the server parameters that model reads and hides the
+  // other models' own.
+  function showModel(model) {
+    const info = MODELS[model];
+    if (!info) return;
+    for (const [names, hidden] of [[info.show, false], [info.hide, true]]) {
+      for (const name of names) {
+        const ctl = $(attr('data-ctl', name));
+        if (ctl) ctl.hidden = hidden;
+      }
+    }
   }
 
   function updateURL() {
@@ -678,6 +693,7 @@
         freshStrategy.add(i);
         showStrategy(i, el.value);
       }
+      if (name === 'server_model') showModel(el.value);
       // A real lane runs in real time: the speed menu shows it.
       if (name.endsWith('.source') && el.value === 'real') setControl($('#speed'), '1');
       sendSet();

@@ -37,17 +37,15 @@ const (
 // defaults apply.
 var keepOnStrategyChange = []string{"cancel_on_timeout", "max_attempts", "deadline", sourceParam}
 
-// controlGroups are the control sections for the parameters shared by every lane,
-// in the order of the page. A Table parameter that none names lands in a
-// last section, so that every parameter always has a control.
-var controlGroups = []struct {
-	id, title string
-	names     []string
-}{
-	{"clients", "Clients", []string{"clients", "think", "timeout"}},
-	{"server", "Server", []string{"server_limit", "server_delay", "server_factor", "server_k", "max_server_delay", "backlog"}},
-	{"outage", "Outage", []string{"outage", "outage_at", "outage_for"}},
-	{"run", "Run", []string{"duration", "tick", "seed"}},
+// controlGroups are the control sections for the parameters shared by
+// every lane, in the order of the page; each shows the rows of its group
+// (scenario.Param.Group). A parameter of no listed group lands in a last
+// section, so that every parameter always has a control.
+var controlGroups = []struct{ id, title string }{
+	{scenario.GroupClients, "Clients"},
+	{scenario.GroupServer, "Server"},
+	{scenario.GroupOutage, "Outage"},
+	{scenario.GroupRun, "Run"},
 }
 
 // speedChoices are the playback speeds the speed menu offers: virtual seconds per
@@ -114,7 +112,7 @@ type paramCtl struct {
 	Checked  bool   // a checkbox's state
 	Choices  []ctlChoice
 	Error    string // the message of a bad value, shown beside the control
-	Hidden   bool   // a lane parameter its strategy does not use
+	Hidden   bool   // a parameter the lane's strategy or the server's model does not read
 	// slider is the slider's scale, the key of its table in the page
 	// state; zero for no slider.
 	slider sliderSpec
@@ -148,6 +146,7 @@ type pageState struct {
 	Columns    []string       `json:"columns"`
 	LaneNames  string         `json:"laneNames"`
 	Strategies []strategyInfo `json:"strategies"`
+	Models     []modelInfo    `json:"models"`
 	Keep       []string       `json:"keep"` // kept on a strategy change
 	// Charts are the charts' specs, row by row: the script draws what
 	// they say.
@@ -159,6 +158,15 @@ type pageState struct {
 	// page moves the box with the slider without a formula of its own.
 	Sliders map[string]int `json:"sliders"`
 	Scales  [][]string     `json:"scales"`
+}
+
+// modelInfo tells the script which server parameters a server model shows
+// and which it hides.
+type modelInfo struct {
+	Name  string   `json:"name"`
+	About string   `json:"about"`
+	Show  []string `json:"show"`
+	Hide  []string `json:"hide"`
 }
 
 // strategyInfo tells the script which lane parameters a strategy uses.
@@ -215,13 +223,14 @@ func newView(in pageInput) pageView {
 	placed := map[string]bool{}
 	for _, g := range controlGroups {
 		cg := controlGroup{ID: g.id, Title: g.title}
-		for _, name := range g.names {
-			param, _, ok := scenario.Lookup(name)
-			if !ok || param.Lane {
+		for _, param := range scenario.Table {
+			if param.Lane || param.Group != g.id {
 				continue
 			}
-			cg.Controls = append(cg.Controls, mk(param, -1))
-			placed[name] = true
+			c := mk(param, -1)
+			c.Hidden = !scenario.ServerUses(p.ServerModel, param.Name)
+			cg.Controls = append(cg.Controls, c)
+			placed[param.Name] = true
 		}
 		v.Groups = append(v.Groups, cg)
 	}
@@ -236,7 +245,9 @@ func newView(in pageInput) pageView {
 	}
 	for _, g := range v.Groups {
 		for _, c := range g.Controls {
-			shown[c.Name] = true
+			if !c.Hidden {
+				shown[c.Name] = true
+			}
 		}
 	}
 
@@ -408,6 +419,20 @@ func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 			}
 		}
 		ps.Strategies = append(ps.Strategies, si)
+	}
+	for _, m := range scenario.ServerModels {
+		mi := modelInfo{Name: m.Name, About: m.About, Show: []string{}, Hide: []string{}}
+		for _, param := range scenario.Table {
+			if param.Scope != scenario.ScopeServer || param.Lane {
+				continue
+			}
+			if scenario.ServerUses(m.Name, param.Name) {
+				mi.Show = append(mi.Show, param.Name)
+			} else {
+				mi.Hide = append(mi.Hide, param.Name)
+			}
+		}
+		ps.Models = append(ps.Models, mi)
 	}
 	return ps
 }
