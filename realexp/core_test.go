@@ -14,7 +14,7 @@ type coreAt struct {
 	t0 time.Time
 }
 
-func newCoreAt(t *testing.T, cv scenario.Curve, backlog int) *coreAt {
+func newCoreAt(t *testing.T, cv scenario.Latency, backlog int) *coreAt {
 	return &coreAt{t: t, c: core{lat: cv, backlog: backlog}, t0: time.Unix(1000, 0)}
 }
 
@@ -225,4 +225,24 @@ func TestCorePeak(t *testing.T) {
 	if p := c.c.takePeak(); p != 3 {
 		t.Fatalf("the resume's flood: peak %d, want 3", p)
 	}
+}
+
+// TestCoreLinear: the real server answers by any model's latency. With the
+// linear model (100 ms + 50 ms per request inside), a second request makes
+// the first wait 200 ms; when the first leaves, the second, 190 ms old,
+// is past its 150 ms and leaves with it.
+func TestCoreLinear(t *testing.T) {
+	p := scenario.Defaults()
+	p.ServerModel, p.ServerDelay, p.ServerSlope = "linear", 100*ms, 50*ms
+	c := newCoreAt(t, scenario.LatencyOf(&p), 10)
+	c.arrive(0)
+	if got := c.next(); got != 150*ms {
+		t.Fatalf("one request inside: due at %v, want 150ms", got)
+	}
+	c.arrive(10 * ms)
+	if got := c.next(); got != 200*ms {
+		t.Fatalf("two requests inside: due at %v, want 200ms", got)
+	}
+	c.advance(199*ms, 0)
+	c.advance(200*ms, 2)
 }

@@ -19,6 +19,7 @@ type Params struct {
 	ServerDelay    time.Duration // server_delay
 	ServerFactor   float64       // server_factor
 	ServerK        float64       // server_k
+	ServerSlope    time.Duration // server_slope
 	MaxServerDelay time.Duration // max_server_delay
 	Backlog        int           // backlog
 	Outage         string        // outage: none, pause, crash or partition
@@ -72,6 +73,7 @@ func Defaults() Params {
 		ServerDelay:    100 * time.Millisecond,
 		ServerFactor:   1.05,
 		ServerK:        15,
+		ServerSlope:    time.Millisecond,
 		MaxServerDelay: time.Hour,
 		Backlog:        4096,
 		Outage:         OutagePause,

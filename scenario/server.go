@@ -38,6 +38,40 @@ var ServerModels = []ServerModel{
 		About:   "001's: server_delay up to server_limit requests inside, then ×server_factor per server_k more, up to max_server_delay",
 		Uses:    []string{"server_limit", "server_delay", "server_factor", "server_k", "max_server_delay"},
 		Latency: func(p *Params) Latency { return CurveOf(p) }},
+	{Name: "linear",
+		About: "server_delay plus server_slope per request inside, up to max_server_delay",
+		Uses:  []string{"server_delay", "server_slope", "max_server_delay"},
+		Latency: func(p *Params) Latency {
+			return Linear{Base: p.ServerDelay, Slope: p.ServerSlope, Max: p.MaxServerDelay}
+		}},
+}
+
+// Linear is a latency that grows by Slope per request inside: Base + Slope×C,
+// never more than Max. Each request inside costs the others the same,
+// unlike 001's curve, whose cost per request grows with the crowd.
+type Linear struct {
+	Base  time.Duration // server_delay
+	Slope time.Duration // server_slope
+	Max   time.Duration // max_server_delay
+}
+
+var _ Latency = Linear{}
+
+// Delay returns Base + Slope×c, saturating at Max whatever c is.
+func (l Linear) Delay(c int) time.Duration {
+	d := float64(l.Base) + float64(l.Slope)*float64(c)
+	if !(d < float64(l.Max)) {
+		return l.Max
+	}
+	return time.Duration(d)
+}
+
+// Flat returns 0, or the highest int when Slope is 0.
+func (l Linear) Flat() int {
+	if l.Slope == 0 {
+		return math.MaxInt
+	}
+	return 0
 }
 
 // ServerModelOf returns the row of p's server_model; an unknown name is

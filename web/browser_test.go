@@ -71,6 +71,7 @@ func TestBrowser(t *testing.T) {
 		{"RealLane", browserRealLane},
 		{"HaltedLaneVerdict", browserHaltedLane},
 		{"LogScale", browserLogScale},
+		{"ServerModel", browserServerModel},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
@@ -780,5 +781,35 @@ func browserLogScale(t *testing.T, env *browserEnv) {
 	poll[bool](tb, "both lanes' server and delay charts go log", `(cs => ['server.a', 'server.b'].every(k => cs[k].getOption().yAxis[1].type === 'log') && ['delay.a', 'delay.b'].every(k => cs[k].getOption().yAxis[0].type === 'log'))(window.backofflab.charts())`)
 	if got := types(); got != "value/log value/log log log "+offers {
 		t.Errorf("after: %q", got)
+	}
+}
+
+// 11. Choosing another server model shows its parameters and hides the
+// other model's, and the run follows: the linear model's latency is
+// server_delay + server_slope × the concurrency shown.
+func browserServerModel(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "outage=none&speed=20")
+	visible := func(name string) bool {
+		return eval[bool](tb, fmt.Sprintf(`!document.querySelector('[data-ctl=%q]').hidden`, name))
+	}
+	if visible("server_slope") || !visible("server_limit") {
+		t.Errorf("curve: server_slope shown %v, server_limit shown %v", visible("server_slope"), visible("server_limit"))
+	}
+	tb.selectValue(`[data-param="server_model"]`, "linear")
+	tb.waitQuery("server_model", "linear")
+	if !visible("server_slope") || visible("server_limit") || visible("server_factor") || visible("server_k") {
+		t.Errorf("linear: server_slope shown %v, server_limit %v, server_factor %v, server_k %v",
+			visible("server_slope"), visible("server_limit"), visible("server_factor"), visible("server_k"))
+	}
+	conc, lat := col(t, 0, "concurrency"), col(t, 0, "server_latency")
+	tb.waitTrue("a row shows the linear latency", fmt.Sprintf(
+		`window.backofflab.rows().some(r => r[%d] > 0 && Math.abs(r[%d] - (0.1 + 0.001 * r[%d])) < 1e-9)`, conc, lat, conc))
+	for _, r := range tb.rows() {
+		if r[conc] == nil || r[lat] == nil {
+			continue
+		}
+		if want := 0.1 + 0.001*(*r[conc]); math.Abs(*r[lat]-want) > 1e-9 && *r[lat] != 0.1 {
+			t.Fatalf("a row with concurrency %v shows latency %v, neither the curve's 0.1 nor linear's %v", *r[conc], *r[lat], want)
+		}
 	}
 }
