@@ -236,16 +236,16 @@ var realCommands = map[scenario.Scope]string{
 
 // realBadValue returns a value that row r refuses.
 func realBadValue(r scenario.Param) string {
-	switch r.Kind {
-	case scenario.KindInt:
+	switch r.Type {
+	case scenario.TypeInt:
 		return strconv.FormatInt(int64(r.Max)+1, 10)
-	case scenario.KindFloat:
+	case scenario.TypeFloat:
 		return strconv.FormatFloat(r.Max*2+1, 'g', -1, 64)
-	case scenario.KindDuration:
+	case scenario.TypeDuration:
 		return (time.Duration(r.Max) + time.Second).String()
-	case scenario.KindBool:
+	case scenario.TypeBool:
 		return "maybe"
-	case scenario.KindSeed:
+	case scenario.TypeSeed:
 		return "-1"
 	}
 	return "bogus"

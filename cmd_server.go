@@ -118,7 +118,7 @@ func newVocabFlags(fs *flag.FlagSet, reads func(scenario.Param) bool, def *scena
 		}
 		for i, n := range names {
 			help := v.help(r, d, rotate(names, i))
-			if r.Kind == scenario.KindBool {
+			if r.Type == scenario.TypeBool {
 				fs.BoolFunc(n, help, v.store(r.Name, n))
 			} else {
 				fs.Func(n, help, v.store(r.Name, n))

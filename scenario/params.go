@@ -106,10 +106,10 @@ func (p Params) Map() map[string]any {
 	for name, vals := range p.Encode() {
 		param, _, _ := Lookup(name)
 		v := vals[0]
-		switch param.Kind {
-		case KindInt, KindFloat, KindSeed:
+		switch param.Type {
+		case TypeInt, TypeFloat, TypeSeed:
 			m[name] = json.Number(v)
-		case KindBool:
+		case TypeBool:
 			m[name], _ = strconv.ParseBool(v)
 		default:
 			m[name] = v

@@ -13,17 +13,17 @@ import (
 	"backofflab/strategies"
 )
 
-// Kind is the type of a parameter's value.
-type Kind int
+// Type is the type of a parameter's value.
+type Type int
 
-// The kinds of parameter values.
+// The types of parameter values.
 const (
-	KindInt      Kind = iota // a whole number
-	KindFloat                // a number
-	KindDuration             // a Go duration such as 100ms or 2s
-	KindEnum                 // one of Choices
-	KindBool                 // true or false
-	KindSeed                 // a 64-bit unsigned number
+	TypeInt      Type = iota // a whole number
+	TypeFloat                // a number
+	TypeDuration             // a Go duration such as 100ms or 2s
+	TypeEnum                 // one of Choices
+	TypeBool                 // true or false
+	TypeSeed                 // a 64-bit unsigned number
 )
 
 // Scope is the part of the experiment that reads a parameter. The real
@@ -72,7 +72,7 @@ type Param struct {
 	// (GroupClients, GroupServer, GroupOutage or GroupRun); each lane's
 	// parameters show in the lane's panel.
 	Group string
-	Kind  Kind
+	Type  Type
 	// Min and Max bound numeric values, durations in nanoseconds.
 	Min, Max float64
 	// Choices lists the values of an enum.
@@ -91,89 +91,89 @@ func d(v time.Duration) float64 { return float64(v) }
 
 // Table lists every parameter in the order the user interface shows them.
 var Table = []Param{
-	{Name: "clients", Scope: ScopeClients, Group: GroupClients, Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "clients",
+	{Name: "clients", Scope: ScopeClients, Group: GroupClients, Type: TypeInt, Min: 1, Max: 1_000_000, Unit: "clients",
 		Help:  "number of clients, each thinking then making one request at a time",
 		field: func(p *Params, _ int) any { return &p.Clients }},
-	{Name: "think", Scope: ScopeClients, Group: GroupClients, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "think", Scope: ScopeClients, Group: GroupClients, Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "mean think time between a client's requests (exponential; 001's lambda)",
 		field: func(p *Params, _ int) any { return &p.Think }},
-	{Name: "timeout", Scope: ScopeClients, Group: GroupClients, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "timeout", Scope: ScopeClients, Group: GroupClients, Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "per-attempt timeout: the client abandons an attempt after it",
 		field: func(p *Params, _ int) any { return &p.Timeout }},
-	{Name: "server_model", Scope: ScopeServer, Group: GroupServer, Kind: KindEnum, Choices: serverModelNames(),
+	{Name: "server_model", Scope: ScopeServer, Group: GroupServer, Type: TypeEnum, Choices: serverModelNames(),
 		Help:  "how the server's latency answers its load (its parameters follow)",
 		field: func(p *Params, _ int) any { return &p.ServerModel }},
-	{Name: "server_limit", Scope: ScopeServer, Group: GroupServer, Kind: KindInt, Min: 1, Max: 1_000_000, Unit: "req",
+	{Name: "server_limit", Scope: ScopeServer, Group: GroupServer, Type: TypeInt, Min: 1, Max: 1_000_000, Unit: "req",
 		Help:  "concurrency up to which the server answers in server_delay",
 		field: func(p *Params, _ int) any { return &p.ServerLimit }},
-	{Name: "server_delay", Scope: ScopeServer, Group: GroupServer, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Minute), Unit: "s",
+	{Name: "server_delay", Scope: ScopeServer, Group: GroupServer, Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Minute), Unit: "s",
 		Help:  "the server's latency while concurrency ≤ server_limit",
 		field: func(p *Params, _ int) any { return &p.ServerDelay }},
-	{Name: "server_factor", Scope: ScopeServer, Group: GroupServer, Kind: KindFloat, Min: 1, Max: 10,
+	{Name: "server_factor", Scope: ScopeServer, Group: GroupServer, Type: TypeFloat, Min: 1, Max: 10,
 		Help:  "latency grows ×server_factor per server_k requests over the limit",
 		field: func(p *Params, _ int) any { return &p.ServerFactor }},
-	{Name: "server_k", Scope: ScopeServer, Group: GroupServer, Kind: KindFloat, Min: 0.1, Max: 1_000_000, Unit: "req",
+	{Name: "server_k", Scope: ScopeServer, Group: GroupServer, Type: TypeFloat, Min: 0.1, Max: 1_000_000, Unit: "req",
 		Help:  "requests over the limit that multiply latency by server_factor",
 		field: func(p *Params, _ int) any { return &p.ServerK }},
-	{Name: "server_slope", Scope: ScopeServer, Group: GroupServer, Kind: KindDuration, Min: 0, Max: d(10 * time.Second), Unit: "s",
+	{Name: "server_slope", Scope: ScopeServer, Group: GroupServer, Type: TypeDuration, Min: 0, Max: d(10 * time.Second), Unit: "s",
 		Help:  "linear model: latency added per request inside the server",
 		field: func(p *Params, _ int) any { return &p.ServerSlope }},
-	{Name: "max_server_delay", Scope: ScopeServer, Group: GroupServer, Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "max_server_delay", Scope: ScopeServer, Group: GroupServer, Type: TypeDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "cap on the server's latency (001's server overflowed instead)",
 		field: func(p *Params, _ int) any { return &p.MaxServerDelay }},
-	{Name: "backlog", Scope: ScopeServer, Group: GroupServer, Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "conn",
+	{Name: "backlog", Scope: ScopeServer, Group: GroupServer, Type: TypeInt, Min: 0, Max: 1_000_000, Unit: "conn",
 		Help:  "accept backlog while the server is paused; connects beyond it are dropped",
 		field: func(p *Params, _ int) any { return &p.Backlog }},
-	{Name: "outage", Scope: ScopeRun, Group: GroupOutage, Kind: KindEnum, Choices: []string{OutageNone, OutagePause, OutageCrash, OutagePartition},
+	{Name: "outage", Scope: ScopeRun, Group: GroupOutage, Type: TypeEnum, Choices: []string{OutageNone, OutagePause, OutageCrash, OutagePartition},
 		Help:  "pause: frozen, connects queue (SIGSTOP); crash: refused, work lost; partition: all lost",
 		field: func(p *Params, _ int) any { return &p.Outage }},
-	{Name: "outage_at", Scope: ScopeRun, Group: GroupOutage, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "outage_at", Scope: ScopeRun, Group: GroupOutage, Type: TypeDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "when the scheduled outage starts",
 		field: func(p *Params, _ int) any { return &p.OutageAt }},
-	{Name: "outage_for", Scope: ScopeRun, Group: GroupOutage, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "outage_for", Scope: ScopeRun, Group: GroupOutage, Type: TypeDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "how long the scheduled outage lasts",
 		field: func(p *Params, _ int) any { return &p.OutageFor }},
-	{Name: "duration", Scope: ScopeRun, Group: GroupRun, Kind: KindDuration, Min: d(time.Second), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "duration", Scope: ScopeRun, Group: GroupRun, Type: TypeDuration, Min: d(time.Second), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "virtual time the run lasts",
 		field: func(p *Params, _ int) any { return &p.Duration }},
-	{Name: "tick", Scope: ScopeRun, Group: GroupRun, Kind: KindDuration, Min: d(10 * time.Millisecond), Max: d(10 * time.Second), Unit: "s",
+	{Name: "tick", Scope: ScopeRun, Group: GroupRun, Type: TypeDuration, Min: d(10 * time.Millisecond), Max: d(10 * time.Second), Unit: "s",
 		Help:  "virtual time between two ticks of the time series",
 		field: func(p *Params, _ int) any { return &p.Tick }},
-	{Name: "seed", Scope: ScopeRun, Group: GroupRun, Kind: KindSeed, Min: 0, Max: math.MaxUint64,
+	{Name: "seed", Scope: ScopeRun, Group: GroupRun, Type: TypeSeed, Min: 0, Max: math.MaxUint64,
 		Help:  "random seed: the same seed and parameters give the same run",
 		field: func(p *Params, _ int) any { return &p.Seed }},
-	{Name: "strategy", Lane: true, Scope: ScopeStrategy, Kind: KindEnum, Choices: strategies.Names(),
+	{Name: "strategy", Lane: true, Scope: ScopeStrategy, Type: TypeEnum, Choices: strategies.Names(),
 		Help:  "retry strategy; its defaults fill the parameters not given",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Strategy }},
-	{Name: "min_delay", Lane: true, Scope: ScopeStrategy, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "min_delay", Lane: true, Scope: ScopeStrategy, Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "base delay: the first retry's wait (MinDelay)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MinDelay }},
-	{Name: "max_delay", Lane: true, Scope: ScopeStrategy, Kind: KindDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
+	{Name: "max_delay", Lane: true, Scope: ScopeStrategy, Type: TypeDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "cap on the wait between retries (MaxDelay)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MaxDelay }},
-	{Name: "factor", Lane: true, Scope: ScopeStrategy, Kind: KindFloat, Min: 1, Max: 10,
+	{Name: "factor", Lane: true, Scope: ScopeStrategy, Type: TypeFloat, Min: 1, Max: 10,
 		Help:  "growth of the wait per retry (Factor)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Factor }},
-	{Name: "jitter", Lane: true, Scope: ScopeStrategy, Kind: KindFloat, Min: 0, Max: 1,
+	{Name: "jitter", Lane: true, Scope: ScopeStrategy, Type: TypeFloat, Min: 0, Max: 1,
 		Help:  "random spread of the wait (Jitter)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Jitter }},
-	{Name: "max_attempts", Lane: true, Scope: ScopeLimiter, Kind: KindInt, Min: 0, Max: 1_000_000, Unit: "attempts",
+	{Name: "max_attempts", Lane: true, Scope: ScopeLimiter, Type: TypeInt, Min: 0, Max: 1_000_000, Unit: "attempts",
 		Help:  "most attempts per request, the first included; 0 for no limit",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MaxAttempts }},
-	{Name: "deadline", Lane: true, Scope: ScopeLimiter, Kind: KindDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
+	{Name: "deadline", Lane: true, Scope: ScopeLimiter, Type: TypeDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "give up when the next attempt would start this long after the request began; 0 for none",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Deadline }},
-	{Name: "min_connect_timeout", Lane: true, Scope: ScopeStrategy, Kind: KindDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "min_connect_timeout", Lane: true, Scope: ScopeStrategy, Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "gRPC: the shortest timeout an attempt gets",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MinConnectTimeout }},
-	{Name: "cancel_on_timeout", Lane: true, Scope: ScopeServer, Kind: KindBool,
+	{Name: "cancel_on_timeout", Lane: true, Scope: ScopeServer, Type: TypeBool,
 		Help:  "the server drops a request when its client times out (deadline propagation)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].CancelOnTimeout }},
 }
 
 // lanesParam is the parameter that sets the number of lanes. It stands apart
 // from Table because it decides how the lane parameters are read.
-var lanesParam = Param{Name: "lanes", Scope: ScopeRun, Kind: KindInt, Min: 1, Max: MaxLanes, Unit: "lanes",
+var lanesParam = Param{Name: "lanes", Scope: ScopeRun, Type: TypeInt, Min: 1, Max: MaxLanes, Unit: "lanes",
 	Help: "number of lanes, each with its own strategy (default: the highest lane letter given, else 2)"}
 
 // Lookup returns the parameter with the given name, with or without a lane
@@ -233,16 +233,16 @@ func (e *ParamError) Error() string {
 
 // Allowed describes the values p accepts, for error messages and help.
 func (p Param) Allowed() string {
-	switch p.Kind {
-	case KindEnum:
+	switch p.Type {
+	case TypeEnum:
 		return "one of " + strings.Join(p.Choices, ", ")
-	case KindBool:
+	case TypeBool:
 		return "true or false"
-	case KindSeed:
+	case TypeSeed:
 		return fmt.Sprintf("a whole number from 0 to %d", uint64(math.MaxUint64))
-	case KindDuration:
+	case TypeDuration:
 		return fmt.Sprintf("a duration from %v to %v", time.Duration(p.Min), time.Duration(p.Max))
-	case KindInt:
+	case TypeInt:
 		return fmt.Sprintf("a whole number from %d to %d", int64(p.Min), int64(p.Max))
 	}
 	return fmt.Sprintf("a number from %s to %s", fmtFloat(p.Min), fmtFloat(p.Max))

@@ -95,35 +95,35 @@ func tblCheckParamError(t *testing.T, pe *scenario.ParamError, name, raw, allow 
 func tblInRange(p *scenario.Params, param scenario.Param, i int) (string, bool) {
 	v := param.Value(p, i)
 	var f float64
-	switch param.Kind {
-	case scenario.KindEnum:
+	switch param.Type {
+	case scenario.TypeEnum:
 		return v, slices.Contains(param.Choices, v)
-	case scenario.KindBool:
+	case scenario.TypeBool:
 		_, err := strconv.ParseBool(v)
 		return v, err == nil
-	case scenario.KindSeed:
+	case scenario.TypeSeed:
 		_, err := strconv.ParseUint(v, 10, 64)
 		return v, err == nil
-	case scenario.KindInt:
+	case scenario.TypeInt:
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
 			return v, false
 		}
 		f = float64(n)
-	case scenario.KindFloat:
+	case scenario.TypeFloat:
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			return v, false
 		}
 		f = x
-	case scenario.KindDuration:
+	case scenario.TypeDuration:
 		d, err := time.ParseDuration(v)
 		if err != nil {
 			return v, false
 		}
 		f = float64(d)
 	default:
-		return fmt.Sprintf("%s: unknown kind %d", v, param.Kind), false
+		return fmt.Sprintf("%s: unknown type %d", v, param.Type), false
 	}
 	return fmt.Sprintf("%s, allowed %s", v, param.Allowed()), f >= param.Min && f <= param.Max && !math.IsNaN(f)
 }
@@ -188,10 +188,10 @@ func TestTableDefaultsInRange(t *testing.T) {
 			if param.Help == "" {
 				t.Errorf("no Help")
 			}
-			if param.Kind == scenario.KindEnum && len(param.Choices) == 0 {
+			if param.Type == scenario.TypeEnum && len(param.Choices) == 0 {
 				t.Errorf("an enum with no choices")
 			}
-			if param.Kind != scenario.KindEnum && param.Kind != scenario.KindBool && param.Min > param.Max {
+			if param.Type != scenario.TypeEnum && param.Type != scenario.TypeBool && param.Min > param.Max {
 				t.Errorf("Min %v > Max %v", param.Min, param.Max)
 			}
 			if a := param.Allowed(); a == "" {
@@ -275,8 +275,8 @@ type tblValue struct{ raw, want string }
 
 // tblGoodValues returns values that param accepts, derived from its range.
 func tblGoodValues(param scenario.Param) []tblValue {
-	switch param.Kind {
-	case scenario.KindInt:
+	switch param.Type {
+	case scenario.TypeInt:
 		lo, hi := int64(param.Min), int64(param.Max)
 		mid := lo + (hi-lo)/2
 		return []tblValue{
@@ -285,7 +285,7 @@ func tblGoodValues(param scenario.Param) []tblValue {
 			{strconv.FormatInt(mid, 10), strconv.FormatInt(mid, 10)},
 			{"+" + strconv.FormatInt(hi, 10), strconv.FormatInt(hi, 10)},
 		}
-	case scenario.KindFloat:
+	case scenario.TypeFloat:
 		f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 		mid := param.Min + (param.Max-param.Min)/3
 		return []tblValue{
@@ -295,7 +295,7 @@ func tblGoodValues(param scenario.Param) []tblValue {
 			{strconv.FormatFloat(param.Max, 'e', 3, 64), f(param.Max)},
 			{f(math.Nextafter(param.Min, math.Inf(1))), f(math.Nextafter(param.Min, math.Inf(1)))},
 		}
-	case scenario.KindDuration:
+	case scenario.TypeDuration:
 		lo, hi := time.Duration(param.Min), time.Duration(param.Max)
 		mid := lo + (hi-lo)/3
 		return []tblValue{
@@ -304,15 +304,15 @@ func tblGoodValues(param scenario.Param) []tblValue {
 			{mid.String(), mid.String()},
 			{fmt.Sprintf("%dns", int64(hi)), hi.String()},
 		}
-	case scenario.KindEnum:
+	case scenario.TypeEnum:
 		var vs []tblValue
 		for _, c := range param.Choices {
 			vs = append(vs, tblValue{c, c})
 		}
 		return vs
-	case scenario.KindBool:
+	case scenario.TypeBool:
 		return []tblValue{{"true", "true"}, {"false", "false"}, {"1", "true"}, {"0", "false"}, {"TRUE", "true"}}
-	case scenario.KindSeed:
+	case scenario.TypeSeed:
 		return []tblValue{{"0", "0"}, {"1", "1"}, {"18446744073709551615", "18446744073709551615"}, {"42", "42"}}
 	}
 	return nil
@@ -328,30 +328,30 @@ func tblBadValues(param scenario.Param) map[string]string {
 		"-Inf":      "-Inf",
 		"space":     " 1",
 	}
-	switch param.Kind {
-	case scenario.KindInt:
+	switch param.Type {
+	case scenario.TypeInt:
 		bad["below"] = strconv.FormatInt(int64(param.Min)-1, 10)
 		bad["above"] = strconv.FormatInt(int64(param.Max)+1, 10)
 		bad["fraction"] = "1.5"
 		bad["exponent"] = "1e3"
 		bad["huge"] = "99999999999999999999999"
-	case scenario.KindFloat:
+	case scenario.TypeFloat:
 		bad["below"] = strconv.FormatFloat(math.Nextafter(param.Min, math.Inf(-1)), 'g', -1, 64)
 		bad["above"] = strconv.FormatFloat(math.Nextafter(param.Max, math.Inf(1)), 'g', -1, 64)
 		bad["far_above"] = strconv.FormatFloat(param.Max*1000+1, 'g', -1, 64)
 		bad["comma"] = "1,5"
-	case scenario.KindDuration:
+	case scenario.TypeDuration:
 		bad["below"] = (time.Duration(param.Min) - 1).String()
 		bad["above"] = (time.Duration(param.Max) + 1).String()
 		bad["no_unit"] = "10"
 		bad["unknown_unit"] = "10parsecs"
-	case scenario.KindEnum:
+	case scenario.TypeEnum:
 		bad["unknown"] = "bogus"
 		bad["upper"] = strings.ToUpper(param.Choices[len(param.Choices)-1])
-	case scenario.KindBool:
+	case scenario.TypeBool:
 		bad["yes"] = "yes"
 		bad["two"] = "2"
-	case scenario.KindSeed:
+	case scenario.TypeSeed:
 		bad["below"] = "-1"
 		bad["above"] = "18446744073709551616"
 		bad["fraction"] = "1.5"
@@ -748,24 +748,24 @@ func tblCheckGiven(t *testing.T, q url.Values, p *scenario.Params) {
 		}
 		got := param.Value(p, max(lane, 0))
 		same := got == raw
-		switch param.Kind {
-		case scenario.KindInt:
+		switch param.Type {
+		case scenario.TypeInt:
 			a, err1 := strconv.ParseInt(raw, 10, 64)
 			b, err2 := strconv.ParseInt(got, 10, 64)
 			same = err1 == nil && err2 == nil && a == b
-		case scenario.KindSeed:
+		case scenario.TypeSeed:
 			a, err1 := strconv.ParseUint(raw, 10, 64)
 			b, err2 := strconv.ParseUint(got, 10, 64)
 			same = err1 == nil && err2 == nil && a == b
-		case scenario.KindFloat:
+		case scenario.TypeFloat:
 			a, err1 := strconv.ParseFloat(raw, 64)
 			b, err2 := strconv.ParseFloat(got, 64)
 			same = err1 == nil && err2 == nil && a == b
-		case scenario.KindDuration:
+		case scenario.TypeDuration:
 			a, err1 := time.ParseDuration(raw)
 			b, err2 := time.ParseDuration(got)
 			same = err1 == nil && err2 == nil && a == b
-		case scenario.KindBool:
+		case scenario.TypeBool:
 			a, err1 := strconv.ParseBool(raw)
 			b, err2 := strconv.ParseBool(got)
 			same = err1 == nil && err2 == nil && a == b
@@ -818,7 +818,7 @@ func TestParamsMap(t *testing.T) {
 			t.Errorf("Map[%q] = %#v (%T), want %#v (%T)", k, got, got, v, v)
 		}
 	}
-	// Each value's type follows its parameter's kind.
+	// Each value's type follows its parameter's type.
 	for k, v := range m {
 		param, _, ok := scenario.Lookup(k)
 		if !ok {
@@ -826,16 +826,16 @@ func TestParamsMap(t *testing.T) {
 			continue
 		}
 		var ok2 bool
-		switch param.Kind {
-		case scenario.KindInt, scenario.KindFloat, scenario.KindSeed:
+		switch param.Type {
+		case scenario.TypeInt, scenario.TypeFloat, scenario.TypeSeed:
 			_, ok2 = v.(json.Number)
-		case scenario.KindBool:
+		case scenario.TypeBool:
 			_, ok2 = v.(bool)
-		case scenario.KindDuration, scenario.KindEnum:
+		case scenario.TypeDuration, scenario.TypeEnum:
 			_, ok2 = v.(string)
 		}
 		if !ok2 {
-			t.Errorf("Map[%q] is %T, not the type of kind %d", k, v, param.Kind)
+			t.Errorf("Map[%q] is %T, not of type %d", k, v, param.Type)
 		}
 	}
 	// It marshals as JSON numbers, strings and bools.

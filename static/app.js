@@ -90,7 +90,7 @@
     if (el.type === 'checkbox') return el.checked ? 'true' : 'false';
     const v = el.value.trim();
     // Duration boxes show seconds; any Go duration typed in ("2m") goes as is.
-    if (el.dataset.kind === 'duration' && SECONDS_RE.test(v)) return v + 's';
+    if (el.dataset.type === 'duration' && SECONDS_RE.test(v)) return v + 's';
     return v;
   }
 

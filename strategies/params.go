@@ -33,59 +33,75 @@ const (
 	NameThinkScaled  = "think_scaled"
 )
 
-type kind struct {
+// entry is one row of table: a strategy's name, its formula in one line,
+// the vocabulary names of the parameters the formula reads, its defaults
+// (its Strategy and, where zero, MinConnectTimeout are filled in by
+// Defaults) and the constructor of its formula.
+type entry struct {
 	name     string
 	about    string
-	uses     []string // the vocabulary names of the parameters it reads
+	uses     []string
 	defaults Params
+	make     func(p Params) Strategy
 }
 
-var kinds = []kind{
+// DefaultMinConnectTimeout is min_connect_timeout for every strategy: gRPC's
+// MIN_CONNECT_TIMEOUT of 20 s (grpc/doc/connection-backoff.md). Only grpc
+// reads it; the others carry it so that every lane's value is in range.
+const DefaultMinConnectTimeout = 20 * time.Second
+
+// table lists the strategies in the order the user interface shows them.
+// A new strategy is a type in formulas.go and one row here.
+var table = []entry{
 	{NameNone, "give up at the first failure", nil,
-		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2}},
+		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
+		func(Params) Strategy { return None{} }},
 	{NameFixed, "wait min_delay before every retry (001)", []string{"min_delay"},
-		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2}},
+		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
+		func(p Params) Strategy { return Fixed{Delay: p.MinDelay} }},
 	{NameExponential, "min_delay, then ×factor up to max_delay, plus Normal(0, delay×jitter) (001's text)",
 		[]string{"min_delay", "max_delay", "factor", "jitter"},
-		Params{MinDelay: 100 * time.Millisecond, MaxDelay: 15 * time.Minute, Factor: 2, Jitter: 0.1}},
+		Params{MinDelay: 100 * time.Millisecond, MaxDelay: 15 * time.Minute, Factor: 2, Jitter: 0.1},
+		func(p Params) Strategy {
+			return Exponential{Base: p.MinDelay, Cap: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter}
+		}},
 	{NameTruncated, "min(min_delay×2^n + U[0,1s), max_delay), then every max_delay (Cloud Storage)",
 		[]string{"min_delay", "max_delay"},
-		Params{MinDelay: time.Second, MaxDelay: 32 * time.Second, Factor: 2}},
+		Params{MinDelay: time.Second, MaxDelay: 32 * time.Second, Factor: 2},
+		func(p Params) Strategy { return Truncated{Base: p.MinDelay, Cap: p.MaxDelay} }},
 	{NameGRPC, "sleep until the attempt's deadline; backoff ×factor up to max_delay, ±jitter (gRPC)",
 		[]string{"min_delay", "max_delay", "factor", "jitter", "min_connect_timeout"},
-		Params{MinDelay: time.Second, MaxDelay: 120 * time.Second, Factor: 1.6, Jitter: 0.2, MinConnectTimeout: 20 * time.Second}},
+		Params{MinDelay: time.Second, MaxDelay: 120 * time.Second, Factor: 1.6, Jitter: 0.2},
+		func(p Params) Strategy {
+			return GRPC{Initial: p.MinDelay, Max: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter, MinConnect: p.MinConnectTimeout}
+		}},
 	{NameFullJitter, "U(0, min(max_delay, min_delay×2^n)) (AWS)", []string{"min_delay", "max_delay"},
-		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2}},
+		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
+		func(p Params) Strategy { return FullJitter{Base: p.MinDelay, Cap: p.MaxDelay} }},
 	{NameEqualJitter, "t/2 + U(0, t/2), t = min(max_delay, min_delay×2^n) (AWS)", []string{"min_delay", "max_delay"},
-		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2}},
+		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
+		func(p Params) Strategy { return EqualJitter{Base: p.MinDelay, Cap: p.MaxDelay} }},
 	{NameDecorrelated, "min(max_delay, U(min_delay, 3×previous)) (AWS)", []string{"min_delay", "max_delay"},
-		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2}},
+		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
+		func(p Params) Strategy { return Decorrelated{Base: p.MinDelay, Cap: p.MaxDelay} }},
 	{NameThinkScaled, "factor × last think time, then ×factor up to max_delay, plus Normal(0, jitter×1s) (001's program)",
 		[]string{"max_delay", "factor", "jitter"},
-		Params{MinDelay: 100 * time.Millisecond, MaxDelay: 5 * time.Minute, Factor: math.E, Jitter: 0.1}},
+		Params{MinDelay: 100 * time.Millisecond, MaxDelay: 5 * time.Minute, Factor: math.E, Jitter: 0.1},
+		func(p Params) Strategy { return ThinkScaled{Cap: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter} }},
 }
 
-func init() {
-	for i := range kinds {
-		kinds[i].defaults.Strategy = kinds[i].name
-		if kinds[i].defaults.MinConnectTimeout == 0 {
-			kinds[i].defaults.MinConnectTimeout = 20 * time.Second
-		}
-	}
-}
-
-func lookup(name string) (kind, bool) {
-	i := slices.IndexFunc(kinds, func(k kind) bool { return k.name == name })
+func lookup(name string) (entry, bool) {
+	i := slices.IndexFunc(table, func(e entry) bool { return e.name == name })
 	if i < 0 {
-		return kind{}, false
+		return entry{}, false
 	}
-	return kinds[i], true
+	return table[i], true
 }
 
 // Names returns the strategy names in display order.
 func Names() []string {
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
+	names := make([]string, len(table))
+	for i, k := range table {
 		names[i] = k.name
 	}
 	return names
@@ -94,8 +110,16 @@ func Names() []string {
 // Defaults returns the parameters that strategy name uses when the user sets
 // none, and false for an unknown name.
 func Defaults(name string) (Params, bool) {
-	k, ok := lookup(name)
-	return k.defaults, ok
+	e, ok := lookup(name)
+	if !ok {
+		return Params{}, false
+	}
+	d := e.defaults
+	d.Strategy = name
+	if d.MinConnectTimeout == 0 {
+		d.MinConnectTimeout = DefaultMinConnectTimeout
+	}
+	return d, true
 }
 
 // About returns a one-line description of strategy name's formula.
@@ -118,29 +142,11 @@ func Uses(name, param string) bool {
 // Deadline is. It reports an error only for an
 // unknown strategy name; the ranges of the values are the caller's to check.
 func New(p Params) (*Policy, error) {
-	var s Strategy
-	switch p.Strategy {
-	case NameNone:
-		s = None{}
-	case NameFixed:
-		s = Fixed{Delay: p.MinDelay}
-	case NameExponential:
-		s = Exponential{Base: p.MinDelay, Cap: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter}
-	case NameTruncated:
-		s = Truncated{Base: p.MinDelay, Cap: p.MaxDelay}
-	case NameGRPC:
-		s = GRPC{Initial: p.MinDelay, Max: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter, MinConnect: p.MinConnectTimeout}
-	case NameFullJitter:
-		s = FullJitter{Base: p.MinDelay, Cap: p.MaxDelay}
-	case NameEqualJitter:
-		s = EqualJitter{Base: p.MinDelay, Cap: p.MaxDelay}
-	case NameDecorrelated:
-		s = Decorrelated{Base: p.MinDelay, Cap: p.MaxDelay}
-	case NameThinkScaled:
-		s = ThinkScaled{Cap: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter}
-	default:
+	e, ok := lookup(p.Strategy)
+	if !ok {
 		return nil, fmt.Errorf("strategy: %q is not one of %v", p.Strategy, Names())
 	}
+	s := e.make(p)
 	var limits []Limit
 	if p.MaxAttempts > 0 {
 		limits = append(limits, &MaxAttemptsLimit{N: p.MaxAttempts})

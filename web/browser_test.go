@@ -685,10 +685,10 @@ func browserRealLane(t *testing.T, env *browserEnv) {
 		`(s => /real HTTP on 127\.0\.0\.1:[0-9]+/.test(s) && s)(document.querySelector('[data-lane-source="b"]').textContent)`)
 	t.Logf("lane b's head: %q", head)
 	if k := eval[string](tb, `document.querySelector('[data-param="a.source"]').value + ' ' + document.querySelector('[data-param="b.source"]').value`); k != "sim real" {
-		t.Errorf("kind menus a, b: %q, want sim and real", k)
+		t.Errorf("source menus a, b: %q, want sim and real", k)
 	}
 	if !eval[bool](tb, `['a', 'b'].every(L => { const el = document.querySelector('[data-param="' + L + '.source"]'); return !el.closest('[hidden]') && el.offsetParent !== null; })`) {
-		t.Errorf("the kind menus of lanes a and b are not shown")
+		t.Errorf("the source menus of lanes a and b are not shown")
 	}
 	if note := eval[string](tb, `document.querySelector('#note').textContent`); !strings.Contains(note, "lane b is real") {
 		t.Errorf("#note says %q", note)

@@ -34,7 +34,7 @@ const (
 	sourceParam = "source"
 	sourceSim   = "sim"
 	sourceReal  = "real"
-	// sourceHelp is the kind control's one-line meaning.
+	// sourceHelp is the source control's one-line meaning.
 	sourceHelp = "real: a real HTTP server and clients on loopback, in real time (≤ 2000 clients, speed 1×)"
 )
 
@@ -42,7 +42,7 @@ const (
 // goroutine and a connection of this process.
 const maxRealClients = 2000
 
-// sourceOf reports whether name is a lane's kind parameter, and its lane.
+// sourceOf reports whether name is a lane's source parameter, and its lane.
 func sourceOf(name string) (int, bool) {
 	if len(name) != 2+len(sourceParam) || name[1] != '.' || name[2:] != sourceParam {
 		return -1, false
@@ -115,7 +115,7 @@ func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	}
 	// The lanes' kinds, in lane order; a bad one is reported here.
 	var kinds [scenario.MaxLanes]string
-	highest := -1 // the highest lane letter with a kind
+	highest := -1 // the highest lane letter with a source
 	for name, v := range q {
 		i, ok := sourceOf(name)
 		if !ok {
@@ -202,7 +202,7 @@ func decodeLenient(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	}
 }
 
-// encode writes st as the canonical query of its URL. A lane's kind is
+// encode writes st as the canonical query of its URL. A lane's source is
 // written only for the real lane: sim is the default.
 func (st state) encode() string {
 	q := st.p.Encode()

@@ -58,7 +58,7 @@ type laneSource interface {
 	stale() bool
 }
 
-// laneSourceName returns the kind of st's lane i.
+// laneSourceName returns the source of st's lane i: sim or real.
 func laneSourceName(st state, i int) string {
 	if i == st.realLane() {
 		return sourceReal

@@ -19,7 +19,7 @@ import (
 // Server to page:
 //
 //	hello    after connecting and after every restart: the run's canonical query, lanes and columns;
-//	         the page clears its charts. Each lane says its kind: sim, or real (with its server's
+//	         the page clears its charts. Each lane says its source: sim, or real (with its server's
 //	         address while it runs): a real HTTP server and clients on loopback whose measurements
 //	         replace the lane's simulated values in the ticks (web/real.go)
 //	tick     one or more ticks: each a flat array [t, lane a's Columns…, lane b's Columns…]

@@ -88,7 +88,7 @@ func TestDecodeRealLane(t *testing.T) {
 		}
 	}
 
-	// The page shows the lane's kind in its menu and its head.
+	// The page shows the lane's source in its menu and its head.
 	v := newView(pageFor(t, "b.source=real"))
 	if k := v.Panels[1].Source; k.Name != "b.source" || k.Value != sourceReal || v.Panels[1].SourceLabel == "" || v.Panels[0].Source.Value != sourceSim {
 		t.Errorf("lane panels' sources: a %+v, b %+v", v.Panels[0].Source, k)

@@ -538,7 +538,7 @@ func (s *session) fail(param, msg string) {
 }
 
 // restarts reports whether st cannot apply to the current run on the fly,
-// lane by lane: a lane changes kind, or its source cannot follow the change
+// lane by lane: a lane changes source, or its source cannot follow the change
 // (a real lane's server and clients cannot). The run then restarts from 0.
 func (s *session) restarts(st state) bool {
 	for i := range st.p.Lanes {

@@ -98,7 +98,7 @@ type paramCtl struct {
 	Name string // the vocabulary name, with the lane letter: name and data-param
 	Base string // the name without the lane letter
 	Lane string // the lane letter, or ""
-	Kind string // int, float, duration, enum, bool or seed
+	Type string // int, float, duration, enum, bool or seed
 	Help string // the parameter's meaning, from the table
 	// Allowed describes the accepted values, as the validator words them.
 	Allowed string
@@ -122,7 +122,7 @@ type paramCtl struct {
 // same spec (a parameter in every lane) share one table.
 type sliderSpec struct {
 	scale  string // scaleLin or scaleLog; "" for no slider
-	kind   scenario.Kind
+	typ    scenario.Type
 	lo, hi float64 // in the box's unit
 }
 
@@ -131,7 +131,7 @@ type ctlChoice struct {
 	Value, Label, Help string
 }
 
-// chartJSON is the ECharts option of one chart kind, embedded with
+// chartJSON is the ECharts option of one chart, embedded with
 // templ.JSONScript under ID.
 type chartJSON struct {
 	ID   string
@@ -283,7 +283,7 @@ func newView(in pageInput) pageView {
 		v.Panels = append(v.Panels, lp)
 	}
 
-	v.Speed = paramCtl{Name: speedParam, Base: speedParam, Kind: "enum", Value: speed,
+	v.Speed = paramCtl{Name: speedParam, Base: speedParam, Type: "enum", Value: speed,
 		Help: "playback: virtual seconds per wall second (1× is real time)"}
 	for _, s := range speedChoices {
 		v.Speed.Choices = append(v.Speed.Choices, ctlChoice{Value: s, Label: speedLabel(s)})
@@ -349,7 +349,7 @@ func sliderTables(v pageView) (map[string]int, [][]string) {
 func sliderTable(sp sliderSpec) []string {
 	t := make([]string, sliderSteps+1)
 	for pos := range t {
-		t[pos] = fmtNum(sliderValue(sp.scale, sp.kind, sp.lo, sp.hi, pos))
+		t[pos] = fmtNum(sliderValue(sp.scale, sp.typ, sp.lo, sp.hi, pos))
 	}
 	return t
 }
@@ -370,8 +370,8 @@ func boxesOf(st state, lim Limits) map[string]boxView {
 	in := pageInput{Limits: lim}
 	boxes := map[string]boxView{}
 	for _, param := range scenario.Table {
-		switch param.Kind {
-		case scenario.KindInt, scenario.KindFloat, scenario.KindDuration, scenario.KindSeed:
+		switch param.Type {
+		case scenario.TypeInt, scenario.TypeFloat, scenario.TypeDuration, scenario.TypeSeed:
 		default:
 			continue
 		}
@@ -390,9 +390,9 @@ func boxesOf(st state, lim Limits) map[string]boxView {
 	return boxes
 }
 
-// sourceControl is lane letter's kind menu.
+// sourceControl is lane letter's source menu.
 func sourceControl(letter string, real bool) paramCtl {
-	c := paramCtl{Name: letter + "." + sourceParam, Base: sourceParam, Lane: letter, Kind: "enum", Help: sourceHelp,
+	c := paramCtl{Name: letter + "." + sourceParam, Base: sourceParam, Lane: letter, Type: "enum", Help: sourceHelp,
 		Allowed: "one of " + sourceSim + ", " + sourceReal, Value: sourceSim,
 		Choices: []ctlChoice{
 			{Value: sourceSim, Label: sourceSim, Help: "simulated, in virtual time at any speed"},
@@ -441,7 +441,7 @@ func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 // parameter) showing its value in ps, or the URL's raw value when that one
 // was bad.
 func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInput) paramCtl {
-	c := paramCtl{Name: param.Name, Base: param.Name, Kind: kindName(param.Kind), Help: param.Help,
+	c := paramCtl{Name: param.Name, Base: param.Name, Type: typeName(param.Type), Help: param.Help,
 		Allowed: param.Allowed(), Unit: param.Unit}
 	if lane >= 0 {
 		c.Lane = scenario.LaneNames[lane : lane+1]
@@ -463,8 +463,8 @@ func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInpu
 			hi = math.Min(hi, float64(in.Limits.MaxDuration))
 		}
 	}
-	switch param.Kind {
-	case scenario.KindEnum:
+	switch param.Type {
+	case scenario.TypeEnum:
 		c.Value = goText
 		for _, ch := range param.Choices {
 			h := ""
@@ -474,17 +474,17 @@ func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInpu
 			c.Choices = append(c.Choices, ctlChoice{Value: ch, Label: ch, Help: h})
 		}
 		return c
-	case scenario.KindBool:
+	case scenario.TypeBool:
 		c.Checked = goText == "true"
 		c.Value = goText
 		return c
-	case scenario.KindSeed:
+	case scenario.TypeSeed:
 		c.Min, c.Max = "0", strconv.FormatUint(math.MaxUint64, 10)
 		c.Value = rawOr(in.Raw, c.Name, in.Errors, goText)
 		return c
 	}
 	val := 0.0
-	if param.Kind == scenario.KindDuration {
+	if param.Type == scenario.TypeDuration {
 		d, _ := time.ParseDuration(goText)
 		val, lo, hi = d.Seconds(), lo/1e9, hi/1e9
 		c.Value = fmtNum(val)
@@ -493,9 +493,9 @@ func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInpu
 		c.Value = goText
 	}
 	c.Min, c.Max = fmtNum(lo), fmtNum(hi)
-	c.Scale = sliderScale(param.Kind, lo, hi)
-	c.Pos = sliderPos(c.Scale, param.Kind, lo, hi, val)
-	c.slider = sliderSpec{scale: c.Scale, kind: param.Kind, lo: lo, hi: hi}
+	c.Scale = sliderScale(param.Type, lo, hi)
+	c.Pos = sliderPos(c.Scale, param.Type, lo, hi, val)
+	c.slider = sliderSpec{scale: c.Scale, typ: param.Type, lo: lo, hi: hi}
 	c.Value = rawOr(in.Raw, c.Name, in.Errors, c.Value)
 	return c
 }
@@ -514,19 +514,19 @@ func rawOr(raw url.Values, name string, errs []*scenario.ParamError, shown strin
 	return shown
 }
 
-func kindName(k scenario.Kind) string {
+func typeName(k scenario.Type) string {
 	switch k {
-	case scenario.KindInt:
+	case scenario.TypeInt:
 		return "int"
-	case scenario.KindFloat:
+	case scenario.TypeFloat:
 		return "float"
-	case scenario.KindDuration:
+	case scenario.TypeDuration:
 		return "duration"
-	case scenario.KindEnum:
+	case scenario.TypeEnum:
 		return "enum"
-	case scenario.KindBool:
+	case scenario.TypeBool:
 		return "bool"
-	case scenario.KindSeed:
+	case scenario.TypeSeed:
 		return "seed"
 	}
 	return "unknown"
@@ -534,11 +534,11 @@ func kindName(k scenario.Kind) string {
 
 // logLow is where a logarithmic slider over [0, max] starts above 0:
 // position 0 is 0 and position 1 is logLow.
-func logLow(kind scenario.Kind, hi float64) float64 {
-	switch kind {
-	case scenario.KindInt:
+func logLow(typ scenario.Type, hi float64) float64 {
+	switch typ {
+	case scenario.TypeInt:
 		return 1
-	case scenario.KindDuration:
+	case scenario.TypeDuration:
 		return 0.01 // seconds
 	}
 	return hi / 1e4
@@ -547,12 +547,12 @@ func logLow(kind scenario.Kind, hi float64) float64 {
 // sliderScale chooses a slider's scale: logarithmic for wide ranges
 // (max/min ≥ 100), where a linear slider would spend nearly all of its
 // travel on values nobody wants.
-func sliderScale(kind scenario.Kind, lo, hi float64) string {
+func sliderScale(typ scenario.Type, lo, hi float64) string {
 	if lo <= 0 {
-		if kind == scenario.KindFloat {
+		if typ == scenario.TypeFloat {
 			return scaleLin // jitter: 0 to 1
 		}
-		lo = logLow(kind, hi)
+		lo = logLow(typ, hi)
 	}
 	if hi/lo >= 100 {
 		return scaleLog
@@ -561,7 +561,7 @@ func sliderScale(kind scenario.Kind, lo, hi float64) string {
 }
 
 // sliderPos is the slider position of value v, the inverse of sliderValue.
-func sliderPos(scale string, kind scenario.Kind, lo, hi, v float64) int {
+func sliderPos(scale string, typ scenario.Type, lo, hi, v float64) int {
 	var f float64
 	switch {
 	case hi <= lo:
@@ -572,7 +572,7 @@ func sliderPos(scale string, kind scenario.Kind, lo, hi, v float64) int {
 		if v <= lo {
 			return 0
 		}
-		low := logLow(kind, hi)
+		low := logLow(typ, hi)
 		f = 1 + math.Log(math.Max(v, low)/low)/math.Log(hi/low)*(sliderSteps-1)
 	default:
 		f = (v - lo) / (hi - lo) * sliderSteps
@@ -583,7 +583,7 @@ func sliderPos(scale string, kind scenario.Kind, lo, hi, v float64) int {
 // sliderValue is the value at slider position pos, in the box's unit:
 // rounded to 3 significant digits on a log scale (1230 clients, 0.0123 s),
 // and to the slider's step on a linear one, so that the box reads well.
-func sliderValue(scale string, kind scenario.Kind, lo, hi float64, pos int) float64 {
+func sliderValue(scale string, typ scenario.Type, lo, hi float64, pos int) float64 {
 	if hi <= lo {
 		return lo
 	}
@@ -595,7 +595,7 @@ func sliderValue(scale string, kind scenario.Kind, lo, hi float64, pos int) floa
 		case pos == 0:
 			v = lo
 		default:
-			low := logLow(kind, hi)
+			low := logLow(typ, hi)
 			v = low * math.Pow(hi/low, float64(pos-1)/(sliderSteps-1))
 		}
 		v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
@@ -603,7 +603,7 @@ func sliderValue(scale string, kind scenario.Kind, lo, hi float64, pos int) floa
 		dec := max(0, int(math.Round(-math.Log10((hi-lo)/sliderSteps))))
 		v, _ = strconv.ParseFloat(strconv.FormatFloat(lo+(hi-lo)*float64(pos)/sliderSteps, 'f', dec, 64), 64)
 	}
-	if kind == scenario.KindInt {
+	if typ == scenario.TypeInt {
 		v = math.Round(v)
 	}
 	return math.Min(hi, math.Max(lo, v))
@@ -629,8 +629,8 @@ func sourceHead(label string) string {
 }
 
 // inputMode picks the phone keyboard of a number box.
-func inputMode(kind string) string {
-	if kind == "int" || kind == "seed" {
+func inputMode(typ string) string {
+	if typ == "int" || typ == "seed" {
 		return "numeric"
 	}
 	return "decimal"

@@ -73,23 +73,23 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 		}
 		delete(byName, name)
 		p, _, ok := scenario.Lookup(name)
-		if !ok { // speed, kind
+		if !ok { // speed, source
 			continue
 		}
 		c := cs[0]
 		if c.Help != p.Help || c.Unit != p.Unit || c.Base != p.Name {
 			t.Errorf("%s: help %q unit %q base %q, want %q %q %q", name, c.Help, c.Unit, c.Base, p.Help, p.Unit, p.Name)
 		}
-		if c.Kind != kindName(p.Kind) {
-			t.Errorf("%s: kind %s, want %s", name, c.Kind, kindName(p.Kind))
+		if c.Type != typeName(p.Type) {
+			t.Errorf("%s: type %s, want %s", name, c.Type, typeName(p.Type))
 		}
-		switch p.Kind {
-		case scenario.KindInt, scenario.KindFloat, scenario.KindDuration:
+		switch p.Type {
+		case scenario.TypeInt, scenario.TypeFloat, scenario.TypeDuration:
 			if name == "lanes" {
 				continue
 			}
 			lo, hi := p.Min, p.Max
-			if p.Kind == scenario.KindDuration {
+			if p.Type == scenario.TypeDuration {
 				lo, hi = lo/1e9, hi/1e9
 			}
 			switch name { // capped by the server's limits
@@ -107,7 +107,7 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 			if c.Pos < 0 || c.Pos > sliderSteps {
 				t.Errorf("%s: slider position %d", name, c.Pos)
 			}
-		case scenario.KindEnum:
+		case scenario.TypeEnum:
 			if !slices.Equal(choiceValues(c.Choices), p.Choices) {
 				t.Errorf("%s: choices %v, want %v", name, choiceValues(c.Choices), p.Choices)
 			}
@@ -215,19 +215,19 @@ func TestSliderScales(t *testing.T) {
 	} {
 		p, _, _ := scenario.Lookup(tc.name)
 		lo, hi := p.Min, p.Max
-		if p.Kind == scenario.KindDuration {
+		if p.Type == scenario.TypeDuration {
 			lo, hi = lo/1e9, hi/1e9
 		}
-		if got := sliderScale(p.Kind, lo, hi); got != tc.scale {
+		if got := sliderScale(p.Type, lo, hi); got != tc.scale {
 			t.Errorf("%s: scale %s, want %s", tc.name, got, tc.scale)
 			continue
 		}
-		if sliderPos(tc.scale, p.Kind, lo, hi, lo) != 0 || sliderPos(tc.scale, p.Kind, lo, hi, hi) != sliderSteps {
+		if sliderPos(tc.scale, p.Type, lo, hi, lo) != 0 || sliderPos(tc.scale, p.Type, lo, hi, hi) != sliderSteps {
 			t.Errorf("%s: the range's ends are not the slider's ends", tc.name)
 		}
 		prev := -1
 		for _, f := range []float64{0, 0.001, 0.01, 0.1, 0.5, 1} {
-			pos := sliderPos(tc.scale, p.Kind, lo, hi, lo+f*(hi-lo))
+			pos := sliderPos(tc.scale, p.Type, lo, hi, lo+f*(hi-lo))
 			if pos < prev {
 				t.Errorf("%s: slider not monotonic at %g", tc.name, f)
 			}
@@ -235,7 +235,7 @@ func TestSliderScales(t *testing.T) {
 		}
 	}
 	// A log slider puts 001's values in the middle of its travel, not at one end.
-	if pos := sliderPos(scaleLog, scenario.KindInt, 1, 20000, 1000); pos < 500 || pos > 800 {
+	if pos := sliderPos(scaleLog, scenario.TypeInt, 1, 20000, 1000); pos < 500 || pos > 800 {
 		t.Errorf("clients=1000 at %d", pos)
 	}
 }
@@ -246,12 +246,12 @@ func TestChartOptions(t *testing.T) {
 		t.Fatalf("%d chart options, want %d", len(v.Charts), len(chartSpecs))
 	}
 	for i, c := range v.Charts {
-		kind := chartSpecs[i].ID
-		if c.ID != "chart-"+kind {
+		id := chartSpecs[i].ID
+		if c.ID != "chart-"+id {
 			t.Errorf("chart %d has id %s", i, c.ID)
 		}
 		if strings.Contains(string(c.JSON), "__f__") {
-			t.Errorf("%s: function markers in the JSON", kind)
+			t.Errorf("%s: function markers in the JSON", id)
 		}
 		var opt struct {
 			Series []struct {
@@ -269,40 +269,40 @@ func TestChartOptions(t *testing.T) {
 			} `json:"toolbox"`
 		}
 		if err := json.Unmarshal(c.JSON, &opt); err != nil {
-			t.Fatalf("%s: %v", kind, err)
+			t.Fatalf("%s: %v", id, err)
 		}
 		var names []string
 		for _, s := range opt.Series {
 			names = append(names, s.Name)
 			if s.Data == nil || len(s.Data) != 0 {
-				t.Errorf("%s/%s: data %v, want []", kind, s.Name, s.Data)
+				t.Errorf("%s/%s: data %v, want []", id, s.Name, s.Data)
 			}
 		}
 		want := delaySeries
-		if kind != "delay" {
+		if id != "delay" {
 			want = nil
-			for _, s := range timeSeries[kind] {
+			for _, s := range timeSeries[id] {
 				want = append(want, s.Name)
 				if !slices.Contains(scenario.Columns, s.Name) {
-					t.Errorf("%s: series %s is not a column", kind, s.Name)
+					t.Errorf("%s: series %s is not a column", id, s.Name)
 				}
 			}
 			if len(opt.XAxis) != 1 || opt.XAxis[0].Type != "value" || opt.XAxis[0].Max == nil || *opt.XAxis[0].Max != 300 {
-				t.Errorf("%s: x axis %+v, want value up to the duration", kind, opt.XAxis)
+				t.Errorf("%s: x axis %+v, want value up to the duration", id, opt.XAxis)
 			}
 		}
 		if !slices.Equal(names, want) {
-			t.Errorf("%s: series %v, want %v", kind, names, want)
+			t.Errorf("%s: series %v, want %v", id, names, want)
 		}
 		if _, ok := opt.Toolbox.Feature["saveAsImage"]; !ok {
-			t.Errorf("%s: no PNG export", kind)
+			t.Errorf("%s: no PNG export", id)
 		}
 		wantY := 1
-		if kind == "server" {
+		if id == "server" {
 			wantY = 2
 		}
 		if len(opt.YAxis) != wantY {
-			t.Errorf("%s: %d y axes, want %d", kind, len(opt.YAxis), wantY)
+			t.Errorf("%s: %d y axes, want %d", id, len(opt.YAxis), wantY)
 		}
 	}
 	// The script draws the charts the specs say: every one, every time
@@ -575,7 +575,7 @@ func TestSliderTables(t *testing.T) {
 					t.Fatalf("%s: position %d reads %q after %g", c.Name, pos, text, prev)
 				}
 				prev = f
-				back := sliderPos(c.slider.scale, c.slider.kind, c.slider.lo, c.slider.hi, f)
+				back := sliderPos(c.slider.scale, c.slider.typ, c.slider.lo, c.slider.hi, f)
 				if tab[back] != text && (back < pos-1 || back > pos+1) {
 					t.Errorf("%s: position %d reads %s, which is at position %d (%s)", c.Name, pos, text, back, tab[back])
 					break
@@ -592,7 +592,7 @@ func TestBoxesOf(t *testing.T) {
 	v := newView(in)
 	boxes := boxesOf(in.St, in.Limits)
 	for _, c := range append(append([]paramCtl{}, v.Groups[0].Controls...), v.Panels[0].Controls...) {
-		if c.Kind == "enum" || c.Kind == "bool" {
+		if c.Type == "enum" || c.Type == "bool" {
 			continue
 		}
 		if b, ok := boxes[c.Name]; !ok || b.Text != c.Value || b.Pos != c.Pos {
