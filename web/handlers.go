@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"backofflab/scenario"
 	"backofflab/simengine"
 	"backofflab/static"
 )
@@ -104,12 +106,8 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 // one whose client leaves stops within a slice of events.
 func handleExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, errs := decodeExport(r.URL.Query(), lim)
-		if len(errs) > 0 {
-			http.Error(w, errorText(errs), http.StatusBadRequest)
-			return
-		}
-		if !takeExport(w, live) {
+		st, ok := startExport(w, r, lim, live, decodeExport)
+		if !ok {
 			return
 		}
 		defer func() { <-live.exports }()
@@ -140,18 +138,25 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 	})
 }
 
-// takeExport takes one of the live.exports slots, which the caller gives
-// back, or answers busy and returns false: a page's export and a headless
-// one share the cap.
-func takeExport(w http.ResponseWriter, live *sessions) bool {
+// startExport decodes r's query with dec and takes one of the
+// live.exports slots, which the caller gives back: a page's export and a
+// headless one share the cap. On a bad query or no free slot it answers
+// the request and returns false.
+func startExport(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions,
+	dec func(url.Values, Limits) (state, []*scenario.ParamError)) (state, bool) {
+	st, errs := dec(r.URL.Query(), lim)
+	if len(errs) > 0 {
+		http.Error(w, errorText(errs), http.StatusBadRequest)
+		return state{}, false
+	}
 	select {
 	case live.exports <- struct{}{}:
-		return true
+		return st, true
 	default:
 		w.Header().Set("Retry-After", "10")
 		http.Error(w, fmt.Sprintf("server busy: %d exports are running, as many as run at once; try again when one ends", cap(live.exports)),
 			http.StatusServiceUnavailable)
-		return false
+		return state{}, false
 	}
 }
 

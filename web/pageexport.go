@@ -38,12 +38,8 @@ const maxPageExportBody = 128 << 20
 // handlePageExport writes the rows the page posts in format, csv or json.
 func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, errs := decode(r.URL.Query(), lim)
-		if len(errs) > 0 {
-			http.Error(w, errorText(errs), http.StatusBadRequest)
-			return
-		}
-		if !takeExport(w, live) {
+		st, ok := startExport(w, r, lim, live, decode)
+		if !ok {
 			return
 		}
 		defer func() { <-live.exports }()
