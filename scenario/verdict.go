@@ -33,8 +33,9 @@ type Verdict struct {
 	// peak concurrency: the figures that change only when the verdict
 	// does, so that a page showing it live is not rewritten every tick.
 	Headline string `json:"headline"`
-	// Text is Headline followed by the counts of attempts and requests.
-	Text string `json:"text"`
+	// Text is Headline followed by the counts of attempts and requests;
+	// a page that shows the headline alone is sent none.
+	Text string `json:"text,omitempty"`
 	Tone string `json:"tone"`
 }
 
@@ -42,13 +43,19 @@ type Verdict struct {
 // that does: the command line prints it, the presets quote it and the page
 // shows it as the server sends it.
 func (s Summary) Verdict(ph Phase) Verdict {
+	v := s.Headline(ph)
+	v.Text = v.Headline + fmt.Sprintf("; %d attempts for %d requests (amplification %.2f): %d ok, %d gave up, %d open",
+		s.Attempts, s.Requests, s.Amplification, s.Succeeded, s.GaveUp, s.Open)
+	return v
+}
+
+// Headline is Verdict without its Text, for a page that shows verdicts
+// live and needs only their headlines and tones.
+func (s Summary) Headline(ph Phase) Verdict {
 	outcome, tone := s.outcome(ph)
-	head := fmt.Sprintf("baseline %.1f ok/s; %s; peak concurrency %d", s.BaselineOK, outcome, s.PeakConcurrency)
 	return Verdict{
-		Headline: head,
-		Text: head + fmt.Sprintf("; %d attempts for %d requests (amplification %.2f): %d ok, %d gave up, %d open",
-			s.Attempts, s.Requests, s.Amplification, s.Succeeded, s.GaveUp, s.Open),
-		Tone: tone,
+		Headline: fmt.Sprintf("baseline %.1f ok/s; %s; peak concurrency %d", s.BaselineOK, outcome, s.PeakConcurrency),
+		Tone:     tone,
 	}
 }
 

@@ -55,6 +55,9 @@ func TestVerdict(t *testing.T) {
 			if v.Text != tc.headline+counts {
 				t.Errorf("Text = %q, want the headline and %q", v.Text, counts)
 			}
+			if h := tc.s.Headline(tc.ph); h != (Verdict{Headline: v.Headline, Tone: v.Tone}) {
+				t.Errorf("Headline = %+v, want Verdict's without its text", h)
+			}
 		})
 	}
 }

@@ -434,7 +434,7 @@ func (s *session) summarize() {
 	s.lastSum, s.lastPhase = sum, ph
 	m := summaryMsg{Type: "summary", Lanes: sum}
 	for _, l := range sum {
-		m.Verdicts = append(m.Verdicts, l.Verdict(ph))
+		m.Verdicts = append(m.Verdicts, l.Headline(ph))
 	}
 	s.out.send(m, false)
 }
