@@ -21,6 +21,10 @@ type Params struct {
 	ServerK        float64       // server_k
 	ServerSlope    time.Duration // server_slope
 	MaxServerDelay time.Duration // max_server_delay
+	Workers        int           // workers
+	ServiceTime    time.Duration // service_time
+	ServiceDist    string        // service_dist: exp or fixed
+	QueueOrder     string        // queue_order: fifo or lifo
 	Backlog        int           // backlog
 	Outage         string        // outage: none, pause, crash or partition
 	OutageAt       time.Duration // outage_at
@@ -75,6 +79,10 @@ func Defaults() Params {
 		ServerK:        15,
 		ServerSlope:    time.Millisecond,
 		MaxServerDelay: time.Hour,
+		Workers:        30,
+		ServiceTime:    100 * time.Millisecond,
+		ServiceDist:    ServiceExp,
+		QueueOrder:     QueueFIFO,
 		Backlog:        4096,
 		Outage:         OutagePause,
 		OutageAt:       20 * time.Second,

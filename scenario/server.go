@@ -26,8 +26,15 @@ type ServerModel struct {
 	// Uses lists the server parameters the model reads besides backlog
 	// and cancel_on_timeout, which every model reads.
 	Uses []string
-	// Latency returns the model's latency for p's parameters.
+	// Latency returns the model's latency for p's parameters, for a model
+	// whose latency is a function of its concurrency; nil for a model of
+	// another shape (a worker queue), which the simulator and the real
+	// server each implement on their own.
 	Latency func(p *Params) Latency
+	// Healthy returns the concurrency up to which the server answers at
+	// its best: the verdict counts the server as recovered once the
+	// concurrency stays at or under it.
+	Healthy func(p *Params) int
 }
 
 // ServerModels are the server models, the first the default. A new model
@@ -37,14 +44,35 @@ var ServerModels = []ServerModel{
 	{Name: "curve",
 		About:   "001's: server_delay up to server_limit requests inside, then ×server_factor per server_k more, up to max_server_delay",
 		Uses:    []string{"server_limit", "server_delay", "server_factor", "server_k", "max_server_delay"},
-		Latency: func(p *Params) Latency { return CurveOf(p) }},
+		Latency: func(p *Params) Latency { return CurveOf(p) },
+		Healthy: func(p *Params) int { return p.ServerLimit }},
 	{Name: "linear",
 		About: "server_delay plus server_slope per request inside, up to max_server_delay",
 		Uses:  []string{"server_delay", "server_slope", "max_server_delay"},
 		Latency: func(p *Params) Latency {
 			return Linear{Base: p.ServerDelay, Slope: p.ServerSlope, Max: p.MaxServerDelay}
-		}},
+		},
+		// Healthy while the latency is at most twice server_delay.
+		Healthy: func(p *Params) int { return Linear{Base: p.ServerDelay, Slope: p.ServerSlope}.Doubled() }},
+	{Name: QueueModel,
+		About: "workers serve one request each for service_time (service_dist); the others wait in the backlog, taken queue_order",
+		Uses:  []string{"workers", "service_time", "service_dist", "queue_order"},
+		// Healthy while no request waits for a worker.
+		Healthy: func(p *Params) int { return p.Workers }},
 }
+
+// QueueModel is the name of the worker-queue server model: workers serve
+// requests one at a time, and the requests that find every worker busy
+// wait in the accept backlog.
+const QueueModel = "queue"
+
+// The values of service_dist and queue_order.
+const (
+	ServiceExp   = "exp"   // exponential service times (an M/M/c server)
+	ServiceFixed = "fixed" // every request takes service_time
+	QueueFIFO    = "fifo"  // the oldest waiting request is served first
+	QueueLIFO    = "lifo"  // the newest first, as adaptive LIFO does under load
+)
 
 // Linear is a latency that grows by Slope per request inside: Base + Slope×C,
 // never more than Max. Each request inside costs the others the same,
@@ -66,6 +94,15 @@ func (l Linear) Delay(c int) time.Duration {
 	return time.Duration(d)
 }
 
+// Doubled returns the concurrency at which the latency, uncapped, reaches
+// twice Base: Base/Slope, or the highest int when Slope is 0.
+func (l Linear) Doubled() int {
+	if l.Slope == 0 {
+		return math.MaxInt
+	}
+	return int(min(float64(l.Base)/float64(l.Slope), math.MaxInt32))
+}
+
 // Flat returns 0, or the highest int when Slope is 0.
 func (l Linear) Flat() int {
 	if l.Slope == 0 {
@@ -81,8 +118,18 @@ func ServerModelOf(p *Params) ServerModel {
 	return ServerModels[max(i, 0)]
 }
 
-// LatencyOf returns the latency of p's server.
-func LatencyOf(p *Params) Latency { return ServerModelOf(p).Latency(p) }
+// LatencyOf returns the latency of p's server, or nil when its model is not
+// a latency of the concurrency (see ServerModel.Latency).
+func LatencyOf(p *Params) Latency {
+	if m := ServerModelOf(p); m.Latency != nil {
+		return m.Latency(p)
+	}
+	return nil
+}
+
+// HealthyOf returns the concurrency up to which p's server answers at its
+// best (see ServerModel.Healthy).
+func HealthyOf(p *Params) int { return ServerModelOf(p).Healthy(p) }
 
 // ServerUses reports whether a server of model reads the parameter param:
 // the parameters of model's row, and every parameter that is no model's

@@ -20,6 +20,10 @@ func TestServerUses(t *testing.T) {
 		{"curve", "cancel_on_timeout", true},
 		{"curve", "clients", true},
 		{"nope", "server_limit", false},
+		{"queue", "workers", true},
+		{"queue", "server_limit", false},
+		{"curve", "workers", false},
+		{"linear", "service_time", false},
 	} {
 		if got := scenario.ServerUses(tc.model, tc.param); got != tc.want {
 			t.Errorf("ServerUses(%s, %s) = %v, want %v", tc.model, tc.param, got, tc.want)
@@ -36,6 +40,9 @@ func TestLatencyOf(t *testing.T) {
 		t.Errorf("default model %q answers by %T, want 001's curve", p.ServerModel, scenario.LatencyOf(&p))
 	}
 	for _, m := range scenario.ServerModels {
+		if m.Latency == nil {
+			continue // a model of another shape: no latency function
+		}
 		p := scenario.Defaults()
 		p.ServerModel = m.Name
 		lat := scenario.LatencyOf(&p)

@@ -8,7 +8,9 @@ type Summary struct {
 	// (over the whole run when there is none).
 	BaselineOK float64 `json:"baseline_ok"`
 	// ServerRecoveredAfter is the time in seconds from the end of the last
-	// outage until concurrency stayed at or under server_limit for 5 s;
+	// outage until concurrency stayed at or under the server's healthy
+	// level (HealthyOf: server_limit for 001's curve, workers for the
+	// queue) for 5 s;
 	// nil while that has not happened.
 	ServerRecoveredAfter *float64 `json:"server_recovered_after"`
 	// ServiceRecoveredAfter is the time in seconds from the end of the last
@@ -67,7 +69,7 @@ type Detector struct {
 }
 
 // NewDetector returns the detector of a lane of p's run: its ticks last
-// p.Tick, and its server recovers under p.ServerLimit.
+// p.Tick, and its server recovers at or under HealthyOf(p).
 func NewDetector(p Params) *Detector {
 	d := newDetector(&p)
 	return &d
@@ -75,11 +77,12 @@ func NewDetector(p Params) *Detector {
 
 func newDetector(p *Params) Detector {
 	w := int((recoveryWindow + p.Tick - 1) / p.Tick)
-	return Detector{tickLen: p.Tick, window: w, limit: p.ServerLimit, oks: make([]int64, w)}
+	return Detector{tickLen: p.Tick, window: w, limit: HealthyOf(p), oks: make([]int64, w)}
 }
 
-// SetLimit sets the server limit under which the server counts as
-// recovered, from the next tick on (a live change of server_limit).
+// SetLimit sets the concurrency at or under which the server counts as
+// recovered, from the next tick on (a live change of the server: see
+// HealthyOf).
 func (d *Detector) SetLimit(limit int) { d.limit = limit }
 
 func (d *Detector) baseline() float64 {

@@ -258,9 +258,9 @@ func (e *Engine) Outage(on bool) {
 	}
 }
 
-// ErrRestarted is returned by Set when the new parameters could not apply to
-// the running simulation (a different number of lanes, seed or tick) and the
-// run started again from virtual time 0.
+// ErrRestarted is returned by Set when the new parameters could not apply
+// to the running simulation (a different number of lanes, seed, tick or
+// kind of server) and the run started again from virtual time 0.
 var ErrRestarted = errors.New("simengine: the run restarted from 0")
 
 // Set applies p at the current virtual time: new clients start thinking,
@@ -275,7 +275,7 @@ func (e *Engine) Set(p scenario.Params) error {
 	e.settle()
 	old := e.p
 	e.p = p.Clone()
-	if len(p.Lanes) != len(old.Lanes) || p.Seed != old.Seed || p.Tick != old.Tick {
+	if len(p.Lanes) != len(old.Lanes) || p.Seed != old.Seed || p.Tick != old.Tick || !sameServer(&p, &old) {
 		e.Reset()
 		return ErrRestarted
 	}
@@ -291,6 +291,14 @@ func (e *Engine) Set(p scenario.Params) error {
 		}
 	}
 	return nil
+}
+
+// sameServer reports whether a lane's server can go from a's model to b's
+// live: the same model, or two latencies of the concurrency, which the
+// curve server serves alike.
+func sameServer(a, b *scenario.Params) bool {
+	return a.ServerModel == b.ServerModel ||
+		scenario.ServerModelOf(a).Latency != nil && scenario.ServerModelOf(b).Latency != nil
 }
 
 // Summaries returns each lane's verdict on the ticks so far.

@@ -126,6 +126,19 @@ func (q *chunked[T]) pop() (abs uint64, v T) {
 	return abs, v
 }
 
+// popBack removes the newest value; its absolute index is the next push's.
+func (q *chunked[T]) popBack() (abs uint64, v T) {
+	q.n--
+	i := q.head + q.n
+	v, abs = q.chunks[i/chunkLen][i%chunkLen], q.base+uint64(q.n)
+	if last := len(q.chunks) - 1; last > 0 && i == last*chunkLen {
+		q.spare = append(q.spare, q.chunks[last])
+		q.chunks[last] = nil
+		q.chunks = q.chunks[:last]
+	}
+	return abs, v
+}
+
 // at returns the value at absolute index abs, or nil if it has left.
 func (q *chunked[T]) at(abs uint64) *T {
 	if abs < q.base || abs >= q.base+uint64(q.n) {

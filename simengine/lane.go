@@ -327,6 +327,9 @@ func (l *lane) attempt(ci int32, c *client) {
 	switch l.admission() {
 	case admitted:
 		slot, err := l.model.admit(l.now, ci, l.mem)
+		if err == errFull {
+			return // the connect is dropped and the attempt will time out
+		}
 		if err != nil {
 			l.stop(err)
 			return
@@ -335,7 +338,9 @@ func (l *lane) attempt(ci int32, c *client) {
 		l.tickMaxC = max(l.tickMaxC, l.model.concurrency())
 		l.plan()
 	case backlogged:
-		if l.blLive < l.p.Backlog { // a cancelled connection has left the queue
+		// A cancelled connection has left the backlog; a queue server's
+		// waiting requests share it.
+		if l.blLive+l.model.queued() < l.p.Backlog {
 			slot, err := l.backlog.push(ci, l.mem)
 			if err != nil {
 				l.stop(err)
@@ -394,7 +399,13 @@ func (l *lane) complete() {
 			l.latency(l.now - c.st.RequestStart)
 			l.think(ci, c)
 		}
-	} // else the client left, or the answer is lost in a partition
+	} else if ci >= 0 {
+		// The answer is lost in a partition: the request has left the
+		// server, and a cancel at the client's timeout finds nothing.
+		if c := &l.clients[ci]; c.owns(inServer, abs) {
+			c.in = nowhere
+		}
+	} // else the client left
 	l.plan()
 }
 
@@ -459,6 +470,9 @@ func (l *lane) setFailure(f *failure) {
 				continue
 			}
 			slot, err := l.model.admit(l.now, ci, l.mem)
+			if err == errFull {
+				continue // dropped: its client's attempt will time out
+			}
 			if err != nil {
 				l.stop(err)
 				return
@@ -469,6 +483,14 @@ func (l *lane) setFailure(f *failure) {
 		}
 		l.blLive = 0
 		l.tickMaxC = max(l.tickMaxC, l.model.concurrency())
+	}
+	wasServing := l.fail == nil || l.fail.serves
+	if serving := f == nil || f.serves; serving != wasServing {
+		if serving {
+			l.model.thaw(l.now)
+		} else {
+			l.model.freeze(l.now)
+		}
 	}
 	l.fail = f
 	if f != nil && f.drops {
@@ -490,7 +512,7 @@ func (l *lane) setParams(i int) {
 	}
 	l.configure(i)
 	l.model.setParams(l.p)
-	l.det.SetLimit(l.p.ServerLimit)
+	l.det.SetLimit(scenario.HealthyOf(l.p))
 	l.resize(l.p.Clients)
 	l.plan()
 }
@@ -515,7 +537,7 @@ func (l *lane) endTick(t time.Duration) scenario.LaneTick {
 		GaveUp:        rate(l.tick.gaveUp),
 		Concurrency:   l.model.concurrency(),
 		ServerLatency: l.model.latency().Seconds(),
-		Backlog:       l.blLive,
+		Backlog:       l.blLive + l.model.queued(),
 		InBackoff:     l.inBackoff,
 	}
 	lt.SetLatencies(l.lat)

@@ -16,8 +16,9 @@ import (
 // serverModels.
 type serverModel interface {
 	// admit takes client c's attempt in at now and returns the request's
-	// slot (its absolute index, by which the client finds it), or mem's
-	// error having taken nothing.
+	// slot (by which the client finds it), or, having taken nothing,
+	// errFull when the model has no room (the connect is dropped) or mem's
+	// error.
 	admit(now time.Duration, c int32, mem *budget.Run) (uint64, error)
 	// next returns when the next request completes, no earlier than now,
 	// or never while none is inside.
@@ -25,8 +26,9 @@ type serverModel interface {
 	// complete removes the request that completes at the time next gave,
 	// and returns its slot and client.
 	complete() (slot uint64, c int32)
-	// cancel removes client c's request at slot, if it is still inside,
-	// and reports whether it did (the server learns the client left).
+	// cancel removes client c's request at slot and reports whether it
+	// did (the server learns the client left). The lane calls it only for
+	// a request it has not seen leave.
 	cancel(slot uint64, c int32) bool
 	// drop removes every request inside, calling lost with the slot and
 	// client of each one not cancelled (the process died).
@@ -35,6 +37,14 @@ type serverModel interface {
 	// not cancelled; latency is the server's latency at that level.
 	concurrency() int
 	latency() time.Duration
+	// queued returns the requests inside that wait in the accept backlog
+	// for the server to take them, which share the backlog's room with
+	// the connections a paused server leaves there.
+	queued() int
+	// freeze stops the server's work at now (the process is stopped) and
+	// thaw resumes it at now.
+	freeze(now time.Duration)
+	thaw(now time.Duration)
 	// held returns how many requests the model keeps in memory, and free
 	// gives their memory back to mem.
 	held() int
@@ -50,7 +60,9 @@ type serverModel interface {
 var serverModels = []struct {
 	name string
 	make func(p *scenario.Params) serverModel
-}{}
+}{
+	{scenario.QueueModel, newQueueModel},
+}
 
 // newServerModel returns the model of p's lanes.
 func newServerModel(p *scenario.Params) serverModel {

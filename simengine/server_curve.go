@@ -70,7 +70,14 @@ func (m *curveModel) drop(lost func(uint64, int32)) {
 	m.live = 0
 }
 
-func (m *curveModel) concurrency() int             { return m.live }
+func (m *curveModel) concurrency() int { return m.live }
+func (m *curveModel) queued() int      { return 0 }
+
+// freeze and thaw do nothing: a request's latency counts from its start,
+// so a stopped curve server's requests keep ageing and flood out at once
+// when it resumes, as 001's did.
+func (m *curveModel) freeze(time.Duration)         {}
+func (m *curveModel) thaw(time.Duration)           {}
 func (m *curveModel) latency() time.Duration       { return m.curve.delay(m.live) }
 func (m *curveModel) held() int                    { return m.q.len() }
 func (m *curveModel) setParams(p *scenario.Params) { m.curve = newCurve(p) }
