@@ -8,13 +8,15 @@ run:
 	$(GO) run .
 
 # Generated templ files are committed; the check fails when they are stale.
-# The rate test of 200 sessions runs again without -race, whose slowdown it
-# would otherwise measure.
+# The rate test of 200 sessions and the long statistical runs of the queue
+# run again without -race, whose slowdown the first would measure and the
+# second would wait for.
 test:
 	$(GO) vet ./...
 	$(GO) tool templ generate -check
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run 'TestManySessions' ./web
+	$(GO) test -count=1 -run 'TestModelErlangC' ./simengine
 
 generate:
 	$(GO) tool templ generate
@@ -23,4 +25,4 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./simengine
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./scenario

@@ -100,7 +100,7 @@ func newVocabFlags(fs *flag.FlagSet, reads func(scenario.Param) bool, def *scena
 	shown func(scenario.Param) string) *vocabFlags {
 	v := &vocabFlags{fs: fs, given: map[string]givenFlag{}}
 	for _, r := range scenario.Table {
-		if !reads(r) {
+		if !reads(r) || r.SimOnly {
 			continue
 		}
 		v.rows = append(v.rows, r)

@@ -14,6 +14,8 @@ type Params struct {
 	Clients        int           // clients
 	Think          time.Duration // think: mean of the exponential pause between requests
 	Timeout        time.Duration // timeout: per attempt
+	Arrival        string        // arrival: closed or open
+	Rate           float64       // rate: open arrivals per second
 	ServerModel    string        // server_model: a row of ServerModels
 	ServerLimit    int           // server_limit
 	ServerDelay    time.Duration // server_delay
@@ -41,6 +43,16 @@ type Lane struct {
 	strategies.Params
 	CancelOnTimeout bool // cancel_on_timeout
 }
+
+// The arrival kinds.
+const (
+	// ArrivalClosed is 001's closed loop: clients clients, each thinking
+	// then making one request at a time, so a slow server slows the load.
+	ArrivalClosed = "closed"
+	// ArrivalOpen is an open loop: requests arrive at rate whatever the
+	// server does, each retried by its own retrier until it ends.
+	ArrivalOpen = "open"
+)
 
 // The outage kinds.
 const (
@@ -72,6 +84,8 @@ func Defaults() Params {
 		Clients:        1000,
 		Think:          10 * time.Second,
 		Timeout:        2 * time.Second,
+		Arrival:        ArrivalClosed,
+		Rate:           100,
 		ServerModel:    ServerModels[0].Name,
 		ServerLimit:    30,
 		ServerDelay:    100 * time.Millisecond,

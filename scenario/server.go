@@ -131,20 +131,80 @@ func LatencyOf(p *Params) Latency {
 // best (see ServerModel.Healthy).
 func HealthyOf(p *Params) int { return ServerModelOf(p).Healthy(p) }
 
-// ServerUses reports whether a server of model reads the parameter param:
-// the parameters of model's row, and every parameter that is no model's
-// own (server_model, backlog, cancel_on_timeout, and the clients' and
-// lanes'). It is false for a parameter of another model and for an unknown
-// model.
-func ServerUses(model, param string) bool {
-	i := slices.IndexFunc(ServerModels, func(m ServerModel) bool { return m.Name == model })
-	if i < 0 {
-		return false
+// ServerUses reports whether a server of model reads the parameter param
+// (see Reads).
+func ServerUses(model, param string) bool { return Reads("server_model", model, param) }
+
+// switchRow is an enum parameter whose value decides which other
+// parameters are read, with the parameters that each of its values owns.
+type switchRow struct {
+	param string
+	owns  func(choice string) ([]string, bool) // false: no such choice
+}
+
+// switches are the switch parameters, in the order of the table.
+var switches = []switchRow{
+	{"arrival", func(c string) ([]string, bool) {
+		owns, ok := map[string][]string{ArrivalClosed: {"clients", "think"}, ArrivalOpen: {"rate"}}[c]
+		return owns, ok
+	}},
+	{"server_model", func(c string) ([]string, bool) {
+		i := slices.IndexFunc(ServerModels, func(m ServerModel) bool { return m.Name == c })
+		if i < 0 {
+			return nil, false
+		}
+		return ServerModels[i].Uses, true
+	}},
+}
+
+// Switches returns the names of the parameters whose value decides which
+// other parameters are read: arrival and server_model.
+func Switches() []string {
+	names := make([]string, len(switches))
+	for i, sw := range switches {
+		names[i] = sw.param
 	}
-	if slices.Contains(ServerModels[i].Uses, param) {
+	return names
+}
+
+// Reads reports whether a run whose switch parameter sw (see Switches) has
+// the value choice reads the parameter param: the parameters that choice
+// owns, and every parameter that no value of sw owns. It is false for a
+// parameter another value owns and for an unknown choice.
+func Reads(sw, choice, param string) bool {
+	i := slices.IndexFunc(switches, func(s switchRow) bool { return s.param == sw })
+	if i < 0 {
 		return true
 	}
-	return !slices.ContainsFunc(ServerModels, func(m ServerModel) bool { return slices.Contains(m.Uses, param) })
+	owns, ok := switches[i].owns(choice)
+	if !ok {
+		return false
+	}
+	if slices.Contains(owns, param) {
+		return true
+	}
+	p, _, known := Lookup(sw)
+	if !known {
+		return true
+	}
+	for _, c := range p.Choices {
+		if o, _ := switches[i].owns(c); slices.Contains(o, param) {
+			return false
+		}
+	}
+	return true
+}
+
+// ReadsParam reports whether p's run reads the parameter param, by the
+// values of p's switches.
+func ReadsParam(p *Params, param string) bool {
+	for _, sw := range switches {
+		row, _, _ := Lookup(sw.param)
+		if !Reads(sw.param, row.Value(p, 0), param) {
+			return false
+		}
+	}
+	return true
 }
 
 // serverModelNames are the values server_model accepts.

@@ -68,6 +68,10 @@ type Param struct {
 	Lane bool
 	// Scope is the part of the experiment that reads the parameter.
 	Scope Scope
+	// SimOnly marks a parameter that only the simulator implements: the
+	// real commands have no flag for it, and a real lane refuses a value
+	// other than its default.
+	SimOnly bool
 	// Group is the section of the page that shows a shared parameter
 	// (GroupClients, GroupServer, GroupOutage or GroupRun); each lane's
 	// parameters show in the lane's panel.
@@ -97,6 +101,12 @@ var Table = []Param{
 	{Name: "think", Scope: ScopeClients, Group: GroupClients, Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "mean think time between a client's requests (exponential; 001's lambda)",
 		field: func(p *Params, _ int) any { return &p.Think }},
+	{Name: "arrival", Scope: ScopeClients, Group: GroupClients, SimOnly: true, Type: TypeEnum, Choices: []string{ArrivalClosed, ArrivalOpen},
+		Help:  "closed: clients think, then make one request at a time (001); open: requests arrive at rate, each its own retrier",
+		field: func(p *Params, _ int) any { return &p.Arrival }},
+	{Name: "rate", Scope: ScopeClients, Group: GroupClients, SimOnly: true, Type: TypeFloat, Min: 0.01, Max: 1_000_000, Unit: "req/s",
+		Help:  "open arrival: new requests per second (Poisson)",
+		field: func(p *Params, _ int) any { return &p.Rate }},
 	{Name: "timeout", Scope: ScopeClients, Group: GroupClients, Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "per-attempt timeout: the client abandons an attempt after it",
 		field: func(p *Params, _ int) any { return &p.Timeout }},

@@ -32,6 +32,7 @@ type LaneTick struct {
 	InBackoff     int     // in_backoff: clients waiting to retry
 	P50           float64 // p50: median end-to-end latency of the tick's successes; NaN if none
 	P99           float64 // p99: their 99th percentile; NaN if none
+	Alive         int     // alive: requests begun and not ended, in flight or waiting to retry
 	// Halted marks a tick of a lane that stopped (Summary.Stopped): every
 	// value is NaN, the levels included.
 	Halted bool
@@ -52,16 +53,29 @@ func (lt *LaneTick) SetLatencies(lat []time.Duration) {
 // Columns are the names of a LaneTick's values, in the order AppendCSV and
 // AppendJSON write them, after t (and lane, in CSV).
 var Columns = []string{"ok", "errors", "timeouts", "attempts", "retries", "gave_up",
-	"concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99"}
+	"concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99", "alive"}
 
 // Values returns lt's values in the order of Columns.
-func (lt *LaneTick) Values() [12]float64 {
+func (lt *LaneTick) Values() [13]float64 {
 	if lt.Halted {
 		nan := math.NaN()
-		return [12]float64{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
+		return [13]float64{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
 	}
-	return [12]float64{lt.OK, lt.Errors, lt.Timeouts, lt.Attempts, lt.Retries, lt.GaveUp,
-		float64(lt.Concurrency), lt.ServerLatency, float64(lt.Backlog), float64(lt.InBackoff), lt.P50, lt.P99}
+	return [13]float64{lt.OK, lt.Errors, lt.Timeouts, lt.Attempts, lt.Retries, lt.GaveUp,
+		float64(lt.Concurrency), lt.ServerLatency, float64(lt.Backlog), float64(lt.InBackoff), lt.P50, lt.P99,
+		float64(lt.Alive)}
+}
+
+// LaneTickOf returns the LaneTick at t whose Values are v, of Columns'
+// length: Values' inverse. A level is NaN only in a halted lane's tick,
+// which has no value at all.
+func LaneTickOf(t float64, v []float64) LaneTick {
+	if math.IsNaN(v[6]) {
+		return LaneTick{T: t, Halted: true}
+	}
+	return LaneTick{T: t, OK: v[0], Errors: v[1], Timeouts: v[2], Attempts: v[3], Retries: v[4],
+		GaveUp: v[5], Concurrency: int(v[6]), ServerLatency: v[7], Backlog: int(v[8]), InBackoff: int(v[9]),
+		P50: v[10], P99: v[11], Alive: int(v[12])}
 }
 
 // appendNum writes v in the shortest form that reads back exactly; NaN

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -18,7 +19,8 @@ import (
 // tickValues returns lt's values in the order of "t" then Columns.
 func tickValues(lt scenario.LaneTick) []float64 {
 	return []float64{lt.T, lt.OK, lt.Errors, lt.Timeouts, lt.Attempts, lt.Retries, lt.GaveUp,
-		float64(lt.Concurrency), lt.ServerLatency, float64(lt.Backlog), float64(lt.InBackoff), lt.P50, lt.P99}
+		float64(lt.Concurrency), lt.ServerLatency, float64(lt.Backlog), float64(lt.InBackoff), lt.P50, lt.P99,
+		float64(lt.Alive)}
 }
 
 // tickSame reports whether a and b are the same value, NaN matching NaN.
@@ -37,11 +39,11 @@ var tickCases = []struct {
 		name: "no_percentiles",
 		lt: scenario.LaneTick{T: 20.3, OK: 120, Errors: 0.5, Timeouts: 30, Attempts: 150.25, Retries: 1e-7,
 			GaveUp: 0, Concurrency: 31, ServerLatency: 0.105, Backlog: 4096, InBackoff: 7,
-			P50: math.NaN(), P99: math.NaN()},
+			P50: math.NaN(), P99: math.NaN(), Alive: 38},
 		lane: "b",
-		csv:  "20.3,b,120,0.5,30,150.25,0.0000001,0,31,0.105,4096,7,,\n",
+		csv:  "20.3,b,120,0.5,30,150.25,0.0000001,0,31,0.105,4096,7,,,38\n",
 		json: `{"t":20.3,"ok":120,"errors":0.5,"timeouts":30,"attempts":150.25,"retries":0.0000001,"gave_up":0,` +
-			`"concurrency":31,"server_latency":0.105,"backlog":4096,"in_backoff":7,"p50":null,"p99":null}`,
+			`"concurrency":31,"server_latency":0.105,"backlog":4096,"in_backoff":7,"p50":null,"p99":null,"alive":38}`,
 	},
 	{
 		name: "percentiles",
@@ -49,24 +51,24 @@ var tickCases = []struct {
 			GaveUp: 2.5, Concurrency: 1_000_000, ServerLatency: 3600, Backlog: 0, InBackoff: 999,
 			P50: 0.1, P99: 2.0000000000000004},
 		lane: "d",
-		csv:  "0.1,d,10,20,0,1000000000000000000000,3,2.5,1000000,3600,0,999,0.1,2.0000000000000004\n",
+		csv:  "0.1,d,10,20,0,1000000000000000000000,3,2.5,1000000,3600,0,999,0.1,2.0000000000000004,0\n",
 		json: `{"t":0.1,"ok":10,"errors":20,"timeouts":0,"attempts":1000000000000000000000,"retries":3,"gave_up":2.5,` +
-			`"concurrency":1000000,"server_latency":3600,"backlog":0,"in_backoff":999,"p50":0.1,"p99":2.0000000000000004}`,
+			`"concurrency":1000000,"server_latency":3600,"backlog":0,"in_backoff":999,"p50":0.1,"p99":2.0000000000000004,"alive":0}`,
 	},
 	{
 		name: "zero",
 		lane: "a",
-		csv:  "0,a,0,0,0,0,0,0,0,0,0,0,0,0\n",
+		csv:  "0,a,0,0,0,0,0,0,0,0,0,0,0,0,0\n",
 		json: `{"t":0,"ok":0,"errors":0,"timeouts":0,"attempts":0,"retries":0,"gave_up":0,` +
-			`"concurrency":0,"server_latency":0,"backlog":0,"in_backoff":0,"p50":0,"p99":0}`,
+			`"concurrency":0,"server_latency":0,"backlog":0,"in_backoff":0,"p50":0,"p99":0,"alive":0}`,
 	},
 	{
 		name: "one_percentile",
 		lt:   scenario.LaneTick{T: 120, OK: 1, P50: 0.25, P99: math.NaN()},
 		lane: "c",
-		csv:  "120,c,1,0,0,0,0,0,0,0,0,0,0.25,\n",
+		csv:  "120,c,1,0,0,0,0,0,0,0,0,0,0.25,,0\n",
 		json: `{"t":120,"ok":1,"errors":0,"timeouts":0,"attempts":0,"retries":0,"gave_up":0,` +
-			`"concurrency":0,"server_latency":0,"backlog":0,"in_backoff":0,"p50":0.25,"p99":null}`,
+			`"concurrency":0,"server_latency":0,"backlog":0,"in_backoff":0,"p50":0.25,"p99":null,"alive":0}`,
 	},
 }
 
@@ -190,7 +192,7 @@ func TestCSVHeader(t *testing.T) {
 		t.Errorf("header %v, want %v", recs[0], want)
 	}
 	// The vocabulary's names, spelled out: a renamed column breaks readers.
-	const literal = "t,lane,ok,errors,timeouts,attempts,retries,gave_up,concurrency,server_latency,backlog,in_backoff,p50,p99\n"
+	const literal = "t,lane,ok,errors,timeouts,attempts,retries,gave_up,concurrency,server_latency,backlog,in_backoff,p50,p99,alive\n"
 	if h != literal {
 		t.Errorf("CSVHeader() = %q, want %q", h, literal)
 	}
@@ -214,7 +216,31 @@ func TestColumnsVocabulary(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	if len(scenario.Columns) != 12 {
-		t.Errorf("%d columns, want the 12 of LaneTick", len(scenario.Columns))
+	if len(scenario.Columns) != 13 {
+		t.Errorf("%d columns, want the 13 of LaneTick", len(scenario.Columns))
+	}
+}
+
+// TestLaneTickOfValues: LaneTickOf inverts Values for every field of
+// LaneTick, set by reflection so that a new field cannot be forgotten.
+func TestLaneTickOfValues(t *testing.T) {
+	var lt scenario.LaneTick
+	v := reflect.ValueOf(&lt).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Float64:
+			f.SetFloat(float64(i) + 0.5)
+		case reflect.Int:
+			f.SetInt(int64(i) + 1)
+		}
+	}
+	vals := lt.Values()
+	if got := scenario.LaneTickOf(lt.T, vals[:]); got != lt {
+		t.Errorf("LaneTickOf(Values(%+v)) = %+v", lt, got)
+	}
+	halted := scenario.LaneTick{T: 3, Halted: true}
+	vals = halted.Values()
+	if got := scenario.LaneTickOf(3, vals[:]); got != halted {
+		t.Errorf("a halted tick came back as %+v", got)
 	}
 }

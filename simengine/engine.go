@@ -259,8 +259,8 @@ func (e *Engine) Outage(on bool) {
 }
 
 // ErrRestarted is returned by Set when the new parameters could not apply
-// to the running simulation (a different number of lanes, seed, tick or
-// kind of server) and the run started again from virtual time 0.
+// to the running simulation (a different number of lanes, seed, tick,
+// arrival or kind of server) and the run started again from virtual time 0.
 var ErrRestarted = errors.New("simengine: the run restarted from 0")
 
 // Set applies p at the current virtual time: new clients start thinking,
@@ -275,7 +275,8 @@ func (e *Engine) Set(p scenario.Params) error {
 	e.settle()
 	old := e.p
 	e.p = p.Clone()
-	if len(p.Lanes) != len(old.Lanes) || p.Seed != old.Seed || p.Tick != old.Tick || !sameServer(&p, &old) {
+	if len(p.Lanes) != len(old.Lanes) || p.Seed != old.Seed || p.Tick != old.Tick || !sameServer(&p, &old) ||
+		p.Arrival != old.Arrival {
 		e.Reset()
 		return ErrRestarted
 	}

@@ -18,7 +18,8 @@ const (
 	thinking uint8 = iota // between requests; its event starts the next one
 	backing               // waiting to retry; its event starts the next attempt
 	waiting               // an attempt is in flight; its event is the timeout
-	retired               // removed when the client count went down
+	retired               // removed when the client count went down, or its open-loop request ended
+	arriving              // the open loop's source: its event is the next arrival
 )
 
 // Where a client's current attempt is, for cancel_on_timeout.
@@ -77,6 +78,12 @@ type lane struct {
 	active  int // clients[:active] take part; the rest are retired
 	q       queue
 	now     time.Duration
+
+	// An open loop's requests each have a client of their own, from
+	// clients[1:]; client 0 is the source whose events are the arrivals.
+	open     bool
+	free     []int32 // clients whose request ended, for the next ones
+	arrivals uint64  // arrivals so far: the index of the next one's gap
 
 	// The server: its model holds what is inside; the lane holds its
 	// accept backlog and the failure in effect (nil while it is up).
@@ -141,6 +148,14 @@ func newLane(p *scenario.Params, i int, mem *budget.Run) *lane {
 	l.configure(i)
 	l.model = newServerModel(p)
 	l.det = scenario.NewDetector(*p)
+	if l.open = p.Arrival == scenario.ArrivalOpen; l.open {
+		if l.reserve(1) {
+			l.clients = []client{{state: arriving}}
+			l.active = 1
+			l.q.schedule(0, l.arrivalGap())
+		}
+		return l
+	}
 	if l.reserve(p.Clients) {
 		l.clients = make([]client, 0, p.Clients)
 		l.q.ev = make([]event, 0, p.Clients)
@@ -148,6 +163,39 @@ func newLane(p *scenario.Params, i int, mem *budget.Run) *lane {
 		l.resize(p.Clients)
 	}
 	return l
+}
+
+// arrivalGap returns the time from the open loop's current arrival to the
+// next: exponential with mean 1/rate, a pure function of the seed and the
+// arrival's index, so every lane sees the same arrivals (common random
+// numbers). Its hash input has the top bit set, which no client's think
+// time has.
+func (l *lane) arrivalGap() time.Duration {
+	h := mix(l.p.Seed ^ mix(1<<63|l.arrivals))
+	l.arrivals++
+	u := float64(h>>11) * 0x1p-53
+	return time.Duration(-math.Log1p(-u) / l.p.Rate * float64(time.Second))
+}
+
+// arrive starts an open loop's new request, in a client of its own, and
+// sets the next arrival.
+func (l *lane) arrive() {
+	gap := l.arrivalGap()
+	l.q.schedule(0, l.now+gap)
+	var ci int32
+	if k := len(l.free); k > 0 {
+		ci, l.free = l.free[k-1], l.free[:k-1]
+	} else {
+		if !l.reserve(len(l.clients) + 1) {
+			return
+		}
+		ci = int32(len(l.clients))
+		l.clients = append(l.clients, client{})
+		l.active++
+	}
+	c := &l.clients[ci]
+	*c = client{st: strategies.State{Think: gap}}
+	l.start(ci, c)
 }
 
 // reserve takes from the budget what n clients cost, beyond what the lane
@@ -206,6 +254,9 @@ func (l *lane) configure(i int) {
 // resize makes n clients active: new ones start thinking now, removed ones
 // give up the request they have open.
 func (l *lane) resize(n int) {
+	if l.open {
+		return // the open loop's clients come and go with its requests
+	}
 	if n > len(l.clients) && !l.reserve(n) {
 		return
 	}
@@ -296,15 +347,9 @@ func (l *lane) wake(ci int32) {
 	c := &l.clients[ci]
 	switch c.state {
 	case thinking:
-		l.tick.requests++
-		l.pol.Begin(&c.st, l.now, c.st.Think)
-		if !l.pol.AllowFirst(&c.st, l.now, l.rng) {
-			// A limit (a breaker) refused the request: it ends unsent.
-			l.tick.gaveUp++
-			l.think(ci, c)
-			return
-		}
-		l.attempt(ci, c)
+		l.start(ci, c)
+	case arriving:
+		l.arrive()
 	case backing:
 		l.inBackoff--
 		l.tick.retries++
@@ -316,6 +361,20 @@ func (l *lane) wake(ci int32) {
 		}
 		l.failed(ci, c, strategies.Timeout)
 	}
+}
+
+// start begins client ci's new request, whose think time (or, in an open
+// loop, the gap before its arrival) is in c.st.Think.
+func (l *lane) start(ci int32, c *client) {
+	l.tick.requests++
+	l.pol.Begin(&c.st, l.now, c.st.Think)
+	if !l.pol.AllowFirst(&c.st, l.now, l.rng) {
+		// A limit (a breaker) refused the request: it ends unsent.
+		l.tick.gaveUp++
+		l.think(ci, c)
+		return
+	}
+	l.attempt(ci, c)
 }
 
 // attempt sends client ci's next attempt.
@@ -378,8 +437,15 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 	l.q.schedule(ci, l.now+d)
 }
 
-// think starts client ci's next think time.
+// think starts client ci's next think time; in an open loop, whose
+// requests do not come back, it frees the client for a later arrival.
 func (l *lane) think(ci int32, c *client) {
+	if l.open {
+		c.state, c.in = retired, nowhere
+		l.q.remove(ci)
+		l.free = append(l.free, ci)
+		return
+	}
 	c.thinks++
 	c.st.Think = l.thinkTime(ci, c.thinks)
 	c.state = thinking
@@ -539,6 +605,7 @@ func (l *lane) endTick(t time.Duration) scenario.LaneTick {
 		ServerLatency: l.model.latency().Seconds(),
 		Backlog:       l.blLive + l.model.queued(),
 		InBackoff:     l.inBackoff,
+		Alive:         l.waiting + l.inBackoff,
 	}
 	lt.SetLatencies(l.lat)
 	l.det.Tick(t, l.tick.ok, l.tickMaxC)

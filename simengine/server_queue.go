@@ -31,6 +31,11 @@ type queueModel struct {
 	nextID uint64          // the next request's id: its slot for the lane
 	frozen bool            // stopped (SIGSTOP): no service progresses
 	since  time.Duration   // when it froze
+
+	// started counts the requests a worker took, and waited sums the time
+	// they waited for it: their mean is the mean queue wait.
+	started int64
+	waited  time.Duration
 }
 
 // service is a request in service: done is when its worker finishes it.
@@ -40,9 +45,10 @@ type service struct {
 	c    int32
 }
 
-// waiter is a request waiting for a worker.
+// waiter is a request waiting for a worker since at.
 type waiter struct {
 	id uint64
+	at time.Duration
 	c  int32
 }
 
@@ -78,11 +84,12 @@ func (m *queueModel) admit(now time.Duration, c int32, mem *budget.Run) (uint64,
 	id := m.nextID
 	if len(m.busy) < m.workers && !m.frozen {
 		m.start(service{done: now + m.draw(), id: id, c: c})
+		m.started++
 	} else {
 		if m.waitN >= m.backlog {
 			return 0, errFull
 		}
-		if _, err := m.wait.push(waiter{id: id, c: c}, mem); err != nil {
+		if _, err := m.wait.push(waiter{id: id, at: now, c: c}, mem); err != nil {
 			return 0, err
 		}
 		m.waitN++
@@ -124,6 +131,8 @@ func (m *queueModel) fill(now time.Duration) {
 	for len(m.busy) < m.workers && m.waitN > 0 {
 		w := m.take()
 		m.start(service{done: now + m.draw(), id: w.id, c: w.c})
+		m.started++
+		m.waited += now - w.at
 	}
 }
 

@@ -29,7 +29,8 @@
   const RETRY_CHARTS = CHART_IDS.filter(k => SPEC[k].x === 'retry');
   const BASE = Object.fromEntries(CHART_IDS.map(k => [k, readJSON('chart-' + k)]));
   const STRATEGIES = Object.fromEntries(page.strategies.map(s => [s.name, s]));
-  const MODELS = Object.fromEntries(page.models.map(m => [m.name, m]));
+  // SWITCHES[param][value] lists the shared parameters that value shows and hides.
+  const SWITCHES = Object.fromEntries(page.switches.map(s => [s.param, Object.fromEntries(s.choices.map(c => [c.value, c]))]));
   // A duration box's bare decimal is seconds, the box's unit: the page adds
   // the unit and leaves the parsing to the server.
   const SECONDS_RE = /^[+-]?(\d+\.?\d*|\.\d+)$/;
@@ -164,7 +165,7 @@
       const s = p.get(LETTERS[i] + '.strategy');
       if (s) showStrategy(i, s);
     }
-    if (p.has('server_model')) showModel(p.get('server_model'));
+    for (const sw of Object.keys(SWITCHES)) if (p.has(sw)) showSwitch(sw, p.get(sw));
     const d = seconds('duration');
     if (d > 0 && d !== duration) {
       duration = d;
@@ -188,10 +189,10 @@
     if (head) head.textContent = strategy;
   }
 
-  // showModel shows the server parameters that model reads and hides the
-  // other models' own.
-  function showModel(model) {
-    const info = MODELS[model];
+  // showSwitch shows the parameters that a switch parameter's value reads
+  // (a server model's, an arrival's) and hides the other values' own.
+  function showSwitch(param, value) {
+    const info = SWITCHES[param] && SWITCHES[param][value];
     if (!info) return;
     for (const [names, hidden] of [[info.show, false], [info.hide, true]]) {
       for (const name of names) {
@@ -693,7 +694,7 @@
         freshStrategy.add(i);
         showStrategy(i, el.value);
       }
-      if (name === 'server_model') showModel(el.value);
+      if (SWITCHES[name]) showSwitch(name, el.value);
       // A real lane runs in real time: the speed menu shows it.
       if (name.endsWith('.source') && el.value === 'real') setControl($('#speed'), '1');
       sendSet();

@@ -757,8 +757,9 @@ func browserHaltedLane(t *testing.T, env *browserEnv) {
 	if b := eval[string](tb, `document.querySelector('[data-verdict="b"]').textContent`); strings.Contains(b, "stopped at") {
 		t.Errorf("lane b's verdict: %q", b)
 	}
-	tb.waitTrue("lane a's last row has no values, lane b's has",
-		`(r => r.length > 0 && r[r.length - 1][1] === null && r[r.length - 1][13] !== null)(window.backofflab.rows())`)
+	tb.waitTrue("lane a's last row has no values, lane b's has", fmt.Sprintf(
+		`(r => r.length > 0 && r[r.length - 1][%d] === null && r[r.length - 1][%d] !== null)(window.backofflab.rows())`,
+		col(t, 0, "ok"), col(t, 1, "ok")))
 }
 
 // browserLogScale: the charts whose spec offers a log scale have the

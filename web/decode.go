@@ -69,6 +69,13 @@ func realRules(st state, lim Limits) []*scenario.ParamError {
 		errs = append(errs, &scenario.ParamError{Name: "outage", Value: o,
 			Allow: "none or pause while a lane is real (the real server can only pause)"})
 	}
+	def := scenario.Defaults()
+	for _, row := range scenario.Table {
+		if v := row.Value(&st.p, 0); row.SimOnly && !row.Lane && scenario.ReadsParam(&st.p, row.Name) && v != row.Value(&def, 0) {
+			errs = append(errs, &scenario.ParamError{Name: row.Name, Value: v,
+				Allow: row.Value(&def, 0) + " while a lane is real (the real experiment does not implement another)"})
+		}
+	}
 	return errs
 }
 

@@ -102,17 +102,9 @@ func (rr *rowReader) next(row []float64) ([]float64, error) {
 	return row, nil
 }
 
-// laneTick is lane i's LaneTick in a row of tickRow's layout: the inverse of
-// LaneTick.Values (TestLaneTickOfRow holds the two together). A halted lane
-// has no value at all, its levels included.
+// laneTick is lane i's LaneTick in a row of tickRow's layout.
 func laneTick(row []float64, i int) scenario.LaneTick {
-	v := row[1+i*len(scenario.Columns):][:len(scenario.Columns)]
-	if math.IsNaN(v[6]) { // a level is NaN only in a halted lane's tick
-		return scenario.LaneTick{T: row[0], Halted: true}
-	}
-	return scenario.LaneTick{T: row[0], OK: v[0], Errors: v[1], Timeouts: v[2], Attempts: v[3], Retries: v[4],
-		GaveUp: v[5], Concurrency: int(v[6]), ServerLatency: v[7], Backlog: int(v[8]), InBackoff: int(v[9]),
-		P50: v[10], P99: v[11]}
+	return scenario.LaneTickOf(row[0], row[1+i*len(scenario.Columns):][:len(scenario.Columns)])
 }
 
 // writePageCSV writes the rows as simengine.WriteCSV does, as they come: it

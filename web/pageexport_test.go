@@ -127,7 +127,7 @@ func TestPageExportRejects(t *testing.T) {
 func TestLaneTickOfRow(t *testing.T) {
 	lts := []scenario.LaneTick{
 		{T: 1.5, OK: 1, Errors: 2, Timeouts: 3, Attempts: 4, Retries: 5, GaveUp: 6, Concurrency: 7,
-			ServerLatency: 8, Backlog: 9, InBackoff: 10, P50: 11, P99: 12},
+			ServerLatency: 8, Backlog: 9, InBackoff: 10, P50: 11, P99: 12, Alive: 13},
 		{T: 1.5, P50: math.NaN(), P99: math.NaN()},
 		{T: 1.5, Halted: true},
 	}

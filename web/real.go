@@ -281,6 +281,7 @@ func (r *realRun) measure(now time.Time, to time.Duration) {
 		ServerLatency: r.lat.Delay(st.Concurrency).Seconds(),
 		Backlog:       st.Backlog,
 		InBackoff:     int(cur.InBackoff),
+		Alive:         int(cur.InBackoff + cur.InFlight),
 	}
 	lt.SetLatencies(lat)
 	r.cur = reading{n: n, delta: d, lt: lt, peak: r.srv.TakePeak()}

@@ -40,6 +40,8 @@ func TestDecodeRealLane(t *testing.T) {
 		{query: "b.source=real&outage=crash", bad: "outage", allow: "none or pause while a lane is real"},
 		{query: "b.source=real&outage=partition", bad: "outage", allow: "the real server can only pause"},
 		{query: "e.source=real", bad: "e.source", allow: "no such parameter"},
+		{query: "b.source=real&arrival=open", bad: "arrival", allow: "closed while a lane is real"},
+		{query: "b.source=real&rate=5", real: "b", lanes: 2}, // rate is not read in a closed loop
 	} {
 		q, _ := url.ParseQuery(tc.query)
 		st, errs := decode(q, DefaultLimits)

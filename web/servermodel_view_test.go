@@ -15,8 +15,10 @@ func TestViewServerModel(t *testing.T) {
 		query         string
 		shown, hidden []string
 	}{
-		{"", []string{"server_model", "server_limit", "server_factor", "server_k", "server_delay", "backlog"}, []string{"server_slope"}},
-		{"server_model=linear", []string{"server_model", "server_slope", "server_delay", "max_server_delay", "backlog"}, []string{"server_limit", "server_factor", "server_k"}},
+		{"", []string{"server_model", "server_limit", "server_factor", "server_k", "server_delay", "backlog", "clients", "think"}, []string{"server_slope", "workers", "rate"}},
+		{"server_model=linear", []string{"server_model", "server_slope", "server_delay", "max_server_delay", "backlog"}, []string{"server_limit", "server_factor", "server_k", "workers"}},
+		{"server_model=queue&arrival=open", []string{"workers", "service_time", "service_dist", "queue_order", "backlog", "rate", "arrival"},
+			[]string{"server_limit", "server_delay", "server_slope", "clients", "think"}},
 	} {
 		v := newView(pageFor(t, tc.query))
 		ctl := map[string]paramCtl{}
@@ -37,15 +39,20 @@ func TestViewServerModel(t *testing.T) {
 		}
 	}
 	ps := newPageState("", scenario.Defaults(), nil)
-	for _, m := range ps.Models {
-		for _, name := range m.Show {
-			if !scenario.ServerUses(m.Name, name) || slices.Contains(m.Hide, name) {
-				t.Errorf("model %s shows %s", m.Name, name)
+	if len(ps.Switches) != len(scenario.Switches()) {
+		t.Fatalf("%d switches sent, want %d", len(ps.Switches), len(scenario.Switches()))
+	}
+	for _, sw := range ps.Switches {
+		for _, c := range sw.Choices {
+			for _, name := range c.Show {
+				if !scenario.Reads(sw.Param, c.Value, name) || slices.Contains(c.Hide, name) {
+					t.Errorf("%s=%s shows %s", sw.Param, c.Value, name)
+				}
 			}
-		}
-		for _, name := range m.Hide {
-			if scenario.ServerUses(m.Name, name) {
-				t.Errorf("model %s hides %s, which it reads", m.Name, name)
+			for _, name := range c.Hide {
+				if scenario.Reads(sw.Param, c.Value, name) {
+					t.Errorf("%s=%s hides %s, which it reads", sw.Param, c.Value, name)
+				}
 			}
 		}
 	}

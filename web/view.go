@@ -146,7 +146,7 @@ type pageState struct {
 	Columns    []string       `json:"columns"`
 	LaneNames  string         `json:"laneNames"`
 	Strategies []strategyInfo `json:"strategies"`
-	Models     []modelInfo    `json:"models"`
+	Switches   []switchInfo   `json:"switches"`
 	Keep       []string       `json:"keep"` // kept on a strategy change
 	// Charts are the charts' specs, row by row: the script draws what
 	// they say.
@@ -160,11 +160,16 @@ type pageState struct {
 	Scales  [][]string     `json:"scales"`
 }
 
-// modelInfo tells the script which server parameters a server model shows
-// and which it hides.
-type modelInfo struct {
-	Name  string   `json:"name"`
-	About string   `json:"about"`
+// switchInfo tells the script, for each value of a switch parameter
+// (scenario.Switches: arrival, server_model), which shared parameters it
+// shows and which it hides.
+type switchInfo struct {
+	Param   string        `json:"param"`
+	Choices []choiceShows `json:"choices"`
+}
+
+type choiceShows struct {
+	Value string   `json:"value"`
 	Show  []string `json:"show"`
 	Hide  []string `json:"hide"`
 }
@@ -228,7 +233,7 @@ func newView(in pageInput) pageView {
 				continue
 			}
 			c := mk(param, -1)
-			c.Hidden = !scenario.ServerUses(p.ServerModel, param.Name)
+			c.Hidden = !scenario.ReadsParam(&p, param.Name)
 			cg.Controls = append(cg.Controls, c)
 			placed[param.Name] = true
 		}
@@ -420,19 +425,24 @@ func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 		}
 		ps.Strategies = append(ps.Strategies, si)
 	}
-	for _, m := range scenario.ServerModels {
-		mi := modelInfo{Name: m.Name, About: m.About, Show: []string{}, Hide: []string{}}
-		for _, param := range scenario.Table {
-			if param.Scope != scenario.ScopeServer || param.Lane {
-				continue
+	for _, sw := range scenario.Switches() {
+		si := switchInfo{Param: sw}
+		row, _, _ := scenario.Lookup(sw)
+		for _, choice := range row.Choices {
+			cs := choiceShows{Value: choice, Show: []string{}, Hide: []string{}}
+			for _, param := range scenario.Table {
+				if param.Lane || param.Name == sw {
+					continue
+				}
+				if scenario.Reads(sw, choice, param.Name) {
+					cs.Show = append(cs.Show, param.Name)
+				} else {
+					cs.Hide = append(cs.Hide, param.Name)
+				}
 			}
-			if scenario.ServerUses(m.Name, param.Name) {
-				mi.Show = append(mi.Show, param.Name)
-			} else {
-				mi.Hide = append(mi.Hide, param.Name)
-			}
+			si.Choices = append(si.Choices, cs)
 		}
-		ps.Models = append(ps.Models, mi)
+		ps.Switches = append(ps.Switches, si)
 	}
 	return ps
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package simengine
+
+const raceEnabled = false
