@@ -31,6 +31,7 @@ type Params struct {
 	Outage         string        // outage: none, pause, crash or partition
 	OutageAt       time.Duration // outage_at
 	OutageFor      time.Duration // outage_for
+	Faults         FaultList     // faults: more faults, besides the outage
 	Duration       time.Duration // duration
 	Tick           time.Duration // tick
 	Seed           uint64        // seed

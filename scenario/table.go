@@ -24,6 +24,7 @@ const (
 	TypeEnum                 // one of Choices
 	TypeBool                 // true or false
 	TypeSeed                 // a 64-bit unsigned number
+	TypeFaults               // a FaultList
 )
 
 // Scope is the part of the experiment that reads a parameter. The real
@@ -155,6 +156,9 @@ var Table = []Param{
 	{Name: "outage_for", Scope: ScopeRun, Group: GroupOutage, Type: TypeDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
 		Help:  "how long the scheduled outage lasts",
 		field: func(p *Params, _ int) any { return &p.OutageFor }},
+	{Name: "faults", Scope: ScopeRun, Group: GroupOutage, SimOnly: true, Type: TypeFaults,
+		Help:  "more faults, each kind:at:for[:m]: pause, crash, partition, load_spike, latency_spike, capacity_drop, error_burst",
+		field: func(p *Params, _ int) any { return &p.Faults }},
 	{Name: "duration", Scope: ScopeRun, Group: GroupRun, Type: TypeDuration, Min: d(time.Second), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "virtual time the run lasts",
 		field: func(p *Params, _ int) any { return &p.Duration }},
@@ -260,6 +264,8 @@ func (p Param) Allowed() string {
 		return "one of " + strings.Join(p.Choices, ", ")
 	case TypeBool:
 		return "true or false"
+	case TypeFaults:
+		return FaultSyntax
 	case TypeSeed:
 		return fmt.Sprintf("a whole number from 0 to %d", uint64(math.MaxUint64))
 	case TypeDuration:
@@ -294,6 +300,13 @@ func (p Param) Set(ptr any, name, raw string) error {
 	case *uint64:
 		n, err := strconv.ParseUint(raw, 10, 64)
 		ok = setChecked(p, dst, n, err)
+	case *FaultList:
+		fs, err := FaultList(raw).Parse()
+		if err != nil {
+			return &ParamError{Name: name, Value: raw, Allow: err.Error() + "; " + FaultSyntax}
+		}
+		*dst = FaultListOf(fs) // the canonical text
+		return nil
 	default:
 		panic(fmt.Sprintf("scenario: Param.Set into %T", ptr))
 	}
@@ -339,6 +352,9 @@ func (p Param) accepts(ptr any) bool {
 		return true
 	case *uint64:
 		return in(float64(*v))
+	case *FaultList:
+		_, err := v.Parse()
+		return err == nil
 	}
 	panic(fmt.Sprintf("scenario: Param.Check of %T", ptr))
 }
@@ -358,6 +374,8 @@ func format(ptr any) string {
 		return strconv.FormatBool(*v)
 	case *uint64:
 		return strconv.FormatUint(*v, 10)
+	case *FaultList:
+		return string(*v)
 	}
 	panic(fmt.Sprintf("scenario: no format for %T", ptr))
 }
@@ -438,10 +456,31 @@ func Parse(q url.Values) (Params, error) {
 	for i := range p.Lanes {
 		errs = delayOrder(errs, &p.Lanes[i], laneName(i, ""))
 	}
+	errs = faultsApart(errs, &p)
 	if len(errs) > 0 {
 		return Params{}, joinSorted(errs)
 	}
 	return p, nil
+}
+
+// faultsApart appends to errs an error if the scheduled outage (outage,
+// outage_at, outage_for) overlaps an outage of faults. It adds nothing when
+// errs already reports one of them, as delayOrder does.
+func faultsApart(errs []error, p *Params) []error {
+	if slices.ContainsFunc(errs, func(e error) bool {
+		switch e.(*ParamError).Name {
+		case "faults", "outage", "outage_at", "outage_for":
+			return true
+		}
+		return false
+	}) {
+		return errs
+	}
+	if err := outagesApart(AllFaults(p)); err != nil {
+		errs = append(errs, &ParamError{Name: "faults", Value: string(p.Faults),
+			Allow: err.Error() + " (the scheduled outage included)"})
+	}
+	return errs
 }
 
 // laneName returns the vocabulary name of lane i's parameter param.
@@ -534,6 +573,9 @@ func (p *Params) check(errs []error, keep func(Param) bool, lanes []int, prefix 
 		for _, i := range lanes {
 			errs = delayOrder(errs, &p.Lanes[i], prefix(i))
 		}
+	}
+	if keep(Table[indexOf("faults")]) && keep(Table[indexOf("outage")]) {
+		errs = faultsApart(errs, p)
 	}
 	return errs
 }

@@ -122,6 +122,9 @@ func tblInRange(p *scenario.Params, param scenario.Param, i int) (string, bool) 
 			return v, false
 		}
 		f = float64(d)
+	case scenario.TypeFaults:
+		_, err := scenario.FaultList(v).Parse()
+		return v, err == nil
 	default:
 		return fmt.Sprintf("%s: unknown type %d", v, param.Type), false
 	}
@@ -314,6 +317,16 @@ func tblGoodValues(param scenario.Param) []tblValue {
 		return []tblValue{{"true", "true"}, {"false", "false"}, {"1", "true"}, {"0", "false"}, {"TRUE", "true"}}
 	case scenario.TypeSeed:
 		return []tblValue{{"0", "0"}, {"1", "1"}, {"18446744073709551615", "18446744073709551615"}, {"42", "42"}}
+	case scenario.TypeFaults:
+		// Apart from the default outage (20 s to 35 s); written back in
+		// the canonical form.
+		return []tblValue{
+			{"", ""},
+			{"load_spike:60s:10s:3", "load_spike:1m0s:10s:3"},
+			{"crash:40s:5s,error_burst:0s:1h:0.5,latency_spike:50s:10s:2,capacity_drop:50s:20s:0.5",
+				"crash:40s:5s,error_burst:0s:1h0m0s:0.5,latency_spike:50s:10s:2,capacity_drop:50s:20s:0.5"},
+			{"pause:0s:20s,partition:35s:1s", "pause:0s:20s,partition:35s:1s"},
+		}
 	}
 	return nil
 }
@@ -355,6 +368,19 @@ func tblBadValues(param scenario.Param) map[string]string {
 		bad["below"] = "-1"
 		bad["above"] = "18446744073709551616"
 		bad["fraction"] = "1.5"
+	case scenario.TypeFaults:
+		delete(bad, "empty") // no fault at all
+		bad["unknown_kind"] = "meteor:1s:1s:2"
+		bad["no_magnitude"] = "load_spike:1s:1s"
+		bad["magnitude_of_an_outage"] = "pause:1s:1s:2"
+		bad["magnitude_below"] = "capacity_drop:1s:1s:0"
+		bad["magnitude_above"] = "error_burst:1s:1s:1.5"
+		bad["magnitude_NaN"] = "load_spike:1s:1s:NaN"
+		bad["negative_at"] = "load_spike:-1s:1s:2"
+		bad["too_long"] = "load_spike:1s:25h:2"
+		bad["overlapping_outages"] = "pause:40s:10s,crash:45s:10s"
+		bad["trailing_comma"] = "load_spike:1s:1s:2,"
+		bad["too_many"] = strings.Repeat("load_spike:1s:1s:2,", scenario.MaxFaults) + "load_spike:1s:1s:2"
 	}
 	return bad
 }
@@ -831,7 +857,7 @@ func TestParamsMap(t *testing.T) {
 			_, ok2 = v.(json.Number)
 		case scenario.TypeBool:
 			_, ok2 = v.(bool)
-		case scenario.TypeDuration, scenario.TypeEnum:
+		case scenario.TypeDuration, scenario.TypeEnum, scenario.TypeFaults:
 			_, ok2 = v.(string)
 		}
 		if !ok2 {
@@ -1064,6 +1090,8 @@ func TestCheck(t *testing.T) {
 				*v = true
 			case *uint64:
 				*v = math.MaxUint64
+			case *scenario.FaultList:
+				bad = []func(){func() { *v = "meteor:1s:1s:2" }, func() { *v = "load_spike:1s:1s" }}
 			default:
 				t.Fatalf("a field of type %T", ptr)
 			}

@@ -11,8 +11,10 @@
 package simengine
 
 import (
+	"cmp"
 	"errors"
 	"math"
+	"slices"
 	"time"
 
 	"backofflab/budget"
@@ -27,14 +29,35 @@ type Engine struct {
 	nextTick time.Duration
 	mem      *budget.Run
 
-	// The scheduled outage's transitions still to come, or never.
-	nextStart, nextEnd time.Duration
-	down               bool // an outage is in effect
-	scheduled          bool // the outage in effect is the scheduled one
-	// outages are the latest MaxOutages outages: start, end (never while
-	// it lasts); dropped counts the older ones.
-	outages [][2]time.Duration
+	// eff is p with the faults in effect applied (load, latency,
+	// capacity): what the lanes read. errFrac is the share of answers an
+	// error burst turns into errors.
+	eff     scenario.Params
+	effects []scenario.Fault
+	errFrac float64
+
+	// plan is the scheduled faults' transitions still to come, in order.
+	plan      []transition
+	down      bool // an outage is in effect
+	scheduled bool // the outage in effect is a scheduled one
+	downs     int  // outages started since the run's start
+	// outages are the latest MaxOutages fault windows: start, end (never
+	// while it lasts) and kind; dropped counts the older ones.
+	outages []window
 	dropped int
+}
+
+// transition is a scheduled fault's start or end.
+type transition struct {
+	at    time.Duration
+	start bool
+	f     scenario.Fault
+}
+
+// window is a fault's span, for Outages.
+type window struct {
+	span [2]time.Duration
+	kind string
 }
 
 // MaxOutages is how many outages an Engine remembers: the latest ones. A
@@ -83,19 +106,33 @@ func (e *Engine) Now() time.Duration { return e.now }
 // Down reports whether the server is in an outage.
 func (e *Engine) Down() bool { return e.down }
 
-// Outages returns the latest outages (at most MaxOutages) as their start
-// and end; the end of one still in effect is -1. OutagesDropped tells how
-// many came before them.
+// Outages returns the latest fault windows (at most MaxOutages) as their
+// start and end; the end of one still in effect is -1. OutagesDropped tells
+// how many came before them, and OutageKinds their kinds.
 func (e *Engine) Outages() [][2]time.Duration {
 	out := make([][2]time.Duration, len(e.outages))
 	for i, o := range e.outages {
-		if o[1] == never {
-			o[1] = -1
+		if o.span[1] == never {
+			o.span[1] = -1
 		}
-		out[i] = o
+		out[i] = o.span
 	}
 	return out
 }
+
+// OutageKinds returns the kinds of the windows Outages returns, in order:
+// an outage kind (pause, crash, partition) or another fault's.
+func (e *Engine) OutageKinds() []string {
+	out := make([]string, len(e.outages))
+	for i, o := range e.outages {
+		out[i] = o.kind
+	}
+	return out
+}
+
+// Downs returns how many times the server has gone down (an outage kind,
+// scheduled or by hand) since the run's start.
+func (e *Engine) Downs() int { return e.downs }
 
 // OutagesDropped returns how many outages are older than those Outages
 // returns: the index, counted from the run's start, of Outages()[0].
@@ -108,26 +145,125 @@ func (e *Engine) OutageCount() int { return e.dropped + len(e.outages) }
 // Reset starts the run again from virtual time 0 with the current parameters.
 func (e *Engine) Reset() {
 	e.release()
-	e.now, e.down, e.outages, e.dropped = 0, false, nil, 0
+	e.now, e.down, e.outages, e.dropped, e.downs = 0, false, nil, 0, 0
+	e.effects, e.errFrac = nil, 0
+	e.eff = e.p.Clone()
 	e.nextTick = e.p.Tick
 	e.lanes = make([]*lane, len(e.p.Lanes))
 	for i := range e.lanes {
-		e.lanes[i] = newLane(&e.p, i, e.mem)
+		e.lanes[i] = newLane(&e.eff, i, e.mem)
 	}
 	e.schedule()
 }
 
-// schedule sets the scheduled outage's transitions that are still to come.
+// schedule sets the scheduled faults' transitions that are still to come:
+// the ends before the starts at one time, so that a fault may follow
+// another without a gap.
 func (e *Engine) schedule() {
-	e.nextStart, e.nextEnd = never, never
-	if e.p.Outage == scenario.OutageNone || e.p.OutageFor <= 0 {
+	e.plan = e.plan[:0]
+	for _, f := range scenario.AllFaults(&e.p) {
+		if f.For <= 0 {
+			continue
+		}
+		if f.At >= e.now {
+			e.plan = append(e.plan, transition{at: f.At, start: true, f: f})
+		}
+		if end := f.At + f.For; end >= e.now {
+			e.plan = append(e.plan, transition{at: end, f: f})
+		}
+	}
+	slices.SortStableFunc(e.plan, func(a, b transition) int {
+		if a.at != b.at {
+			return cmp.Compare(a.at, b.at)
+		}
+		if a.start != b.start {
+			if a.start {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	})
+}
+
+// nextTransition returns when the next scheduled transition comes, or
+// never.
+func (e *Engine) nextTransition() time.Duration {
+	if len(e.plan) == 0 {
+		return never
+	}
+	return e.plan[0].at
+}
+
+// transit applies the next scheduled transition, which is due now.
+func (e *Engine) transit() {
+	tr := e.plan[0]
+	e.plan = e.plan[1:]
+	switch {
+	case scenario.IsOutage(tr.f.Kind):
+		e.outage(tr.start, tr.f.Kind)
+		e.scheduled = tr.start
+	case tr.start:
+		e.effects = append(e.effects, tr.f)
+		e.window(true, tr.f.Kind)
+		e.applyEffects()
+	default:
+		if i := slices.Index(e.effects, tr.f); i >= 0 {
+			e.effects = slices.Delete(e.effects, i, i+1)
+		}
+		e.window(false, tr.f.Kind)
+		e.applyEffects()
+	}
+}
+
+// applyEffects sets the lanes' parameters to p changed by the faults in
+// effect: a load spike divides think time and multiplies rate, a latency
+// spike multiplies the service time and the curve's delays, a capacity drop
+// multiplies workers and server_limit (and divides the linear slope), and
+// error bursts make a share of the answers errors. Two faults of a kind
+// compose: their magnitudes multiply.
+func (e *Engine) applyEffects() {
+	eff := e.p.Clone()
+	keep := 1.0 // the share of answers no burst turns into an error
+	for _, f := range e.effects {
+		switch f.Kind {
+		case scenario.FaultLoadSpike:
+			eff.Think = time.Duration(float64(eff.Think) / f.M)
+			eff.Rate *= f.M
+		case scenario.FaultLatencySpike:
+			eff.ServiceTime = time.Duration(float64(eff.ServiceTime) * f.M)
+			eff.ServerDelay = time.Duration(float64(eff.ServerDelay) * f.M)
+			eff.ServerSlope = time.Duration(float64(eff.ServerSlope) * f.M)
+		case scenario.FaultCapacityDrop:
+			eff.Workers = max(1, int(math.Round(float64(eff.Workers)*f.M)))
+			eff.ServerLimit = max(1, int(math.Round(float64(eff.ServerLimit)*f.M)))
+			eff.ServerSlope = time.Duration(float64(eff.ServerSlope) / f.M)
+		case scenario.FaultErrorBurst:
+			keep *= 1 - f.M
+		}
+	}
+	eff.Think = max(eff.Think, 1)
+	e.eff, e.errFrac = eff, 1-keep
+	for _, l := range e.lanes {
+		l.setEffects(e.errFrac)
+	}
+}
+
+// window opens (on) or closes the latest window of kind now.
+func (e *Engine) window(on bool, kind string) {
+	if on {
+		if len(e.outages) == MaxOutages {
+			e.outages = append(e.outages[:0], e.outages[1:]...)
+			e.dropped++
+		}
+		e.outages = append(e.outages, window{span: [2]time.Duration{e.now, never}, kind: kind})
 		return
 	}
-	if e.p.OutageAt >= e.now {
-		e.nextStart = e.p.OutageAt
-	}
-	if end := e.p.OutageAt + e.p.OutageFor; end >= e.now {
-		e.nextEnd = end
+	for i := len(e.outages) - 1; i >= 0; i-- {
+		if o := &e.outages[i]; o.kind == kind && o.span[1] == never {
+			o.span[1] = e.now
+			return
+		}
 	}
 }
 
@@ -155,7 +291,7 @@ func (e *Engine) Step(t time.Duration, maxEvents int, emit func(scenario.Tick)) 
 	}
 	budget := maxEvents
 	for {
-		next := min(e.nextStart, e.nextEnd)
+		next := e.nextTransition()
 		switch {
 		case e.nextTick <= next && e.nextTick <= t:
 			if !e.runTo(e.nextTick, &budget) {
@@ -179,14 +315,7 @@ func (e *Engine) Step(t time.Duration, maxEvents int, emit func(scenario.Tick)) 
 			if !e.runTo(next, &budget) {
 				return false
 			}
-			if next == e.nextStart {
-				e.nextStart = never
-				e.Outage(true)
-				e.scheduled = true
-			} else {
-				e.nextEnd = never
-				e.Outage(false)
-			}
+			e.transit()
 		default:
 			return e.runTo(t, &budget)
 		}
@@ -230,23 +359,35 @@ func (e *Engine) settle() {
 // scheduled transition still to come applies when its time comes.
 func (e *Engine) Outage(on bool) {
 	e.settle()
+	kind := e.p.Outage
+	if kind == scenario.OutageNone {
+		kind = scenario.OutagePause
+	}
+	e.outage(on, kind)
 	e.scheduled = false
+}
+
+// outage starts (on) or ends the outage of kind now.
+func (e *Engine) outage(on bool, kind string) {
 	if on == e.down {
 		return
 	}
 	e.down = on
 	if on {
-		if len(e.outages) == MaxOutages {
-			e.outages = append(e.outages[:0], e.outages[1:]...)
-			e.dropped++
-		}
-		e.outages = append(e.outages, [2]time.Duration{e.now, never})
+		e.downs++
+		e.window(true, kind)
 	} else {
-		e.outages[len(e.outages)-1][1] = e.now
+		// The outage in effect ends, whatever the kind that ends it says.
+		for i := len(e.outages) - 1; i >= 0; i-- {
+			if o := &e.outages[i]; scenario.IsOutage(o.kind) && o.span[1] == never {
+				o.span[1] = e.now
+				break
+			}
+		}
 	}
 	var f *failure
 	if on {
-		f = failureOf(e.p.Outage)
+		f = failureOf(kind)
 	}
 	for _, l := range e.lanes {
 		if on {
@@ -280,16 +421,39 @@ func (e *Engine) Set(p scenario.Params) error {
 		e.Reset()
 		return ErrRestarted
 	}
-	for i, l := range e.lanes {
-		l.setParams(i)
-	}
-	if p.Outage != old.Outage || p.OutageAt != old.OutageAt || p.OutageFor != old.OutageFor {
+	if p.Outage != old.Outage || p.OutageAt != old.OutageAt || p.OutageFor != old.OutageFor || p.Faults != old.Faults {
 		e.schedule()
-		// A scheduled outage whose new window no longer holds now ends now.
-		in := p.Outage != scenario.OutageNone && p.OutageFor > 0 && p.OutageAt <= e.now && e.now < p.OutageAt+p.OutageFor
+		// A scheduled outage whose new window no longer holds now ends
+		// now; the other faults in effect are those whose window holds now.
+		in := false
+		var effects []scenario.Fault
+		for _, f := range scenario.AllFaults(&p) {
+			if f.At <= e.now && e.now < f.At+f.For {
+				if scenario.IsOutage(f.Kind) {
+					in = true
+				} else {
+					effects = append(effects, f)
+				}
+			}
+		}
 		if e.down && e.scheduled && !in {
 			e.Outage(false)
 		}
+		for _, f := range e.effects {
+			if !slices.Contains(effects, f) {
+				e.window(false, f.Kind)
+			}
+		}
+		for _, f := range effects {
+			if !slices.Contains(e.effects, f) {
+				e.window(true, f.Kind)
+			}
+		}
+		e.effects = effects
+	}
+	e.applyEffects()
+	for i, l := range e.lanes {
+		l.setParams(i)
 	}
 	return nil
 }

@@ -93,6 +93,11 @@ type lane struct {
 	fail    *failure
 	next    time.Duration // the next completion, or never
 
+	// errFrac is the share of answers an error burst turns into errors,
+	// and answers counts the answers, for a reproducible choice of which.
+	errFrac float64
+	answers uint64
+
 	waiting, inBackoff int
 	tick               counters // since the last tick
 	total              counters // since the start, up to the last tick
@@ -458,7 +463,10 @@ func (l *lane) complete() {
 	abs, ci := l.model.complete()
 	if ci >= 0 && (l.fail == nil || l.fail.answers) {
 		c := &l.clients[ci]
-		if c.owns(inServer, abs) {
+		if c.owns(inServer, abs) && l.errFrac > 0 && l.burst() {
+			l.tick.errors++
+			l.failed(ci, c, strategies.Error)
+		} else if c.owns(inServer, abs) {
 			l.waiting--
 			l.tick.ok++
 			l.pol.Record(&c.st, l.now, strategies.Success)
@@ -472,6 +480,27 @@ func (l *lane) complete() {
 			c.in = nowhere
 		}
 	} // else the client left
+	l.plan()
+}
+
+// burst reports whether an error burst turns the current answer into an
+// error: with probability errFrac, by a hash of the seed and the answer's
+// index, so that the run stays reproducible and the strategies' random
+// numbers are not drawn on.
+func (l *lane) burst() bool {
+	l.answers++
+	h := mix(l.p.Seed ^ mix(l.answers^0x6a09e667f3bcc909))
+	return float64(h>>11)*0x1p-53 < l.errFrac
+}
+
+// setEffects applies the faults in effect now: the engine has changed the
+// parameters the lane reads (its server's, its load's), and errFrac.
+func (l *lane) setEffects(errFrac float64) {
+	if l.halt != nil {
+		return
+	}
+	l.errFrac = errFrac
+	l.model.setParams(l.p)
 	l.plan()
 }
 

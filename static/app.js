@@ -52,6 +52,8 @@
   // message carries only those that changed; the latest maxOutages are kept.
   const outageWins = new Map();
   let maxOutages = 100;
+  let faultKinds = {}; // by name: whether it takes the server down, its colour (hello.fault_kinds)
+  let plan = []; // the scheduled faults, {at, end, kind} (hello and params)
   let bands = [];
   let maxes = []; // per lane: "chart/axis" → highest value so far
   const charts = {}; // "chart.letter" → ECharts instance
@@ -329,6 +331,7 @@
       case 'params':
         query = m.query;
         boxes = m.boxes;
+        plan = m.plan;
         clearErrors();
         applyQuery(query);
         updateURL();
@@ -348,6 +351,8 @@
     query = m.query;
     boxes = m.boxes;
     maxOutages = m.max_outages;
+    faultKinds = Object.fromEntries(m.fault_kinds.map(k => [k.name, k]));
+    plan = m.plan;
     outageWins.clear();
     duration = m.duration;
     lanes = m.lanes;
@@ -507,7 +512,8 @@
     dirty = false;
     const t = currentT();
     const ov = outageView(t);
-    const shade = ov.windows.map(([s, e]) => [{ xAxis: s, name: 'outage' }, { xAxis: e }]);
+    const shade = ov.windows.map(([s, e, kind]) => [
+      { xAxis: s, name: kind, itemStyle: { color: faultKinds[kind] ? faultKinds[kind].color : undefined } }, { xAxis: e }]);
     const n = Math.min(laneCount(), maxes.length);
     for (const id of TIME_CHARTS) {
       const spec = SPEC[id];
@@ -544,31 +550,34 @@
     }
   }
 
-  // outageView says which windows to shade and whether the server is down
-  // at t. The state message is authoritative up to its own t; a scheduled
-  // outage (outage_at, outage_for) that starts or ends after it is added
-  // from the parameters, as the engine will apply it.
+  // outageView says which fault windows to shade at t, [start, end, kind],
+  // and whether the server is down. The state message is authoritative up
+  // to its own t; a scheduled fault (the server's plan) is shaded from its
+  // start, and a scheduled window the state saw open lasts to its planned
+  // end, so that the shading moves with the clock between state messages.
   function outageView(t) {
-    const q = new URLSearchParams(query);
-    const at = seconds('outage_at');
-    const end = at + seconds('outage_for');
-    const scheduled = (q.get('outage') || 'none') !== 'none' && end > at;
     const known = lastState ? lastState.t : 0;
+    const isDown = kind => !!(faultKinds[kind] && faultKinds[kind].outage);
+    const near = (a, b) => Math.abs(a - b) < 1e-9;
     const windows = [];
+    const seen = new Set();
     let down = false;
-    for (const [s, e] of lastState ? lastState.outages : []) {
-      if (e >= 0) windows.push([s, e]);
-      else if (scheduled && s <= end && known < end && end <= t) windows.push([s, end]);
+    for (const [s, e, kind] of lastState ? lastState.outages : []) {
+      const planned = plan.find(w => w.kind === kind && near(w.at, s));
+      if (planned) seen.add(planned);
+      if (e >= 0) windows.push([s, e, kind]);
+      else if (planned && known < planned.end && planned.end <= t) windows.push([s, planned.end, kind]);
       else {
-        windows.push([s, Math.max(s, t)]);
-        down = true;
+        windows.push([s, Math.max(s, t), kind]);
+        if (isDown(kind)) down = true;
       }
     }
-    if (scheduled && at >= known && at <= t && !windows.some(([s]) => Math.abs(s - at) < 1e-9)) {
-      windows.push([at, Math.min(end, t)]);
-      if (t < end) down = true;
+    for (const w of plan) {
+      if (seen.has(w) || w.at < known || w.at > t) continue;
+      windows.push([w.at, Math.min(w.end, t), w.kind]);
+      if (t < w.end && isDown(w.kind)) down = true;
     }
-    return { windows, down, scheduled: scheduled && at > t };
+    return { windows, down, scheduled: plan.some(w => isDown(w.kind) && w.at > t) };
   }
 
   // BAND_DATA gives each series of a retry chart its values from a lane's

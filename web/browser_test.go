@@ -72,6 +72,7 @@ func TestBrowser(t *testing.T) {
 		{"HaltedLaneVerdict", browserHaltedLane},
 		{"LogScale", browserLogScale},
 		{"ServerModel", browserServerModel},
+		{"FaultWindows", browserFaultWindows},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
@@ -811,6 +812,23 @@ func browserServerModel(t *testing.T, env *browserEnv) {
 		}
 		if want := 0.1 + 0.001*(*r[conc]); math.Abs(*r[lat]-want) > 1e-9 && *r[lat] != 0.1 {
 			t.Fatalf("a row with concurrency %v shows latency %v, neither the curve's 0.1 nor linear's %v", *r[conc], *r[lat], want)
+		}
+	}
+}
+
+// 12. Every fault window is shaded on every time chart with its kind's name
+// and colour: the scheduled outage, and the faults of the faults list.
+func browserFaultWindows(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "outage=pause&outage_at=2s&outage_for=2s&faults=load_spike:5s:5s:2,error_burst:12s:3s:0.5&duration=20s&speed=max")
+	tb.waitTrue("the run is done", `window.backofflab.state().done === true`)
+	for _, id := range []string{"throughput.a", "server.b", "latency.a"} {
+		got := poll[string](tb, id+" shades three windows", fmt.Sprintf(`(c => {
+			const d = c.getOption().series[0].markArea.data;
+			return d.length === 3 ? JSON.stringify(d.map(([a, b]) => [a.name, a.xAxis, b.xAxis, a.itemStyle.color])) : '';
+		})(window.backofflab.charts()[%q])`, id))
+		want := fmt.Sprintf(`[["pause",2,4,%q],["load_spike",5,10,%q],["error_burst",12,15,%q]]`, outageColor, effectColor, effectColor)
+		if got != want {
+			t.Errorf("%s shades %s, want %s", id, got, want)
 		}
 	}
 }

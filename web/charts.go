@@ -101,6 +101,11 @@ var delaySeries = []string{"p5", "p5–p95", "p50"}
 // first series); the script fills in the windows.
 const outageColor = "rgba(238,102,102,0.13)"
 
+// effectColor shades the windows of the faults that change how the server
+// works (a load or latency spike, a capacity drop, an error burst) without
+// taking it down.
+const effectColor = "rgba(250,200,88,0.18)"
+
 // chartOption returns the ECharts option of the chart id, without
 // data, for a run of duration seconds. The page script adds the data as
 // plain [x, y] arrays, the toolbox's SVG and log-scale buttons (which need

@@ -1731,7 +1731,7 @@ func pgControl(c paramCtl) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			var templ_7745c5c3_Var97 = []any{"num", templ.KV("wide", c.Type == "seed")}
+			var templ_7745c5c3_Var97 = []any{"num", templ.KV("wide", c.Type == "seed"), templ.KV("text", c.Type == "faults")}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_Buffer, templ_7745c5c3_Var97...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -73,6 +73,26 @@ type helloMsg struct {
 	// keeps as many.
 	MaxOutages int                `json:"max_outages"`
 	Boxes      map[string]boxView `json:"boxes"` // every number box of the run
+	// FaultKinds says of each fault kind whether it takes the server down
+	// and the colour that shades its windows; Plan is the run's scheduled
+	// faults, so that the page shades a window as soon as it begins.
+	FaultKinds []faultKindInfo `json:"fault_kinds"`
+	Plan       []planWindow    `json:"plan"`
+}
+
+// faultKindInfo is one fault kind for the page.
+type faultKindInfo struct {
+	Name   string `json:"name"`
+	Outage bool   `json:"outage"`
+	Color  string `json:"color"`
+	Help   string `json:"help"`
+}
+
+// planWindow is a scheduled fault's window, in seconds.
+type planWindow struct {
+	At   float64 `json:"at"`
+	End  float64 `json:"end"`
+	Kind string  `json:"kind"`
 }
 
 type laneInfo struct {
@@ -125,12 +145,12 @@ type stateMsg struct {
 	Done    bool    `json:"done"` // the run reached its duration
 	Speed   string  `json:"speed"`
 	Down    bool    `json:"down"`
-	// Outages are the outage windows that changed since the previous
-	// state message, [start, end] in seconds, end -1 while it lasts;
-	// OutagesFrom is the first one's index counted from the run's start.
-	// The page keeps the latest hello.max_outages windows.
-	Outages     [][2]float64 `json:"outages"`
-	OutagesFrom int          `json:"outages_from"`
+	// Outages are the fault windows that changed since the previous
+	// state message, [start, end, kind], times in seconds, end -1 while
+	// it lasts; OutagesFrom is the first one's index counted from the
+	// run's start. The page keeps the latest hello.max_outages windows.
+	Outages     [][3]any `json:"outages"`
+	OutagesFrom int      `json:"outages_from"`
 	// Note says how a real lane behaves now (running, or stopped until Play
 	// restarts the run); empty when no lane is real.
 	Note string `json:"note,omitempty"`
@@ -149,6 +169,7 @@ type paramsMsg struct {
 	Type  string             `json:"type"` // "params"
 	Query string             `json:"query"`
 	Boxes map[string]boxView `json:"boxes"` // every number box of the run
+	Plan  []planWindow       `json:"plan"`  // the scheduled faults, as in hello
 }
 
 type errorMsg struct {

@@ -485,7 +485,7 @@ func (s *session) handle(m inMsg) {
 			s.hello()
 			return
 		}
-		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim)}, false)
+		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p)}, false)
 		s.bands()
 		s.syncDown()
 		s.state()
@@ -507,7 +507,7 @@ func (s *session) handle(m inMsg) {
 			return
 		}
 		s.speed, s.st.speed = f, m.Speed
-		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim)}, false)
+		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p)}, false)
 		s.state()
 	case "pause":
 		if s.live() != nil { // real time cannot pause: the lane stops
@@ -580,7 +580,7 @@ func (s *session) hello() {
 	p := s.st.p
 	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
 		Tick: p.Tick.Seconds(), Columns: scenario.Columns, MaxOutages: simengine.MaxOutages,
-		Boxes: boxesOf(s.st, s.lim)}
+		Boxes: boxesOf(s.st, s.lim), FaultKinds: faultKinds(), Plan: planOf(&p)}
 	for i, l := range p.Lanes {
 		h.Lanes = append(h.Lanes, laneInfo{Name: scenario.LaneNames[i : i+1], Strategy: l.Strategy,
 			Source: s.lanes[i].source(), Addr: s.lanes[i].addr()})
@@ -597,14 +597,38 @@ func (s *session) hello() {
 	s.state()
 }
 
+// faultKinds describes the fault kinds for the page.
+func faultKinds() []faultKindInfo {
+	out := make([]faultKindInfo, len(scenario.FaultKinds))
+	for i, k := range scenario.FaultKinds {
+		c := effectColor
+		if k.Outage {
+			c = outageColor
+		}
+		out[i] = faultKindInfo{Name: k.Name, Outage: k.Outage, Color: c, Help: k.Help}
+	}
+	return out
+}
+
+// planOf returns p's scheduled fault windows.
+func planOf(p *scenario.Params) []planWindow {
+	out := []planWindow{}
+	for _, f := range scenario.AllFaults(p) {
+		if f.For > 0 {
+			out = append(out, planWindow{At: f.At.Seconds(), End: (f.At + f.For).Seconds(), Kind: f.Kind})
+		}
+	}
+	return out
+}
+
 // state tells the page where the run stands.
 func (s *session) state() {
 	m := stateMsg{Type: "state", T: s.eng.Now().Seconds(), Playing: s.playing,
 		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed, Down: s.eng.Down(),
-		Outages: [][2]float64{}}
+		Outages: [][3]any{}}
 	// Only the windows the page has not seen as they are now: the last one
 	// it saw open, and every one since.
-	dropped, outages := s.eng.OutagesDropped(), s.eng.Outages()
+	dropped, outages, kinds := s.eng.OutagesDropped(), s.eng.Outages(), s.eng.OutageKinds()
 	from := s.sentOutages
 	if s.sentOpen {
 		from--
@@ -618,12 +642,12 @@ func (s *session) state() {
 			m.Note = n
 		}
 	}
-	for _, o := range outages[from-dropped:] {
-		end := -1.0
+	for i := from - dropped; i < len(outages); i++ {
+		o, end := outages[i], -1.0
 		if o[1] >= 0 {
 			end = o[1].Seconds()
 		}
-		m.Outages = append(m.Outages, [2]float64{o[0].Seconds(), end})
+		m.Outages = append(m.Outages, [3]any{o[0].Seconds(), end, kinds[i]})
 	}
 	s.out.send(m, false)
 	// The verdicts say whether the server is down and the run over: a

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"slices"
+
 	"backofflab/scenario"
 	"backofflab/simengine"
 )
@@ -11,7 +13,9 @@ func phaseOf(e *simengine.Engine, p scenario.Params) scenario.Phase {
 	return scenario.Phase{
 		Done:      e.Now() >= p.Duration,
 		Down:      e.Down(),
-		AnyOutage: e.OutageCount() > 0,
-		Scheduled: p.Outage != scenario.OutageNone && p.OutageFor > 0 && p.OutageAt > e.Now(),
+		AnyOutage: e.Downs() > 0,
+		Scheduled: slices.ContainsFunc(scenario.AllFaults(&p), func(f scenario.Fault) bool {
+			return scenario.IsOutage(f.Kind) && f.For > 0 && f.At > e.Now()
+		}),
 	}
 }

@@ -492,6 +492,9 @@ func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInpu
 		c.Min, c.Max = "0", strconv.FormatUint(math.MaxUint64, 10)
 		c.Value = rawOr(in.Raw, c.Name, in.Errors, goText)
 		return c
+	case scenario.TypeFaults:
+		c.Value = rawOr(in.Raw, c.Name, in.Errors, goText)
+		return c
 	}
 	val := 0.0
 	if param.Type == scenario.TypeDuration {
@@ -538,6 +541,8 @@ func typeName(k scenario.Type) string {
 		return "bool"
 	case scenario.TypeSeed:
 		return "seed"
+	case scenario.TypeFaults:
+		return "faults"
 	}
 	return "unknown"
 }
