@@ -9,6 +9,7 @@ import (
 
 	"backofflab/budget"
 	"backofflab/scenario"
+	"backofflab/strategies"
 )
 
 // BenchmarkQueue is the baseline the engine is measured against: the bare
@@ -50,20 +51,28 @@ func BenchmarkState(b *testing.B) {
 	b.ReportMetric(float64(ms.TotalAlloc-before)/float64(b.N)/float64(p.Clients), "B/client")
 }
 
-// BenchmarkEngine runs whole scenarios: (a) 001's default two-lane
-// comparison, and (b) 100 000 clients for 120 s with lane fixed. It reports
-// events per second, virtual seconds per wall second, and the bytes
-// allocated per client over the whole run.
+// BenchmarkEngine runs whole scenarios: (a) 001's two-lane comparison on
+// its latency curve, fixed against think_scaled, (b) 100 000 clients for
+// 120 s with lane fixed on that curve, and (c) the worker queue with lanes
+// fixed and exponential. It reports events per second, virtual seconds per
+// wall second, and the bytes allocated per client over the whole run.
 func BenchmarkEngine(b *testing.B) {
-	big := scenario.Defaults()
+	curve := scenario.Defaults()
+	curve.ServerModel = "curve"
+	curve.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameThinkScaled)}
+	big := curve
 	big.Clients = 100_000
-	big.Lanes = []scenario.Lane{scenario.DefaultLane(0)}
+	big.Lanes = []scenario.Lane{simLane(strategies.NameFixed)}
+	queue := curve
+	queue.ServerModel = scenario.QueueModel
+	queue.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
 	for _, bc := range []struct {
 		name string
 		p    scenario.Params
 	}{
-		{"default", scenario.Defaults()},
+		{"default", curve},
 		{"fixed100k", big},
+		{"queue", queue},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var events int64
