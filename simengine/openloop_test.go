@@ -81,7 +81,7 @@ func TestModelErlangC(t *testing.T) {
 				}
 				n := float64(len(seeds))
 				gotWq, gotU, gotRate, gotLq := waitSum/n, busySum/n, rateSum/n, lqSum/n
-				t.Logf("c=%d ρ=%.1f: Wq %.6f s (Erlang C %.6f), utilization %.4f, arrivals %.3f/s (%.3f), waiting %.4f (λ·Wq %.4f)",
+				t.Logf("c=%d ρ=%.1f: Wq %.4g s (Erlang C %.4g), utilization %.4f, arrivals %.3f/s (%.3f), waiting %.4f (λ·Wq %.4f)",
 					c, rho, gotWq, wq, gotU, gotRate, lambda, gotLq, lambda*wq)
 				if math.Abs(gotWq-wq) > 0.05*wq {
 					t.Errorf("mean queue wait %.5f s, Erlang C says %.5f ± 5 %%", gotWq, wq)
