@@ -87,7 +87,11 @@ type Stats struct {
 	// LastDelay is the delay the server last computed (001's "last delay").
 	LastDelay        time.Duration `json:"-"`
 	LastDelaySeconds float64       `json:"last_delay_seconds"`
-	Paused           bool          `json:"paused"`
+	// Latency is the model's latency now, as the simulator's server_latency
+	// column has it: the delay at the current concurrency. Unlike LastDelay
+	// it does not lag behind the concurrency.
+	Latency time.Duration `json:"-"`
+	Paused  bool          `json:"paused"`
 	// Accepted counts every request that reached the handler.
 	Accepted int64 `json:"accepted"`
 	// Completed counts the requests answered after their delay, whether
@@ -106,7 +110,7 @@ type Server struct {
 	cfg ServerConfig
 
 	mu     sync.Mutex
-	core   core
+	core   model
 	timer  *time.Timer // wakes the oldest request when it is due
 	armed  time.Time   // when timer fires; zero when stopped
 	closed bool
@@ -125,7 +129,7 @@ func NewServer(cfg ServerConfig) *Server {
 		cfg.ReportEvery = time.Second
 	}
 	s := &Server{cfg: cfg, quit: make(chan struct{})}
-	s.core.lat, s.core.backlog = cfg.Latency(), cfg.Scenario.Backlog
+	s.core = &core{lat: cfg.Latency(), backlog: cfg.Scenario.Backlog}
 	s.timer = time.AfterFunc(time.Hour, s.fire)
 	s.timer.Stop()
 	return s
@@ -210,8 +214,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		switch {
 		case s.cfg.Scenario.Lanes[0].CancelOnTimeout || wasDropped:
-			if s.core.withdraw(req) {
-				s.replan(time.Now())
+			if now := time.Now(); s.core.withdraw(req, now) {
+				s.replan(now)
 			}
 			if !wasDropped {
 				s.abandoned.Add(1)
@@ -263,8 +267,9 @@ func (s *Server) serveStats(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) Pause() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.core.pause()
-	s.replan(time.Now())
+	now := time.Now()
+	s.core.pause(now)
+	s.replan(now)
 }
 
 // Resume ends a pause: every waiting request enters now, abandoned or not.
@@ -281,18 +286,9 @@ func (s *Server) Resume() {
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &s.core
-	return Stats{
-		Concurrency:      c.live,
-		Backlog:          c.parkedN,
-		LastDelay:        c.lastDelay,
-		LastDelaySeconds: c.lastDelay.Seconds(),
-		Paused:           c.paused,
-		Accepted:         c.accepted,
-		Completed:        c.completed,
-		Abandoned:        s.abandoned.Load() + c.leftN,
-		Dropped:          c.droppedN,
-	}
+	st := s.core.stats()
+	st.Abandoned += s.abandoned.Load()
+	return st
 }
 
 // TakePeak returns the highest concurrency the server reached since the
