@@ -8,9 +8,9 @@ import (
 
 // model is what the server does with the requests inside it, without
 // clock or goroutines, so that tests can drive it with made-up times: core
-// for a latency of the concurrency (001's curve, linear). The Server calls
-// it under its lock, with the time of the call, and keeps one timer armed
-// for the time next returns.
+// for a latency of the concurrency (001's curve, linear), queueCore for the
+// worker queue. The Server calls it under its lock, with the time of the
+// call, and keeps one timer armed for the time next returns.
 type model interface {
 	// arrive lets r in at now, or parks or drops it (r.state says which).
 	arrive(r *request, now time.Time)
@@ -29,6 +29,9 @@ type model interface {
 	// pause freezes the server at now; resume ends the pause at now.
 	pause(now time.Time)
 	resume(now time.Time)
+	// stall tells the model that the process did not run from from to to
+	// (a SIGSTOP), as a pause it could not see coming.
+	stall(from, to time.Time)
 	// takePeak returns the highest concurrency since the previous call,
 	// and starts the next period at the current concurrency.
 	takePeak() int
@@ -41,15 +44,18 @@ type model interface {
 // The states of a request in the server.
 const (
 	parked    uint8 = iota // waiting in the accept backlog while the server is paused
-	inside                 // counted in the concurrency, ageing towards its delay
-	dropped                // arrived while paused with the backlog full: never enters
+	inside                 // counted in the concurrency, ageing towards its delay (queue: in service)
+	dropped                // arrived with the backlog full: never enters
 	completed              // went through its delay and was answered
 	withdrawn              // its client left and the server learned it (cancel_on_timeout)
+	waiting                // queue: counted in the concurrency, waiting for a worker
 )
 
 // request is one GET /api in the server.
 type request struct {
-	start time.Time     // when it entered (for a parked one: the resume)
+	start time.Time     // when it entered (for a parked one: the resume; queue: when it arrived)
+	end   time.Time     // queue: when its service ends, while in service
+	idx   int           // queue: its index in the heap of requests in service
 	state uint8         //
 	left  bool          // its client left; the server, not told, answers it for nobody
 	done  chan struct{} // closed when it completes
@@ -95,6 +101,31 @@ func (q *queue) pop() *request {
 		q.items, q.head = q.items[:n], 0
 	}
 	return r
+}
+
+// popBack removes the newest request; one is there.
+func (q *queue) popBack() *request {
+	n := len(q.items) - 1
+	r := q.items[n]
+	q.items[n] = nil
+	q.items = q.items[:n]
+	if n == q.head {
+		q.items, q.head = q.items[:0], 0
+	}
+	return r
+}
+
+// keep drops, in place and in order, the requests for which ok is false.
+func (q *queue) keep(ok func(*request) bool) {
+	n := 0
+	for _, r := range q.items[q.head:] {
+		if ok(r) {
+			q.items[n] = r
+			n++
+		}
+	}
+	clear(q.items[n:])
+	q.items, q.head = q.items[:n], 0
 }
 
 // core is the server's model without clock or goroutines, so that tests can
@@ -195,6 +226,10 @@ func (c *core) leave(r *request) bool {
 
 // pause freezes the server: nothing completes, arrivals park.
 func (c *core) pause(time.Time) { c.paused = true }
+
+// stall does nothing: a request's delay counts from its start, so the
+// requests inside a stopped process keep ageing, as 001's did.
+func (c *core) stall(_, _ time.Time) {}
 
 // resume lets every parked request in at once, all starting now, abandoned
 // or not: the flood that 001's SIGCONT lets in from the accept queue.
