@@ -130,7 +130,7 @@ type Server struct {
 	// process was stopped (SIGSTOP): nil for the others.
 	beat    *time.Timer
 	beating bool
-	seen    time.Time // the last time the server ran
+	seen    time.Time // the last time the server ran (a gap while nothing is in service stops nothing)
 
 	abandoned atomic.Int64
 }
@@ -149,6 +149,7 @@ func NewServer(cfg ServerConfig) *Server {
 		s.core = &core{lat: lat, backlog: cfg.Scenario.Backlog}
 	} else {
 		s.core = newQueueCore(&cfg.Scenario)
+		s.seen = time.Now()
 		s.beat = time.AfterFunc(time.Hour, s.heartbeat)
 		s.beat.Stop()
 	}
