@@ -118,6 +118,54 @@ func TestRealServerCommand(t *testing.T) {
 	}
 }
 
+// TestRealServerQueueCommand: "backofflab server -server_model queue" serves
+// by the worker queue: one worker serving in exactly 50 ms answers a
+// second request 50 ms after the first, and its last delay is what a new
+// request would take.
+func TestRealServerQueueCommand(t *testing.T) {
+	addr, stdout := startRealServer(t, "-report", "100ms", "-server_model", "queue", "-workers", "1",
+		"-service_time", "50ms", "-service_dist", "fixed")
+	tr := &http.Transport{Proxy: nil}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	start := time.Now()
+	var wg sync.WaitGroup
+	took := make([]time.Duration, 2)
+	for i := range took {
+		wg.Go(func() {
+			resp, err := hc.Get("http://" + addr + "/api")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || string(body) != "OK" {
+				t.Errorf("GET /api: %s %q", resp.Status, body)
+			}
+			took[i] = time.Since(start)
+		})
+	}
+	wg.Wait()
+	if first, last := min(took[0], took[1]), max(took[0], took[1]); first < 45*time.Millisecond || last < first+45*time.Millisecond {
+		t.Errorf("answers after %v and %v: want 50 ms, then 50 ms more from the one worker", first, last)
+	}
+	resp, err := hc.Get("http://" + addr + "/control/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, key := range []string{`"concurrency":0`, `"last_delay_seconds":0.05`, `"completed":2`} {
+		if !strings.Contains(string(body), key) {
+			t.Errorf("stats %s lack %s", body, key)
+		}
+	}
+	if !realWait(5*time.Second, func() bool { return strings.Contains(stdout.String(), "last delay: 50ms") }) {
+		t.Errorf("report: %q", stdout.String())
+	}
+}
+
 // TestRealClientCommand: the client prints 001's line every -report and
 // stops after -duration.
 func TestRealClientCommand(t *testing.T) {
@@ -209,7 +257,8 @@ func TestRealBadFlags(t *testing.T) {
 func TestRealHelp(t *testing.T) {
 	for cmd, flags := range map[string][]string{
 		"server": {"-addr", "-limit", "-factor", "-baseDelay", "-server_limit", "-server_factor", "-server_delay",
-			"-server_k", "-max_server_delay", "-backlog", "-cancel-on-timeout", "-report"},
+			"-server_k", "-max_server_delay", "-backlog", "-cancel-on-timeout", "-report",
+			"-server_model", "-server_slope", "-workers", "-service_time", "-service_dist", "-queue_order"},
 		"client": {"-addr", "-clients", "-lambda", "-timeout", "-exponential-backoff", "-simple-backoff-delay",
 			"-strategy", "-min_delay", "-max_delay", "-factor", "-jitter", "-max_attempts", "-deadline",
 			"-min_connect_timeout", "-duration", "-seed", "-report"},

@@ -28,10 +28,14 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 001's server over real HTTP: GET /api answers "OK" after server_delay while at
 most server_limit requests are inside, then server_delay×server_factor^((C−limit)/server_k),
-re-evaluated as the concurrency C changes, capped at max_server_delay. Prints
-"concurrency: N, last delay: D" every second. Freeze it with kill -STOP / kill -CONT
-or, from this machine, curl -X POST http://ADDR/control/pause (and /control/resume);
-GET /control/stats gives JSON counters.
+re-evaluated as the concurrency C changes, capped at max_server_delay. With
+-server_model linear, server_delay + server_slope×C. With -server_model queue,
+-workers serve one request each for a service time of mean -service_time
+(-service_dist), the others wait in the -backlog, taken -queue_order, and
+connects beyond it are dropped. Prints "concurrency: N, last delay: D" every
+second. Freeze it with kill -STOP / kill -CONT or, from this machine,
+curl -X POST http://ADDR/control/pause (and /control/resume); GET /control/stats
+gives JSON counters.
 
 `)
 		fs.PrintDefaults()

@@ -6,21 +6,76 @@ import (
 	"backofflab/scenario"
 )
 
+// model is what the server does with the requests inside it, without
+// clock or goroutines, so that tests can drive it with made-up times: core
+// for a latency of the concurrency (001's curve, linear), queueCore for the
+// worker queue. The Server calls it under its lock, with the time of the
+// call, and keeps one timer armed for the time next returns.
+type model interface {
+	// arrive lets r in at now, or parks or drops it (r.state says which).
+	arrive(r *request, now time.Time)
+	// advance completes every request due by now, and returns how many.
+	advance(now time.Time) int
+	// next returns when the next request is due, or false when none can
+	// complete (empty or paused).
+	next() (time.Time, bool)
+	// withdraw takes r out at now because its client left and the server
+	// learned it; it reports whether r was still waiting for an answer.
+	withdraw(r *request, now time.Time) bool
+	// leave marks r as answered for nobody: its client left and the
+	// server, not told, keeps working on it. It reports whether r was still
+	// waiting for an answer.
+	leave(r *request) bool
+	// pause freezes the server at now; resume ends the pause at now.
+	pause(now time.Time)
+	resume(now time.Time)
+	// stall tells the model that the process did not run from from to to
+	// (a SIGSTOP), as a pause it could not see coming.
+	stall(from, to time.Time)
+	// takePeak returns the highest concurrency since the previous call,
+	// and starts the next period at the current concurrency.
+	takePeak() int
+	// stats returns the model's part of a snapshot: every field of Stats
+	// but Abandoned, which counts the abandoned requests that only the
+	// Server sees, and to which it adds the model's.
+	stats() Stats
+}
+
 // The states of a request in the server.
 const (
 	parked    uint8 = iota // waiting in the accept backlog while the server is paused
-	inside                 // counted in the concurrency, ageing towards its delay
-	dropped                // arrived while paused with the backlog full: never enters
+	inside                 // counted in the concurrency, ageing towards its delay (queue: in service)
+	dropped                // arrived with the backlog full: never enters
 	completed              // went through its delay and was answered
 	withdrawn              // its client left and the server learned it (cancel_on_timeout)
+	waiting                // queue: counted in the concurrency, waiting for a worker
 )
 
 // request is one GET /api in the server.
 type request struct {
-	start time.Time     // when it entered (for a parked one: the resume)
+	start time.Time     // when it entered (for a parked one: the resume; queue: when it arrived)
+	end   time.Time     // queue: when its service ends, while in service
+	idx   int           // queue: its index in the heap of requests in service
 	state uint8         //
 	left  bool          // its client left; the server, not told, answers it for nobody
 	done  chan struct{} // closed when it completes
+}
+
+// counts are the counters every model keeps.
+type counts struct {
+	accepted, completed, droppedN, withdrawnN int64
+	// leftN counts the requests completed after their client left.
+	leftN int64
+}
+
+// complete answers r, whose work is done.
+func (n *counts) complete(r *request) {
+	r.state = completed
+	close(r.done)
+	n.completed++
+	if r.left {
+		n.leftN++
+	}
 }
 
 // queue holds requests in arrival order; withdrawn ones stay until they
@@ -48,6 +103,31 @@ func (q *queue) pop() *request {
 	return r
 }
 
+// popBack removes the newest request; one is there.
+func (q *queue) popBack() *request {
+	n := len(q.items) - 1
+	r := q.items[n]
+	q.items[n] = nil
+	q.items = q.items[:n]
+	if n == q.head {
+		q.items, q.head = q.items[:0], 0
+	}
+	return r
+}
+
+// keep drops, in place and in order, the requests for which ok is false.
+func (q *queue) keep(ok func(*request) bool) {
+	n := 0
+	for _, r := range q.items[q.head:] {
+		if ok(r) {
+			q.items[n] = r
+			n++
+		}
+	}
+	clear(q.items[n:])
+	q.items, q.head = q.items[:n], 0
+}
+
 // core is the server's model without clock or goroutines, so that tests can
 // drive it with made-up times. Every request shares the threshold
 // delay(concurrency) and requests enter in time order, so they complete
@@ -63,11 +143,10 @@ type core struct {
 	parkedN   int   // parked requests not withdrawn
 	paused    bool
 	lastDelay time.Duration
-
-	accepted, completed, droppedN, withdrawnN int64
-	// leftN counts the requests completed after their client left.
-	leftN int64
+	counts
 }
+
+var _ model = (*core)(nil)
 
 // arrive lets r in at now: inside when the server runs, parked in the
 // backlog while it is paused, or dropped when the backlog is full.
@@ -98,14 +177,8 @@ func (c *core) advance(now time.Time) int {
 		if !ok || now.Before(at) {
 			return n
 		}
-		r := c.in.pop()
 		c.live--
-		r.state = completed
-		close(r.done)
-		c.completed++
-		if r.left {
-			c.leftN++
-		}
+		c.complete(c.in.pop())
 		n++
 	}
 }
@@ -125,7 +198,7 @@ func (c *core) next() (time.Time, bool) {
 
 // withdraw takes r out because its client left. It reports whether r was
 // still waiting (inside, parked or dropped).
-func (c *core) withdraw(r *request) bool {
+func (c *core) withdraw(r *request, _ time.Time) bool {
 	switch r.state {
 	case inside:
 		c.live--
@@ -152,7 +225,11 @@ func (c *core) leave(r *request) bool {
 }
 
 // pause freezes the server: nothing completes, arrivals park.
-func (c *core) pause() { c.paused = true }
+func (c *core) pause(time.Time) { c.paused = true }
+
+// stall does nothing: a request's delay counts from its start, so the
+// requests inside a stopped process keep ageing, as 001's did.
+func (c *core) stall(_, _ time.Time) {}
 
 // resume lets every parked request in at once, all starting now, abandoned
 // or not: the flood that 001's SIGCONT lets in from the accept queue.
@@ -180,4 +257,21 @@ func (c *core) takePeak() int {
 	p := max(c.peak, c.live)
 	c.peak = c.live
 	return p
+}
+
+// stats: the concurrency is the requests inside, the backlog the parked
+// ones, and the last delay the one last computed, as 001's server printed.
+func (c *core) stats() Stats {
+	return Stats{
+		Concurrency:      c.live,
+		Backlog:          c.parkedN,
+		LastDelay:        c.lastDelay,
+		LastDelaySeconds: c.lastDelay.Seconds(),
+		Latency:          c.lat.Delay(c.live),
+		Paused:           c.paused,
+		Accepted:         c.accepted,
+		Completed:        c.completed,
+		Abandoned:        c.leftN,
+		Dropped:          c.droppedN,
+	}
 }

@@ -111,14 +111,14 @@ func TestCoreReplansOnConcurrency(t *testing.T) {
 	if got := c.next(); got != 200*ms {
 		t.Fatalf("with b: next = %v, want 200ms", got)
 	}
-	if !c.c.withdraw(b) { // b's client left (cancel_on_timeout)
+	if !c.c.withdraw(b, c.at(50*ms)) { // b's client left (cancel_on_timeout)
 		t.Fatal("withdraw(b) = false")
 	}
 	if got := c.next(); got != 100*ms {
 		t.Fatalf("b withdrawn: next = %v, want 100ms", got)
 	}
 	c.advance(100*ms, 1)
-	if !isDone(a) || isDone(b) || c.c.withdraw(b) {
+	if !isDone(a) || isDone(b) || c.c.withdraw(b, c.at(100*ms)) {
 		t.Fatalf("a done %v, b done %v", isDone(a), isDone(b))
 	}
 }
@@ -128,7 +128,7 @@ func TestCoreReplansOnConcurrency(t *testing.T) {
 func TestCorePauseResume(t *testing.T) {
 	c := newCoreAt(t, curve2, 10)
 	a := c.arrive(0)
-	c.c.pause()
+	c.c.pause(c.at(0))
 	b := c.arrive(60 * ms)
 	if c.c.live != 1 || c.c.parkedN != 1 || c.next() != -1 {
 		t.Fatalf("paused: live %d, parked %d, next %v; want 1, 1, none", c.c.live, c.c.parkedN, c.next())
@@ -154,12 +154,12 @@ func TestCorePauseResume(t *testing.T) {
 // dropped and never enter; a parked request whose client left does not enter.
 func TestCoreBacklog(t *testing.T) {
 	c := newCoreAt(t, curve2, 2)
-	c.c.pause()
+	c.c.pause(c.at(0))
 	a, b, d := c.arrive(0), c.arrive(ms), c.arrive(2*ms)
 	if d.state != dropped || c.c.droppedN != 1 {
 		t.Fatalf("third arrival: state %d, dropped %d; want dropped", d.state, c.c.droppedN)
 	}
-	if !c.c.withdraw(a) || c.c.parkedN != 1 {
+	if !c.c.withdraw(a, c.at(3*ms)) || c.c.parkedN != 1 {
 		t.Fatalf("withdraw parked a: parked %d, want 1", c.c.parkedN)
 	}
 	c.c.resume(c.at(time.Second))
@@ -213,7 +213,7 @@ func TestCorePeak(t *testing.T) {
 	if p := c.c.takePeak(); p != 0 {
 		t.Fatalf("next period: peak %d, want 0", p)
 	}
-	c.c.pause()
+	c.c.pause(c.at(time.Second))
 	for range 3 {
 		c.arrive(time.Second)
 	}

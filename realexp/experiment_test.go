@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/scenario"
 	"backofflab/strategies"
 )
 
@@ -39,10 +40,29 @@ const (
 	expPauseFor = 3 * time.Second
 )
 
-// sample is the server's state at t after the start.
+// curveExperiment is the scenario of TestExperimentFixedVsBackoff, lane a
+// fixed and lane b think_scaled.
+func curveExperiment() scenario.Params {
+	p := scenario.Defaults()
+	p.Clients, p.Think, p.Timeout = expClients, expThink, expTimeout
+	p.ServerLimit, p.ServerK = expLimit, expK
+	p.Outage, p.OutageAt, p.OutageFor = scenario.OutagePause, expPauseAt, expPauseFor
+	p.Lanes = []scenario.Lane{laneOf(strategies.NameFixed), laneOf(strategies.NameThinkScaled)}
+	return p
+}
+
+// laneOf is a lane of strategy with its defaults.
+func laneOf(strategy string) scenario.Lane {
+	sp, _ := strategies.Defaults(strategy)
+	return scenario.Lane{Params: sp}
+}
+
+// sample is the server's state at t after the start, and the highest
+// concurrency since the previous sample.
 type sample struct {
-	t  time.Duration
-	st Stats
+	t    time.Duration
+	st   Stats
+	peak int
 }
 
 type lane struct {
@@ -52,15 +72,14 @@ type lane struct {
 	err      error
 }
 
-// runLane runs one server and its clients through the pause, watching for
-// watch after the resume.
-func runLane(t *testing.T, l *lane, watch time.Duration) {
-	cfg := DefaultServerConfig()
-	cfg.Scenario.ServerLimit, cfg.Scenario.ServerK = expLimit, expK
-	s, addr := startServer(t, cfg, nil)
-	ccfg := clientConfig(addr, expClients, expThink, expTimeout, l.strategy)
-	ccfg.Report = 500 * time.Millisecond
-	end := expPauseAt + expPauseFor + watch
+// runLane runs the server and clients of p's lane i through p's pause,
+// watching for watch after the resume.
+func runLane(t *testing.T, p scenario.Params, i int, l *lane, watch time.Duration) {
+	l.strategy = p.Lanes[i].Strategy
+	s, addr := startServer(t, ServerConfigOf(&p, i), nil)
+	ccfg := ClientConfigOf(&p, i)
+	ccfg.Addr, ccfg.Report = addr, reportEvery
+	end := p.OutageAt + p.OutageFor + watch
 	ctx, cancel := context.WithTimeout(context.Background(), end)
 	defer cancel()
 	start := time.Now()
@@ -89,15 +108,15 @@ func runLane(t *testing.T, l *lane, watch time.Duration) {
 			case <-tick.C:
 			}
 			now := time.Since(start)
-			if !paused && now >= expPauseAt {
+			if !paused && now >= p.OutageAt {
 				control("pause")
 				paused = true
 			}
-			if !resumed && now >= expPauseAt+expPauseFor {
+			if !resumed && now >= p.OutageAt+p.OutageFor {
 				control("resume")
 				resumed = true
 			}
-			l.samples = append(l.samples, sample{time.Since(start), s.Stats()})
+			l.samples = append(l.samples, sample{time.Since(start), s.Stats(), s.TakePeak()})
 		}
 	})
 	_, err := RunClients(ctx, ccfg, func(w Window) { l.windows = append(l.windows, w) })
@@ -106,6 +125,10 @@ func runLane(t *testing.T, l *lane, watch time.Duration) {
 		l.err = err
 	}
 }
+
+// reportEvery is the clients' report window in the experiments: the
+// simulator's tick, so that the lanes' verdicts come from the same ticks.
+const reportEvery = 100 * time.Millisecond
 
 // okRate is the clients' ok/s over [from, to).
 func (l *lane) okRate(from, to time.Duration) float64 {
@@ -152,11 +175,11 @@ func TestExperimentFixedVsBackoff(t *testing.T) {
 	if raceEnabled {
 		watch = 4 * time.Second
 	}
-	fixed := &lane{strategy: strategies.NameFixed}
-	backoff := &lane{strategy: strategies.NameThinkScaled}
+	p := curveExperiment()
+	fixed, backoff := &lane{}, &lane{}
 	var wg sync.WaitGroup
-	for _, l := range []*lane{fixed, backoff} {
-		wg.Go(func() { runLane(t, l, watch) })
+	for i, l := range []*lane{fixed, backoff} {
+		wg.Go(func() { runLane(t, p, i, l, watch) })
 	}
 	wg.Wait()
 	fixed.log(t)

@@ -1,7 +1,8 @@
-// Package realexp reruns 001's experiment over real HTTP: a server whose
-// latency follows the vocabulary's server model (scenario.ServerModels,
-// 001's curve by default) and a population of clients that retry with the
-// same strategies package as the simulator.
+// Package realexp reruns 001's experiment over real HTTP: a server that
+// answers by the vocabulary's server model (scenario.ServerModels: 001's
+// curve by default, any latency of the concurrency, or a pool of workers
+// with real waiting) and a population of clients that retry with the same
+// strategies package as the simulator.
 //
 // Both run in-process with a context and any listener, and keep no global
 // state, so a program may start several on ephemeral loopback ports.
@@ -57,7 +58,9 @@ func ServerConfigOf(p *scenario.Params, lane int) ServerConfig {
 	return ServerConfig{Scenario: s}
 }
 
-// Latency returns the server's latency as a function of its concurrency.
+// Latency returns the server's latency as a function of its concurrency,
+// or nil for a model of another shape (the worker queue), whose latency
+// depends on more than the concurrency: Stats.Latency gives it.
 func (c ServerConfig) Latency() scenario.Latency { return scenario.LatencyOf(&c.Scenario) }
 
 // params returns c's values as a Params of one lane, for the table to check.
@@ -80,14 +83,22 @@ func (c ServerConfig) Validate() error {
 // Stats is a snapshot of the server.
 type Stats struct {
 	// Concurrency is the requests inside, the abandoned ones included
-	// unless CancelOnTimeout withdrew them.
+	// unless CancelOnTimeout withdrew them; for the worker queue, those in
+	// service and those waiting for a worker.
 	Concurrency int `json:"concurrency"`
-	// Backlog is the requests waiting for the server to resume.
+	// Backlog is the requests waiting for the server to resume; for the
+	// worker queue, also those waiting for a worker, which share its room.
 	Backlog int `json:"backlog"`
-	// LastDelay is the delay the server last computed (001's "last delay").
+	// LastDelay is the delay the server last computed (001's "last delay");
+	// for the worker queue, what a request arriving now would take.
 	LastDelay        time.Duration `json:"-"`
 	LastDelaySeconds float64       `json:"last_delay_seconds"`
-	Paused           bool          `json:"paused"`
+	// Latency is the model's latency now, as the simulator's server_latency
+	// column has it: the delay at the current concurrency, or the worker
+	// queue's expected wait and service. Unlike LastDelay it does not lag
+	// behind the concurrency.
+	Latency time.Duration `json:"-"`
+	Paused  bool          `json:"paused"`
 	// Accepted counts every request that reached the handler.
 	Accepted int64 `json:"accepted"`
 	// Completed counts the requests answered after their delay, whether
@@ -96,8 +107,9 @@ type Stats struct {
 	// Abandoned counts the requests whose client left first: answered for
 	// nobody, or withdrawn at once with CancelOnTimeout.
 	Abandoned int64 `json:"abandoned"`
-	// Dropped counts the requests turned away while paused with the
-	// backlog full (a connect the kernel would have dropped).
+	// Dropped counts the requests turned away with the backlog full (a
+	// connect the kernel would have dropped): while paused, or, for the
+	// worker queue, with every worker busy.
 	Dropped int64 `json:"dropped"`
 }
 
@@ -106,11 +118,19 @@ type Server struct {
 	cfg ServerConfig
 
 	mu     sync.Mutex
-	core   core
+	core   model
 	timer  *time.Timer // wakes the oldest request when it is due
 	armed  time.Time   // when timer fires; zero when stopped
 	closed bool
 	quit   chan struct{} // closed by Close: every waiting handler returns
+
+	// beat, for a model whose work stops with the process (the worker
+	// queue), fires every beatEvery while a request is in service, so that
+	// a later call sees from the time of the last one, seen, that the
+	// process was stopped (SIGSTOP): nil for the others.
+	beat    *time.Timer
+	beating bool
+	seen    time.Time // the last time the server ran (a gap while nothing is in service stops nothing)
 
 	abandoned atomic.Int64
 }
@@ -125,10 +145,54 @@ func NewServer(cfg ServerConfig) *Server {
 		cfg.ReportEvery = time.Second
 	}
 	s := &Server{cfg: cfg, quit: make(chan struct{})}
-	s.core.lat, s.core.backlog = cfg.Latency(), cfg.Scenario.Backlog
+	if lat := cfg.Latency(); lat != nil {
+		s.core = &core{lat: lat, backlog: cfg.Scenario.Backlog}
+	} else {
+		s.core = newQueueCore(&cfg.Scenario)
+		s.seen = time.Now()
+		s.beat = time.AfterFunc(time.Hour, s.heartbeat)
+		s.beat.Stop()
+	}
 	s.timer = time.AfterFunc(time.Hour, s.fire)
 	s.timer.Stop()
 	return s
+}
+
+// A process stopped by SIGSTOP cannot see the stop begin, only, once it
+// runs again, that it did not run: a worker queue's server wakes every
+// beatEvery while a request is in service, and the first call that finds
+// no wake-up for stoppedAfter tells its model that the process was stopped
+// since the last one. Its workers then give each request in service the
+// service time it had left when the process stopped, as a pause does,
+// rather than count the stop as work. A process starved of CPU that long
+// did no work either.
+const (
+	beatEvery    = 10 * time.Millisecond
+	stoppedAfter = 200 * time.Millisecond
+)
+
+// now returns the time, first telling the model of a stop of the process
+// since the server last ran. s.mu is held.
+func (s *Server) now() time.Time {
+	now := time.Now()
+	if s.beat != nil {
+		if now.Sub(s.seen) > stoppedAfter {
+			s.core.stall(s.seen, now)
+		}
+		s.seen = maxTime(s.seen, now)
+	}
+	return now
+}
+
+// heartbeat notes that the server runs, and wakes again in beatEvery while
+// a request is in service.
+func (s *Server) heartbeat() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.beating = false
+	if !s.closed {
+		s.replan(s.now())
+	}
 }
 
 // fire completes the requests that are due and sets the next wake-up.
@@ -139,14 +203,19 @@ func (s *Server) fire() {
 	if s.closed {
 		return
 	}
-	now := time.Now()
+	now := s.now()
 	s.core.advance(now)
 	s.replan(now)
 }
 
-// replan arms the timer for the oldest request's completion. s.mu is held.
+// replan arms the timer for the oldest request's completion, and the
+// heartbeat while one is due. s.mu is held.
 func (s *Server) replan(now time.Time) {
 	at, ok := s.core.next()
+	if s.beat != nil && ok && !s.beating && !s.closed {
+		s.beat.Reset(beatEvery)
+		s.beating = true
+	}
 	switch {
 	case !ok || s.closed:
 		if !s.armed.IsZero() {
@@ -186,7 +255,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return
 	}
-	now := time.Now()
+	now := s.now()
 	s.core.arrive(req, now)
 	wasDropped := req.state == dropped
 	s.replan(now)
@@ -210,8 +279,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		switch {
 		case s.cfg.Scenario.Lanes[0].CancelOnTimeout || wasDropped:
-			if s.core.withdraw(req) {
-				s.replan(time.Now())
+			if now := s.now(); s.core.withdraw(req, now) {
+				s.replan(now)
 			}
 			if !wasDropped {
 				s.abandoned.Add(1)
@@ -259,19 +328,22 @@ func (s *Server) serveStats(w http.ResponseWriter, _ *http.Request) {
 
 // Pause freezes the server as SIGSTOP froze 001's: requests inside keep
 // ageing but none completes; new ones wait in the backlog, not counted, until
-// Resume lets them all in at once.
+// Resume lets them all in at once. The worker queue's workers stop: each
+// request in service keeps the service time it had left.
 func (s *Server) Pause() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.core.pause()
-	s.replan(time.Now())
+	now := s.now()
+	s.core.pause(now)
+	s.replan(now)
 }
 
-// Resume ends a pause: every waiting request enters now, abandoned or not.
+// Resume ends a pause: every waiting request enters now, abandoned or not
+// (the worker queue's join those waiting for a worker).
 func (s *Server) Resume() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	s.core.resume(now)
 	s.core.advance(now)
 	s.replan(now)
@@ -281,18 +353,9 @@ func (s *Server) Resume() {
 func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &s.core
-	return Stats{
-		Concurrency:      c.live,
-		Backlog:          c.parkedN,
-		LastDelay:        c.lastDelay,
-		LastDelaySeconds: c.lastDelay.Seconds(),
-		Paused:           c.paused,
-		Accepted:         c.accepted,
-		Completed:        c.completed,
-		Abandoned:        s.abandoned.Load() + c.leftN,
-		Dropped:          c.droppedN,
-	}
+	st := s.core.stats()
+	st.Abandoned += s.abandoned.Load()
+	return st
 }
 
 // TakePeak returns the highest concurrency the server reached since the
@@ -316,6 +379,9 @@ func (s *Server) Close() {
 	s.closed = true
 	close(s.quit)
 	s.timer.Stop()
+	if s.beat != nil {
+		s.beat.Stop()
+	}
 	s.armed = time.Time{}
 }
 

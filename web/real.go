@@ -145,8 +145,7 @@ func newRealConfig(p scenario.Params, lane int) realConfig {
 // uses it.
 type realRun struct {
 	lane  int
-	addr  string           // the server's host:port
-	lat   scenario.Latency // the server's, for the latency its ticks show
+	addr  string // the server's host:port
 	tick  time.Duration
 	srv   *realexp.Server
 	pop   *realexp.Population
@@ -204,7 +203,7 @@ func startReal(p scenario.Params, lane int, now time.Duration, log *slog.Logger,
 		ln.Close()
 		return nil, err
 	}
-	r := &realRun{lane: lane, addr: cfg.client.Addr, lat: cfg.server.Latency(), tick: p.Tick, conns: conns,
+	r := &realRun{lane: lane, addr: cfg.client.Addr, tick: p.Tick, conns: conns,
 		srv: realexp.NewServer(cfg.server), pop: pop, det: scenario.NewDetector(p),
 		popDone: make(chan struct{}), srvDone: make(chan struct{}), ticks: int64(now / p.Tick)}
 	sctx, stopSrv := context.WithCancel(context.Background())
@@ -278,7 +277,7 @@ func (r *realRun) measure(now time.Time, to time.Duration) {
 		OK: rate(d.OK), Errors: rate(d.Errors), Timeouts: rate(d.Timeouts), Attempts: rate(d.Attempts),
 		Retries: rate(d.Retries), GaveUp: rate(d.GaveUp),
 		Concurrency:   st.Concurrency,
-		ServerLatency: r.lat.Delay(st.Concurrency).Seconds(),
+		ServerLatency: st.Latency.Seconds(), // the model's, whatever its shape
 		Backlog:       st.Backlog,
 		InBackoff:     int(cur.InBackoff),
 		Alive:         int(cur.InBackoff + cur.InFlight),

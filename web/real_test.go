@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -379,6 +380,41 @@ func TestRealLaneVerdict(t *testing.T) {
 			t.Errorf("lane b's server recovered %.1f s after the outage, want within a second or so (12 s with stalls)", *sum.ServerRecoveredAfter)
 		}
 		return
+	}
+}
+
+// TestRealLaneQueue: a real lane whose server is the worker queue runs:
+// two workers of 100 ms serve its ≈50 req/s at 20/s, the rest wait, and
+// its rows show the real server's concurrency (at most the workers and the
+// clients waiting) and latency (what a new request would take).
+func TestRealLaneQueue(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{})
+	p := dialPage(t, srv, "b.source=real&clients=50&think=1s&timeout=2s&speed=1&duration=30s&outage=none"+
+		"&server_model=queue&workers=2&service_time=100ms&service_dist=fixed")
+	addr := field[[]laneInfo](t, p.await("hello", nil), "lanes")[1].Addr
+	okB, cB, latB := col(t, 1, "ok"), col(t, 1, "concurrency"), col(t, 1, "server_latency")
+	rows := waitRows(t, p, "lane b's queue builds up", 2*realWait(), func(rows []realRow) bool {
+		return len(rows) > 0 && rows[len(rows)-1].at(0) >= 3 && rows[len(rows)-1].at(cB) > 10
+	})
+	var ok, n float64
+	for _, r := range after(rows, 1) {
+		ok += r.at(okB)
+		n++
+		if r.at(latB) <= 0 {
+			continue // a tick no reading covered (a stall of this machine)
+		}
+		if c := r.at(cB); c > 2+50 {
+			t.Fatalf("t = %v: concurrency %v, want at most the 2 workers and the 50 clients", r.at(0), c)
+		}
+		if lat, c := r.at(latB), r.at(cB); lat < 0.1 || c > 2 && math.Abs(lat-(0.1+0.05*(c-2))) > 1e-6 {
+			t.Fatalf("t = %v: latency %v at concurrency %v, want 100 ms and 50 ms per request waiting", r.at(0), lat, c)
+		}
+	}
+	if mean := ok / n; mean < 10 || mean > 26 {
+		t.Errorf("lane b: %.1f ok/s, want the two workers' 20", mean)
+	}
+	if st := control(t, addr, "stats"); st.Concurrency < 3 || st.Backlog != st.Concurrency-2 {
+		t.Errorf("the real server: %+v; want its two workers busy and the others waiting", st)
 	}
 }
 
