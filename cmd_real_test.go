@@ -166,6 +166,7 @@ func TestRealBadFlags(t *testing.T) {
 		{[]string{"server", "-cancel-on-timeout=maybe"}, []string{"cancel-on-timeout", "maybe"}},
 		{[]string{"server", "-limit", "5", "-server_limit", "6"}, []string{"-limit", "-server_limit", "same parameter"}},
 		{[]string{"server", "-addr", "nowhere"}, []string{"addr", `"nowhere"`, "host:port"}},
+		{[]string{"server", "-server_model", "queue"}, []string{"server_model", `"queue"`, "curve or linear"}},
 		{[]string{"server", "extra"}, []string{`"extra"`}},
 		{[]string{"client", "-clients", "0"}, []string{"clients", `"0"`, "from 1 to 1000000"}},
 		{[]string{"client", "-lambda", "-1"}, []string{"lambda", `"-1"`, "from 1ms to 1h0m0s", "seconds"}},

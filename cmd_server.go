@@ -42,6 +42,12 @@ GET /control/stats gives JSON counters.
 	if err := errors.Join(vf.set(&p, realLane, func(scenario.Param) bool { return true })...); err != nil {
 		return usageError{err}
 	}
+	if scenario.LatencyOf(&p) == nil {
+		// realexp answers by a latency of the concurrency; a worker queue
+		// it does not have would leave every request unanswered.
+		return usageError{&scenario.ParamError{Name: "server_model", Value: p.ServerModel,
+			Allow: realServerModels() + " (the real server answers by a latency of its concurrency)"}}
+	}
 	cfg := realexp.ServerConfigOf(&p, realLane)
 	cfg.ReportEvery = *report
 	if err := cfg.Validate(); err != nil {
@@ -57,6 +63,18 @@ GET /control/stats gives JSON counters.
 	}
 	fmt.Fprintf(stderr, "backofflab server: listening on http://%s (GET /api; POST /control/pause, /control/resume; GET /control/stats)\n", ln.Addr())
 	return realexp.NewServer(cfg).Run(ctx, ln, stdout)
+}
+
+// realServerModels names the server models the real server can answer by:
+// those whose latency is a function of the concurrency.
+func realServerModels() string {
+	var names []string
+	for _, m := range scenario.ServerModels {
+		if m.Latency != nil {
+			names = append(names, m.Name)
+		}
+	}
+	return strings.Join(names, " or ")
 }
 
 // realLane is the lane of the Params that the real commands' flags fill:

@@ -52,7 +52,8 @@ func sourceOf(name string) (int, bool) {
 }
 
 // realRules checks what a run with a real lane needs: real time, at most
-// maxRealClients clients, and an outage the real server can do (pause).
+// maxRealClients clients, an outage the real server can do (pause) and a
+// server model it can answer by.
 func realRules(st state, lim Limits) []*scenario.ParamError {
 	if st.real == "" {
 		return nil
@@ -69,7 +70,24 @@ func realRules(st state, lim Limits) []*scenario.ParamError {
 		errs = append(errs, &scenario.ParamError{Name: "outage", Value: o,
 			Allow: "none or pause while a lane is real (the real server can only pause)"})
 	}
+	if scenario.LatencyOf(&st.p) == nil {
+		errs = append(errs, &scenario.ParamError{Name: "server_model", Value: st.p.ServerModel,
+			Allow: realServerModels() + " while a lane is real (the real server answers by a latency of its concurrency)"})
+	}
 	return errs
+}
+
+// realServerModels names the server models the real server can answer by:
+// those whose latency is a function of the concurrency (realexp serves
+// scenario.LatencyOf, and has no worker queue).
+func realServerModels() string {
+	var names []string
+	for _, m := range scenario.ServerModels {
+		if m.Latency != nil {
+			names = append(names, m.Name)
+		}
+	}
+	return strings.Join(names, " or ")
 }
 
 func realSpeedError(speed string) *scenario.ParamError {

@@ -39,6 +39,8 @@ func TestDecodeRealLane(t *testing.T) {
 		{query: "b.source=real&clients=2001", bad: "clients", allow: "from 1 to 2000 while a lane is real"},
 		{query: "b.source=real&outage=crash", bad: "outage", allow: "none or pause while a lane is real"},
 		{query: "b.source=real&outage=partition", bad: "outage", allow: "the real server can only pause"},
+		{query: "b.source=real&server_model=queue", bad: "server_model", allow: "curve or linear while a lane is real"},
+		{query: "b.source=real&server_model=linear", real: "b", lanes: 2},
 		{query: "e.source=real", bad: "e.source", allow: "no such parameter"},
 	} {
 		q, _ := url.ParseQuery(tc.query)
