@@ -15,9 +15,14 @@ import (
 )
 
 // realQuery is a small real lane: 200 clients thinking 1 s (≈180 req/s
-// against a server that answers in 100 ms up to 30 at once, so ≈18 inside),
-// a 500 ms timeout, lane b real (think_scaled), lane a simulated (fixed).
-const realQuery = "b.source=real&clients=200&think=1s&timeout=500ms&speed=1&duration=30s&outage=none"
+// against 001's curve server, which answers in 100 ms up to 30 at once, so
+// ≈18 inside), a 500 ms timeout, lane b real (think_scaled), lane a
+// simulated (fixed).
+const realQuery = realCurve + "&a.strategy=fixed&b.strategy=think_scaled&b.source=real&clients=200&think=1s&timeout=500ms&speed=1&duration=30s&outage=none"
+
+// realCurve is the server model of the real lanes' tests: 001's curve,
+// which the real server answers by (it has no worker queue).
+const realCurve = "server_model=curve"
 
 func TestDecodeRealLane(t *testing.T) {
 	for _, tc := range []struct {
@@ -26,22 +31,22 @@ func TestDecodeRealLane(t *testing.T) {
 		lanes      int
 		bad, allow string // the error's parameter and a part of its allowed range
 	}{
-		{query: "b.source=real", real: "b", lanes: 2},
-		{query: "b.source=sim&a.source=sim", lanes: 2},
-		{query: "c.source=real", real: "c", lanes: 3}, // the highest lane letter sets lanes
-		{query: "b.source=real&speed=1&clients=2000&outage=pause", real: "b", lanes: 2},
-		{query: "a.source=real&outage=none&lanes=1", real: "a", lanes: 1},
-		{query: "lanes=2&c.source=real", bad: "c.source", allow: "lanes a to b only"},
-		{query: "b.source=fake", bad: "b.source", allow: "one of sim, real"},
-		{query: "a.source=real&b.source=real", bad: "b.source", allow: "at most one lane may be real (lane a is)"},
-		{query: "b.source=real&speed=20", bad: "speed", allow: "1 while a lane is real"},
-		{query: "b.source=real&speed=max", bad: "speed", allow: "1 while a lane is real"},
-		{query: "b.source=real&clients=2001", bad: "clients", allow: "from 1 to 2000 while a lane is real"},
-		{query: "b.source=real&outage=crash", bad: "outage", allow: "none or pause while a lane is real"},
-		{query: "b.source=real&outage=partition", bad: "outage", allow: "the real server can only pause"},
+		{query: realCurve + "&b.source=real", real: "b", lanes: 2},
+		{query: realCurve + "&b.source=sim&a.source=sim", lanes: 2},
+		{query: realCurve + "&c.source=real", real: "c", lanes: 3}, // the highest lane letter sets lanes
+		{query: realCurve + "&b.source=real&speed=1&clients=2000&outage=pause", real: "b", lanes: 2},
+		{query: realCurve + "&a.source=real&outage=none&lanes=1", real: "a", lanes: 1},
+		{query: realCurve + "&lanes=2&c.source=real", bad: "c.source", allow: "lanes a to b only"},
+		{query: realCurve + "&b.source=fake", bad: "b.source", allow: "one of sim, real"},
+		{query: realCurve + "&a.source=real&b.source=real", bad: "b.source", allow: "at most one lane may be real (lane a is)"},
+		{query: realCurve + "&b.source=real&speed=20", bad: "speed", allow: "1 while a lane is real"},
+		{query: realCurve + "&b.source=real&speed=max", bad: "speed", allow: "1 while a lane is real"},
+		{query: realCurve + "&b.source=real&clients=2001", bad: "clients", allow: "from 1 to 2000 while a lane is real"},
+		{query: realCurve + "&b.source=real&outage=crash", bad: "outage", allow: "none or pause while a lane is real"},
+		{query: realCurve + "&b.source=real&outage=partition", bad: "outage", allow: "the real server can only pause"},
 		{query: "b.source=real&server_model=queue", bad: "server_model", allow: "curve or linear while a lane is real"},
 		{query: "b.source=real&server_model=linear", real: "b", lanes: 2},
-		{query: "e.source=real", bad: "e.source", allow: "no such parameter"},
+		{query: realCurve + "&e.source=real", bad: "e.source", allow: "no such parameter"},
 	} {
 		q, _ := url.ParseQuery(tc.query)
 		st, errs := decode(q, DefaultLimits)
@@ -69,21 +74,21 @@ func TestDecodeRealLane(t *testing.T) {
 
 	// A page's URL with real-lane mistakes keeps the real lane and drops
 	// the values that do not fit it, each with its message.
-	q, _ := url.ParseQuery("b.source=real&speed=20&clients=5000&outage=crash")
+	q, _ := url.ParseQuery(realCurve + "&b.source=real&speed=20&clients=5000&outage=crash")
 	st, errs := decodeLenient(q, DefaultLimits)
 	if st.real != "b" || st.speed != "1" || st.p.Clients != 1000 || st.p.Outage != scenario.OutagePause || len(errs) != 3 {
 		t.Errorf("lenient: real %q speed %s clients %d outage %s, errors %v", st.real, st.speed, st.p.Clients, st.p.Outage, errs)
 	}
 
 	// The headless export refuses a real lane.
-	q, _ = url.ParseQuery("b.source=real")
+	q, _ = url.ParseQuery(realCurve + "&b.source=real")
 	if _, errs := decodeExport(q, DefaultLimits); len(errs) != 1 || errs[0].Name != "b.source" ||
 		!strings.Contains(errs[0].Error(), "real lanes run live only; export from the page") {
 		t.Errorf("export of a real lane: %v", errs)
 	}
 	srv, _ := newTestServer(t, Limits{})
 	for _, format := range []string{"csv", "json"} {
-		resp, body := get(t, srv.URL+"/export."+format+"?b.source=real", nil)
+		resp, body := get(t, srv.URL+"/export."+format+"?"+realCurve+"&b.source=real", nil)
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "b.source") ||
 			!strings.Contains(string(body), "real lanes run live only; export from the page") {
 			t.Errorf("/export.%s?b.source=real: %d %q", format, resp.StatusCode, body)
@@ -91,7 +96,7 @@ func TestDecodeRealLane(t *testing.T) {
 	}
 
 	// The page shows the lane's source in its menu and its head.
-	v := newView(pageFor(t, "b.source=real"))
+	v := newView(pageFor(t, realCurve+"&b.source=real"))
 	if k := v.Panels[1].Source; k.Name != "b.source" || k.Value != sourceReal || v.Panels[1].SourceLabel == "" || v.Panels[0].Source.Value != sourceSim {
 		t.Errorf("lane panels' sources: a %+v, b %+v", v.Panels[0].Source, k)
 	}
@@ -323,7 +328,7 @@ func TestRealLaneVerdict(t *testing.T) {
 	// A server limit well above the steady ≈18 inside: real concurrency
 	// has bursts (a late timer, a GC pause) that a limit of 30 would count
 	// as "not recovered" for seconds.
-	p := dialPage(t, srv, "b.source=real&clients=200&think=1s&timeout=500ms&server_limit=60&duration=30s&outage=pause&outage_at=1500ms&outage_for=1s")
+	p := dialPage(t, srv, realCurve+"&a.strategy=fixed&b.strategy=think_scaled&b.source=real&clients=200&think=1s&timeout=500ms&server_limit=60&duration=30s&outage=pause&outage_at=1500ms&outage_for=1s")
 	addr := field[[]laneInfo](t, p.await("hello", nil), "lanes")[1].Addr
 	okB, toB := col(t, 1, "ok"), col(t, 1, "timeouts")
 	p.await("state", func(m map[string]json.RawMessage) bool { return field[bool](t, m, "down") })
