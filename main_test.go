@@ -120,9 +120,9 @@ func TestRunText(t *testing.T) {
 		labels []string
 		every  time.Duration
 	}{
-		{"defaults", withSmall(), []string{"[a fixed]", "[b think_scaled]"}, 5 * time.Second},
+		{"defaults", withSmall(), []string{"[a fixed]", "[b exponential]"}, 5 * time.Second},
 		{"four_lanes_report_3s", withSmall("-lanes", "4", "-b.strategy", "grpc", "-report", "3s"),
-			[]string{"[a fixed]", "[b grpc]", "[c exponential]", "[d full_jitter]"}, 3 * time.Second},
+			[]string{"[a fixed]", "[b grpc]", "[c full_jitter]", "[d think_scaled]"}, 3 * time.Second},
 		{"one_lane_tick_1s", withSmall("-lanes", "1", "-tick", "1s", "-a.strategy", "decorrelated"),
 			[]string{"[a decorrelated]"}, 5 * time.Second},
 	}

@@ -61,9 +61,10 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 			t.Errorf("%s: description %q does not match %q", tc.preset, d, tc.want)
 		}
 	}
-	// The landing page (no query) shows the storm next to the recovery.
-	if byName["001-published"].Query != (state{p: scenario.Defaults(), speed: "1"}).encode() {
-		t.Error("001-published is not the default view")
+	// The landing page (no query) shows the storm next to the recovery,
+	// and is a preset too.
+	if byName["landing"].Query != (state{p: scenario.Defaults(), speed: "1"}).encode() {
+		t.Error("the landing preset is not the default view")
 	}
 	// 001's experiment as published is one click away: the first preset.
 	if all[0].Name != "001-published" {

@@ -15,6 +15,7 @@ func TestViewServerModel(t *testing.T) {
 		query         string
 		shown, hidden []string
 	}{
+		{"", []string{"server_model", "workers", "service_time", "service_dist", "queue_order", "backlog"}, []string{"server_limit", "server_slope"}},
 		{"server_model=curve", []string{"server_model", "server_limit", "server_factor", "server_k", "server_delay", "backlog"}, []string{"server_slope", "workers"}},
 		{"server_model=queue", []string{"server_model", "workers", "service_time", "service_dist", "queue_order", "backlog"}, []string{"server_limit", "server_slope"}},
 		{"server_model=linear", []string{"server_model", "server_slope", "server_delay", "max_server_delay", "backlog"}, []string{"server_limit", "server_factor", "server_k"}},
