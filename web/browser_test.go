@@ -72,6 +72,7 @@ func TestBrowser(t *testing.T) {
 		{"HaltedLaneVerdict", browserHaltedLane},
 		{"LogScale", browserLogScale},
 		{"ServerModel", browserServerModel},
+		{"LandingVerdicts", browserLandingVerdicts},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
@@ -813,5 +814,33 @@ func browserServerModel(t *testing.T, env *browserEnv) {
 		if want := 0.1 + 0.001*(*r[conc]); math.Abs(*r[lat]-want) > 1e-9 && *r[lat] != 0.1 {
 			t.Fatalf("a row with concurrency %v shows latency %v, neither the curve's 0.1 nor linear's %v", *r[conc], *r[lat], want)
 		}
+	}
+}
+
+// 12. The landing view (no query but the speed), played to its end, tells
+// its story in the verdicts: lane a (fixed) collapsed, lane b (exponential)
+// recovered.
+func browserLandingVerdicts(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=max")
+	tb.waitTrue("the run is done", `(s => s && s.done && !s.playing)(window.backofflab.state()) && /done/.test(document.querySelector('#clock').textContent)`)
+	type verdict struct {
+		Class string `json:"class"`
+		Text  string `json:"text"`
+	}
+	read := func(lane string) verdict {
+		return eval[verdict](tb, fmt.Sprintf(`(e => ({class: e.className, text: e.textContent}))(document.querySelector('[data-verdict=%q]'))`, lane))
+	}
+	// The last summary may follow the done state by a message.
+	poll[bool](tb, "both verdicts have a tone", `['a', 'b'].every(L => /\b(good|bad)\b/.test(document.querySelector('[data-verdict="' + L + '"]').className))`)
+	a, b := read("a"), read("b")
+	t.Logf("lane a: %q (%s); lane b: %q (%s)", a.Text, a.Class, b.Text, b.Class)
+	if !strings.Contains(a.Class, scenario.ToneBad) || !strings.Contains(a.Text, "COLLAPSED") {
+		t.Errorf("lane a's verdict %q, class %q: want COLLAPSED, tone %s", a.Text, a.Class, scenario.ToneBad)
+	}
+	if !strings.Contains(b.Class, scenario.ToneGood) || !strings.Contains(b.Text, "server recovered") {
+		t.Errorf("lane b's verdict %q, class %q: want recovered, tone %s", b.Text, b.Class, scenario.ToneGood)
+	}
+	if got := eval[string](tb, `['server_model', 'a.strategy', 'b.strategy'].map(n => document.querySelector('[data-param="' + n + '"]').value).join(' ')`); got != "queue fixed exponential" {
+		t.Errorf("the landing view's server model and strategies: %q, want queue fixed exponential", got)
 	}
 }
