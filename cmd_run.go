@@ -32,8 +32,9 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(&maxMemory, "max_memory", "memory budget of the run: a lane whose queues outgrow it stops, its verdict says so")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab run [flags]\n\n"+
-			"Simulates the run the flags describe; with no lane flags, 001's comparison:\n"+
-			"lane a fixed (retry every 100 ms) against lane b think_scaled (001's program).\n"+
+			"Simulates the run the flags describe; with no flags, the landing view: a worker\n"+
+			"queue paused for 15 s, lane a fixed (retry every 100 ms) against lane b exponential\n"+
+			"(001's text). 001's experiment as published: -server_model curve -b.strategy think_scaled.\n"+
 			"Lane flags carry the lane's letter: -a.strategy fixed -b.strategy exponential -b.factor 2.7\n\n")
 		fs.PrintDefaults()
 	}

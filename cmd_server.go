@@ -18,6 +18,9 @@ import (
 // runServer is "backofflab server": 001's server over real HTTP.
 func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	p := scenario.Defaults()
+	// The server command is 001's server, whatever model the simulator's
+	// landing view shows; -server_model picks another the real server has.
+	p.ServerModel = curveModel
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8070", "address to listen on (host:port; port 0 picks a free one)")
@@ -62,6 +65,9 @@ gives JSON counters.
 	fmt.Fprintf(stderr, "backofflab server: listening on http://%s (GET /api; POST /control/pause, /control/resume; GET /control/stats)\n", ln.Addr())
 	return realexp.NewServer(cfg).Run(ctx, ln, stdout)
 }
+
+// curveModel is the name of 001's curve, the real server's default model.
+var curveModel = scenario.ServerModels[0].Name
 
 // realLane is the lane of the Params that the real commands' flags fill:
 // each runs one lane, lane a, whose default strategy is 001's simple

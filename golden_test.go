@@ -11,21 +11,26 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files of TestRunGolden")
 
 // goldenRuns are the flag sets whose `run` output is kept in
-// testdata/golden: 001's default run in each format, and runs that reach
-// every strategy, outage kind and option. A change of structure must leave
-// every byte of them as it is; a change of behaviour rewrites them with
-// -update, and its commit says why.
+// testdata/golden: the default run in each format, 001's published
+// experiment (its curve server, fixed against think_scaled), and runs that
+// reach every strategy, outage kind and option on 001's curve. A change of
+// structure must leave every byte of them as it is; a change of behaviour
+// rewrites them with -update, and its commit says why. Every set but the
+// default ones names its server model, so that a change of the defaults
+// leaves it as it is.
 var goldenRuns = []struct{ name, args string }{
 	{"default.txt", ""},
 	{"default.csv", "-format csv"},
 	{"default.json", "-format json"},
-	{"exponential_three.txt", "-lanes 3 -a.strategy exponential -b.strategy exponential -b.factor 2.7 -b.max_delay 10m " +
+	{"001_curve.txt", "-server_model curve -b.strategy think_scaled"},
+	{"001_curve.csv", "-format csv -server_model curve -b.strategy think_scaled"},
+	{"exponential_three.txt", "-server_model curve -lanes 3 -a.strategy exponential -b.strategy exponential -b.factor 2.7 -b.max_delay 10m " +
 		"-c.strategy exponential -c.min_delay 1s -c.factor 1.5 -c.max_delay 5m"},
-	{"crash_cancel.csv", "-format csv -outage crash -duration 60s -a.strategy full_jitter -a.cancel_on_timeout=true " +
+	{"crash_cancel.csv", "-format csv -server_model curve -outage crash -duration 60s -a.strategy full_jitter -a.cancel_on_timeout=true " +
 		"-b.strategy decorrelated -b.max_attempts 5"},
-	{"partition_four.csv", "-format csv -outage partition -lanes 4 -clients 3000 -duration 40s -tick 250ms " +
+	{"partition_four.csv", "-format csv -server_model curve -outage partition -lanes 4 -clients 3000 -duration 40s -tick 250ms " +
 		"-a.strategy truncated -b.strategy grpc -c.strategy equal_jitter -d.strategy none -seed 7"},
-	{"pause_deadline.json", "-format json -clients 500 -think 2s -timeout 500ms -server_limit 20 -backlog 100 " +
+	{"pause_deadline.json", "-format json -server_model curve -clients 500 -think 2s -timeout 500ms -server_limit 20 -backlog 100 " +
 		"-duration 45s -a.strategy fixed -a.deadline 3s -b.strategy think_scaled -b.jitter 0.3"},
 }
 

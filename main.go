@@ -43,8 +43,9 @@ const usage = `backofflab: why retry intervals matter
 
 Usage:
   backofflab [-addr localhost:8080]  serve the playground and print its URL
-  backofflab run [flags]             simulate 001's experiment, or any other, and
-                                     print the time series (-format text, csv or json)
+  backofflab run [flags]             simulate retries against a paused server (with no
+                                     flags, the playground's landing view) and print
+                                     the time series (-format text, csv or json)
   backofflab server [flags]          001's server over real HTTP (-addr 127.0.0.1:8070)
   backofflab client [flags]          001's clients against it, retrying as -strategy says
   backofflab help                    this text

@@ -36,7 +36,7 @@ func TestConfigsReadEveryRow(t *testing.T) {
 			continue
 		}
 		t.Run(row.Name, func(t *testing.T) {
-			p := scenario.Defaults()
+			p := curveDefaults()
 			var bad func()
 			switch v := row.Field(&p, lane).(type) {
 			case *int:

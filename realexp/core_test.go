@@ -232,7 +232,7 @@ func TestCorePeak(t *testing.T) {
 // the first wait 200 ms; when the first leaves, the second, 190 ms old,
 // is past its 150 ms and leaves with it.
 func TestCoreLinear(t *testing.T) {
-	p := scenario.Defaults()
+	p := curveDefaults()
 	p.ServerModel, p.ServerDelay, p.ServerSlope = "linear", 100*ms, 50*ms
 	c := newCoreAt(t, scenario.LatencyOf(&p), 10)
 	c.arrive(0)

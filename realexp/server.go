@@ -44,6 +44,7 @@ type ServerConfig struct {
 // requests, then ×1.05 per 15 more, capped at 1 h; a 4096-deep backlog.
 func DefaultServerConfig() ServerConfig {
 	p := scenario.Defaults()
+	p.ServerModel = scenario.ServerModels[0].Name // 001's curve, whatever the simulator's default
 	c := ServerConfigOf(&p, 0)
 	c.ReportEvery = time.Second
 	return c

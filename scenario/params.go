@@ -70,16 +70,22 @@ const MaxLanes = 4
 const LaneNames = "abcd"
 
 // laneStrategies are the strategies of lanes whose strategy is not given:
-// lanes a and b replay 001's published comparison.
+// lane a retries every 100 ms and storms, lane b backs off as 001's text
+// describes (exponential, 100 ms ×2, jitter 0.1) and recovers; a third lane
+// adds AWS's full jitter, a fourth 001's program as published.
 var laneStrategies = [MaxLanes]string{
-	strategies.NameFixed, strategies.NameThinkScaled,
-	strategies.NameExponential, strategies.NameFullJitter,
+	strategies.NameFixed, strategies.NameExponential,
+	strategies.NameFullJitter, strategies.NameThinkScaled,
 }
 
-// Defaults returns 001's experiment: 1000 clients thinking 10 s on average
-// with a 2 s timeout, the 100 ms / 30 / 1.05 / 15 server, a 15 s pause at
-// 20 s, 120 s in all, lane a retrying every 100 ms (fixed) and lane b as
-// 001's program did (think_scaled).
+// Defaults returns the landing view: 001's clients and outage (1000 clients
+// thinking 10 s on average with a 2 s timeout, a 15 s pause at 20 s, 120 s
+// in all) against a worker queue of 30 workers serving 100 ms on average
+// (300 requests/s for a load of about 99), lane a retrying every 100 ms
+// (fixed) and lane b backing off as 001's text describes (exponential).
+// 001's server, the curve, keeps its defaults (100 ms / 30 / 1.05 / 15):
+// server_model=curve and b.strategy=think_scaled give 001's experiment as
+// published.
 func Defaults() Params {
 	return Params{
 		Clients:        1000,
@@ -87,7 +93,7 @@ func Defaults() Params {
 		Timeout:        2 * time.Second,
 		Arrival:        ArrivalClosed,
 		Rate:           100,
-		ServerModel:    ServerModels[0].Name,
+		ServerModel:    QueueModel,
 		ServerLimit:    30,
 		ServerDelay:    100 * time.Millisecond,
 		ServerFactor:   1.05,

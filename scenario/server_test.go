@@ -31,13 +31,18 @@ func TestServerUses(t *testing.T) {
 	}
 }
 
-// TestLatencyOf: the default model is 001's curve, and every model's
+// TestLatencyOf: the default model is the worker queue, which has no
+// latency function, 001's curve answers by its Curve, and every model's
 // latency never decreases with the concurrency, starts flat up to Flat,
 // and saturates at Delay(MaxInt) instead of overflowing.
 func TestLatencyOf(t *testing.T) {
 	p := scenario.Defaults()
-	if _, ok := scenario.LatencyOf(&p).(scenario.Curve); !ok || p.ServerModel != "curve" {
-		t.Errorf("default model %q answers by %T, want 001's curve", p.ServerModel, scenario.LatencyOf(&p))
+	if lat := scenario.LatencyOf(&p); lat != nil || p.ServerModel != scenario.QueueModel {
+		t.Errorf("default model %q answers by %T, want the worker queue (none)", p.ServerModel, lat)
+	}
+	p.ServerModel = "curve"
+	if _, ok := scenario.LatencyOf(&p).(scenario.Curve); !ok {
+		t.Errorf("model curve answers by %T, want 001's curve", scenario.LatencyOf(&p))
 	}
 	for _, m := range scenario.ServerModels {
 		if m.Latency == nil {

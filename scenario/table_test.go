@@ -541,22 +541,22 @@ func TestParseLanes(t *testing.T) {
 		strategies []string
 		check      func(t *testing.T, p scenario.Params)
 	}{
-		{"none_given", "", []string{"fixed", "think_scaled"}, nil},
-		{"only_c", "c.factor=3", []string{"fixed", "think_scaled", "exponential"},
+		{"none_given", "", []string{"fixed", "exponential"}, nil},
+		{"only_c", "c.factor=3", []string{"fixed", "exponential", "full_jitter"},
 			func(t *testing.T, p scenario.Params) {
 				if p.Lanes[2].Factor != 3 {
 					t.Errorf("c.factor = %v, want 3", p.Lanes[2].Factor)
 				}
 			}},
-		{"only_d", "d.cancel_on_timeout=true", []string{"fixed", "think_scaled", "exponential", "full_jitter"},
+		{"only_d", "d.cancel_on_timeout=true", []string{"fixed", "exponential", "full_jitter", "think_scaled"},
 			func(t *testing.T, p scenario.Params) {
 				if !p.Lanes[3].CancelOnTimeout || p.Lanes[0].CancelOnTimeout {
 					t.Errorf("cancel_on_timeout = %v, want only d's true", p.Lanes)
 				}
 			}},
 		{"lanes_1", "lanes=1", []string{"fixed"}, nil},
-		{"lanes_4", "lanes=4", []string{"fixed", "think_scaled", "exponential", "full_jitter"}, nil},
-		{"lanes_wins_over_letters", "lanes=3&a.factor=3", []string{"fixed", "think_scaled", "exponential"},
+		{"lanes_4", "lanes=4", []string{"fixed", "exponential", "full_jitter", "think_scaled"}, nil},
+		{"lanes_wins_over_letters", "lanes=3&a.factor=3", []string{"fixed", "exponential", "full_jitter"},
 			func(t *testing.T, p scenario.Params) {
 				if p.Lanes[0].Factor != 3 {
 					t.Errorf("a.factor = %v, want 3", p.Lanes[0].Factor)
@@ -578,13 +578,13 @@ func TestParseLanes(t *testing.T) {
 					t.Errorf("lane a = %+v, want %+v", p.Lanes[0].Params, want)
 				}
 			}},
-		{"grpc_on_a_with_b", "a.strategy=grpc&b.jitter=0.5", []string{"grpc", "think_scaled"},
+		{"grpc_on_a_with_b", "a.strategy=grpc&b.jitter=0.5", []string{"grpc", "exponential"},
 			func(t *testing.T, p scenario.Params) {
 				if p.Lanes[0].Params != grpc {
 					t.Errorf("lane a = %+v, want grpc's defaults %+v", p.Lanes[0].Params, grpc)
 				}
-				if p.Lanes[1].Jitter != 0.5 || p.Lanes[1].Factor != math.E {
-					t.Errorf("lane b = %+v, want think_scaled's defaults with jitter 0.5", p.Lanes[1].Params)
+				if p.Lanes[1].Jitter != 0.5 || p.Lanes[1].Factor != 2 || p.Lanes[1].MaxDelay != 15*time.Minute {
+					t.Errorf("lane b = %+v, want exponential's defaults with jitter 0.5", p.Lanes[1].Params)
 				}
 			}},
 		{"strategy_on_b_keeps_a", "b.strategy=exponential&b.factor=2.7", []string{"fixed", "exponential"},
@@ -837,7 +837,7 @@ func TestParamsMap(t *testing.T) {
 		"a.min_connect_timeout": "20s",
 		"a.cancel_on_timeout":   true,
 		"b.cancel_on_timeout":   false,
-		"c.strategy":            "exponential",
+		"c.strategy":            "full_jitter",
 	}
 	for k, v := range want {
 		if got := m[k]; got != v {

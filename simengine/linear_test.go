@@ -17,7 +17,7 @@ import (
 // server would hold 9.9.
 func TestModelLinear(t *testing.T) {
 	t.Parallel()
-	p := scenario.Defaults()
+	p := curveDefaults()
 	p.ServerModel, p.ServerSlope = "linear", 4*time.Millisecond
 	p.Outage = scenario.OutageNone
 	p.Duration = 300 * time.Second

@@ -73,6 +73,7 @@ func TestBrowser(t *testing.T) {
 		{"LogScale", browserLogScale},
 		{"ServerModel", browserServerModel},
 		{"FaultWindows", browserFaultWindows},
+		{"LandingVerdicts", browserLandingVerdicts},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
@@ -680,7 +681,7 @@ func browserScreenshots(t *testing.T, env *browserEnv) {
 // real time) streams into lane b's charts, and the stop/resume button
 // pauses and resumes its server: lane b's timeouts rise, then fall.
 func browserRealLane(t *testing.T, env *browserEnv) {
-	tb := openPage(t, env, "b.source=real&clients=200&think=1s&timeout=500ms&speed=1&duration=60s&outage=none")
+	tb := openPage(t, env, "server_model=curve&b.source=real&clients=200&think=1s&timeout=500ms&speed=1&duration=60s&outage=none")
 	okB, toB := col(t, 1, "ok"), col(t, 1, "timeouts")
 	head := poll[string](tb, "lane b's head says real HTTP and its address",
 		`(s => /real HTTP on 127\.0\.0\.1:[0-9]+/.test(s) && s)(document.querySelector('[data-lane-source="b"]').textContent)`)
@@ -743,9 +744,10 @@ func browserRealLane(t *testing.T, env *browserEnv) {
 
 // A lane whose storm outgrows the run's memory budget says so in its
 // verdict, in words, and its charts get no more values; the other lane's
-// verdict is its own.
+// verdict is its own. The storm is on 001's curve, whose server keeps every
+// abandoned request (a worker queue's waiting room is the bounded backlog).
 func browserHaltedLane(t *testing.T, env *browserEnv) {
-	tb := openPage(t, env, "lanes=2&clients=20000&think=1ms&timeout=1ms&a.strategy=fixed&a.min_delay=1ms"+
+	tb := openPage(t, env, "server_model=curve&lanes=2&clients=20000&think=1ms&timeout=1ms&a.strategy=fixed&a.min_delay=1ms"+
 		"&b.strategy=exponential&b.min_delay=1s&max_server_delay=24h&outage=none&duration=10m&speed=max")
 	got := poll[string](tb, "lane a's verdict says it stopped",
 		`(t => t.includes('stopped at') ? t : '')(document.querySelector('[data-verdict="a"]').textContent)`)
@@ -788,9 +790,10 @@ func browserLogScale(t *testing.T, env *browserEnv) {
 
 // 11. Choosing another server model shows its parameters and hides the
 // other model's, and the run follows: the linear model's latency is
-// server_delay + server_slope × the concurrency shown.
+// server_delay + server_slope × the concurrency shown, where 001's curve's
+// was a flat 100 ms below its limit.
 func browserServerModel(t *testing.T, env *browserEnv) {
-	tb := openPage(t, env, "outage=none&speed=20")
+	tb := openPage(t, env, "server_model=curve&outage=none&speed=20")
 	visible := func(name string) bool {
 		return eval[bool](tb, fmt.Sprintf(`!document.querySelector('[data-ctl=%q]').hidden`, name))
 	}
@@ -830,5 +833,33 @@ func browserFaultWindows(t *testing.T, env *browserEnv) {
 		if got != want {
 			t.Errorf("%s shades %s, want %s", id, got, want)
 		}
+	}
+}
+
+// 13. The landing view (no query but the speed), played to its end, tells
+// its story in the verdicts: lane a (fixed) collapsed, lane b (exponential)
+// recovered.
+func browserLandingVerdicts(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=max")
+	tb.waitTrue("the run is done", `(s => s && s.done && !s.playing)(window.backofflab.state()) && /done/.test(document.querySelector('#clock').textContent)`)
+	type verdict struct {
+		Class string `json:"class"`
+		Text  string `json:"text"`
+	}
+	read := func(lane string) verdict {
+		return eval[verdict](tb, fmt.Sprintf(`(e => ({class: e.className, text: e.textContent}))(document.querySelector('[data-verdict=%q]'))`, lane))
+	}
+	// The last summary may follow the done state by a message.
+	poll[bool](tb, "both verdicts have a tone", `['a', 'b'].every(L => /\b(good|bad)\b/.test(document.querySelector('[data-verdict="' + L + '"]').className))`)
+	a, b := read("a"), read("b")
+	t.Logf("lane a: %q (%s); lane b: %q (%s)", a.Text, a.Class, b.Text, b.Class)
+	if !strings.Contains(a.Class, scenario.ToneBad) || !strings.Contains(a.Text, "COLLAPSED") {
+		t.Errorf("lane a's verdict %q, class %q: want COLLAPSED, tone %s", a.Text, a.Class, scenario.ToneBad)
+	}
+	if !strings.Contains(b.Class, scenario.ToneGood) || !strings.Contains(b.Text, "server recovered") {
+		t.Errorf("lane b's verdict %q, class %q: want recovered, tone %s", b.Text, b.Class, scenario.ToneGood)
+	}
+	if got := eval[string](tb, `['server_model', 'a.strategy', 'b.strategy'].map(n => document.querySelector('[data-param="' + n + '"]').value).join(' ')`); got != "queue fixed exponential" {
+		t.Errorf("the landing view's server model and strategies: %q, want queue fixed exponential", got)
 	}
 }

@@ -105,7 +105,7 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := dialPage(t, srv, "b.source=real&clients=1000&think=1s&timeout=200ms&b.strategy=fixed&b.min_delay=100ms"+
+	p := dialPage(t, srv, realCurve+"&b.source=real&clients=1000&think=1s&timeout=200ms&b.strategy=fixed&b.min_delay=100ms"+
 		"&duration=60s&outage=pause&outage_at=500ms&outage_for=60s")
 	if l := field[[]laneInfo](t, p.await("hello", nil), "lanes"); l[1].Source != sourceReal {
 		t.Fatalf("hello lanes %+v", l)
@@ -150,7 +150,7 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 // of connections; the others wait in the kernel's accept queue.
 func TestRealLaneServerCap(t *testing.T) {
 	const n = 4
-	st, errs := decode(url.Values{"b.source": {"real"}, "clients": {"1"}, "think": {"1h"}, "duration": {"60s"}}, DefaultLimits)
+	st, errs := decode(url.Values{"server_model": {"curve"}, "b.source": {"real"}, "clients": {"1"}, "think": {"1h"}, "duration": {"60s"}}, DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -52,7 +52,8 @@ func sourceOf(name string) (int, bool) {
 }
 
 // realRules checks what a run with a real lane needs: real time, at most
-// maxRealClients clients, and an outage the real server can do (pause).
+// maxRealClients clients, an outage the real server can do (pause), and
+// the simulator's defaults for what only the simulator implements.
 func realRules(st state, lim Limits) []*scenario.ParamError {
 	if st.real == "" {
 		return nil

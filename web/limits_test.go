@@ -23,7 +23,7 @@ import (
 
 // stormQuery is a retry storm that grows lane a's queue by about 40 000
 // abandoned requests a second of virtual time, for an hour, at speed max.
-const stormQuery = "lanes=2&clients=2000&think=100ms&timeout=50ms&a.strategy=fixed&a.min_delay=10ms&b.strategy=exponential&b.max_delay=10s" +
+const stormQuery = "server_model=curve&lanes=2&clients=2000&think=100ms&timeout=50ms&a.strategy=fixed&a.min_delay=10ms&b.strategy=exponential&b.max_delay=10s" +
 	"&outage_at=1s&outage_for=2s&max_server_delay=24h&duration=1h&speed=max"
 
 // newPoolServer is newTestServer with the memory pool in the test's hands.

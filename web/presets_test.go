@@ -43,6 +43,15 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 	}{
 		{"001-published", `lane a \(fixed\): baseline 95\.4 ok/s; COLLAPSED`},
 		{"001-published", `lane b \(think_scaled\): baseline 95\.4 ok/s; server recovered 1\.6s after the outage`},
+		{"landing", `lane a \(fixed\): baseline 95\.3 ok/s; COLLAPSED`},
+		{"landing", `lane b \(exponential\): baseline 95\.3 ok/s; server recovered 25\.1s after the outage, service recovered 21\.8s after the outage`},
+		// 001's text backoff storms on 001's server too; its program's
+		// backoff recovers there (its first retries come tens of seconds
+		// later).
+		{"001-text-on-curve", `lane a \(exponential\): baseline 95\.4 ok/s; COLLAPSED`},
+		{"001-text-on-curve", `lane b \(think_scaled\): baseline 95\.4 ok/s; server recovered 1\.6s after the outage`},
+		{"001-text", `lane a \(exponential\): baseline 95\.4 ok/s; COLLAPSED`},
+		{"001-text", `lane b \(exponential\): baseline 95\.4 ok/s; COLLAPSED`},
 		{"grpc", `lane b \(grpc\): baseline [0-9.]+ ok/s; server recovered [0-9.]+s after the outage`},
 		{"cancel-on-timeout", `lane a \(fixed\): baseline [0-9.]+ ok/s; COLLAPSED`},
 		{"cancel-on-timeout", `lane b \(fixed\): baseline [0-9.]+ ok/s; server recovered [0-9.]+s after the outage`},
@@ -52,8 +61,13 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 			t.Errorf("%s: description %q does not match %q", tc.preset, d, tc.want)
 		}
 	}
-	// The landing page (no query) shows the storm next to the recovery.
-	if byName["001-published"].Query != (state{p: scenario.Defaults(), speed: "1"}).encode() {
-		t.Error("001-published is not the default view")
+	// The landing page (no query) shows the storm next to the recovery,
+	// and is a preset too.
+	if byName["landing"].Query != (state{p: scenario.Defaults(), speed: "1"}).encode() {
+		t.Error("the landing preset is not the default view")
+	}
+	// 001's experiment as published is one click away: the first preset.
+	if all[0].Name != "001-published" {
+		t.Errorf("first preset %s, want 001-published", all[0].Name)
 	}
 }

@@ -16,9 +16,14 @@ import (
 )
 
 // realQuery is a small real lane: 200 clients thinking 1 s (≈180 req/s
-// against a server that answers in 100 ms up to 30 at once, so ≈18 inside),
-// a 500 ms timeout, lane b real (think_scaled), lane a simulated (fixed).
-const realQuery = "b.source=real&clients=200&think=1s&timeout=500ms&speed=1&duration=30s&outage=none"
+// against 001's curve server, which answers in 100 ms up to 30 at once, so
+// ≈18 inside), a 500 ms timeout, lane b real (think_scaled), lane a
+// simulated (fixed).
+const realQuery = realCurve + "&a.strategy=fixed&b.strategy=think_scaled&b.source=real&clients=200&think=1s&timeout=500ms&speed=1&duration=30s&outage=none"
+
+// realCurve is the server model of the real lanes' tests: 001's curve,
+// whose timings they assert.
+const realCurve = "server_model=curve"
 
 func TestDecodeRealLane(t *testing.T) {
 	for _, tc := range []struct {
@@ -43,6 +48,8 @@ func TestDecodeRealLane(t *testing.T) {
 		{query: "e.source=real", bad: "e.source", allow: "no such parameter"},
 		{query: "b.source=real&arrival=open", bad: "arrival", allow: "closed while a lane is real"},
 		{query: "b.source=real&rate=5", real: "b", lanes: 2}, // rate is not read in a closed loop
+		{query: "b.source=real&server_model=linear", real: "b", lanes: 2},
+		{query: "b.source=real&server_model=curve", real: "b", lanes: 2},
 	} {
 		q, _ := url.ParseQuery(tc.query)
 		st, errs := decode(q, DefaultLimits)
@@ -70,21 +77,21 @@ func TestDecodeRealLane(t *testing.T) {
 
 	// A page's URL with real-lane mistakes keeps the real lane and drops
 	// the values that do not fit it, each with its message.
-	q, _ := url.ParseQuery("b.source=real&speed=20&clients=5000&outage=crash")
+	q, _ := url.ParseQuery(realCurve + "&b.source=real&speed=20&clients=5000&outage=crash")
 	st, errs := decodeLenient(q, DefaultLimits)
 	if st.real != "b" || st.speed != "1" || st.p.Clients != 1000 || st.p.Outage != scenario.OutagePause || len(errs) != 3 {
 		t.Errorf("lenient: real %q speed %s clients %d outage %s, errors %v", st.real, st.speed, st.p.Clients, st.p.Outage, errs)
 	}
 
 	// The headless export refuses a real lane.
-	q, _ = url.ParseQuery("b.source=real")
+	q, _ = url.ParseQuery(realCurve + "&b.source=real")
 	if _, errs := decodeExport(q, DefaultLimits); len(errs) != 1 || errs[0].Name != "b.source" ||
 		!strings.Contains(errs[0].Error(), "real lanes run live only; export from the page") {
 		t.Errorf("export of a real lane: %v", errs)
 	}
 	srv, _ := newTestServer(t, Limits{})
 	for _, format := range []string{"csv", "json"} {
-		resp, body := get(t, srv.URL+"/export."+format+"?b.source=real", nil)
+		resp, body := get(t, srv.URL+"/export."+format+"?"+realCurve+"&b.source=real", nil)
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "b.source") ||
 			!strings.Contains(string(body), "real lanes run live only; export from the page") {
 			t.Errorf("/export.%s?b.source=real: %d %q", format, resp.StatusCode, body)
@@ -92,7 +99,7 @@ func TestDecodeRealLane(t *testing.T) {
 	}
 
 	// The page shows the lane's source in its menu and its head.
-	v := newView(pageFor(t, "b.source=real"))
+	v := newView(pageFor(t, realCurve+"&b.source=real"))
 	if k := v.Panels[1].Source; k.Name != "b.source" || k.Value != sourceReal || v.Panels[1].SourceLabel == "" || v.Panels[0].Source.Value != sourceSim {
 		t.Errorf("lane panels' sources: a %+v, b %+v", v.Panels[0].Source, k)
 	}
@@ -324,7 +331,7 @@ func TestRealLaneVerdict(t *testing.T) {
 	// A server limit well above the steady ≈18 inside: real concurrency
 	// has bursts (a late timer, a GC pause) that a limit of 30 would count
 	// as "not recovered" for seconds.
-	p := dialPage(t, srv, "b.source=real&clients=200&think=1s&timeout=500ms&server_limit=60&duration=30s&outage=pause&outage_at=1500ms&outage_for=1s")
+	p := dialPage(t, srv, realCurve+"&a.strategy=fixed&b.strategy=think_scaled&b.source=real&clients=200&think=1s&timeout=500ms&server_limit=60&duration=30s&outage=pause&outage_at=1500ms&outage_for=1s")
 	addr := field[[]laneInfo](t, p.await("hello", nil), "lanes")[1].Addr
 	okB, toB := col(t, 1, "ok"), col(t, 1, "timeouts")
 	p.await("state", func(m map[string]json.RawMessage) bool { return field[bool](t, m, "down") })

@@ -134,7 +134,7 @@ func TestControlValuesShowTheState(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"think": "2.5", "timeout": "2", "a.factor": "2.7", "a.max_delay": "900", "clients": "300",
-		"a.strategy": "exponential", "b.strategy": "think_scaled", "seed": "1", "speed": "3", "lanes": "2",
+		"a.strategy": "exponential", "b.strategy": "exponential", "seed": "1", "speed": "3", "lanes": "2",
 	} {
 		if got[name].Value != want {
 			t.Errorf("%s shows %q, want %q", name, got[name].Value, want)
