@@ -116,7 +116,7 @@ type MaxAttemptsLimit struct {
 // AllowRetry implements Limit: it allows a retry while the request made
 // fewer than N attempts.
 func (m *MaxAttemptsLimit) AllowRetry(s *State, _ time.Duration, _ *rand.Rand) bool {
-	return s.Retries+1 < m.N
+	return int(s.Retries)+1 < m.N
 }
 
 // Record implements Limit; MaxAttemptsLimit ignores outcomes.

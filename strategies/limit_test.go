@@ -59,7 +59,7 @@ var (
 // oldRetry is Policy.Retry as it was before limits, with MaxAttempts and
 // Deadline written inline: the reference the limits must match.
 func oldRetry(st Strategy, maxAttempts int, deadline time.Duration, s *State, now time.Duration, rng *rand.Rand) (time.Duration, bool) {
-	if maxAttempts > 0 && s.Retries+1 >= maxAttempts {
+	if maxAttempts > 0 && int(s.Retries)+1 >= maxAttempts {
 		return 0, false
 	}
 	d := st.Next(s, now, rng)
@@ -141,7 +141,7 @@ func TestMaxAttemptsLimit(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("n=%d/retries=%d", c.n, c.retries), func(t *testing.T) {
 			m := &MaxAttemptsLimit{N: c.n}
-			if got := m.AllowRetry(&State{Retries: c.retries}, 0, nil); got != c.want {
+			if got := m.AllowRetry(&State{Retries: int32(c.retries)}, 0, nil); got != c.want {
 				t.Errorf("AllowRetry = %v, want %v", got, c.want)
 			}
 		})
@@ -219,7 +219,7 @@ func TestPolicyTellsEveryOutcome(t *testing.T) {
 					if o == Success {
 						break
 					}
-					if c.maxAttempts > 0 && s.Retries+1 >= c.maxAttempts {
+					if c.maxAttempts > 0 && int(s.Retries)+1 >= c.maxAttempts {
 						maxed++
 					}
 					if _, ok := pol.Retry(&s, now, rng); !ok {

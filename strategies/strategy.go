@@ -44,7 +44,16 @@ type State struct {
 	// AttemptStart is when the current attempt started.
 	AttemptStart time.Duration
 	// Retries is n: the number of retries made so far in this request.
-	Retries int
+	// It is an int32, and Policy.Retry stops counting at math.MaxInt32,
+	// so that Quota fits beside it and State stays 56 bytes: the engine
+	// holds one per client, and its speed follows their size.
+	Retries int32
+	// Quota is a retry quota's memory of the request (AWSQuota): after an
+	// attempt fails, the tokens its retry would cost; once that retry is
+	// allowed, the tokens it took, which come back if it succeeds. A limit
+	// keeps in State only what belongs to one request, as an SDK's retry
+	// token does; what it learns across requests is its own (see Limit).
+	Quota int32
 	// Prev is the strategy's memory: its last delay or current backoff.
 	Prev time.Duration
 	// Until is gRPC's current deadline: the earliest start of the next attempt.
@@ -212,7 +221,9 @@ func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Durati
 			return 0, false
 		}
 	}
-	s.Retries++
+	if s.Retries < math.MaxInt32 {
+		s.Retries++
+	}
 	s.AttemptStart = at
 	return d, true
 }
