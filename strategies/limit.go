@@ -94,6 +94,23 @@ type WaitLimit interface {
 	AllowWait(s *State, now, at time.Duration) bool
 }
 
+// ReserveLimit is a Limit whose yes takes something from its shared state
+// for the attempt it allows: a quota's tokens, a budget's balance, a
+// half-open breaker's probe. It takes it in the yes itself, under its
+// lock, so that the real client's clients, which decide at once, cannot
+// spend the same tokens twice; and when a limit asked after it, the
+// strategy or a WaitLimit then refuses the same attempt, Policy gives it
+// back by Release, so that an attempt not sent costs nothing and the order
+// of the limits does not matter.
+type ReserveLimit interface {
+	Limit
+	// Release gives back what the limit's yes for the request in s took
+	// at now: AllowFirst's when first is true, else AllowRetry's. It is
+	// called at most once per yes, before the request's next attempt is
+	// decided.
+	Release(s *State, now time.Duration, first bool)
+}
+
 // SharedLimit is a Limit with shared state that can say which parameters
 // made it, so that a Policy rebuilt with the same parameters keeps the old
 // limit and its state (Policy.Keep): a live change of another parameter

@@ -175,10 +175,16 @@ func (p *Policy) Begin(s *State, now, think time.Duration) {
 
 // AllowFirst reports whether the first attempt of the request that Begin
 // just prepared in s may be sent at now: whether every FirstLimit allows it.
-// When it does not, the request ends without an attempt.
+// When it does not, the request ends without an attempt, and the
+// ReserveLimits that allowed it get back what they took.
 func (p *Policy) AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool {
-	for _, l := range p.first {
+	for i, l := range p.first {
 		if !l.AllowFirst(s, now, rng) {
+			for _, y := range p.first[:i] {
+				if r, ok := y.(ReserveLimit); ok {
+					r.Release(s, now, true)
+				}
+			}
 			return false
 		}
 	}
@@ -198,27 +204,28 @@ func (p *Policy) Record(s *State, now time.Duration, o Outcome) {
 // returns the wait before the next attempt and true, or false when the
 // request gives up. It asks every limit's AllowRetry, then draws the
 // strategy's wait, then asks every WaitLimit's AllowWait; on true it
-// advances s to the next attempt, which starts at now plus the wait.
+// advances s to the next attempt, which starts at now plus the wait. On
+// false the ReserveLimits that allowed the retry get back what they took.
 func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Duration, bool) {
 	if p.maxAttempts != nil && !p.maxAttempts.AllowRetry(s, now, rng) {
 		return 0, false
 	}
-	for _, l := range p.retry {
+	for i, l := range p.retry {
 		if !l.AllowRetry(s, now, rng) {
-			return 0, false
+			return 0, p.release(s, now, i)
 		}
 	}
 	d := p.Strategy.Next(s, now, rng)
 	if d < 0 {
-		return 0, false
+		return 0, p.release(s, now, len(p.retry))
 	}
 	at := now + d
 	if p.deadline != nil && !p.deadline.AllowWait(s, now, at) {
-		return 0, false
+		return 0, p.release(s, now, len(p.retry))
 	}
 	for _, l := range p.wait {
 		if !l.AllowWait(s, now, at) {
-			return 0, false
+			return 0, p.release(s, now, len(p.retry))
 		}
 	}
 	if s.Retries < math.MaxInt32 {
@@ -226,6 +233,18 @@ func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Durati
 	}
 	s.AttemptStart = at
 	return d, true
+}
+
+// release gives back what the ReserveLimits among the first n of p.retry,
+// which all allowed the retry that Retry now refuses, took for it. It
+// returns false, Retry's answer.
+func (p *Policy) release(s *State, now time.Duration, n int) bool {
+	for _, l := range p.retry[:n] {
+		if r, ok := l.(ReserveLimit); ok {
+			r.Release(s, now, false)
+		}
+	}
+	return false
 }
 
 // AttemptTimeout returns the timeout of the current attempt: the strategy's
