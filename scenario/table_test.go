@@ -533,8 +533,9 @@ func TestParseManyErrorsSorted(t *testing.T) {
 }
 
 func TestParseLanes(t *testing.T) {
-	grpc := strategies.Params{Strategy: "grpc", MinDelay: time.Second, MaxDelay: 120 * time.Second,
-		Factor: 1.6, Jitter: 0.2, MinConnectTimeout: 20 * time.Second}
+	grpc, _ := strategies.Defaults("fixed") // the limiters' defaults, every strategy's
+	grpc.Strategy, grpc.MinDelay, grpc.MaxDelay = "grpc", time.Second, 120*time.Second
+	grpc.Factor, grpc.Jitter, grpc.MinConnectTimeout = 1.6, 0.2, 20*time.Second
 	cases := []struct {
 		name       string
 		query      string

@@ -65,7 +65,8 @@ type State struct {
 
 // Policy is a Strategy with the limits that make a client give up: a list
 // of Limits, asked in order. New puts max_attempts' MaxAttemptsLimit and
-// deadline's DeadlineLimit there, each only when it is set.
+// deadline's DeadlineLimit there, each only when it is set, then the
+// stateful limiters whose switches are on.
 //
 // Its callers tell it of every attempt: Begin and AllowFirst before a
 // request's first attempt, Record when any attempt ends, and Retry after a
