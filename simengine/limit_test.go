@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"backofflab/scenario"
 	"backofflab/strategies"
@@ -417,5 +418,14 @@ func TestLimiterSurvivesSet(t *testing.T) {
 	}
 	if n := laneLimit[*strategies.AWSQuota](t, e.lanes[0]); n == q || n.Available() != 500 {
 		t.Errorf("a changed quota kept, or not full (%d tokens)", n.Available())
+	}
+}
+
+// TestClientSize: the limiters keep their state in the lane's Policy and a
+// request's in State's 56 bytes, so a client stays 72 bytes: the engine's
+// speed on its largest runs follows this size.
+func TestClientSize(t *testing.T) {
+	if n := unsafe.Sizeof(client{}); n != 72 {
+		t.Errorf("a client is %d bytes, want 72", n)
 	}
 }
