@@ -75,8 +75,9 @@ type Limit interface {
 	// AllowRetry reports whether the request whose current attempt failed
 	// at now may be retried. Policy.Retry asks the limits in list order,
 	// before the strategy draws the wait, and stops at the first no: a
-	// limit that says no costs no random number and leaves the strategy's
-	// memory alone.
+	// refused retry costs the strategy no random number and leaves its
+	// memory alone. A limit that draws (SREThrottle) draws from rng, the
+	// strategy's stream, so that a run stays reproducible.
 	AllowRetry(s *State, now time.Duration, rng *rand.Rand) bool
 	// Record tells the limit that the request's current attempt ended at
 	// now with outcome o. It is told of every attempt that ends, exactly
