@@ -32,12 +32,13 @@ func runClient(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", def.Addr, "the server's host:port (or base URL)")
-	// A lane row's default is the chosen strategy's, not lane a's.
+	// A lane row's default is the chosen strategy's, not lane a's; the
+	// limits' defaults are every strategy's.
 	vf := newVocabFlags(fs, clientReads, &p, func(r scenario.Param) string {
 		switch {
 		case r.Name == "strategy":
 			return r.Value(&p, realLane) + "; " + strategies.NameThinkScaled + " with -exponential-backoff"
-		case r.Lane:
+		case r.Lane && r.Scope != scenario.ScopeLimiter:
 			return "the strategy's"
 		}
 		return r.Value(&p, realLane)
@@ -160,10 +161,12 @@ each line counting only what happened since the previous one.
 const fileHeadroom = 100
 
 // strategyParams lists the parameters lane's strategy reads, then the
-// limits that are set: a limit of 0 is none, and says nothing.
+// limits that differ from their defaults: max_attempts and deadline when
+// set, the limiters' switches when on and their parameters when changed.
 func strategyParams(p *scenario.Params, lane int) string {
 	strategy := p.Lanes[lane].Strategy
 	unset := scenario.Params{Lanes: make([]scenario.Lane, lane+1)}
+	unset.Lanes[lane].Params, _ = strategies.Defaults(strategy)
 	var b []string
 	for _, scope := range []scenario.Scope{scenario.ScopeStrategy, scenario.ScopeLimiter} {
 		for _, r := range scenario.Table {

@@ -405,6 +405,8 @@ func TestRealClientSaysWhatItRuns(t *testing.T) {
 			"strategy fixed (min_delay=1s) →"},
 		{[]string{"-strategy", "fixed", "-min_delay", "2m"}, "", "strategy fixed (min_delay=2m0s) →"},
 		{[]string{"-lambda", "0.5"}, "", "1 clients, think 500ms, timeout 2s, strategy fixed"},
+		{[]string{"-grpc_throttle", "on", "-breaker", "retries", "-breaker_probes", "3", "-sre_k", "2"}, "",
+			"strategy fixed (min_delay=100ms grpc_throttle=on breaker=retries breaker_probes=3) →"},
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
 			stderr, err := realRunBounded("client", tc.args...)

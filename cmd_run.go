@@ -87,7 +87,10 @@ func paramFlags(fs *flag.FlagSet, q url.Values) {
 		for i := range scenario.MaxLanes {
 			name := scenario.LaneNames[i:i+1] + "." + param.Name
 			help := "lane " + scenario.LaneNames[i:i+1] + "'s " + param.Name
-			if i == 0 {
+			switch {
+			case i == 0 && param.Scope == scenario.ScopeLimiter: // every strategy's default
+				help = fmt.Sprintf("%s (%s; default %s)", param.Help, param.Allowed(), param.Value(&def, 0))
+			case i == 0:
 				help = fmt.Sprintf("%s (%s; default: the strategy's)", param.Help, param.Allowed())
 			}
 			fs.Func(name, help, store(name))

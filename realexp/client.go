@@ -28,7 +28,7 @@ type ClientConfig struct {
 	Clients  int               // clients
 	Think    time.Duration     // think: mean think time (001's -lambda)
 	Timeout  time.Duration     // timeout: per attempt, unless the strategy sets its own
-	Strategy strategies.Params // strategy, min_delay, max_delay, factor, jitter, max_attempts, deadline, min_connect_timeout
+	Strategy strategies.Params // strategy, its parameters, max_attempts, deadline and the limiters
 	Seed     uint64            // seed: each client draws from its own PCG stream of it
 	// Report is RunClients' window; 0 means 5 s.
 	Report time.Duration
@@ -162,8 +162,11 @@ func (w Window) Line() string {
 
 // Population is a set of clients, one goroutine each, that think, then GET
 // the server's /api, retrying failed attempts as their strategy says. Its
-// clients share one Policy, and tell it of every attempt that ends; each
-// keeps its own State, so a per-client limit's state is the client's.
+// clients share one Policy, and tell it of every attempt that ends: its
+// limiters' state is the whole population's, as one SDK client's is a
+// process's, and their locks keep it whole; each client keeps its own
+// State, so what a limiter holds for one request (State.Quota) is its
+// client's.
 type Population struct {
 	cfg       ClientConfig
 	url       string

@@ -67,3 +67,62 @@ func TestClientTellsEveryOutcome(t *testing.T) {
 		t.Errorf("%d outcomes told for %d attempts by %d clients", told, tot.Attempts, cfg.Clients)
 	}
 }
+
+// TestClientLimiters: the real client builds its lane's limiters from its
+// config and shares each between its clients' goroutines (under -race,
+// their locks). Against a server that fails every attempt the AWS quota
+// pays for exactly 500/5 = 100 retries, and a breaker of all traffic,
+// open after 100 failures, lets no attempt through but the ones already
+// decided when it opened, at most one per client.
+func TestClientLimiters(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	const clients = 20
+	for _, c := range []struct {
+		name  string
+		set   func(p *strategies.Params)
+		check func(t *testing.T, tot Counts, lim strategies.Limit)
+	}{
+		{"aws_quota", func(p *strategies.Params) { p.AWSQuota = strategies.LimiterOn },
+			func(t *testing.T, tot Counts, lim strategies.Limit) {
+				if tot.Retries != 100 || lim.(*strategies.AWSQuota).Available() != 0 {
+					t.Errorf("%d retries, %d tokens left; want 100, 0", tot.Retries, lim.(*strategies.AWSQuota).Available())
+				}
+			}},
+		{"breaker", func(p *strategies.Params) { p.Breaker = strategies.BreakerAll },
+			func(t *testing.T, tot Counts, lim strategies.Limit) {
+				if tot.Attempts > 100+clients || tot.GaveUp < tot.Requests-clients {
+					t.Errorf("%d attempts, %d of %d requests given up; want at most %d attempts, the requests given up",
+						tot.Attempts, tot.GaveUp, tot.Requests, 100+clients)
+				}
+				if s := lim.(*strategies.Breaker).State(time.Minute - time.Second); s != strategies.BreakerOpen {
+					t.Errorf("breaker %v, want open", s)
+				}
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := clientConfig(srv.URL, clients, 2*ms, 100*ms, strategies.NameFixed)
+			cfg.Strategy.MinDelay = ms
+			c.set(&cfg.Strategy)
+			p, err := NewPopulation(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lims := p.pol.Limits()
+			if len(lims) != 1 {
+				t.Fatalf("limits %v, want the limiter alone", lims)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 600*ms)
+			defer cancel()
+			p.Run(ctx)
+			tot := p.Totals()
+			if tot.OK != 0 || tot.Errors < 100 {
+				t.Fatalf("totals %+v: want only errors, at least 100", tot)
+			}
+			c.check(t, tot, lims[0])
+			t.Logf("%s: %d requests, %d attempts, %d retries, %d gave up", c.name, tot.Requests, tot.Attempts, tot.Retries, tot.GaveUp)
+		})
+	}
+}

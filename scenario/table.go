@@ -47,7 +47,8 @@ const (
 	// parameters, which only some strategies read (strategies.Uses).
 	ScopeStrategy
 	// ScopeLimiter is a lane's retry limits, which every strategy that
-	// retries obeys: all but none.
+	// retries obeys: all but none. They are max_attempts, deadline and the
+	// limiters, each of which has a switch and is off by default.
 	ScopeLimiter
 )
 
@@ -195,6 +196,75 @@ var Table = []Param{
 	{Name: "cancel_on_timeout", Lane: true, Scope: ScopeServer, Type: TypeBool,
 		Help:  "the server drops a request when its client times out (deadline propagation)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].CancelOnTimeout }},
+
+	// The retry limiters, any of them on at once. Each has one switch, the
+	// first of its rows: an enum whose default is off and whose other
+	// values turn it on (on, or for the breaker the attempts it refuses).
+	// Their defaults are the ones the systems they come from ship, with
+	// the sources in their files of package strategies.
+	{Name: "grpc_throttle", Lane: true, Scope: ScopeLimiter, Type: TypeEnum, Choices: strategies.LimiterSwitch(),
+		Help:  "gRPC retry throttling (gRFC A6): a token bucket; no retry while it is at most half full",
+		field: func(p *Params, i int) any { return &p.Lanes[i].GRPCThrottle }},
+	{Name: "grpc_max_tokens", Lane: true, Scope: ScopeLimiter, Type: TypeFloat, Min: 0.001, Max: 1000, Unit: "tokens",
+		Help:  "gRPC throttling: the bucket's size and start; a failed attempt takes 1 (gRFC A6's example: 10)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].GRPCMaxTokens }},
+	{Name: "grpc_token_ratio", Lane: true, Scope: ScopeLimiter, Type: TypeFloat, Min: 0.001, Max: 1000, Unit: "tokens",
+		Help:  "gRPC throttling: tokens a success adds (gRFC A6's example: 0.1)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].GRPCTokenRatio }},
+	{Name: "aws_quota", Lane: true, Scope: ScopeLimiter, Type: TypeEnum, Choices: strategies.LimiterSwitch(),
+		Help:  "AWS SDK retry quota (standard mode): a retry takes tokens; none left, no retry",
+		field: func(p *Params, i int) any { return &p.Lanes[i].AWSQuota }},
+	{Name: "aws_quota_tokens", Lane: true, Scope: ScopeLimiter, Type: TypeInt, Min: 1, Max: 1_000_000, Unit: "tokens",
+		Help:  "AWS quota: its size and start (the AWS SDKs' 500)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].AWSQuotaTokens }},
+	{Name: "aws_retry_cost", Lane: true, Scope: ScopeLimiter, Type: TypeInt, Min: 1, Max: 1_000_000, Unit: "tokens",
+		Help:  "AWS quota: tokens a retry after an error takes, given back if it succeeds (the AWS SDKs' 5)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].AWSRetryCost }},
+	{Name: "aws_timeout_cost", Lane: true, Scope: ScopeLimiter, Type: TypeInt, Min: 1, Max: 1_000_000, Unit: "tokens",
+		Help:  "AWS quota: tokens a retry after a timeout takes, given back if it succeeds (the AWS SDKs' 10)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].AWSTimeoutCost }},
+	{Name: "aws_no_retry_increment", Lane: true, Scope: ScopeLimiter, Type: TypeInt, Min: 0, Max: 1_000_000, Unit: "tokens",
+		Help:  "AWS quota: tokens a success at the first attempt adds (the AWS SDKs' 1)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].AWSNoRetryIncrement }},
+	{Name: "sre_throttle", Lane: true, Scope: ScopeLimiter, Type: TypeEnum, Choices: strategies.LimiterSwitch(),
+		Help:  "Google SRE adaptive throttling: refuse any attempt locally with max(0, (requests − K·accepts)/(requests + 1))",
+		field: func(p *Params, i int) any { return &p.Lanes[i].SREThrottle }},
+	{Name: "sre_k", Lane: true, Scope: ScopeLimiter, Type: TypeFloat, Min: 1, Max: 100,
+		Help:  "SRE throttling: K, the accepts' multiplier; lower refuses sooner (the SRE book's 2)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].SREK }},
+	{Name: "sre_window", Lane: true, Scope: ScopeLimiter, Type: TypeDuration, Min: d(time.Second), Max: d(time.Hour), Unit: "s",
+		Help:  "SRE throttling: the history of requests and accepts counted (the SRE book's 2 min)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].SREWindow }},
+	{Name: "retry_budget", Lane: true, Scope: ScopeLimiter, Type: TypeEnum, Choices: strategies.LimiterSwitch(),
+		Help:  "Finagle retry budget: retries at most budget_percent of requests plus budget_min_per_sec",
+		field: func(p *Params, i int) any { return &p.Lanes[i].RetryBudget }},
+	{Name: "budget_percent", Lane: true, Scope: ScopeLimiter, Type: TypeFloat, Min: 0, Max: 1000, Unit: "%",
+		Help:  "retry budget: the share of requests that may be retried (Finagle's 20 %)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].BudgetPercent }},
+	{Name: "budget_min_per_sec", Lane: true, Scope: ScopeLimiter, Type: TypeInt, Min: 0, Max: 1_000_000, Unit: "retries/s",
+		Help:  "retry budget: retries per second allowed whatever the requests (Finagle's 10)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].BudgetMinPerSec }},
+	{Name: "budget_ttl", Lane: true, Scope: ScopeLimiter, Type: TypeDuration, Min: d(time.Second), Max: d(time.Minute), Unit: "s",
+		Help:  "retry budget: how long a request's deposit and a retry's withdrawal count (Finagle's 10 s)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].BudgetTTL }},
+	{Name: "breaker", Lane: true, Scope: ScopeLimiter, Type: TypeEnum, Choices: strategies.BreakerModes(),
+		Help:  "circuit breaker: all refuses every attempt while open, retries refuses retries only",
+		field: func(p *Params, i int) any { return &p.Lanes[i].Breaker }},
+	{Name: "breaker_threshold", Lane: true, Scope: ScopeLimiter, Type: TypeFloat, Min: 1, Max: 100, Unit: "%",
+		Help:  "breaker: the failure rate at or above which it opens (resilience4j's 50 %)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].BreakerThreshold }},
+	{Name: "breaker_window", Lane: true, Scope: ScopeLimiter, Type: TypeInt, Min: 1, Max: 100_000, Unit: "calls",
+		Help:  "breaker: how many of the last outcomes the failure rate is over (resilience4j's 100)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].BreakerWindow }},
+	{Name: "breaker_min_calls", Lane: true, Scope: ScopeLimiter, Type: TypeInt, Min: 1, Max: 100_000, Unit: "calls",
+		Help:  "breaker: outcomes needed before the rate counts (resilience4j's 100)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].BreakerMinCalls }},
+	{Name: "breaker_open_for", Lane: true, Scope: ScopeLimiter, Type: TypeDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
+		Help:  "breaker: how long it stays open before it lets probes through (resilience4j's 60 s)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].BreakerOpenFor }},
+	{Name: "breaker_probes", Lane: true, Scope: ScopeLimiter, Type: TypeInt, Min: 1, Max: 100_000, Unit: "calls",
+		Help:  "breaker: attempts let through half-open, whose failure rate closes or reopens it (resilience4j's 10)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].BreakerProbes }},
 }
 
 // lanesParam is the parameter that sets the number of lanes. It stands apart

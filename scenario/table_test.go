@@ -533,8 +533,9 @@ func TestParseManyErrorsSorted(t *testing.T) {
 }
 
 func TestParseLanes(t *testing.T) {
-	grpc := strategies.Params{Strategy: "grpc", MinDelay: time.Second, MaxDelay: 120 * time.Second,
-		Factor: 1.6, Jitter: 0.2, MinConnectTimeout: 20 * time.Second}
+	grpc, _ := strategies.Defaults("fixed") // the limiters' defaults, every strategy's
+	grpc.Strategy, grpc.MinDelay, grpc.MaxDelay = "grpc", time.Second, 120*time.Second
+	grpc.Factor, grpc.Jitter, grpc.MinConnectTimeout = 1.6, 0.2, 20*time.Second
 	cases := []struct {
 		name       string
 		query      string
@@ -673,11 +674,20 @@ func TestEncodeParseRoundTrip(t *testing.T) {
 	three.Tick = 10 * time.Millisecond
 	three.Lanes[2].Strategy = "think_scaled" // a strategy with another's parameters
 
+	limited := scenario.Defaults()
+	limited.Lanes[0].GRPCThrottle, limited.Lanes[0].GRPCMaxTokens, limited.Lanes[0].GRPCTokenRatio = strategies.LimiterOn, 0.001, 1000
+	limited.Lanes[0].AWSQuota, limited.Lanes[0].AWSQuotaTokens, limited.Lanes[0].AWSNoRetryIncrement = strategies.LimiterOn, 1_000_000, 0
+	limited.Lanes[0].Breaker, limited.Lanes[0].BreakerThreshold = strategies.BreakerRetries, 33.3
+	limited.Lanes[1].SREThrottle, limited.Lanes[1].SREK, limited.Lanes[1].SREWindow = strategies.LimiterOn, 1.1, 90*time.Second
+	limited.Lanes[1].RetryBudget, limited.Lanes[1].BudgetPercent, limited.Lanes[1].BudgetMinPerSec = strategies.LimiterOn, 0, 0
+	limited.Lanes[1].Breaker, limited.Lanes[1].BreakerOpenFor, limited.Lanes[1].BreakerProbes = strategies.BreakerAll, 1500*time.Millisecond, 1
+
 	cases := []struct {
 		name string
 		p    scenario.Params
 	}{
 		{"defaults", scenario.Defaults()},
+		{"limiters", limited},
 		{"four_lanes", four},
 		{"one_lane", one},
 		{"three_lanes", three},
@@ -912,6 +922,57 @@ func TestScopes(t *testing.T) {
 		for _, s := range strategies.Names() {
 			if strategies.Uses(s, param.Name) && param.Scope != scenario.ScopeStrategy {
 				t.Errorf("strategy %s's formula reads %s, a row of scope %d", s, param.Name, param.Scope)
+			}
+		}
+	}
+}
+
+// TestLimiterRows: every limiter's switch is an enum whose default, its
+// first choice, is off, and it and its parameters are lane rows of
+// ScopeLimiter that the real client implements, whose help names where
+// the default comes from; turning a switch on through the URL builds its
+// limiter, and a switch of a lane of strategy none builds nothing.
+func TestLimiterRows(t *testing.T) {
+	switches := map[string]string{ // switch: the limiter's type
+		"grpc_throttle": "*strategies.GRPCThrottle", "aws_quota": "*strategies.AWSQuota",
+		"sre_throttle": "*strategies.SREThrottle", "retry_budget": "*strategies.RetryBudget",
+		"breaker": "*strategies.Breaker",
+	}
+	sources := []string{"gRFC A6", "AWS SDKs'", "SRE book's", "Finagle's", "resilience4j's"}
+	def := scenario.Defaults()
+	for _, param := range scenario.Table {
+		if param.Scope != scenario.ScopeLimiter || param.Name == "max_attempts" || param.Name == "deadline" {
+			continue
+		}
+		if !param.Lane || param.SimOnly {
+			t.Errorf("%s: want a lane row the real client implements", param.Name)
+		}
+		if _, ok := switches[param.Name]; ok {
+			if param.Type != scenario.TypeEnum || param.Choices[0] != strategies.LimiterOff || param.Value(&def, 0) != strategies.LimiterOff {
+				t.Errorf("%s: a switch must be an enum whose first choice and default is off: %v", param.Name, param.Choices)
+			}
+			continue
+		}
+		if !slices.ContainsFunc(sources, func(src string) bool { return strings.Contains(param.Help, src) }) {
+			t.Errorf("%s: help %q names no source of its default", param.Name, param.Help)
+		}
+	}
+	for sw, typ := range switches {
+		param, _ := tblLookup(t, sw)
+		for _, on := range param.Choices[1:] {
+			p := tblParse(t, "a.strategy=fixed&b.strategy=none&a."+sw+"="+on+"&b."+sw+"="+on)
+			for lane, want := range []int{1, 0} {
+				pol, err := strategies.New(p.Lanes[lane].Params)
+				if err != nil {
+					t.Fatalf("%s=%s: %v", sw, on, err)
+				}
+				var got []string
+				for _, l := range pol.Limits() {
+					got = append(got, fmt.Sprintf("%T", l))
+				}
+				if len(got) != want || want == 1 && got[0] != typ {
+					t.Errorf("lane %d, %s=%s: limits %v, want %d %s", lane, sw, on, got, want, typ)
+				}
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"backofflab/scenario"
 	"backofflab/strategies"
@@ -175,5 +176,256 @@ func TestFirstLimitRefuses(t *testing.T) {
 		if tot := l.total; tot.requests == 0 || tot.attempts != 0 || tot.gaveUp != tot.requests {
 			t.Errorf("lane %d: %+v, want requests all given up, no attempt", i, tot)
 		}
+	}
+}
+
+// crash is the scenario of the limiters' amplification tests: 001's 1000
+// clients retrying every 100 ms (fixed), and a server that crashes at 10 s
+// for 100 s, refusing every attempt: 100 % failure.
+func crash(lanes ...scenario.Lane) scenario.Params {
+	p := scenario.Defaults()
+	p.Outage, p.OutageAt, p.OutageFor, p.Duration = scenario.OutageCrash, 10*time.Second, 100*time.Second, 120*time.Second
+	p.Lanes = lanes
+	return p
+}
+
+// fixedWith returns lane a's defaults (fixed, 100 ms) with set applied.
+func fixedWith(set func(l *scenario.Lane)) scenario.Lane {
+	l := scenario.DefaultLane(0)
+	set(&l)
+	return l
+}
+
+// span is what a lane counted between two times: the difference of its
+// totals.
+type span struct{ from, to counters }
+
+func (s span) d() counters {
+	return counters{requests: s.to.requests - s.from.requests, ok: s.to.ok - s.from.ok,
+		errors: s.to.errors - s.from.errors, timeouts: s.to.timeouts - s.from.timeouts,
+		attempts: s.to.attempts - s.from.attempts, retries: s.to.retries - s.from.retries,
+		gaveUp: s.to.gaveUp - s.from.gaveUp}
+}
+
+// amp is the attempts sent per request begun.
+func (c counters) amp() float64 { return float64(c.attempts) / float64(c.requests) }
+
+// runSpans runs p and returns each lane's counts between the times given,
+// which are multiples of the tick, in order.
+func runSpans(t *testing.T, p scenario.Params, at ...time.Duration) (*Engine, [][]counters) {
+	t.Helper()
+	e, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]counters, len(e.lanes))
+	for _, a := range at {
+		e.AdvanceTo(a, func(scenario.Tick) {})
+		for i, l := range e.lanes {
+			out[i] = append(out[i], l.total)
+		}
+	}
+	return e, out
+}
+
+// TestAmplificationUnlimited is the reference the limiters are measured
+// against: without a limiter, the crash makes every client retry ten times
+// a second.
+func TestAmplificationUnlimited(t *testing.T) {
+	_, c := runSpans(t, crash(scenario.DefaultLane(0)), 20*time.Second, 110*time.Second)
+	d := span{c[0][0], c[0][1]}.d()
+	if d.amp() < 100 {
+		t.Errorf("%.1f attempts per request in the crash, want a storm (over 100)", d.amp())
+	}
+	t.Logf("no limiter: %d requests, %d attempts, %d retries in [20 s, 110 s): %.1f attempts per request",
+		d.requests, d.attempts, d.retries, d.amp())
+}
+
+// TestAmplificationGRPCThrottle: once failures have drained the bucket to
+// half, retries are what successes pay for, token_ratio each; in a crash
+// there are none, so the crash's retries are at most the 5 tokens above
+// half that the bucket held when it began, and a request makes about one
+// attempt.
+func TestAmplificationGRPCThrottle(t *testing.T) {
+	on := fixedWith(func(l *scenario.Lane) { l.GRPCThrottle = strategies.LimiterOn })
+	e, c := runSpans(t, crash(on), 10*time.Second, 110*time.Second)
+	d := span{c[0][0], c[0][1]}.d()
+	b := laneLimit[*strategies.GRPCThrottle](t, e.lanes[0])
+	if bound := 5 + 0.1*float64(d.ok); float64(d.retries) > bound || d.ok != 0 {
+		t.Errorf("%d retries and %d successes in the crash, want no success and at most %.0f retries", d.retries, d.ok, bound)
+	}
+	t.Logf("grpc_throttle: %d requests, %d attempts, %d retries, %d ok in the crash: %.3f attempts per request; %.1f tokens at its end",
+		d.requests, d.attempts, d.retries, d.ok, d.amp(), b.Tokens())
+}
+
+// TestAmplificationAWSQuota: without a success the quota pays for 500/5 =
+// 100 retries after errors, and then none: the crash's retries are at
+// most 100, and the quota is empty at its end.
+func TestAmplificationAWSQuota(t *testing.T) {
+	on := fixedWith(func(l *scenario.Lane) { l.AWSQuota = strategies.LimiterOn })
+	e, c := runSpans(t, crash(on), 10*time.Second, 110*time.Second)
+	d := span{c[0][0], c[0][1]}.d()
+	q := laneLimit[*strategies.AWSQuota](t, e.lanes[0])
+	if d.retries > 100 || d.retries < 90 || d.ok != 0 || q.Available() >= 5 {
+		t.Errorf("%d retries, %d ok in the crash, %d tokens left; want about 100 retries (at most), no ok, under 5 tokens",
+			d.retries, d.ok, q.Available())
+	}
+	t.Logf("aws_quota: %d requests, %d attempts, %d retries in the crash: %.3f attempts per request; %d tokens left",
+		d.requests, d.attempts, d.retries, d.amp(), q.Available())
+}
+
+// TestAmplificationSREThrottle: with no accept the throttle refuses each
+// attempt with r/(r+1), r the requests of the last two minutes, so it
+// sends about one attempt in r. The accepts from before the crash count
+// for two minutes, K = 2 each: until they leave the window the throttle
+// lets a share through that shrinks as the failures mount; after, it sends
+// a trickle. The crash lasts 200 s here, to see both.
+func TestAmplificationSREThrottle(t *testing.T) {
+	on := fixedWith(func(l *scenario.Lane) { l.SREThrottle = strategies.LimiterOn })
+	p := crash(on)
+	p.OutageFor, p.Duration = 200*time.Second, 220*time.Second
+	e, c := runSpans(t, p, 20*time.Second, 130*time.Second, 210*time.Second)
+	early, late := span{c[0][0], c[0][1]}.d(), span{c[0][1], c[0][2]}.d()
+	if early.amp() > 0.5 || late.amp() > 0.01 {
+		t.Errorf("%.3f attempts per request in [20 s, 130 s), %.4f in [130 s, 210 s); want under 0.5 and under 0.01",
+			early.amp(), late.amp())
+	}
+	r, a := laneLimit[*strategies.SREThrottle](t, e.lanes[0]).Counts(210 * time.Second)
+	t.Logf("sre_throttle: [20 s, 130 s): %d requests, %d attempts, %d retries: %.4f attempts per request; "+
+		"[130 s, 210 s): %d requests, %d attempts, %d retries: %.4f attempts per request; window %d requests, %d accepts (refusing with %.4f)",
+		early.requests, early.attempts, early.retries, early.amp(), late.requests, late.attempts, late.retries, late.amp(),
+		r, a, strategies.SREProbability(r, a, 2))
+}
+
+// TestAmplificationRetryBudget: over any span the retries are at most 20 %
+// of the requests of the span and the ttl before it, plus 10 a second;
+// since withdrawals leave the window after 9 to 10 s (its slices are a
+// tenth of the ttl), the floor pays 100 retries per 9 s at most.
+func TestAmplificationRetryBudget(t *testing.T) {
+	on := fixedWith(func(l *scenario.Lane) { l.RetryBudget = strategies.LimiterOn })
+	_, c := runSpans(t, crash(on), 10*time.Second, 20*time.Second, 110*time.Second)
+	d := span{c[0][1], c[0][2]}.d()
+	withTTL := span{c[0][0], c[0][2]}.d() // the requests whose deposits may count
+	spanS := 90.0
+	bound := 0.2*float64(withTTL.requests) + 100*(spanS/9+1)
+	if float64(d.retries) > bound {
+		t.Errorf("%d retries in [20 s, 110 s), want at most %.0f (20 %% of %d requests, plus the floor)", d.retries, bound, withTTL.requests)
+	}
+	if steady := 0.2*float64(d.requests) + 10*spanS; float64(d.retries) < 0.9*steady {
+		t.Errorf("%d retries, want near %.0f: the budget spent", d.retries, steady)
+	}
+	t.Logf("retry_budget: %d requests, %d attempts, %d retries in [20 s, 110 s): %.3f attempts per request (bound %.0f retries, 20 %% + 10/s = %.0f)",
+		d.requests, d.attempts, d.retries, d.amp(), bound, 0.2*float64(d.requests)+10*spanS)
+}
+
+// TestAmplificationBreaker: breaking all traffic, the breaker opens within
+// the crash's first moments and sends nothing while open; every 60 s it
+// lets 10 probes through, which fail and open it again. Breaking retries
+// only, first attempts go on and retries are the probes alone.
+func TestAmplificationBreaker(t *testing.T) {
+	for _, mode := range []string{strategies.BreakerAll, strategies.BreakerRetries} {
+		t.Run(mode, func(t *testing.T) {
+			on := fixedWith(func(l *scenario.Lane) { l.Breaker = mode })
+			e, c := runSpans(t, crash(on), 11*time.Second, 110*time.Second)
+			d := span{c[0][0], c[0][1]}.d()
+			br := laneLimit[*strategies.Breaker](t, e.lanes[0])
+			// Open at about 10 s, half-open at about 70 s: 10 probes.
+			probes := int64(strategies.DefaultBreakerProbes)
+			switch mode {
+			case strategies.BreakerAll:
+				if d.attempts != probes || d.gaveUp != d.requests {
+					t.Errorf("%d attempts, %d of %d requests refused; want the %d probes alone, every other request refused",
+						d.attempts, d.gaveUp, d.requests, probes)
+				}
+			case strategies.BreakerRetries:
+				if d.retries != probes {
+					t.Errorf("%d retries, want the %d probes", d.retries, probes)
+				}
+			}
+			if s := br.State(110 * time.Second); s != strategies.BreakerOpen {
+				t.Errorf("breaker %v at the crash's end, want open", s)
+			}
+			t.Logf("breaker=%s: %d requests, %d attempts, %d retries, %d gave up in [11 s, 110 s): %.3f attempts per request",
+				mode, d.requests, d.attempts, d.retries, d.gaveUp, d.amp())
+		})
+	}
+}
+
+// limiterLanes returns lane a's defaults with each limiter on in turn.
+func limiterLanes() map[string]scenario.Lane {
+	return map[string]scenario.Lane{
+		"grpc_throttle": fixedWith(func(l *scenario.Lane) { l.GRPCThrottle = strategies.LimiterOn }),
+		"aws_quota":     fixedWith(func(l *scenario.Lane) { l.AWSQuota = strategies.LimiterOn }),
+		"sre_throttle":  fixedWith(func(l *scenario.Lane) { l.SREThrottle = strategies.LimiterOn }),
+		"retry_budget":  fixedWith(func(l *scenario.Lane) { l.RetryBudget = strategies.LimiterOn }),
+		"breaker":       fixedWith(func(l *scenario.Lane) { l.Breaker = strategies.BreakerAll }),
+	}
+}
+
+// TestLimitersIdleWhenHealthy: against a healthy server every limiter lets
+// everything through and draws no random number: a lane with it on ticks
+// exactly as the lane without.
+func TestLimitersIdleWhenHealthy(t *testing.T) {
+	for name, on := range limiterLanes() {
+		t.Run(name, func(t *testing.T) {
+			ticks := func(l scenario.Lane) []string {
+				p := scenario.Defaults()
+				p.Outage, p.Duration, p.Lanes = scenario.OutageNone, 30*time.Second, []scenario.Lane{l}
+				e, err := New(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out []string
+				e.AdvanceTo(p.Duration, func(tk scenario.Tick) { out = append(out, fmt.Sprint(tk)) })
+				if n := len(e.lanes[0].pol.Limits()); n != 1 && l != scenario.DefaultLane(0) {
+					t.Fatalf("%d limits, want the limiter alone", n)
+				}
+				return out
+			}
+			if fmt.Sprint(ticks(on)) != fmt.Sprint(ticks(scenario.DefaultLane(0))) {
+				t.Error("a limiter changed a healthy run")
+			}
+		})
+	}
+}
+
+// TestLimiterSurvivesSet: a live change of the clients keeps a lane's
+// limiter and what it learned (its empty quota, its open breaker); a
+// change of its own parameters starts it afresh.
+func TestLimiterSurvivesSet(t *testing.T) {
+	lanes := limiterLanes()
+	e, err := New(crash(lanes["aws_quota"], lanes["breaker"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.AdvanceTo(15*time.Second, func(scenario.Tick) {})
+	q := laneLimit[*strategies.AWSQuota](t, e.lanes[0])
+	br := laneLimit[*strategies.Breaker](t, e.lanes[1])
+	if q.Available() >= 5 || br.State(15*time.Second) != strategies.BreakerOpen {
+		t.Fatalf("after 5 s of crash: %d tokens, breaker %v; want drained and open", q.Available(), br.State(15*time.Second))
+	}
+	p := e.Params()
+	p.Clients = 900
+	if err := e.Set(p); err != nil {
+		t.Fatal(err)
+	}
+	if laneLimit[*strategies.AWSQuota](t, e.lanes[0]) != q || laneLimit[*strategies.Breaker](t, e.lanes[1]) != br {
+		t.Fatal("a change of clients replaced a limiter")
+	}
+	p.Lanes[0].AWSRetryCost = 4
+	if err := e.Set(p); err != nil {
+		t.Fatal(err)
+	}
+	if n := laneLimit[*strategies.AWSQuota](t, e.lanes[0]); n == q || n.Available() != 500 {
+		t.Errorf("a changed quota kept, or not full (%d tokens)", n.Available())
+	}
+}
+
+// TestClientSize: the limiters keep their state in the lane's Policy and a
+// request's in State's 56 bytes, so a client stays 72 bytes: the engine's
+// speed on its largest runs follows this size.
+func TestClientSize(t *testing.T) {
+	if n := unsafe.Sizeof(client{}); n != 72 {
+		t.Errorf("a client is %d bytes, want 72", n)
 	}
 }

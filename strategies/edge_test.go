@@ -93,7 +93,7 @@ func TestEdgeValuesLargeRetryCounts(t *testing.T) {
 				for _, n := range []int{30, 61, 62, 63, 64, 100, 1000} {
 					for _, prev := range prevs {
 						for range 20 {
-							s := State{Retries: n, Prev: prev, RequestStart: time.Second, AttemptStart: 2 * time.Second, Until: 3 * time.Second}
+							s := State{Retries: int32(n), Prev: prev, RequestStart: time.Second, AttemptStart: 2 * time.Second, Until: 3 * time.Second}
 							d := pol.Strategy.Next(&s, 2500*time.Millisecond, rng)
 							if name == NameNone {
 								if d != Stop {
@@ -120,7 +120,7 @@ func TestHugeRetryCountsHitTheCap(t *testing.T) {
 	for _, n := range []int{0, 1, 4, 5, 21, 22, 40, 61, 62, 63, 64, 1000} {
 		t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 			top := ceiling(base, capD, n)
-			s := State{Retries: n}
+			s := State{Retries: int32(n)}
 			for range 200 {
 				if d := (FullJitter{base, capD}).Next(&s, 0, rng); d < 0 || d >= top {
 					t.Fatalf("full_jitter %v, want in [0, %v)", d, top)

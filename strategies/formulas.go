@@ -60,7 +60,7 @@ func (Truncated) Begin(*State) {}
 
 // Next implements Strategy.
 func (t Truncated) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
-	d := pow2(t.Base, t.Cap, s.Retries)
+	d := pow2(t.Base, t.Cap, int(s.Retries))
 	return min(t.Cap, d+uniform(rng, 0, time.Second))
 }
 
@@ -108,7 +108,7 @@ func (FullJitter) Begin(*State) {}
 
 // Next implements Strategy.
 func (f FullJitter) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
-	return uniform(rng, 0, pow2(f.Base, f.Cap, s.Retries))
+	return uniform(rng, 0, pow2(f.Base, f.Cap, int(s.Retries)))
 }
 
 // EqualJitter is AWS's "equal jitter": with t = min(Cap, Base*2^n), t/2 + U(0, t/2).
@@ -119,7 +119,7 @@ func (EqualJitter) Begin(*State) {}
 
 // Next implements Strategy.
 func (e EqualJitter) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
-	t := pow2(e.Base, e.Cap, s.Retries)
+	t := pow2(e.Base, e.Cap, int(s.Retries))
 	return uniform(rng, t/2, t)
 }
 

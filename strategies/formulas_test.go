@@ -25,7 +25,7 @@ func TestFixedAlwaysDelay(t *testing.T) {
 		t.Run(delay.String(), func(t *testing.T) {
 			f := Fixed{Delay: delay}
 			for _, n := range retryNs {
-				s := State{Retries: n, Prev: 7 * time.Second}
+				s := State{Retries: int32(n), Prev: 7 * time.Second}
 				if d := f.Next(&s, time.Minute, rng); d != delay {
 					t.Errorf("n=%d: Next = %v, want %v", n, d, delay)
 				}
@@ -50,7 +50,7 @@ func TestFullJitter(t *testing.T) {
 			for _, n := range retryNs {
 				t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 					top := ceiling(c.base, c.cap, n)
-					ds := sampleNext(t, st, State{Retries: n}, 0, draws, rng)
+					ds := sampleNext(t, st, State{Retries: int32(n)}, 0, draws, rng)
 					checkBounds(t, "full_jitter", ds, 0, top, false)
 					xs := sortedSecs(ds)
 					tt := secs(top)
@@ -81,7 +81,7 @@ func TestEqualJitter(t *testing.T) {
 			for _, n := range retryNs {
 				t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 					top := ceiling(c.base, c.cap, n)
-					ds := sampleNext(t, st, State{Retries: n}, 0, draws, rng)
+					ds := sampleNext(t, st, State{Retries: int32(n)}, 0, draws, rng)
 					checkBounds(t, "equal_jitter", ds, top/2, top, false)
 					xs := sortedSecs(ds)
 					tt := secs(top)
@@ -115,7 +115,7 @@ func TestTruncated(t *testing.T) {
 				t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
 					raw := secs(c.base) * math.Ldexp(1, n) // base*2^n, unbounded
 					capS := secs(c.cap)
-					ds := sampleNext(t, st, State{Retries: n}, 0, draws, rng)
+					ds := sampleNext(t, st, State{Retries: int32(n)}, 0, draws, rng)
 					xs := toSecs(ds)
 					lo := min(raw, capS)
 					for i, x := range xs {

@@ -34,37 +34,50 @@ func (o Outcome) String() string {
 
 // Limit is a retry limiter: it decides whether a failed request may retry,
 // on top of the strategy that decides when. MaxAttemptsLimit and
-// DeadlineLimit are the stateless ones; a stateful one (a token bucket like
-// gRPC's retry throttling, an AWS SDK retry quota, a circuit breaker) learns
-// from every attempt's outcome through Record.
+// DeadlineLimit are the stateless ones; the stateful ones learn from every
+// attempt's outcome through Record: gRPC's retry throttling
+// (GRPCThrottle), the AWS SDKs' retry quota (AWSQuota), Google SRE's
+// client-side adaptive throttling (SREThrottle), Finagle's retry budget
+// (RetryBudget) and a circuit breaker (Breaker). New builds them from a
+// lane's parameters, each off by default, and any of them combine.
 //
 // A Limit's answers are a pure function of its state, the request's State,
 // the clock and, where it draws random numbers, the rng it is handed: the
 // same calls give the same answers, so a simulation stays reproducible.
 //
-// Its state has one of two scopes. Shared state, held by the Limit value
-// itself, is common to every client of its Policy: all the clients of a
-// lane, all the clients of a real population. That is the default scope: a
-// limiter sees enough outcomes to matter only when many requests go through
-// it, as they do through one SDK client (a gRPC channel, an AWS service
-// client) that a whole process shares; it costs the engine no memory per
-// client; and, as a SharedLimit, it survives a rebuild of its Policy that
-// does not change its parameters (see Policy.Keep). Per-client state, as an
-// SDK instance per client would hold it, is for the first per-client
-// limiter to add, beside the engine's clients rather than in State: the
-// engine holds a State per client, and 8 bytes more of it cost the largest
-// runs about 5 % of their speed.
+// Its state is shared: held by the Limit value itself, it is common to
+// every client of its Policy, all the clients of a lane, all the clients
+// of a real population; and, as a SharedLimit, it survives a rebuild of
+// its Policy that does not change its parameters (see Policy.Keep). What
+// belongs to one request, as an AWS retry token does, it keeps in that
+// request's State (State.Quota).
+//
+// There is no per-client scope, on purpose. The systems these limiters
+// come from keep their state in an object that a whole process shares: a
+// gRPC channel, an AWS service client, a Finagle client, a client task's
+// throttle, a resilience4j breaker per backend; a simulated client is one
+// user of such a process. One such user makes one request at a time and
+// thinks between them (10 s on average by default), so a limiter of its
+// own would see too few outcomes to act: a dozen requests in the SRE
+// throttle's two minutes, a breaker's 100 calls never reached within an
+// outage, a retry budget whose floor of 10 retries a second never binds.
+// And its state would sit beside every client, whose size the engine's
+// speed follows: a breaker's window of 100 outcomes alone is more than the
+// 72 bytes the engine holds for a client now. Were a per-client limiter
+// added, its state belongs beside the engine's clients, allocated only
+// when it is on, not in State, whose every byte every run pays.
 //
 // The engine calls a Limit from one goroutine; the real client
 // (package realexp) calls its Policy's limits from every client's
-// goroutine, so a Limit with shared state used there must be safe for
-// concurrent use.
+// goroutine, so a Limit with shared state must be safe for concurrent use:
+// the stateful ones here lock a mutex.
 type Limit interface {
 	// AllowRetry reports whether the request whose current attempt failed
 	// at now may be retried. Policy.Retry asks the limits in list order,
 	// before the strategy draws the wait, and stops at the first no: a
-	// limit that says no costs no random number and leaves the strategy's
-	// memory alone.
+	// refused retry costs the strategy no random number and leaves its
+	// memory alone. A limit that draws (SREThrottle) draws from rng, the
+	// strategy's stream, so that a run stays reproducible.
 	AllowRetry(s *State, now time.Duration, rng *rand.Rand) bool
 	// Record tells the limit that the request's current attempt ended at
 	// now with outcome o. It is told of every attempt that ends, exactly
@@ -94,6 +107,23 @@ type WaitLimit interface {
 	AllowWait(s *State, now, at time.Duration) bool
 }
 
+// ReserveLimit is a Limit whose yes takes something from its shared state
+// for the attempt it allows: a quota's tokens, a budget's balance, a
+// half-open breaker's probe. It takes it in the yes itself, under its
+// lock, so that the real client's clients, which decide at once, cannot
+// spend the same tokens twice; and when a limit asked after it, the
+// strategy or a WaitLimit then refuses the same attempt, Policy gives it
+// back by Release, so that an attempt not sent costs nothing and the order
+// of the limits does not matter.
+type ReserveLimit interface {
+	Limit
+	// Release gives back what the limit's yes for the request in s took
+	// at now: AllowFirst's when first is true, else AllowRetry's. It is
+	// called at most once per yes, before the request's next attempt is
+	// decided.
+	Release(s *State, now time.Duration, first bool)
+}
+
 // SharedLimit is a Limit with shared state that can say which parameters
 // made it, so that a Policy rebuilt with the same parameters keeps the old
 // limit and its state (Policy.Keep): a live change of another parameter
@@ -116,7 +146,7 @@ type MaxAttemptsLimit struct {
 // AllowRetry implements Limit: it allows a retry while the request made
 // fewer than N attempts.
 func (m *MaxAttemptsLimit) AllowRetry(s *State, _ time.Duration, _ *rand.Rand) bool {
-	return s.Retries+1 < m.N
+	return int(s.Retries)+1 < m.N
 }
 
 // Record implements Limit; MaxAttemptsLimit ignores outcomes.

@@ -59,7 +59,7 @@ var (
 // oldRetry is Policy.Retry as it was before limits, with MaxAttempts and
 // Deadline written inline: the reference the limits must match.
 func oldRetry(st Strategy, maxAttempts int, deadline time.Duration, s *State, now time.Duration, rng *rand.Rand) (time.Duration, bool) {
-	if maxAttempts > 0 && s.Retries+1 >= maxAttempts {
+	if maxAttempts > 0 && int(s.Retries)+1 >= maxAttempts {
 		return 0, false
 	}
 	d := st.Next(s, now, rng)
@@ -141,7 +141,7 @@ func TestMaxAttemptsLimit(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("n=%d/retries=%d", c.n, c.retries), func(t *testing.T) {
 			m := &MaxAttemptsLimit{N: c.n}
-			if got := m.AllowRetry(&State{Retries: c.retries}, 0, nil); got != c.want {
+			if got := m.AllowRetry(&State{Retries: int32(c.retries)}, 0, nil); got != c.want {
 				t.Errorf("AllowRetry = %v, want %v", got, c.want)
 			}
 		})
@@ -219,7 +219,7 @@ func TestPolicyTellsEveryOutcome(t *testing.T) {
 					if o == Success {
 						break
 					}
-					if c.maxAttempts > 0 && s.Retries+1 >= c.maxAttempts {
+					if c.maxAttempts > 0 && int(s.Retries)+1 >= c.maxAttempts {
 						maxed++
 					}
 					if _, ok := pol.Retry(&s, now, rng); !ok {
@@ -353,4 +353,104 @@ func TestPolicyKeep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reserver is a test-only ReserveLimit: each yes takes one token from its
+// stock (retries and first attempts apart) and Release gives it back.
+type reserver struct {
+	stock, taken [2]int // by first: [retry, first]
+	released     [2]int
+}
+
+func (r *reserver) take(first int) bool {
+	if r.stock[first] == 0 {
+		return false
+	}
+	r.stock[first]--
+	r.taken[first]++
+	return true
+}
+
+func (r *reserver) AllowRetry(*State, time.Duration, *rand.Rand) bool { return r.take(0) }
+func (r *reserver) AllowFirst(*State, time.Duration, *rand.Rand) bool { return r.take(1) }
+func (*reserver) Record(*State, time.Duration, Outcome)               {}
+func (r *reserver) Release(_ *State, _ time.Duration, first bool) {
+	i := 0
+	if first {
+		i = 1
+	}
+	r.stock[i]++
+	r.released[i]++
+}
+
+// refuser refuses every retry and every first attempt.
+type refuser struct{}
+
+func (refuser) AllowRetry(*State, time.Duration, *rand.Rand) bool { return false }
+func (refuser) AllowFirst(*State, time.Duration, *rand.Rand) bool { return false }
+func (refuser) Record(*State, time.Duration, Outcome)             {}
+
+var (
+	_ ReserveLimit = (*reserver)(nil)
+	_ FirstLimit   = (*reserver)(nil)
+	_ FirstLimit   = refuser{}
+)
+
+// TestPolicyReleases: what a ReserveLimit's yes took comes back when the
+// attempt is refused after it (by a later limit, the strategy's Stop, the
+// deadline), not when the refusal comes first or the attempt goes.
+func TestPolicyReleases(t *testing.T) {
+	cases := []struct {
+		name         string
+		strategy     Strategy
+		limits       func(r *reserver) []Limit
+		ok           bool
+		wantReleased int // retries' releases
+	}{
+		{"allowed", Fixed{Delay: time.Second}, func(r *reserver) []Limit { return []Limit{r} }, true, 0},
+		{"later_limit_refuses", Fixed{Delay: time.Second}, func(r *reserver) []Limit { return []Limit{r, refuser{}} }, false, 1},
+		{"earlier_limit_refuses", Fixed{Delay: time.Second}, func(r *reserver) []Limit { return []Limit{refuser{}, r} }, false, 0},
+		{"max_attempts_refuses", Fixed{Delay: time.Second}, func(r *reserver) []Limit { return []Limit{&MaxAttemptsLimit{N: 1}, r} }, false, 0},
+		{"strategy_stops", None{}, func(r *reserver) []Limit { return []Limit{r} }, false, 1},
+		{"deadline_refuses", Fixed{Delay: time.Minute}, func(r *reserver) []Limit { return []Limit{&DeadlineLimit{D: time.Second}, r} }, false, 1},
+		{"later_deadline_refuses", Fixed{Delay: time.Minute}, func(r *reserver) []Limit { return []Limit{r, &DeadlineLimit{D: time.Second}} }, false, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &reserver{stock: [2]int{5, 5}}
+			pol := NewPolicy(c.strategy, c.limits(r)...)
+			var s State
+			pol.Begin(&s, 0, 0)
+			if _, ok := pol.Retry(&s, 0, newRNG(980)); ok != c.ok {
+				t.Fatalf("Retry = %v, want %v", ok, c.ok)
+			}
+			if r.released[0] != c.wantReleased || r.released[1] != 0 {
+				t.Errorf("released %v, want %d retry tokens", r.released, c.wantReleased)
+			}
+			if want := 5 - r.taken[0] + r.released[0]; r.stock[0] != want {
+				t.Errorf("stock %d, want %d", r.stock[0], want)
+			}
+		})
+	}
+	t.Run("first_refused_later", func(t *testing.T) {
+		r := &reserver{stock: [2]int{5, 5}}
+		pol := NewPolicy(Fixed{Delay: time.Second}, r, refuser{})
+		var s State
+		pol.Begin(&s, 0, 0)
+		if pol.AllowFirst(&s, 0, newRNG(981)) {
+			t.Fatal("AllowFirst allowed what a FirstLimit refused")
+		}
+		if r.stock != [2]int{5, 5} || r.released != [2]int{0, 1} {
+			t.Errorf("stock %v released %v, want the first attempt's token back", r.stock, r.released)
+		}
+	})
+	t.Run("first_allowed", func(t *testing.T) {
+		r := &reserver{stock: [2]int{5, 5}}
+		pol := NewPolicy(Fixed{Delay: time.Second}, r)
+		var s State
+		pol.Begin(&s, 0, 0)
+		if !pol.AllowFirst(&s, 0, newRNG(982)) || r.stock != [2]int{5, 4} || r.released != [2]int{} {
+			t.Errorf("stock %v released %v, want one first-attempt token taken", r.stock, r.released)
+		}
+	})
 }

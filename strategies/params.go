@@ -18,6 +18,61 @@ type Params struct {
 	MaxAttempts       int           // max_attempts: 0 means no limit
 	Deadline          time.Duration // deadline: 0 means none
 	MinConnectTimeout time.Duration // min_connect_timeout (grpc)
+
+	// The retry limiters' parameters (each limiter's file has its
+	// defaults and their source). A limiter is on when its switch, the
+	// first of its parameters, is not LimiterOff; its other parameters
+	// are read only then.
+	GRPCThrottle        string        // grpc_throttle: off or on (GRPCThrottle)
+	GRPCMaxTokens       float64       // grpc_max_tokens
+	GRPCTokenRatio      float64       // grpc_token_ratio
+	AWSQuota            string        // aws_quota: off or on (AWSQuota)
+	AWSQuotaTokens      int           // aws_quota_tokens
+	AWSRetryCost        int           // aws_retry_cost
+	AWSTimeoutCost      int           // aws_timeout_cost
+	AWSNoRetryIncrement int           // aws_no_retry_increment
+	SREThrottle         string        // sre_throttle: off or on (SREThrottle)
+	SREK                float64       // sre_k
+	SREWindow           time.Duration // sre_window
+	RetryBudget         string        // retry_budget: off or on (RetryBudget)
+	BudgetPercent       float64       // budget_percent
+	BudgetMinPerSec     int           // budget_min_per_sec
+	BudgetTTL           time.Duration // budget_ttl
+	Breaker             string        // breaker: off, all or retries (Breaker)
+	BreakerThreshold    float64       // breaker_threshold
+	BreakerWindow       int           // breaker_window
+	BreakerMinCalls     int           // breaker_min_calls
+	BreakerOpenFor      time.Duration // breaker_open_for
+	BreakerProbes       int           // breaker_probes
+}
+
+// The values of the limiters' switches. Every limiter has one switch, an
+// enum whose first value, LimiterOff, is its default; its other values
+// turn it on: LimiterOn, or for the breaker the attempts it refuses. The
+// empty string, a Params built by hand, is off too.
+const (
+	LimiterOff     = "off"
+	LimiterOn      = "on"
+	BreakerAll     = "all"     // the breaker refuses every attempt while open
+	BreakerRetries = "retries" // the breaker refuses retries only
+)
+
+// LimiterSwitch lists the values of a limiter's switch that has no
+// variants (grpc_throttle, aws_quota, sre_throttle, retry_budget).
+func LimiterSwitch() []string { return []string{LimiterOff, LimiterOn} }
+
+// BreakerModes lists the values of breaker's switch.
+func BreakerModes() []string { return []string{LimiterOff, BreakerAll, BreakerRetries} }
+
+// setLimiterDefaults gives p every limiter's defaults: all off.
+func setLimiterDefaults(p *Params) {
+	p.GRPCThrottle, p.GRPCMaxTokens, p.GRPCTokenRatio = LimiterOff, DefaultGRPCMaxTokens, DefaultGRPCTokenRatio
+	p.AWSQuota, p.AWSQuotaTokens = LimiterOff, DefaultAWSQuotaTokens
+	p.AWSRetryCost, p.AWSTimeoutCost, p.AWSNoRetryIncrement = DefaultAWSRetryCost, DefaultAWSTimeoutCost, DefaultAWSNoRetryIncrement
+	p.SREThrottle, p.SREK, p.SREWindow = LimiterOff, DefaultSREK, DefaultSREWindow
+	p.RetryBudget, p.BudgetPercent, p.BudgetMinPerSec, p.BudgetTTL = LimiterOff, DefaultBudgetPercent, DefaultBudgetMinPerSec, DefaultBudgetTTL
+	p.Breaker, p.BreakerThreshold, p.BreakerWindow, p.BreakerMinCalls = LimiterOff, DefaultBreakerThreshold, DefaultBreakerWindow, DefaultBreakerMinCalls
+	p.BreakerOpenFor, p.BreakerProbes = DefaultBreakerOpenFor, DefaultBreakerProbes
 }
 
 // The strategy names, in the order the user interface lists them.
@@ -119,6 +174,7 @@ func Defaults(name string) (Params, bool) {
 	if d.MinConnectTimeout == 0 {
 		d.MinConnectTimeout = DefaultMinConnectTimeout
 	}
+	setLimiterDefaults(&d)
 	return d, true
 }
 
@@ -139,8 +195,17 @@ func Uses(name, param string) bool {
 
 // New returns the Policy that p describes: its strategy, then a
 // MaxAttemptsLimit when MaxAttempts is positive and a DeadlineLimit when
-// Deadline is. It reports an error only for an
-// unknown strategy name; the ranges of the values are the caller's to check.
+// Deadline is, then the limiters whose switches are on, in this order: the
+// Breaker, the GRPCThrottle, the SREThrottle, the RetryBudget, the
+// AWSQuota. The stateless limits come first, so that the Policy asks them
+// without an interface call; the breaker and the throttles, which take
+// nothing, before the budget and the quota, which take tokens that a
+// refusal after them would have to give back. A lane whose strategy is
+// none never retries and reads no limiter (scenario.Uses): it gets none,
+// so that none stays the baseline whatever its hidden switches say.
+//
+// It reports an error for an unknown strategy name or switch value; the
+// ranges of the values are the caller's to check.
 func New(p Params) (*Policy, error) {
 	e, ok := lookup(p.Strategy)
 	if !ok {
@@ -154,5 +219,57 @@ func New(p Params) (*Policy, error) {
 	if p.Deadline > 0 {
 		limits = append(limits, &DeadlineLimit{D: p.Deadline})
 	}
+	stateful, err := limiters(p)
+	if err != nil {
+		return nil, err
+	}
+	if p.Strategy != NameNone {
+		limits = append(limits, stateful...)
+	}
 	return NewPolicy(s, limits...), nil
+}
+
+// limiters returns the stateful limiters that p's switches turn on, in
+// New's order.
+func limiters(p Params) ([]Limit, error) {
+	on := func(name, v string, choices []string) (bool, error) {
+		switch {
+		case v == "" || v == LimiterOff:
+			return false, nil
+		case slices.Contains(choices, v):
+			return true, nil
+		}
+		return false, fmt.Errorf("%s: %q is not one of %v", name, v, choices)
+	}
+	var limits []Limit
+	if ok, err := on("breaker", p.Breaker, BreakerModes()); err != nil {
+		return nil, err
+	} else if ok {
+		limits = append(limits, NewBreaker(BreakerConfig{RetriesOnly: p.Breaker == BreakerRetries,
+			Threshold: p.BreakerThreshold, Window: p.BreakerWindow, MinCalls: p.BreakerMinCalls,
+			OpenFor: p.BreakerOpenFor, Probes: p.BreakerProbes}))
+	}
+	if ok, err := on("grpc_throttle", p.GRPCThrottle, LimiterSwitch()); err != nil {
+		return nil, err
+	} else if ok {
+		limits = append(limits, NewGRPCThrottle(GRPCThrottleConfig{MaxTokens: p.GRPCMaxTokens, TokenRatio: p.GRPCTokenRatio}))
+	}
+	if ok, err := on("sre_throttle", p.SREThrottle, LimiterSwitch()); err != nil {
+		return nil, err
+	} else if ok {
+		limits = append(limits, NewSREThrottle(SREThrottleConfig{K: p.SREK, Window: p.SREWindow}))
+	}
+	if ok, err := on("retry_budget", p.RetryBudget, LimiterSwitch()); err != nil {
+		return nil, err
+	} else if ok {
+		limits = append(limits, NewRetryBudget(RetryBudgetConfig{Percent: p.BudgetPercent,
+			MinPerSec: p.BudgetMinPerSec, TTL: p.BudgetTTL}))
+	}
+	if ok, err := on("aws_quota", p.AWSQuota, LimiterSwitch()); err != nil {
+		return nil, err
+	} else if ok {
+		limits = append(limits, NewAWSQuota(AWSQuotaConfig{Tokens: p.AWSQuotaTokens, RetryCost: p.AWSRetryCost,
+			TimeoutCost: p.AWSTimeoutCost, NoRetryIncrement: p.AWSNoRetryIncrement}))
+	}
+	return limits, nil
 }

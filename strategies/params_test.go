@@ -158,3 +158,127 @@ func TestAbout(t *testing.T) {
 		t.Errorf("About(linear) = %q, want empty", About("linear"))
 	}
 }
+
+// TestDefaultsLimitersOff: every strategy's defaults carry the limiters'
+// defaults, every one off, and New builds none of them.
+func TestDefaultsLimitersOff(t *testing.T) {
+	for _, name := range Names() {
+		p := mustDefaults(t, name)
+		for _, sw := range []string{p.GRPCThrottle, p.AWSQuota, p.SREThrottle, p.RetryBudget, p.Breaker} {
+			if sw != LimiterOff {
+				t.Errorf("%s: a limiter switch is %q by default, want off", name, sw)
+			}
+		}
+		if p.GRPCMaxTokens != 10 || p.GRPCTokenRatio != 0.1 || p.AWSQuotaTokens != 500 || p.AWSRetryCost != 5 ||
+			p.AWSTimeoutCost != 10 || p.AWSNoRetryIncrement != 1 || p.SREK != 2 || p.SREWindow != 2*time.Minute ||
+			p.BudgetPercent != 20 || p.BudgetMinPerSec != 10 || p.BudgetTTL != 10*time.Second ||
+			p.BreakerThreshold != 50 || p.BreakerWindow != 100 || p.BreakerMinCalls != 100 ||
+			p.BreakerOpenFor != time.Minute || p.BreakerProbes != 10 {
+			t.Errorf("%s: limiter defaults %+v", name, p)
+		}
+		if n := len(mustPolicy(t, p).Limits()); n != 0 {
+			t.Errorf("%s: %d limits by default, want none", name, n)
+		}
+	}
+}
+
+// TestNewLimiters: each switch turns its limiter on, with the parameters
+// given, in New's order after the stateless limits; a lane of strategy
+// none gets none; an unknown switch value is an error naming it.
+func TestNewLimiters(t *testing.T) {
+	p := mustDefaults(t, NameExponential)
+	p.MaxAttempts = 4
+	p.GRPCThrottle, p.GRPCMaxTokens = LimiterOn, 20
+	p.AWSQuota, p.AWSQuotaTokens = LimiterOn, 100
+	p.SREThrottle, p.SREK = LimiterOn, 1.5
+	p.RetryBudget, p.BudgetPercent = LimiterOn, 10
+	p.Breaker, p.BreakerProbes = BreakerRetries, 3
+	pol := mustPolicy(t, p)
+	var types []string
+	for _, l := range pol.Limits() {
+		types = append(types, reflect.TypeOf(l).Elem().Name())
+	}
+	want := []string{"MaxAttemptsLimit", "Breaker", "GRPCThrottle", "SREThrottle", "RetryBudget", "AWSQuota"}
+	if !reflect.DeepEqual(types, want) {
+		t.Fatalf("limits %v, want %v", types, want)
+	}
+	lims := pol.Limits()
+	if c := lims[1].(*Breaker).Config().(BreakerConfig); !c.RetriesOnly || c.Probes != 3 || c.Window != 100 {
+		t.Errorf("breaker %+v", c)
+	}
+	if c := lims[2].(*GRPCThrottle).Config().(GRPCThrottleConfig); c != (GRPCThrottleConfig{20, 0.1}) {
+		t.Errorf("gRPC throttle %+v", c)
+	}
+	if c := lims[3].(*SREThrottle).Config().(SREThrottleConfig); c != (SREThrottleConfig{1.5, 2 * time.Minute}) {
+		t.Errorf("SRE throttle %+v", c)
+	}
+	if c := lims[4].(*RetryBudget).Config().(RetryBudgetConfig); c != (RetryBudgetConfig{10, 10, 10 * time.Second}) {
+		t.Errorf("retry budget %+v", c)
+	}
+	if c := lims[5].(*AWSQuota).Config().(AWSQuotaConfig); c != (AWSQuotaConfig{100, 5, 10, 1}) {
+		t.Errorf("AWS quota %+v", c)
+	}
+
+	p.Strategy = NameNone
+	if got := mustPolicy(t, p).Limits(); len(got) != 1 {
+		t.Errorf("strategy none: limits %v, want max_attempts alone", got)
+	}
+
+	p.Strategy = NameFixed
+	p.Breaker = "sometimes"
+	if pol, err := New(p); err == nil || !strings.Contains(err.Error(), "breaker") || !strings.Contains(err.Error(), `"sometimes"`) {
+		t.Errorf("New with breaker=sometimes: %v, %v; want an error naming it", pol, err)
+	}
+	p.Breaker, p.SREThrottle = "", "yes"
+	if _, err := New(p); err == nil || !strings.Contains(err.Error(), "sre_throttle") {
+		t.Errorf("New with sre_throttle=yes: %v, want an error naming it", err)
+	}
+	p.SREThrottle = ""
+	if _, err := New(p); err != nil {
+		t.Errorf("empty switches: %v, want them off", err)
+	}
+}
+
+// TestNewLimitersKept: a Policy rebuilt by New keeps a limiter's state when
+// its own parameters are unchanged (Policy.Keep), whatever else changed,
+// and starts it afresh when they changed.
+func TestNewLimitersKept(t *testing.T) {
+	p := onParams(t)
+	old := mustPolicy(t, p)
+	var s State
+	for range 3 {
+		old.Record(&s, 0, Error)
+	}
+	cases := []struct {
+		name string
+		set  func(p *Params)
+		kept int // limiters kept of 5
+	}{
+		{"min_delay", func(p *Params) { p.MinDelay *= 2 }, 5},
+		{"max_attempts", func(p *Params) { p.MaxAttempts = 3 }, 5},
+		{"grpc_token_ratio", func(p *Params) { p.GRPCTokenRatio = 0.2 }, 4},
+		{"breaker_variant", func(p *Params) { p.Breaker = BreakerRetries }, 4},
+		{"budget_ttl", func(p *Params) { p.BudgetTTL = 5 * time.Second }, 4},
+		{"aws_retry_cost", func(p *Params) { p.AWSRetryCost = 7 }, 4},
+		{"sre_window", func(p *Params) { p.SREWindow = time.Minute }, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			q := p
+			c.set(&q)
+			pol := mustPolicy(t, q)
+			pol.Keep(old)
+			kept := 0
+			for _, l := range pol.Limits() {
+				for _, o := range old.Limits() {
+					if l == o {
+						kept++
+					}
+				}
+			}
+			if kept != c.kept {
+				t.Errorf("%d limiters kept, want %d", kept, c.kept)
+			}
+		})
+	}
+}

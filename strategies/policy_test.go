@@ -2,8 +2,10 @@ package strategies
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // retryingNames are the strategies that retry at all.
@@ -24,7 +26,7 @@ func countRetries(t *testing.T, pol *Policy, limit int, seed uint64) int {
 	pol.Begin(&s, 0, 5*time.Second)
 	for n := range limit {
 		if _, ok := pol.Retry(&s, s.AttemptStart, rng); !ok {
-			if s.Retries != n {
+			if int(s.Retries) != n {
 				t.Fatalf("Retries = %d after %d retries", s.Retries, n)
 			}
 			return n
@@ -165,7 +167,7 @@ func TestPolicyRetryAdvancesState(t *testing.T) {
 				if !ok {
 					t.Fatalf("retry %d refused under max_attempts 4", n)
 				}
-				if s.Retries != n || s.AttemptStart != now+d {
+				if int(s.Retries) != n || s.AttemptStart != now+d {
 					t.Fatalf("retry %d: Retries %d AttemptStart %v, want %d and %v", n, s.Retries, s.AttemptStart, n, now+d)
 				}
 			}
@@ -182,7 +184,7 @@ func TestPolicyRetryAdvancesState(t *testing.T) {
 
 func TestPolicyBeginResetsState(t *testing.T) {
 	pol := mustPolicy(t, mustDefaults(t, NameFixed))
-	s := State{Think: time.Hour, RequestStart: 1, AttemptStart: 2, Retries: 3, Prev: 4, Until: 5, Timeout: 6}
+	s := State{Think: time.Hour, RequestStart: 1, AttemptStart: 2, Retries: 3, Quota: 10, Prev: 4, Until: 5, Timeout: 6}
 	pol.Begin(&s, 7*time.Second, 2*time.Second)
 	want := State{Think: 2 * time.Second, RequestStart: 7 * time.Second, AttemptStart: 7 * time.Second}
 	if s != want {
@@ -203,5 +205,28 @@ func TestAttemptTimeout(t *testing.T) {
 		if got := s.AttemptTimeout(c.def); got != c.want {
 			t.Errorf("State{Timeout: %v}.AttemptTimeout(%v) = %v, want %v", c.timeout, c.def, got, c.want)
 		}
+	}
+}
+
+// TestStateSize: a State is 56 bytes, Quota included: the engine holds one
+// per client, and a larger one costs the largest runs their speed.
+func TestStateSize(t *testing.T) {
+	if n := unsafe.Sizeof(State{}); n != 56 {
+		t.Errorf("State is %d bytes, want 56", n)
+	}
+}
+
+// TestRetriesSaturate: Retries stops counting at math.MaxInt32 rather than
+// wrapping to a negative count, which the formulas would misread.
+func TestRetriesSaturate(t *testing.T) {
+	pol := NewPolicy(Fixed{Delay: time.Millisecond})
+	s := State{Retries: math.MaxInt32 - 1}
+	for range 3 {
+		if _, ok := pol.Retry(&s, 0, newRNG(970)); !ok {
+			t.Fatal("retry refused without a limit")
+		}
+	}
+	if s.Retries != math.MaxInt32 {
+		t.Errorf("Retries = %d, want %d", s.Retries, math.MaxInt32)
 	}
 }

@@ -44,7 +44,16 @@ type State struct {
 	// AttemptStart is when the current attempt started.
 	AttemptStart time.Duration
 	// Retries is n: the number of retries made so far in this request.
-	Retries int
+	// It is an int32, and Policy.Retry stops counting at math.MaxInt32,
+	// so that Quota fits beside it and State stays 56 bytes: the engine
+	// holds one per client, and its speed follows their size.
+	Retries int32
+	// Quota is a retry quota's memory of the request (AWSQuota): after an
+	// attempt fails, the tokens its retry would cost; once that retry is
+	// allowed, the tokens it took, which come back if it succeeds. A limit
+	// keeps in State only what belongs to one request, as an SDK's retry
+	// token does; what it learns across requests is its own (see Limit).
+	Quota int32
 	// Prev is the strategy's memory: its last delay or current backoff.
 	Prev time.Duration
 	// Until is gRPC's current deadline: the earliest start of the next attempt.
@@ -56,7 +65,8 @@ type State struct {
 
 // Policy is a Strategy with the limits that make a client give up: a list
 // of Limits, asked in order. New puts max_attempts' MaxAttemptsLimit and
-// deadline's DeadlineLimit there, each only when it is set.
+// deadline's DeadlineLimit there, each only when it is set, then the
+// stateful limiters whose switches are on.
 //
 // Its callers tell it of every attempt: Begin and AllowFirst before a
 // request's first attempt, Record when any attempt ends, and Retry after a
@@ -166,10 +176,16 @@ func (p *Policy) Begin(s *State, now, think time.Duration) {
 
 // AllowFirst reports whether the first attempt of the request that Begin
 // just prepared in s may be sent at now: whether every FirstLimit allows it.
-// When it does not, the request ends without an attempt.
+// When it does not, the request ends without an attempt, and the
+// ReserveLimits that allowed it get back what they took.
 func (p *Policy) AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool {
-	for _, l := range p.first {
+	for i, l := range p.first {
 		if !l.AllowFirst(s, now, rng) {
+			for _, y := range p.first[:i] {
+				if r, ok := y.(ReserveLimit); ok {
+					r.Release(s, now, true)
+				}
+			}
 			return false
 		}
 	}
@@ -189,32 +205,47 @@ func (p *Policy) Record(s *State, now time.Duration, o Outcome) {
 // returns the wait before the next attempt and true, or false when the
 // request gives up. It asks every limit's AllowRetry, then draws the
 // strategy's wait, then asks every WaitLimit's AllowWait; on true it
-// advances s to the next attempt, which starts at now plus the wait.
+// advances s to the next attempt, which starts at now plus the wait. On
+// false the ReserveLimits that allowed the retry get back what they took.
 func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Duration, bool) {
 	if p.maxAttempts != nil && !p.maxAttempts.AllowRetry(s, now, rng) {
 		return 0, false
 	}
-	for _, l := range p.retry {
+	for i, l := range p.retry {
 		if !l.AllowRetry(s, now, rng) {
-			return 0, false
+			return 0, p.release(s, now, i)
 		}
 	}
 	d := p.Strategy.Next(s, now, rng)
 	if d < 0 {
-		return 0, false
+		return 0, p.release(s, now, len(p.retry))
 	}
 	at := now + d
 	if p.deadline != nil && !p.deadline.AllowWait(s, now, at) {
-		return 0, false
+		return 0, p.release(s, now, len(p.retry))
 	}
 	for _, l := range p.wait {
 		if !l.AllowWait(s, now, at) {
-			return 0, false
+			return 0, p.release(s, now, len(p.retry))
 		}
 	}
-	s.Retries++
+	if s.Retries < math.MaxInt32 {
+		s.Retries++
+	}
 	s.AttemptStart = at
 	return d, true
+}
+
+// release gives back what the ReserveLimits among the first n of p.retry,
+// which all allowed the retry that Retry now refuses, took for it. It
+// returns false, Retry's answer.
+func (p *Policy) release(s *State, now time.Duration, n int) bool {
+	for _, l := range p.retry[:n] {
+		if r, ok := l.(ReserveLimit); ok {
+			r.Release(s, now, false)
+		}
+	}
+	return false
 }
 
 // AttemptTimeout returns the timeout of the current attempt: the strategy's

@@ -33,9 +33,19 @@ const (
 )
 
 // keepOnStrategyChange are the lane parameters that survive a change of the
-// lane's strategy; the others are dropped so that the new strategy's
-// defaults apply.
-var keepOnStrategyChange = []string{"cancel_on_timeout", "max_attempts", "deadline", sourceParam}
+// lane's strategy: those that are not the strategy's (cancel_on_timeout,
+// the limits and the limiters, whose defaults every strategy shares) and
+// the lane's source. The strategy's own are dropped so that the new
+// strategy's defaults apply.
+var keepOnStrategyChange = func() []string {
+	keep := []string{sourceParam}
+	for _, param := range scenario.Table {
+		if param.Lane && param.Scope != scenario.ScopeStrategy {
+			keep = append(keep, param.Name)
+		}
+	}
+	return keep
+}()
 
 // controlGroups are the control sections for the parameters shared by
 // every lane, in the order of the page; each shows the rows of its group

@@ -1,0 +1,92 @@
+package strategies
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+)
+
+// The defaults of gRPC's retry throttling: the retryThrottling example of
+// gRFC A6 ("gRPC Retry Design", its section on throttling retry attempts),
+// maxTokens 10 and tokenRatio 0.1. gRPC itself has no default: it
+// throttles only when a service config sets both.
+const (
+	DefaultGRPCMaxTokens  = 10.0
+	DefaultGRPCTokenRatio = 0.1
+)
+
+// GRPCThrottleConfig are the parameters of a GRPCThrottle.
+type GRPCThrottleConfig struct {
+	// MaxTokens is the bucket's size and its tokens at the start
+	// (grpc_max_tokens). gRFC A6 allows (0, 1000].
+	MaxTokens float64
+	// TokenRatio is what a success adds (grpc_token_ratio).
+	TokenRatio float64
+}
+
+// GRPCThrottle is gRPC's retry throttling (gRFC A6): a bucket of tokens
+// that starts full, at MaxTokens; every failed attempt takes one token
+// (never below 0), every success adds TokenRatio (never above MaxTokens),
+// and a failed attempt is not retried while the tokens are at most
+// MaxTokens/2. First attempts are never throttled, so the successes among
+// them refill the bucket: once failures drained it, a lane retries about
+// as often as TokenRatio per success lets it.
+//
+// It counts in thousandths of a token, as gRPC's C core does (its
+// milli-tokens; gRFC A6 gives tokenRatio three decimal places), so that
+// ten successes of 0.1 make exactly one token. Every error and timeout
+// counts as a failure: gRPC counts the status codes a service config
+// calls retryable, and every failure here is one a strategy retries.
+//
+// Its state is the bucket of one gRPC channel, which every call of a
+// process shares: it is shared by the Policy's clients, and safe for
+// concurrent use.
+type GRPCThrottle struct {
+	cfg        GRPCThrottleConfig
+	max, ratio int64 // in thousandths of a token
+	mu         sync.Mutex
+	tokens     int64 // in thousandths of a token
+}
+
+// NewGRPCThrottle returns a full bucket of c's size.
+func NewGRPCThrottle(c GRPCThrottleConfig) *GRPCThrottle {
+	t := &GRPCThrottle{cfg: c, max: milli(c.MaxTokens), ratio: milli(c.TokenRatio)}
+	t.tokens = t.max
+	return t
+}
+
+// milli returns x in thousandths, rounded.
+func milli(x float64) int64 { return int64(math.Round(x * 1000)) }
+
+// AllowRetry implements Limit: it allows a retry while the bucket holds
+// more than half its size.
+func (t *GRPCThrottle) AllowRetry(*State, time.Duration, *rand.Rand) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return 2*t.tokens > t.max
+}
+
+// Record implements Limit: a success adds TokenRatio, a failure takes one
+// token.
+func (t *GRPCThrottle) Record(_ *State, _ time.Duration, o Outcome) {
+	t.mu.Lock()
+	if o == Success {
+		t.tokens = min(t.max, t.tokens+t.ratio)
+	} else {
+		t.tokens = max(0, t.tokens-1000)
+	}
+	t.mu.Unlock()
+}
+
+// Tokens returns the tokens in the bucket.
+func (t *GRPCThrottle) Tokens() float64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return float64(t.tokens) / 1000
+}
+
+// Config implements SharedLimit.
+func (t *GRPCThrottle) Config() any { return t.cfg }
+
+var _ SharedLimit = (*GRPCThrottle)(nil)
