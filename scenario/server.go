@@ -3,7 +3,10 @@ package scenario
 import (
 	"math"
 	"slices"
+	"sync"
 	"time"
+
+	"backofflab/strategies"
 )
 
 // Latency is how long a server takes to answer as a function of the
@@ -157,12 +160,45 @@ var switches = []switchRow{
 	}},
 }
 
+// limiterSwitches are the lane switches of the limiters, from the table's
+// Switch column: each value but off owns the rows that name it.
+func limiterSwitches() []switchRow {
+	var out []switchRow
+	for _, row := range Table {
+		if row.Switch == "" || slices.ContainsFunc(out, func(s switchRow) bool { return s.param == row.Switch }) {
+			continue
+		}
+		sw := row.Switch
+		out = append(out, switchRow{param: sw, owns: func(c string) ([]string, bool) {
+			p, _, _ := Lookup(sw)
+			if !slices.Contains(p.Choices, c) {
+				return nil, false
+			}
+			if c == strategies.LimiterOff {
+				return nil, true
+			}
+			var owned []string
+			for _, r := range Table {
+				if r.Switch == sw {
+					owned = append(owned, r.Name)
+				}
+			}
+			return owned, true
+		}})
+	}
+	return out
+}
+
+// allSwitches are the shared switches, then the limiters' lane switches.
+var allSwitches = sync.OnceValue(func() []switchRow { return append(slices.Clone(switches), limiterSwitches()...) })
+
 // Switches returns the names of the parameters whose value decides which
-// other parameters are read: arrival and server_model.
+// other parameters are read: arrival and server_model, shared by the
+// lanes, then each limiter's switch, a lane parameter.
 func Switches() []string {
-	names := make([]string, len(switches))
-	for i, sw := range switches {
-		names[i] = sw.param
+	var names []string
+	for _, sw := range allSwitches() {
+		names = append(names, sw.param)
 	}
 	return names
 }
@@ -172,11 +208,12 @@ func Switches() []string {
 // owns, and every parameter that no value of sw owns. It is false for a
 // parameter another value owns and for an unknown choice.
 func Reads(sw, choice, param string) bool {
-	i := slices.IndexFunc(switches, func(s switchRow) bool { return s.param == sw })
+	all := allSwitches()
+	i := slices.IndexFunc(all, func(s switchRow) bool { return s.param == sw })
 	if i < 0 {
 		return true
 	}
-	owns, ok := switches[i].owns(choice)
+	owns, ok := all[i].owns(choice)
 	if !ok {
 		return false
 	}
@@ -188,19 +225,24 @@ func Reads(sw, choice, param string) bool {
 		return true
 	}
 	for _, c := range p.Choices {
-		if o, _ := switches[i].owns(c); slices.Contains(o, param) {
+		if o, _ := all[i].owns(c); slices.Contains(o, param) {
 			return false
 		}
 	}
 	return true
 }
 
-// ReadsParam reports whether p's run reads the parameter param, by the
-// values of p's switches.
-func ReadsParam(p *Params, param string) bool {
-	for _, sw := range switches {
+// ReadsParam reports whether p's run reads the shared parameter param, by
+// the values of p's shared switches.
+func ReadsParam(p *Params, param string) bool { return ReadsLaneParam(p, 0, param) }
+
+// ReadsLaneParam reports whether p's run reads the parameter param, for
+// lane i if it is a lane parameter, by the values of p's switches (the
+// lane's own for a lane switch).
+func ReadsLaneParam(p *Params, i int, param string) bool {
+	for _, sw := range allSwitches() {
 		row, _, _ := Lookup(sw.param)
-		if !Reads(sw.param, row.Value(p, 0), param) {
+		if !Reads(sw.param, row.Value(p, i), param) {
 			return false
 		}
 	}

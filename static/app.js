@@ -29,8 +29,10 @@
   const RETRY_CHARTS = CHART_IDS.filter(k => SPEC[k].x === 'retry');
   const BASE = Object.fromEntries(CHART_IDS.map(k => [k, readJSON('chart-' + k)]));
   const STRATEGIES = Object.fromEntries(page.strategies.map(s => [s.name, s]));
-  // SWITCHES[param][value] lists the shared parameters that value shows and hides.
+  // SWITCHES[param][value] lists the parameters that value shows and hides;
+  // LANE_SWITCHES are the switches each lane has its own of (the limiters').
   const SWITCHES = Object.fromEntries(page.switches.map(s => [s.param, Object.fromEntries(s.choices.map(c => [c.value, c]))]));
+  const LANE_SWITCHES = page.switches.filter(s => s.lane).map(s => s.param);
   // A duration box's bare decimal is seconds, the box's unit: the page adds
   // the unit and leaves the parsing to the server.
   const SECONDS_RE = /^[+-]?(\d+\.?\d*|\.\d+)$/;
@@ -181,9 +183,16 @@
     const info = STRATEGIES[strategy];
     if (!info) return;
     const uses = new Set(info.uses);
+    // A limiter's parameters show only while its switch is on.
+    const off = new Set();
+    for (const sw of LANE_SWITCHES) {
+      const el = $(attr('data-param', L + '.' + sw));
+      const c = el && SWITCHES[sw][el.value];
+      if (c) c.hide.forEach(n => off.add(n));
+    }
     for (const ctl of $$(`${attr('data-lane-panel', L)} .ctl[data-ctl]`)) {
       const base = ctl.dataset.ctl.slice(2);
-      if (base !== 'strategy' && base !== 'source') ctl.hidden = !uses.has(base);
+      if (base !== 'strategy' && base !== 'source') ctl.hidden = !uses.has(base) || off.has(base);
     }
     const about = $(attr('data-about-for', L));
     if (about) about.textContent = info.about;
@@ -704,6 +713,13 @@
         showStrategy(i, el.value);
       }
       if (SWITCHES[name]) showSwitch(name, el.value);
+      // A lane's limiter switch: its lane shows what its strategy and
+      // switches read.
+      const laneSwitch = name.length > 2 && name[1] === '.' && LANE_SWITCHES.includes(name.slice(2));
+      if (laneSwitch) {
+        const i = LETTERS.indexOf(name[0]);
+        showStrategy(i, $(attr('data-param', name[0] + '.strategy')).value);
+      }
       // A real lane runs in real time: the speed menu shows it.
       if (name.endsWith('.source') && el.value === 'real') setControl($('#speed'), '1');
       sendSet();

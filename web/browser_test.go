@@ -74,6 +74,7 @@ func TestBrowser(t *testing.T) {
 		{"ServerModel", browserServerModel},
 		{"FaultWindows", browserFaultWindows},
 		{"LandingVerdicts", browserLandingVerdicts},
+		{"LimiterSwitch", browserLimiterSwitch},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
@@ -861,5 +862,28 @@ func browserLandingVerdicts(t *testing.T, env *browserEnv) {
 	}
 	if got := eval[string](tb, `['server_model', 'a.strategy', 'b.strategy'].map(n => document.querySelector('[data-param="' + n + '"]').value).join(' ')`); got != "queue fixed exponential" {
 		t.Errorf("the landing view's server model and strategies: %q, want queue fixed exponential", got)
+	}
+}
+
+// 14. Turning a lane's limiter on shows its parameters on that lane alone;
+// turning it off hides them again.
+func browserLimiterSwitch(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "a.strategy=fixed&b.strategy=exponential&speed=20")
+	visible := func(name string) bool {
+		return eval[bool](tb, fmt.Sprintf(`!document.querySelector('[data-ctl=%q]').hidden`, name))
+	}
+	if visible("a.budget_percent") || visible("b.budget_percent") || !visible("a.retry_budget") {
+		t.Fatalf("off: a.budget_percent %v, b.budget_percent %v, a.retry_budget %v", visible("a.budget_percent"), visible("b.budget_percent"), visible("a.retry_budget"))
+	}
+	tb.selectValue(`[data-param="a.retry_budget"]`, "on")
+	tb.waitQuery("a.retry_budget", "on")
+	if !visible("a.budget_percent") || !visible("a.budget_ttl") || visible("b.budget_percent") || visible("a.sre_k") {
+		t.Errorf("a on: a.budget_percent %v, a.budget_ttl %v, b.budget_percent %v, a.sre_k %v",
+			visible("a.budget_percent"), visible("a.budget_ttl"), visible("b.budget_percent"), visible("a.sre_k"))
+	}
+	tb.selectValue(`[data-param="a.retry_budget"]`, "off")
+	tb.waitQuery("a.retry_budget", "off")
+	if visible("a.budget_percent") {
+		t.Errorf("a.budget_percent still shown with its budget off")
 	}
 }

@@ -59,3 +59,24 @@ func TestViewServerModel(t *testing.T) {
 		}
 	}
 }
+
+// TestViewLimiterSwitches: a limiter's parameters show on a lane while its
+// switch is on there, and only if the lane's strategy retries.
+func TestViewLimiterSwitches(t *testing.T) {
+	v := newView(pageFor(t, "a.strategy=fixed&a.grpc_throttle=on&b.strategy=fixed&c.strategy=none&c.grpc_throttle=on&lanes=3"))
+	hidden := map[string]bool{}
+	for _, lp := range v.Panels {
+		for _, c := range lp.Controls {
+			hidden[c.Name] = c.Hidden
+		}
+	}
+	for name, want := range map[string]bool{
+		"a.grpc_throttle": false, "a.grpc_max_tokens": false, "a.grpc_token_ratio": false, "a.sre_k": true, "a.breaker_probes": true,
+		"b.grpc_throttle": false, "b.grpc_max_tokens": true,
+		"c.grpc_throttle": true, "c.grpc_max_tokens": true, // strategy none retries not
+	} {
+		if got, ok := hidden[name]; !ok || got != want {
+			t.Errorf("%s hidden %v (found %v), want %v", name, got, ok, want)
+		}
+	}
+}

@@ -171,10 +171,12 @@ type pageState struct {
 }
 
 // switchInfo tells the script, for each value of a switch parameter
-// (scenario.Switches: arrival, server_model), which shared parameters it
-// shows and which it hides.
+// (scenario.Switches: arrival, server_model, and each lane's limiters),
+// which parameters it shows and which it hides: shared ones, or for a lane
+// switch the same lane's (named without the lane letter).
 type switchInfo struct {
 	Param   string        `json:"param"`
+	Lane    bool          `json:"lane"`
 	Choices []choiceShows `json:"choices"`
 }
 
@@ -288,7 +290,7 @@ func newView(in pageInput) pageView {
 			if param.Name == "strategy" {
 				lp.Strategy = c
 			} else {
-				c.Hidden = !scenario.Uses(strategy, param.Name)
+				c.Hidden = !scenario.Uses(strategy, param.Name) || !scenario.ReadsLaneParam(&all, i, param.Name)
 				lp.Controls = append(lp.Controls, c)
 			}
 			if lp.Active && !c.Hidden {
@@ -436,12 +438,12 @@ func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 		ps.Strategies = append(ps.Strategies, si)
 	}
 	for _, sw := range scenario.Switches() {
-		si := switchInfo{Param: sw}
 		row, _, _ := scenario.Lookup(sw)
+		si := switchInfo{Param: sw, Lane: row.Lane}
 		for _, choice := range row.Choices {
 			cs := choiceShows{Value: choice, Show: []string{}, Hide: []string{}}
 			for _, param := range scenario.Table {
-				if param.Lane || param.Name == sw {
+				if param.Lane != row.Lane || param.Name == sw {
 					continue
 				}
 				if scenario.Reads(sw, choice, param.Name) {

@@ -151,6 +151,9 @@ func TestControlValuesShowTheState(t *testing.T) {
 	}
 }
 
+// TestLanePanelsShowOnlyWhatTheStrategyUses: a lane shows the parameters
+// its strategy reads, and of its limiters only their switches while they
+// are off.
 func TestLanePanelsShowOnlyWhatTheStrategyUses(t *testing.T) {
 	for _, name := range strategies.Names() {
 		v := newView(pageFor(t, "a.strategy="+name))
@@ -158,8 +161,10 @@ func TestLanePanelsShowOnlyWhatTheStrategyUses(t *testing.T) {
 		if p.Strategy.Value != name || p.About != strategies.About(name) {
 			t.Errorf("%s: panel shows %q, %q", name, p.Strategy.Value, p.About)
 		}
+		def := scenario.Defaults()
 		for _, c := range p.Controls {
-			shown := scenario.Uses(name, c.Base) || c.Base == "cancel_on_timeout"
+			// Every limiter is off by default: its own parameters hide.
+			shown := (scenario.Uses(name, c.Base) || c.Base == "cancel_on_timeout") && scenario.ReadsLaneParam(&def, 0, c.Base)
 			if c.Hidden == shown {
 				t.Errorf("%s: %s hidden=%v, want %v", name, c.Name, c.Hidden, !shown)
 			}
