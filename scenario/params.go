@@ -27,6 +27,7 @@ type Params struct {
 	ServiceTime    time.Duration // service_time
 	ServiceDist    string        // service_dist: exp or fixed
 	QueueOrder     string        // queue_order: fifo or lifo
+	ShedAbove      int           // shed_above: 0 for no load shedding
 	Backlog        int           // backlog
 	Outage         string        // outage: none, pause, crash or partition
 	OutageAt       time.Duration // outage_at

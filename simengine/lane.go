@@ -390,6 +390,13 @@ func (l *lane) attempt(ci int32, c *client) {
 	l.q.schedule(ci, l.now+c.st.AttemptTimeout(l.p.Timeout))
 	switch l.admission() {
 	case admitted:
+		if shed := l.p.ShedAbove; shed > 0 && l.model.concurrency() >= shed {
+			// Load shedding: the server answers at once with an error
+			// rather than take one more request in.
+			l.tick.errors++
+			l.failed(ci, c, strategies.Error)
+			return
+		}
 		slot, err := l.model.admit(l.now, ci, l.mem)
 		if err == errFull {
 			return // the connect is dropped and the attempt will time out
@@ -562,6 +569,14 @@ func (l *lane) setFailure(f *failure) {
 		for l.backlog.n > 0 {
 			abs, ci := l.backlog.pop()
 			if ci < 0 {
+				continue
+			}
+			if shed := l.p.ShedAbove; shed > 0 && l.model.concurrency() >= shed {
+				// A shedding server answers the flood with errors.
+				if c := &l.clients[ci]; c.owns(inBacklog, abs) {
+					l.tick.errors++
+					l.failed(ci, c, strategies.Error)
+				}
 				continue
 			}
 			slot, err := l.model.admit(l.now, ci, l.mem)

@@ -56,6 +56,8 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 		{"cancel-on-timeout", `lane a \(fixed\): baseline [0-9.]+ ok/s; COLLAPSED`},
 		{"cancel-on-timeout", `lane b \(fixed\): baseline [0-9.]+ ok/s; server recovered [0-9.]+s after the outage`},
 		{"baseline", `lane a \(fixed\): baseline 97\.0 ok/s; no outage ended`},
+		// Shedding turns fixed's storm on 001's curve into a recovery.
+		{"load-shedding", `lane a \(fixed\): baseline 95\.4 ok/s; server recovered 1\.8s after the outage, service recovered 0\.0s after the outage; peak concurrency 100;`},
 	} {
 		if d := byName[tc.preset].Description; !regexp.MustCompile(tc.want).MatchString(d) {
 			t.Errorf("%s: description %q does not match %q", tc.preset, d, tc.want)
