@@ -27,6 +27,7 @@ type Params struct {
 	ServiceTime    time.Duration // service_time
 	ServiceDist    string        // service_dist: exp or fixed
 	QueueOrder     string        // queue_order: fifo or lifo
+	QueueTimeout   time.Duration // queue_timeout: 0 for none
 	ShedAbove      int           // shed_above: 0 for no load shedding
 	Backlog        int           // backlog
 	Outage         string        // outage: none, pause, crash or partition

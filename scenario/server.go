@@ -59,7 +59,7 @@ var ServerModels = []ServerModel{
 		Healthy: func(p *Params) int { return Linear{Base: p.ServerDelay, Slope: p.ServerSlope}.Doubled() }},
 	{Name: QueueModel,
 		About: "workers serve one request each for service_time (service_dist); the others wait in the backlog, taken queue_order",
-		Uses:  []string{"workers", "service_time", "service_dist", "queue_order"},
+		Uses:  []string{"workers", "service_time", "service_dist", "queue_order", "queue_timeout"},
 		// Healthy while no request waits for a worker.
 		Healthy: func(p *Params) int { return p.Workers }},
 }

@@ -539,6 +539,16 @@ func (l *lane) plan() {
 	if l.fail != nil && !l.fail.serves {
 		l.next = never
 	}
+	l.model.rejected(l.rejectedNow)
+}
+
+// rejectedNow fails the attempt the server answered now with an error
+// instead of serving it (a queue timeout), if its client still waits.
+func (l *lane) rejectedNow(slot uint64, ci int32) {
+	if c := &l.clients[ci]; c.owns(inServer, slot) {
+		l.tick.errors++
+		l.failed(ci, c, strategies.Error)
+	}
 }
 
 // cancelRequest removes client ci's abandoned attempt from the server or the

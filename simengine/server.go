@@ -41,6 +41,10 @@ type serverModel interface {
 	// for the server to take them, which share the backlog's room with
 	// the connections a paused server leaves there.
 	queued() int
+	// rejected calls f with the slot and client of each request the model
+	// has answered with an error since the last call (a queue timeout),
+	// and forgets them.
+	rejected(f func(slot uint64, c int32))
 	// freeze stops the server's work at now (the process is stopped) and
 	// thaw resumes it at now.
 	freeze(now time.Duration)

@@ -73,6 +73,9 @@ func (m *curveModel) drop(lost func(uint64, int32)) {
 func (m *curveModel) concurrency() int { return m.live }
 func (m *curveModel) queued() int      { return 0 }
 
+// rejected has nothing to report: the curve answers every request.
+func (m *curveModel) rejected(func(uint64, int32)) {}
+
 // freeze and thaw do nothing: a request's latency counts from its start,
 // so a stopped curve server's requests keep ageing and flood out at once
 // when it resumes, as 001's did.

@@ -22,7 +22,8 @@ type queueModel struct {
 	fixed   bool // every service takes mean
 	lifo    bool
 	backlog int
-	rng     *rand.Rand // service times: its own stream, so the clients' draws do not shift
+	timeout time.Duration // queue_timeout: a longer wait is answered with an error; 0 for none
+	rng     *rand.Rand    // service times: its own stream, so the clients' draws do not shift
 
 	busy   []service       // the requests in service, a min-heap by (done, id)
 	wait   chunked[waiter] // the requests waiting for a worker, oldest first
@@ -36,6 +37,9 @@ type queueModel struct {
 	// they waited for it: their mean is the mean queue wait.
 	started int64
 	waited  time.Duration
+	// late are the requests a free worker found waiting longer than the
+	// queue timeout: answered with an error, for the lane to hear of.
+	late []waiter
 }
 
 // service is a request in service: done is when its worker finishes it.
@@ -70,6 +74,7 @@ func newQueueModel(p *scenario.Params) serverModel {
 func (m *queueModel) setParams(p *scenario.Params) {
 	m.workers, m.mean, m.backlog = p.Workers, p.ServiceTime, p.Backlog
 	m.fixed, m.lifo = p.ServiceDist == scenario.ServiceFixed, p.QueueOrder == scenario.QueueLIFO
+	m.timeout = p.QueueTimeout
 }
 
 // draw returns a service time.
@@ -130,6 +135,10 @@ func (m *queueModel) complete() (uint64, int32) {
 func (m *queueModel) fill(now time.Duration) {
 	for len(m.busy) < m.workers && m.waitN > 0 {
 		w := m.take()
+		if m.timeout > 0 && now-w.at > m.timeout {
+			m.late = append(m.late, w) // answered at once: it costs no worker
+			continue
+		}
 		m.start(service{done: now + m.draw(), id: w.id, c: w.c})
 		m.started++
 		m.waited += now - w.at
@@ -188,6 +197,13 @@ func (m *queueModel) drop(lost func(uint64, int32)) {
 		}
 	}
 	m.waitN, m.dead = 0, nil
+}
+
+func (m *queueModel) rejected(f func(uint64, int32)) {
+	for _, w := range m.late {
+		f(w.id, w.c)
+	}
+	m.late = m.late[:0]
 }
 
 func (m *queueModel) concurrency() int { return len(m.busy) + m.waitN }

@@ -56,3 +56,30 @@ func TestLoadShedding(t *testing.T) {
 		}
 	}
 }
+
+// TestQueueTimeout: a worker answers at once with an error each request
+// that waited longer than queue_timeout, so under a load the workers cannot
+// carry no request waits much longer, the workers stay as busy, and the
+// excess fails fast.
+func TestQueueTimeout(t *testing.T) {
+	p := openQueue(30, 100*time.Millisecond, 400, 120*time.Second) // 400/s for 300/s
+	p.Tick = 100 * time.Millisecond
+	p.QueueTimeout = 50 * time.Millisecond
+	e, ticks := simRun(t, p)
+	win := simWindow(simSeries(ticks, 0), 20, 120)
+	ok := simMean(win, func(lt scenario.LaneTick) float64 { return lt.OK })
+	errs := simMean(win, func(lt scenario.LaneTick) float64 { return lt.Errors })
+	m := e.lanes[0].model.(*queueModel)
+	mean := m.waited.Seconds() / float64(m.started)
+	t.Logf("ok %.1f/s, errors %.1f/s, the served waited %.1f ms on average", ok, errs, 1000*mean)
+	if ok < 290 || ok > 305 || errs < 90 || errs > 110 || mean > 0.050 {
+		t.Errorf("ok %.1f/s, errors %.1f/s, mean wait %.3f s; want ~300, ~100 and at most the 50 ms timeout", ok, errs, mean)
+	}
+	// Without it the queue grows to the backlog and every wait is long.
+	p.QueueTimeout, p.Backlog = 0, 4096
+	e, _ = simRun(t, p)
+	m = e.lanes[0].model.(*queueModel)
+	if without := m.waited.Seconds() / float64(m.started); without < 1 {
+		t.Errorf("without a queue timeout the mean wait is %.3f s, want the backlog's seconds", without)
+	}
+}

@@ -57,6 +57,7 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 		{"cancel-on-timeout", `lane b \(fixed\): baseline [0-9.]+ ok/s; server recovered [0-9.]+s after the outage`},
 		{"baseline", `lane a \(fixed\): baseline 97\.0 ok/s; no outage ended`},
 		// Shedding turns fixed's storm on 001's curve into a recovery.
+		{"queue-timeout", `lane a \(fixed\): baseline 95\.3 ok/s; server recovered 4\.0s after the outage`},
 		{"load-shedding", `lane a \(fixed\): baseline 95\.4 ok/s; server recovered 1\.8s after the outage, service recovered 0\.0s after the outage; peak concurrency 100;`},
 	} {
 		if d := byName[tc.preset].Description; !regexp.MustCompile(tc.want).MatchString(d) {
