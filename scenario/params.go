@@ -28,6 +28,9 @@ type Params struct {
 	ServiceDist    string        // service_dist: exp or fixed
 	QueueOrder     string        // queue_order: fifo or lifo
 	QueueTimeout   time.Duration // queue_timeout: 0 for none
+	QueueControl   string        // queue_control: off or codel
+	CoDelTarget    time.Duration // codel_target
+	CoDelInterval  time.Duration // codel_interval
 	ShedAbove      int           // shed_above: 0 for no load shedding
 	Backlog        int           // backlog
 	Outage         string        // outage: none, pause, crash or partition
@@ -106,6 +109,9 @@ func Defaults() Params {
 		ServiceTime:    100 * time.Millisecond,
 		ServiceDist:    ServiceExp,
 		QueueOrder:     QueueFIFO,
+		QueueControl:   QueueControlOff,
+		CoDelTarget:    5 * time.Millisecond,
+		CoDelInterval:  100 * time.Millisecond,
 		Backlog:        4096,
 		Outage:         OutagePause,
 		OutageAt:       20 * time.Second,

@@ -59,7 +59,7 @@ var ServerModels = []ServerModel{
 		Healthy: func(p *Params) int { return Linear{Base: p.ServerDelay, Slope: p.ServerSlope}.Doubled() }},
 	{Name: QueueModel,
 		About: "workers serve one request each for service_time (service_dist); the others wait in the backlog, taken queue_order",
-		Uses:  []string{"workers", "service_time", "service_dist", "queue_order", "queue_timeout"},
+		Uses:  []string{"workers", "service_time", "service_dist", "queue_order", "queue_timeout", "queue_control", "codel_target", "codel_interval"},
 		// Healthy while no request waits for a worker.
 		Healthy: func(p *Params) int { return p.Workers }},
 }
@@ -75,6 +75,13 @@ const (
 	ServiceFixed = "fixed" // every request takes service_time
 	QueueFIFO    = "fifo"  // the oldest waiting request is served first
 	QueueLIFO    = "lifo"  // the newest first, as adaptive LIFO does under load
+)
+
+// The values of queue_control: the queue management of Facebook's "Fail at
+// Scale" (2015), controlled delay with adaptive LIFO, or none.
+const (
+	QueueControlOff   = "off"
+	QueueControlCoDel = "codel"
 )
 
 // Linear is a latency that grows by Slope per request inside: Base + Slope×C,
@@ -160,8 +167,9 @@ var switches = []switchRow{
 	}},
 }
 
-// limiterSwitches are the lane switches of the limiters, from the table's
-// Switch column: each value but off owns the rows that name it.
+// limiterSwitches are the switches of the table's Switch column (each
+// limiter's, a lane parameter, and queue_control): each value but off owns
+// the rows that name it.
 func limiterSwitches() []switchRow {
 	var out []switchRow
 	for _, row := range Table {

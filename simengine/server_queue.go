@@ -23,7 +23,13 @@ type queueModel struct {
 	lifo    bool
 	backlog int
 	timeout time.Duration // queue_timeout: a longer wait is answered with an error; 0 for none
-	rng     *rand.Rand    // service times: its own stream, so the clients' draws do not shift
+	// codel is queue_control=codel: while the queue has not been empty for
+	// interval, the server is overloaded: it serves the newest first and
+	// gives a request target to find a worker, else interval.
+	codel            bool
+	target, interval time.Duration
+	emptyAt          time.Duration // when the queue was last seen empty
+	rng              *rand.Rand    // service times: its own stream, so the clients' draws do not shift
 
 	busy   []service       // the requests in service, a min-heap by (done, id)
 	wait   chunked[waiter] // the requests waiting for a worker, oldest first
@@ -49,11 +55,13 @@ type service struct {
 	c    int32
 }
 
-// waiter is a request waiting for a worker since at.
+// waiter is a request waiting for a worker since at; one that waits
+// longer than limit (when not 0) is answered with an error.
 type waiter struct {
-	id uint64
-	at time.Duration
-	c  int32
+	id    uint64
+	at    time.Duration
+	limit time.Duration
+	c     int32
 }
 
 var _ serverModel = (*queueModel)(nil)
@@ -75,6 +83,8 @@ func (m *queueModel) setParams(p *scenario.Params) {
 	m.workers, m.mean, m.backlog = p.Workers, p.ServiceTime, p.Backlog
 	m.fixed, m.lifo = p.ServiceDist == scenario.ServiceFixed, p.QueueOrder == scenario.QueueLIFO
 	m.timeout = p.QueueTimeout
+	m.codel = p.QueueControl == scenario.QueueControlCoDel
+	m.target, m.interval = p.CoDelTarget, p.CoDelInterval
 }
 
 // draw returns a service time.
@@ -87,6 +97,9 @@ func (m *queueModel) draw() time.Duration {
 
 func (m *queueModel) admit(now time.Duration, c int32, mem *budget.Run) (uint64, error) {
 	id := m.nextID
+	if m.waitN == 0 {
+		m.emptyAt = now // the queue is empty until this request joins it
+	}
 	if len(m.busy) < m.workers && !m.frozen {
 		m.start(service{done: now + m.draw(), id: id, c: c})
 		m.started++
@@ -94,7 +107,19 @@ func (m *queueModel) admit(now time.Duration, c int32, mem *budget.Run) (uint64,
 		if m.waitN >= m.backlog {
 			return 0, errFull
 		}
-		if _, err := m.wait.push(waiter{id: id, at: now, c: c}, mem); err != nil {
+		w := waiter{id: id, at: now, c: c, limit: m.timeout}
+		if m.codel {
+			// Fail at Scale's controlled delay: a queue that has not
+			// emptied for an interval lets a new request wait target.
+			lim := m.interval
+			if now-m.emptyAt > m.interval {
+				lim = m.target
+			}
+			if w.limit == 0 || lim < w.limit {
+				w.limit = lim
+			}
+		}
+		if _, err := m.wait.push(w, mem); err != nil {
 			return 0, err
 		}
 		m.waitN++
@@ -134,8 +159,8 @@ func (m *queueModel) complete() (uint64, int32) {
 // fill gives free workers waiting requests, starting at now.
 func (m *queueModel) fill(now time.Duration) {
 	for len(m.busy) < m.workers && m.waitN > 0 {
-		w := m.take()
-		if m.timeout > 0 && now-w.at > m.timeout {
+		w := m.take(now)
+		if w.limit > 0 && now-w.at > w.limit {
 			m.late = append(m.late, w) // answered at once: it costs no worker
 			continue
 		}
@@ -145,12 +170,14 @@ func (m *queueModel) fill(now time.Duration) {
 	}
 }
 
-// take removes the live waiting request queue_order picks, passing over
-// cancelled ones; one is waiting.
-func (m *queueModel) take() waiter {
+// take removes the live waiting request queue_order picks (under codel,
+// the newest while the server is overloaded), passing over cancelled ones;
+// one is waiting.
+func (m *queueModel) take(now time.Duration) waiter {
+	lifo := m.lifo || m.codel && now-m.emptyAt > m.interval
 	for {
 		var w waiter
-		if m.lifo {
+		if lifo {
 			_, w = m.wait.popBack()
 		} else {
 			_, w = m.wait.pop()
@@ -160,6 +187,9 @@ func (m *queueModel) take() waiter {
 			continue
 		}
 		m.waitN--
+		if m.waitN == 0 {
+			m.emptyAt = now
+		}
 		return w
 	}
 }

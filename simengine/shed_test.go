@@ -83,3 +83,32 @@ func TestQueueTimeout(t *testing.T) {
 		t.Errorf("without a queue timeout the mean wait is %.3f s, want the backlog's seconds", without)
 	}
 }
+
+// TestCoDel: under a load the workers cannot carry, controlled delay keeps
+// the served requests' waits short (codel_target while overloaded, at most
+// codel_interval) by serving the newest first and failing the excess fast;
+// under a load they carry it fails only the few caught in a queue that did
+// not empty for an interval.
+func TestCoDel(t *testing.T) {
+	over := openQueue(30, 100*time.Millisecond, 400, 120*time.Second) // 400/s for 300/s
+	over.Tick = 100 * time.Millisecond
+	over.QueueControl = scenario.QueueControlCoDel
+	e, ticks := simRun(t, over)
+	win := simWindow(simSeries(ticks, 0), 20, 120)
+	ok := simMean(win, func(lt scenario.LaneTick) float64 { return lt.OK })
+	errs := simMean(win, func(lt scenario.LaneTick) float64 { return lt.Errors })
+	m := e.lanes[0].model.(*queueModel)
+	mean := m.waited.Seconds() / float64(m.started)
+	t.Logf("overloaded: ok %.1f/s, errors %.1f/s, the served waited %.1f ms on average", ok, errs, 1000*mean)
+	if ok < 280 || errs < 80 || mean > 0.030 {
+		t.Errorf("ok %.1f/s, errors %.1f/s, mean wait %.4f s; want ~300, ~100 and a few times codel_target (5 ms)", ok, errs, mean)
+	}
+	// Under capacity (250/s for 300/s) the queue mostly empties: about
+	// 1 % of the requests fail (2.5/s), where without codel none does.
+	under := openQueue(30, 100*time.Millisecond, 250, 60*time.Second)
+	under.QueueControl = scenario.QueueControlCoDel
+	_, ticks = simRun(t, under)
+	if n := simMean(simSeries(ticks, 0), func(lt scenario.LaneTick) float64 { return lt.Errors }); n > 5 {
+		t.Errorf("%.2f errors/s at 5/6 of capacity, want under 2 %% of 250/s", n)
+	}
+}

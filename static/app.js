@@ -169,7 +169,7 @@
       const s = p.get(LETTERS[i] + '.strategy');
       if (s) showStrategy(i, s);
     }
-    for (const sw of Object.keys(SWITCHES)) if (p.has(sw)) showSwitch(sw, p.get(sw));
+    showSwitches();
     const d = seconds('duration');
     if (d > 0 && d !== duration) {
       duration = d;
@@ -200,16 +200,21 @@
     if (head) head.textContent = strategy;
   }
 
-  // showSwitch shows the parameters that a switch parameter's value reads
-  // (a server model's, an arrival's) and hides the other values' own.
-  function showSwitch(param, value) {
-    const info = SWITCHES[param] && SWITCHES[param][value];
-    if (!info) return;
-    for (const [names, hidden] of [[info.show, false], [info.hide, true]]) {
-      for (const name of names) {
-        const ctl = $(attr('data-ctl', name));
-        if (ctl) ctl.hidden = hidden;
-      }
+  // showSwitches shows each shared parameter that some switch (a server
+  // model, an arrival, queue_control) owns unless one switch's value hides
+  // it: the server's lists say what each value shows and hides.
+  function showSwitches() {
+    const shared = page.switches.filter(s => !s.lane);
+    const touched = new Set(), hidden = new Set();
+    for (const sw of shared) {
+      const el = $(attr('data-param', sw.param));
+      for (const c of sw.choices) c.hide.forEach(n => touched.add(n));
+      const cur = el && SWITCHES[sw.param][el.value];
+      if (cur) cur.hide.forEach(n => hidden.add(n));
+    }
+    for (const name of touched) {
+      const ctl = $(attr('data-ctl', name));
+      if (ctl) ctl.hidden = hidden.has(name);
     }
   }
 
@@ -712,7 +717,7 @@
         freshStrategy.add(i);
         showStrategy(i, el.value);
       }
-      if (SWITCHES[name]) showSwitch(name, el.value);
+      if (SWITCHES[name]) showSwitches();
       // A lane's limiter switch: its lane shows what its strategy and
       // switches read.
       const laneSwitch = name.length > 2 && name[1] === '.' && LANE_SWITCHES.includes(name.slice(2));

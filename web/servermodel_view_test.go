@@ -15,10 +15,12 @@ func TestViewServerModel(t *testing.T) {
 		query         string
 		shown, hidden []string
 	}{
-		{"", []string{"server_model", "workers", "service_time", "service_dist", "queue_order", "backlog", "clients", "think"},
-			[]string{"server_limit", "server_slope", "rate"}},
+		{"", []string{"server_model", "workers", "service_time", "service_dist", "queue_order", "backlog", "clients", "think", "queue_control"},
+			[]string{"server_limit", "server_slope", "rate", "codel_target", "codel_interval"}},
 		{"server_model=curve", []string{"server_model", "server_limit", "server_factor", "server_k", "server_delay", "backlog"}, []string{"server_slope", "workers"}},
 		{"server_model=linear", []string{"server_model", "server_slope", "server_delay", "max_server_delay", "backlog"}, []string{"server_limit", "server_factor", "server_k", "workers"}},
+		{"queue_control=codel", []string{"queue_control", "codel_target", "codel_interval"}, []string{"server_limit"}},
+		{"server_model=curve&queue_control=codel", []string{"server_limit"}, []string{"queue_control", "codel_target", "codel_interval"}},
 		{"server_model=queue&arrival=open", []string{"workers", "service_time", "service_dist", "queue_order", "backlog", "rate", "arrival"},
 			[]string{"server_limit", "server_delay", "server_slope", "clients", "think"}},
 	} {
