@@ -316,3 +316,23 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 		t.Errorf("the run went on to its end (%d ticks) after the cancel", ticks)
 	}
 }
+
+// TestEventsDoNotAllocate: a second of 001's run, about a thousand events a
+// lane, allocates little more than its ten ticks: no event allocates.
+func TestEventsDoNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	p := curveDefaults()
+	p.Duration = time.Hour
+	e := simNew(t, p)
+	simAdvance(t, e, 5*time.Second) // past the start's growth
+	at := 5 * time.Second
+	allocs := testing.AllocsPerRun(20, func() {
+		at += time.Second
+		e.AdvanceTo(at, func(scenario.Tick) {})
+	})
+	if allocs > 40 {
+		t.Errorf("%.0f allocations a virtual second, want about the ticks' 10", allocs)
+	}
+}

@@ -93,6 +93,10 @@ type lane struct {
 	fail    *failure
 	next    time.Duration // the next completion, or never
 
+	// onReject is rejectedNow as a func value, made once: a method value
+	// made at every plan would allocate at every event.
+	onReject func(slot uint64, ci int32)
+
 	// errFrac is the share of answers an error burst turns into errors,
 	// and answers counts the answers, for a reproducible choice of which.
 	errFrac float64
@@ -149,6 +153,7 @@ const strategyStream = 0x5851f42d4c957f2d
 
 func newLane(p *scenario.Params, i int, mem *budget.Run) *lane {
 	l := &lane{p: p, next: never, mem: mem}
+	l.onReject = l.rejectedNow
 	l.rng = rand.New(rand.NewPCG(p.Seed, strategyStream))
 	l.configure(i)
 	l.model = newServerModel(p)
@@ -539,7 +544,7 @@ func (l *lane) plan() {
 	if l.fail != nil && !l.fail.serves {
 		l.next = never
 	}
-	l.model.rejected(l.rejectedNow)
+	l.model.rejected(l.onReject)
 }
 
 // rejectedNow fails the attempt the server answered now with an error
