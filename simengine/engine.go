@@ -130,6 +130,12 @@ func (e *Engine) OutageKinds() []string {
 	return out
 }
 
+// OutageAhead reports whether a scheduled outage (of the outage parameter
+// or of faults) is still to start.
+func (e *Engine) OutageAhead() bool {
+	return slices.ContainsFunc(e.plan, func(tr transition) bool { return tr.start && scenario.IsOutage(tr.f.Kind) })
+}
+
 // Downs returns how many times the server has gone down (an outage kind,
 // scheduled or by hand) since the run's start.
 func (e *Engine) Downs() int { return e.downs }
@@ -205,13 +211,13 @@ func (e *Engine) transit() {
 		e.scheduled = tr.start
 	case tr.start:
 		e.effects = append(e.effects, tr.f)
-		e.window(true, tr.f.Kind)
+		e.window(tr.f.Kind)
 		e.applyEffects()
 	default:
 		if i := slices.Index(e.effects, tr.f); i >= 0 {
 			e.effects = slices.Delete(e.effects, i, i+1)
 		}
-		e.window(false, tr.f.Kind)
+		e.closeWindow(kindIs(tr.f.Kind))
 		e.applyEffects()
 	}
 }
@@ -223,6 +229,15 @@ func (e *Engine) transit() {
 // error bursts make a share of the answers errors. Two faults of a kind
 // compose: their magnitudes multiply.
 func (e *Engine) applyEffects() {
+	e.effective()
+	for _, l := range e.lanes {
+		l.setEffects(e.errFrac)
+	}
+}
+
+// effective sets eff and errFrac from p and the faults in effect (see
+// applyEffects), without telling the lanes.
+func (e *Engine) effective() {
 	eff := e.p.Clone()
 	keep := 1.0 // the share of answers no burst turns into an error
 	for _, f := range e.effects {
@@ -244,28 +259,30 @@ func (e *Engine) applyEffects() {
 	}
 	eff.Think = max(eff.Think, 1)
 	e.eff, e.errFrac = eff, 1-keep
-	for _, l := range e.lanes {
-		l.setEffects(e.errFrac)
-	}
 }
 
-// window opens (on) or closes the latest window of kind now.
-func (e *Engine) window(on bool, kind string) {
-	if on {
-		if len(e.outages) == MaxOutages {
-			e.outages = append(e.outages[:0], e.outages[1:]...)
-			e.dropped++
-		}
-		e.outages = append(e.outages, window{span: [2]time.Duration{e.now, never}, kind: kind})
-		return
+// window opens a window of kind now.
+func (e *Engine) window(kind string) {
+	if len(e.outages) == MaxOutages {
+		e.outages = append(e.outages[:0], e.outages[1:]...)
+		e.dropped++
 	}
+	e.outages = append(e.outages, window{span: [2]time.Duration{e.now, never}, kind: kind})
+}
+
+// closeWindow ends now the latest open window whose kind is, by its kind,
+// the one to end.
+func (e *Engine) closeWindow(is func(kind string) bool) {
 	for i := len(e.outages) - 1; i >= 0; i-- {
-		if o := &e.outages[i]; o.kind == kind && o.span[1] == never {
+		if o := &e.outages[i]; is(o.kind) && o.span[1] == never {
 			o.span[1] = e.now
 			return
 		}
 	}
 }
+
+// kindIs returns the test of closeWindow for one kind.
+func kindIs(kind string) func(string) bool { return func(k string) bool { return k == kind } }
 
 // AdvanceTo processes every event before virtual time t and calls emit with
 // each tick that ends at or before t, in order. A tick's Lanes slice is new
@@ -375,15 +392,10 @@ func (e *Engine) outage(on bool, kind string) {
 	e.down = on
 	if on {
 		e.downs++
-		e.window(true, kind)
+		e.window(kind)
 	} else {
 		// The outage in effect ends, whatever the kind that ends it says.
-		for i := len(e.outages) - 1; i >= 0; i-- {
-			if o := &e.outages[i]; scenario.IsOutage(o.kind) && o.span[1] == never {
-				o.span[1] = e.now
-				break
-			}
-		}
+		e.closeWindow(scenario.IsOutage)
 	}
 	var f *failure
 	if on {
@@ -441,18 +453,20 @@ func (e *Engine) Set(p scenario.Params) error {
 		}
 		for _, f := range e.effects {
 			if !slices.Contains(effects, f) {
-				e.window(false, f.Kind)
+				e.closeWindow(kindIs(f.Kind))
 			}
 		}
 		for _, f := range effects {
 			if !slices.Contains(e.effects, f) {
-				e.window(true, f.Kind)
+				e.window(f.Kind)
 			}
 		}
 		e.effects = effects
 	}
-	e.applyEffects()
+	// The lanes read the new parameters once, the faults in effect applied.
+	e.effective()
 	for i, l := range e.lanes {
+		l.errFrac = e.errFrac
 		l.setParams(i)
 	}
 	return nil

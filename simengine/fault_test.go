@@ -106,7 +106,18 @@ func TestFaultsSeveralOutages(t *testing.T) {
 	p := scenario.Defaults()
 	p.ServerModel = "curve"
 	p.Lanes = []scenario.Lane{simLane(strategies.NameThinkScaled)}
-	e, _ := faultRun(t, p, "crash:60s:5s,partition:90s:2s")
+	p.Faults = "crash:60s:5s,partition:90s:2s"
+	probe := simNew(t, p)
+	for _, at := range []struct {
+		t    time.Duration
+		want bool
+	}{{0, true}, {70 * time.Second, true}, {91 * time.Second, false}} {
+		simAdvance(t, probe, at.t)
+		if got := probe.OutageAhead(); got != at.want {
+			t.Errorf("at %v: OutageAhead %v, want %v", at.t, got, at.want)
+		}
+	}
+	e, _ := faultRun(t, p, p.Faults)
 	if e.Downs() != 3 {
 		t.Fatalf("%d outages, want 3", e.Downs())
 	}

@@ -395,7 +395,7 @@ func (l *lane) attempt(ci int32, c *client) {
 	l.q.schedule(ci, l.now+c.st.AttemptTimeout(l.p.Timeout))
 	switch l.admission() {
 	case admitted:
-		if shed := l.p.ShedAbove; shed > 0 && l.model.concurrency() >= shed {
+		if l.sheds() {
 			// Load shedding: the server answers at once with an error
 			// rather than take one more request in.
 			l.tick.errors++
@@ -429,6 +429,12 @@ func (l *lane) attempt(ci int32, c *client) {
 		l.tick.errors++
 		l.failed(ci, c, strategies.Error)
 	} // lost: the request never arrives and the attempt will time out
+}
+
+// sheds reports whether the server, shedding load (shed_above), turns a
+// request away now: as many as shed_above are inside.
+func (l *lane) sheds() bool {
+	return l.p.ShedAbove > 0 && l.model.concurrency() >= l.p.ShedAbove
 }
 
 // admission returns what a new attempt meets at the server now.
@@ -586,7 +592,7 @@ func (l *lane) setFailure(f *failure) {
 			if ci < 0 {
 				continue
 			}
-			if shed := l.p.ShedAbove; shed > 0 && l.model.concurrency() >= shed {
+			if l.sheds() {
 				// A shedding server answers the flood with errors.
 				if c := &l.clients[ci]; c.owns(inBacklog, abs) {
 					l.tick.errors++

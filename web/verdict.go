@@ -1,8 +1,6 @@
 package web
 
 import (
-	"slices"
-
 	"backofflab/scenario"
 	"backofflab/simengine"
 )
@@ -14,8 +12,6 @@ func phaseOf(e *simengine.Engine, p scenario.Params) scenario.Phase {
 		Done:      e.Now() >= p.Duration,
 		Down:      e.Down(),
 		AnyOutage: e.Downs() > 0,
-		Scheduled: slices.ContainsFunc(scenario.AllFaults(&p), func(f scenario.Fault) bool {
-			return scenario.IsOutage(f.Kind) && f.For > 0 && f.At > e.Now()
-		}),
+		Scheduled: e.OutageAhead(),
 	}
 }
