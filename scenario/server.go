@@ -172,27 +172,25 @@ var switches = []switchRow{
 // the rows that name it.
 func limiterSwitches() []switchRow {
 	var out []switchRow
+	owned := map[string][]string{}
 	for _, row := range Table {
-		if row.Switch == "" || slices.ContainsFunc(out, func(s switchRow) bool { return s.param == row.Switch }) {
+		if row.Switch == "" {
 			continue
 		}
-		sw := row.Switch
-		out = append(out, switchRow{param: sw, owns: func(c string) ([]string, bool) {
-			p, _, _ := Lookup(sw)
-			if !slices.Contains(p.Choices, c) {
-				return nil, false
-			}
-			if c == strategies.LimiterOff {
-				return nil, true
-			}
-			var owned []string
-			for _, r := range Table {
-				if r.Switch == sw {
-					owned = append(owned, r.Name)
+		if _, seen := owned[row.Switch]; !seen {
+			sw := row.Switch
+			out = append(out, switchRow{param: sw, owns: func(c string) ([]string, bool) {
+				p, _, _ := Lookup(sw)
+				if !slices.Contains(p.Choices, c) {
+					return nil, false
 				}
-			}
-			return owned, true
-		}})
+				if c == strategies.LimiterOff {
+					return nil, true
+				}
+				return owned[sw], true
+			}})
+		}
+		owned[row.Switch] = append(owned[row.Switch], row.Name)
 	}
 	return out
 }

@@ -72,9 +72,12 @@ func realRules(st state, lim Limits) []*scenario.ParamError {
 	}
 	def := scenario.Defaults()
 	for _, row := range scenario.Table {
-		if v := row.Value(&st.p, 0); row.SimOnly && !row.Lane && scenario.ReadsParam(&st.p, row.Name) && v != row.Value(&def, 0) {
+		if !row.SimOnly || row.Lane || !scenario.ReadsParam(&st.p, row.Name) {
+			continue
+		}
+		if v, d := row.Value(&st.p, 0), row.Value(&def, 0); v != d {
 			errs = append(errs, &scenario.ParamError{Name: row.Name, Value: v,
-				Allow: row.Value(&def, 0) + " while a lane is real (the real experiment does not implement another)"})
+				Allow: d + " while a lane is real (the real experiment does not implement another)"})
 		}
 	}
 	return errs
