@@ -281,13 +281,15 @@ func TestThinkScaledMatchesFormula(t *testing.T) {
 	rows := chains(t, c.policy(t), c.think, k, n, newRNG(seed))
 	twin := newRNG(seed)
 	for req := range n {
-		d := float64(c.think)
+		// The program's arithmetic, in int64 nanoseconds: the product and
+		// the draw are each truncated toward zero (both within int64's
+		// range here), and the wait is the delay or 0.
+		d := c.think
 		for r := range k {
-			d = min(d*c.factor, float64(c.cap))
-			d += twin.NormFloat64() * c.jitter * float64(time.Second)
-			d = float64(time.Duration(max(d, 0)))
-			if got := rows[r][req]; got != time.Duration(d) {
-				t.Fatalf("request %d retry %d: %v, formula gives %v", req, r+1, got, time.Duration(d))
+			d = min(time.Duration(float64(d)*c.factor), c.cap)
+			d += time.Duration(twin.NormFloat64() * c.jitter * float64(time.Second))
+			if got := rows[r][req]; got != max(d, 0) {
+				t.Fatalf("request %d retry %d: %v, formula gives %v", req, r+1, got, max(d, 0))
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 )
@@ -143,24 +144,60 @@ func (d Decorrelated) Next(s *State, _ time.Duration, rng *rand.Rand) time.Durat
 
 // ThinkScaled is what 001's published client program really did: the first
 // retry waits Factor times the client's last think time, each later one
-// Factor times the previous wait, capped at Cap, and then
-// Normal(0, Jitter * 1 s) is added after the cap, compounding; never below 0.
-// 001's program uses Factor e (2.71828), Jitter 0.1 and Cap 5 min; its
-// MinDelay was never used.
+// Factor times the previous delay, capped at Cap, and then
+// Normal(0, Jitter * 1 s) is added after the cap, compounding. 001's program
+// uses Factor e (2.71828), Jitter 0.1 and Cap 5 min; its MinDelay was never
+// used.
+//
+// The delay is kept signed, as the program kept it, and the wait is the
+// delay or 0 when it is negative (the program's time.After fires at once).
+// A tiny think time and a negative draw make the delay negative; Factor
+// times a negative delay is more negative, so the client spirals: it
+// retries with no wait, its delay growing ×Factor in the negative, for as
+// long as its request fails.
+//
+// The arithmetic is the program's, in int64 nanoseconds: Factor times the
+// previous delay is converted to a Duration (toward zero), capped, and the
+// draw, converted on its own, is added with int64's addition, which wraps.
+// After about 25 retries in the spiral the product is below
+// math.MinInt64. Go's spec leaves that conversion to the implementation;
+// on amd64, where 001 ran, it gives math.MinInt64, and amd64Duration writes
+// that result out so that every platform computes the same. A negative draw
+// added to math.MinInt64 then wraps to a delay of about 292 years: the
+// client never retries again. A positive one leaves the delay hugely
+// negative, and the next retry, at once, draws again. Policy.Retry ends a
+// wait that long at the end of representable time.
 type ThinkScaled struct {
 	Cap            time.Duration
 	Factor, Jitter float64
 }
 
-// Begin implements Strategy.
+// Begin implements Strategy: the first retry scales the think time, as the
+// program's lastDelay held the think time it had just waited.
 func (ThinkScaled) Begin(s *State) { s.Prev = s.Think }
 
-// Next implements Strategy.
+// Next implements Strategy. s.Prev holds the signed delay, which may be
+// negative or, after a wrap, hugely positive.
 func (t ThinkScaled) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
-	d := min(float64(s.Prev)*t.Factor, float64(t.Cap))
-	d += rng.NormFloat64() * t.Jitter * float64(time.Second)
-	s.Prev = dur(d)
-	return s.Prev
+	d := amd64Duration(float64(s.Prev) * t.Factor)
+	if d > t.Cap {
+		d = t.Cap
+	}
+	d += amd64Duration(rng.NormFloat64() * t.Jitter * float64(time.Second))
+	s.Prev = d
+	return max(0, d)
+}
+
+// amd64Duration converts nanoseconds held in a float64 to a Duration as Go
+// on amd64 does (its CVTTSD2SQ instruction): toward zero within int64's
+// range, and math.MinInt64 for NaN and for every value outside it, on
+// either side. Go's spec leaves the conversion of such values to the
+// implementation (arm64 saturates instead); ThinkScaled needs amd64's.
+func amd64Duration(ns float64) time.Duration {
+	if !(ns >= -(1<<63) && ns < 1<<63) {
+		return math.MinInt64
+	}
+	return time.Duration(ns)
 }
 
 var (

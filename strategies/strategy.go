@@ -207,6 +207,11 @@ func (p *Policy) Record(s *State, now time.Duration, o Outcome) {
 // strategy's wait, then asks every WaitLimit's AllowWait; on true it
 // advances s to the next attempt, which starts at now plus the wait. On
 // false the ReserveLimits that allowed the retry get back what they took.
+//
+// A wait that would end after math.MaxInt64 (think_scaled's delay after its
+// int64 addition wrapped, about 292 years) is cut to end there, so that now
+// plus the wait never overflows for Retry, its limits or its caller; the
+// engine takes math.MaxInt64 as never. now is not negative.
 func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Duration, bool) {
 	if p.maxAttempts != nil && !p.maxAttempts.AllowRetry(s, now, rng) {
 		return 0, false
@@ -219,6 +224,9 @@ func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Durati
 	d := p.Strategy.Next(s, now, rng)
 	if d < 0 {
 		return 0, p.release(s, now, len(p.retry))
+	}
+	if now > 0 && d > math.MaxInt64-now {
+		d = math.MaxInt64 - now
 	}
 	at := now + d
 	if p.deadline != nil && !p.deadline.AllowWait(s, now, at) {

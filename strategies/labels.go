@@ -1,0 +1,23 @@
+package strategies
+
+// labels are the strategies in plain words, for the page, which shows each
+// beside its name. Every strategy has one (TestEveryStrategyHasALabel).
+var labels = map[string]string{
+	NameNone:         "no retries",
+	NameFixed:        "fixed interval",
+	NameExponential:  "exponential backoff",
+	NameTruncated:    "truncated exponential (Cloud Storage)",
+	NameGRPC:         "gRPC connection backoff",
+	NameFullJitter:   "full jitter (AWS)",
+	NameEqualJitter:  "equal jitter (AWS)",
+	NameDecorrelated: "decorrelated jitter (AWS)",
+	NameThinkScaled:  "001's program: waits scaled by think time",
+}
+
+// Label returns strategy name's label, or the name when it has none.
+func Label(name string) string {
+	if l, ok := labels[name]; ok {
+		return l
+	}
+	return name
+}
