@@ -88,7 +88,7 @@ func paramFlags(fs *flag.FlagSet, q url.Values) {
 			name := scenario.LaneNames[i:i+1] + "." + param.Name
 			help := "lane " + scenario.LaneNames[i:i+1] + "'s " + param.Name
 			switch {
-			case i == 0 && param.Scope == scenario.ScopeLimiter: // every strategy's default
+			case i == 0 && param.Scope != scenario.ScopeStrategy: // every strategy's default
 				help = fmt.Sprintf("%s (%s; default %s)", param.Help, param.Allowed(), param.Value(&def, 0))
 			case i == 0:
 				help = fmt.Sprintf("%s (%s; default: the strategy's)", param.Help, param.Allowed())

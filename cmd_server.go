@@ -35,10 +35,15 @@ re-evaluated as the concurrency C changes, capped at max_server_delay. With
 -server_model linear, server_delay + server_slope×C. With -server_model queue,
 -workers serve one request each for a service time of mean -service_time
 (-service_dist), the others wait in the -backlog, taken -queue_order, and
-connects beyond it are dropped. Prints "concurrency: N, last delay: D" every
-second. Freeze it with kill -STOP / kill -CONT or, from this machine,
-curl -X POST http://ADDR/control/pause (and /control/resume); GET /control/stats
-gives JSON counters.
+connects beyond it are dropped. Protections, as the simulator has them: with
+-shed_above N a request that finds N inside is answered 503 at once; a queue's
+free worker answers 503, rather than serve it, a request that waited longer
+than -queue_timeout, or, with -queue_control codel, than -codel_interval, and
+only -codel_target (newest first) while the queue has not emptied within
+-codel_interval. Prints "concurrency: N, last delay: D" every second. Freeze
+it with kill -STOP / kill -CONT or, from this machine, curl -X POST
+http://ADDR/control/pause (and /control/resume); GET /control/stats gives JSON
+counters (shed and expired count the 503s).
 
 `)
 		fs.PrintDefaults()

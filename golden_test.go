@@ -12,8 +12,9 @@ var update = flag.Bool("update", false, "rewrite the golden files of TestRunGold
 
 // goldenRuns are the flag sets whose `run` output is kept in
 // testdata/golden: the default run in each format, 001's published
-// experiment (its curve server, fixed against think_scaled), and runs that
-// reach every strategy, outage kind and option on 001's curve. A change of
+// experiment (its curve server, fixed against think_scaled), runs that
+// reach every strategy, outage kind and option on 001's curve, and layered
+// retries (tiers), orphaned and cancelled. A change of
 // structure must leave every byte of them as it is; a change of behaviour
 // rewrites them with -update, and its commit says why. Every set but the
 // default ones names its server model, so that a change of the defaults
@@ -32,6 +33,8 @@ var goldenRuns = []struct{ name, args string }{
 		"-a.strategy truncated -b.strategy grpc -c.strategy equal_jitter -d.strategy none -seed 7"},
 	{"pause_deadline.json", "-format json -server_model curve -clients 500 -think 2s -timeout 500ms -server_limit 20 -backlog 100 " +
 		"-duration 45s -a.strategy fixed -a.deadline 3s -b.strategy think_scaled -b.jitter 0.3"},
+	{"tiers.csv", "-format csv -server_model curve -duration 40s -a.max_attempts 3 -a.tiers fixed:3:1s,exponential:2:300ms " +
+		"-b.cancel_on_timeout=true -b.tiers fixed:3:1s:retry_budget,fixed:3:500ms,full_jitter:2:200ms"},
 }
 
 // TestRunGolden: `run` writes, byte for byte, what testdata/golden holds.

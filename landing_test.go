@@ -50,7 +50,15 @@ type outcome struct {
 	peak            int
 }
 
-var verdictLine = regexp.MustCompile(`^\[([a-d]) (\w+)\] baseline [0-9.]+ ok/s; (?:(COLLAPSED: neither server nor service recovered)|server recovered (\S+)(?: after the outage)?, service recovered (\S+)(?: after the outage)?); peak concurrency (\d+);`)
+var verdictLine = regexp.MustCompile(`^\[([a-d]) (\w+)\] baseline [0-9.]+ ok/s; (.*?); peak concurrency (\d+);`)
+
+// When the server and the service came back, in a verdict's clause:
+// "server back 25.1s after the outage (…)", "then server 25.1s after (…)"
+// or "server never (…)".
+var (
+	serverBack  = regexp.MustCompile(`\bserver (?:back )?([0-9.]+s) after|\bserver (never)\b`)
+	serviceBack = regexp.MustCompile(`\bservice (?:back )?([0-9.]+s) after|\bservice (never)\b`)
+)
 
 // outcomes returns the verdicts of `run`'s text output, lane by lane.
 func outcomes(t *testing.T, out string) []outcome {
@@ -64,8 +72,21 @@ func outcomes(t *testing.T, out string) []outcome {
 		if m == nil {
 			t.Fatalf("verdict line %q does not match %v", l, verdictLine)
 		}
-		peak, _ := strconv.Atoi(m[6])
-		vs = append(vs, outcome{lane: m[1], strategy: m[2], collapsed: m[3] != "", server: m[4], service: m[5], peak: peak})
+		peak, _ := strconv.Atoi(m[4])
+		o := outcome{lane: m[1], strategy: m[2], peak: peak}
+		if m[3] == "COLLAPSED: neither server nor service recovered" {
+			o.collapsed = true
+		} else {
+			when := func(re *regexp.Regexp) string {
+				w := re.FindStringSubmatch(m[3])
+				if w == nil {
+					t.Fatalf("verdict line %q: no %v", l, re)
+				}
+				return w[1] + w[2]
+			}
+			o.server, o.service = when(serverBack), when(serviceBack)
+		}
+		vs = append(vs, o)
 	}
 	return vs
 }

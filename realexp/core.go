@@ -49,12 +49,15 @@ const (
 	completed              // went through its delay and was answered
 	withdrawn              // its client left and the server learned it (cancel_on_timeout)
 	waiting                // queue: counted in the concurrency, waiting for a worker
+	shed                   // turned away at the door (shed_above): answered at once with an error
+	expired                // queue: waited past its queue timeout, answered with an error when a worker reached it
 )
 
 // request is one GET /api in the server.
 type request struct {
-	start time.Time     // when it entered (for a parked one: the resume; queue: when it arrived)
+	start time.Time     // when it entered (for a parked one: the resume; queue: when it arrived, or the resume)
 	end   time.Time     // queue: when its service ends, while in service
+	limit time.Duration // queue: the longest it may wait for a worker (queue_timeout, codel); 0 for no limit
 	idx   int           // queue: its index in the heap of requests in service
 	state uint8         //
 	left  bool          // its client left; the server, not told, answers it for nobody
@@ -64,19 +67,52 @@ type request struct {
 // counts are the counters every model keeps.
 type counts struct {
 	accepted, completed, droppedN, withdrawnN int64
-	// leftN counts the requests completed after their client left.
+	// shedN counts the requests shed (shed_above), expiredN those that
+	// waited past their queue timeout: both answered with an error.
+	shedN, expiredN int64
+	// leftN counts the requests answered, with their work done or an
+	// error, after their client left.
 	leftN int64
 }
 
 // complete answers r, whose work is done.
 func (n *counts) complete(r *request) {
-	r.state = completed
-	close(r.done)
+	n.answer(r, completed)
 	n.completed++
+}
+
+// shed answers r at once with an error: the server sheds load.
+func (n *counts) shed(r *request) {
+	n.answer(r, shed)
+	n.shedN++
+}
+
+// expire answers r with an error: it waited past its queue timeout.
+func (n *counts) expire(r *request) {
+	n.answer(r, expired)
+	n.expiredN++
+}
+
+// answer ends r in state, which its handler reads once done is closed.
+func (n *counts) answer(r *request, state uint8) {
+	r.state = state
+	close(r.done)
 	if r.left {
 		n.leftN++
 	}
 }
+
+// door is the load shedding every model does where a request enters
+// (shed_above), as the simulator's lane does at admission: a request that
+// finds shedAbove requests inside is answered at once with an error
+// rather than join them. A paused server sheds nothing, since it answers
+// nothing; at the resume, each request entering from the backlog meets
+// the door in turn.
+type door struct{ shedAbove int }
+
+// sheds reports whether a request that finds inside requests inside is
+// turned away.
+func (d door) sheds(inside int) bool { return d.shedAbove > 0 && inside >= d.shedAbove }
 
 // queue holds requests in arrival order; withdrawn ones stay until they
 // reach the front.
@@ -136,6 +172,7 @@ func (q *queue) keep(ok func(*request) bool) {
 type core struct {
 	lat     scenario.Latency
 	backlog int // most requests parked while paused
+	door
 
 	in, bl    queue // inside (oldest first) and parked
 	live      int   // concurrency: requests inside, withdrawn ones excluded
@@ -148,11 +185,14 @@ type core struct {
 
 var _ model = (*core)(nil)
 
-// arrive lets r in at now: inside when the server runs, parked in the
-// backlog while it is paused, or dropped when the backlog is full.
+// arrive lets r in at now: inside when the server runs, unless it sheds
+// it; parked in the backlog while it is paused, or dropped when the
+// backlog is full.
 func (c *core) arrive(r *request, now time.Time) {
 	c.accepted++
 	switch {
+	case !c.paused && c.sheds(c.live):
+		c.shed(r)
 	case !c.paused:
 		r.start, r.state = now, inside
 		c.in.push(r)
@@ -232,7 +272,9 @@ func (c *core) pause(time.Time) { c.paused = true }
 func (c *core) stall(_, _ time.Time) {}
 
 // resume lets every parked request in at once, all starting now, abandoned
-// or not: the flood that 001's SIGCONT lets in from the accept queue.
+// or not: the flood that 001's SIGCONT lets in from the accept queue. A
+// shedding server answers with an error each one that finds shed_above
+// inside.
 func (c *core) resume(now time.Time) {
 	if !c.paused {
 		return
@@ -241,6 +283,10 @@ func (c *core) resume(now time.Time) {
 	for c.bl.len() > 0 {
 		r := c.bl.pop()
 		if r.state != parked {
+			continue
+		}
+		if c.sheds(c.live) {
+			c.shed(r)
 			continue
 		}
 		r.start, r.state = now, inside
@@ -273,5 +319,6 @@ func (c *core) stats() Stats {
 		Completed:        c.completed,
 		Abandoned:        c.leftN,
 		Dropped:          c.droppedN,
+		Shed:             c.shedN,
 	}
 }

@@ -19,6 +19,15 @@ import (
 // worker, unless its client's leaving withdraws it (cancel_on_timeout).
 // Each request in service has its end time; only the earliest needs a
 // wake-up, so the Server's one timer serves this model too.
+//
+// Its protections are the simulator's (simengine/server_queue.go): a
+// request that finds shed_above inside is shed (door); a free worker
+// answers with an error, at once and without serving it, a request that
+// waited longer than its limit (queue_timeout); and with
+// queue_control=codel, while the queue has not been empty for
+// codel_interval the server is overloaded: a worker takes the newest
+// request, and a request that joins the queue may wait codel_target, else
+// codel_interval (or queue_timeout, if shorter).
 type queueCore struct {
 	workers int
 	mean    time.Duration
@@ -26,6 +35,18 @@ type queueCore struct {
 	lifo    bool
 	backlog int
 	rng     *rand.Rand // the service times, seeded, so a run's draws repeat
+	door
+	timeout time.Duration // queue_timeout; 0 for none
+	// codel is queue_control=codel, with its target and interval.
+	codel            bool
+	target, interval time.Duration
+	// emptyAt is when the queue was last seen empty, as the simulator
+	// tracks it: by a request entering the running server (to a worker or
+	// to the queue) that found nobody waiting, or by a worker taking the
+	// last waiting request. A withdrawn request that leaves it empty does
+	// not count until the next arrival sees it so. It is read only after
+	// one of them has set it.
+	emptyAt time.Time
 
 	busy busyHeap // in service, by end
 	// wait holds the requests waiting for a worker and, while paused, the
@@ -53,7 +74,9 @@ func newQueueCore(p *scenario.Params) *queueCore {
 	return &queueCore{
 		workers: p.Workers, mean: p.ServiceTime, backlog: p.Backlog,
 		fixed: p.ServiceDist == scenario.ServiceFixed, lifo: p.QueueOrder == scenario.QueueLIFO,
-		rng: rand.New(rand.NewPCG(p.Seed, serviceStream)),
+		rng:  rand.New(rand.NewPCG(p.Seed, serviceStream)),
+		door: door{p.ShedAbove}, timeout: p.QueueTimeout,
+		codel: p.QueueControl == scenario.QueueControlCoDel, target: p.CoDelTarget, interval: p.CoDelInterval,
 	}
 }
 
@@ -65,8 +88,8 @@ func (c *queueCore) draw() time.Duration {
 	return time.Duration(-math.Log1p(-c.rng.Float64()) * float64(c.mean))
 }
 
-// arrive gives r a free worker, or a place in the wait list (parked while
-// paused), or drops it when the backlog is full: the connect the kernel
+// arrive admits r (see admit) or, while paused, parks it in the wait list;
+// a request that finds the backlog full is dropped: the connect the kernel
 // would drop, whose attempt times out. Requests due by now complete first,
 // so that a late timer does not hold a worker an arrival should have.
 func (c *queueCore) arrive(r *request, now time.Time) {
@@ -74,22 +97,73 @@ func (c *queueCore) arrive(r *request, now time.Time) {
 	c.advance(now)
 	r.start = now
 	switch {
-	case !c.paused && len(c.busy) < c.workers:
-		c.serve(r, now)
+	case !c.paused:
+		if c.admit(r, now) {
+			c.wait.push(r)
+		}
 	case c.waitN+c.parkedN >= c.backlog:
-		r.state = dropped
-		c.droppedN++
-		return
-	case c.paused:
+		c.drop(r)
+	default:
 		r.state = parked
 		c.wait.push(r)
 		c.parkedN++
-	default:
-		r.state = waiting
-		c.wait.push(r)
-		c.waitN++
 	}
 	c.peak = max(c.peak, c.concurrency())
+}
+
+// admit lets r into the server at now, as the simulator's lane and model
+// do: shed if it finds shed_above inside; else to a free worker, or
+// dropped with the backlog full, or waiting with its limit, when admit
+// reports true and the caller puts it in the wait list. While paused (the
+// resume's flood) no worker is free: every request admitted waits.
+func (c *queueCore) admit(r *request, now time.Time) (waits bool) {
+	if c.sheds(c.concurrency()) {
+		c.shed(r)
+		return false
+	}
+	if c.waitN == 0 {
+		c.emptyAt = now // empty until r joins it
+	}
+	switch {
+	case !c.paused && len(c.busy) < c.workers:
+		c.serve(r, now)
+		return false
+	case c.waitN >= c.backlog:
+		c.drop(r)
+		return false
+	}
+	r.state, r.limit = waiting, c.limit(now)
+	c.waitN++
+	return true
+}
+
+// drop turns r away: no room.
+func (c *queueCore) drop(r *request) {
+	r.state = dropped
+	c.droppedN++
+}
+
+// limit returns how long a request joining the queue at now may wait for
+// a worker: queue_timeout, and under codel the shorter of it and
+// codel_target while overloaded, codel_interval otherwise; 0 for no limit.
+func (c *queueCore) limit(now time.Time) time.Duration {
+	lim := c.timeout
+	if c.codel {
+		l := c.interval
+		if c.overloaded(now) {
+			l = c.target
+		}
+		if lim == 0 || l < lim {
+			lim = l
+		}
+	}
+	return lim
+}
+
+// overloaded reports whether, under codel, the queue has not been empty
+// for longer than codel_interval at now (Fail at Scale's test).
+func (c *queueCore) overloaded(now time.Time) bool {
+	return c.codel && now.Sub(c.emptyAt) > c.interval
 }
 
 // serve puts r in service from at on.
@@ -113,29 +187,42 @@ func (c *queueCore) advance(now time.Time) int {
 }
 
 // fill gives every free worker a waiting request, starting at at (or at
-// its arrival, for one that came after).
+// its arrival, for one that came after). A request that waited longer
+// than its limit is answered with an error instead, and costs no worker.
 func (c *queueCore) fill(at time.Time) {
 	for !c.paused && len(c.busy) < c.workers && c.waitN > 0 {
-		r := c.take()
-		c.waitN--
-		c.serve(r, maxTime(at, r.start))
+		r := c.take(at)
+		from := maxTime(at, r.start)
+		if r.limit > 0 && from.Sub(r.start) > r.limit {
+			c.expire(r)
+			continue
+		}
+		c.serve(r, from)
 	}
 }
 
-// take removes the waiting request queue_order picks, passing over
-// withdrawn ones; one is waiting.
-func (c *queueCore) take() *request {
+// take removes the waiting request that a worker freed at at picks:
+// queue_order's, or under codel the newest while overloaded; it passes
+// over withdrawn ones. One is waiting. Taking the last one leaves the
+// queue empty at at.
+func (c *queueCore) take(at time.Time) *request {
+	lifo := c.lifo || c.overloaded(at)
 	for {
 		var r *request
-		if c.lifo {
+		if lifo {
 			r = c.wait.popBack()
 		} else {
 			r = c.wait.pop()
 		}
-		if r.state == waiting {
-			return r
+		if r.state != waiting {
+			c.deadN--
+			continue
 		}
-		c.deadN--
+		c.waitN--
+		if c.waitN == 0 {
+			c.emptyAt = at
+		}
+		return r
 	}
 }
 
@@ -188,29 +275,38 @@ func (c *queueCore) leave(r *request) bool {
 	return false
 }
 
-// pause stops every worker at now (SIGSTOP); arrivals park.
+// pause stops every worker at now (SIGSTOP); arrivals park. The services
+// due by then end first.
 func (c *queueCore) pause(now time.Time) {
 	if !c.paused {
+		c.advance(now)
 		c.paused, c.since = true, now
 	}
 }
 
 // resume restarts the workers at now, each request in service with the
-// service time it had left, and the parked requests join the waiting ones,
-// abandoned or not, behind them: workers left free take them at once.
+// service time it had left. The parked requests, abandoned or not, enter
+// first, in arrival order and behind the waiting ones, as the simulator's
+// backlog enters its stopped model: each is admitted at now (shed if it
+// finds shed_above inside, else waiting with its limit). Then the free
+// workers take their requests at once.
 func (c *queueCore) resume(now time.Time) {
 	if !c.paused {
 		return
 	}
 	c.shift(c.since, now.Sub(c.since))
-	c.paused = false
-	for _, r := range c.wait.items[c.wait.head:] {
-		if r.state == parked {
-			r.state = waiting
+	if c.parkedN > 0 {
+		for _, r := range c.wait.items[c.wait.head:] {
+			if r.state == parked {
+				r.start = now
+				c.admit(r, now) // waiting, it keeps its place in the list
+			}
 		}
+		// Sweep out those shed, and the withdrawn ones with them.
+		c.wait.keep(func(r *request) bool { return r.state == waiting })
+		c.deadN, c.parkedN = 0, 0
 	}
-	c.waitN += c.parkedN
-	c.parkedN = 0
+	c.paused = false
 	c.fill(now)
 	c.peak = max(c.peak, c.concurrency())
 }
@@ -264,6 +360,8 @@ func (c *queueCore) stats() Stats {
 		Completed:        c.completed,
 		Abandoned:        c.leftN,
 		Dropped:          c.droppedN,
+		Shed:             c.shedN,
+		Expired:          c.expiredN,
 	}
 }
 

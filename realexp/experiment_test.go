@@ -43,7 +43,7 @@ const (
 // curveExperiment is the scenario of TestExperimentFixedVsBackoff, lane a
 // fixed and lane b think_scaled.
 func curveExperiment() scenario.Params {
-	p := scenario.Defaults()
+	p := curveDefaults() // 001's curve: the defaults' server is the worker queue
 	p.Clients, p.Think, p.Timeout = expClients, expThink, expTimeout
 	p.ServerLimit, p.ServerK = expLimit, expK
 	p.Outage, p.OutageAt, p.OutageFor = scenario.OutagePause, expPauseAt, expPauseFor
@@ -70,6 +70,9 @@ type lane struct {
 	windows  []Window
 	samples  []sample
 	err      error
+	// resumed is when the server was told to resume, after the start: on
+	// a busy machine, later than the scenario's time.
+	resumed time.Duration
 }
 
 // runLane runs the server and clients of p's lane i through p's pause,
@@ -113,6 +116,7 @@ func runLane(t *testing.T, p scenario.Params, i int, l *lane, watch time.Duratio
 				paused = true
 			}
 			if !resumed && now >= p.OutageAt+p.OutageFor {
+				l.resumed = time.Since(start)
 				control("resume")
 				resumed = true
 			}

@@ -112,6 +112,14 @@ type Stats struct {
 	// connect the kernel would have dropped): while paused, or, for the
 	// worker queue, with every worker busy.
 	Dropped int64 `json:"dropped"`
+	// Shed counts the requests answered at once with an error because
+	// they found shed_above requests inside, on arrival or entering from
+	// the backlog at a resume.
+	Shed int64 `json:"shed"`
+	// Expired counts the worker queue's requests answered with an error
+	// when a worker reached them, for they had waited for one longer than
+	// their queue timeout (queue_timeout, or codel's).
+	Expired int64 `json:"expired"`
 }
 
 // Server is 001's server. Its zero value is not usable: call NewServer.
@@ -147,7 +155,7 @@ func NewServer(cfg ServerConfig) *Server {
 	}
 	s := &Server{cfg: cfg, quit: make(chan struct{})}
 	if lat := cfg.Latency(); lat != nil {
-		s.core = &core{lat: lat, backlog: cfg.Scenario.Backlog}
+		s.core = &core{lat: lat, backlog: cfg.Scenario.Backlog, door: door{cfg.Scenario.ShedAbove}}
 	} else {
 		s.core = newQueueCore(&cfg.Scenario)
 		s.seen = time.Now()
@@ -229,7 +237,9 @@ func (s *Server) replan(now time.Time) {
 	}
 }
 
-// Handler serves GET /api (answered "OK" after the delay; the connection of
+// Handler serves GET /api (answered "OK" after the delay, or 503 Service
+// Unavailable at once when the server sheds the request or it waited past
+// its queue timeout, as it answers when shutting down; the connection of
 // a client that leaves first is closed at once) and, to loopback
 // callers only, POST /control/pause, POST /control/resume and
 // GET /control/stats (JSON Stats).
@@ -273,6 +283,18 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		if r.Context().Err() != nil {
 			s.abandoned.Add(1) // answered for nobody
 			panic(http.ErrAbortHandler)
+		}
+		// The model wrote req.state before it closed done, and nothing
+		// writes it after.
+		switch req.state {
+		case shed:
+			http.Error(w, fmt.Sprintf("shedding load: %d requests inside (shed_above)", s.cfg.Scenario.ShedAbove),
+				http.StatusServiceUnavailable)
+			return
+		case expired:
+			http.Error(w, "waited for a worker longer than its queue timeout (queue_timeout, queue_control)",
+				http.StatusServiceUnavailable)
+			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "OK")

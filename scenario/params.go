@@ -43,11 +43,13 @@ type Params struct {
 	Lanes          []Lane        // lanes, a to d
 }
 
-// Lane holds one lane's own parameters: its retry strategy and whether the
-// server learns that a client gave up on an attempt.
+// Lane holds one lane's own parameters: its retry strategy, whether the
+// server learns that a client gave up on an attempt, and the tiers, if
+// any, between its clients and the server.
 type Lane struct {
 	strategies.Params
-	CancelOnTimeout bool // cancel_on_timeout
+	CancelOnTimeout bool     // cancel_on_timeout
+	Tiers           TierList // tiers: the inner tiers of layered retries, none by default
 }
 
 // The arrival kinds.

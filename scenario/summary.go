@@ -30,6 +30,15 @@ type Summary struct {
 	Requests int64 `json:"requests"`
 	// Amplification is Attempts / Requests.
 	Amplification float64 `json:"amplification"`
+	// TierAttempts counts, for a lane with layered retries (TierList),
+	// the attempts each inner tier sent, tier 2 first; it is empty for a
+	// lane whose clients call the server.
+	TierAttempts []int64 `json:"tier_attempts,omitempty"`
+	// BottomAmplification is, for a lane with layered retries, the
+	// attempts the bottom tier sent to the server per request begun: the
+	// attempts of every tier multiplied. It is 0 without tiers, where
+	// Amplification is the server's.
+	BottomAmplification float64 `json:"bottom_amplification,omitempty"`
 	// Every request is exactly one of Succeeded, GaveUp and Open.
 	Succeeded int64 `json:"succeeded"`
 	GaveUp    int64 `json:"gave_up"`
@@ -145,7 +154,8 @@ func seconds(t time.Duration) *float64 {
 
 // Summary returns the verdict on the ticks so far, with the lane's totals
 // since the start: requests begun, attempts sent, requests that succeeded
-// and requests given up (the rest are open).
+// and requests given up (the rest are open). Its tiers' figures are the
+// caller's to add (SetTiers).
 func (d *Detector) Summary(requests, attempts, succeeded, gaveUp int64) Summary {
 	s := Summary{
 		BaselineOK:            d.baseline(),
@@ -163,4 +173,18 @@ func (d *Detector) Summary(requests, attempts, succeeded, gaveUp int64) Summary 
 		s.Amplification = float64(s.Attempts) / float64(s.Requests)
 	}
 	return s
+}
+
+// SetTiers adds to s the attempts each inner tier of its lane sent, tier 2
+// first (none for a lane without tiers), and the bottom tier's attempts
+// per request that they give.
+func (s *Summary) SetTiers(attempts []int64) {
+	if len(attempts) == 0 {
+		s.TierAttempts, s.BottomAmplification = nil, 0
+		return
+	}
+	s.TierAttempts = attempts
+	if s.Requests > 0 {
+		s.BottomAmplification = float64(attempts[len(attempts)-1]) / float64(s.Requests)
+	}
 }

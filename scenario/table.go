@@ -25,6 +25,7 @@ const (
 	TypeBool                 // true or false
 	TypeSeed                 // a 64-bit unsigned number
 	TypeFaults               // a FaultList
+	TypeTiers                // a TierList
 )
 
 // Scope is the part of the experiment that reads a parameter. The real
@@ -149,20 +150,20 @@ var Table = []Param{
 	{Name: "queue_order", Scope: ScopeServer, Group: GroupServer, Type: TypeEnum, Choices: []string{QueueFIFO, QueueLIFO},
 		Help:  "queue model: which waiting request a free worker takes, the oldest (fifo) or the newest (lifo)",
 		field: func(p *Params, _ int) any { return &p.QueueOrder }},
-	{Name: "queue_timeout", Scope: ScopeServer, Group: GroupServer, SimOnly: true, Type: TypeDuration, Min: 0, Max: d(time.Hour), Unit: "s",
-		Help:  "queue model: a request that waited longer than this for a worker is answered at once with an error; 0 for none",
+	{Name: "queue_timeout", Scope: ScopeServer, Group: GroupServer, Type: TypeDuration, Min: 0, Max: d(time.Hour), Unit: "s",
+		Help:  "queue model: a request that waited longer than this for a worker gets an error at once (SRE book, Addressing Cascading Failures); 0 (default): none",
 		field: func(p *Params, _ int) any { return &p.QueueTimeout }},
-	{Name: "queue_control", Scope: ScopeServer, Group: GroupServer, SimOnly: true, Type: TypeEnum, Choices: []string{QueueControlOff, QueueControlCoDel},
+	{Name: "queue_control", Scope: ScopeServer, Group: GroupServer, Type: TypeEnum, Choices: []string{QueueControlOff, QueueControlCoDel},
 		Help:  "queue model: codel serves fifo while the queue empties every codel_interval, else lifo with a codel_target queue timeout (Facebook, Fail at Scale)",
 		field: func(p *Params, _ int) any { return &p.QueueControl }},
-	{Name: "codel_target", Scope: ScopeServer, Group: GroupServer, SimOnly: true, Switch: "queue_control", Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Minute), Unit: "s",
+	{Name: "codel_target", Scope: ScopeServer, Group: GroupServer, Switch: "queue_control", Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Minute), Unit: "s",
 		Help:  "codel: the queue timeout while the queue has not emptied for codel_interval (Fail at Scale: 5 ms)",
 		field: func(p *Params, _ int) any { return &p.CoDelTarget }},
-	{Name: "codel_interval", Scope: ScopeServer, Group: GroupServer, SimOnly: true, Switch: "queue_control", Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
+	{Name: "codel_interval", Scope: ScopeServer, Group: GroupServer, Switch: "queue_control", Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "codel: how long the queue may go without emptying before the server calls itself overloaded, and the queue timeout otherwise (Fail at Scale: 100 ms)",
 		field: func(p *Params, _ int) any { return &p.CoDelInterval }},
-	{Name: "shed_above", Scope: ScopeServer, Group: GroupServer, SimOnly: true, Type: TypeInt, Min: 0, Max: 1_000_000, Unit: "req",
-		Help:  "load shedding: a request that finds this many inside is answered at once with an error; 0 for none",
+	{Name: "shed_above", Scope: ScopeServer, Group: GroupServer, Type: TypeInt, Min: 0, Max: 1_000_000, Unit: "req",
+		Help:  "load shedding (SRE book, Addressing Cascading Failures): a request that finds this many inside gets an error at once; 0 (default): none",
 		field: func(p *Params, _ int) any { return &p.ShedAbove }},
 	{Name: "backlog", Scope: ScopeServer, Group: GroupServer, Type: TypeInt, Min: 0, Max: 1_000_000, Unit: "conn",
 		Help:  "accept backlog while the server is paused (queue model: or every worker busy); connects beyond it are dropped",
@@ -204,17 +205,20 @@ var Table = []Param{
 		Help:  "random spread of the wait (Jitter)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Jitter }},
 	{Name: "max_attempts", Lane: true, Scope: ScopeLimiter, Type: TypeInt, Min: 0, Max: 1_000_000, Unit: "attempts",
-		Help:  "most attempts per request, the first included; 0 for no limit",
+		Help:  "most attempts per request, the first included; 0 for no limit (the default: 001's clients never gave up)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MaxAttempts }},
 	{Name: "deadline", Lane: true, Scope: ScopeLimiter, Type: TypeDuration, Min: 0, Max: d(24 * time.Hour), Unit: "s",
-		Help:  "give up when the next attempt would start this long after the request began; 0 for none",
+		Help:  "give up when the next attempt would start this long after the request began; 0 for none (the default, as in 001)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Deadline }},
 	{Name: "min_connect_timeout", Lane: true, Scope: ScopeStrategy, Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
 		Help:  "gRPC: the shortest timeout an attempt gets",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MinConnectTimeout }},
 	{Name: "cancel_on_timeout", Lane: true, Scope: ScopeServer, Type: TypeBool,
-		Help:  "the server drops a request when its client times out (deadline propagation)",
+		Help:  "the server drops a request when its client times out (deadline propagation, SRE book); off by default",
 		field: func(p *Params, i int) any { return &p.Lanes[i].CancelOnTimeout }},
+	{Name: "tiers", Lane: true, Scope: ScopeServer, SimOnly: true, Type: TypeTiers,
+		Help:  "layered retries: the tiers between the client and the server, each strategy:attempts:timeout[:limiter] with the lane's delays; empty: the client calls the server",
+		field: func(p *Params, i int) any { return &p.Lanes[i].Tiers }},
 
 	// The retry limiters, any of them on at once. Each has one switch, the
 	// first of its rows: an enum whose default is off and whose other
@@ -246,7 +250,7 @@ var Table = []Param{
 		Help:  "AWS quota: tokens a success at the first attempt adds (the AWS SDKs' 1)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].AWSNoRetryIncrement }},
 	{Name: "sre_throttle", Lane: true, Scope: ScopeLimiter, Type: TypeEnum, Choices: strategies.LimiterSwitch(),
-		Help:  "Google SRE adaptive throttling: refuse any attempt locally with max(0, (requests − K·accepts)/(requests + 1))",
+		Help:  "Google SRE book's adaptive throttling (Handling Overload): refuse any attempt locally with max(0, (requests − K·accepts)/(requests + 1))",
 		field: func(p *Params, i int) any { return &p.Lanes[i].SREThrottle }},
 	{Name: "sre_k", Lane: true, Scope: ScopeLimiter, Switch: "sre_throttle", Type: TypeFloat, Min: 1, Max: 100,
 		Help:  "SRE throttling: K, the accepts' multiplier; lower refuses sooner (the SRE book's 2)",
@@ -267,7 +271,7 @@ var Table = []Param{
 		Help:  "retry budget: how long a request's deposit and a retry's withdrawal count (Finagle's 10 s)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].BudgetTTL }},
 	{Name: "breaker", Lane: true, Scope: ScopeLimiter, Type: TypeEnum, Choices: strategies.BreakerModes(),
-		Help:  "circuit breaker: all refuses every attempt while open, retries refuses retries only",
+		Help:  "circuit breaker (Nygard, Release It!; resilience4j's defaults): all refuses every attempt while open, retries refuses retries only",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Breaker }},
 	{Name: "breaker_threshold", Lane: true, Scope: ScopeLimiter, Switch: "breaker", Type: TypeFloat, Min: 1, Max: 100, Unit: "%",
 		Help:  "breaker: the failure rate at or above which it opens (resilience4j's 50 %)",
@@ -340,6 +344,11 @@ type ParamError struct {
 	Name  string // the vocabulary name, with its lane letter
 	Value string // the value as given
 	Allow string // what the parameter accepts
+	// Other is, for an error between two parameters (a lane's max_delay
+	// below its min_delay), the same error from the other parameter's
+	// side, so that a caller that knows which one the user set can name
+	// that one; nil for an error of one parameter.
+	Other *ParamError
 }
 
 func (e *ParamError) Error() string {
@@ -355,6 +364,8 @@ func (p Param) Allowed() string {
 		return "true or false"
 	case TypeFaults:
 		return FaultSyntax
+	case TypeTiers:
+		return TierSyntax
 	case TypeSeed:
 		return fmt.Sprintf("a whole number from 0 to %d", uint64(math.MaxUint64))
 	case TypeDuration:
@@ -396,6 +407,13 @@ func (p Param) Set(ptr any, name, raw string) error {
 		}
 		*dst = FaultListOf(fs) // the canonical text
 		return nil
+	case *TierList:
+		ts, err := TierList(raw).Parse()
+		if err != nil {
+			return &ParamError{Name: name, Value: raw, Allow: err.Error() + "; " + TierSyntax}
+		}
+		*dst = TierListOf(ts) // the canonical text
+		return nil
 	default:
 		panic(fmt.Sprintf("scenario: Param.Set into %T", ptr))
 	}
@@ -421,7 +439,13 @@ func (p Param) Check(ptr any, name string) error {
 	if p.accepts(ptr) {
 		return nil
 	}
-	return &ParamError{Name: name, Value: format(ptr), Allow: p.Allowed()}
+	allow := p.Allowed()
+	if l, ok := ptr.(*TierList); ok {
+		// Which tier, which field and why, as Set says it.
+		_, err := l.Parse()
+		allow = err.Error() + "; " + allow
+	}
+	return &ParamError{Name: name, Value: format(ptr), Allow: allow}
 }
 
 // accepts reports whether the value at ptr is within p's range or among its
@@ -444,6 +468,9 @@ func (p Param) accepts(ptr any) bool {
 	case *FaultList:
 		_, err := v.Parse()
 		return err == nil
+	case *TierList:
+		_, err := v.Parse()
+		return err == nil
 	}
 	panic(fmt.Sprintf("scenario: Param.Check of %T", ptr))
 }
@@ -464,6 +491,8 @@ func format(ptr any) string {
 	case *uint64:
 		return strconv.FormatUint(*v, 10)
 	case *FaultList:
+		return string(*v)
+	case *TierList:
 		return string(*v)
 	}
 	panic(fmt.Sprintf("scenario: no format for %T", ptr))
@@ -588,8 +617,11 @@ func delayOrder(errs []error, l *Lane, prefix string) []error {
 	}) {
 		return errs
 	}
+	low := Table[indexOf("min_delay")].Min
 	return append(errs, &ParamError{Name: maxName, Value: l.MaxDelay.String(),
-		Allow: fmt.Sprintf("at least %s (%v)", minName, l.MinDelay)})
+		Allow: fmt.Sprintf("at least %s (%v)", minName, l.MinDelay),
+		Other: &ParamError{Name: minName, Value: l.MinDelay.String(),
+			Allow: fmt.Sprintf("a duration from %v to %s (%v)", time.Duration(low), maxName, l.MaxDelay)}})
 }
 
 // Encode writes every parameter of p, so that Parse(p.Encode()) equals p.

@@ -125,6 +125,9 @@ func tblInRange(p *scenario.Params, param scenario.Param, i int) (string, bool) 
 	case scenario.TypeFaults:
 		_, err := scenario.FaultList(v).Parse()
 		return v, err == nil
+	case scenario.TypeTiers:
+		_, err := scenario.TierList(v).Parse()
+		return v, err == nil
 	default:
 		return fmt.Sprintf("%s: unknown type %d", v, param.Type), false
 	}
@@ -327,6 +330,14 @@ func tblGoodValues(param scenario.Param) []tblValue {
 				"crash:40s:5s,error_burst:0s:1h0m0s:0.5,latency_spike:50s:10s:2,capacity_drop:50s:20s:0.5"},
 			{"pause:0s:20s,partition:35s:1s", "pause:0s:20s,partition:35s:1s"},
 		}
+	case scenario.TypeTiers:
+		// Written back in the canonical form.
+		return []tblValue{
+			{"", ""},
+			{"fixed:3:1s", "fixed:3:1s"},
+			{"fixed:3:1000ms,exponential:10:0.5s:retry_budget", "fixed:3:1s,exponential:10:500ms:retry_budget"},
+			{"none:1:1ms,grpc:2:1h:breaker,decorrelated:1:90s:grpc_throttle", "none:1:1ms,grpc:2:1h0m0s:breaker,decorrelated:1:1m30s:grpc_throttle"},
+		}
 	}
 	return nil
 }
@@ -381,6 +392,22 @@ func tblBadValues(param scenario.Param) map[string]string {
 		bad["overlapping_outages"] = "pause:40s:10s,crash:45s:10s"
 		bad["trailing_comma"] = "load_spike:1s:1s:2,"
 		bad["too_many"] = strings.Repeat("load_spike:1s:1s:2,", scenario.MaxFaults) + "load_spike:1s:1s:2"
+	case scenario.TypeTiers:
+		delete(bad, "empty") // no tier at all
+		bad["unknown_strategy"] = "backoff:3:1s"
+		bad["think_scaled"] = "think_scaled:3:1s"
+		bad["no_timeout"] = "fixed:3"
+		bad["attempts_zero"] = "fixed:0:1s"
+		bad["attempts_above"] = "fixed:11:1s"
+		bad["attempts_fraction"] = "fixed:1.5:1s"
+		bad["timeout_zero"] = "fixed:3:0s"
+		bad["timeout_above"] = "fixed:3:61m"
+		bad["timeout_no_unit"] = "fixed:3:1"
+		bad["unknown_limiter"] = "fixed:3:1s:bulkhead"
+		bad["limiter_off"] = "fixed:3:1s:off"
+		bad["five_fields"] = "fixed:3:1s:breaker:all"
+		bad["trailing_comma"] = "fixed:3:1s,"
+		bad["too_many"] = "fixed:3:1s,fixed:3:1s,fixed:3:1s,fixed:3:1s"
 	}
 	return bad
 }
@@ -498,6 +525,44 @@ func TestParseBadNames(t *testing.T) {
 				t.Fatalf("%d parameter errors, want 1: %v", len(pes), pes)
 			}
 			tblCheckParamError(t, pes[0], c.param, c.raw, c.allow)
+		})
+	}
+}
+
+// TestDelayOrderOtherSide: the error of a lane's delays out of order names
+// max_delay, and carries the same error from min_delay's side, for a caller
+// that knows the user set min_delay; an error of one parameter has none.
+func TestDelayOrderOtherSide(t *testing.T) {
+	for _, c := range []struct {
+		name, query           string
+		param, raw, allow     string
+		other, otherRaw, oAll string // "" for no other side
+	}{
+		{"min_above_default_max", "b.strategy=exponential&b.min_delay=1h", "b.max_delay", "15m0s", "at least b.min_delay (1h0m0s)",
+			"b.min_delay", "1h0m0s", "a duration from 1ms to b.max_delay (15m0s)"},
+		{"both_given", "a.min_delay=2s&a.max_delay=1s", "a.max_delay", "1s", "at least a.min_delay (2s)",
+			"a.min_delay", "2s", "a duration from 1ms to a.max_delay (1s)"},
+		{"one_parameter", "a.factor=0", "a.factor", "0", "a number from", "", "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, pes := tblParseErr(t, c.query)
+			if len(pes) != 1 {
+				t.Fatalf("%d parameter errors, want 1: %v", len(pes), pes)
+			}
+			tblCheckParamError(t, pes[0], c.param, c.raw, c.allow)
+			o := pes[0].Other
+			switch {
+			case c.other == "" && o != nil:
+				t.Errorf("an error of one parameter has another side: %v", o)
+			case c.other == "":
+			case o == nil:
+				t.Errorf("%v: no other side", pes[0])
+			default:
+				tblCheckParamError(t, o, c.other, c.otherRaw, c.oAll)
+				if o.Other != nil {
+					t.Errorf("the other side has a side of its own: %v", o.Other)
+				}
+			}
 		})
 	}
 }
@@ -733,6 +798,8 @@ func FuzzParse(f *testing.F) {
 		"outage=crash&outage_at=0s&outage_for=0&backlog=0&tick=10ms",
 		"a.jitter=0x1p-2&b.factor=1e0&clients=+5&server_k=.1",
 		"%zz=1&a.b.c=1&a.=2&.factor=3",
+		"a.tiers=fixed:3:1s,fixed:3:500ms&b.tiers=exponential:2:1000ms:retry_budget&c.tiers=fixed:11:1s",
+		"a.tiers=none:1:1ms,grpc:10:1h:breaker,full_jitter:1:2s:aws_quota&tiers=fixed:1:1s",
 	} {
 		f.Add(s)
 	}
@@ -867,7 +934,7 @@ func TestParamsMap(t *testing.T) {
 			_, ok2 = v.(json.Number)
 		case scenario.TypeBool:
 			_, ok2 = v.(bool)
-		case scenario.TypeDuration, scenario.TypeEnum, scenario.TypeFaults:
+		case scenario.TypeDuration, scenario.TypeEnum, scenario.TypeFaults, scenario.TypeTiers:
 			_, ok2 = v.(string)
 		}
 		if !ok2 {
@@ -1153,6 +1220,8 @@ func TestCheck(t *testing.T) {
 				*v = math.MaxUint64
 			case *scenario.FaultList:
 				bad = []func(){func() { *v = "meteor:1s:1s:2" }, func() { *v = "load_spike:1s:1s" }}
+			case *scenario.TierList:
+				bad = []func(){func() { *v = "fixed:11:1s" }, func() { *v = "fixed:3:1s:bulkhead" }}
 			default:
 				t.Fatalf("a field of type %T", ptr)
 			}
@@ -1169,7 +1238,8 @@ func TestCheck(t *testing.T) {
 					t.Errorf("Check(%s) = %v, want a *ParamError", shown, err)
 					continue
 				}
-				if pe.Name != "-flag" || pe.Value != shown || pe.Allow != param.Allowed() {
+				// A list's error says first which of its items is bad.
+				if pe.Name != "-flag" || pe.Value != shown || !strings.HasSuffix(pe.Allow, param.Allowed()) {
 					t.Errorf("Check(%s) = %+v, want -flag, %q, %q", shown, *pe, shown, param.Allowed())
 				}
 				if err := param.Set(param.Field(&scenario.Params{Lanes: make([]scenario.Lane, 1)}, 0), "-flag", shown); err == nil {

@@ -21,36 +21,50 @@ func TestVerdict(t *testing.T) {
 		ph       Phase
 		headline string
 		tone     string
+		brief    string
 	}{
 		{"before the scheduled outage", base, Phase{Scheduled: true},
-			"baseline 95.4 ok/s; no outage yet; peak concurrency 865", ""},
+			"baseline 95.4 ok/s; no outage yet; peak concurrency 865", "", "no outage yet"},
 		{"no outage at all", base, Phase{},
-			"baseline 95.4 ok/s; no outage; peak concurrency 865", ""},
+			"baseline 95.4 ok/s; no outage; peak concurrency 865", "", "no outage"},
 		{"no outage ended, at the end", base, Finished,
-			"baseline 95.4 ok/s; no outage ended; peak concurrency 865", ""},
+			"baseline 95.4 ok/s; no outage ended; peak concurrency 865", "", "no outage ended"},
 		{"outage in progress", base, Phase{Down: true, AnyOutage: true},
-			"baseline 95.4 ok/s; outage in progress; peak concurrency 865", ""},
+			"baseline 95.4 ok/s; outage in progress; peak concurrency 865", "", "outage in progress"},
 		{"collapsed so far", with(func(s *Summary) { s.Collapsed = true }), Phase{AnyOutage: true},
-			"baseline 95.4 ok/s; not recovered yet; peak concurrency 865", ToneWarn},
+			"baseline 95.4 ok/s; not recovered yet; peak concurrency 865", ToneWarn, "not recovered yet"},
 		{"collapsed at the end", with(func(s *Summary) { s.Collapsed = true }), Finished,
-			"baseline 95.4 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 865", ToneBad},
+			"baseline 95.4 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 865", ToneBad, "COLLAPSED"},
 		{"server back, service not yet", with(func(s *Summary) { s.ServerRecoveredAfter = f(1.6) }), Phase{AnyOutage: true},
-			"baseline 95.4 ok/s; server recovered 1.6s after the outage, service not yet; peak concurrency 865", ""},
+			"baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), service not yet (ok/s under 90 % of baseline); peak concurrency 865", "", "server back 1.6s after the outage (concurrency at its healthy level), service not yet (ok/s under 90 % of baseline)"},
 		{"server back, service never", with(func(s *Summary) { s.ServerRecoveredAfter = f(1.6) }), Finished,
-			"baseline 95.4 ok/s; server recovered 1.6s after the outage, service recovered never; peak concurrency 865", ""},
+			"baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), service never (ok/s under 90 % of baseline); peak concurrency 865", "", "service never recovered"},
+		{"service back, server never", with(func(s *Summary) { s.ServiceRecoveredAfter = f(3) }), Finished,
+			"baseline 95.4 ok/s; service back 3.0s after the outage (ok/s at 90 % of baseline), server never (concurrency above its healthy level); peak concurrency 865", ToneGood, "recovered in 3.0s"},
 		{"service back, server not yet", with(func(s *Summary) { s.ServiceRecoveredAfter = f(3) }), Phase{AnyOutage: true},
-			"baseline 95.4 ok/s; service recovered 3.0s after the outage, server not yet; peak concurrency 865", ToneGood},
+			"baseline 95.4 ok/s; service back 3.0s after the outage (ok/s at 90 % of baseline), server not yet (concurrency above its healthy level); peak concurrency 865", ToneGood, "service back 3.0s after the outage (ok/s at 90 % of baseline), server not yet (concurrency above its healthy level)"},
 		{"recovered", with(func(s *Summary) { s.ServerRecoveredAfter, s.ServiceRecoveredAfter = f(1.6), f(36) }), Phase{AnyOutage: true},
-			"baseline 95.4 ok/s; server recovered 1.6s after the outage, service recovered 36.0s after the outage; peak concurrency 865", ToneGood},
+			"baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), then service 36.0s after (ok/s at 90 % of baseline); peak concurrency 865", ToneGood, "server back 1.6s after the outage (concurrency at its healthy level), then service 36.0s after (ok/s at 90 % of baseline)"},
+		// The service may come back before the server: answers flow while
+		// the queue still drains. The clause says so in that order.
+		{"service back first", with(func(s *Summary) { s.ServerRecoveredAfter, s.ServiceRecoveredAfter = f(1.2), f(0) }), Finished,
+			"baseline 95.4 ok/s; service back 0.0s after the outage (ok/s at 90 % of baseline), then server 1.2s after (concurrency at its healthy level); peak concurrency 865", ToneGood, "recovered in 0.0s"},
+		{"recovered, at the end", with(func(s *Summary) { s.ServerRecoveredAfter, s.ServiceRecoveredAfter = f(1.6), f(36) }), Finished,
+			"baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), then service 36.0s after (ok/s at 90 % of baseline); peak concurrency 865", ToneGood, "recovered in 36.0s"},
+		{"stopped by the budget, at the end", with(func(s *Summary) { s.Collapsed, s.Stopped = true, "collapsed: stopped at t = 1.6 s" }), Finished,
+			"baseline 95.4 ok/s; COLLAPSED: stopped at t = 1.6 s; peak concurrency 865", ToneBad, "COLLAPSED"},
 		{"stopped by the budget", with(func(s *Summary) {
 			s.Collapsed, s.Stopped = true, "collapsed: stopped at 15 856 640 queued requests at t = 1.6 s, the memory budget of a run (128 MiB)"
 		}), Phase{AnyOutage: true},
-			"baseline 95.4 ok/s; COLLAPSED: stopped at 15 856 640 queued requests at t = 1.6 s, the memory budget of a run (128 MiB); peak concurrency 865", ToneBad},
+			"baseline 95.4 ok/s; COLLAPSED: stopped at 15 856 640 queued requests at t = 1.6 s, the memory budget of a run (128 MiB); peak concurrency 865", ToneBad, "COLLAPSED: stopped at 15 856 640 queued requests at t = 1.6 s, the memory budget of a run (128 MiB)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := tc.s.Verdict(tc.ph)
 			if v.Headline != tc.headline || v.Tone != tc.tone {
 				t.Errorf("Verdict = %q (%q)\nwant      %q (%q)", v.Headline, v.Tone, tc.headline, tc.tone)
+			}
+			if v.Brief != tc.brief {
+				t.Errorf("Brief = %q, want %q", v.Brief, tc.brief)
 			}
 			if v.Text != tc.headline+counts {
 				t.Errorf("Text = %q, want the headline and %q", v.Text, counts)
@@ -69,5 +83,32 @@ func ExampleSummary_Verdict() {
 		Attempts: 9331, Requests: 8529, Amplification: 9331.0 / 8529, Succeeded: 8509, Open: 20}
 	fmt.Println(s.Verdict(Finished).Text)
 	// Output:
-	// baseline 95.4 ok/s; server recovered 1.6s after the outage, service recovered never; peak concurrency 865; 9331 attempts for 8529 requests (amplification 1.09): 8509 ok, 0 gave up, 20 open
+	// baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), service never (ok/s under 90 % of baseline); peak concurrency 865; 9331 attempts for 8529 requests (amplification 1.09): 8509 ok, 0 gave up, 20 open
+}
+
+// TestVerdictTiers: a lane with layered retries says, in its headline, how
+// many tiers it chains and the server's attempts per request to one
+// decimal, and in its text what each inner tier sent; SetTiers derives
+// the figure from the bottom tier's attempts, and a lane without tiers
+// says nothing of them.
+func TestVerdictTiers(t *testing.T) {
+	s := Summary{BaselineOK: 95.44, PeakConcurrency: 865, Amplification: 3, Attempts: 300, Requests: 100, GaveUp: 100}
+	s.SetTiers([]int64{900, 2701})
+	if s.BottomAmplification != 27.01 {
+		t.Errorf("BottomAmplification = %v, want 2701/100", s.BottomAmplification)
+	}
+	v := s.Verdict(Finished)
+	const head = "baseline 95.4 ok/s; no outage ended; peak concurrency 865; 3 tiers: 27.0 server attempts per request"
+	if v.Headline != head {
+		t.Errorf("Headline = %q\nwant       %q", v.Headline, head)
+	}
+	const text = head + "; 300 attempts for 100 requests (amplification 3.00): 0 ok, 100 gave up, 0 open" +
+		"; attempts sent by tier 2: 900, tier 3: 2701 (27.01 at the server per request)"
+	if v.Text != text {
+		t.Errorf("Text = %q\nwant   %q", v.Text, text)
+	}
+	s.SetTiers(nil)
+	if s.TierAttempts != nil || s.BottomAmplification != 0 || s.LayeredFigure() != "" {
+		t.Errorf("without tiers: %+v", s)
+	}
 }

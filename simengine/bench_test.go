@@ -53,8 +53,9 @@ func BenchmarkState(b *testing.B) {
 
 // BenchmarkEngine runs whole scenarios: (a) 001's two-lane comparison on
 // its latency curve, fixed against think_scaled, (b) 100 000 clients for
-// 120 s with lane fixed on that curve, and (c) the worker queue with lanes
-// fixed and exponential. It reports events per second, virtual seconds per
+// 120 s with lane fixed on that curve, (c) the worker queue with lanes
+// fixed and exponential, and (d) the same with two tiers of three
+// attempts behind each lane's clients (layered retries). It reports events per second, virtual seconds per
 // wall second, and the bytes allocated per client over the whole run.
 func BenchmarkEngine(b *testing.B) {
 	curve := scenario.Defaults()
@@ -66,6 +67,11 @@ func BenchmarkEngine(b *testing.B) {
 	queue := curve
 	queue.ServerModel = scenario.QueueModel
 	queue.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
+	tiers := queue
+	tiers.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
+	for i := range tiers.Lanes {
+		tiers.Lanes[i].Tiers = "fixed:3:1s,fixed:3:500ms"
+	}
 	for _, bc := range []struct {
 		name string
 		p    scenario.Params
@@ -73,6 +79,7 @@ func BenchmarkEngine(b *testing.B) {
 		{"default", curve},
 		{"fixed100k", big},
 		{"queue", queue},
+		{"tiers", tiers},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var events int64

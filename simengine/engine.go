@@ -413,7 +413,8 @@ func (e *Engine) outage(on bool, kind string) {
 
 // ErrRestarted is returned by Set when the new parameters could not apply
 // to the running simulation (a different number of lanes, seed, tick,
-// arrival or kind of server) and the run started again from virtual time 0.
+// arrival, kind of server or number of a lane's tiers) and the run started
+// again from virtual time 0.
 var ErrRestarted = errors.New("simengine: the run restarted from 0")
 
 // Set applies p at the current virtual time: new clients start thinking,
@@ -429,7 +430,7 @@ func (e *Engine) Set(p scenario.Params) error {
 	old := e.p
 	e.p = p.Clone()
 	if len(p.Lanes) != len(old.Lanes) || p.Seed != old.Seed || p.Tick != old.Tick || !sameServer(&p, &old) ||
-		p.Arrival != old.Arrival {
+		p.Arrival != old.Arrival || !sameTiers(&p, &old) {
 		e.Reset()
 		return ErrRestarted
 	}
@@ -472,6 +473,18 @@ func (e *Engine) Set(p scenario.Params) error {
 	return nil
 }
 
+// sameTiers reports whether every lane of a has as many tiers as b's: a
+// lane's calls in flight name their tier by its place, so a live change
+// may change what the tiers do but not how many there are.
+func sameTiers(a, b *scenario.Params) bool {
+	for i := range a.Lanes {
+		if a.Lanes[i].Tiers.Tiers() != b.Lanes[i].Tiers.Tiers() {
+			return false
+		}
+	}
+	return true
+}
+
 // sameServer reports whether a lane's server can go from a's model to b's
 // live: the same model, or two latencies of the concurrency, which the
 // curve server serves alike.
@@ -494,6 +507,7 @@ func (l *lane) summary() scenario.Summary {
 	total.add(l.total)
 	total.add(l.tick)
 	s := l.det.Summary(total.requests, total.attempts, total.ok, total.gaveUp)
+	s.SetTiers(total.tier[:len(l.tiers)])
 	if l.halt != nil {
 		s.Collapsed, s.Stopped = true, l.halt.String()
 	}

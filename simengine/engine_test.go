@@ -201,8 +201,8 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		}
 		// Think times are the common-random-number stream: the client's
 		// k-th think time, whatever the lane.
-		if c.st.Think != l.thinkTime(int32(ci), c.thinks) && c.thinks > 0 {
-			fail("client %d's think time %v is not its think time number %d", ci, c.st.Think, c.thinks)
+		if c.st.Think != l.thinkTime(int32(ci), c.link) && c.link > 0 {
+			fail("client %d's think time %v is not its think time number %d", ci, c.st.Think, c.link)
 		}
 		switch c.state {
 		case waiting:
@@ -254,7 +254,7 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		if c < 0 {
 			return false
 		}
-		cl := &l.clients[c]
+		cl := l.at(c) // a client, or with tiers a call of the bottom one
 		if cl.state == waiting && cl.in == in && cl.slot == abs {
 			if owner[c] {
 				fail("client %d has two requests in flight", c)
@@ -291,10 +291,14 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 	if live != l.blLive {
 		fail("backlog: %d live requests, counter says %d", live, l.blLive)
 	}
-	// Every client that waits on a request in the server or the backlog
-	// finds it there.
-	for ci := range l.clients[:l.active] {
-		c := &l.clients[ci]
+	// Every client (with tiers, every call) that waits on a request in
+	// the server or the backlog finds it there.
+	owners := l.clients[:l.active]
+	if len(l.tiers) > 0 {
+		owners = l.calls
+	}
+	for ci := range owners {
+		c := &owners[ci]
 		if c.state != waiting || owner[int32(ci)] {
 			continue
 		}
@@ -377,6 +381,122 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 			fail("retired client %d still has an event", ci)
 		}
 	}
+	simCheckCalls(e, l, fail, strict)
+}
+
+// simCheckCalls checks lane l's calls of layered retries: one event per
+// call alive, a consistent heap whose sequence numbers no client event
+// shares, every ended call once in the free list, every caller's call
+// alive and pointing back at it, the budget holding them all, and when the
+// lane cancels on timeout (strict), no orphan.
+func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
+	if len(l.tiers) == 0 {
+		if len(l.calls) != 0 || len(l.cq.ev) != 0 || l.total.tier != [scenario.MaxTiers]int64{} || l.tick.tier != [scenario.MaxTiers]int64{} {
+			fail("a lane without tiers has %d calls, %d call events, tier attempts %v + %v", len(l.calls), len(l.cq.ev), l.total.tier, l.tick.tier)
+		}
+		return
+	}
+	for k := len(l.tiers); k < scenario.MaxTiers; k++ {
+		if l.total.tier[k]+l.tick.tier[k] != 0 {
+			fail("tier %d, which the lane has not, sent attempts", k+2)
+		}
+	}
+	if l.halt == nil && l.callHeld != int64(len(l.calls))*clientBytes {
+		fail("the calls hold %d bytes of the budget, %d calls cost %d", l.callHeld, len(l.calls), int64(len(l.calls))*clientBytes)
+	}
+	free := map[int32]bool{}
+	for _, x := range l.freeCalls {
+		if free[x] {
+			fail("call %d is twice in the free list", x)
+		}
+		free[x] = true
+	}
+	live := 0
+	for x := range l.calls {
+		c := &l.calls[x]
+		if c.state == retired {
+			if !free[int32(x)] {
+				fail("ended call %d is not in the free list: a leak", x)
+			}
+			if int(x) < len(l.cq.pos) && l.cq.pos[x] != -1 {
+				fail("ended call %d still has an event", x)
+			}
+			continue
+		}
+		live++
+		if free[int32(x)] {
+			fail("call %d is alive (state %d) and in the free list", x, c.state)
+		}
+		if c.state != waiting && c.state != backing {
+			fail("call %d in state %d", x, c.state)
+		}
+		if int(c.tier) >= len(l.tiers) {
+			fail("call %d of tier %d, the lane has %d", x, c.tier+2, len(l.tiers))
+			continue
+		}
+		if x >= len(l.cq.pos) || l.cq.pos[x] < 0 {
+			fail("call %d (state %d) has no event", x, c.state)
+		} else if ev := l.cq.ev[l.cq.pos[x]]; c.state == waiting && ev.at != c.st.AttemptStart+c.st.AttemptTimeout(l.tiers[c.tier].timeout) {
+			fail("waiting call %d times out at %v, want %v", x, ev.at, c.st.AttemptStart+c.st.AttemptTimeout(l.tiers[c.tier].timeout))
+		} else if c.state == backing && ev.at != c.st.AttemptStart {
+			fail("backing call %d wakes at %v, its next attempt starts at %v", x, ev.at, c.st.AttemptStart)
+		}
+		// Its caller waits on it, unless it is an orphan, which no
+		// caller waits on when the lane cancels.
+		p := l.caller(c.tier, int32(c.link))
+		if strict && !p.owns(inTier, uint64(x)) {
+			fail("call %d of tier %d is an orphan (caller %d in state %d at (%d, %d)) though the lane cancels",
+				x, c.tier+2, c.link, p.state, p.in, p.slot)
+		}
+	}
+	if live+len(l.freeCalls) != len(l.calls) {
+		fail("%d calls alive and %d free, of %d", live, len(l.freeCalls), len(l.calls))
+	}
+	if len(l.cq.ev) != live {
+		fail("%d call events for %d calls alive", len(l.cq.ev), live)
+	}
+	// Every caller that waits at the next tier finds its own call there.
+	check := func(who string, i int, c *client, k int) {
+		if c.state != waiting || c.in != inTier {
+			return
+		}
+		x := c.slot
+		if x >= uint64(len(l.calls)) || l.calls[x].state == retired || l.calls[x].tier != uint8(k) || l.calls[x].link != uint32(i) {
+			fail("%s %d waits on call %d, which is not its own", who, i, x)
+		}
+	}
+	for ci := range l.clients[:l.active] {
+		check("client", ci, &l.clients[ci], 0)
+	}
+	for x := range l.calls {
+		if c := &l.calls[x]; c.state != retired && int(c.tier)+1 < len(l.tiers) {
+			check("call", x, c, int(c.tier)+1)
+		} else if c.state == waiting && c.in == inTier {
+			fail("call %d of the bottom tier waits at a tier below", x)
+		}
+	}
+	// The heap, and the sequence numbers shared with the clients' events.
+	seqs := map[uint32]bool{}
+	for _, ev := range l.q.ev {
+		seqs[ev.seq] = true
+	}
+	for i, ev := range l.cq.ev {
+		if l.cq.pos[ev.c] != int32(i) {
+			fail("calls: pos[%d] = %d, the event is at %d", ev.c, l.cq.pos[ev.c], i)
+		}
+		if i > 0 {
+			if p := (i - 1) / 2; ev.before(l.cq.ev[p]) {
+				fail("calls: heap order: event %d %+v before its parent %d %+v", i, ev, p, l.cq.ev[p])
+			}
+		}
+		if ev.at < l.now {
+			fail("call %d's event at %v is in the past (now %v)", ev.c, ev.at, l.now)
+		}
+		if seqs[ev.seq] {
+			fail("call %d's event has the sequence number %d of another event", ev.c, ev.seq)
+		}
+		seqs[ev.seq] = true
+	}
 }
 
 // simCheckTicks checks that the rates of the ticks emitted so far add up to
@@ -395,6 +515,9 @@ func simCheckTicks(t testing.TB, e *Engine, ticks []scenario.Tick, where string)
 			sum.attempts += n(lt.Attempts)
 			sum.retries += n(lt.Retries)
 			sum.gaveUp += n(lt.GaveUp)
+			for k, v := range []float64{lt.T2Attempts, lt.T3Attempts, lt.T4Attempts} {
+				sum.tier[k] += n(v)
+			}
 		}
 		sum.requests = l.total.requests // ticks carry no request rate
 		if sum != l.total {

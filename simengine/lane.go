@@ -13,44 +13,57 @@ import (
 	"backofflab/strategies"
 )
 
-// The states of a client.
+// The states of a client, and of a tier call (which is never thinking or
+// arriving).
 const (
 	thinking uint8 = iota // between requests; its event starts the next one
 	backing               // waiting to retry; its event starts the next attempt
 	waiting               // an attempt is in flight; its event is the timeout
-	retired               // removed when the client count went down, or its open-loop request ended
+	retired               // removed when the client count went down, or its open-loop request (or its call) ended
 	arriving              // the open loop's source: its event is the next arrival
 )
 
-// Where a client's current attempt is, for cancel_on_timeout.
+// Where a client's (or a call's) current attempt is, for the answers and
+// for cancel_on_timeout.
 const (
 	nowhere uint8 = iota
 	inServer
 	inBacklog
+	inTier // carried by a call at the next tier: slot is the call's index
 )
 
-// client is one simulated client. It has exactly one pending event in its
-// lane's queue while it is not retired.
+// client is one simulated client, or one call of a lane's layered retries
+// (a tier's service working on one attempt of its caller: see call). It
+// has exactly one pending event in its lane's queue (a call, in the calls'
+// queue) while it is not retired.
 //
-// A request in the server or the backlog is the client's current attempt
-// exactly when the client is waiting, in says where the attempt is, and
-// slot is the request's absolute index there: every attempt starts with in
-// = nowhere, so a stale slot never matches.
+// A request in the server or the backlog, or a call at the next tier, is
+// the client's current attempt exactly when the client is waiting, in says
+// where the attempt is, and slot is the request's absolute index there or
+// the call's index: every attempt starts with in = nowhere, so a stale slot
+// never matches, and a call's index is not reused while the call is alive.
 type client struct {
-	st     strategies.State // the current request's retry state; st.Think is its last think time
-	slot   uint64           // absolute index of its attempt in the server queue or backlog
-	thinks uint32           // counts its think times: the common-random-number stream's index
-	state  uint8
-	in     uint8
+	st   strategies.State // the current request's retry state; st.Think is a client's last think time
+	slot uint64           // absolute index of its attempt in the server queue or backlog, or its call's index
+	// link is, for a client, the count of its think times (the
+	// common-random-number stream's index); for a call, its caller's
+	// index: a client's for a call of the top inner tier, else a call's.
+	link  uint32
+	state uint8
+	in    uint8
+	tier  uint8 // a call's inner tier: 0 for the one the clients call (tier 2)
 }
 
 // clientBytes and eventBytes are what a client costs: its state, its event
 // and its event's position in the queue.
 const clientBytes = int64(unsafe.Sizeof(client{})) + int64(unsafe.Sizeof(event{})) + 4
 
-// counters count what happens in a lane, over a tick or since the start.
+// counters count what happens in a lane, over a tick or since the start:
+// its clients' requests and attempts and, for layered retries, the
+// attempts each inner tier sends.
 type counters struct {
 	requests, ok, errors, timeouts, attempts, retries, gaveUp int64
+	tier                                                      [scenario.MaxTiers]int64
 }
 
 func (c *counters) add(d counters) {
@@ -61,6 +74,9 @@ func (c *counters) add(d counters) {
 	c.attempts += d.attempts
 	c.retries += d.retries
 	c.gaveUp += d.gaveUp
+	for k := range c.tier {
+		c.tier[k] += d.tier[k]
+	}
 }
 
 // lane is one side-by-side world: its own clients and its own server, driven
@@ -97,6 +113,19 @@ type lane struct {
 	// made at every plan would allocate at every event.
 	onReject func(slot uint64, ci int32)
 
+	// Layered retries: tiers are the lane's inner tiers, top (tier 2)
+	// first, none when its clients call the server. calls are their
+	// calls, alive or ended (retired, their indices in freeCalls for the
+	// next ones), whose events are in cq; cq shares q's sequence numbers
+	// (scheduleCall), so that the events of both are ordered by (time,
+	// seq) as one queue's would be. callHeld is what the calls take of
+	// the budget.
+	tiers     []tierRun
+	calls     []client
+	freeCalls []int32
+	cq        queue
+	callHeld  int64
+
 	// errFrac is the share of answers an error burst turns into errors,
 	// and answers counts the answers, for a reproducible choice of which.
 	errFrac float64
@@ -117,6 +146,13 @@ type lane struct {
 	mem  *budget.Run
 	held int64
 	halt *Halt
+}
+
+// tierRun is one inner tier of a lane: its policy, shared by its calls as
+// a lane's is by its clients, and its per-attempt timeout.
+type tierRun struct {
+	pol     *strategies.Policy
+	timeout time.Duration
 }
 
 // maxLat bounds the success latencies a lane keeps per tick for p50 and
@@ -210,8 +246,12 @@ func (l *lane) arrive() {
 
 // reserve takes from the budget what n clients cost, beyond what the lane
 // holds already; when it cannot, the lane halts.
-func (l *lane) reserve(n int) bool {
-	need := int64(n)*clientBytes - l.held
+func (l *lane) reserve(n int) bool { return l.grow(&l.held, n) }
+
+// grow takes from the budget what n clients (or calls) cost beyond *held,
+// and adds it to *held; when it cannot, the lane halts.
+func (l *lane) grow(held *int64, n int) bool {
+	need := int64(n)*clientBytes - *held
 	if need <= 0 {
 		return true
 	}
@@ -219,7 +259,7 @@ func (l *lane) reserve(n int) bool {
 		l.stop(err)
 		return false
 	}
-	l.held += need
+	*held += need
 	return true
 }
 
@@ -239,8 +279,8 @@ func (l *lane) stop(err error) {
 func (l *lane) release() {
 	l.model.free(l.mem)
 	l.backlog.free(l.mem)
-	l.mem.Shrink(l.held)
-	l.held = 0
+	l.mem.Shrink(l.held + l.callHeld)
+	l.held, l.callHeld = 0, 0
 }
 
 // configure reads lane i's strategy parameters. The new Policy keeps the
@@ -259,6 +299,24 @@ func (l *lane) configure(i int) {
 	}
 	pol.Keep(l.pol)
 	l.pol, l.cancel = pol, l.p.Lanes[i].CancelOnTimeout
+	// The tiers' policies, each keeping its old one's shared limits. The
+	// number of tiers is fixed for a run (Engine.Set restarts when it
+	// changes): the calls alive name their tier by its index.
+	tiers, err := l.p.Lanes[i].Tiers.Parse()
+	if err != nil {
+		panic("simengine: unvalidated tiers: " + err.Error())
+	}
+	if len(l.tiers) != len(tiers) {
+		l.tiers = make([]tierRun, len(tiers))
+	}
+	for k, t := range tiers {
+		pol, err := build(t.Params(l.p.Lanes[i].Params))
+		if err != nil {
+			panic("simengine: unvalidated tier: " + err.Error())
+		}
+		pol.Keep(l.tiers[k].pol)
+		l.tiers[k] = tierRun{pol: pol, timeout: t.Timeout}
+	}
 }
 
 // resize makes n clients active: new ones start thinking now, removed ones
@@ -323,6 +381,9 @@ func (l *lane) run(until time.Duration, budget *int) bool {
 		l.now = max(l.now, until)
 		return true
 	}
+	if len(l.tiers) > 0 {
+		return l.runLayered(until, budget)
+	}
 	n := *budget
 	defer func() { *budget = n }()
 	for ; n > 0; n-- {
@@ -343,6 +404,45 @@ func (l *lane) run(until time.Duration, budget *int) bool {
 			l.now = e.at
 			l.events++
 			l.wake(e.c)
+		}
+		if l.halt != nil {
+			l.now = max(l.now, until)
+			return true
+		}
+	}
+	return false
+}
+
+// runLayered is run for a lane with tiers: its calls' events, in their own
+// queue, take their turn among the clients' by (time, seq).
+func (l *lane) runLayered(until time.Duration, budget *int) bool {
+	n := *budget
+	defer func() { *budget = n }()
+	for ; n > 0; n-- {
+		e, call := l.q.top(), false
+		if ce := l.cq.top(); ce.before(e) {
+			e, call = ce, true
+		}
+		if l.next <= e.at {
+			if l.next >= until {
+				l.now = until
+				return true
+			}
+			l.now = l.next
+			l.events++
+			l.complete()
+		} else {
+			if e.at >= until {
+				l.now = until
+				return true
+			}
+			l.now = e.at
+			l.events++
+			if call {
+				l.wakeCall(e.c)
+			} else {
+				l.wake(e.c)
+			}
 		}
 		if l.halt != nil {
 			l.now = max(l.now, until)
@@ -387,19 +487,30 @@ func (l *lane) start(ci int32, c *client) {
 	l.attempt(ci, c)
 }
 
-// attempt sends client ci's next attempt.
+// attempt sends client ci's next attempt: to the server, or with tiers to
+// a call of the top one.
 func (l *lane) attempt(ci int32, c *client) {
 	c.state, c.in = waiting, nowhere
 	l.waiting++
 	l.tick.attempts++
 	l.q.schedule(ci, l.now+c.st.AttemptTimeout(l.p.Timeout))
+	if len(l.tiers) > 0 {
+		l.call(0, ci)
+		return
+	}
+	l.enter(ci, c)
+}
+
+// enter sends the attempt of c, which is client ci or, with tiers, call
+// ci of the bottom tier, to the server: what it meets there decides
+// whether it is inside, waits in the backlog, fails at once or is lost.
+func (l *lane) enter(ci int32, c *client) {
 	switch l.admission() {
 	case admitted:
 		if l.sheds() {
 			// Load shedding: the server answers at once with an error
 			// rather than take one more request in.
-			l.tick.errors++
-			l.failed(ci, c, strategies.Error)
+			l.errorAnswer(ci, c)
 			return
 		}
 		slot, err := l.model.admit(l.now, ci, l.mem)
@@ -426,9 +537,50 @@ func (l *lane) attempt(ci int32, c *client) {
 			l.blLive++
 		} // else the connect is dropped and the attempt will time out
 	case refused:
-		l.tick.errors++
-		l.failed(ci, c, strategies.Error)
+		l.errorAnswer(ci, c)
 	} // lost: the request never arrives and the attempt will time out
+}
+
+// at returns the owner of a request in the server or the backlog: client
+// ci, or with tiers the bottom tier's call ci. A lane's tiers are fixed
+// for its run, so every request of its server has the same kind of owner.
+func (l *lane) at(ci int32) *client {
+	if len(l.tiers) > 0 {
+		return &l.calls[ci]
+	}
+	return &l.clients[ci]
+}
+
+// errorAnswer fails now, with an error, the attempt that the server
+// answered so (refused, shed, a queue timeout, an error burst, a crash's
+// reset): client ci's, or with tiers the bottom tier's call ci's.
+func (l *lane) errorAnswer(ci int32, c *client) {
+	if len(l.tiers) > 0 {
+		l.callFailed(ci, strategies.Error)
+		return
+	}
+	l.tick.errors++
+	l.failed(ci, c, strategies.Error)
+}
+
+// served ends now, with success, the attempt that the server answered:
+// client ci's, or with tiers the bottom tier's call ci's.
+func (l *lane) served(ci int32, c *client) {
+	if len(l.tiers) > 0 {
+		l.callSucceeded(ci)
+		return
+	}
+	l.succeeded(ci, c)
+}
+
+// succeeded ends client ci's request with the success of its current
+// attempt now.
+func (l *lane) succeeded(ci int32, c *client) {
+	l.waiting--
+	l.tick.ok++
+	l.pol.Record(&c.st, l.now, strategies.Success)
+	l.latency(l.now - c.st.RequestStart)
+	l.think(ci, c)
 }
 
 // sheds reports whether the server, shedding load (shed_above), turns a
@@ -469,8 +621,8 @@ func (l *lane) think(ci int32, c *client) {
 		l.free = append(l.free, ci)
 		return
 	}
-	c.thinks++
-	c.st.Think = l.thinkTime(ci, c.thinks)
+	c.link++
+	c.st.Think = l.thinkTime(ci, c.link)
 	c.state = thinking
 	c.in = nowhere
 	l.q.schedule(ci, l.now+c.st.Think)
@@ -480,21 +632,16 @@ func (l *lane) think(ci int32, c *client) {
 func (l *lane) complete() {
 	abs, ci := l.model.complete()
 	if ci >= 0 && (l.fail == nil || l.fail.answers) {
-		c := &l.clients[ci]
+		c := l.at(ci)
 		if c.owns(inServer, abs) && l.errFrac > 0 && l.burst() {
-			l.tick.errors++
-			l.failed(ci, c, strategies.Error)
+			l.errorAnswer(ci, c)
 		} else if c.owns(inServer, abs) {
-			l.waiting--
-			l.tick.ok++
-			l.pol.Record(&c.st, l.now, strategies.Success)
-			l.latency(l.now - c.st.RequestStart)
-			l.think(ci, c)
+			l.served(ci, c)
 		}
 	} else if ci >= 0 {
 		// The answer is lost in a partition: the request has left the
 		// server, and a cancel at the client's timeout finds nothing.
-		if c := &l.clients[ci]; c.owns(inServer, abs) {
+		if c := l.at(ci); c.owns(inServer, abs) {
 			c.in = nowhere
 		}
 	} // else the client left
@@ -556,16 +703,19 @@ func (l *lane) plan() {
 // rejectedNow fails the attempt the server answered now with an error
 // instead of serving it (a queue timeout), if its client still waits.
 func (l *lane) rejectedNow(slot uint64, ci int32) {
-	if c := &l.clients[ci]; c.owns(inServer, slot) {
-		l.tick.errors++
-		l.failed(ci, c, strategies.Error)
+	if c := l.at(ci); c.owns(inServer, slot) {
+		l.errorAnswer(ci, c)
 	}
 }
 
 // cancelRequest removes client ci's abandoned attempt from the server or the
-// backlog (cancel_on_timeout: the server learns that the client left).
+// backlog, or the call that carries it at the next tier with everything
+// below it (cancel_on_timeout: the server, and every tier, learns that the
+// client left). For a call, ci is the call's index.
 func (l *lane) cancelRequest(ci int32, c *client) {
 	switch c.in {
+	case inTier:
+		l.cancelCall(int32(c.slot))
 	case inServer:
 		if l.model.cancel(c.slot, ci) {
 			l.plan()
@@ -594,9 +744,8 @@ func (l *lane) setFailure(f *failure) {
 			}
 			if l.sheds() {
 				// A shedding server answers the flood with errors.
-				if c := &l.clients[ci]; c.owns(inBacklog, abs) {
-					l.tick.errors++
-					l.failed(ci, c, strategies.Error)
+				if c := l.at(ci); c.owns(inBacklog, abs) {
+					l.errorAnswer(ci, c)
 				}
 				continue
 			}
@@ -608,7 +757,7 @@ func (l *lane) setFailure(f *failure) {
 				l.stop(err)
 				return
 			}
-			if c := &l.clients[ci]; c.owns(inBacklog, abs) {
+			if c := l.at(ci); c.owns(inBacklog, abs) {
 				c.slot, c.in = slot, inServer
 			}
 		}
@@ -627,9 +776,8 @@ func (l *lane) setFailure(f *failure) {
 	if f != nil && f.drops {
 		// Every connection is reset and its work lost.
 		l.model.drop(func(abs uint64, ci int32) {
-			if c := &l.clients[ci]; c.owns(inServer, abs) {
-				l.tick.errors++
-				l.failed(ci, c, strategies.Error)
+			if c := l.at(ci); c.owns(inServer, abs) {
+				l.errorAnswer(ci, c)
 			}
 		})
 	}
@@ -671,6 +819,9 @@ func (l *lane) endTick(t time.Duration) scenario.LaneTick {
 		Backlog:       l.blLive + l.model.queued(),
 		InBackoff:     l.inBackoff,
 		Alive:         l.waiting + l.inBackoff,
+		T2Attempts:    rate(l.tick.tier[0]),
+		T3Attempts:    rate(l.tick.tier[1]),
+		T4Attempts:    rate(l.tick.tier[2]),
 	}
 	lt.SetLatencies(l.lat)
 	l.det.Tick(t, l.tick.ok, l.tickMaxC)

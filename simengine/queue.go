@@ -62,8 +62,13 @@ func (q *queue) schedule(c int32, at time.Duration) {
 	}
 }
 
-// remove drops client c's event, if it has one.
+// remove drops client c's event, if it has one. A client may have none
+// and lie beyond pos: an open loop's new client whose first attempt a
+// limiter refused retires before anything was scheduled for it.
 func (q *queue) remove(c int32) {
+	if int(c) >= len(q.pos) {
+		return
+	}
 	i := q.pos[c]
 	if i < 0 {
 		return

@@ -1,0 +1,165 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"backofflab/strategies"
+)
+
+// Tier is one inner tier of a lane's layered retries: a service between
+// the lane's clients (tier 1) and the server that retries on its own. A
+// call into it makes up to Attempts attempts at the tier below (the next
+// tier, or the server for the bottom one), each abandoned after Timeout,
+// waiting between them as Strategy does with the lane's delay parameters
+// (min_delay, max_delay, factor, jitter), and asking Limiter, one of the
+// lane's limiters by its switch's name, with that limiter's defaults.
+type Tier struct {
+	Strategy string
+	Attempts int
+	Timeout  time.Duration
+	// Limiter is a limiter switch's name (grpc_throttle, aws_quota,
+	// sre_throttle, retry_budget, breaker), turned on to its first value
+	// other than off; "" for none.
+	Limiter string
+}
+
+// MaxTiers bounds the inner tiers of a lane: with the clients, a chain of
+// four (client, front end, back end, storage).
+const MaxTiers = 3
+
+// MaxTierAttempts bounds an inner tier's attempts per call: three tiers of
+// ten already multiply a client's attempt into a thousand at the server.
+const MaxTierAttempts = 10
+
+// TierSyntax describes the tiers parameter's syntax, for help and errors.
+const TierSyntax = "up to 3 tiers below the client, each strategy:attempts:timeout or strategy:attempts:timeout:limiter, comma-separated (such as fixed:3:1s,fixed:3:500ms:retry_budget); empty for none"
+
+// TierList is the text of a lane's tiers parameter: its inner tiers, top
+// (the one the clients call) first, in TierSyntax.
+type TierList string
+
+// TierStrategies returns the strategies an inner tier may use: every one
+// but think_scaled, whose delays scale a client's think time, which a tier
+// has not.
+func TierStrategies() []string {
+	return slices.DeleteFunc(strategies.Names(), func(s string) bool { return s == strategies.NameThinkScaled })
+}
+
+// TierLimiters returns the limiters an inner tier may ask, by the names of
+// their switches in Table: its ScopeLimiter enums whose first value is
+// off.
+func TierLimiters() []string {
+	var out []string
+	for _, row := range Table {
+		if row.Scope == ScopeLimiter && row.Type == TypeEnum && row.Switch == "" &&
+			len(row.Choices) > 1 && row.Choices[0] == strategies.LimiterOff {
+			out = append(out, row.Name)
+		}
+	}
+	return out
+}
+
+// Parse returns the tiers of l, top first, or an error that says which
+// tier (numbered from 2, the client being tier 1), which field and value
+// are bad, and what the field allows.
+func (l TierList) Parse() ([]Tier, error) {
+	if l == "" {
+		return nil, nil
+	}
+	parts := strings.Split(string(l), ",")
+	if len(parts) > MaxTiers {
+		return nil, fmt.Errorf("%d tiers, at most %d below the client", len(parts), MaxTiers)
+	}
+	out := make([]Tier, 0, len(parts))
+	for i, part := range parts {
+		t, err := parseTier(part)
+		if err != nil {
+			return nil, fmt.Errorf("tier %d (%q): %v", i+2, part, err)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Tiers returns how many inner tiers l has; l must be valid.
+func (l TierList) Tiers() int {
+	if l == "" {
+		return 0
+	}
+	return strings.Count(string(l), ",") + 1
+}
+
+func parseTier(s string) (Tier, error) {
+	f := strings.Split(s, ":")
+	if len(f) < 3 || len(f) > 4 {
+		return Tier{}, fmt.Errorf("want strategy:attempts:timeout or strategy:attempts:timeout:limiter")
+	}
+	var t Tier
+	if names := TierStrategies(); !slices.Contains(names, f[0]) {
+		return Tier{}, fmt.Errorf("strategy %q is not one of %s", f[0], strings.Join(names, ", "))
+	}
+	t.Strategy = f[0]
+	n, err := strconv.Atoi(f[1])
+	if err != nil || n < 1 || n > MaxTierAttempts {
+		return Tier{}, fmt.Errorf("attempts %q is not a whole number from 1 to %d", f[1], MaxTierAttempts)
+	}
+	t.Attempts = n
+	// A tier's timeout has the range of the clients' timeout.
+	row := Table[indexOf("timeout")]
+	lo, hi := time.Duration(row.Min), time.Duration(row.Max)
+	d, err := time.ParseDuration(f[2])
+	if err != nil || d < lo || d > hi {
+		return Tier{}, fmt.Errorf("timeout %q is not a duration from %v to %v", f[2], lo, hi)
+	}
+	t.Timeout = d
+	if len(f) == 4 {
+		if names := TierLimiters(); !slices.Contains(names, f[3]) {
+			return Tier{}, fmt.Errorf("limiter %q is not one of %s", f[3], strings.Join(names, ", "))
+		}
+		t.Limiter = f[3]
+	}
+	return t, nil
+}
+
+// String writes t as TierList's syntax reads it.
+func (t Tier) String() string {
+	s := t.Strategy + ":" + strconv.Itoa(t.Attempts) + ":" + t.Timeout.String()
+	if t.Limiter != "" {
+		s += ":" + t.Limiter
+	}
+	return s
+}
+
+// TierListOf writes ts as a TierList.
+func TierListOf(ts []Tier) TierList {
+	parts := make([]string, len(ts))
+	for i, t := range ts {
+		parts[i] = t.String()
+	}
+	return TierList(strings.Join(parts, ","))
+}
+
+// Params returns the strategy parameters of a tier of a lane whose own are
+// lane: the tier's strategy with the lane's delays (min_delay, max_delay,
+// factor, jitter, min_connect_timeout), the tier's attempts as
+// max_attempts, no deadline, and every limiter off but the tier's, on with
+// its defaults. t must be valid.
+func (t Tier) Params(lane strategies.Params) strategies.Params {
+	p, _ := strategies.Defaults(t.Strategy)
+	p.MinDelay, p.MaxDelay, p.Factor, p.Jitter = lane.MinDelay, lane.MaxDelay, lane.Factor, lane.Jitter
+	p.MinConnectTimeout = lane.MinConnectTimeout
+	p.MaxAttempts, p.Deadline = t.Attempts, 0
+	if t.Limiter != "" {
+		// Turn the switch on through its row, so that a new limiter needs
+		// no case here.
+		row := Table[indexOf(t.Limiter)]
+		ps := Params{Lanes: []Lane{{Params: p}}}
+		*row.field(&ps, 0).(*string) = row.Choices[1]
+		p = ps.Lanes[0].Params
+	}
+	return p
+}
