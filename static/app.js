@@ -4,7 +4,9 @@
 // controls and embeds the charts' options as JSON blocks; this script opens
 // the socket, draws the ticks with ECharts, and sends every control change
 // as the whole state in URL-query form. No framework, no build step, no
-// inline code anywhere (the page's Content-Security-Policy forbids it).
+// inline code anywhere (the page's Content-Security-Policy forbids it, and
+// inline style attributes with it: what the script styles, it styles through
+// the CSSOM or the page's classes).
 'use strict';
 
 (() => {
@@ -12,6 +14,11 @@
   const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
   const readJSON = id => JSON.parse(document.getElementById(id).textContent);
   const attr = (name, value) => `[${name}="${CSS.escape(value)}"]`;
+  const el = (tag, props = {}, ...kids) => {
+    const e = Object.assign(document.createElement(tag), props);
+    e.append(...kids);
+    return e;
+  };
 
   const page = readJSON('page-state');
   const COLS = page.columns;
@@ -19,15 +26,23 @@
   const COL = Object.fromEntries(COLS.map((c, i) => [c, i]));
   const LETTERS = page.laneNames;
   const KEEP = new Set(page.keep);
-  // The charts' specs (chartKinds in web/charts.go): the script draws what
+  // The charts' specs (chartSpecs in web/charts.go): the script draws what
   // they say and names no chart itself. A time chart plots columns of the
-  // tick rows; a retry chart plots a lane's bands.
+  // tick rows; a retry chart plots a lane's bands. Each series carries its
+  // label in words (from Go: the script keeps no copy).
   const SPECS = page.charts;
   const SPEC = Object.fromEntries(SPECS.map(k => [k.id, k]));
   const CHART_IDS = SPECS.map(k => k.id);
   const TIME_CHARTS = CHART_IDS.filter(k => SPEC[k].x === 'time');
   const RETRY_CHARTS = CHART_IDS.filter(k => SPEC[k].x === 'retry');
   const BASE = Object.fromEntries(CHART_IDS.map(k => [k, readJSON('chart-' + k)]));
+  // LABEL[id][series name] is a series' label and its vocabulary name, as
+  // the legend and the tooltip show them; the option's series follow the
+  // spec's in order.
+  const LABEL = Object.fromEntries(CHART_IDS.map(id => [id, Object.fromEntries(BASE[id].series.map((s, j) => {
+    const sp = SPEC[id].series[j];
+    return [s.name, { label: sp.label, name: SPEC[id].x === 'time' ? sp.name : '', unit: SPEC[id].units[sp.axis], color: sp.color }];
+  }))]));
   const STRATEGIES = Object.fromEntries(page.strategies.map(s => [s.name, s]));
   // SWITCHES[param][value] lists the parameters that value shows and hides;
   // LANE_SWITCHES are the switches each lane has its own of (the limiters').
@@ -36,12 +51,17 @@
   // A duration box's bare decimal is seconds, the box's unit: the page adds
   // the unit and leaves the parsing to the server.
   const SECONDS_RE = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+  const ICON_PNG = 'path://M3,4H21V20H3Z M3,16L9,10L14,15L17,12L21,16';
   const ICON_SVG = 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17';
   const ICON_LOG = 'path://M2,21H22 M3,21V3 M4,19C7,8 12,5 21,4';
+  const ICON_SHARE = 'path://M2,4H10V20H2Z M14,4H22V20H14Z M1,8H23';
+  const ICON_SMOOTH = 'path://M2,14L5,6L8,18L11,8L14,16 M2,20C8,10 14,10 22,12';
+  const ICON_HELP = 'path://M12,2A10,10,0,1,0,12.01,2Z M9,9C9,6 15,6 15,9C15,12 12,11 12,14 M12,17V19';
 
   // ---- what the page knows about the run ----------------------------------
   let query = page.query; // the canonical query in effect (from hello/params)
   let duration = page.duration;
+  let tickLen = 0.1; // seconds a tick row spans (hello)
   let lanes = []; // [{name, strategy}] from hello
   // Each number box's text and slider position for the query in effect,
   // as the server computes them (hello/params boxes).
@@ -57,12 +77,18 @@
   let faultKinds = {}; // by name: whether it takes the server down, its colour (hello.fault_kinds)
   let plan = []; // the scheduled faults, {at, end, kind} (hello and params)
   let bands = [];
-  let maxes = []; // per lane: "chart/axis" → highest value so far
+  // The moments that decide each lane's outcome and the levels its
+  // verdict is judged by (the marks message, web/marks.go).
+  let marks = { marks: [], levels: [] };
+  let explain = null; // the run's "What you are seeing" panel (hello, params)
   const charts = {}; // "chart.letter" → ECharts instance
-  const logScale = Object.fromEntries(CHART_IDS.map(k => [k, false])); // on the spec's log_axis
+  // Each chart row's options, set from its toolbox: a log scale, y axes
+  // shared by the lanes (else each lane's own, so that a storm's scale
+  // does not flatten a recovering lane), 1 s smoothing, the help shown.
+  const view = Object.fromEntries(CHART_IDS.map(k => [k, { log: false, shared: false, smooth: !!SPEC[k].smooth, help: false }]));
   const laneCount = () => lanes.length || page.lanes;
 
-  // ---- numbers and durations ---------------------------------------------
+  // ---- numbers, durations and units ----------------------------------------
   // plain writes a number without exponent, for display.
   function plain(v) {
     const s = String(v);
@@ -73,15 +99,102 @@
     return exp < 0 ? v.toFixed(Math.min(100, frac - exp)) : BigInt(Math.round(v)).toString();
   }
   const fmt = v => plain(Number(v.toPrecision(12))); // trims float noise for display
+  const sig = (v, n = 3) => fmt(Number(v.toPrecision(n)));
+  // thousands groups a whole number with thin spaces: 43 170.
+  const thousands = v => String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, '\u2009');
 
-  // A y-axis maximum that reads well and is shared by a row of charts.
-  function niceMax(v, log) {
-    if (!(v > 0)) return null; // null: let ECharts choose
-    if (log) return 10 ** Math.ceil(Math.log10(v));
-    const e = 10 ** Math.floor(Math.log10(v));
-    for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * e >= v * 1.05) return m * e; // headroom: a line at the max would hide in the frame
-    return 10 * e;
+  // dur writes seconds as a reader says them: 100 ms, 20 s, 2.5 min, 1 h,
+  // 1 h 15 min; n significant digits.
+  function dur(v, n = 3) {
+    if (v == null || Number.isNaN(v)) return '–';
+    const a = Math.abs(v);
+    if (a === 0) return '0';
+    if (a < 1) return `${sig(v * 1000, n)} ms`;
+    if (a < 600) return `${sig(v, n)} s`;
+    if (a < 3600) return `${sig(v / 60, n)} min`;
+    const h = Math.floor(a / 3600), m = Math.round((a - h * 3600) / 60);
+    return m ? `${h} h ${m} min` : `${h} h`;
   }
+
+  // count writes a count compactly for an axis: 950, 12k, 1.2M.
+  function count(v) {
+    const a = Math.abs(v);
+    if (a >= 1e6) return `${sig(v / 1e6)}M`;
+    if (a >= 1e4) return `${sig(v / 1e3)}k`;
+    return sig(v);
+  }
+
+  // UNITS formats a value of each unit of the chart specs, short for an
+  // axis and in full for a tooltip.
+  const UNITS = {
+    '/s': { axis: v => `${count(v)}/s`, tip: v => `${v >= 100 ? thousands(v) : sig(v)}/s` },
+    s: { axis: (v, max) => durAxis(v, max), tip: v => dur(v, 4) },
+    '': { axis: v => count(v), tip: v => (Number.isInteger(v) ? thousands(v) : sig(v)) },
+  };
+  const unitOf = u => UNITS[u] || UNITS[''];
+
+  // The durations and counts an axis may step by, so that its labels read
+  // well: 15 min, not 900 s; 1 h, not 4,000 s.
+  const DUR_STEPS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
+  function niceSteps(v) {
+    const e = 10 ** Math.floor(Math.log10(v));
+    return [1, 2, 2.5, 5, 10].map(m => m * e);
+  }
+
+  // niceAxis returns a y axis' maximum and step for values up to v, with
+  // headroom (a line at the maximum would hide in the frame), null to let
+  // ECharts choose; on a log axis, the next power of ten.
+  function niceAxis(v, unit, log) {
+    if (!(v > 0)) return { max: null, interval: null };
+    if (log) return { max: 10 ** Math.ceil(Math.log10(v * 1.05)), interval: null };
+    const top = v * 1.05;
+    const steps = unit === 's' ? DUR_STEPS : niceSteps(top / 5).concat(niceSteps(top / 5).map(s => s * 10));
+    const step = steps.find(s => top / s <= 5) || steps[steps.length - 1];
+    return { max: Math.ceil(top / step) * step, interval: step };
+  }
+
+  // durAxis writes v for an axis up to max, in one unit for the whole axis
+  // up to an hour: 100 s, 200 s; 2 min, 4 min; 15 min, 1 h, 1 h 15 min.
+  function durAxis(v, max) {
+    if (max < 600 || v === 0 || v >= 3600) return dur(v, 3);
+    return `${sig(v / 60)} min`;
+  }
+
+  // timeAxis is the x axis of the time charts: the run's duration, in
+  // steps that read as durations.
+  function timeAxis() {
+    const step = DUR_STEPS.find(s => duration / s <= 6) || DUR_STEPS[DUR_STEPS.length - 1];
+    return { max: duration, interval: step, axisLabel: { hideOverlap: true, formatter: v => durAxis(v, duration) } };
+  }
+
+  // ---- the theme: the charts' colours, read from the page's CSS ------------
+  // One place for every colour the charts draw with: the page's custom
+  // properties, read at draw time, so that a theme (dark mode) that
+  // changes them changes the charts. The fallbacks are the light theme's.
+  function theme() {
+    const cs = getComputedStyle(document.documentElement);
+    const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
+    return {
+      fg: v('--fg', '#1d2330'),
+      muted: v('--muted', '#5b6475'),
+      line: v('--line', '#dde1e8'),
+      card: v('--card', '#fff'),
+      bad: v('--bad', '#b42318'),
+      good: v('--good', '#1a7f37'),
+      warn: v('--warn', '#9a6700'),
+      accent: v('--accent', '#2f5fd0'),
+      mark: v('--chart-mark', '#6b4fbb'),
+      level: v('--chart-level', '#8a93a6'),
+      outage: v('--chart-outage', ''), // '' keeps each fault kind's own colour (hello.fault_kinds)
+    };
+  }
+  let T = theme();
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    T = theme();
+    forCharts((c, id) => c.setOption(themed(id)));
+    markDirty();
+    drawBands();
+  });
 
   // ---- sliders ---------------------------------------------------------------
   // A slider's scale is defined once, in Go (sliderValue in web/view.go):
@@ -89,6 +202,12 @@
   // and each box's position from the server (boxes).
   const sliderOf = box => $(attr('data-slider-for', box.dataset.param));
   const textAt = (name, pos) => page.scales[page.sliders[name]][pos];
+  // A slider says its box's value and unit in words (aria-valuetext, as
+  // valueText in web/view.go writes it), not its position.
+  function speak(slider, text) {
+    const unit = text === '1' ? slider.dataset.unitOne : slider.dataset.unitMany;
+    slider.setAttribute('aria-valuetext', unit ? `${text} ${unit}` : text);
+  }
 
   // ---- controls ⇄ query ----------------------------------------------------
   function paramValue(el) {
@@ -146,7 +265,10 @@
   function setBox(el, b) {
     if (el !== document.activeElement) el.value = b.text;
     const slider = sliderOf(el);
-    if (slider) slider.value = b.pos;
+    if (slider) {
+      slider.value = b.pos;
+      speak(slider, b.text);
+    }
   }
 
   // seconds reads a duration box's canonical text (plain seconds).
@@ -170,10 +292,11 @@
       if (s) showStrategy(i, s);
     }
     showSwitches();
+    showLaneCharts(p);
     const d = seconds('duration');
     if (d > 0 && d !== duration) {
       duration = d;
-      forCharts((c, id) => SPEC[id].x === 'time' && c.setOption({ xAxis: [{ max: duration }] }));
+      forCharts((c, id) => SPEC[id].x === 'time' && c.setOption({ xAxis: [timeAxis()] }));
     }
   }
 
@@ -197,7 +320,22 @@
     const about = $(attr('data-about-for', L));
     if (about) about.textContent = info.about;
     const head = $(attr('data-lane-strategy', L));
-    if (head) head.textContent = strategy;
+    if (head) head.textContent = info.title;
+  }
+
+  // showLaneCharts shows each chart that needs a lane parameter (its
+  // spec's only_with, the tiers' chart) for the lanes that set it, and
+  // hides it for the others.
+  function showLaneCharts(p) {
+    for (const spec of SPECS) {
+      if (!spec.only_with) continue;
+      for (let i = 0; i < LETTERS.length; i++) {
+        const el = $(`.chart${attr('data-chart', spec.id)}${attr('data-lane', LETTERS[i])}`);
+        if (!el) continue;
+        el.hidden = !p.get(LETTERS[i] + '.' + spec.only_with);
+        if (!el.hidden && i < laneCount()) ensureChart(spec.id, i);
+      }
+    }
   }
 
   // showSwitches shows each shared parameter that some switch (a server
@@ -222,6 +360,21 @@
     history.replaceState(null, '', '?' + query);
     $('#headless-csv').href = '/export.csv?' + query;
     $('#headless-json').href = '/export.json?' + query;
+    presetSpeed();
+  }
+
+  // presetSpeed points every preset link at the speed in use, so that a
+  // preset changes the run and not how fast it plays. A preset with a real
+  // lane keeps its own speed (real time).
+  function presetSpeed() {
+    const speed = new URLSearchParams(query).get('speed');
+    if (!speed) return;
+    for (const a of $$('a[data-preset]')) {
+      const q = new URLSearchParams(a.search);
+      if ([...q.keys()].some(k => k.endsWith('.source') && q.get(k) === 'real')) continue;
+      q.set('speed', speed);
+      a.setAttribute('href', '?' + q.toString()); // a query, as the server wrote it
+    }
   }
 
   // ---- error messages --------------------------------------------------------
@@ -334,21 +487,28 @@
         while (outageWins.size > maxOutages) outageWins.delete(outageWins.keys().next().value);
         lastState = { ...m, outages: [...outageWins.values()] };
         $('#note').textContent = m.note || '';
-        $('#play').textContent = m.playing ? 'Pause' : 'Play';
-        $('#play').title = m.done ? 'run again from t = 0' : m.playing ? 'pause the simulation' : 'resume the simulation';
+        // A finished run offers to run again (so does any change to it).
+        $('#play').textContent = m.done ? 'Run again' : m.playing ? 'Pause' : 'Play';
+        $('#play').title = m.done ? 'run again from t = 0 (any change reruns it too)' : m.playing ? 'pause the simulation' : 'resume the simulation';
         ensureOption($('#speed'), m.speed);
         $('#speed').value = m.speed;
         return markDirty();
       case 'bands':
         bands[m.lane] = m;
         return drawBands();
+      case 'marks':
+        marks = m;
+        renderExplain();
+        return markDirty();
       case 'params':
         query = m.query;
         boxes = m.boxes;
         plan = m.plan;
+        explain = m.explain;
         clearErrors();
         applyQuery(query);
         updateURL();
+        renderExplain();
         return markDirty();
       case 'error':
         // A busy server refuses the session (no parameter); a real lane
@@ -367,27 +527,33 @@
     maxOutages = m.max_outages;
     faultKinds = Object.fromEntries(m.fault_kinds.map(k => [k.name, k]));
     plan = m.plan;
+    explain = m.explain;
     outageWins.clear();
     duration = m.duration;
+    tickLen = m.tick;
     lanes = m.lanes;
     LETTERS.split('').forEach((L, i) => {
-      const el = $(attr('data-lane-source', L));
+      const e = $(attr('data-lane-source', L));
       const l = lanes[i];
-      if (el) el.textContent = l && l.source === 'real' ? ' · real HTTP' + (l.addr ? ' on ' + l.addr : '') : '';
+      if (e) e.textContent = l && l.source === 'real' ? ' · real HTTP' + (l.addr ? ' on ' + l.addr : '') : '';
     });
     rows = [];
+    srows = [];
     lastSummary = null;
     lastVerdicts = null;
     bands = [];
+    marks = { marks: [], levels: [] };
     maxes = lanes.map(() => ({}));
+    seen = lanes.map(() => ({}));
     showLanes(lanes.length);
     forCharts((c, id) => {
       const spec = SPEC[id];
       if (spec.x === 'retry') c.setOption({ xAxis: [{ data: [] }], series: spec.series.map(s => ({ id: s.name, data: [] })) });
-      else c.setOption({ xAxis: [{ max: duration }] });
+      else c.setOption({ xAxis: [timeAxis()] });
     });
     applyQuery(query);
     updateURL();
+    renderExplain();
     markDirty();
   }
 
@@ -409,6 +575,7 @@
   function showLanes(n) {
     $$('[data-lane-col]').forEach((el, i) => (el.hidden = i >= n));
     $$('[data-lane-panel]').forEach((el, i) => (el.hidden = i >= n));
+    $$('[data-lane-skip]').forEach((el, i) => (el.hidden = i >= n));
     $('#lane-count').textContent = n;
     $('[data-param="lanes"]').value = n;
     $('#lane-add').disabled = n >= LETTERS.length;
@@ -417,84 +584,263 @@
     for (let i = 0; i < n; i++) for (const id of CHART_IDS) ensureChart(id, i);
   }
 
-  function ensureChart(id, i) {
-    const L = LETTERS[i];
-    const key = `${id}.${L}`;
-    if (charts[key]) return charts[key];
-    const el = $(`.chart${attr('data-chart', id)}${attr('data-lane', L)}`);
-    const c = echarts.init(el);
-    const opt = structuredClone(BASE[id]);
-    const feature = opt.toolbox.feature;
-    feature.saveAsImage.name = `backofflab-${L}-${id}`;
-    // Custom toolbox features need functions, which the JSON from the
-    // server cannot carry.
-    feature.mySvg = { show: true, title: 'SVG', icon: ICON_SVG, onclick: () => exportSVG(c, L, id) };
+  // themed is the part of a chart's option that the theme colours.
+  function themed(id) {
+    const axis = { axisLabel: { color: T.muted }, axisLine: { lineStyle: { color: T.line } }, splitLine: { lineStyle: { color: T.line } } };
+    return {
+      backgroundColor: T.card, // the PNG and SVG exports keep the scheme
+      title: [{ textStyle: { color: T.fg } }],
+      legend: [{ textStyle: { color: T.fg, rich: { l: { color: T.fg, fontSize: 11 }, n: { color: T.muted, fontSize: 10, fontFamily: 'monospace' } } } }],
+      xAxis: [axis],
+      toolbox: [{ iconStyle: { borderColor: T.muted } }],
+      tooltip: [{ backgroundColor: T.card, borderColor: T.line, textStyle: { color: T.fg } }],
+    };
+  }
+
+  // The toolbox's buttons: each acts on its chart's row, every lane alike.
+  function toolbox(id, i, c) {
     const spec = SPEC[id];
-    if (spec.log_axis >= 0) {
-      feature.myLog = { show: true, title: logScale[id] ? 'linear scale' : 'log scale', icon: ICON_LOG, onclick: () => toggleLog(id) };
-    }
-    if (spec.x === 'retry') {
-      for (const s of opt.series) s.data = [];
-    } else {
-      // The time charts read the tick rows themselves, as a dataset: each
-      // series picks its lane's column, so no point is copied.
-      opt.dataset = { source: rows, sourceHeader: false };
-      opt.series.forEach((s, j) => {
-        delete s.data;
-        s.encode = { x: 0, y: 1 + i * NC + COL[spec.series[j].name] };
-        if (!spec.gaps) s.sampling = 'lttb';
-      });
-    }
-    // Four legend items fit a quarter of the page.
-    Object.assign(opt.legend, { itemGap: 6, itemWidth: 10 });
-    opt.tooltip.valueFormatter = v => (v == null || Number.isNaN(v) ? '–' : fmt(Number(Number(v).toPrecision(4))));
-    if (spec.x === 'retry') {
-      opt.tooltip.formatter = ps => delayTooltip(i, ps);
-    } else {
-      opt.xAxis[0].max = duration;
-    }
-    c.setOption(opt);
-    charts[key] = c;
-    resizer.observe(el);
-    if (spec.x === 'retry') drawBands();
-    else markDirty();
-    return c;
+    const f = {
+      myPng: { show: true, title: 'PNG', icon: ICON_PNG, onclick: () => exportImage(c, id, i, 'png') },
+      mySvg: { show: true, title: 'SVG', icon: ICON_SVG, onclick: () => exportImage(c, id, i, 'svg') },
+    };
+    if (spec.log) f.myLog = { show: true, icon: ICON_LOG, onclick: () => toggle(id, 'log') };
+    f.myShare = { show: true, icon: ICON_SHARE, onclick: () => toggle(id, 'shared') };
+    if (spec.smooth) f.mySmooth = { show: true, icon: ICON_SMOOTH, onclick: () => toggle(id, 'smooth') };
+    f.myHelp = { show: true, icon: ICON_HELP, onclick: () => toggle(id, 'help') };
+    for (const [k, v] of Object.entries(toolboxState(id))) Object.assign(f[k], v);
+    return f;
   }
 
-  function delayTooltip(i, ps) {
-    const b = bands[i];
-    const j = ps && ps.length ? ps[0].dataIndex : -1;
-    if (!b || j < 0 || j >= b.retry.length) return '';
-    const s = v => fmt(Number(v.toPrecision(3))) + ' s';
-    return `retry #${b.retry[j]}<br>median ${s(b.p50[j])}<br>5–95 %: ${s(b.p5[j])} – ${s(b.p95[j])}`;
+  // toolboxState is what the toggles say: the action each offers, and a
+  // highlighted icon while its option is on.
+  function toolboxState(id) {
+    const v = view[id];
+    const on = b => ({ iconStyle: { borderColor: b ? T.accent : T.muted, borderWidth: b ? 1.6 : 1 } });
+    const s = {
+      myShare: { title: v.shared ? 'give each lane its own y axis' : 'one y axis for every lane', ...on(v.shared) },
+      myHelp: { title: v.help ? 'hide what this chart shows' : 'what this chart shows', ...on(v.help) },
+    };
+    if (SPEC[id].log) s.myLog = { title: v.log ? 'linear scale' : 'log scale', ...on(v.log) };
+    if (SPEC[id].smooth) s.mySmooth = { title: v.smooth ? 'every tick (no averaging)' : '1 s average', ...on(v.smooth) };
+    return s;
   }
 
-  function toggleLog(id) {
-    logScale[id] = !logScale[id];
-    forCharts((c, k) => {
-      if (k === id) c.setOption({ toolbox: { feature: { myLog: { title: logScale[id] ? 'linear scale' : 'log scale' } } } });
+  function toggle(id, what) {
+    view[id][what] = !view[id][what];
+    forCharts((c, k, i) => {
+      if (k !== id) return;
+      const o = { toolbox: [{ feature: toolboxState(id) }], graphic: helpGraphic(id, c) };
+      if (what === 'smooth') Object.assign(o, sourceOf(id, i));
+      c.setOption(o);
     });
     if (SPEC[id].x === 'retry') drawBands();
     else markDirty();
   }
 
+  // sourceOf is where a time chart's series read their values: the tick
+  // rows, or their 1 s averages (srows), column by column.
+  function sourceOf(id, i) {
+    const sm = view[id].smooth;
+    return {
+      dataset: { source: sm ? srows : rows },
+      series: SPEC[id].series.map(s => ({ id: s.name, encode: { x: 0, y: sm ? 1 + i * SMN + SMI[COL[s.name]] : 1 + i * NC + COL[s.name] } })),
+    };
+  }
+
+  // helpGraphic shows (or hides) the chart's description over it.
+  function helpGraphic(id, c) {
+    const w = c ? c.getWidth() : 300;
+    return [{ id: 'help', type: 'text', left: 12, top: 28, z: 100, invisible: !view[id].help, silent: true,
+      style: { text: SPEC[id].help, width: Math.max(120, w - 40), overflow: 'break', fill: T.fg, font: '12px sans-serif',
+        backgroundColor: T.card, borderColor: T.line, borderWidth: 1, borderRadius: 6, padding: [6, 8], lineHeight: 16 } }];
+  }
+
+  function ensureChart(id, i) {
+    const L = LETTERS[i];
+    const key = `${id}.${L}`;
+    if (charts[key]) return charts[key];
+    const dom = $(`.chart${attr('data-chart', id)}${attr('data-lane', L)}`);
+    if (dom.hidden) return null; // a chart the lane leaves out: ECharts needs a size
+    const c = echarts.init(dom);
+    const opt = structuredClone(BASE[id]);
+    const spec = SPEC[id];
+    if (dom.clientWidth < 320) {
+      // A phone's narrow chart has no room for its title beside the
+      // toolbox: the title goes below it, and the plot below the title.
+      const first = v => (Array.isArray(v) ? v[0] : v);
+      first(opt.title).top = 20;
+      first(opt.grid).top = 48;
+    }
+    // Custom toolbox features need functions, which the JSON from the
+    // server cannot carry.
+    Object.assign(opt.toolbox, { itemSize: 13, itemGap: 7, feature: toolbox(id, i, c) });
+    if (spec.x === 'retry') {
+      for (const s of opt.series) s.data = [];
+    } else {
+      // The time charts read the tick rows themselves, as a dataset: each
+      // series picks its lane's column, so no point is copied.
+      const src = sourceOf(id, i);
+      opt.dataset = src.dataset;
+      opt.series.forEach((s, j) => {
+        delete s.data;
+        s.encode = src.series[j].encode;
+        if (!spec.gaps) s.sampling = 'lttb';
+      });
+      Object.assign(opt.xAxis[0], timeAxis());
+      // The first series carries the fault windows and the annotations.
+      Object.assign(opt.series[0], {
+        markLine: { symbol: ['none', 'none'], silent: true, animation: false, data: [] },
+      });
+    }
+    // The legend names each line in words; its vocabulary name shows
+    // beside it on hover, as in the tooltip (a quarter of the page holds
+    // four labels, not four labels and four names).
+    Object.assign(opt.legend, {
+      itemGap: 8, itemWidth: 10,
+      formatter: name => (LABEL[id][name] ? LABEL[id][name].label : name),
+      tooltip: { show: true, formatter: p => (LABEL[id][p.name] && LABEL[id][p.name].name ? `${LABEL[id][p.name].label}: ${LABEL[id][p.name].name}` : p.name) },
+    });
+    opt.yAxis.forEach((a, k) => (a.axisLabel.formatter = v => unitOf(spec.units[k]).axis(v)));
+    // Tooltips are DOM nodes: the default one is HTML with inline styles,
+    // which the page's Content-Security-Policy blocks.
+    Object.assign(opt.tooltip, { confine: true, className: 'chart-tip', formatter: ps => tooltip(id, i, ps) });
+    opt.graphic = [{ id: 'empty', type: 'text', left: 'center', top: 'middle', invisible: true, silent: true,
+      style: { text: spec.empty, fill: T.muted, font: '12px sans-serif' } }].concat(helpGraphic(id, null));
+    c.setOption(opt);
+    c.setOption(themed(id));
+    c.setOption({ graphic: helpGraphic(id, c) });
+    charts[key] = c;
+    resizer.observe(dom);
+    if (spec.x === 'retry') drawBands();
+    else markDirty();
+    return c;
+  }
+
+  // tooltip builds a tooltip's nodes: the time (or the retry), then each
+  // line with its colour, its label and name, and its value with its unit.
+  function tooltip(id, i, ps) {
+    if (!ps || !ps.length) return '';
+    const spec = SPEC[id];
+    const box = el('div', { className: 'tip' });
+    box.dataset.tip = `${id}.${LETTERS[i]}`;
+    const line = (color, label, name, value) => {
+      const sw = el('span', { className: 'tip-swatch' });
+      sw.dataset.swatch = color;
+      Object.assign(sw.style, { display: 'inline-block', width: '9px', height: '9px', borderRadius: '50%', marginRight: '6px', background: color });
+      const row = el('div', { className: 'tip-row' }, sw, label);
+      if (name) row.append(' ', el('code', { textContent: name }));
+      row.append(': ', el('b', { textContent: value }));
+      return row;
+    };
+    if (spec.x === 'retry') {
+      const b = bands[i];
+      const j = ps[0].dataIndex;
+      if (!b || j < 0 || j >= b.retry.length) return '';
+      const s = v => dur(v, 3);
+      box.append(el('div', { className: 'tip-head', textContent: `lane ${LETTERS[i]} · retry #${b.retry[j]}` }),
+        line(spec.series[2].color, LABEL[id][BASE[id].series[2].name].label, '', s(b.p50[j])),
+        line(spec.series[1].color, LABEL[id][BASE[id].series[1].name].label, '', `${s(b.p5[j])} – ${s(b.p95[j])}`));
+      return box;
+    }
+    // Every line's value at the row nearest the pointer, read from the
+    // rows themselves: ECharts lists only the lines whose sampled points
+    // fall nearest, and each line is sampled on its own.
+    const src = sourceOf(id, i);
+    const data = src.dataset.source;
+    const r = nearest(data, ps[0].axisValue);
+    if (r < 0) return '';
+    const avg = view[id].smooth ? ' · 1 s average' : '';
+    box.append(el('div', { className: 'tip-head', textContent: `lane ${LETTERS[i]} · t = ${dur(data[r][0], 4)}${avg}` }));
+    spec.series.forEach((sp, j) => {
+      const l = LABEL[id][BASE[id].series[j].name];
+      const v = data[r][src.series[j].encode.y];
+      box.append(line(sp.color, l.label, l.name, v == null || Number.isNaN(v) ? 'none' : unitOf(l.unit).tip(v)));
+    });
+    return box;
+  }
+
+  // nearest returns the index of the row of data whose t is nearest t, or -1.
+  function nearest(data, t) {
+    if (!data.length) return -1;
+    let lo = 0, hi = data.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (data[mid][0] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 && t - data[lo - 1][0] < data[lo][0] - t ? lo - 1 : lo;
+  }
+
   // ---- ticks ---------------------------------------------------------------
+  // The 1 s averages of the columns of the charts that smooth (rates and
+  // percentiles): srows[r] is [t, lane a's averages…, lane b's…], each over
+  // the ticks within half a second of row r (fewer at the live edge, where
+  // the next rows redo it).
+  const SM_COLS = [...new Set(TIME_CHARTS.filter(id => SPEC[id].smooth).flatMap(id => SPEC[id].series.map(s => COL[s.name])))];
+  const SMN = SM_COLS.length;
+  const SMI = Object.fromEntries(SM_COLS.map((c, k) => [c, k]));
+  let srows = [];
+  let maxes = []; // per lane: "chart/axis" (and "chart/axis/s" for the averages) → highest value so far
+  // seen[lane][chart] is the t of the chart's latest value; no entry: none yet.
+  let seen = [];
+
   function addRows(ticks) {
+    const from = rows.length;
+    const n = Math.min(maxes.length, laneCount());
     for (const row of ticks) {
       rows.push(row);
-      const n = Math.min(maxes.length, (row.length - 1) / NC);
-      for (let i = 0; i < n; i++) {
+      for (let i = 0; i < n && 1 + (i + 1) * NC <= row.length; i++) {
         const off = 1 + i * NC;
         for (const id of TIME_CHARTS) {
           for (const s of SPEC[id].series) {
             const v = row[off + COL[s.name]];
+            if (v == null) continue;
+            seen[i][id] = row[0];
             const key = id + '/' + s.axis;
+            if (!(maxes[i][key] >= v)) maxes[i][key] = v;
+          }
+        }
+      }
+    }
+    smoothFrom(Math.max(0, from - halfWindow()));
+    markDirty();
+  }
+
+  const halfWindow = () => Math.max(0, Math.round((1 / tickLen - 1) / 2));
+
+  function smoothFrom(start) {
+    const h = halfWindow();
+    const n = Math.min(maxes.length, laneCount());
+    for (let r = start; r < rows.length; r++) {
+      const out = [rows[r][0]];
+      const lo = Math.max(0, r - h), hi = Math.min(rows.length - 1, r + h);
+      for (let i = 0; i < n; i++) {
+        const off = 1 + i * NC;
+        for (const c of SM_COLS) {
+          let sum = 0, k = 0;
+          for (let j = lo; j <= hi; j++) {
+            const v = rows[j][off + c];
+            if (v != null) {
+              sum += v;
+              k++;
+            }
+          }
+          out.push(k ? sum / k : null);
+        }
+      }
+      srows[r] = out;
+      for (let i = 0; i < n; i++) {
+        for (const id of TIME_CHARTS) {
+          if (!SPEC[id].smooth) continue;
+          for (const s of SPEC[id].series) {
+            const v = out[1 + i * SMN + SMI[COL[s.name]]];
+            const key = id + '/' + s.axis + '/s';
             if (v != null && !(maxes[i][key] >= v)) maxes[i][key] = v;
           }
         }
       }
     }
-    markDirty();
   }
 
   let dirty = false;
@@ -511,6 +857,45 @@
 
   const currentT = () => Math.max(rows.length ? rows[rows.length - 1][0] : 0, lastState ? lastState.t : 0);
 
+  // axisMax is the highest value lane i's chart id shows on axis a so far:
+  // its data (averaged when the chart is) and the levels drawn on it.
+  function axisMax(i, id, a) {
+    const m = maxes[i] || {};
+    let v = m[`${id}/${a}${view[id].smooth ? '/s' : ''}`] || 0;
+    for (const l of marks.levels) if (l.lane === i && l.chart === id && l.axis === a) v = Math.max(v, l.value);
+    return v;
+  }
+
+  // yAxis is a time chart's axis a up to max. Switching an axis' type
+  // replaces the axis (ECharts keeps one model per type), so the axis goes
+  // in whole, its label formatter included.
+  function yAxis(id, a, max) {
+    const unit = SPEC[id].units[a];
+    const log = view[id].log;
+    const nice = niceAxis(max, unit, log);
+    return {
+      ...BASE[id].yAxis[a], type: log ? 'log' : 'value', min: log ? null : 0, max: nice.max, interval: nice.interval,
+      axisLabel: { ...BASE[id].yAxis[a].axisLabel, color: T.muted, hideOverlap: true, formatter: v => unitOf(unit).axis(v, nice.max || max) },
+      splitLine: { show: a === 0, lineStyle: { color: T.line } },
+    };
+  }
+
+  // annotations are the marks and levels of lane i on chart id.
+  function annotations(id, i) {
+    const out = [];
+    for (const m of marks.marks) {
+      if (m.lane !== i || m.chart !== id) continue;
+      out.push({ xAxis: m.t, name: m.label, lineStyle: { color: T.mark, type: 'dashed', width: 1.2 },
+        label: { formatter: m.label, position: 'insideEndTop', color: T.mark, fontSize: 10 } });
+    }
+    for (const l of marks.levels) {
+      if (l.lane !== i || l.chart !== id) continue;
+      out.push({ yAxis: l.value, name: l.label, lineStyle: { color: T.level, type: 'dotted', width: 1.2 },
+        label: { formatter: l.label, position: 'insideStartTop', color: T.muted, fontSize: 10 } });
+    }
+    return out;
+  }
+
   // draw applies what arrived since the last frame: at most one setOption
   // per chart per frame. Each redraw re-reads every point, so redraws are
   // spaced out as the series grow (a 1 h run at 100 ms has 36 000 points).
@@ -526,24 +911,32 @@
     dirty = false;
     const t = currentT();
     const ov = outageView(t);
-    const shade = ov.windows.map(([s, e, kind]) => [
-      { xAxis: s, name: kind, itemStyle: { color: faultKinds[kind] ? faultKinds[kind].color : undefined } }, { xAxis: e }]);
+    const shade = ov.windows.map(([s, e, kind, ahead]) => {
+      const k = faultKinds[kind];
+      const color = (k && k.outage && T.outage) || (k ? k.color : undefined);
+      return [{ xAxis: s, name: ahead ? `${kind} in ${dur(s - t, 2)}` : kind, itemStyle: { color, opacity: ahead ? 0.45 : 1 } }, { xAxis: e }];
+    });
     const n = Math.min(laneCount(), maxes.length);
     for (const id of TIME_CHARTS) {
       const spec = SPEC[id];
-      const yAxis = spec.units.map((_, a) => {
-        let m = 0;
-        for (let i = 0; i < n; i++) m = Math.max(m, maxes[i][id + '/' + a] || 0);
-        if (a !== spec.log_axis) return { max: niceMax(m, false) };
-        // Switching an axis' type replaces the axis (ECharts keeps one model
-        // per type), so the axis goes in whole, label formatter included.
-        const log = logScale[id];
-        return { ...BASE[id].yAxis[a], type: log ? 'log' : 'value', max: niceMax(m, log) };
-      });
+      const own = [];
+      for (let i = 0; i < n; i++) own.push(spec.units.map((_, a) => axisMax(i, id, a)));
+      const shared = spec.units.map((_, a) => Math.max(0, ...own.map(m => m[a])));
       for (let i = 0; i < n; i++) {
         const c = charts[`${id}.${LETTERS[i]}`];
         if (!c) continue;
-        c.setOption({ dataset: { source: rows }, series: [{ id: spec.series[0].name, markArea: { data: shade } }], yAxis });
+        const max = view[id].shared ? shared : own[i];
+        const last = seen[i] && seen[i][id];
+        // A chart with no value says so; one whose gaps mean "none" says
+        // since when, once that lasts.
+        let empty = last == null ? spec.empty : '';
+        if (!empty && spec.gaps && t - last >= 5) empty = `none since t = ${dur(last, 3)}`;
+        c.setOption({
+          dataset: { source: view[id].smooth ? srows : rows },
+          series: [{ id: spec.series[0].name, markArea: { data: shade }, markLine: { data: annotations(id, i) } }],
+          yAxis: spec.units.map((_, a) => yAxis(id, a, max[a])),
+          graphic: [{ id: 'empty', invisible: !empty, style: { text: empty, fill: T.muted } }],
+        });
       }
     }
     drawStatus(t, ov);
@@ -551,47 +944,60 @@
 
   function drawStatus(t, ov) {
     const done = lastState && lastState.done;
-    $('#clock').textContent = `t = ${t.toFixed(1)} s / ${fmt(duration)} s${done ? ' · done' : ''}`;
+    const next = ov.next ? ` · ${ov.next.kind} in ${dur(ov.next.at - t, 2)}` : '';
+    $('#clock').textContent = `t = ${t.toFixed(1)} s / ${fmt(duration)} s${done ? ' · done' : next}`;
     const out = $('#outage');
     out.textContent = ov.down ? 'Resume server' : 'Stop server';
     out.dataset.down = ov.down ? 'true' : 'false';
     for (let i = 0; i < LETTERS.length; i++) {
-      const el = $(attr('data-verdict', LETTERS[i]));
-      if (!el) continue;
+      const e = $(attr('data-verdict', LETTERS[i]));
+      if (!e) continue;
       const v = lastVerdicts && lastVerdicts[i];
-      el.textContent = v ? v.headline : 'waiting for the first ticks…';
-      el.className = 'verdict ' + (v ? v.tone : '');
+      const text = v ? v.headline : 'waiting for the first ticks…';
+      const cls = 'verdict ' + (v ? v.tone : '');
+      // A live region announces every change: the text changes only when
+      // the verdict does, never rewritten with the same words.
+      if (e.textContent !== text) e.textContent = text;
+      if (e.className !== cls) e.className = cls;
     }
   }
 
-  // outageView says which fault windows to shade at t, [start, end, kind],
-  // and whether the server is down. The state message is authoritative up
-  // to its own t; a scheduled fault (the server's plan) is shaded from its
-  // start, and a scheduled window the state saw open lasts to its planned
-  // end, so that the shading moves with the clock between state messages.
+  // outageView says which fault windows to shade at t, [start, end, kind,
+  // ahead], and whether the server is down. The state message is
+  // authoritative up to its own t; a scheduled fault (the server's plan)
+  // is shaded from t = 0, lighter while it is ahead (ahead: true), and a
+  // scheduled window the state saw open lasts to its planned end, so that
+  // the shading moves with the clock between state messages. next is the
+  // next scheduled outage still ahead, for the countdown.
   function outageView(t) {
     const known = lastState ? lastState.t : 0;
     const isDown = kind => !!(faultKinds[kind] && faultKinds[kind].outage);
     const near = (a, b) => Math.abs(a - b) < 1e-9;
     const windows = [];
-    const seen = new Set();
+    const seenPlan = new Set();
     let down = false;
     for (const [s, e, kind] of lastState ? lastState.outages : []) {
       const planned = plan.find(w => w.kind === kind && near(w.at, s));
-      if (planned) seen.add(planned);
-      if (e >= 0) windows.push([s, e, kind]);
-      else if (planned && known < planned.end && planned.end <= t) windows.push([s, planned.end, kind]);
+      if (planned) seenPlan.add(planned);
+      if (e >= 0) windows.push([s, e, kind, false]);
+      else if (planned && known < planned.end && planned.end <= t) windows.push([s, planned.end, kind, false]);
       else {
-        windows.push([s, Math.max(s, t), kind]);
+        windows.push([s, Math.max(s, t), kind, false]);
         if (isDown(kind)) down = true;
       }
     }
+    let next = null;
     for (const w of plan) {
-      if (seen.has(w) || w.at < known || w.at > t) continue;
-      windows.push([w.at, Math.min(w.end, t), w.kind]);
+      if (seenPlan.has(w) || w.at < known) continue;
+      if (w.at > t) {
+        windows.push([w.at, w.end, w.kind, true]);
+        if (isDown(w.kind) && (!next || w.at < next.at)) next = w;
+        continue;
+      }
+      windows.push([w.at, Math.min(w.end, t), w.kind, false]);
       if (t < w.end && isDown(w.kind)) down = true;
     }
-    return { windows, down, scheduled: plan.some(w => isDown(w.kind) && w.at > t) };
+    return { windows, down, next };
   }
 
   // BAND_DATA gives each series of a retry chart its values from a lane's
@@ -605,26 +1011,53 @@
 
   // drawBands redraws the retry charts from the lanes' bands.
   function drawBands() {
-    let m = 0;
-    for (const b of bands) if (b) for (const v of b.p95) m = Math.max(m, v);
+    const top = b => (b ? Math.max(0, ...b.p95) : 0);
+    const all = Math.max(0, ...bands.map(top));
     for (const id of RETRY_CHARTS) {
       const spec = SPEC[id];
-      const log = logScale[id];
+      const log = view[id].log;
       const floor = log ? 1e-3 : 0; // a log axis cannot show 0
       for (let i = 0; i < laneCount(); i++) {
         const c = charts[`${id}.${LETTERS[i]}`];
         const b = bands[i];
         if (!c || !b) continue;
         const at = (arr, j) => Math.max(arr[j], floor);
+        const nice = niceAxis(Math.max(view[id].shared ? all : top(b), floor), spec.units[0], log);
         c.setOption({
-          graphic: [{ id: 'note', type: 'text', left: 'center', top: 'middle', invisible: b.retry.length > 0,
-            style: { text: 'no retries: gives up at once', fill: '#5b6475', font: '12px sans-serif' } }],
+          graphic: [{ id: 'empty', invisible: b.retry.length > 0, style: { text: spec.empty, fill: T.muted } }],
           xAxis: [{ data: b.retry }],
-          yAxis: [{ ...BASE[id].yAxis[0], type: log ? 'log' : 'value', min: log ? null : 0, max: niceMax(Math.max(m, floor), log) }],
+          yAxis: [{ ...BASE[id].yAxis[0], type: log ? 'log' : 'value', min: log ? null : 0, max: nice.max, interval: nice.interval,
+            axisLabel: { ...BASE[id].yAxis[0].axisLabel, color: T.muted, formatter: v => unitOf(spec.units[0]).axis(v, nice.max || 0) } }],
           series: spec.series.map(s => ({ id: s.name, data: BAND_DATA[s.name](b, at) })),
         });
       }
     }
+  }
+
+  // ---- the explanation -------------------------------------------------------
+  // renderExplain shows the run's "What you are seeing" panel: the server
+  // model's story (from Go, with the run's numbers), what decided each lane
+  // so far (the marks' sentences), how a verdict is measured, how to read
+  // the charts (their specs' help) and where 001 comes from.
+  function renderExplain() {
+    const body = $('#explain-body');
+    if (!body || !explain) return;
+    const gist = $('#explain-gist');
+    if (gist) gist.textContent = explain.gist;
+    const parts = explain.story.map(p => el('p', { textContent: p }));
+    const items = [];
+    for (let i = 0; i < laneCount(); i++) {
+      const texts = marks.marks.filter(m => m.lane === i).map(m => m.text);
+      if (!texts.length) continue;
+      const s = lanes[i] && STRATEGIES[lanes[i].strategy];
+      items.push(el('li', {}, el('b', { textContent: `Lane ${LETTERS[i]}` }), s ? `, ${s.title}: ` : ': ', texts.join(' ')));
+    }
+    if (items.length) parts.push(el('p', { textContent: 'This run so far, lane by lane (the dashed lines on the charts):' }), el('ul', {}, ...items));
+    parts.push(el('p', { textContent: explain.verdicts }));
+    parts.push(el('p', { textContent: 'The charts, top to bottom (each chart\'s ? button shows it too): ' + SPECS.map(k => `${k.title}: ${k.help}`).join('; ') + '.' }));
+    const src = explain.source;
+    parts.push(el('p', {}, src.text + ' ', el('a', { href: src.url, textContent: src.link, rel: 'noopener' }), '.'));
+    body.replaceChildren(...parts);
   }
 
   // ---- exports ---------------------------------------------------------------
@@ -654,16 +1087,66 @@
     }
   }
 
-  // An SVG of a chart: the same option rendered by ECharts' SVG renderer in
-  // server-side mode, which needs no DOM.
-  function exportSVG(chart, L, id) {
-    const svg = echarts.init(null, null, { renderer: 'svg', ssr: true, width: chart.getWidth(), height: chart.getHeight() });
-    const opt = chart.getOption();
+  // captionOf says what an exported chart of lane i shows: the lane, its
+  // strategy with its own parameters (and its limiters that are on), and
+  // the run's key parameters (page.caption) with any other that differs
+  // from the defaults.
+  function captionOf(i) {
+    const q = new URLSearchParams(query), d = new URLSearchParams(page.defaults);
+    const L = LETTERS[i];
+    const name = q.get(L + '.strategy');
+    const s = STRATEGIES[name];
+    const parts = [`lane ${L}: ${s ? s.title : name}`];
+    if (s) for (const u of s.own) parts.push(`${L}.${u}=${q.get(L + '.' + u)}`);
+    for (const sw of LANE_SWITCHES) {
+      const v = q.get(L + '.' + sw);
+      if (v && v !== 'off') parts.push(`${L}.${sw}=${v}`);
+    }
+    const shared = [...page.caption];
+    for (const [k, v] of q) {
+      if (k.includes('.') || k === 'speed' || k === 'lanes' || shared.includes(k)) continue;
+      if (d.get(k) !== v) shared.push(k);
+    }
+    for (const k of shared) if (q.has(k)) parts.push(`${k}=${q.get(k)}`);
+    return 'backofflab · ' + parts.join(' · ');
+  }
+
+  // captionHeight is the height the caption adds under an exported chart.
+  const captionHeight = 50;
+
+  // exportImage downloads chart c (lane i's chart id) as PNG, at twice its
+  // size, or SVG, with its caption drawn under it: the same option, drawn
+  // again off screen with the caption and without the toolbox.
+  function exportImage(c, id, i, format) {
+    const w = c.getWidth(), h = c.getHeight() + captionHeight;
+    const opt = c.getOption();
     opt.animation = false;
     opt.toolbox = [{ show: false }];
-    svg.setOption(opt);
-    download(`backofflab-${L}-${id}.svg`, svg.renderToSVGString(), 'image/svg+xml');
-    svg.dispose();
+    opt.tooltip = [{ show: false }];
+    opt.backgroundColor = T.card;
+    opt.graphic = (opt.graphic && opt.graphic[0] ? opt.graphic[0].elements : []).filter(g => g.id === 'empty');
+    const bottom = (opt.grid[0].bottom === undefined ? 26 : Number(opt.grid[0].bottom)) + captionHeight;
+    opt.grid = [{ ...opt.grid[0], bottom }];
+    opt.legend = [{ ...opt.legend[0], bottom: captionHeight + 2 }];
+    opt.title = [opt.title[0], { text: captionOf(i), left: 8, bottom: 4,
+      textStyle: { fontSize: 10.5, fontWeight: 'normal', color: T.muted, width: w - 16, overflow: 'break', lineHeight: 14 } }];
+    const strategy = lanes[i] ? lanes[i].strategy : '';
+    const name = `backofflab-${LETTERS[i]}-${strategy}-${id}.${format}`;
+    if (format === 'svg') {
+      const svg = echarts.init(null, null, { renderer: 'svg', ssr: true, width: w, height: h });
+      svg.setOption(opt);
+      download(name, svg.renderToSVGString(), 'image/svg+xml');
+      svg.dispose();
+      return;
+    }
+    const x = echarts.init(document.createElement('div'), null, { renderer: 'canvas', width: w, height: h });
+    x.setOption(opt);
+    const url = x.getDataURL({ type: 'png', pixelRatio: 2, backgroundColor: T.card });
+    x.dispose();
+    // A data URL's bytes, without fetch (the page may connect to itself only).
+    const bin = atob(url.slice(url.indexOf(',') + 1));
+    const bytes = Uint8Array.from(bin, ch => ch.charCodeAt(0));
+    download(name, bytes, 'image/png');
   }
 
   async function copyLink() {
@@ -691,6 +1174,60 @@
     }
   }
 
+  // ---- the phone's controls drawer, the skip links, the preset menu ------------
+  // On a phone (style.css) the controls wait in a drawer, closed (hidden,
+  // out of the tab order) until its button opens it; elsewhere the drawer
+  // is the controls' column, always shown, and its button is not there.
+  const drawer = $('#controls-drawer');
+  const opener = $('#drawer-open');
+  const drawerClosed = () => getComputedStyle(drawer).visibility === 'hidden';
+
+  function openDrawer(focus) {
+    if (drawerClosed()) showChartsAbove();
+    drawer.dataset.open = '';
+    opener.setAttribute('aria-expanded', 'true');
+    (focus || $('#drawer-close')).focus();
+  }
+
+  // Opened over the stage, the drawer leaves the top of the screen to the
+  // first row of charts, under the playback bar: a change shows as it is
+  // made.
+  function showChartsAbove() {
+    const chart = $$('.chart').find(c => !c.closest('[hidden]'));
+    const bar = $('.stage > .bar');
+    if (chart && bar) window.scrollTo(0, chart.getBoundingClientRect().top + window.scrollY - bar.offsetHeight - 4);
+  }
+
+  function closeDrawer() {
+    if (!('open' in drawer.dataset)) return;
+    delete drawer.dataset.open;
+    opener.setAttribute('aria-expanded', 'false');
+    opener.focus();
+  }
+
+  function wireDrawer() {
+    opener.addEventListener('click', () => ('open' in drawer.dataset ? closeDrawer() : openDrawer()));
+    $('#drawer-close').addEventListener('click', closeDrawer);
+    drawer.addEventListener('keydown', e => {
+      if (e.key === 'Escape') closeDrawer();
+    });
+    // A skip link moves the focus to its target, in the drawer opened for
+    // it; the address bar keeps the state, without a fragment.
+    for (const a of $$('[data-skip]')) {
+      a.addEventListener('click', e => {
+        const target = document.getElementById(decodeURIComponent(a.hash.slice(1)));
+        if (!target) return;
+        e.preventDefault();
+        const details = target.closest('details');
+        if (details) details.open = true;
+        if (drawer.contains(target) && drawerClosed()) openDrawer(target);
+        else target.focus();
+      });
+    }
+    const presets = $('#preset-select');
+    if (presets) presets.addEventListener('change', () => presets.value && location.assign(presets.value));
+  }
+
   // ---- wiring ----------------------------------------------------------------
   function wire() {
     const form = $('#controls');
@@ -703,6 +1240,7 @@
       if (el.dataset.sliderFor) {
         const box = $(attr('data-param', el.dataset.sliderFor));
         box.value = textAt(el.dataset.sliderFor, Number(el.value));
+        speak(el, box.value);
         scheduleSet();
       } else if (el.dataset.param && el.type === 'text') {
         scheduleSet(); // its slider follows the server's answer (params)
@@ -769,9 +1307,13 @@
     charts: () => charts,
     state: () => lastState,
     summaries: () => lastSummary,
+    marks: () => marks,
+    view: () => view,
+    caption: i => captionOf(i),
   };
 
   wire();
+  wireDrawer();
   showLanes(page.lanes);
   connect();
 })();

@@ -62,6 +62,7 @@ func TestBrowser(t *testing.T) {
 		fn   func(*testing.T, *browserEnv)
 	}{
 		{"PageLoadsAndTicks", browserPageLoads},
+		{"Presets", browserPresets},
 		{"ControlChangesRunAndURL", browserControlChangesRun},
 		{"URLRestoresControls", browserURLRestoresControls},
 		{"StopResumeServer", browserStopResume},
@@ -75,6 +76,13 @@ func TestBrowser(t *testing.T) {
 		{"FaultWindows", browserFaultWindows},
 		{"LandingVerdicts", browserLandingVerdicts},
 		{"LimiterSwitch", browserLimiterSwitch},
+		{"Tiers", browserTiers},
+		{"Rerun", browserRerun},
+		{"Tooltips", browserTooltips},
+		{"OwnAxes", browserOwnAxes},
+		{"Annotations", browserAnnotations},
+		{"LiveVerdicts", browserLiveVerdicts},
+		{"PresetSpeed", browserPresetSpeed},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
@@ -528,15 +536,15 @@ func browserExports(t *testing.T, env *browserEnv) {
 		t.Errorf("no empty percentile cell although the run went through an outage")
 	}
 
-	// PNG: click the toolbox's save-as-image icon of lane a's throughput
-	// chart. ECharts draws the icon on its canvas; its zrender element
-	// carries the feature's title.
+	// PNG: click the toolbox's PNG icon of lane a's throughput chart.
+	// ECharts draws the icon on its canvas; its zrender element carries
+	// the feature's title. The image is twice the chart's size, with a
+	// caption under it that names the lane, its strategy and parameters.
 	type target struct {
-		X     float64 `json:"x"`
-		Y     float64 `json:"y"`
-		W     float64 `json:"w"`
-		H     float64 `json:"h"`
-		Ratio float64 `json:"ratio"`
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+		W float64 `json:"w"`
+		H float64 `json:"h"`
 	}
 	eval[chromedp.Void](tb, `document.querySelector('.chart[data-chart="throughput"][data-lane="a"]').scrollIntoView({block: 'center'})`)
 	at := poll[target](tb, "the PNG icon is on the canvas", `(() => {
@@ -546,14 +554,13 @@ func browserExports(t *testing.T, env *browserEnv) {
 		const r = el.getBoundingRect().clone();
 		r.applyTransform(el.getComputedTransform());
 		const box = c.getDom().getBoundingClientRect();
-		const tb = c.getOption().toolbox[0].feature.saveAsImage;
-		return {x: box.left + r.x + r.width / 2, y: box.top + r.y + r.height / 2, w: c.getWidth(), h: c.getHeight(), ratio: tb.pixelRatio || 1};
+		return {x: box.left + r.x + r.width / 2, y: box.top + r.y + r.height / 2, w: c.getWidth(), h: c.getHeight()};
 	})()`)
 	png, name := tb.download(dir, chromedp.Steps(
 		chromedp.MouseEvent(chromedp.MouseMoved, at.X, at.Y),
 		chromedp.MouseClickXY(at.X, at.Y),
 	))
-	if name != "backofflab-a-throughput.png" {
+	if name != "backofflab-a-fixed-throughput.png" {
 		t.Errorf("PNG named %q", name)
 	}
 	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
@@ -563,15 +570,31 @@ func browserExports(t *testing.T, env *browserEnv) {
 	if err != nil || format != "png" {
 		t.Fatalf("the PNG export does not decode: %v (%s)", err, format)
 	}
-	wantW, wantH := at.W*at.Ratio, at.H*at.Ratio
-	t.Logf("PNG: %d bytes, %d×%d; the chart is %g×%g at pixel ratio %g", len(png), cfg.Width, cfg.Height, at.W, at.H, at.Ratio)
-	if math.Abs(float64(cfg.Width)-wantW) > 2 || math.Abs(float64(cfg.Height)-wantH) > 2 || cfg.Width < 200 || cfg.Height < 150 {
-		t.Errorf("PNG is %d×%d, want the chart's %g×%g", cfg.Width, cfg.Height, wantW, wantH)
+	// 50 px of caption under the chart, and twice the pixels.
+	wantW, wantH := 2*at.W, 2*(at.H+50)
+	t.Logf("PNG: %d bytes, %d×%d; the chart is %g×%g", len(png), cfg.Width, cfg.Height, at.W, at.H)
+	if math.Abs(float64(cfg.Width)-wantW) > 2 || math.Abs(float64(cfg.Height)-wantH) > 2 || cfg.Width < 400 || cfg.Height < 300 {
+		t.Errorf("PNG is %d×%d, want twice the chart and its caption, %g×%g", cfg.Width, cfg.Height, wantW, wantH)
+	}
+	if d := os.Getenv("BACKOFFLAB_SCREENSHOTS"); d != "" {
+		if err := os.WriteFile(filepath.Join(d, name), png, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	caption := eval[string](tb, `window.backofflab.caption(0)`)
+	t.Logf("caption: %s", caption)
+	for _, w := range []string{"lane a: fixed interval (fixed)", "a.min_delay=100ms", "clients=1000", "server_model=queue", "outage_for=15s", "seed=1", "duration=10m0s"} {
+		if !strings.Contains(caption, w) {
+			t.Errorf("the caption %q lacks %q", caption, w)
+		}
 	}
 }
 
-// 7. Screenshots of a run with an outage, on a desktop and a phone: no
-// horizontal overflow, no chart over another.
+// 7. Screenshots of the landing run, finished, on a desktop and a phone, in
+// the light and the dark scheme: no horizontal overflow, no chart over
+// another. The run is the landing view's, seeded, so the same command
+// writes the same pictures: docs/playground-*.png are the four viewport
+// ones, made with BACKOFFLAB_SCREENSHOTS=docs.
 func browserScreenshots(t *testing.T, env *browserEnv) {
 	dir := os.Getenv("BACKOFFLAB_SCREENSHOTS")
 	if dir == "" {
@@ -579,11 +602,17 @@ func browserScreenshots(t *testing.T, env *browserEnv) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, vp := range []struct {
+	type view struct {
 		w, h   int64
 		mobile bool
-	}{{1280, 800, false}, {390, 844, true}} {
-		name := fmt.Sprintf("%dx%d", vp.w, vp.h)
+		scheme string
+	}
+	var views []view
+	for _, sch := range []string{"light", "dark"} {
+		views = append(views, view{1280, 800, false, sch}, view{390, 844, true, sch})
+	}
+	for _, vp := range views {
+		name := fmt.Sprintf("%dx%d-%s", vp.w, vp.h, vp.scheme)
 		t.Run(name, func(t *testing.T) {
 			opts := []chromedp.EmulateViewportOption{}
 			if vp.mobile {
@@ -591,7 +620,7 @@ func browserScreenshots(t *testing.T, env *browserEnv) {
 			}
 			// The default scenario, 2 minutes in which the server stops at
 			// 20 s for 15 s, played at full speed to its end.
-			tb := openPage(t, env, "speed=max", chromedp.EmulateViewport(vp.w, vp.h, opts...))
+			tb := openPage(t, env, "speed=max", chromedp.EmulateViewport(vp.w, vp.h, opts...), scheme(vp.scheme))
 			tb.waitTrue("the run is done", `(s => s && s.done && !s.playing)(window.backofflab.state()) && /done/.test(document.querySelector('#clock').textContent)`)
 			tb.waitRowsT(120)
 			// Let the page draw the last rows (it draws on animation frames).
@@ -660,10 +689,20 @@ func browserScreenshots(t *testing.T, env *browserEnv) {
 			if err != nil {
 				t.Fatalf("screenshot: %v", err)
 			}
-			for file, b := range map[string][]byte{
+			shots := map[string][]byte{
 				"playground-" + name + ".png":      view,
 				"playground-" + name + "-full.png": tb.screenshot(),
-			} {
+			}
+			if vp.mobile { // and the controls' drawer, open
+				tb.do("open the drawer", chromedp.Click(chromedp.ID("drawer-open")))
+				tb.waitTrue("the drawer is open, in view", `(r => r.top >= 0 && Math.abs(r.bottom - innerHeight) < 1)(document.querySelector('#controls-drawer').getBoundingClientRect())`)
+				drawer, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
+				if err != nil {
+					t.Fatalf("screenshot: %v", err)
+				}
+				shots["playground-"+name+"-drawer.png"] = drawer
+			}
+			for file, b := range shots {
 				cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
 				if err != nil {
 					t.Fatalf("%s: %v", file, err)
@@ -750,8 +789,10 @@ func browserRealLane(t *testing.T, env *browserEnv) {
 func browserHaltedLane(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "server_model=curve&lanes=2&clients=20000&think=1ms&timeout=1ms&a.strategy=fixed&a.min_delay=1ms"+
 		"&b.strategy=exponential&b.min_delay=1s&max_server_delay=24h&outage=none&duration=10m&speed=max")
-	got := poll[string](tb, "lane a's verdict says it stopped",
-		`(t => t.includes('stopped at') ? t : '')(document.querySelector('[data-verdict="a"]').textContent)`)
+	// Filling a run's memory budget takes the engine seconds of CPU, many
+	// more under -race on a busy machine: this wait is longer than others.
+	got := pollFor[string](tb, "lane a's verdict says it stopped",
+		`(t => t.includes('stopped at') ? t : '')(document.querySelector('[data-verdict="a"]').textContent)`, 3*pollTimeout)
 	if !strings.Contains(got, "queued requests") || !strings.Contains(got, "the memory budget of a run (32 MiB)") {
 		t.Errorf("lane a's verdict: %q", got)
 	}
@@ -767,8 +808,7 @@ func browserHaltedLane(t *testing.T, env *browserEnv) {
 }
 
 // browserLogScale: the charts whose spec offers a log scale have the
-// toolbox button, which switches the spec's axis on every lane's chart and
-// back; the others have none.
+// toolbox button, which switches every y axis of the chart on every lane.
 func browserLogScale(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "lanes=2&duration=600s")
 	types := func() string {
@@ -778,13 +818,14 @@ func browserLogScale(t *testing.T, env *browserEnv) {
 				' ' + Object.entries(cs).filter(([, c]) => c.getOption().toolbox[0].feature.myLog).map(([k]) => k).sort().join(',');
 		})()`)
 	}
-	const offers = "delay.a,delay.b,server.a,server.b"
+	// Every chart offers it: each has values that span decades.
+	const offers = "backoff.a,backoff.b,delay.a,delay.b,latency.a,latency.b,server.a,server.b,throughput.a,throughput.b"
 	if got, want := types(), "value/value value/value value value "+offers; got != want {
 		t.Fatalf("before: %q, want %q", got, want)
 	}
 	eval[chromedp.Void](tb, `(cs => { cs['server.a'].getOption().toolbox[0].feature.myLog.onclick(); cs['delay.b'].getOption().toolbox[0].feature.myLog.onclick(); })(window.backofflab.charts())`)
-	poll[bool](tb, "both lanes' server and delay charts go log", `(cs => ['server.a', 'server.b'].every(k => cs[k].getOption().yAxis[1].type === 'log') && ['delay.a', 'delay.b'].every(k => cs[k].getOption().yAxis[0].type === 'log'))(window.backofflab.charts())`)
-	if got := types(); got != "value/log value/log log log "+offers {
+	poll[bool](tb, "both lanes' server and delay charts go log", `(cs => ['server.a', 'server.b'].every(k => cs[k].getOption().yAxis.every(a => a.type === 'log')) && ['delay.a', 'delay.b'].every(k => cs[k].getOption().yAxis[0].type === 'log'))(window.backofflab.charts())`)
+	if got := types(); got != "log/log log/log log log "+offers {
 		t.Errorf("after: %q", got)
 	}
 }
@@ -857,7 +898,7 @@ func browserLandingVerdicts(t *testing.T, env *browserEnv) {
 	if !strings.Contains(a.Class, scenario.ToneBad) || !strings.Contains(a.Text, "COLLAPSED") {
 		t.Errorf("lane a's verdict %q, class %q: want COLLAPSED, tone %s", a.Text, a.Class, scenario.ToneBad)
 	}
-	if !strings.Contains(b.Class, scenario.ToneGood) || !strings.Contains(b.Text, "server recovered") {
+	if !strings.Contains(b.Class, scenario.ToneGood) || !strings.Contains(b.Text, "service back") || !strings.Contains(b.Text, "then server") {
 		t.Errorf("lane b's verdict %q, class %q: want recovered, tone %s", b.Text, b.Class, scenario.ToneGood)
 	}
 	if got := eval[string](tb, `['server_model', 'a.strategy', 'b.strategy'].map(n => document.querySelector('[data-param="' + n + '"]').value).join(' ')`); got != "queue fixed exponential" {
@@ -885,5 +926,57 @@ func browserLimiterSwitch(t *testing.T, env *browserEnv) {
 	tb.waitQuery("a.retry_budget", "off")
 	if visible("a.budget_percent") {
 		t.Errorf("a.budget_percent still shown with its budget off")
+	}
+}
+
+// 15. Layered retries: a lane's tiers set in the URL draw its tiers'
+// chart (each tier's offered load, the clients' attempts first), which a
+// lane without tiers leaves out; its verdict says what a request costs
+// at the server. Setting the other lane's tiers in its box restarts the
+// run (the number of tiers changed) and shows its chart too.
+func browserTiers(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "lanes=2&speed=20&duration=10m&a.max_attempts=3&a.tiers=fixed:3:1s,fixed:3:500ms")
+	if v := eval[string](tb, `document.querySelector('[data-param="a.tiers"]').value`); v != "fixed:3:1s,fixed:3:500ms" {
+		t.Errorf("a.tiers box shows %q", v)
+	}
+	drawn := `(L => {
+		const el = document.querySelector('.chart[data-chart="tiers"][data-lane="' + L + '"]');
+		const c = window.backofflab.charts()['tiers.' + L];
+		if (!el || el.closest('[hidden]') || !c || el.clientHeight < 150) return false;
+		const m = c.getModel();
+		const n = k => m.getSeriesByIndex(k).getData().count();
+		return n(0) > 0 && n(1) > 0 && n(2) > 0;
+	})`
+	poll[bool](tb, "lane a's tiers' chart draws every tier", drawn+`('a')`)
+	if eval[bool](tb, `!!window.backofflab.charts()['tiers.b'] || !document.querySelector('.chart[data-chart="tiers"][data-lane="b"]').hidden`) {
+		t.Errorf("lane b, without tiers, shows a tiers' chart")
+	}
+	// During the pause (20 s to 35 s) every attempt times out and each
+	// tier makes its three: tier 3 sends about three times what tier 2
+	// does, which sends more than the clients.
+	tb.waitRowsT(36)
+	rows := tb.rows()
+	att, t2, t3 := col(t, 0, "attempts"), col(t, 0, "t2_attempts"), col(t, 0, "t3_attempts")
+	a, _ := mean(rows, att, 22, 35)
+	m2, _ := mean(rows, t2, 22, 35)
+	m3, _ := mean(rows, t3, 22, 35)
+	t.Logf("during the pause: clients %.1f/s, tier 2 %.1f/s, tier 3 %.1f/s", a, m2, m3)
+	if !(a > 50 && m2 > 1.5*a && m3 > 2.5*m2) {
+		t.Errorf("offered load by tier %.1f, %.1f, %.1f: want clients > 50/s, tier 2 over 1.5 times that, tier 3 over 2.5 times tier 2's", a, m2, m3)
+	}
+	poll[string](tb, "lane a's verdict counts its tiers", `(s => s.includes('3 tiers: ') && s)(document.querySelector('[data-verdict="a"]').textContent)`)
+
+	tb.setBox("b.tiers", "exponential:2:1s")
+	tb.waitQuery("b.tiers", "exponential:2:1s")
+	poll[bool](tb, "lane b's tiers' chart draws after the restart", `(L => {
+		const el = document.querySelector('.chart[data-chart="tiers"][data-lane="' + L + '"]');
+		const c = window.backofflab.charts()['tiers.' + L];
+		return !!el && !el.hidden && !!c && el.clientHeight >= 150 && c.getModel().getSeriesByIndex(1).getData().count() > 0;
+	})('b')`)
+	// A bad value stays in its box with its message, naming the tier.
+	tb.setBox("b.tiers", "exponential:20:1s")
+	msg := poll[string](tb, "the message beside b.tiers", `(s => s.length > 0 && s)(document.querySelector('[data-error-for="b.tiers"]').textContent)`)
+	if !strings.Contains(msg, `tier 2 ("exponential:20:1s"): attempts "20" is not a whole number from 1 to 10`) {
+		t.Errorf("b.tiers message %q", msg)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/go-echarts/go-echarts/v2/types"
+
+	"backofflab/scenario"
 )
 
 // chartSpec is one row of the chart grid: the same chart for every lane.
@@ -14,7 +16,7 @@ import (
 // and draws whatever it says, so that adding a chart is one row of
 // chartSpecs.
 type chartSpec struct {
-	ID    string `json:"id"`    // throughput, server, backoff, latency or delay: data-chart
+	ID    string `json:"id"`    // throughput, server, backoff, latency, delay or tiers: data-chart
 	Title string `json:"title"` // the chart's title, short enough for a quarter of the page
 	Help  string `json:"help"`  // what the chart shows, for its aria-label and tooltip
 	// X is what the x axis counts: xTime, the run's seconds, whose series
@@ -26,12 +28,26 @@ type chartSpec struct {
 	// Units are the y axes' units, left axis first: unitRate, unitSeconds
 	// or "" for a count. There is one axis per unit.
 	Units []string `json:"units"`
-	// LogAxis is the y axis the chart's toolbox switches to a log scale,
-	// or -1 when it offers none.
-	LogAxis int `json:"log_axis"`
+	// Log: the chart's toolbox offers a log scale for every y axis, where
+	// the values span decades (a storm's concurrency against a recovering
+	// lane's, a latency from 100 ms to its cap).
+	Log bool `json:"log"`
+	// Smooth: the series are rates or percentiles per tick, which the page
+	// may show averaged over a second (the toolbox's smoothing, on by
+	// default): a one-tick spike at the resume, or a p99 of a few
+	// successes, would otherwise set the axis and hide the rest.
+	Smooth bool `json:"smooth"`
 	// Gaps: a missing value means "none in this tick" and must show as a
 	// gap, so the series are never resampled.
 	Gaps bool `json:"gaps"`
+	// OnlyWith names a lane parameter (without its letter) that the chart
+	// needs: it shows only for a lane whose value of it is not empty, as
+	// the tiers' chart shows for a lane with tiers; "" for every lane.
+	// Such a chart is the grid's last row, so that hiding it moves no
+	// other chart.
+	OnlyWith string `json:"only_with,omitempty"`
+	// Empty is what the chart says while it has no value to draw.
+	Empty string `json:"empty"`
 }
 
 // The x axes of chartSpec.X.
@@ -45,6 +61,32 @@ const (
 	unitRate    = "/s"
 	unitSeconds = "s"
 )
+
+// MarshalJSON writes k for the page script, each series with its label in
+// plain words: a time chart's from its column (scenario.ColumnLabel), the
+// delay chart's from delayLabels.
+func (k chartSpec) MarshalJSON() ([]byte, error) {
+	type plain chartSpec // without this method
+	type labelled struct {
+		chartSeries
+		Label string `json:"label"`
+	}
+	out := struct {
+		plain
+		Series []labelled `json:"series"`
+	}{plain: plain(k)}
+	for _, s := range k.Series {
+		l := scenario.ColumnLabel(s.Name)
+		if k.X == xRetry {
+			l = delayLabels[s.Name]
+		}
+		out.Series = append(out.Series, labelled{s, l})
+	}
+	return json.Marshal(out)
+}
+
+// delayLabels are the delay chart's series in words, by id.
+var delayLabels = map[string]string{"p5": "5th percentile", "band": "5–95 % of delays", "p50": "median delay"}
 
 // chartSeries is one line of a chart: the Columns name it plots (on a
 // time chart; on a retry chart, its id in the bands), its colour and the y
@@ -60,23 +102,35 @@ type chartSeries struct {
 // CSV header and the JSON keys agree; later lines are drawn on top, so ok
 // comes last: it often equals attempts.
 var chartSpecs = []chartSpec{
-	{ID: "throughput", Title: "throughput /s", X: xTime, Units: []string{unitRate}, LogAxis: -1,
+	{ID: "throughput", Title: "throughput /s", X: xTime, Units: []string{unitRate}, Log: true, Smooth: true,
 		Help:   "attempts that succeeded, failed with an error or timed out, and all attempts sent, per second",
+		Empty:  "no attempt yet",
 		Series: []chartSeries{{"attempts", "#5470c6", 0}, {"timeouts", "#ee6666", 0}, {"errors", "#fc8452", 0}, {"ok", "#3ba272", 0}}},
-	{ID: "server", Title: "server", X: xTime, Units: []string{"", unitSeconds}, LogAxis: 1,
-		Help:   "requests inside the server (left axis) and the server's latency at that concurrency (right axis, seconds)",
+	{ID: "server", Title: "server", X: xTime, Units: []string{"", unitSeconds}, Log: true,
+		Help:   "requests inside the server, abandoned ones included (left axis), and the server's latency at that concurrency (right axis)",
+		Empty:  "no tick yet",
 		Series: []chartSeries{{"concurrency", "#5470c6", 0}, {"server_latency", "#9a60b4", 1}}},
-	{ID: "backoff", Title: "waiting to retry", X: xTime, Units: []string{""}, LogAxis: -1,
+	{ID: "backoff", Title: "waiting to retry", X: xTime, Units: []string{""}, Log: true,
 		Help:   "clients waiting to retry, and connections waiting in the accept backlog",
+		Empty:  "no tick yet",
 		Series: []chartSeries{{"in_backoff", "#e3a21a", 0}, {"backlog", "#73c0de", 0}}},
-	{ID: "latency", Title: "success latency", X: xTime, Units: []string{unitSeconds}, LogAxis: -1, Gaps: true,
-		Help:   "median and 99th percentile end-to-end latency of the tick's successes, retries included (seconds)",
+	{ID: "latency", Title: "success latency", X: xTime, Units: []string{unitSeconds}, Log: true, Smooth: true, Gaps: true,
+		Help:   "median and 99th percentile end-to-end latency of the tick's successes, retries included",
+		Empty:  "no request has succeeded yet",
 		Series: []chartSeries{{"p50", "#5470c6", 0}, {"p99", "#9a60b4", 0}}},
 	// p5 is invisible and carries the band (p95 − p5) stacked on it, so
 	// that the area spans p5 to p95.
-	{ID: "delay", Title: "delay by retry #", X: xRetry, Units: []string{unitSeconds}, LogAxis: 0,
-		Help:   "the strategy's delay before each retry: median and 5–95 % band over many draws (seconds)",
+	{ID: "delay", Title: "delay by retry #", X: xRetry, Units: []string{unitSeconds}, Log: true,
+		Help:   "the strategy's delay before each retry: median and 5–95 % band over many draws",
+		Empty:  "no retries: gives up at once",
 		Series: []chartSeries{{"p5", delayColor, 0}, {"band", delayColor, 0}, {"p50", delayColor, 0}}},
+	// Layered retries: each tier's attempts are the offered load of the
+	// tier below it, and they multiply down the chain.
+	{ID: "tiers", Title: "offered load by tier /s", X: xTime, Units: []string{unitRate}, Log: true, Smooth: true, OnlyWith: "tiers",
+		Empty: "no attempt yet",
+		Help:  "attempts per second each tier sends: the clients (tier 1), then each inner tier; the bottom tier's reach the server",
+		Series: []chartSeries{{"attempts", "#5470c6", 0}, {"t2_attempts", "#9a60b4", 0}, {"t3_attempts", "#fc8452", 0},
+			{"t4_attempts", "#ee6666", 0}}},
 }
 
 // delayColor is the delay chart's one colour: its band and median.
@@ -107,9 +161,11 @@ const outageColor = "rgba(238,102,102,0.13)"
 const effectColor = "rgba(250,200,88,0.18)"
 
 // chartOption returns the ECharts option of the chart id, without
-// data, for a run of duration seconds. The page script adds the data as
-// plain [x, y] arrays, the toolbox's SVG and log-scale buttons (which need
-// functions) and the shared y-axis maximum of each row.
+// data, for a run of duration seconds. The page script adds the data, the
+// toolbox's buttons (exports with a caption, log scale, shared axes,
+// smoothing and help: they need functions), the axes' formatters and
+// maxima, the tooltips, the annotations and the colours of the page's
+// theme.
 func chartOption(id string, duration float64) (json.RawMessage, error) {
 	var k chartSpec
 	for _, c := range chartSpecs {
@@ -130,9 +186,7 @@ func chartOption(id string, duration float64) (json.RawMessage, error) {
 		// covers the title, the toolbox or the lines, however narrow the chart.
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0", Left: "center",
 			ItemWidth: 14, ItemHeight: 8, TextStyle: &opts.TextStyle{FontSize: 11}}),
-		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "4", Top: "0",
-			Feature: &opts.ToolBoxFeature{SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{
-				Show: opts.Bool(true), Type: "png", Name: "backofflab-" + id, Title: "PNG"}}}),
+		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "4", Top: "0", Feature: &opts.ToolBoxFeature{}}),
 		charts.WithGridOpts(opts.Grid{Left: "6", Right: "18", Top: "30", Bottom: "26", ContainLabel: opts.Bool(true)}),
 	)
 	if k.X == xRetry {

@@ -80,6 +80,23 @@ func realRules(st state, lim Limits) []*scenario.ParamError {
 				Allow: d + " while a lane is real (the real experiment does not implement another)"})
 		}
 	}
+	// The real lane's own rows that only the simulator implements (its
+	// tiers): their defaults, which no strategy changes.
+	if i := st.realLane(); i >= 0 && i < len(st.p.Lanes) {
+		defLane := scenario.Params{Lanes: []scenario.Lane{scenario.DefaultLane(i)}}
+		for _, row := range scenario.Table {
+			if !row.SimOnly || !row.Lane || !scenario.ReadsLaneParam(&st.p, i, row.Name) {
+				continue
+			}
+			if v, d := row.Value(&st.p, i), row.Value(&defLane, 0); v != d {
+				if d == "" {
+					d = "empty"
+				}
+				errs = append(errs, &scenario.ParamError{Name: st.real + "." + row.Name, Value: v,
+					Allow: d + " on the real lane (the real experiment does not implement another)"})
+			}
+		}
+	}
 	return errs
 }
 
@@ -88,6 +105,12 @@ func realSpeedError(speed string) *scenario.ParamError {
 }
 
 const speedMax = "max"
+
+// defaultSpeed is the speed of a URL that names none: the landing view's
+// two minutes in 30 s of watching, its outage 5 s in and its verdicts at
+// the end (TestDefaultSpeedTellsTheLandingStory). A run with a real lane
+// runs at 1 (real time) instead; a URL that names a speed keeps it.
+const defaultSpeed = "4"
 
 // speedParam is the page's own parameter, beside the engine's vocabulary.
 const speedParam = "speed"
@@ -113,8 +136,9 @@ func parseSpeed(s string) (float64, error) {
 // page's URL, a WebSocket set message and an export request are read.
 func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	q = cloneValues(q)
-	st := state{speed: "1"}
+	st := state{speed: defaultSpeed}
 	var errs []*scenario.ParamError
+	_, speedGiven := q[speedParam]
 	if v, ok := q[speedParam]; ok {
 		raw := v[len(v)-1]
 		if _, err := parseSpeed(raw); err != nil {
@@ -173,6 +197,9 @@ func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 			Allow: fmt.Sprintf("a duration from 1s to %v on this server", lim.MaxDuration)})
 	}
 	st.p = p
+	if st.real != "" && !speedGiven {
+		st.speed = "1" // a real lane runs in real time
+	}
 	return st, append(errs, realRules(st, lim)...)
 }
 
@@ -189,7 +216,10 @@ func decodeExport(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 
 // decodeLenient is decode for rendering a page from a URL that may hold bad
 // values: it drops each bad value (the page shows it with its message) and
-// reads the rest, so a typo in one parameter keeps every other one.
+// reads the rest, so a typo in one parameter keeps every other one. An
+// error between two parameters is reported from the side of the one the
+// URL gives (b.min_delay=1h names b.min_delay, whose value is dropped,
+// rather than lane b's max_delay, which the URL left at its default).
 func decodeLenient(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	q = cloneValues(q)
 	var all []*scenario.ParamError
@@ -198,19 +228,37 @@ func decodeLenient(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 		if len(errs) == 0 {
 			return st, all
 		}
-		all = append(all, errs...)
-		dropped := false
+		// An error of values the URL does not give waits for the next
+		// round: dropping another value may clear it.
+		var ungiven []*scenario.ParamError
 		for _, e := range errs {
-			if _, ok := q[e.Name]; ok {
-				delete(q, e.Name)
-				dropped = true
+			given := false
+			for _, side := range sides(e) {
+				if _, ok := q[side.Name]; ok {
+					all = append(all, side)
+					delete(q, side.Name)
+					given = true
+				}
+			}
+			if !given {
+				ungiven = append(ungiven, e)
 			}
 		}
-		if !dropped { // a cross-field error: fall back to the defaults
+		if len(ungiven) == len(errs) { // nothing left to drop: the defaults
 			st, _ := decode(url.Values{}, lim)
-			return st, all
+			return st, append(all, ungiven...)
 		}
 	}
+}
+
+// sides returns e and, for an error between two parameters, the same
+// error from its other parameter's side: a page that cannot tell which one
+// the user changed shows it under both.
+func sides(e *scenario.ParamError) []*scenario.ParamError {
+	if e.Other == nil {
+		return []*scenario.ParamError{e}
+	}
+	return []*scenario.ParamError{e, e.Other}
 }
 
 // encode writes st as the canonical query of its URL. A lane's source is

@@ -26,10 +26,21 @@ type pageInput struct {
 }
 
 // Preset is a named shortcut to a full URL query. Its Description ends
-// with what the engine measured for it, not what its sources promise.
+// with what the engine measured for it, not what its sources promise, and
+// its Outcomes say the same in a few words, lane by lane, for its chip.
 type Preset struct {
 	Name        string // the identifier, as in ?preset=name
 	Title       string
 	Query       string
 	Description string
+	Outcomes    []PresetOutcome
+}
+
+// PresetOutcome is what the engine measured for one lane of a preset's
+// finished run.
+type PresetOutcome struct {
+	Lane     string // the lane's letter
+	Strategy string
+	Brief    string // the verdict's outcome in a few words (scenario.Verdict.Brief)
+	Tone     string // the verdict's tone: scenario.ToneGood, ToneBad, or ""
 }

@@ -16,6 +16,10 @@ import (
 //	{"type":"speed","speed":"10"}                               virtual seconds per wall second, or "max"
 //	{"type":"pause"} {"type":"resume"} {"type":"reset"}
 //
+// A restart (reset, a set the running simulation cannot take on the fly, or
+// any set once the run reached its end) runs the new run from t = 0 and
+// plays it, whether the old one was paused or finished.
+//
 // Server to page:
 //
 //	hello    after connecting and after every restart: the run's canonical query, lanes and columns;
@@ -30,6 +34,13 @@ import (
 //	bands    the delay-by-retry bands of one lane's strategy, after hello and every set
 //	params   the canonical query after a set that applied (the page puts it in its URL), and
 //	         boxes: what each number box of the run shows, as in hello
+//	marks    the moments that decide each lane's outcome so far (its retries landing, the
+//	         backlog flooding in at the resume, its service and its server back) and the
+//	         levels its verdict is judged by, for the charts' annotations (marks.go); each
+//	         replaces the previous one
+//
+// hello and params carry explain too: the "What you are seeing" panel of
+// the run (explain.go), in words with the run's numbers.
 //
 // hello and params carry boxes, each number box's text (seconds for a
 // duration) and slider position, computed as the page renders them
@@ -78,6 +89,7 @@ type helloMsg struct {
 	// faults, so that the page shades a window as soon as it begins.
 	FaultKinds []faultKindInfo `json:"fault_kinds"`
 	Plan       []planWindow    `json:"plan"`
+	Explain    explainView     `json:"explain"`
 }
 
 // faultKindInfo is one fault kind for the page.
@@ -170,6 +182,9 @@ type paramsMsg struct {
 	Query string             `json:"query"`
 	Boxes map[string]boxView `json:"boxes"` // every number box of the run
 	Plan  []planWindow       `json:"plan"`  // the scheduled faults, as in hello
+	// Explain is the run's panel, as in hello: a server model or a
+	// number it quotes may have changed.
+	Explain explainView `json:"explain"`
 }
 
 type errorMsg struct {

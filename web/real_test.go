@@ -50,6 +50,11 @@ func TestDecodeRealLane(t *testing.T) {
 		{query: "b.source=real&rate=5", real: "b", lanes: 2}, // rate is not read in a closed loop
 		{query: "b.source=real&server_model=linear", real: "b", lanes: 2},
 		{query: "b.source=real&server_model=curve", real: "b", lanes: 2},
+		// The server's protections are the real server's too.
+		{query: "b.source=real&server_model=curve&shed_above=100", real: "b", lanes: 2},
+		{query: "b.source=real&shed_above=300&queue_timeout=500ms", real: "b", lanes: 2},
+		{query: "b.source=real&queue_control=codel&codel_target=10ms&codel_interval=200ms", real: "b", lanes: 2},
+		{query: "b.source=real&shed_above=-1", bad: "shed_above", allow: "from 0 to 1000000"},
 	} {
 		q, _ := url.ParseQuery(tc.query)
 		st, errs := decode(q, DefaultLimits)

@@ -88,6 +88,9 @@ type session struct {
 	// lanes are the current run's lane sources, one per lane (see
 	// laneSource): where each lane's values come from.
 	lanes []laneSource
+	// marks finds the moments that decide the run's outcome, for the
+	// page's annotations (marks.go).
+	marks *marker
 
 	out outbox
 }
@@ -380,6 +383,7 @@ func (s *session) slice() {
 	s.rows = s.rows[:0]
 	s.syncDown()
 	s.summarize()
+	s.sendMarks()
 	if s.eng.Now() >= end {
 		s.playing = false
 		s.stopLanes()
@@ -399,9 +403,19 @@ func (s *session) advance() {
 	}
 }
 
-// emit adds the engine's tick to the slice's rows.
+// emit adds the engine's tick to the slice's rows, and shows it to the
+// marker.
 func (s *session) emit(t scenario.Tick) {
-	s.rows = append(s.rows, tickRow(t, s.lanes, s.eng))
+	row := tickRow(t, s.lanes, s.eng)
+	s.rows = append(s.rows, row)
+	s.marks.observe(row, s.eng)
+}
+
+// sendMarks sends the marks when they changed.
+func (s *session) sendMarks() {
+	if m := s.marks.take(); m != nil {
+		s.out.send(m, false)
+	}
 }
 
 // tickRow flattens a tick for the page: t, then each lane's Columns as its
@@ -428,6 +442,7 @@ func (s *session) summarize() {
 		}
 	}
 	ph := phaseOf(s.eng, s.st.p)
+	s.marks.summaries(sum, ph)
 	if summariesEqual(sum, s.lastSum) && ph == s.lastPhase {
 		return
 	}
@@ -443,7 +458,7 @@ func summariesEqual(a, b []scenario.Summary) bool {
 	return slices.EqualFunc(a, b, func(x, y scenario.Summary) bool {
 		return x.BaselineOK == y.BaselineOK && ptrEq(x.ServerRecoveredAfter, y.ServerRecoveredAfter) &&
 			ptrEq(x.ServiceRecoveredAfter, y.ServiceRecoveredAfter) && x.Collapsed == y.Collapsed &&
-			x.PeakConcurrency == y.PeakConcurrency && x.Stopped == y.Stopped
+			x.PeakConcurrency == y.PeakConcurrency && x.Stopped == y.Stopped && x.LayeredFigure() == y.LayeredFigure()
 	})
 }
 
@@ -461,7 +476,9 @@ func (s *session) handle(m inMsg) {
 		st, errs := decode(q, s.lim)
 		if len(errs) > 0 {
 			for _, e := range errs {
-				s.fail(e.Name, e.Error())
+				for _, side := range sides(e) { // under the control the user changed
+					s.fail(side.Name, side.Error())
+				}
 			}
 			return
 		}
@@ -472,7 +489,10 @@ func (s *session) handle(m inMsg) {
 			}
 			s.holdsSlot = true
 		}
-		restart := s.restarts(st)
+		// A run that reached its end shows nothing of a change at its end:
+		// it runs again from 0 with the new values, as does a change the
+		// running simulation cannot take on the fly.
+		restart := s.restarts(st) || s.eng.Now() >= s.st.p.Duration
 		s.st = st
 		s.speed, _ = parseSpeed(st.speed)
 		if st.real == "" {
@@ -482,10 +502,13 @@ func (s *session) handle(m inMsg) {
 			if err == nil {
 				s.eng.Reset()
 			}
+			s.playing = true
 			s.hello()
 			return
 		}
-		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p)}, false)
+		s.out.send(s.params(), false)
+		s.marks.setParams(&s.st.p)
+		s.sendMarks()
 		s.bands()
 		s.syncDown()
 		s.state()
@@ -507,7 +530,7 @@ func (s *session) handle(m inMsg) {
 			return
 		}
 		s.speed, s.st.speed = f, m.Speed
-		s.out.send(paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p)}, false)
+		s.out.send(s.params(), false)
 		s.state()
 	case "pause":
 		if s.live() != nil { // real time cannot pause: the lane stops
@@ -526,7 +549,10 @@ func (s *session) handle(m inMsg) {
 		s.playing = true
 		s.state()
 	case "reset":
+		// Reset starts the run again and plays it, paused or finished: a
+		// page reset to a blank, stopped chart looks broken.
 		s.eng.Reset()
+		s.playing = true
 		s.hello()
 	default:
 		s.fail("", "unknown message type "+strconv.Quote(m.Type)+": want set, outage, speed, pause, resume or reset")
@@ -580,7 +606,7 @@ func (s *session) hello() {
 	p := s.st.p
 	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
 		Tick: p.Tick.Seconds(), Columns: scenario.Columns, MaxOutages: simengine.MaxOutages,
-		Boxes: boxesOf(s.st, s.lim), FaultKinds: faultKinds(), Plan: planOf(&p)}
+		Boxes: boxesOf(s.st, s.lim), FaultKinds: faultKinds(), Plan: planOf(&p), Explain: explainOf(&p)}
 	for i, l := range p.Lanes {
 		h.Lanes = append(h.Lanes, laneInfo{Name: scenario.LaneNames[i : i+1], Strategy: l.Strategy,
 			Source: s.lanes[i].source(), Addr: s.lanes[i].addr()})
@@ -593,8 +619,16 @@ func (s *session) hello() {
 	for _, e := range failed {
 		s.out.send(e, false)
 	}
+	s.marks = newMarker(&p)
+	s.sendMarks()
 	s.bands()
 	s.state()
+}
+
+// params is the params message of the run in effect.
+func (s *session) params() paramsMsg {
+	return paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p),
+		Explain: explainOf(&s.st.p)}
 }
 
 // faultKinds describes the fault kinds for the page.

@@ -150,6 +150,16 @@ func TestSocketRoundTrips(t *testing.T) {
 		if field[string](t, m, "param") != "a.factor" || !strings.Contains(field[string](t, m, "message"), `"abc"`) {
 			t.Fatalf("error %v", m)
 		}
+		// Delays out of order: the message shows under both delays, one of
+		// which the user changed, each naming its own parameter.
+		p.send(inMsg{Type: "set", Query: "clients=600&a.strategy=fixed&a.min_delay=2s&a.max_delay=1s"})
+		for _, want := range []string{`a.max_delay: "1s" is not allowed`, `a.min_delay: "2s" is not allowed`} {
+			name, _, _ := strings.Cut(want, ":")
+			m := p.await("error", func(m map[string]json.RawMessage) bool { return field[string](t, m, "param") == name })
+			if msg := field[string](t, m, "message"); !strings.HasPrefix(msg, want) {
+				t.Errorf("%s's message %q, want it to start %q", name, msg, want)
+			}
+		}
 		p.send(inMsg{Type: "nonsense"})
 		p.await("error", func(m map[string]json.RawMessage) bool {
 			return strings.Contains(string(m["message"]), "unknown message type")
@@ -300,6 +310,8 @@ func TestStalledPageDoesNotSlowOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stalled.CloseNow()
+	// Read at last, the stalled page's first message can hold many ticks.
+	stalled.SetReadLimit(1 << 24)
 	p := dialPage(t, srv, "clients=200&duration=1h&speed=10")
 	p.await("tick", nil)
 	n := p.rowCount()
@@ -343,4 +355,72 @@ func waitGoroutines(t *testing.T, want int) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// TestSocketRerunsAFinishedRun: once a run has reached its end, a change of
+// any value, a reset or another lane runs it again from t = 0 and plays
+// it; none leaves the page on a blank, stopped chart.
+func TestSocketRerunsAFinishedRun(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{})
+	const base = "clients=200&duration=5s&speed=max&outage=none"
+	for _, tc := range []struct {
+		name  string
+		msg   inMsg
+		lanes int
+	}{
+		{"a changed value", inMsg{Type: "set", Query: base + "&clients=300"}, 2},
+		{"the same values", inMsg{Type: "set", Query: base}, 2},
+		{"reset", inMsg{Type: "reset"}, 2},
+		{"another lane", inMsg{Type: "set", Query: base + "&lanes=3"}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := dialPage(t, srv, base)
+			p.await("state", func(m map[string]json.RawMessage) bool { return field[bool](t, m, "done") })
+			p.send(tc.msg)
+			hello := p.await("hello", nil)
+			if lanes := field[[]laneInfo](t, hello, "lanes"); len(lanes) != tc.lanes {
+				t.Fatalf("%d lanes after the rerun, want %d", len(lanes), tc.lanes)
+			}
+			m := p.await("state", nil)
+			if field[bool](t, m, "done") || !field[bool](t, m, "playing") || field[float64](t, m, "t") != 0 {
+				t.Fatalf("state after the rerun: %s", mustJSON(m))
+			}
+			p.await("state", func(m map[string]json.RawMessage) bool { return field[bool](t, m, "done") })
+		})
+	}
+}
+
+// TestSocketResetPlays: a reset of a paused run plays the new one.
+func TestSocketResetPlays(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{})
+	p := dialPage(t, srv, "clients=200&duration=60s&speed=20&outage=none")
+	p.await("tick", nil)
+	p.send(inMsg{Type: "pause"})
+	p.await("state", func(m map[string]json.RawMessage) bool { return !field[bool](t, m, "playing") })
+	p.send(inMsg{Type: "reset"})
+	p.await("hello", nil)
+	if m := p.await("state", nil); !field[bool](t, m, "playing") {
+		t.Fatalf("state after a reset of a paused run: %s", mustJSON(m))
+	}
+	p.await("tick", nil)
+}
+
+// TestSocketSendsMarksAndExplain: the page gets the run's panel with hello
+// and, as the run goes, the marks the marker finds (marks_test.go checks
+// what they are).
+func TestSocketSendsMarksAndExplain(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{})
+	p := dialPage(t, srv, "speed=max&duration=60s")
+	hello := p.await("hello", nil)
+	if ex := field[explainView](t, hello, "explain"); len(ex.Story) == 0 || ex.Source.URL == "" {
+		t.Fatalf("hello's explain: %+v", ex)
+	}
+	p.await("marks", func(m map[string]json.RawMessage) bool {
+		for _, mk := range field[[]mark](t, m, "marks") {
+			if mk.Kind == markFlood && mk.Lane == 0 && mk.T == 35 {
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -60,7 +60,7 @@ var controlGroups = []struct{ id, title string }{
 
 // speedChoices are the playback speeds the speed menu offers: virtual seconds per
 // wall second, 1 being real time.
-var speedChoices = []string{"1", "2", "5", "10", "20", "50", "100", speedMax}
+var speedChoices = []string{"1", "2", defaultSpeed, "10", "20", "50", "100", speedMax}
 
 // pageView is everything page.templ renders.
 type pageView struct {
@@ -71,6 +71,9 @@ type pageView struct {
 	Panels  []lanePanel    // one per possible lane; Active for the run's lanes
 	Speed   paramCtl       // the speed menu
 	Presets []Preset
+	// Current is the name of the preset whose state the page shows, at
+	// any speed, or "".
+	Current string
 	// General are the messages of bad values that have no visible control.
 	General []string
 	Specs   []chartSpec // the chart grid's rows
@@ -102,6 +105,16 @@ type lanePanel struct {
 	Controls    []paramCtl
 }
 
+// hidesChart reports whether lane lp leaves out chart k: a chart that
+// needs a lane parameter (chartSpec.OnlyWith) the lane has not set.
+func (lp lanePanel) hidesChart(k chartSpec) bool {
+	if k.OnlyWith == "" {
+		return false
+	}
+	i := slices.IndexFunc(lp.Controls, func(c paramCtl) bool { return c.Base == k.OnlyWith })
+	return i < 0 || lp.Controls[i].Value == ""
+}
+
 // paramCtl is one parameter's control: for numbers and durations a slider and
 // a number box with its unit; for enums a menu; for booleans a checkbox.
 type paramCtl struct {
@@ -110,6 +123,9 @@ type paramCtl struct {
 	Lane string // the lane letter, or ""
 	Type string // int, float, duration, enum, bool or seed
 	Help string // the parameter's meaning, from the table
+	// Label is the parameter in plain words (scenario.Param.Label), shown
+	// beside its name.
+	Label string
 	// Allowed describes the accepted values, as the validator words them.
 	Allowed string
 	Unit    string
@@ -123,6 +139,12 @@ type paramCtl struct {
 	Choices  []ctlChoice
 	Error    string // the message of a bad value, shown beside the control
 	Hidden   bool   // a parameter the lane's strategy or the server's model does not read
+	// ValueText is what a screen reader says of the slider: the box's value
+	// and its unit in words ("0.1 seconds"), rather than the slider's
+	// position; UnitOne and UnitMany are the unit's words, for the script
+	// to say a new value as the slider moves.
+	ValueText         string
+	UnitOne, UnitMany string
 	// slider is the slider's scale, the key of its table in the page
 	// state; zero for no slider.
 	slider sliderSpec
@@ -168,7 +190,16 @@ type pageState struct {
 	// page moves the box with the slider without a formula of its own.
 	Sliders map[string]int `json:"sliders"`
 	Scales  [][]string     `json:"scales"`
+	// Caption names the shared parameters an exported chart's caption
+	// always gives; it adds any other that differs from Defaults, the
+	// query of the defaults, and the lane's strategy with its own.
+	Caption  []string `json:"caption"`
+	Defaults string   `json:"defaults"`
 }
+
+// captionParams are the shared parameters every exported chart names:
+// who the clients are, the server, the outage and the seed.
+var captionParams = []string{"clients", "think", "timeout", "server_model", "outage", "outage_at", "outage_for", "seed"}
 
 // switchInfo tells the script, for each value of a switch parameter
 // (scenario.Switches: arrival, server_model, and each lane's limiters),
@@ -189,8 +220,13 @@ type choiceShows struct {
 // strategyInfo tells the script which lane parameters a strategy uses.
 type strategyInfo struct {
 	Name  string   `json:"name"`
+	Label string   `json:"label"` // in plain words (strategies.Label)
+	Title string   `json:"title"` // label and name, as a lane's head and menu show it
 	About string   `json:"about"`
 	Uses  []string `json:"uses"`
+	// Own are the parameters of the strategy's formula (strategies.Uses),
+	// without the limits and limiters every strategy obeys.
+	Own []string `json:"own"`
 }
 
 // newView builds the page's view model from its input.
@@ -201,7 +237,7 @@ func newView(in pageInput) pageView {
 	}
 	speed := in.St.speed
 	if speed == "" {
-		speed = "1"
+		speed = defaultSpeed
 	}
 	query := in.Query
 	if query == "" {
@@ -300,7 +336,7 @@ func newView(in pageInput) pageView {
 		v.Panels = append(v.Panels, lp)
 	}
 
-	v.Speed = paramCtl{Name: speedParam, Base: speedParam, Type: "enum", Value: speed,
+	v.Speed = paramCtl{Name: speedParam, Base: speedParam, Label: "speed", Type: "enum", Value: speed,
 		Help: "playback: virtual seconds per wall second (1× is real time)"}
 	for _, s := range speedChoices {
 		v.Speed.Choices = append(v.Speed.Choices, ctlChoice{Value: s, Label: speedLabel(s)})
@@ -326,6 +362,7 @@ func newView(in pageInput) pageView {
 		}
 		v.Charts = append(v.Charts, chartJSON{ID: "chart-" + k.ID, JSON: js})
 	}
+	v.Current = currentPreset(in.Presets, query)
 	v.State = newPageState(query, p, in.Presets)
 	v.State.Sliders, v.State.Scales = sliderTables(v)
 	return v
@@ -409,7 +446,7 @@ func boxesOf(st state, lim Limits) map[string]boxView {
 
 // sourceControl is lane letter's source menu.
 func sourceControl(letter string, real bool) paramCtl {
-	c := paramCtl{Name: letter + "." + sourceParam, Base: sourceParam, Lane: letter, Type: "enum", Help: sourceHelp,
+	c := paramCtl{Name: letter + "." + sourceParam, Base: sourceParam, Label: "source", Lane: letter, Type: "enum", Help: sourceHelp,
 		Allowed: "one of " + sourceSim + ", " + sourceReal, Value: sourceSim,
 		Choices: []ctlChoice{
 			{Value: sourceSim, Label: sourceSim, Help: "simulated, in virtual time at any speed"},
@@ -424,15 +461,20 @@ func sourceControl(letter string, real bool) paramCtl {
 func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
 		Columns: scenario.Columns, LaneNames: scenario.LaneNames,
-		Keep: keepOnStrategyChange, Charts: chartSpecs, Steps: sliderSteps, Presets: presets}
+		Keep: keepOnStrategyChange, Charts: chartSpecs, Steps: sliderSteps, Presets: presets,
+		Caption: captionParams, Defaults: state{p: scenario.Defaults(), speed: defaultSpeed}.encode()}
 	if ps.Presets == nil {
 		ps.Presets = []Preset{}
 	}
 	for _, name := range strategies.Names() {
-		si := strategyInfo{Name: name, About: strategies.About(name), Uses: []string{}}
+		si := strategyInfo{Name: name, Label: strategies.Label(name), Title: strategyLabel(name), About: strategies.About(name),
+			Uses: []string{}, Own: []string{}}
 		for _, param := range scenario.Table {
 			if param.Lane && param.Name != "strategy" && scenario.Uses(name, param.Name) {
 				si.Uses = append(si.Uses, param.Name)
+			}
+			if param.Lane && strategies.Uses(name, param.Name) {
+				si.Own = append(si.Own, param.Name)
 			}
 		}
 		ps.Strategies = append(ps.Strategies, si)
@@ -463,7 +505,7 @@ func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 // parameter) showing its value in ps, or the URL's raw value when that one
 // was bad.
 func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInput) paramCtl {
-	c := paramCtl{Name: param.Name, Base: param.Name, Type: typeName(param.Type), Help: param.Help,
+	c := paramCtl{Name: param.Name, Base: param.Name, Label: param.Label(), Type: typeName(param.Type), Help: param.Help,
 		Allowed: param.Allowed(), Unit: param.Unit}
 	if lane >= 0 {
 		c.Lane = scenario.LaneNames[lane : lane+1]
@@ -489,11 +531,11 @@ func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInpu
 	case scenario.TypeEnum:
 		c.Value = goText
 		for _, ch := range param.Choices {
-			h := ""
+			h, label := "", ch
 			if param.Name == "strategy" {
-				h = strategies.About(ch)
+				h, label = strategies.About(ch), strategyLabel(ch)
 			}
-			c.Choices = append(c.Choices, ctlChoice{Value: ch, Label: ch, Help: h})
+			c.Choices = append(c.Choices, ctlChoice{Value: ch, Label: label, Help: h})
 		}
 		return c
 	case scenario.TypeBool:
@@ -504,7 +546,7 @@ func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInpu
 		c.Min, c.Max = "0", strconv.FormatUint(math.MaxUint64, 10)
 		c.Value = rawOr(in.Raw, c.Name, in.Errors, goText)
 		return c
-	case scenario.TypeFaults:
+	case scenario.TypeFaults, scenario.TypeTiers:
 		c.Value = rawOr(in.Raw, c.Name, in.Errors, goText)
 		return c
 	}
@@ -521,8 +563,46 @@ func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInpu
 	c.Scale = sliderScale(param.Type, lo, hi)
 	c.Pos = sliderPos(c.Scale, param.Type, lo, hi, val)
 	c.slider = sliderSpec{scale: c.Scale, typ: param.Type, lo: lo, hi: hi}
+	c.UnitOne, c.UnitMany = spokenUnit(param.Unit)
+	c.ValueText = valueText(c.Value, c.UnitOne, c.UnitMany)
 	c.Value = rawOr(in.Raw, c.Name, in.Errors, c.Value)
 	return c
+}
+
+// spokenUnits are the table's units in words, singular and plural, for
+// the sliders' aria-valuetext: a screen reader would spell "req/s".
+var spokenUnits = map[string][2]string{
+	"s":         {"second", "seconds"},
+	"%":         {"percent", "percent"},
+	"attempts":  {"attempt", "attempts"},
+	"calls":     {"call", "calls"},
+	"clients":   {"client", "clients"},
+	"conn":      {"connection", "connections"},
+	"lanes":     {"lane", "lanes"},
+	"req":       {"request", "requests"},
+	"req/s":     {"request per second", "requests per second"},
+	"retries/s": {"retry per second", "retries per second"},
+	"tokens":    {"token", "tokens"},
+	"workers":   {"worker", "workers"},
+}
+
+// spokenUnit returns unit in words, singular and plural; a unit that
+// spokenUnits lacks is said as written.
+func spokenUnit(unit string) (one, many string) {
+	if w, ok := spokenUnits[unit]; ok {
+		return w[0], w[1]
+	}
+	return unit, unit
+}
+
+// valueText is a slider's aria-valuetext: the box's text and its unit in
+// words. static/app.js says it the same way as the slider moves.
+func valueText(text, one, many string) string {
+	unit := many
+	if text == "1" {
+		unit = one
+	}
+	return strings.TrimSpace(text + " " + unit)
 }
 
 // rawOr returns the URL's raw value of name when it was bad, so that the
@@ -555,6 +635,8 @@ func typeName(k scenario.Type) string {
 		return "seed"
 	case scenario.TypeFaults:
 		return "faults"
+	case scenario.TypeTiers:
+		return "tiers"
 	}
 	return "unknown"
 }
@@ -639,6 +721,10 @@ func sliderValue(scale string, typ scenario.Type, lo, hi float64, pos int) float
 // fmtNum writes a number in plain decimal, as the number boxes show it.
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
+// strategyLabel is a strategy in plain words with its name, as a menu
+// shows it: "fixed interval (fixed)".
+func strategyLabel(name string) string { return strategies.Label(name) + " (" + name + ")" }
+
 func speedLabel(s string) string {
 	if s == speedMax {
 		return "max"
@@ -655,10 +741,59 @@ func sourceHead(label string) string {
 	return " · " + label
 }
 
-// inputMode picks the phone keyboard of a number box.
+// currentPreset returns the name of the preset whose query is query but
+// for the playback speed, or "".
+func currentPreset(ps []Preset, query string) string {
+	bare := func(q string) string {
+		v, err := url.ParseQuery(q)
+		if err != nil {
+			return ""
+		}
+		v.Del(speedParam)
+		return v.Encode()
+	}
+	q := bare(query)
+	for _, p := range ps {
+		if bare(p.Query) == q {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// toneMark is the sign beside a preset lane's outcome, so that its tone
+// does not rest on colour alone.
+func toneMark(tone string) string {
+	switch tone {
+	case scenario.ToneGood:
+		return "✓"
+	case scenario.ToneBad:
+		return "✕"
+	}
+	return "·"
+}
+
+// presetOption is a preset's line in the phone's preset menu: its title
+// and its lanes' outcomes.
+func presetOption(p Preset) string {
+	parts := make([]string, len(p.Outcomes))
+	for i, o := range p.Outcomes {
+		parts[i] = o.Lane + ": " + o.Brief
+	}
+	if len(parts) == 0 {
+		return p.Title
+	}
+	return p.Title + " — " + strings.Join(parts, ", ")
+}
+
+// inputMode picks the phone keyboard of a box: a list (faults, tiers)
+// has names in it.
 func inputMode(typ string) string {
-	if typ == "int" || typ == "seed" {
+	switch typ {
+	case "int", "seed":
 		return "numeric"
+	case "faults", "tiers":
+		return "text"
 	}
 	return "decimal"
 }

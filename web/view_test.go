@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/url"
 	"os"
@@ -209,6 +210,63 @@ func TestBadRawValueStaysInItsControl(t *testing.T) {
 	}
 }
 
+// TestCrossFieldErrorUnderTheGivenControl: a lane's delays out of order
+// are reported under the control whose value the URL gives (both when it
+// gives both), with its value and allowed range, and every other value of
+// the URL is kept, the lane's strategy included.
+func TestCrossFieldErrorUnderTheGivenControl(t *testing.T) {
+	for _, tc := range []struct {
+		name, query string
+		strategy    string            // lane b's strategy after the page reads the URL
+		errs        map[string]string // control → what its message must hold
+		box         map[string]string // control → what its box shows
+	}{
+		{"min above the strategy's max", "b.strategy=grpc&b.min_delay=1h", "grpc",
+			map[string]string{"b.min_delay": `b.min_delay: "1h0m0s" is not allowed (allowed: a duration from 1ms to b.max_delay (2m0s))`},
+			map[string]string{"b.min_delay": "1h", "b.max_delay": "120"}},
+		{"min above the default max", "b.min_delay=1h&clients=500", "exponential",
+			map[string]string{"b.min_delay": `b.min_delay: "1h0m0s" is not allowed (allowed: a duration from 1ms to b.max_delay (15m0s))`},
+			map[string]string{"b.min_delay": "1h", "clients": "500"}},
+		{"max below the default min", "b.strategy=grpc&b.max_delay=50ms", "grpc",
+			map[string]string{"b.max_delay": `b.max_delay: "50ms" is not allowed (allowed: at least b.min_delay (1s))`},
+			map[string]string{"b.max_delay": "50ms", "b.min_delay": "1"}},
+		{"both given", "b.strategy=grpc&b.min_delay=2s&b.max_delay=1s", "grpc",
+			map[string]string{"b.max_delay": `b.max_delay: "1s" is not allowed (allowed: at least b.min_delay (2s))`,
+				"b.min_delay": `b.min_delay: "2s" is not allowed (allowed: a duration from 1ms to b.max_delay (1s))`},
+			map[string]string{"b.min_delay": "2s", "b.max_delay": "1s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := pageFor(t, tc.query)
+			if got := in.St.p.Lanes[1].Strategy; got != tc.strategy {
+				t.Errorf("lane b's strategy %q, want %q: the URL's other values must stay", got, tc.strategy)
+			}
+			v := newView(in)
+			if len(v.General) != 0 {
+				t.Errorf("general messages %q, want none", v.General)
+			}
+			got := map[string]paramCtl{}
+			for _, c := range allControls(v) {
+				got[c.Name] = c
+				if want, ok := tc.errs[c.Name]; ok {
+					if c.Error != want {
+						t.Errorf("%s's message %q, want %q", c.Name, c.Error, want)
+					}
+					if c.Hidden {
+						t.Errorf("%s shows its message on a hidden control", c.Name)
+					}
+				} else if c.Error != "" {
+					t.Errorf("%s has the message %q, want none", c.Name, c.Error)
+				}
+			}
+			for name, want := range tc.box {
+				if got[name].Value != want {
+					t.Errorf("%s's box shows %q, want %q", name, got[name].Value, want)
+				}
+			}
+		})
+	}
+}
+
 func TestSliderScales(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -299,8 +357,8 @@ func TestChartOptions(t *testing.T) {
 		if !slices.Equal(names, want) {
 			t.Errorf("%s: series %v, want %v", id, names, want)
 		}
-		if _, ok := opt.Toolbox.Feature["saveAsImage"]; !ok {
-			t.Errorf("%s: no PNG export", id)
+		if opt.Toolbox.Feature == nil {
+			t.Errorf("%s: no toolbox for the script's buttons", id)
 		}
 		wantY := 1
 		if id == "server" {
@@ -316,8 +374,8 @@ func TestChartOptions(t *testing.T) {
 		t.Errorf("%d chart specs for the script, want %d", len(v.State.Charts), len(chartSpecs))
 	}
 	for _, k := range v.State.Charts {
-		if k.LogAxis >= len(k.Units) {
-			t.Errorf("%s: log scale on axis %d of %d", k.ID, k.LogAxis, len(k.Units))
+		if k.Empty == "" || k.Help == "" {
+			t.Errorf("%s: no message for no data (%q) or no help (%q)", k.ID, k.Empty, k.Help)
 		}
 		for _, s := range k.Series {
 			if k.X == xTime && !slices.Contains(scenario.Columns, s.Name) {
@@ -471,18 +529,111 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 	}
 }
 
+// TestPresetLinks: each preset is a chip that links to its query and says
+// its lanes' outcomes, marked by tone, and a line of the phone's menu; the
+// preset whose query is the page's but for the speed is the current one in
+// both.
 func TestPresetLinks(t *testing.T) {
-	doc := render(t, pageFor(t, ""))
-	found := false
+	in := pageFor(t, "lanes=1")
+	in.Presets = []Preset{
+		{Name: "p1", Title: "Preset one", Query: "lanes=1", Description: "what it shows",
+			Outcomes: []PresetOutcome{{Lane: "a", Strategy: "fixed", Brief: "COLLAPSED", Tone: scenario.ToneBad}}},
+		{Name: "p2", Title: "Preset two", Query: "lanes=2", Description: "what it shows too",
+			Outcomes: []PresetOutcome{{Lane: "a", Strategy: "fixed", Brief: "COLLAPSED", Tone: scenario.ToneBad},
+				{Lane: "b", Strategy: "exponential", Brief: "recovered in 21.8s", Tone: scenario.ToneGood}}},
+	}
+	in.Query = "lanes=1&speed=20" // a preset at another speed is still that preset
+	doc := render(t, in)
+	type chip struct{ href, title, text, current, outcomes string }
+	var chips []chip
+	var options []string
 	walk(doc, func(n *html.Node) {
 		if name, ok := attrOf(n, "data-preset"); ok && n.Data == "a" {
-			href, _ := attrOf(n, "href")
-			title, _ := attrOf(n, "title")
-			found = name == "p1" && href == "?lanes=1" && textOf(n) == "Preset one" && title == "what it shows"
+			c := chip{text: name}
+			c.href, _ = attrOf(n, "href")
+			c.current, _ = attrOf(n, "aria-current")
+			walk(n, func(m *html.Node) {
+				switch cls, _ := attrOf(m, "class"); {
+				case cls == "preset-title":
+					c.title = textOf(m)
+				case strings.HasPrefix(cls, "outcome "):
+					c.outcomes += "[" + cls + "|" + strings.Join(strings.Fields(textOf(m)), " ") + "]"
+				}
+			})
+			chips = append(chips, c)
+		}
+		if n.Data == "option" && n.Parent != nil {
+			if _, ok := attrOf(n.Parent, "data-preset-select"); ok {
+				v, _ := attrOf(n, "value")
+				_, sel := attrOf(n, "selected")
+				options = append(options, fmt.Sprintf("%s|%s|%v", v, textOf(n), sel))
+			}
 		}
 	})
-	if !found {
-		t.Error("no link for the preset")
+	want := []chip{
+		{"?lanes=1", "Preset one", "p1", "page", "[outcome bad|✕ a: COLLAPSED]"},
+		{"?lanes=2", "Preset two", "p2", "", "[outcome bad|✕ a: COLLAPSED][outcome good|✓ b: recovered in 21.8s]"},
+	}
+	if !slices.Equal(chips, want) {
+		t.Errorf("chips\n%q\nwant\n%q", chips, want)
+	}
+	wantOpts := []string{"|Choose a preset…|false", "?lanes=1|Preset one — a: COLLAPSED|true",
+		"?lanes=2|Preset two — a: COLLAPSED, b: recovered in 21.8s|false"}
+	if !slices.Equal(options, wantOpts) {
+		t.Errorf("menu\n%q\nwant\n%q", options, wantOpts)
+	}
+}
+
+// TestPresetOutcomesAreMeasured: every preset's chip says, for each of its
+// lanes, the brief of the verdict its description quotes.
+func TestPresetOutcomesAreMeasured(t *testing.T) {
+	for _, p := range newPresets(DefaultLimits).list() {
+		t.Run(p.Name, func(t *testing.T) {
+			q, _ := url.ParseQuery(p.Query)
+			st, _ := decode(q, DefaultLimits)
+			if len(p.Outcomes) != len(st.p.Lanes) {
+				t.Fatalf("%d outcomes for %d lanes", len(p.Outcomes), len(st.p.Lanes))
+			}
+			for i, o := range p.Outcomes {
+				if o.Lane != scenario.LaneNames[i:i+1] || o.Strategy != st.p.Lanes[i].Strategy || o.Brief == "" {
+					t.Errorf("outcome %d: %+v", i, o)
+				}
+				// The description's verdict for the lane says the same.
+				verdict := "lane " + o.Lane + " (" + o.Strategy + "): "
+				j := strings.Index(p.Description, verdict)
+				if j < 0 {
+					t.Fatalf("the description lacks %q", verdict)
+				}
+				outcome := strings.SplitN(p.Description[j+len(verdict):], "; ", 3)[1] // baseline; outcome; peak
+				switch {
+				case o.Brief == "COLLAPSED" && o.Tone == scenario.ToneBad:
+					if !strings.HasPrefix(outcome, "COLLAPSED") {
+						t.Errorf("%s: brief %q, verdict's outcome %q", o.Lane, o.Brief, outcome)
+					}
+				case strings.HasPrefix(o.Brief, "recovered in ") && o.Tone == scenario.ToneGood:
+					secs := strings.TrimPrefix(o.Brief, "recovered in ")
+					if !strings.Contains(outcome, "service back "+secs+" after the outage") && !strings.Contains(outcome, "then service "+secs+" after") {
+						t.Errorf("%s: brief %q, verdict's outcome %q", o.Lane, o.Brief, outcome)
+					}
+				case o.Brief == "service never recovered":
+					if !strings.Contains(outcome, "service never (") {
+						t.Errorf("%s: brief %q, verdict's outcome %q", o.Lane, o.Brief, outcome)
+					}
+				case strings.HasSuffix(o.Brief, " ok/s over the last 60 s"):
+					lane := p.Description[j+len(verdict):]
+					if k := strings.Index(lane, ". "); k >= 0 {
+						lane = lane[:k+1]
+					}
+					if !strings.HasSuffix(lane, "; "+o.Brief+".") {
+						t.Errorf("%s: brief %q, not in the description's verdict %q", o.Lane, o.Brief, p.Description[j:])
+					}
+				default:
+					if o.Brief != outcome {
+						t.Errorf("%s: brief %q (%s), verdict's outcome %q", o.Lane, o.Brief, o.Tone, outcome)
+					}
+				}
+			}
+		})
 	}
 }
 
@@ -597,7 +748,7 @@ func TestBoxesOf(t *testing.T) {
 	v := newView(in)
 	boxes := boxesOf(in.St, in.Limits)
 	for _, c := range append(append([]paramCtl{}, v.Groups[0].Controls...), v.Panels[0].Controls...) {
-		if c.Type == "enum" || c.Type == "bool" {
+		if c.Type == "enum" || c.Type == "bool" || c.Type == "tiers" { // no number box
 			continue
 		}
 		if b, ok := boxes[c.Name]; !ok || b.Text != c.Value || b.Pos != c.Pos {
@@ -613,4 +764,37 @@ func TestBoxesOf(t *testing.T) {
 	if _, ok := boxes["d.min_delay"]; ok {
 		t.Errorf("a box for lane d, which is not in the run")
 	}
+}
+
+// TestSliderValueText: every unit of the table has its words, and each
+// slider's aria-valuetext is its box's value with them.
+func TestSliderValueText(t *testing.T) {
+	for _, p := range scenario.Table {
+		if _, ok := spokenUnits[p.Unit]; p.Unit != "" && !ok {
+			t.Errorf("%s: unit %q has no words in spokenUnits", p.Name, p.Unit)
+		}
+	}
+	v := newView(pageFor(t, "a.strategy=fixed&a.min_delay=1s&clients=1&b.strategy=exponential&b.min_delay=250ms"))
+	got := map[string]string{}
+	for _, c := range allControls(v) {
+		if c.Scale != "" {
+			got[c.Name] = c.ValueText
+		}
+	}
+	for name, want := range map[string]string{
+		"a.min_delay": "1 second", "b.min_delay": "0.25 seconds", "clients": "1 client", "b.jitter": "0.1",
+		"b.factor": "2",
+	} {
+		if got[name] != want {
+			t.Errorf("%s's slider says %q, want %q", name, got[name], want)
+		}
+	}
+	doc := render(t, pageFor(t, "clients=1500"))
+	walk(doc, func(n *html.Node) {
+		if name, ok := attrOf(n, "data-slider-for"); ok && name == "clients" {
+			if vt, _ := attrOf(n, "aria-valuetext"); vt != "1500 clients" {
+				t.Errorf("the clients slider's aria-valuetext %q, want 1500 clients", vt)
+			}
+		}
+	})
 }
