@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"runtime"
 	"time"
 
 	"backofflab/budget"
@@ -28,6 +29,12 @@ type Limits struct {
 	// MaxExports caps the exports that run at once: each is a whole run
 	// on a core of its own.
 	MaxExports int
+	// MaxAnalyses caps the many-run views (a phase map, seed bands, the
+	// contention study) that run at once, and AnalysisCores the
+	// simulations they run at once together: each is a whole run on a
+	// core of its own.
+	MaxAnalyses   int
+	AnalysisCores int
 }
 
 // DefaultLimits suit a 2-core machine serving a few hundred pages. The
@@ -37,7 +44,8 @@ type Limits struct {
 // heap holds up to twice what it keeps alive). MaxMemory is a quarter of
 // the machine's memory (DefaultMaxMemory).
 var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2,
-	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2}
+	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2,
+	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0)}
 
 // withDefaults fills lim's zero fields from DefaultLimits.
 func (lim Limits) withDefaults() Limits {
@@ -49,6 +57,8 @@ func (lim Limits) withDefaults() Limits {
 	lim.RunMemory = cmp.Or(lim.RunMemory, d.RunMemory)
 	lim.MaxMemory = cmp.Or(lim.MaxMemory, d.MaxMemory)
 	lim.MaxExports = cmp.Or(lim.MaxExports, d.MaxExports)
+	lim.MaxAnalyses = cmp.Or(lim.MaxAnalyses, d.MaxAnalyses)
+	lim.AnalysisCores = cmp.Or(lim.AnalysisCores, d.AnalysisCores)
 	return lim
 }
 
