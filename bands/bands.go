@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 
 	"backofflab/budget"
@@ -52,8 +53,27 @@ var Quantiles = [3]float64{0.05, 0.50, 0.95}
 // QuantileNames name Quantiles in the CSV header and the JSON keys.
 var QuantileNames = [3]string{"p5", "p50", "p95"}
 
-// SeedsParam is the name of the number of seeds, as a flag and in a URL.
-const SeedsParam = "seeds"
+// The band's own parameter beside the scenario's vocabulary, read by the
+// bands command's flag, the /bands URL and the page's control: its name,
+// default and meaning (its range is 1 to MaxSeeds).
+const (
+	SeedsParam   = "seeds"
+	DefaultSeeds = 20
+	SeedsHelp    = "how many seeds to run: seed, seed+1, …, seed+seeds−1, each a whole run of the scenario"
+)
+
+// ParseSeeds reads a seeds value, or returns an error naming the seeds
+// parameter, its value and its range.
+func ParseSeeds(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, &scenario.ParamError{Name: SeedsParam, Value: s, Allow: fmt.Sprintf("a whole number from 1 to %d", MaxSeeds)}
+	}
+	if err := CheckSeeds(n); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
 
 // Options configure Run. The zero value runs on every core, each seed
 // without a memory bound, with the default store bound.
@@ -311,16 +331,4 @@ func Quantile(vals []float64) [3]float64 {
 		q[k] = strategies.Quantile(vals, level)
 	}
 	return q
-}
-
-// Median returns the median (nearest rank) of the non-nil values among
-// vs, and how many there were; NaN when none.
-func Median(vs []*float64) (float64, int) {
-	var got []float64
-	for _, v := range vs {
-		if v != nil {
-			got = append(got, *v)
-		}
-	}
-	return Quantile(got)[1], len(got)
 }
