@@ -144,7 +144,7 @@
     for (const s of spec.series) {
       const q = band.lanes[ln].bands[s.name];
       const lo = smoothed(q[Q5], smooth[spec.id]), mid = smoothed(q[Q50], smooth[spec.id]), hi = smoothed(q[Q95], smooth[spec.id]);
-      const pts = f => t.map((x, j) => [x, f(j)]);
+      const pts = f => t.map((_, j) => f(j));
       const common = { type: 'line', name: s.label, yAxisIndex: s.axis, symbol: 'none', animation: false, connectNulls: false };
       series.push(
         { ...common, id: `${s.name}.lo`, stack: s.name, silent: true, lineStyle: { opacity: 0 }, data: pts(j => lo[j]) },
@@ -165,11 +165,24 @@
       toolbox: { right: 4, top: 0, itemSize: 13, itemGap: 7, iconStyle: { borderColor: T.muted }, feature: toolbox(spec, ln, c) },
       tooltip: { trigger: 'axis', renderMode: 'richText', confine: true, backgroundColor: T.card, borderColor: T.line,
         textStyle: { color: T.fg }, formatter: ps => tip(spec, ln, ps) },
-      xAxis: { type: 'value', min: 0, max: S.duration, ...axis, axisLabel: { color: T.muted, hideOverlap: true, formatter: v => dur(v, 3) } },
+      // A category axis of the ticks' times: ECharts stacks the band on
+      // its lower edge point by point there (on a value axis it does not).
+      xAxis: { type: 'category', data: t, boundaryGap: false, ...axis,
+        axisTick: { interval: onStep, lineStyle: { color: T.line } },
+        axisLabel: { color: T.muted, interval: onStep, hideOverlap: true, formatter: v => dur(Number(v), 3) } },
       yAxis: spec.units.map((u, k) => ({ type: 'value', position: k ? 'right' : 'left', min: 0, ...axis,
         splitLine: { show: k === 0, lineStyle: { color: T.line } }, axisLabel: { color: T.muted, formatter: v => unitOf(u).axis(v) } })),
       series,
     };
+  }
+
+  // onStep tells whether tick j's time is a multiple of a step that gives
+  // the x axis about six labels that read as durations.
+  const DUR_STEPS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
+  function onStep(j, v) {
+    const step = DUR_STEPS.find(s => S.duration / s <= 6) || DUR_STEPS[DUR_STEPS.length - 1];
+    const k = Number(v) / step;
+    return Math.abs(k - Math.round(k)) < 1e-6;
   }
 
   // tip is a tooltip's text (drawn on the canvas: the page's CSP blocks
@@ -246,6 +259,10 @@
   // ---- exports -----------------------------------------------------------------
   $('#bands-csv').addEventListener('click', () => files && download('backofflab-bands.csv', files.csv, 'text/csv'));
   $('#bands-json').addEventListener('click', () => files && download('backofflab-bands.json', files.json, 'application/json'));
+
+  // For the browser tests: the band once it is in, and a chart by
+  // "id.letter".
+  window.backofflabBands = { result: () => band, chart: key => charts[key] || null };
 
   run();
 })();

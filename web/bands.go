@@ -31,11 +31,15 @@ import (
 // parameter; a busy server 503. The work stops when the page leaves (the
 // request's context) or the server shuts down.
 
-// bandsQuery is the view's own query: the scenario's canonical one, the
-// speed the playground had, and seeds.
-func bandsQuery(st state, seeds int) string {
-	return st.encode() + "&" + bands.SeedsParam + "=" + strconv.Itoa(seeds)
+// bandsQuery is the view's own query: a playground's canonical query
+// (the scenario, and the speed it played at) and seeds.
+func bandsQuery(query string, seeds int) string {
+	return query + "&" + bands.SeedsParam + "=" + strconv.Itoa(seeds)
 }
+
+// bandsLink is the bands view's URL for a playground's canonical query,
+// as the playground's "Run K seeds" link opens it.
+func bandsLink(query string, seeds int) string { return "/bands?" + bandsQuery(query, seeds) }
 
 // decodeBands reads a bands URL: the scenario as an export reads it (no
 // real lane: each seed is simulated headless), and seeds, 1 to
@@ -120,7 +124,7 @@ func newBandsPage(st state, seeds int, errs []*scenario.ParamError) bandsPageInp
 		p = scenario.Defaults()
 		st.p, st.speed = p, defaultSpeed
 	}
-	query := bandsQuery(st, seeds)
+	query := bandsQuery(st.encode(), seeds)
 	in := bandsPageInput{Query: query, Playground: "/?" + st.encode(), Seeds: seeds, MaxSeeds: bands.MaxSeeds,
 		SeedsHelp: bands.SeedsHelp, Specs: bandsSpecs,
 		State: bandsState{Query: query, Seeds: seeds, Seed: p.Seed, Duration: p.Duration.Seconds(),
@@ -160,7 +164,7 @@ func sortedKeys(q url.Values) []string {
 }
 
 // handleBandsPage renders the bands page. A bad query shows its messages
-// and runs nothing.
+// and runs nothing, as the playground does: the page itself is fine.
 func handleBandsPage(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st, seeds, errs := decodeBands(r.URL.Query(), lim)
@@ -173,9 +177,6 @@ func handleBandsPage(log *slog.Logger, lim Limits) http.Handler {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		if len(errs) > 0 {
-			w.WriteHeader(http.StatusBadRequest)
-		}
 		w.Write(buf.Bytes())
 	})
 }
