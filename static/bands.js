@@ -168,22 +168,24 @@
       // A category axis of the ticks' times: ECharts stacks the band on
       // its lower edge point by point there (on a value axis it does not).
       xAxis: { type: 'category', data: t, boundaryGap: false, ...axis,
-        axisTick: { interval: onStep, lineStyle: { color: T.line } },
-        axisLabel: { color: T.muted, interval: onStep, hideOverlap: true, formatter: v => dur(Number(v), 3) } },
+        axisTick: { interval: onStep(narrow ? 3 : 6), lineStyle: { color: T.line } },
+        axisLabel: { color: T.muted, interval: onStep(narrow ? 3 : 6), hideOverlap: true, formatter: v => dur(Number(v), 3) } },
       yAxis: spec.units.map((u, k) => ({ type: 'value', position: k ? 'right' : 'left', min: 0, ...axis,
         splitLine: { show: k === 0, lineStyle: { color: T.line } }, axisLabel: { color: T.muted, formatter: v => unitOf(u).axis(v) } })),
       series,
     };
   }
 
-  // onStep tells whether tick j's time is a multiple of a step that gives
-  // the x axis about six labels that read as durations.
-  const DUR_STEPS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600];
-  function onStep(j, v) {
-    const step = DUR_STEPS.find(s => S.duration / s <= 6) || DUR_STEPS[DUR_STEPS.length - 1];
-    const k = Number(v) / step;
-    return Math.abs(k - Math.round(k)) < 1e-6;
-  }
+  // onStep returns whether tick j's time (v) is a multiple of a step that
+  // gives the x axis at most n labels that read as durations.
+  const DUR_STEPS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
+  const onStep = n => {
+    const step = DUR_STEPS.find(s => S.duration / s <= n) || DUR_STEPS[DUR_STEPS.length - 1];
+    return (j, v) => {
+      const k = Number(v) / step;
+      return Math.abs(k - Math.round(k)) < 1e-6;
+    };
+  };
 
   // tip is a tooltip's text (drawn on the canvas: the page's CSP blocks
   // the HTML tooltip's inline styles): the time, then each series' median

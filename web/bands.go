@@ -192,7 +192,9 @@ type seedsMsg struct {
 	Message string `json:"message,omitempty"`
 }
 
-func progressMsg(done, total int) seedsMsg { return seedsMsg{Type: "progress", Done: &done, Total: total} }
+func progressMsg(done, total int) seedsMsg {
+	return seedsMsg{Type: "progress", Done: &done, Total: total}
+}
 
 // handleBandsRun runs the query's seeds in the view's slot of
 // live.analyses, each seed's simulation on one of its cores with a run's

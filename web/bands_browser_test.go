@@ -5,12 +5,17 @@ package web
 // go test -run TestBrowserBands -v ./web
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+
+	"backofflab/bands"
 )
 
 func TestBrowserBands(t *testing.T) {
@@ -22,6 +27,7 @@ func TestBrowserBands(t *testing.T) {
 		fn   func(*testing.T, *browserEnv)
 	}{
 		{"FillsTheCharts", bandsFillsTheCharts},
+		{"Exports", bandsExports},
 		{"PlaygroundLink", bandsPlaygroundLink},
 		{"Axe", bandsAxe},
 	} {
@@ -173,7 +179,63 @@ func bandsAxe(t *testing.T, env *browserEnv) {
 			} else {
 				tb = openBands(t, env, v.query, vp, scheme(sch))
 			}
+			if shot := os.Getenv("BANDS_SHOT"); shot != "" && v.phone {
+				os.WriteFile(strings.TrimSuffix(shot, ".png")+"-phone.png", tb.screenshot(), 0o644)
+			}
 			tb.axeCheck(axe, "bands, "+v.name)
 		})
+	}
+}
+
+// bandsExports: the CSV and JSON buttons download the band as the
+// server's writers wrote it (bands.CSVHeader, one row per tick per lane),
+// and a chart's toolbox icons save it as PNG and SVG.
+func bandsExports(t *testing.T, env *browserEnv) {
+	dir := t.TempDir()
+	tb := openBands(t, env, bandsSmall)
+	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
+	}); err != nil {
+		t.Fatalf("setDownloadBehavior: %v", err)
+	}
+	t.Cleanup(func() {
+		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorDefault})
+	})
+	body, name := tb.download(dir, chromedp.Click(chromedp.ID("bands-csv")))
+	if name != "backofflab-bands.csv" || !strings.HasPrefix(string(body), bands.CSVHeader()) {
+		t.Errorf("CSV %q starts %.80q", name, body)
+	}
+	if n := strings.Count(string(body), "\n"); n != 1+300*2 {
+		t.Errorf("CSV has %d lines, want 1 + 300 ticks × 2 lanes", n)
+	}
+	body, name = tb.download(dir, chromedp.Click(chromedp.ID("bands-json")))
+	var doc struct {
+		Seeds int `json:"seeds"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil || name != "backofflab-bands.json" || doc.Seeds != 5 {
+		t.Errorf("JSON %q: %v, seeds %d", name, err, doc.Seeds)
+	}
+	for _, f := range []struct{ title, ext, magic string }{{"PNG", "png", "\x89PNG"}, {"SVG", "svg", "<svg"}} {
+		eval[chromedp.Void](tb, `document.querySelector('.chart[data-chart="server"][data-lane="b"]').scrollIntoView({block: 'center'})`)
+		at := poll[struct{ X, Y float64 }](tb, "the "+f.title+" icon is on the canvas", fmt.Sprintf(`(() => {
+			const c = window.backofflabBands.chart('server.b');
+			const el = c.getZr().storage.getDisplayList().find(e => e.__title === %q);
+			if (!el) return null;
+			const r = el.getBoundingRect().clone();
+			r.applyTransform(el.getComputedTransform());
+			const box = c.getDom().getBoundingClientRect();
+			return {X: box.left + r.x + r.width / 2, Y: box.top + r.y + r.height / 2};
+		})()`, f.title))
+		img, name := tb.download(dir, chromedp.Steps(
+			chromedp.MouseEvent(chromedp.MouseMoved, at.X, at.Y),
+			chromedp.MouseClickXY(at.X, at.Y),
+		))
+		if name != "backofflab-bands-server-b."+f.ext || !strings.HasPrefix(string(img), f.magic) {
+			t.Errorf("%s export %q starts %.20q", f.title, name, img)
+		}
+		if f.ext == "svg" && !strings.Contains(string(img), "5 seeds") {
+			t.Errorf("the SVG's caption does not say how many seeds")
+		}
 	}
 }
