@@ -74,7 +74,7 @@ func TestBandsBadInput(t *testing.T) {
 		{"seeds zero", []string{"-seeds", "0"}, `seeds: "0"`},
 		{"seeds above", []string{"-seeds", "101"}, `seeds: "101" is not allowed (allowed: a whole number from 1 to 100)`},
 		{"seeds not a number", []string{"-seeds", "many"}, `seeds: "many"`},
-		{"store too large", []string{"-seeds", "100", "-duration", "1h", "-lanes", "4"}, `seeds: "100" is not allowed (allowed: a whole number from 1 to 27 for this run`},
+		{"store too large", []string{"-seeds", "100", "-duration", "1h", "-lanes", "4"}, `seeds: "100" is not allowed (allowed: a whole number from 1 to 24 for this run`},
 		{"parallel", []string{"-parallel", "-1"}, `parallel: "-1"`},
 		{"format", []string{"-format", "xml"}, `format: "xml"`},
 		{"a scenario value", []string{"-clients", "0"}, `clients: "0"`},

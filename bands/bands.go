@@ -7,8 +7,8 @@
 // simengine.RunWithBudget on a goroutine of its own (internal/parallel), and
 // its ticks are kept, as float32, until every seed is done, since a
 // quantile across seeds needs every seed's value at the same tick. That
-// store is bounded (Options.MaxCells) and may be drawn from a memory budget
-// (Options.Store).
+// store, with the bands, is bounded (Options.MaxCells, Cells) and may be
+// drawn from a memory budget (Options.Store).
 //
 // The quantiles are the project's one definition, the nearest-rank method
 // of strategies.Quantile, taken over the seeds that have a value at that
@@ -38,13 +38,28 @@ import (
 // MaxSeeds is the most seeds one band runs.
 const MaxSeeds = 100
 
-// DefaultMaxCells is Options.MaxCells' default: 4 million lane-ticks of
-// every seed (seeds × lanes × ticks), 16 columns of float32 each, 256 MiB.
-// The landing view with 100 seeds takes 240 000 of them.
+// DefaultMaxCells is Options.MaxCells' default: 4 million lane-ticks kept
+// ((seeds + 3) × lanes × ticks, see Cells), 16 columns of float32 each,
+// 256 MiB. The landing view with 100 seeds takes 247 200 of them.
 const DefaultMaxCells = 4_000_000
 
-// cellBytes is what one lane-tick of one seed takes in the store.
+// cellBytes is what one lane-tick takes: a float32 per column.
 var cellBytes = int64(len(scenario.Columns)) * 4
+
+// bandCells is how many lane-ticks a band keeps besides its seeds':
+// its three quantiles of every column.
+const bandCells = 3
+
+// Cells returns how many lane-ticks a band of p with seeds seeds keeps
+// until its Result is dropped: every seed's, and its three quantiles',
+// (seeds + 3) × lanes × ticks, of 16 float32 columns each.
+func Cells(p scenario.Params, seeds int) int64 {
+	return int64(seeds+bandCells) * int64(len(p.Lanes)) * int64(TicksOf(p))
+}
+
+// Bytes returns the memory a band of p with seeds seeds keeps: Cells
+// lane-ticks of 64 bytes.
+func Bytes(p scenario.Params, seeds int) int64 { return Cells(p, seeds) * cellBytes }
 
 // Quantiles are the levels of a band, in the order of Band's series: the
 // band's lower edge, its median and its upper edge.
@@ -86,8 +101,9 @@ type Options struct {
 	// returns a fresh budget, closed when that seed's run ends; calls may
 	// come from several goroutines at once.
 	Memory func() (*budget.Run, error)
-	// Store, if not nil, is charged for the kept ticks of every seed
-	// before any seed runs, and given back when Run returns.
+	// Store, if not nil, is charged Bytes before any seed runs, and given
+	// back when Run returns: a caller that keeps the Result longer
+	// charges its own budget instead.
 	Store *budget.Run
 	// Wrap, if not nil, runs each seed's job: the web wraps it to wait
 	// for a free core and count it. It must call job once, or return an
@@ -96,31 +112,31 @@ type Options struct {
 	// Progress, if not nil, is called after each seed has finished, with
 	// the number finished so far, one call at a time.
 	Progress func(done int)
-	// MaxCells bounds seeds × lanes × ticks, the store's size in
-	// lane-ticks; 0 means DefaultMaxCells.
+	// MaxCells bounds Cells, the lane-ticks a band keeps; 0 means
+	// DefaultMaxCells.
 	MaxCells int64
 }
 
-// TooLargeError is Run's refusal of a band whose store, seeds × lanes ×
-// ticks lane-ticks of every column, would pass Options.MaxCells.
+// TooLargeError is Run's refusal of a band whose lane-ticks kept, (seeds
+// + 3) × lanes × ticks (Cells), would pass Options.MaxCells.
 type TooLargeError struct {
 	Seeds, Lanes, Ticks int
 	Max                 int64
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%d seeds × %d lanes × %d ticks = %d lane-ticks to keep, above the %d allowed; use fewer seeds, lanes or a shorter duration or longer tick",
-		e.Seeds, e.Lanes, e.Ticks, int64(e.Seeds)*int64(e.Lanes)*int64(e.Ticks), e.Max)
+	return fmt.Sprintf("(%d seeds + 3) × %d lanes × %d ticks = %d lane-ticks to keep, above the %d allowed; use fewer seeds, lanes or a shorter duration or longer tick",
+		e.Seeds, e.Lanes, e.Ticks, int64(e.Seeds+bandCells)*int64(e.Lanes)*int64(e.Ticks), e.Max)
 }
 
 // ParamError names the parameter to change: seeds, with the most that fit
 // this scenario.
 func (e *TooLargeError) ParamError() *scenario.ParamError {
-	most := min(int64(MaxSeeds), e.Max/max(1, int64(e.Lanes)*int64(e.Ticks)))
-	allow := fmt.Sprintf("a whole number from 1 to %d for this run (seeds × lanes × ticks ≤ %d; it has %d lanes of %d ticks)",
+	most := min(int64(MaxSeeds), e.Max/max(1, int64(e.Lanes)*int64(e.Ticks))-bandCells)
+	allow := fmt.Sprintf("a whole number from 1 to %d for this run ((seeds + 3) × lanes × ticks ≤ %d; it has %d lanes of %d ticks)",
 		most, e.Max, e.Lanes, e.Ticks)
 	if most < 1 {
-		allow = fmt.Sprintf("none fits: %d lanes of %d ticks are above seeds × lanes × ticks ≤ %d; shorten duration or lengthen tick",
+		allow = fmt.Sprintf("none fits: %d lanes of %d ticks are above (seeds + 3) × lanes × ticks ≤ %d; shorten duration or lengthen tick",
 			e.Lanes, e.Ticks, e.Max)
 	}
 	return &scenario.ParamError{Name: SeedsParam, Value: fmt.Sprint(e.Seeds), Allow: allow}
@@ -146,9 +162,8 @@ func Check(p scenario.Params, seeds int, maxCells int64) error {
 	if maxCells <= 0 {
 		maxCells = DefaultMaxCells
 	}
-	ticks := TicksOf(p)
-	if int64(seeds)*int64(len(p.Lanes))*int64(ticks) > maxCells {
-		return &TooLargeError{Seeds: seeds, Lanes: len(p.Lanes), Ticks: ticks, Max: maxCells}
+	if Cells(p, seeds) > maxCells {
+		return &TooLargeError{Seeds: seeds, Lanes: len(p.Lanes), Ticks: TicksOf(p), Max: maxCells}
 	}
 	return nil
 }
@@ -213,7 +228,7 @@ func Run(ctx context.Context, p scenario.Params, seeds int, opts Options) (*Resu
 		return nil, err
 	}
 	ticks, lanes, cols := TicksOf(p), len(p.Lanes), len(scenario.Columns)
-	size := int64(seeds) * int64(lanes) * int64(ticks) * cellBytes
+	size := Bytes(p, seeds)
 	if err := opts.Store.Grow(size); err != nil {
 		return nil, err
 	}

@@ -177,8 +177,9 @@ func TestRefusals(t *testing.T) {
 	}{
 		{"no seeds", 0, 0, "from 1 to 100"},
 		{"too many seeds", 101, 0, "from 1 to 100"},
-		{"store too large", 10, 2*200*10 - 1, "from 1 to 9 for this run"},
-		{"no seed fits", 1, 399, "none fits"},
+		// (10 + 3) × 2 lanes × 200 ticks = 5200.
+		{"store too large", 10, 5200 - 1, "from 1 to 9 for this run"},
+		{"no seed fits", 1, 4*400 - 1, "none fits"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ran := false
@@ -198,7 +199,7 @@ func TestRefusals(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Run(context.Background(), p, 10, Options{MaxCells: 2 * 200 * 10}); err != nil {
+	if _, err := Run(context.Background(), p, 10, Options{MaxCells: 5200}); err != nil {
 		t.Errorf("a store at the bound: %v", err)
 	}
 }
@@ -207,7 +208,10 @@ func TestRefusals(t *testing.T) {
 // past it, and given back when Run returns.
 func TestStoreBudget(t *testing.T) {
 	p := small(t)
-	size := int64(3*2*200) * cellBytes
+	size := int64((3+3)*2*200) * 64
+	if Bytes(p, 3) != size {
+		t.Fatalf("Bytes %d, want %d", Bytes(p, 3), size)
+	}
 	tight := budget.NewRun(nil, size-1)
 	var ex *budget.ExceededError
 	if _, err := Run(context.Background(), p, 3, Options{Store: tight}); !errors.As(err, &ex) {

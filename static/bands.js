@@ -62,16 +62,29 @@
       status('nothing ran', 'bad');
       return;
     }
+    // NDJSON lines until the result's; then the band's JSON, one line,
+    // and its CSV, csv_bytes of ASCII, to the end (web/bands.go).
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = '', from = 0; // the result is one long line: look for its end in the new text only
+    let buf = '', from = 0; // the result is long: look for a line's end in the new text only
+    let mode = 'lines', csvBytes = 0, json = '';
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
         buf += value;
-        for (let i; (i = buf.indexOf('\n', from)) >= 0; from = 0) {
-          handle(JSON.parse(buf.slice(0, i)), t0);
+        for (let i; mode !== 'csv' && (i = buf.indexOf('\n', from)) >= 0; from = 0) {
+          const line = buf.slice(0, i);
           buf = buf.slice(i + 1);
+          if (mode === 'json') {
+            json = line;
+            mode = 'csv';
+            break;
+          }
+          const m = JSON.parse(line);
+          if (m.type === 'result') {
+            mode = 'json';
+            csvBytes = m.csv_bytes;
+          } else handle(m, t0);
         }
         from = buf.length;
       }
@@ -79,7 +92,21 @@
       if (!abort.signal.aborted) status(`the run was cut: ${e.message}`, 'bad');
       return;
     }
-    if (!band && !$('#bands-status').classList.contains('bad')) status('the run was cut before its end', 'bad');
+    if (mode === 'csv' && buf.length === csvBytes) {
+      result(json, buf, t0);
+    } else if (!$('#bands-status').classList.contains('bad')) {
+      status('the run was cut before its end', 'bad');
+    }
+  }
+
+  function result(json, csv, t0) {
+    files = { csv, json: json + '\n' };
+    band = JSON.parse(json);
+    $('#bands-csv').disabled = false;
+    $('#bands-json').disabled = false;
+    status(`done: ${band.seeds} seeds in ${dur((performance.now() - t0) / 1000, 2)}`, 'ok');
+    showOutcomes();
+    draw();
   }
 
   function handle(m, t0) {
@@ -91,15 +118,6 @@
         status(`${m.done} of ${m.total} seeds done${left}`);
         break;
       }
-      case 'result':
-        files = { csv: m.csv, json: m.json };
-        band = JSON.parse(m.json);
-        $('#bands-csv').disabled = false;
-        $('#bands-json').disabled = false;
-        status(`done: ${band.seeds} seeds in ${dur((performance.now() - t0) / 1000, 2)}`, 'ok');
-        showOutcomes();
-        draw();
-        break;
       case 'error':
         status(m.message, 'bad');
         break;

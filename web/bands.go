@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -23,9 +24,12 @@ import (
 // /bands/run with the same query, a stream of NDJSON lines:
 //
 //	{"type":"progress","done":n,"total":K}   after each seed's run
-//	{"type":"result","json":"…","csv":"…"}   the band, as "backofflab bands -format json" and
-//	                                         "-format csv" write it (bands.Result's writers)
-//	{"type":"error","message":"…"}           the band could not be finished
+//	{"type":"error","message":"…"}           the band could not be finished: the last line
+//	{"type":"result","csv_bytes":M}          the band is done; after this line comes the band
+//	                                         as "backofflab bands -format json" writes it, one
+//	                                         line, then as "-format csv" writes it, M bytes, to
+//	                                         the end (bands.Result's writers, streamed, so that
+//	                                         the server keeps no copy of either)
 //
 // A bad query is answered 400 with one line per bad value, each naming its
 // parameter; a busy server 503. The work stops when the page leaves (the
@@ -43,8 +47,8 @@ func bandsLink(query string, seeds int) string { return "/bands?" + bandsQuery(q
 
 // decodeBands reads a bands URL: the scenario as an export reads it (no
 // real lane: each seed is simulated headless), and seeds, 1 to
-// bands.MaxSeeds, bands.DefaultSeeds when absent, whose store of seeds ×
-// lanes × ticks must fit lim.MaxBandCells.
+// bands.MaxSeeds, bands.DefaultSeeds when absent, whose lane-ticks kept,
+// (seeds + 3) × lanes × ticks (bands.Cells), must fit lim.MaxBandCells.
 func decodeBands(q url.Values, lim Limits) (state, int, []*scenario.ParamError) {
 	q = cloneValues(q)
 	seeds := bands.DefaultSeeds
@@ -182,14 +186,13 @@ func handleBandsPage(log *slog.Logger, lim Limits) http.Handler {
 }
 
 // seedsMsg is one line of the stream: a progress line carries Done
-// and Total, a result JSON and CSV, an error Message.
+// and Total, a result the CSV's length, an error Message.
 type seedsMsg struct {
-	Type    string `json:"type"`
-	Done    *int   `json:"done,omitempty"`
-	Total   int    `json:"total,omitempty"`
-	JSON    string `json:"json,omitempty"`
-	CSV     string `json:"csv,omitempty"`
-	Message string `json:"message,omitempty"`
+	Type     string `json:"type"`
+	Done     *int   `json:"done,omitempty"`
+	Total    int    `json:"total,omitempty"`
+	CSVBytes int64  `json:"csv_bytes,omitempty"`
+	Message  string `json:"message,omitempty"`
 }
 
 func progressMsg(done, total int) seedsMsg {
@@ -222,6 +225,13 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 			return
 		}
 		defer store.Close()
+		// The band's memory, its seeds' values and its quantiles, until the
+		// last byte of it is written.
+		if err := store.Grow(bands.Bytes(st.p, seeds)); err != nil {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, busyMessage(err), http.StatusServiceUnavailable)
+			return
+		}
 		ctx, cancel := context.WithCancelCause(r.Context())
 		defer cancel(nil)
 		stop := context.AfterFunc(live, func() { cancel(errShutdown) })
@@ -251,7 +261,7 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 		go func() {
 			defer close(finished)
 			res, runErr = bands.Run(ctx, st.p, seeds, bands.Options{Workers: lim.AnalysisCores,
-				Memory: s.newRun, Store: store, Wrap: s.analyses.simulate, MaxCells: lim.MaxBandCells,
+				Memory: s.newRun, Wrap: s.analyses.simulate, MaxCells: lim.MaxBandCells,
 				Progress: func(n int) {
 					mu.Lock()
 					done = n
@@ -284,15 +294,39 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 			send(seedsMsg{Type: "error", Message: msg})
 			return
 		}
-		var js, csv bytes.Buffer
-		if err := res.WriteJSON(&js); err != nil {
-			send(seedsMsg{Type: "error", Message: err.Error()})
+		var size byteCount
+		res.WriteCSV(&size)
+		if send(seedsMsg{Type: "result", CSVBytes: int64(size)}) != nil {
 			return
 		}
-		res.WriteCSV(&csv)
-		send(seedsMsg{Type: "result", JSON: js.String(), CSV: csv.String()})
+		// A page that leaves, or a server that shuts down, cuts the writing.
+		out := ctxWriter{ctx, w}
+		if res.WriteJSON(out) == nil {
+			res.WriteCSV(out)
+		}
 	})
 }
 
 // errLeft ends a band whose page stopped reading.
 var errLeft = fmt.Errorf("web: the bands page left")
+
+// byteCount counts what is written to it.
+type byteCount int64
+
+func (n *byteCount) Write(b []byte) (int, error) {
+	*n += byteCount(len(b))
+	return len(b), nil
+}
+
+// ctxWriter writes to w until ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(b)
+}

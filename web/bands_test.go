@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -31,19 +32,19 @@ func bandsServer(t *testing.T, lim Limits) (*httptest.Server, *Server, *budget.P
 	return srv, s, pool, cancel
 }
 
-// streamLine is one line of /bands/run.
+// streamLine is one NDJSON line of /bands/run.
 type streamLine struct {
-	Type    string `json:"type"`
-	Done    *int   `json:"done"`
-	Total   int    `json:"total"`
-	JSON    string `json:"json"`
-	CSV     string `json:"csv"`
-	Message string `json:"message"`
+	Type     string `json:"type"`
+	Done     *int   `json:"done"`
+	Total    int    `json:"total"`
+	CSVBytes int    `json:"csv_bytes"`
+	Message  string `json:"message"`
 }
 
-// openStream starts GET /bands/run?query and returns its response and a
-// reader of its lines.
-func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query string) (*http.Response, func() (streamLine, bool)) {
+// openStream starts GET /bands/run?query and returns its response, a
+// reader of its NDJSON lines, and the body's reader for what follows the
+// result line.
+func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query string) (*http.Response, func() (streamLine, bool), *bufio.Reader) {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/bands/run?"+query, nil)
 	res, err := http.DefaultClient.Do(req)
@@ -51,18 +52,18 @@ func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { res.Body.Close() })
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(nil, 64<<20)
+	br := bufio.NewReader(res.Body)
 	return res, func() (streamLine, bool) {
-		if !sc.Scan() {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
 			return streamLine{}, false
 		}
 		var l streamLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("bad line %.200q: %v", sc.Text(), err)
+		if err := json.Unmarshal(line, &l); err != nil {
+			t.Fatalf("bad line %.200q: %v", line, err)
 		}
 		return l, true
-	}
+	}, br
 }
 
 // TestBandsStream: a small band streams its progress, 0 to K, then the
@@ -71,7 +72,7 @@ func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query s
 func TestBandsStream(t *testing.T) {
 	srv, s, pool, _ := bandsServer(t, Limits{})
 	const query = "duration=10s&clients=200&outage_at=2s&outage_for=3s&lanes=3&c.strategy=decorrelated&seed=11"
-	res, next := openStream(t, context.Background(), srv, query+"&seeds=4")
+	res, next, body := openStream(t, context.Background(), srv, query+"&seeds=4")
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/x-ndjson") {
 		t.Fatalf("status %d, type %q", res.StatusCode, res.Header.Get("Content-Type"))
 	}
@@ -89,6 +90,17 @@ func TestBandsStream(t *testing.T) {
 		default:
 			t.Fatalf("line %+v", l)
 		}
+		if result.Type != "" {
+			break
+		}
+	}
+	gotJSON, err := body.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotCSV, err := io.ReadAll(body)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(progress) < 2 || progress[0] != 0 || progress[len(progress)-1] != 4 {
 		t.Errorf("progress %v, want 0 … 4", progress)
@@ -110,11 +122,11 @@ func TestBandsStream(t *testing.T) {
 	var js, csv bytes.Buffer
 	r.WriteJSON(&js)
 	r.WriteCSV(&csv)
-	if result.JSON != js.String() {
-		t.Errorf("the stream's JSON (%d bytes) is not the writer's (%d bytes)", len(result.JSON), js.Len())
+	if gotJSON != js.String() {
+		t.Errorf("the stream's JSON (%d bytes) is not the writer's (%d bytes)", len(gotJSON), js.Len())
 	}
-	if result.CSV != csv.String() {
-		t.Errorf("the stream's CSV (%d bytes) is not the writer's (%d bytes)", len(result.CSV), csv.Len())
+	if string(gotCSV) != csv.String() || result.CSVBytes != csv.Len() {
+		t.Errorf("the stream's CSV (%d bytes, said %d) is not the writer's (%d bytes)", len(gotCSV), result.CSVBytes, csv.Len())
 	}
 	waitFor(t, "no simulation runs", func() bool { return s.Running() == 0 })
 	waitFor(t, "the pool is given back", func() bool { return pool.Used() == 0 })
@@ -123,13 +135,13 @@ func TestBandsStream(t *testing.T) {
 // TestBandsBadQuery: each bad value is answered 400 on the stream, and
 // shown on the page (which runs nothing), naming its parameter.
 func TestBandsBadQuery(t *testing.T) {
-	srv, _, _, _ := bandsServer(t, Limits{MaxBandCells: 10_000})
+	srv, _, _, _ := bandsServer(t, Limits{MaxBandCells: 20_000})
 	for _, tc := range []struct{ query, want string }{
 		{"seeds=0", `seeds: "0" is not allowed (allowed: a whole number from 1 to 100)`},
 		{"seeds=101", `seeds: "101" is not allowed (allowed: a whole number from 1 to 100)`},
 		{"seeds=many", `seeds: "many" is not allowed`},
-		// 2 lanes × 1200 ticks × 5 seeds = 12 000 > 10 000.
-		{"seeds=5", `seeds: "5" is not allowed (allowed: a whole number from 1 to 4 for this run (seeds × lanes × ticks ≤ 10000; it has 2 lanes of 1200 ticks))`},
+		// (6 seeds + 3) × 2 lanes × 1200 ticks = 21 600 > 20 000.
+		{"seeds=6", `seeds: "6" is not allowed (allowed: a whole number from 1 to 5 for this run ((seeds + 3) × lanes × ticks ≤ 20000; it has 2 lanes of 1200 ticks))`},
 		{"seeds=2&clients=0", `clients: "0" is not allowed`},
 		{"seeds=2&b.source=real", `b.source: "real" is not allowed (allowed: sim`},
 		{"seeds=2&lanes=9", `lanes: "9"`},
@@ -162,7 +174,7 @@ const longBand = "duration=10m&clients=5000&seeds=60"
 func TestBandsLeaveCancels(t *testing.T) {
 	srv, s, pool, _ := bandsServer(t, Limits{MaxAnalyses: 1, AnalysisCores: 2})
 	ctx, leave := context.WithCancel(context.Background())
-	_, next := openStream(t, ctx, srv, longBand)
+	_, next, _ := openStream(t, ctx, srv, longBand)
 	if l, ok := next(); !ok || l.Type != "progress" {
 		t.Fatalf("first line %+v", l)
 	}
@@ -185,7 +197,7 @@ func TestBandsLeaveCancels(t *testing.T) {
 // with an error line saying so, and nothing runs on.
 func TestBandsShutdown(t *testing.T) {
 	srv, s, _, shutdown := bandsServer(t, Limits{})
-	_, next := openStream(t, context.Background(), srv, longBand)
+	_, next, _ := openStream(t, context.Background(), srv, longBand)
 	next()
 	waitFor(t, "seeds run", func() bool { return s.Running() > 0 })
 	shutdown()

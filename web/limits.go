@@ -35,11 +35,12 @@ type Limits struct {
 	// core of its own.
 	MaxAnalyses   int
 	AnalysisCores int
-	// MaxBandCells caps a seed band's seeds × lanes × ticks: until every
-	// seed is done, the band keeps each lane-tick's 16 columns of every
-	// seed as float32, 64 bytes, so the default's 1 000 000 keep 61 MiB,
+	// MaxBandCells caps the lane-ticks a seed band keeps, (seeds + 3) ×
+	// lanes × ticks (bands.Cells): until its last byte is sent, the band
+	// keeps every seed's 16 columns as float32, 64 bytes a lane-tick, and
+	// its three quantiles of each; the default's 1 000 000 keep 61 MiB,
 	// within one run's memory (RunMemory), which the band is charged. The
-	// landing view with 100 seeds takes 240 000.
+	// landing view with 100 seeds keeps 247 200.
 	MaxBandCells int64
 }
 
