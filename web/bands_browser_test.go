@@ -29,6 +29,7 @@ func TestBrowserBands(t *testing.T) {
 		{"FillsTheCharts", bandsFillsTheCharts},
 		{"Exports", bandsExports},
 		{"PlaygroundLink", bandsPlaygroundLink},
+		{"LeavingStops", bandsLeavingStops},
 		{"Axe", bandsAxe},
 	} {
 		t.Run(st.name, func(t *testing.T) {
@@ -238,4 +239,17 @@ func bandsExports(t *testing.T, env *browserEnv) {
 			t.Errorf("the SVG's caption does not say how many seeds")
 		}
 	}
+}
+
+// bandsLeavingStops: a page that leaves while its seeds run stops them:
+// the server's simulations go back to 0 and its memory is given back.
+func bandsLeavingStops(t *testing.T, env *browserEnv) {
+	srv, s, pool, _ := bandsServer(t, Limits{})
+	tb := openTab(t, env.ctx)
+	tb.do("open a long band", chromedp.Navigate(srv.URL+"/bands?"+longBand))
+	tb.waitTrue("the page shows the progress", `document.querySelector('#bands-status').textContent.includes('of 60 seeds done')`)
+	waitFor(t, "seeds run", func() bool { return s.Running() > 0 })
+	tb.do("leave the page", chromedp.Navigate("about:blank"))
+	waitFor(t, "no simulation runs", func() bool { return s.Running() == 0 })
+	waitFor(t, "the pool is given back", func() bool { return pool.Used() == 0 })
 }
