@@ -6,6 +6,7 @@
 //
 //	backofflab [-addr localhost:8080]  serve the playground
 //	backofflab run [flags]             simulate and print the time series and verdicts
+//	backofflab bands -seeds K [flags]  the same with K seeds: collapses and bands
 //
 // Run "backofflab run -h" for the flags: they are the parameter vocabulary.
 package main
@@ -46,6 +47,9 @@ Usage:
   backofflab run [flags]             simulate retries against a paused server (with no
                                      flags, the playground's landing view) and print
                                      the time series (-format text, csv or json)
+  backofflab bands -seeds K [flags]  the same run with K seeds: per lane, how many
+                                     collapsed and each column's median and 5–95 %
+                                     band over time (-format text, csv or json)
   backofflab server [flags]          001's server over real HTTP (-addr 127.0.0.1:8070)
   backofflab client [flags]          001's clients against it, retrying as -strategy says
   backofflab help                    this text
@@ -69,6 +73,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch args[0] {
 	case "run":
 		return runSim(ctx, args[1:], stdout, stderr)
+	case "bands":
+		return runBands(ctx, args[1:], stdout, stderr)
 	case "server":
 		return runServer(ctx, args[1:], stdout, stderr)
 	case "client":
