@@ -6,6 +6,7 @@
 //
 //	backofflab [-addr localhost:8080]  serve the playground
 //	backofflab run [flags]             simulate and print the time series and verdicts
+//	backofflab contention [flags]      the AWS blog's contention study
 //
 // Run "backofflab run -h" for the flags: they are the parameter vocabulary.
 package main
@@ -48,6 +49,8 @@ Usage:
                                      the time series (-format text, csv or json)
   backofflab server [flags]          001's server over real HTTP (-addr 127.0.0.1:8070)
   backofflab client [flags]          001's clients against it, retrying as -strategy says
+  backofflab contention [flags]      the AWS blog's contention study (2015): calls and
+                                     completion time of each strategy against N clients
   backofflab help                    this text
 
 Run "backofflab run -h" for the simulation's flags.
@@ -73,6 +76,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runServer(ctx, args[1:], stdout, stderr)
 	case "client":
 		return runClient(ctx, args[1:], stdout, stderr)
+	case "contention":
+		return runContention(ctx, args[1:], stdout, stderr)
 	}
 	if isHelp(args[0]) {
 		_, err := io.WriteString(stdout, usage)
