@@ -1,13 +1,13 @@
 package contention
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 )
 
 // Formats are the writers' names: the contention command's -format and
@@ -30,19 +30,24 @@ func Write(w io.Writer, format string, spec Spec, points []Point) error {
 // WriteText writes one table per N: each strategy's calls and completion
 // time, the mean over the runs with its standard deviation.
 func WriteText(w io.Writer, spec Spec, points []Point) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "contention study: %d runs at each point, seed %d; calls are writes, time the last client's success (mean ± sd)\n",
+	width := 0
+	for _, p := range points {
+		l, _ := LineOf(p.Strategy)
+		width = max(width, len(l.Label()))
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "contention study: %d runs at each point, seed %d; calls are writes, time is when the last client is done (mean ± sd)\n",
 		spec.Runs, spec.Seed)
 	n := -1
 	for _, p := range points {
 		if p.Clients != n {
 			n = p.Clients
-			fmt.Fprintf(tw, "\nN = %d\tcalls\t± sd\ttime (ms)\t± sd\t\n", n)
+			fmt.Fprintf(bw, "\n%-*s %9s %7s %10s %8s\n", width+2, fmt.Sprintf("N = %d", n), "calls", "sd", "time (ms)", "sd")
 		}
 		l, _ := LineOf(p.Strategy)
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%.1f\t%.1f\t\n", l.Label(), p.Calls.Mean, p.Calls.SD, 1000*p.Time.Mean, 1000*p.Time.SD)
+		fmt.Fprintf(bw, "  %-*s %9.1f %7.1f %10.1f %8.1f\n", width, l.Label(), p.Calls.Mean, p.Calls.SD, 1000*p.Time.Mean, 1000*p.Time.SD)
 	}
-	return tw.Flush()
+	return bw.Flush()
 }
 
 // csvHeader names WriteCSV's columns; times are in seconds.
