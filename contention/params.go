@@ -50,16 +50,29 @@ func DefaultSpec() Spec {
 // Values returns s in the URL's syntax, every parameter set: Parse gives s
 // back from it.
 func (s Spec) Values() url.Values {
-	ns := make([]string, len(s.Ns))
-	for i, n := range s.Ns {
-		ns[i] = strconv.Itoa(n)
-	}
 	return url.Values{
-		"n":          {strings.Join(ns, ",")},
+		"n":          {formatNs(s.Ns)},
 		"runs":       {strconv.Itoa(s.Runs)},
 		"strategies": {strings.Join(s.Strategies, ",")},
 		"seed":       {strconv.FormatUint(s.Seed, 10)},
 	}
+}
+
+// formatNs writes ns in n's syntax: from:to:step when they are three or
+// more evenly spaced, else a list.
+func formatNs(ns []int) string {
+	even := len(ns) >= 3
+	for i := 2; even && i < len(ns); i++ {
+		even = ns[i]-ns[i-1] == ns[1]-ns[0]
+	}
+	if even {
+		return fmt.Sprintf("%d:%d:%d", ns[0], ns[len(ns)-1], ns[1]-ns[0])
+	}
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
 }
 
 // Points is how many points s has: an N and a strategy each.

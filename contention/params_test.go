@@ -20,9 +20,15 @@ func TestDefaultSpecIsTheBlogs(t *testing.T) {
 	if !reflect.DeepEqual(s, want) {
 		t.Fatalf("got %+v, want %+v", s, want)
 	}
-	back, err := Parse(s.Values(), Bounds{})
-	if err != nil || !reflect.DeepEqual(back, s) {
-		t.Fatalf("Values round trip: %+v, %v", back, err)
+	if got := s.Values().Get("n"); got != "10:190:10" {
+		t.Errorf("Values: n=%s, want 10:190:10", got)
+	}
+	for _, ns := range [][]int{s.Ns, {7}, {10, 20}, {50, 100, 190}, {1, 2, 3}} {
+		s.Ns = ns
+		back, err := Parse(s.Values(), Bounds{})
+		if err != nil || !reflect.DeepEqual(back, s) {
+			t.Fatalf("Values round trip of %v: %+v, %v", ns, back, err)
+		}
 	}
 }
 
