@@ -35,6 +35,17 @@ type Limits struct {
 	// core of its own.
 	MaxAnalyses   int
 	AnalysisCores int
+	// ContentionMaxClients, ContentionMaxRuns and ContentionMaxPoints
+	// bound a contention study (/contention): its largest N, its runs at
+	// each point and its points (Ns × strategies). The defaults are the
+	// blog's study, 10 to 190 clients, 100 runs, 19 Ns × 5 strategies:
+	// about 5 s of one core (backofflab contention -workers 1). The
+	// dearest study they allow, 19 Ns from 172 to 190, takes 12 s of one
+	// core; a run holds a few kilobytes, a study its points' 3 numbers a
+	// run (230 KiB at most).
+	ContentionMaxClients int
+	ContentionMaxRuns    int
+	ContentionMaxPoints  int
 }
 
 // DefaultLimits suit a 2-core machine serving a few hundred pages. The
@@ -45,7 +56,8 @@ type Limits struct {
 // the machine's memory (DefaultMaxMemory).
 var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2,
 	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2,
-	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0)}
+	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0),
+	ContentionMaxClients: 190, ContentionMaxRuns: 100, ContentionMaxPoints: 95}
 
 // withDefaults fills lim's zero fields from DefaultLimits.
 func (lim Limits) withDefaults() Limits {
@@ -59,6 +71,9 @@ func (lim Limits) withDefaults() Limits {
 	lim.MaxExports = cmp.Or(lim.MaxExports, d.MaxExports)
 	lim.MaxAnalyses = cmp.Or(lim.MaxAnalyses, d.MaxAnalyses)
 	lim.AnalysisCores = cmp.Or(lim.AnalysisCores, d.AnalysisCores)
+	lim.ContentionMaxClients = cmp.Or(lim.ContentionMaxClients, d.ContentionMaxClients)
+	lim.ContentionMaxRuns = cmp.Or(lim.ContentionMaxRuns, d.ContentionMaxRuns)
+	lim.ContentionMaxPoints = cmp.Or(lim.ContentionMaxPoints, d.ContentionMaxPoints)
 	return lim
 }
 

@@ -15,6 +15,11 @@ func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Li
 	// The same paths, posted the page's rows, export what the page shows (pageexport.go).
 	mux.Handle("POST /export.csv", sameSiteOnly(live.inflight.track(ctx, handlePageExport(lim, live, "csv"))))
 	mux.Handle("POST /export.json", sameSiteOnly(live.inflight.track(ctx, handlePageExport(lim, live, "json"))))
+	// The contention study (contention.go): its page, its stream, its exports.
+	mux.Handle("GET /contention", handleContentionPage(log, lim))
+	mux.Handle("GET /contention/stream", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleContentionStream(log, lim, live)))))
+	mux.Handle("GET /contention.csv", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleContentionExport(lim, live, "csv")))))
+	mux.Handle("GET /contention.json", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleContentionExport(lim, live, "json")))))
 	mux.Handle("GET /static/", handleStatic())
 	mux.Handle("GET /healthz", handleHealthz())
 }
