@@ -31,8 +31,23 @@
   };
   const charts = {};
 
+  // legendRows guesses how many rows the legend wraps into at the chart's
+  // width, from its labels' widths, so that the plot leaves it room.
+  const measure = document.createElement('canvas').getContext('2d');
+  function legendRows(width) {
+    measure.font = '12px sans-serif';
+    let rows = 1, x = 0;
+    for (const l of lines) {
+      const w = measure.measureText(l.label).width + 25 + 12; // icon, gap
+      if (x > 0 && x + w > width - 16) { rows++; x = 0; }
+      x += w;
+    }
+    return rows;
+  }
+
   function option(id) {
     const spec = CHARTS[id];
+    const rows = legendRows($(`#${id}`).clientWidth);
     const T = theme();
     const all = colours();
     const axis = {
@@ -42,7 +57,7 @@
     return {
       animation: false,
       backgroundColor: T.card,
-      grid: { left: 56, right: 16, top: 16, bottom: 92 },
+      grid: { left: 56, right: 18, top: 34, bottom: 48 + 22 * rows },
       legend: { bottom: 4, left: 8, right: 8, textStyle: { color: T.fg }, itemGap: 12 },
       tooltip: {
         trigger: 'axis', renderMode: 'richText', confine: true,
@@ -50,7 +65,7 @@
         formatter: ps => [`N = ${ps[0].axisValue}`, ...ps.map(p => `${p.seriesName}: ${spec.tip(p.value[1])} ± ${spec.tip(p.value[2])}`)].join('\n'),
       },
       xAxis: { type: 'value', name: 'clients (N)', nameLocation: 'middle', nameGap: 26, min: 'dataMin', max: 'dataMax', ...axis },
-      yAxis: { type: 'value', name: spec.axis, nameLocation: 'end', axisLabel: { color: T.muted, formatter: spec.fmt },
+      yAxis: { type: $(`[data-log="${id}"]`).checked ? 'log' : 'value', name: spec.axis, nameLocation: 'end', axisLabel: { color: T.muted, formatter: spec.fmt },
         axisLine: axis.axisLine, splitLine: axis.splitLine, nameTextStyle: { color: T.muted, align: 'left' } },
       series: lines.map(l => ({
         name: l.label, type: 'line', showSymbol: true, symbolSize: 5,
@@ -156,8 +171,13 @@
     });
   }
 
+  for (const b of $$('[data-log]')) b.addEventListener('change', () => draw(b.dataset.log));
+
   drawAll();
-  new ResizeObserver(() => Object.values(charts).forEach(c => c.resize())).observe($('.cn-charts'));
+  new ResizeObserver(() => {
+    Object.values(charts).forEach(c => c.resize());
+    drawAll(); // the legend may wrap into more or fewer rows
+  }).observe($('.cn-charts'));
   onThemeChange(drawAll);
   if (st.query) stream();
 
@@ -165,5 +185,6 @@
   window.backofflabContention = {
     state: () => ({ ...state }),
     series: id => charts[id].getOption().series.map(s => ({ name: s.name, points: s.data.length })),
+    axis: id => charts[id].getOption().yAxis[0].type,
   };
 })();

@@ -97,7 +97,8 @@ func newContentionInput(q url.Values, lim Limits) (contentionInput, contentionSt
 }
 
 // handleContentionPage renders the study's page for its URL. A bad value
-// does not fail the page: it says what is wrong and runs nothing.
+// does not fail the page, as on the playground's: the page says what is
+// wrong beside the form and runs nothing.
 func handleContentionPage(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		in, st := newContentionInput(r.URL.Query(), lim)
@@ -109,9 +110,6 @@ func handleContentionPage(log *slog.Logger, lim Limits) http.Handler {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		if in.Error != "" {
-			w.WriteHeader(http.StatusBadRequest)
-		}
 		w.Write(buf.Bytes())
 	})
 }

@@ -546,20 +546,20 @@ func contentionChart(id, title, about string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "\"></div><div class=\"bar small\"><span>Download the chart:</span> <button type=\"button\" data-export=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "\"></div><div class=\"bar small\"><label class=\"cn-log\"><input type=\"checkbox\" data-log=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var30 string
 		templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.ResolveAttributeValue(id)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/contention.templ`, Line: 106, Col: 41}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/contention.templ`, Line: 105, Col: 61}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var30)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "\" data-format=\"png\">PNG</button> <button type=\"button\" data-export=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "\"> log scale</label> <span class=\"sep\">Download the chart:</span> <button type=\"button\" data-export=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -572,7 +572,20 @@ func contentionChart(id, title, about string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "\" data-format=\"svg\">SVG</button></div></figure>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 49, "\" data-format=\"png\">PNG</button> <button type=\"button\" data-export=\"")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		var templ_7745c5c3_Var32 string
+		templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.ResolveAttributeValue(id)
+		if templ_7745c5c3_Err != nil {
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/contention.templ`, Line: 108, Col: 41}
+		}
+		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var32)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "\" data-format=\"svg\">SVG</button></div></figure>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -597,12 +610,12 @@ func contentionAbout() templ.Component {
 			}()
 		}
 		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var32 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var32 == nil {
-			templ_7745c5c3_Var32 = templ.NopComponent
+		templ_7745c5c3_Var33 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var33 == nil {
+			templ_7745c5c3_Var33 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, "<details class=\"cn-about\"><summary><b>The model</b>: the simulator behind the blog post, choice by choice</summary><p>Every client starts at once: it reads the row's version, then writes with it; the write succeeds, and bumps the version, only if no other write came in between. A client whose write failed waits its strategy's delay, then reads and writes again, until its write succeeds. Every message, a request or its answer, takes |Normal(10 ms, 2 ms)|, so a read and a write are a round trip each. Only the writes count as calls (the blog's work); a run's completion time is when the last client learns that its write succeeded. Base 5 ms, cap 2 s, as in <code>aws-samples/aws-arch-backoff-simulator</code>.</p><p>The blog's <em>no backoff</em> is <code>fixed</code> with <code>min_delay</code> 0 (backofflab's <code>none</code> gives up at the first failure, and here every client must write once); its exponential backoff is <code>exponential</code> with factor 2 and no jitter. The strategies count their retries from 0, the simulator its attempts from 1: the first exponential wait is 5 ms here, 10 ms there. Runs at the same N and run number share their seed across strategies.</p></details>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "<details class=\"cn-about\"><summary><b>The model</b>: the simulator behind the blog post, choice by choice</summary><p>Every client starts at once: it reads the row's version, then writes with it; the write succeeds, and bumps the version, only if no other write came in between. A client whose write failed waits its strategy's delay, then reads and writes again, until its write succeeds. Every message, a request or its answer, takes |Normal(10 ms, 2 ms)|, so a read and a write are a round trip each. Only the writes count as calls (the blog's work); a run's completion time is when the last client learns that its write succeeded. Base 5 ms, cap 2 s, as in <code>aws-samples/aws-arch-backoff-simulator</code>.</p><p>The blog's <em>no backoff</em> is <code>fixed</code> with <code>min_delay</code> 0 (backofflab's <code>none</code> gives up at the first failure, and here every client must write once); its exponential backoff is <code>exponential</code> with factor 2 and no jitter. The strategies count their retries from 0, the simulator its attempts from 1: the first exponential wait is 5 ms here, 10 ms there. Runs at the same N and run number share their seed across strategies.</p></details>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
