@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"unsafe"
 
 	"backofflab/internal/parallel"
 	"backofflab/strategies"
@@ -63,6 +64,26 @@ type Options struct {
 	// with how many points are done of how many; calls are never
 	// concurrent.
 	Point func(p Point, done, total int)
+}
+
+// clientBytes is what Simulate allocates per client, with room: its
+// strategies.State (56 bytes), the version it read, whether it won, its
+// writes and its finish time, and its message in the heap (24 bytes);
+// TestMemoryCoversARun measured 26 424 bytes for a run of 190 clients,
+// 139 a client, its policy and result included.
+const clientBytes = 160
+
+// Memory returns about how many bytes Run holds for s on workers workers:
+// every run's three numbers and every point, plus a run of the largest N
+// on each worker. A server reserves it from its memory budget.
+func (s Spec) Memory(workers int) int64 {
+	largest := 0
+	for _, n := range s.Ns {
+		largest = max(largest, n)
+	}
+	points := int64(s.Points())
+	return points*int64(s.Runs)*3*8 + points*int64(unsafe.Sizeof(Point{})) +
+		int64(parallel.Workers(workers))*int64(largest)*clientBytes
 }
 
 // Stream returns the stream of run r at n clients in a study of seed

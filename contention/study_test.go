@@ -3,7 +3,9 @@ package contention
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"backofflab/strategies"
@@ -148,5 +150,21 @@ func TestStudyCancel(t *testing.T) {
 	_, err = Run(context.Background(), spec, Options{Workers: 2, Each: func(context.Context, func() error) error { return boom }})
 	if !errors.Is(err, boom) {
 		t.Fatalf("got %v, want Each's error", err)
+	}
+}
+
+// TestMemoryCoversARun: what Spec.Memory reserves for a run of N clients
+// covers what Simulate allocates for it, the heap's growth included.
+func TestMemoryCoversARun(t *testing.T) {
+	spec := Spec{Ns: []int{190}, Runs: 1, Strategies: []string{strategies.NameFixed}, Seed: 1}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, err := Simulate(context.Background(), 190, policy(t, strategies.NameFixed), DefaultNet, rand.New(rand.NewPCG(1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got, want := int64(after.TotalAlloc-before.TotalAlloc), spec.Memory(1); got > want {
+		t.Errorf("a run of 190 clients allocated %d bytes; Memory reserves %d", got, want)
 	}
 }

@@ -124,9 +124,30 @@ type contentionMsg struct {
 	Message string            `json:"message,omitempty"`
 }
 
-// runContention runs spec's study on the many-run views' slot and cores:
-// live.analyses.begin for the view's slot, each run inside
-// live.analyses.simulate. It stops when ctx ends: the page left, the
+// beginContention takes what a study needs before it starts: the many-run
+// views' slot (live.analyses.begin) and its memory from the server's
+// budget (spec.Memory, a few hundred KiB at most). On error, the view
+// could not start: the server is busy, and the error says why.
+func beginContention(lim Limits, live *sessions, spec contention.Spec) (end func(), err error) {
+	endSlot, err := live.analyses.begin()
+	if err != nil {
+		return nil, err
+	}
+	mem, err := live.newRun()
+	if err != nil {
+		endSlot()
+		return nil, err
+	}
+	if err := mem.Grow(spec.Memory(lim.AnalysisCores)); err != nil {
+		mem.Close()
+		endSlot()
+		return nil, errors.New(busyMessage(err))
+	}
+	return func() { mem.Close(); endSlot() }, nil
+}
+
+// runContention runs spec's study, each run inside live.analyses.simulate,
+// which waits for a free core. It stops when ctx ends: the page left, the
 // export's client went away, or the server shuts down.
 func runContention(ctx context.Context, lim Limits, live *sessions, spec contention.Spec,
 	point func(contention.Point, int, int)) ([]contention.Point, error) {
@@ -146,7 +167,7 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		end, err := live.analyses.begin()
+		end, err := beginContention(lim, live, spec)
 		if err != nil {
 			w.Header().Set("Retry-After", "10")
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -186,7 +207,7 @@ func handleContentionExport(lim Limits, live *sessions, format string) http.Hand
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		end, err := live.analyses.begin()
+		end, err := beginContention(lim, live, spec)
 		if err != nil {
 			w.Header().Set("Retry-After", "10")
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)

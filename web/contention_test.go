@@ -256,3 +256,18 @@ func TestContentionPage(t *testing.T) {
 		}
 	}
 }
+
+// TestContentionMemoryBudget: a study draws its memory from the server's
+// budget; one that does not fit in a run's budget is told the server is
+// busy, and runs nothing.
+func TestContentionMemoryBudget(t *testing.T) {
+	srv, s, _ := newContentionServer(t, Limits{RunMemory: 64 << 10})
+	resp, body := get(t, srv.URL+"/contention/stream", nil) // the blog's study: about 250 KiB
+	if resp.StatusCode != 503 || !strings.Contains(string(body), "server busy: this run does not fit in") {
+		t.Fatalf("%d %q; want 503, server busy", resp.StatusCode, body)
+	}
+	if resp, body := get(t, srv.URL+"/contention/stream?"+smallStudy, nil); resp.StatusCode != 200 {
+		t.Fatalf("a small study: %d %q", resp.StatusCode, body)
+	}
+	waitIdle(t, s)
+}
