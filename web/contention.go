@@ -184,10 +184,21 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 			}
 		}
 		send(contentionMsg{Type: "start", Total: spec.Points()})
-		_, err = runContention(r.Context(), lim, live, spec, func(p contention.Point, done, total int) {
-			send(contentionMsg{Type: "point", Point: &p, Done: done, Total: total})
-		})
-		switch {
+		// The study's workers hand each point to this goroutine, which
+		// writes it: a page slow to read holds up its own stream, never a
+		// worker, which holds one of the server's analysis cores. The
+		// channel holds every point, so a worker never waits on it.
+		msgs := make(chan contentionMsg, spec.Points())
+		go func() {
+			defer close(msgs)
+			_, err = runContention(r.Context(), lim, live, spec, func(p contention.Point, done, total int) {
+				msgs <- contentionMsg{Type: "point", Point: &p, Done: done, Total: total}
+			})
+		}()
+		for m := range msgs {
+			send(m)
+		}
+		switch { // err was set before msgs was closed
 		case err == nil:
 			send(contentionMsg{Type: "done"})
 		case r.Context().Err() != nil: // the page left, or the server is going
