@@ -209,10 +209,15 @@ func Simulate(ctx context.Context, clients int, pol *strategies.Policy, net Net,
 			}
 			send(c, writeAnswer, now+net.delay(rng))
 		case writeAnswer:
+			// The policy is told of every write's outcome, as its
+			// contract asks; the study's policies have no limits to
+			// learn from it.
 			if won[c] {
+				pol.Record(&states[c], now, strategies.Success)
 				res.Finished[c] = now
 				continue
 			}
+			pol.Record(&states[c], now, strategies.Error)
 			d := net.delay(rng)
 			wait, retry := pol.Retry(&states[c], now, rng)
 			if !retry {
