@@ -180,6 +180,9 @@ func Simulate(ctx context.Context, clients int, pol *strategies.Policy, net Net,
 	}
 	for c := range int32(clients) {
 		pol.Begin(&states[c], 0, 0)
+		if !pol.AllowFirst(&states[c], 0, rng) {
+			return res, fmt.Errorf("contention: the policy refused client %d's first write; the study's policies have no limits", c)
+		}
 		send(c, readAtRow, net.delay(rng))
 	}
 	for n := 1; len(q) > 0; n++ {
