@@ -247,6 +247,9 @@ func TestContentionPage(t *testing.T) {
 			t.Errorf("no line %s (%s)", l.Strategy, l.Label())
 		}
 	}
+	if !strings.Contains(page, `<a id="cn-back" href="/">`) {
+		t.Error("no link back to the playground")
+	}
 	q, _ := url.ParseQuery(smallStudy)
 	spec, _ := contention.Parse(q, contention.Bounds{})
 	query := spec.Values().Encode()
