@@ -3,8 +3,10 @@ package web
 // The contention study's page in the headless Chromium of
 // browser_helpers_test.go: a small study draws both charts with one line
 // per strategy, named by package contention's labels, each with a point per
-// N; the progress reaches its total; the image exports run; axe-core finds
-// no serious or critical violation, light and dark, desktop and phone.
+// N; the progress reaches its total; the log scale and the image exports
+// run; axe-core finds no serious or critical violation, light and dark,
+// desktop and phone, and with a bad URL, which is named; leaving the page
+// mid-study stops it on the server.
 // Run it with: go test -run BrowserContention -v ./web
 
 import (
@@ -90,6 +92,22 @@ func TestBrowserContention(t *testing.T) {
 			tb.axeCheck(axe, "contention, "+v.name)
 		})
 	}
+	// Leaving the page mid-study stops it on the server: its stream ends
+	// without its done line, and nothing runs on. The study is the
+	// dearest allowed, on one core: half a minute, were it not stopped.
+	t.Run("leaving cancels", func(t *testing.T) {
+		var finished finishedStudies
+		srv, s, _ := newContentionServerWith(t, Limits{AnalysisCores: 1}, finished.wrap)
+		tb := openTab(t, ctx)
+		tb.do("navigate", chromedp.Navigate(srv.URL+"/contention?n=172:190:1"))
+		tb.waitTrue("a first point arrives", `window.backofflabContention && window.backofflabContention.state().done > 0`)
+		tb.do("leave", chromedp.Navigate("about:blank"))
+		waitIdle(t, s)
+		waitEnded(t, s)
+		if n := finished.n.Load(); n != 0 {
+			t.Fatalf("the study ran to its end after the page left")
+		}
+	})
 	// A bad URL: the page names the value and runs nothing.
 	t.Run("bad value", func(t *testing.T) {
 		tb := openTab(t, ctx)

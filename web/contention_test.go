@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,9 +21,16 @@ import (
 // Running the tests watch, and the cancel of its live context.
 func newContentionServer(t *testing.T, lim Limits) (*httptest.Server, *Server, context.CancelFunc) {
 	t.Helper()
+	return newContentionServerWith(t, lim, func(h http.Handler) http.Handler { return h })
+}
+
+// newContentionServerWith is newContentionServer with the server's handler
+// wrapped by wrap.
+func newContentionServerWith(t *testing.T, lim Limits, wrap func(http.Handler) http.Handler) (*httptest.Server, *Server, context.CancelFunc) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := NewServer(ctx, Options{Limits: lim})
-	srv := httptest.NewServer(s)
+	srv := httptest.NewServer(wrap(s))
 	t.Cleanup(func() {
 		cancel()
 		srv.Close()
@@ -44,6 +52,40 @@ func waitIdle(t *testing.T, s *Server) {
 			t.Fatalf("%d simulations still running", s.Running())
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// finishedStudies counts the streams whose study ran to its end: it
+// watches what the server writes for the stream's "done" line.
+type finishedStudies struct{ n atomic.Int64 }
+
+func (f *finishedStudies) wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(&doneWatch{ResponseWriter: w, f: f}, r)
+	})
+}
+
+type doneWatch struct {
+	http.ResponseWriter
+	f *finishedStudies
+}
+
+func (w *doneWatch) Write(b []byte) (int, error) {
+	if bytes.Contains(b, []byte(`"type":"done"`)) {
+		w.f.n.Add(1)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *doneWatch) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// waitEnded waits until every stream and export of s has returned.
+func waitEnded(t *testing.T, s *Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := s.Wait(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -135,10 +177,12 @@ func TestContentionBadInput(t *testing.T) {
 }
 
 // TestContentionLeavingCancels: a page that leaves mid-study stops it
-// (Running back to 0) and frees the view's slot; with one slot, a second
-// study meanwhile is told the server is busy.
+// (Running back to 0, the stream ended without its done line) and frees
+// the view's slot; with one slot, a second study meanwhile is told the
+// server is busy.
 func TestContentionLeavingCancels(t *testing.T) {
-	srv, s, _ := newContentionServer(t, Limits{MaxAnalyses: 1, AnalysisCores: 2})
+	var finished finishedStudies
+	srv, s, _ := newContentionServerWith(t, Limits{MaxAnalyses: 1, AnalysisCores: 2}, finished.wrap)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/contention/stream", nil) // the blog's whole study
@@ -156,6 +200,10 @@ func TestContentionLeavingCancels(t *testing.T) {
 	}
 	cancel() // the page leaves
 	waitIdle(t, s)
+	waitEnded(t, s)
+	if finished.n.Load() != 0 {
+		t.Fatal("the study ran to its end after the page left")
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		ok, body := get(t, srv.URL+"/contention/stream?"+smallStudy, nil)
