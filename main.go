@@ -7,6 +7,7 @@
 //	backofflab [-addr localhost:8080]  serve the playground
 //	backofflab run [flags]             simulate and print the time series and verdicts
 //	backofflab bands -seeds K [flags]  the same with K seeds: collapses and bands
+//	backofflab contention [flags]      the AWS blog's contention study
 //
 // Run "backofflab run -h" for the flags: they are the parameter vocabulary.
 package main
@@ -52,6 +53,8 @@ Usage:
                                      band over time (-format text, csv or json)
   backofflab server [flags]          001's server over real HTTP (-addr 127.0.0.1:8070)
   backofflab client [flags]          001's clients against it, retrying as -strategy says
+  backofflab contention [flags]      the AWS blog's contention study (2015): calls and
+                                     completion time of each strategy against N clients
   backofflab help                    this text
 
 Run "backofflab run -h" for the simulation's flags.
@@ -79,6 +82,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runServer(ctx, args[1:], stdout, stderr)
 	case "client":
 		return runClient(ctx, args[1:], stdout, stderr)
+	case "contention":
+		return runContention(ctx, args[1:], stdout, stderr)
 	}
 	if isHelp(args[0]) {
 		_, err := io.WriteString(stdout, usage)

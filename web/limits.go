@@ -42,6 +42,17 @@ type Limits struct {
 	// within one run's memory (RunMemory), which the band is charged. The
 	// landing view with 100 seeds keeps 247 200.
 	MaxBandCells int64
+	// ContentionMaxClients, ContentionMaxRuns and ContentionMaxPoints
+	// bound a contention study (/contention): its largest N, its runs at
+	// each point and its points (Ns × strategies). The defaults are the
+	// blog's study, 10 to 190 clients, 100 runs, 19 Ns × 5 strategies:
+	// about 5 s of one core (the user CPU time of backofflab contention
+	// -parallel 1). The dearest study they allow, 19 Ns from 172 to 190,
+	// takes 11.4 s of one core; a run holds about 30 KiB, a study its
+	// points' 3 numbers a run (about 250 KiB at most, Spec.Memory).
+	ContentionMaxClients int
+	ContentionMaxRuns    int
+	ContentionMaxPoints  int
 }
 
 // DefaultLimits suit a 2-core machine serving a few hundred pages. The
@@ -52,7 +63,8 @@ type Limits struct {
 // the machine's memory (DefaultMaxMemory).
 var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2,
 	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2,
-	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0), MaxBandCells: 1_000_000}
+	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0), MaxBandCells: 1_000_000,
+	ContentionMaxClients: 190, ContentionMaxRuns: 100, ContentionMaxPoints: 95}
 
 // withDefaults fills lim's zero fields from DefaultLimits.
 func (lim Limits) withDefaults() Limits {
@@ -67,6 +79,9 @@ func (lim Limits) withDefaults() Limits {
 	lim.MaxAnalyses = cmp.Or(lim.MaxAnalyses, d.MaxAnalyses)
 	lim.AnalysisCores = cmp.Or(lim.AnalysisCores, d.AnalysisCores)
 	lim.MaxBandCells = cmp.Or(lim.MaxBandCells, d.MaxBandCells)
+	lim.ContentionMaxClients = cmp.Or(lim.ContentionMaxClients, d.ContentionMaxClients)
+	lim.ContentionMaxRuns = cmp.Or(lim.ContentionMaxRuns, d.ContentionMaxRuns)
+	lim.ContentionMaxPoints = cmp.Or(lim.ContentionMaxPoints, d.ContentionMaxPoints)
 	return lim
 }
 

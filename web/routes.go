@@ -18,6 +18,11 @@ func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Li
 	// The seed bands (bands.go): the page, and its run's stream.
 	mux.Handle("GET /bands", handleBandsPage(log, lim))
 	mux.Handle("GET /bands/run", sameSiteOnly(live.inflight.track(ctx, handleBandsRun(ctx, lim, live))))
+	// The contention study (contention.go): its page, its stream, its exports.
+	mux.Handle("GET /contention", handleContentionPage(log, lim))
+	mux.Handle("GET /contention/stream", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleContentionStream(log, lim, live)))))
+	mux.Handle("GET /contention.csv", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleContentionExport(lim, live, "csv")))))
+	mux.Handle("GET /contention.json", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleContentionExport(lim, live, "json")))))
 	mux.Handle("GET /static/", handleStatic())
 	mux.Handle("GET /healthz", handleHealthz())
 }

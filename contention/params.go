@@ -1,0 +1,212 @@
+package contention
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Param is one parameter of the study: the contention command's flags,
+// the /contention page's URL and its controls all read this table.
+type Param struct {
+	Name    string // the flag's and the URL's name
+	Default string // its value when unset, in the syntax Parse reads
+	Meaning string // one line for the flag's help and the control's label
+}
+
+// table lists the study's parameters. N runs in the simulator's steps of
+// 10 (clients = i × 10) from 10 to 190 (the versions of the simulator
+// read here stop at range_max × 10 = 50), with its 100 runs at each point
+// (for t in range(0, 100)).
+var table = []Param{
+	{"n", "10:190:10", "the numbers of clients: a list of N, each a number or from:to:step, such as 10:190:10 or 50,100,190"},
+	{"runs", "100", "runs at each point (a strategy at an N), each on its own seed"},
+	{"strategies", strings.Join(LineNames(), ","), "the strategies compared, a list of some of " + strings.Join(LineNames(), ", ")},
+	{"seed", "1", "the study's seed: the same seed gives the same numbers"},
+}
+
+// Params returns the study's parameter table.
+func Params() []Param { return slices.Clone(table) }
+
+// Spec is one study: what Run runs.
+type Spec struct {
+	Ns         []int    // n, in increasing order
+	Runs       int      // runs
+	Strategies []string // strategies, names of Lines
+	Seed       uint64   // seed
+}
+
+// DefaultSpec is the blog's study, the table's defaults.
+func DefaultSpec() Spec {
+	s, err := Parse(nil, Bounds{})
+	if err != nil {
+		panic("contention: the defaults do not parse: " + err.Error())
+	}
+	return s
+}
+
+// Values returns s in the URL's syntax, every parameter set: Parse gives s
+// back from it.
+func (s Spec) Values() url.Values {
+	return url.Values{
+		"n":          {formatNs(s.Ns)},
+		"runs":       {strconv.Itoa(s.Runs)},
+		"strategies": {strings.Join(s.Strategies, ",")},
+		"seed":       {strconv.FormatUint(s.Seed, 10)},
+	}
+}
+
+// formatNs writes ns in n's syntax: from:to:step when they are three or
+// more evenly spaced, else a list.
+func formatNs(ns []int) string {
+	even := len(ns) >= 3
+	for i := 2; even && i < len(ns); i++ {
+		even = ns[i]-ns[i-1] == ns[1]-ns[0]
+	}
+	if even {
+		return fmt.Sprintf("%d:%d:%d", ns[0], ns[len(ns)-1], ns[1]-ns[0])
+	}
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+// Points is how many points s has: an N and a strategy each.
+func (s Spec) Points() int { return len(s.Ns) * len(s.Strategies) }
+
+// Bounds cap what a study may ask for; a zero field puts no cap.
+type Bounds struct {
+	MaxClients int // the largest N
+	MaxRuns    int // runs at each point
+	MaxPoints  int // Ns × strategies
+}
+
+// ParamError is a bad value: the parameter, the value and what is allowed.
+type ParamError struct {
+	Name, Value, Allowed string
+}
+
+func (e *ParamError) Error() string {
+	return fmt.Sprintf("%s: %q is not allowed: %s", e.Name, e.Value, e.Allowed)
+}
+
+// Parse reads a study from v, the table's names with their values, each
+// unset one at its default, within b. Its error joins a *ParamError for
+// every bad value, an unknown name included.
+func Parse(v url.Values, b Bounds) (Spec, error) {
+	var errs []error
+	bad := func(name, value, allowed string) { errs = append(errs, &ParamError{name, value, allowed}) }
+	get := func(name string) string {
+		if vs, ok := v[name]; ok {
+			if len(vs) != 1 {
+				bad(name, strings.Join(vs, ","), "give it once")
+			}
+			return vs[0]
+		}
+		i := slices.IndexFunc(table, func(p Param) bool { return p.Name == name })
+		return table[i].Default
+	}
+	for name := range v {
+		if !slices.ContainsFunc(table, func(p Param) bool { return p.Name == name }) {
+			bad(name, strings.Join(v[name], ","), "not a parameter of the study; its parameters are n, runs, strategies and seed")
+		}
+	}
+	var s Spec
+	maxN := b.MaxClients
+	if maxN == 0 {
+		maxN = 100_000
+	}
+	if raw := get("n"); raw != "" {
+		ns, err := parseNs(raw, maxN)
+		if err != nil {
+			bad("n", raw, err.Error())
+		}
+		s.Ns = ns
+	} else if _, set := v["n"]; set {
+		bad("n", raw, "give at least one N")
+	}
+	maxRuns := b.MaxRuns
+	if maxRuns == 0 {
+		maxRuns = 1_000_000
+	}
+	if raw := get("runs"); raw != "" || v.Has("runs") {
+		r, err := strconv.Atoi(raw)
+		if err != nil || r < 1 || r > maxRuns {
+			bad("runs", raw, fmt.Sprintf("a whole number from 1 to %d", maxRuns))
+		}
+		s.Runs = r
+	}
+	if raw := get("strategies"); raw != "" || v.Has("strategies") {
+		for name := range strings.SplitSeq(raw, ",") {
+			name = strings.TrimSpace(name)
+			if _, err := LineOf(name); err != nil {
+				bad("strategies", raw, err.Error())
+				break
+			}
+			if slices.Contains(s.Strategies, name) {
+				bad("strategies", raw, name+" is listed twice")
+				break
+			}
+			s.Strategies = append(s.Strategies, name)
+		}
+	}
+	if raw := get("seed"); raw != "" || v.Has("seed") {
+		seed, err := strconv.ParseUint(raw, 10, 64)
+		if err != nil {
+			bad("seed", raw, "a whole number from 0 to 18446744073709551615")
+		}
+		s.Seed = seed
+	}
+	if len(errs) == 0 && b.MaxPoints > 0 && s.Points() > b.MaxPoints {
+		bad("n", get("n"), fmt.Sprintf("%d Ns × %d strategies is %d points, and a study may have at most %d: give fewer Ns or strategies",
+			len(s.Ns), len(s.Strategies), s.Points(), b.MaxPoints))
+	}
+	if len(errs) > 0 {
+		return Spec{}, errors.Join(errs...)
+	}
+	return s, nil
+}
+
+// parseNs reads n's syntax: a comma-separated list of N or from:to:step,
+// each N from 1 to maxN, none twice. It returns them in increasing order.
+func parseNs(raw string, maxN int) ([]int, error) {
+	allowed := fmt.Errorf("a list of N, each a number or from:to:step, every N a whole number from 1 to %d and none twice", maxN)
+	num := func(s string) (int, bool) {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		return n, err == nil && n >= 1 && n <= maxN
+	}
+	var ns []int
+	for item := range strings.SplitSeq(raw, ",") {
+		parts := strings.Split(item, ":")
+		switch len(parts) {
+		case 1:
+			n, ok := num(parts[0])
+			if !ok {
+				return nil, allowed
+			}
+			ns = append(ns, n)
+		case 3:
+			from, ok1 := num(parts[0])
+			to, ok2 := num(parts[1])
+			step, ok3 := num(parts[2])
+			if !ok1 || !ok2 || !ok3 || to < from {
+				return nil, fmt.Errorf("from:to:step with 1 ≤ from ≤ to ≤ %d and a step of at least 1", maxN)
+			}
+			for n := from; n <= to; n += step {
+				ns = append(ns, n)
+			}
+		default:
+			return nil, allowed
+		}
+	}
+	slices.Sort(ns)
+	if len(ns) != len(slices.Compact(slices.Clone(ns))) {
+		return nil, allowed
+	}
+	return ns, nil
+}

@@ -1,0 +1,84 @@
+package contention
+
+import (
+	"errors"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestDefaultSpecIsTheBlogs: N from 10 to 190 in steps of 10, 100 runs,
+// the five strategies, seed 1; and Values gives it back.
+func TestDefaultSpecIsTheBlogs(t *testing.T) {
+	s := DefaultSpec()
+	var ns []int
+	for n := 10; n <= 190; n += 10 {
+		ns = append(ns, n)
+	}
+	want := Spec{Ns: ns, Runs: 100, Strategies: LineNames(), Seed: 1}
+	if !reflect.DeepEqual(s, want) {
+		t.Fatalf("got %+v, want %+v", s, want)
+	}
+	if got := s.Values().Get("n"); got != "10:190:10" {
+		t.Errorf("Values: n=%s, want 10:190:10", got)
+	}
+	for _, ns := range [][]int{s.Ns, {7}, {10, 20}, {50, 100, 190}, {1, 2, 3}} {
+		s.Ns = ns
+		back, err := Parse(s.Values(), Bounds{})
+		if err != nil || !reflect.DeepEqual(back, s) {
+			t.Fatalf("Values round trip of %v: %+v, %v", ns, back, err)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	b := Bounds{MaxClients: 190, MaxRuns: 100, MaxPoints: 20}
+	ok := []struct {
+		q    string
+		want Spec
+	}{
+		{"n=50,10,100:120:10&runs=3&strategies=full_jitter,fixed&seed=9",
+			Spec{Ns: []int{10, 50, 100, 110, 120}, Runs: 3, Strategies: []string{"full_jitter", "fixed"}, Seed: 9}},
+		{"n=190&strategies=decorrelated", Spec{Ns: []int{190}, Runs: 100, Strategies: []string{"decorrelated"}, Seed: 1}},
+	}
+	for _, c := range ok {
+		t.Run(c.q, func(t *testing.T) {
+			v, _ := url.ParseQuery(c.q)
+			s, err := Parse(v, b)
+			if err != nil || !reflect.DeepEqual(s, c.want) {
+				t.Fatalf("got %+v, %v; want %+v", s, err, c.want)
+			}
+		})
+	}
+	bad := []struct {
+		q, name, says string
+	}{
+		{"n=0", "n", "from 1 to 190"},
+		{"n=191", "n", "from 1 to 190"},
+		{"n=", "n", "at least one"},
+		{"n=10:5:1", "n", "from ≤ to"},
+		{"n=10:20:0", "n", "step"},
+		{"n=10,10", "n", "none twice"},
+		{"n=x", "n", "a list of N"},
+		{"runs=0", "runs", "from 1 to 100"},
+		{"runs=101", "runs", "from 1 to 100"},
+		{"strategies=none", "strategies", `"fixed" (min_delay 0)`},
+		{"strategies=grpc", "strategies", "not one of"},
+		{"strategies=fixed,fixed", "strategies", "twice"},
+		{"seed=-1", "seed", "whole number"},
+		{"wat=1", "wat", "not a parameter"},
+		{"n=10:100:10&strategies=fixed,exponential,full_jitter", "n", "at most 20"},
+		{"runs=1&runs=2", "runs", "once"},
+	}
+	for _, c := range bad {
+		t.Run(c.q, func(t *testing.T) {
+			v, _ := url.ParseQuery(c.q)
+			_, err := Parse(v, b)
+			var pe *ParamError
+			if !errors.As(err, &pe) || pe.Name != c.name || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("got %v; want an error on %s saying %q", err, c.name, c.says)
+			}
+		})
+	}
+}

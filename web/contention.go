@@ -1,0 +1,257 @@
+package web
+
+// The contention study's view (/contention): the AWS blog's two charts,
+// calls and completion time against N, one line per strategy, computed by
+// package contention as the CLI's "backofflab contention" computes them.
+// The page is a templ page (contention.templ) whose script
+// (static/contention.js) streams the study from /contention/stream as
+// NDJSON, one line per finished point, and aborts the stream when the page
+// is left, which cancels the study.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"backofflab/contention"
+)
+
+// contentionBounds are lim's bounds of a study.
+func contentionBounds(lim Limits) contention.Bounds {
+	return contention.Bounds{MaxClients: lim.ContentionMaxClients, MaxRuns: lim.ContentionMaxRuns, MaxPoints: lim.ContentionMaxPoints}
+}
+
+// decodeContention reads a study from a URL's query within lim: the one
+// place the page, the stream and the exports decode it.
+func decodeContention(q url.Values, lim Limits) (contention.Spec, error) {
+	return contention.Parse(q, contentionBounds(lim))
+}
+
+// contentionParam is one of the study's parameters as the page shows it:
+// the table's row and the URL's value.
+type contentionParam struct {
+	contention.Param
+	Value string
+}
+
+// contentionLine is one strategy's line as the page draws it.
+type contentionLine struct {
+	Strategy string `json:"strategy"`
+	Label    string `json:"label"`
+	Blog     string `json:"blog"`
+	On       bool   `json:"on"` // in the study
+}
+
+// contentionInput is what the page needs: the parameters with their
+// values, the lines, and the error of a bad URL.
+type contentionInput struct {
+	Params []contentionParam
+	Lines  []contentionLine
+	Query  string // the study's URL query, every parameter set; "" when the URL is bad
+	Error  string
+	Bounds contention.Bounds
+}
+
+// contentionState is the JSON the page's script reads.
+type contentionState struct {
+	Query  string           `json:"query"`
+	Lines  []contentionLine `json:"lines"`
+	Points int              `json:"points"`
+	Runs   int              `json:"runs"`
+}
+
+func newContentionInput(q url.Values, lim Limits) (contentionInput, contentionState) {
+	spec, err := decodeContention(q, lim)
+	in := contentionInput{Bounds: contentionBounds(lim)}
+	vals, on := q, contention.LineNames()
+	if err != nil {
+		in.Error = err.Error()
+		if q.Has("strategies") {
+			on = strings.Split(q.Get("strategies"), ",")
+		}
+	} else {
+		vals = spec.Values()
+		in.Query = vals.Encode()
+		on = spec.Strategies
+	}
+	for _, p := range contention.Params() {
+		v := p.Default
+		if vs, ok := vals[p.Name]; ok && len(vs) > 0 {
+			v = vs[0]
+		}
+		in.Params = append(in.Params, contentionParam{p, v})
+	}
+	for _, l := range contention.Lines() {
+		in.Lines = append(in.Lines, contentionLine{Strategy: l.Strategy, Label: l.Label(), Blog: l.Blog,
+			On: slices.Contains(on, l.Strategy)})
+	}
+	st := contentionState{Query: in.Query, Lines: in.Lines, Points: spec.Points(), Runs: spec.Runs}
+	return in, st
+}
+
+// handleContentionPage renders the study's page for its URL. A bad value
+// does not fail the page, as on the playground's: the page says what is
+// wrong beside the form and runs nothing.
+func handleContentionPage(log *slog.Logger, lim Limits) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in, st := newContentionInput(r.URL.Query(), lim)
+		var buf bytes.Buffer
+		if err := contentionPage(in, st).Render(r.Context(), &buf); err != nil {
+			log.Error("render contention", "err", err)
+			http.Error(w, "could not render the page", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(buf.Bytes())
+	})
+}
+
+// contentionMsg is one line of the stream: "point" (a point as it ends,
+// with how many are done of how many), then "done", or "error".
+type contentionMsg struct {
+	Type    string            `json:"type"`
+	Point   *contention.Point `json:"point,omitempty"`
+	Done    int               `json:"done,omitempty"`
+	Total   int               `json:"total,omitempty"`
+	Message string            `json:"message,omitempty"`
+}
+
+// beginContention takes what a study needs before it starts: the many-run
+// views' slot (live.analyses.begin) and its memory from the server's
+// budget (spec.Memory, a few hundred KiB at most). On error, the view
+// could not start: the server is busy, and the error says why.
+func beginContention(lim Limits, live *sessions, spec contention.Spec) (end func(), err error) {
+	endSlot, err := live.analyses.begin()
+	if err != nil {
+		return nil, err
+	}
+	mem, err := live.newRun()
+	if err != nil {
+		endSlot()
+		return nil, err
+	}
+	if err := mem.Grow(spec.Memory(lim.AnalysisCores)); err != nil {
+		mem.Close()
+		endSlot()
+		return nil, errors.New(busyMessage(err))
+	}
+	return func() { mem.Close(); endSlot() }, nil
+}
+
+// runContention runs spec's study, each run inside live.analyses.simulate,
+// which waits for a free core. It stops when ctx ends: the page left, the
+// export's client went away, or the server shuts down.
+func runContention(ctx context.Context, lim Limits, live *sessions, spec contention.Spec,
+	point func(contention.Point, int, int)) ([]contention.Point, error) {
+	return contention.Run(ctx, spec, contention.Options{
+		Workers: lim.AnalysisCores,
+		Each:    live.analyses.simulate,
+		Point:   point,
+	})
+}
+
+// handleContentionStream streams a study as NDJSON. A bad query is a 400
+// naming the parameter; a server without a free slot for the view, a 503.
+func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		spec, err := decodeContention(r.URL.Query(), lim)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		end, err := beginContention(lim, live, spec)
+		if err != nil {
+			w.Header().Set("Retry-After", "10")
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		defer end()
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Header().Set("Cache-Control", "no-store")
+		rc := http.NewResponseController(w)
+		enc := json.NewEncoder(w)
+		send := func(m contentionMsg) {
+			if enc.Encode(m) == nil {
+				rc.Flush()
+			}
+		}
+		send(contentionMsg{Type: "start", Total: spec.Points()})
+		// The study's workers hand each point to this goroutine, which
+		// writes it: a page slow to read holds up its own stream, never a
+		// worker, which holds one of the server's analysis cores. The
+		// channel holds every point, so a worker never waits on it.
+		msgs := make(chan contentionMsg, spec.Points())
+		go func() {
+			defer close(msgs)
+			_, err = runContention(r.Context(), lim, live, spec, func(p contention.Point, done, total int) {
+				msgs <- contentionMsg{Type: "point", Point: &p, Done: done, Total: total}
+			})
+		}()
+		for m := range msgs {
+			send(m)
+		}
+		switch { // err was set before msgs was closed
+		case err == nil:
+			send(contentionMsg{Type: "done"})
+		case r.Context().Err() != nil: // the page left, or the server is going
+		default:
+			log.Error("contention study", "err", err)
+			send(contentionMsg{Type: "error", Message: err.Error()})
+		}
+	})
+}
+
+// handleContentionExport runs a study and writes it as the contention
+// command's -format does (csv or json).
+func handleContentionExport(lim Limits, live *sessions, format string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		spec, err := decodeContention(r.URL.Query(), lim)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		end, err := beginContention(lim, live, spec)
+		if err != nil {
+			w.Header().Set("Retry-After", "10")
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		defer end()
+		points, err := runContention(r.Context(), lim, live, spec, nil)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) && r.Context().Err() == nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if err := contention.Write(&buf, format, spec, points); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", map[string]string{"csv": "text/csv; charset=utf-8", "json": "application/json"}[format])
+		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="backofflab-contention.%s"`, format))
+		w.Write(buf.Bytes())
+	})
+}
+
+// contentionInputMode is the keyboard a phone shows for a parameter's box: digits
+// for the numbers, text for n's lists and ranges.
+func contentionInputMode(name string) string {
+	if name == "n" {
+		return "text"
+	}
+	return "numeric"
+}
+
+// splitLines splits an error that joins several (errors.Join) into its
+// lines, one message each.
+func splitLines(s string) []string { return strings.Split(s, "\n") }
