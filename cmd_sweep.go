@@ -114,7 +114,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "write to this file (renamed into place once complete) instead of the standard output")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab sweep merge [-o FILE] PART...\n\n"+
-			"Joins the CSV parts that \"backofflab sweep -shard k/n\" wrote, one per shard, into exactly\n"+
+			"Joins the CSV parts (files, or directories of *.csv files) that \"backofflab sweep -shard k/n\" wrote, one per shard, into exactly\n"+
 			"what the sweep run whole writes. It fails when the parts belong to different sweeps, a shard\n"+
 			"is missing or given twice, or a cell is missing or appears twice.\n\n")
 		fs.PrintDefaults()
@@ -128,8 +128,12 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return usageError{errors.New("sweep merge: no parts given (backofflab sweep merge PART...)")}
 	}
-	parts := make([]sweep.Part, fs.NArg())
-	for i, name := range fs.Args() {
+	names, err := partFiles(fs.Args())
+	if err != nil {
+		return err
+	}
+	parts := make([]sweep.Part, len(names))
+	for i, name := range names {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
@@ -138,6 +142,38 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		parts[i] = sweep.Part{Name: name, R: f}
 	}
 	return writeOut(*out, stdout, func(w io.Writer) error { return sweep.Merge(w, parts) })
+}
+
+// partFiles returns the files that args name: a file as it is, and for a
+// directory the *.csv files in it (not those whose name begins with a dot,
+// such as a part still being written): a cluster's merge Job names the
+// shared volume's directory, having no shell to expand a pattern.
+func partFiles(args []string) ([]string, error) {
+	var names []string
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			names = append(names, arg)
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(arg, "*.csv"))
+		if err != nil {
+			return nil, err
+		}
+		n := len(names)
+		for _, f := range files {
+			if !strings.HasPrefix(filepath.Base(f), ".") {
+				names = append(names, f)
+			}
+		}
+		if len(names) == n {
+			return nil, fmt.Errorf("sweep merge: %s holds no part (*.csv)", arg)
+		}
+	}
+	return names, nil
 }
 
 // writeOut calls write with stdout, or when name is not empty with a file
