@@ -182,7 +182,9 @@ func TestMerge(t *testing.T) {
 func TestMergeRefuses(t *testing.T) {
 	s := mustSpec(t, small)
 	other := mustSpec(t, strings.Replace(small, "seeds=2", "seeds=1", 1))
-	part := func(s Spec, k, n int) []byte { return write(t, FormatCSV, s, Shard{k, n}, sweepCells(t, s, Shard{k, n})) }
+	part := func(s Spec, k, n int) []byte {
+		return write(t, FormatCSV, s, Shard{k, n}, sweepCells(t, s, Shard{k, n}))
+	}
 	p0, p1, p2 := part(s, 0, 3), part(s, 1, 3), part(s, 2, 3)
 	lines := func(b []byte) []string { return strings.SplitAfter(string(b), "\n") }
 	// p1 without its last cell (2 lanes, and the empty string after the
