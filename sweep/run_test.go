@@ -116,7 +116,8 @@ func TestRunEmitsEveryCellOnce(t *testing.T) {
 }
 
 // TestRunCancel: a cancel stops every worker promptly, within 100 ms of
-// wall time from the cancel to Run's return, and leaves nothing running
+// wall time from the cancel to Run's return (1 s under -race, whose
+// slices of events take ten times as long), and leaves nothing running
 // (goleak, TestMain).
 func TestRunCancel(t *testing.T) {
 	// Storming cells: many events per second of virtual time.
@@ -135,8 +136,12 @@ func TestRunCancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run returned %v, want context.Canceled", err)
 	}
-	if took > 100*time.Millisecond {
-		t.Errorf("Run returned %v after the cancel, want within 100ms", took)
+	limit := 100 * time.Millisecond
+	if raceEnabled {
+		limit *= 10
+	}
+	if took > limit {
+		t.Errorf("Run returned %v after the cancel, want within %v", took, limit)
 	}
 	if n := emitted.Load(); n != 0 {
 		t.Errorf("%d cells of an hour of 20000 clients ended within 300ms", n)
