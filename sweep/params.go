@@ -134,3 +134,31 @@ func axisParam(axis byte, k kind) string {
 	}
 	panic("sweep: no such parameter")
 }
+
+// AxisNames returns the names an axis may take over the scenario p: every
+// numeric parameter of the vocabulary that p reads, a lane's with its
+// letter for each of p's lanes, in the order of scenario.Table. A page
+// offers them as the choices of x and y.
+func AxisNames(p *scenario.Params) []string {
+	var names []string
+	for _, row := range scenario.Table {
+		if !numeric(row.Type) {
+			continue
+		}
+		lanes := []string{""}
+		if row.Lane {
+			lanes = lanes[:0]
+			for i := range p.Lanes {
+				lanes = append(lanes, scenario.LaneNames[i:i+1]+".")
+			}
+		}
+		for _, prefix := range lanes {
+			name := prefix + row.Name
+			r, err := Axis{Name: name, From: row.Value(p, 0), To: row.Value(p, 0), Scale: ScaleLinear}.resolve('x')
+			if err == nil && read('x', r, p) == nil {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
+}
