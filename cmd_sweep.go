@@ -187,7 +187,7 @@ func writeOut(name string, stdout io.Writer, write func(io.Writer) error) error 
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name()) // once renamed, there is nothing to remove
+	defer os.Remove(f.Name())              // once renamed, there is nothing to remove
 	if err := f.Chmod(0o644); err != nil { // CreateTemp's 0600 is for secrets
 		f.Close()
 		return err
