@@ -60,7 +60,7 @@ type Param struct {
 // of a sweep is the scenario's (scenario.Table): the base of every cell.
 var Table = []Param{
 	{Name: "x", Axis: 'x', kind: kindName,
-		Help: "the parameter along the map's x axis: a numeric parameter of the scenario, with its lane letter for a lane's (outage_for, clients, b.min_delay)"},
+		Help: "the parameter along the map's x axis, such as outage_for, clients, b.min_delay"},
 	{Name: "x_from", Axis: 'x', kind: kindFrom,
 		Help: "x's first value, in the parameter's own syntax (1s, 100, 1.5)"},
 	{Name: "x_to", Axis: 'x', kind: kindTo,
