@@ -84,7 +84,8 @@ var Table = []Param{
 }
 
 // Limits bound what a sweep may cost: the steps of each axis, the seeds per
-// cell and the cells in all (x_steps × y_steps × seeds).
+// cell and the cells in all (x_steps × y_steps × seeds). Every bound is
+// one: a zero field allows nothing, never everything.
 type Limits struct {
 	MaxSteps, MaxSeeds, MaxCells int
 	// Check, when not nil, is called with the parameters of the sweep's
