@@ -58,10 +58,10 @@ func BenchmarkMap001(b *testing.B) {
 	b.ReportMetric(float64(b.N*s.Cells())/b.Elapsed().Seconds(), "cells/s")
 }
 
-// BenchmarkMap001Cell measures single cells of BenchmarkMap001's map: the
-// dearest, where both lanes storm (3000 clients, the longest outage), and
-// the cheapest (100 clients, 1 s): the engine's cost follows the events,
-// and a storm's thousands of clients retry every 100 ms.
+// BenchmarkMap001Cell measures two cells of BenchmarkMap001's map: a dear
+// one, where both lanes storm (3000 clients, the longest outage), and the
+// cheapest (100 clients, 1 s): the engine's cost follows the events, and a
+// storm's thousands of clients retry every 100 ms.
 func BenchmarkMap001Cell(b *testing.B) {
 	q, _ := url.ParseQuery("server_model=curve&b.strategy=think_scaled&x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=100&y_to=3000&y_steps=32&y_scale=log")
 	s, err := ParseSpec(q, CLILimits)
