@@ -149,7 +149,7 @@ func TestCells(t *testing.T) {
 	if got := s.Cell(0).Query().Get("duration"); got != "30s" {
 		t.Errorf("a cell's query shares the spec's base: duration %s", got)
 	}
-	one := mustSpec(t, "x=clients&x_from=100&x_to=200&x_steps=2")
+	one := mustSpec(t, "x=clients&x_from=100&x_to=200&x_steps=2&y=&y_from=&y_steps=")
 	if one.Cells() != 2 || one.Cell(1).YValue != "" || one.Cell(1).Query().Has("") {
 		t.Errorf("a sweep of one row: %d cells, cell 1 %+v", one.Cells(), one.Cell(1))
 	}
