@@ -81,7 +81,7 @@ func paramFlags(fs *flag.FlagSet, q url.Values) {
 	for _, param := range scenario.Table {
 		if !param.Lane {
 			fs.Func(param.Name, fmt.Sprintf("%s (%s; default %s)", param.Help, param.Allowed(),
-				param.Value(&def, 0)), store(param.Name))
+				defaultText(param.Value(&def, 0))), store(param.Name))
 			continue
 		}
 		for i := range scenario.MaxLanes {
@@ -89,13 +89,22 @@ func paramFlags(fs *flag.FlagSet, q url.Values) {
 			help := "lane " + scenario.LaneNames[i:i+1] + "'s " + param.Name
 			switch {
 			case i == 0 && param.Scope != scenario.ScopeStrategy: // every strategy's default
-				help = fmt.Sprintf("%s (%s; default %s)", param.Help, param.Allowed(), param.Value(&def, 0))
+				help = fmt.Sprintf("%s (%s; default %s)", param.Help, param.Allowed(), defaultText(param.Value(&def, 0)))
 			case i == 0:
 				help = fmt.Sprintf("%s (%s; default: the strategy's)", param.Help, param.Allowed())
 			}
 			fs.Func(name, help, store(name))
 		}
 	}
+}
+
+// defaultText is a default value as help text says it: an empty one (no
+// faults, no tiers) as "none".
+func defaultText(v string) string {
+	if v == "" {
+		return "none"
+	}
+	return v
 }
 
 // writeText prints, every report interval, one line per lane in the format of

@@ -145,7 +145,7 @@ func newVocabFlags(fs *flag.FlagSet, reads func(scenario.Param) bool, def *scena
 
 // help describes row r for the flag names: its meaning, range and default.
 func (v *vocabFlags) help(r scenario.Param, def string, names []string) string {
-	h := fmt.Sprintf("%s (%s; default %s)", r.Help, allowed(r), def)
+	h := fmt.Sprintf("%s (%s; default %s)", r.Help, allowed(r), defaultText(def))
 	if len(names) > 1 {
 		h += "; same as -" + strings.Join(names[1:], ", -")
 	}

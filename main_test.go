@@ -452,3 +452,24 @@ func TestRunCanceled(t *testing.T) {
 		})
 	}
 }
+
+// TestFlagHelpNamesEmptyDefaults: a parameter whose default is empty (no
+// faults, no tiers) says "default none" in every command's help, never an
+// empty "default )".
+func TestFlagHelpNamesEmptyDefaults(t *testing.T) {
+	for _, cmd := range []string{"run", "server", "client"} {
+		var out, errOut strings.Builder
+		if err := run(context.Background(), []string{cmd, "-h"}, &out, &errOut); err != nil {
+			t.Fatalf("%s -h: %v", cmd, err)
+		}
+		help := out.String() + errOut.String()
+		if strings.Contains(help, "default )") {
+			t.Errorf("%s -h prints an empty default: %q", cmd, help[max(0, strings.Index(help, "default )")-80):strings.Index(help, "default )")+9])
+		}
+	}
+	var errOut strings.Builder
+	run(context.Background(), []string{"run", "-h"}, new(strings.Builder), &errOut)
+	if !strings.Contains(errOut.String(), "default none)") {
+		t.Error(`run -h names no empty default as "none" (faults, tiers)`)
+	}
+}

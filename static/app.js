@@ -10,15 +10,7 @@
 'use strict';
 
 (() => {
-  const $ = (sel, root = document) => root.querySelector(sel);
-  const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
-  const readJSON = id => JSON.parse(document.getElementById(id).textContent);
-  const attr = (name, value) => `[${name}="${CSS.escape(value)}"]`;
-  const el = (tag, props = {}, ...kids) => {
-    const e = Object.assign(document.createElement(tag), props);
-    e.append(...kids);
-    return e;
-  };
+  const { $, $$, readJSON, attr, el, fmt, sig, thousands, dur, count, theme, onThemeChange, download, exportChart } = window.backofflabKit;
 
   const page = readJSON('page-state');
   const COLS = page.columns;
@@ -88,42 +80,7 @@
   const view = Object.fromEntries(CHART_IDS.map(k => [k, { log: false, shared: false, smooth: !!SPEC[k].smooth, help: false }]));
   const laneCount = () => lanes.length || page.lanes;
 
-  // ---- numbers, durations and units ----------------------------------------
-  // plain writes a number without exponent, for display.
-  function plain(v) {
-    const s = String(v);
-    const e = s.indexOf('e');
-    if (e < 0) return s;
-    const exp = Number(s.slice(e + 1));
-    const frac = (s.slice(0, e).split('.')[1] || '').length;
-    return exp < 0 ? v.toFixed(Math.min(100, frac - exp)) : BigInt(Math.round(v)).toString();
-  }
-  const fmt = v => plain(Number(v.toPrecision(12))); // trims float noise for display
-  const sig = (v, n = 3) => fmt(Number(v.toPrecision(n)));
-  // thousands groups a whole number with thin spaces: 43 170.
-  const thousands = v => String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, '\u2009');
-
-  // dur writes seconds as a reader says them: 100 ms, 20 s, 2.5 min, 1 h,
-  // 1 h 15 min; n significant digits.
-  function dur(v, n = 3) {
-    if (v == null || Number.isNaN(v)) return '–';
-    const a = Math.abs(v);
-    if (a === 0) return '0';
-    if (a < 1) return `${sig(v * 1000, n)} ms`;
-    if (a < 600) return `${sig(v, n)} s`;
-    if (a < 3600) return `${sig(v / 60, n)} min`;
-    const h = Math.floor(a / 3600), m = Math.round((a - h * 3600) / 60);
-    return m ? `${h} h ${m} min` : `${h} h`;
-  }
-
-  // count writes a count compactly for an axis: 950, 12k, 1.2M.
-  function count(v) {
-    const a = Math.abs(v);
-    if (a >= 1e6) return `${sig(v / 1e6)}M`;
-    if (a >= 1e4) return `${sig(v / 1e3)}k`;
-    return sig(v);
-  }
-
+  // ---- units ---------------------------------------------------------------
   // UNITS formats a value of each unit of the chart specs, short for an
   // axis and in full for a tooltip.
   const UNITS = {
@@ -167,29 +124,9 @@
     return { max: duration, interval: step, axisLabel: { hideOverlap: true, formatter: v => durAxis(v, duration) } };
   }
 
-  // ---- the theme: the charts' colours, read from the page's CSS ------------
-  // One place for every colour the charts draw with: the page's custom
-  // properties, read at draw time, so that a theme (dark mode) that
-  // changes them changes the charts. The fallbacks are the light theme's.
-  function theme() {
-    const cs = getComputedStyle(document.documentElement);
-    const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
-    return {
-      fg: v('--fg', '#1d2330'),
-      muted: v('--muted', '#5b6475'),
-      line: v('--line', '#dde1e8'),
-      card: v('--card', '#fff'),
-      bad: v('--bad', '#b42318'),
-      good: v('--good', '#1a7f37'),
-      warn: v('--warn', '#9a6700'),
-      accent: v('--accent', '#2f5fd0'),
-      mark: v('--chart-mark', '#6b4fbb'),
-      level: v('--chart-level', '#8a93a6'),
-      outage: v('--chart-outage', ''), // '' keeps each fault kind's own colour (hello.fault_kinds)
-    };
-  }
+  // ---- the theme: the charts' colours, read from the page's CSS (common.js)
   let T = theme();
-  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+  onThemeChange(() => {
     T = theme();
     forCharts((c, id) => c.setOption(themed(id)));
     markDirty();
@@ -361,7 +298,21 @@
     $('#headless-csv').href = '/export.csv?' + query;
     $('#headless-json').href = '/export.json?' + query;
     presetSpeed();
+    seedsLink();
   }
+
+  // seedsLink points the "Run K seeds" link at the seed bands view of the
+  // run in effect, with the seeds its box asks for (the view names a bad
+  // value).
+  function seedsLink() {
+    const box = $('#seeds'), a = $('#run-seeds');
+    if (!box || !a) return;
+    const u = new URL('/bands?' + query, location.href);
+    u.searchParams.set(box.name, box.value);
+    a.href = u.pathname + u.search;
+    a.textContent = `Run ${box.value} seeds`;
+  }
+  if ($('#seeds')) $('#seeds').addEventListener('input', seedsLink);
 
   // presetSpeed points every preset link at the speed in use, so that a
   // preset changes the run and not how fast it plays. A preset with a real
@@ -1061,17 +1012,6 @@
   }
 
   // ---- exports ---------------------------------------------------------------
-  function download(name, data, type) {
-    const url = URL.createObjectURL(new Blob([data], { type }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    document.body.append(a);
-    a.click();
-    a.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 10000);
-  }
-
   // exportRows downloads what the page shows as CSV or JSON. The server
   // formats it (POST /export.csv|json, web/pageexport.go), as `backofflab
   // run -format csv|json` does: the page only sends its summaries and rows,
@@ -1111,42 +1051,11 @@
     return 'backofflab · ' + parts.join(' · ');
   }
 
-  // captionHeight is the height the caption adds under an exported chart.
-  const captionHeight = 50;
-
-  // exportImage downloads chart c (lane i's chart id) as PNG, at twice its
-  // size, or SVG, with its caption drawn under it: the same option, drawn
-  // again off screen with the caption and without the toolbox.
+  // exportImage downloads lane i's chart c (chart id) as PNG or SVG, its
+  // caption naming the lane, its strategy and the run's key parameters.
   function exportImage(c, id, i, format) {
-    const w = c.getWidth(), h = c.getHeight() + captionHeight;
-    const opt = c.getOption();
-    opt.animation = false;
-    opt.toolbox = [{ show: false }];
-    opt.tooltip = [{ show: false }];
-    opt.backgroundColor = T.card;
-    opt.graphic = (opt.graphic && opt.graphic[0] ? opt.graphic[0].elements : []).filter(g => g.id === 'empty');
-    const bottom = (opt.grid[0].bottom === undefined ? 26 : Number(opt.grid[0].bottom)) + captionHeight;
-    opt.grid = [{ ...opt.grid[0], bottom }];
-    opt.legend = [{ ...opt.legend[0], bottom: captionHeight + 2 }];
-    opt.title = [opt.title[0], { text: captionOf(i), left: 8, bottom: 4,
-      textStyle: { fontSize: 10.5, fontWeight: 'normal', color: T.muted, width: w - 16, overflow: 'break', lineHeight: 14 } }];
     const strategy = lanes[i] ? lanes[i].strategy : '';
-    const name = `backofflab-${LETTERS[i]}-${strategy}-${id}.${format}`;
-    if (format === 'svg') {
-      const svg = echarts.init(null, null, { renderer: 'svg', ssr: true, width: w, height: h });
-      svg.setOption(opt);
-      download(name, svg.renderToSVGString(), 'image/svg+xml');
-      svg.dispose();
-      return;
-    }
-    const x = echarts.init(document.createElement('div'), null, { renderer: 'canvas', width: w, height: h });
-    x.setOption(opt);
-    const url = x.getDataURL({ type: 'png', pixelRatio: 2, backgroundColor: T.card });
-    x.dispose();
-    // A data URL's bytes, without fetch (the page may connect to itself only).
-    const bin = atob(url.slice(url.indexOf(',') + 1));
-    const bytes = Uint8Array.from(bin, ch => ch.charCodeAt(0));
-    download(name, bytes, 'image/png');
+    exportChart(c, `backofflab-${LETTERS[i]}-${strategy}-${id}.${format}`, captionOf(i), format);
   }
 
   async function copyLink() {

@@ -1,6 +1,7 @@
 // Package static holds the playground's browser assets, embedded in the
 // binary so that the page needs no network: ECharts (vendored, Apache-2.0),
-// the page's script and its style sheet.
+// the pages' scripts (common.js, the kit every view shares, and one per
+// view) and their style sheet.
 package static
 
 import "embed"

@@ -168,7 +168,23 @@ func accessPhoneLayout(t *testing.T, env *browserEnv, _ string) {
 		t.Errorf("the closed drawer's button has aria-expanded=%q", exp)
 	}
 
-	tb.do("tap the drawer's button", chromedp.Click(chromedp.ID("drawer-open")))
+	// A tap lands where the button was when chromedp measured it; on a busy
+	// machine a late layout change (a chart's resize) can move it away in
+	// between, so a tap that opened nothing is tried again, and said so.
+	for try := 1; ; try++ {
+		tb.do("tap the drawer's button", chromedp.Click(chromedp.ID("drawer-open")))
+		opened := false
+		for end := time.Now().Add(3 * time.Second); !opened && time.Now().Before(end); time.Sleep(pollEvery) {
+			opened = eval[bool](tb, `'open' in document.querySelector('#controls-drawer').dataset`)
+		}
+		if opened {
+			break
+		}
+		if try == 3 {
+			t.Fatalf("three taps on the drawer's button at %+v did not open the drawer", tb.boxOf("#drawer-open"))
+		}
+		t.Logf("tap %d on the drawer's button at %+v opened nothing; tapping again", try, tb.boxOf("#drawer-open"))
+	}
 	tb.waitTrue("the drawer is open, in view", fmt.Sprintf(`(r => getComputedStyle(document.querySelector('#controls-drawer')).visibility === 'visible' &&
 		r.top >= 0 && Math.abs(r.bottom - %g) < 1)(document.querySelector('#controls-drawer').getBoundingClientRect())`, vh))
 	if f := tb.focused(); f != "drawer-close" {

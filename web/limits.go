@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"runtime"
 	"time"
 
 	"backofflab/budget"
@@ -28,6 +29,19 @@ type Limits struct {
 	// MaxExports caps the exports that run at once: each is a whole run
 	// on a core of its own.
 	MaxExports int
+	// MaxAnalyses caps the many-run views (a phase map, seed bands, the
+	// contention study) that run at once, and AnalysisCores the
+	// simulations they run at once together: each is a whole run on a
+	// core of its own.
+	MaxAnalyses   int
+	AnalysisCores int
+	// MaxBandCells caps the lane-ticks a seed band keeps, (seeds + 3) ×
+	// lanes × ticks (bands.Cells): until its last byte is sent, the band
+	// keeps every seed's 16 columns as float32, 64 bytes a lane-tick, and
+	// its three quantiles of each; the default's 1 000 000 keep 61 MiB,
+	// within one run's memory (RunMemory), which the band is charged. The
+	// landing view with 100 seeds keeps 247 200.
+	MaxBandCells int64
 }
 
 // DefaultLimits suit a 2-core machine serving a few hundred pages. The
@@ -37,7 +51,8 @@ type Limits struct {
 // heap holds up to twice what it keeps alive). MaxMemory is a quarter of
 // the machine's memory (DefaultMaxMemory).
 var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2,
-	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2}
+	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2,
+	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0), MaxBandCells: 1_000_000}
 
 // withDefaults fills lim's zero fields from DefaultLimits.
 func (lim Limits) withDefaults() Limits {
@@ -49,6 +64,9 @@ func (lim Limits) withDefaults() Limits {
 	lim.RunMemory = cmp.Or(lim.RunMemory, d.RunMemory)
 	lim.MaxMemory = cmp.Or(lim.MaxMemory, d.MaxMemory)
 	lim.MaxExports = cmp.Or(lim.MaxExports, d.MaxExports)
+	lim.MaxAnalyses = cmp.Or(lim.MaxAnalyses, d.MaxAnalyses)
+	lim.AnalysisCores = cmp.Or(lim.AnalysisCores, d.AnalysisCores)
+	lim.MaxBandCells = cmp.Or(lim.MaxBandCells, d.MaxBandCells)
 	return lim
 }
 

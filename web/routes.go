@@ -15,6 +15,9 @@ func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Li
 	// The same paths, posted the page's rows, export what the page shows (pageexport.go).
 	mux.Handle("POST /export.csv", sameSiteOnly(live.inflight.track(ctx, handlePageExport(lim, live, "csv"))))
 	mux.Handle("POST /export.json", sameSiteOnly(live.inflight.track(ctx, handlePageExport(lim, live, "json"))))
+	// The seed bands (bands.go): the page, and its run's stream.
+	mux.Handle("GET /bands", handleBandsPage(log, lim))
+	mux.Handle("GET /bands/run", sameSiteOnly(live.inflight.track(ctx, handleBandsRun(ctx, lim, live))))
 	mux.Handle("GET /static/", handleStatic())
 	mux.Handle("GET /healthz", handleHealthz())
 }

@@ -36,6 +36,7 @@ type Options struct {
 type Server struct {
 	h        http.Handler
 	inflight *inflight
+	analyses *analyses
 }
 
 // ServeHTTP serves the playground.
@@ -64,9 +65,10 @@ func NewServer(ctx context.Context, opts Options) *Server {
 	}
 	mux := http.NewServeMux()
 	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: max(lim.MaxRealSessions, 0)},
-		pool: pool, exports: make(chan struct{}, lim.MaxExports), lim: lim, inflight: &inflight{}}
+		pool: pool, exports: make(chan struct{}, lim.MaxExports), lim: lim, inflight: &inflight{},
+		analyses: newAnalyses(lim.MaxAnalyses, lim.AnalysisCores)}
 	addRoutes(mux, ctx, log, lim, live, newPresets(lim))
-	return &Server{h: secure(guardHost(mux, opts.Hosts)), inflight: live.inflight}
+	return &Server{h: secure(guardHost(mux, opts.Hosts)), inflight: live.inflight, analyses: live.analyses}
 }
 
 // sessions counts the live WebSocket sessions against their cap, those
@@ -78,6 +80,7 @@ type sessions struct {
 	real     *realSlots
 	pool     *budget.Pool
 	exports  chan struct{} // one token per running export
+	analyses *analyses     // the many-run views' slots and cores
 	lim      Limits
 	inflight *inflight
 }

@@ -84,7 +84,7 @@ func TestSecurityHeaders(t *testing.T) {
 
 func TestStaticCompressed(t *testing.T) {
 	srv, _ := newTestServer(t, Limits{})
-	for _, name := range []string{"app.js", "style.css", "vendor/echarts/echarts.min.js"} {
+	for _, name := range []string{"app.js", "common.js", "style.css", "vendor/echarts/echarts.min.js"} {
 		want, err := fs.ReadFile(static.FS, name)
 		if err != nil {
 			t.Fatal(err)

@@ -496,7 +496,7 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 			t.Errorf("no #%s", id)
 		}
 	}
-	if !slices.Equal(scripts, []string{"/static/vendor/echarts/echarts.min.js", "/static/app.js"}) {
+	if !slices.Equal(scripts, []string{"/static/vendor/echarts/echarts.min.js", "/static/common.js", "/static/app.js"}) {
 		t.Errorf("scripts %v", scripts)
 	}
 	for _, k := range chartSpecs {
