@@ -8,6 +8,8 @@
 //	backofflab run [flags]             simulate and print the time series and verdicts
 //	backofflab bands -seeds K [flags]  the same with K seeds: collapses and bands
 //	backofflab contention [flags]      the AWS blog's contention study
+//	backofflab sweep [flags]           a phase map: one run per cell of a grid, as CSV or JSON
+//	backofflab sweep merge PART...     join the CSV parts of a sharded sweep
 //
 // Run "backofflab run -h" for the flags: they are the parameter vocabulary.
 package main
@@ -51,13 +53,17 @@ Usage:
   backofflab bands -seeds K [flags]  the same run with K seeds: per lane, how many
                                      collapsed and each column's median and 5–95 %
                                      band over time (-format text, csv or json)
+  backofflab sweep [flags]           a phase map: one run per cell of a grid over one or two
+                                     parameters (-x … -y …), on every core, one CSV row per
+                                     cell per lane (-format csv or json; -shard k/n for a part)
+  backofflab sweep merge PART...     join the CSV parts of a sharded sweep into the whole
   backofflab server [flags]          001's server over real HTTP (-addr 127.0.0.1:8070)
   backofflab client [flags]          001's clients against it, retrying as -strategy says
   backofflab contention [flags]      the AWS blog's contention study (2015): calls and
                                      completion time of each strategy against N clients
   backofflab help                    this text
 
-Run "backofflab run -h" for the simulation's flags.
+Run "backofflab run -h" for the simulation's flags, "backofflab sweep -h" for a sweep's.
 `
 
 // run is the whole program, with its inputs and outputs passed in.
@@ -78,6 +84,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runSim(ctx, args[1:], stdout, stderr)
 	case "bands":
 		return runBands(ctx, args[1:], stdout, stderr)
+	case "sweep":
+		return runSweep(ctx, args[1:], stdout, stderr)
 	case "server":
 		return runServer(ctx, args[1:], stdout, stderr)
 	case "client":
