@@ -35,7 +35,17 @@ type Limits struct {
 	// core of its own.
 	MaxAnalyses   int
 	AnalysisCores int
+	// MapMaxSteps caps each axis of a phase map, MapMaxSeeds the runs per
+	// cell and MapMaxCells the runs of a map in all (x steps × y steps ×
+	// seeds); their defaults are defaultMapMax….
+	MapMaxSteps, MapMaxSeeds, MapMaxCells int
 }
+
+// The phase map's default caps: a grid of 64 × 64 cells, and up to 10
+// seeds per cell on a smaller grid. A map of 4096 two-minute runs of the
+// landing view is about 20 minutes of both cores of a 2-core machine, the
+// most one page may ask; it holds one run per core at a time.
+const defaultMapMaxSteps, defaultMapMaxSeeds, defaultMapMaxCells = 64, 10, 64 * 64
 
 // DefaultLimits suit a 2-core machine serving a few hundred pages. The
 // worst run they allow, four lanes of 20 000 clients storming for an hour,
@@ -59,6 +69,9 @@ func (lim Limits) withDefaults() Limits {
 	lim.MaxExports = cmp.Or(lim.MaxExports, d.MaxExports)
 	lim.MaxAnalyses = cmp.Or(lim.MaxAnalyses, d.MaxAnalyses)
 	lim.AnalysisCores = cmp.Or(lim.AnalysisCores, d.AnalysisCores)
+	lim.MapMaxSteps = cmp.Or(lim.MapMaxSteps, defaultMapMaxSteps)
+	lim.MapMaxSeeds = cmp.Or(lim.MapMaxSeeds, defaultMapMaxSeeds)
+	lim.MapMaxCells = cmp.Or(lim.MapMaxCells, defaultMapMaxCells)
 	return lim
 }
 

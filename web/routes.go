@@ -15,6 +15,9 @@ func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Li
 	// The same paths, posted the page's rows, export what the page shows (pageexport.go).
 	mux.Handle("POST /export.csv", sameSiteOnly(live.inflight.track(ctx, handlePageExport(lim, live, "csv"))))
 	mux.Handle("POST /export.json", sameSiteOnly(live.inflight.track(ctx, handlePageExport(lim, live, "json"))))
+	// The phase map (mappage.go): its page, and its cells as they end.
+	mux.Handle("GET /map", handleMap(log, lim))
+	mux.Handle("GET /map/cells", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleMapCells(lim, live)))))
 	mux.Handle("GET /static/", handleStatic())
 	mux.Handle("GET /healthz", handleHealthz())
 }
