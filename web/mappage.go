@@ -188,13 +188,13 @@ type mapState struct {
 	// Recovered and NoOutage are the outcomes the maps draw apart: the
 	// recovered cells shaded by their time, the runs without an outage
 	// left out of a difference.
-	Recovered string `json:"recovered"`
-	NoOutage  string `json:"noOutage"`
-	Cells   int         `json:"cells"`
-	Seeds   int         `json:"seeds"`
-	X       mapAxisInfo `json:"x"`
-	Y       mapAxisInfo `json:"y"`
-	Lanes   []mapLane   `json:"lanes"`
+	Recovered string      `json:"recovered"`
+	NoOutage  string      `json:"noOutage"`
+	Cells     int         `json:"cells"`
+	Seeds     int         `json:"seeds"`
+	X         mapAxisInfo `json:"x"`
+	Y         mapAxisInfo `json:"y"`
+	Lanes     []mapLane   `json:"lanes"`
 	// Outcomes are the cells' verdicts in the legend's order.
 	Outcomes []mapOutcome `json:"outcomes"`
 	// Caption says what an exported map shows: its axes, ranges and the
