@@ -6,6 +6,8 @@
 //
 //	backofflab [-addr localhost:8080]  serve the playground
 //	backofflab run [flags]             simulate and print the time series and verdicts
+//	backofflab sweep [flags]           a phase map: one run per cell of a grid, as CSV or JSON
+//	backofflab sweep merge PART...     join the CSV parts of a sharded sweep
 //
 // Run "backofflab run -h" for the flags: they are the parameter vocabulary.
 package main
@@ -46,11 +48,15 @@ Usage:
   backofflab run [flags]             simulate retries against a paused server (with no
                                      flags, the playground's landing view) and print
                                      the time series (-format text, csv or json)
+  backofflab sweep [flags]           a phase map: one run per cell of a grid over one or two
+                                     parameters (-x … -y …), on every core, one CSV row per
+                                     cell per lane (-format csv or json; -shard k/n for a part)
+  backofflab sweep merge PART...     join the CSV parts of a sharded sweep into the whole
   backofflab server [flags]          001's server over real HTTP (-addr 127.0.0.1:8070)
   backofflab client [flags]          001's clients against it, retrying as -strategy says
   backofflab help                    this text
 
-Run "backofflab run -h" for the simulation's flags.
+Run "backofflab run -h" for the simulation's flags, "backofflab sweep -h" for a sweep's.
 `
 
 // run is the whole program, with its inputs and outputs passed in.
@@ -69,6 +75,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch args[0] {
 	case "run":
 		return runSim(ctx, args[1:], stdout, stderr)
+	case "sweep":
+		return runSweep(ctx, args[1:], stdout, stderr)
 	case "server":
 		return runServer(ctx, args[1:], stdout, stderr)
 	case "client":

@@ -46,10 +46,10 @@ func OutcomeOf(s scenario.Summary) string {
 
 // LaneResult is one lane's result in a cell.
 type LaneResult struct {
-	Lane     string // the lane's letter
-	Strategy string
-	Outcome  string // one of Outcomes
-	Summary  scenario.Summary
+	Lane     string           `json:"lane"` // the lane's letter
+	Strategy string           `json:"strategy"`
+	Outcome  string           `json:"outcome"` // one of Outcomes
+	Summary  scenario.Summary `json:"summary"`
 }
 
 // Cell is one cell's run: which run it is and each lane's result.

@@ -28,7 +28,9 @@ type Spec struct {
 }
 
 // ParseSpec reads a sweep from q: the sweep's own parameters (Table) and
-// the scenario's (scenario.Table), within lim. Every bad value is
+// the scenario's (scenario.Table), within lim. The spec it returns holds
+// its values in canonical syntax (the axes' ends, the base's values as
+// scenario.Params.Encode writes them). Every bad value is
 // reported, each as a *scenario.ParamError naming the parameter, the
 // value and what is allowed, joined into the returned error. Every value of
 // each axis must make a scenario that scenario.Parse accepts with the other
@@ -144,7 +146,14 @@ func ParseSpec(q url.Values, lim Limits) (Spec, error) {
 	if len(errs) > 0 {
 		return Spec{}, joinSorted(errs)
 	}
-	return s, s.checkCells(lim)
+	s.X.From, s.X.To = s.X.canonical(s.X.From), s.X.canonical(s.X.To)
+	if s.Y.Name != "" {
+		s.Y.From, s.Y.To = s.Y.canonical(s.Y.From), s.Y.canonical(s.Y.To)
+	}
+	if err := s.checkCells(lim); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
 }
 
 // read reports whether the base scenario p reads the axis's parameter: a

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"backofflab/budget"
+	"backofflab/scenario"
+	"backofflab/sweep"
+)
+
+// runSweep is "backofflab sweep": one whole simulation per cell of a grid
+// over one or two parameters of the vocabulary, on every core, written as
+// CSV or JSON in cell order; "backofflab sweep merge" joins the CSV parts
+// of a sharded sweep.
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "merge" {
+		return runMerge(args[1:], stdout, stderr)
+	}
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	q := url.Values{}
+	paramFlags(fs, q)
+	for _, p := range sweep.Table {
+		help := fmt.Sprintf("%s (%s", p.Help, p.Allowed(sweep.CLILimits))
+		if p.Default != "" {
+			help += "; default " + p.Default
+		}
+		fs.Func(p.Name, help+")", func(v string) error { q.Set(p.Name, v); return nil })
+	}
+	// Not -workers: that is the vocabulary's, the queue model's workers.
+	workers := fs.Int("parallel", 0, "simulations at once (default: one per CPU)")
+	shardFlag := fs.String("shard", "", "run only shard k of n (k/n, 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"sweep merge\"")
+	format := fs.String("format", sweep.FormatCSV, "output: csv (one row per cell per lane) or json (the spec and the cells)")
+	out := fs.String("o", "", "write to this file (complete only when the sweep ends: it is written beside it and renamed) instead of the standard output")
+	maxMemory := budget.Size(DefaultRunMemory)
+	fs.Var(&maxMemory, "max_memory", "memory budget of each cell's run: a lane whose queues outgrow it stops (outcome stopped)")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: backofflab sweep [flags]\n"+
+			"       backofflab sweep merge [-o FILE] PART...\n\n"+
+			"Runs one simulation per cell of a grid: x's values (x_from to x_to in x_steps steps)\n"+
+			"by y's, each seeds times, every other parameter as the vocabulary flags give it (those of\n"+
+			"\"backofflab run\"). Each cell is exactly the run \"backofflab run\" makes of its parameters.\n"+
+			"The CSV has one row per cell per lane, in cell order, after a first line that names the sweep.\n"+
+			"001's map: -server_model curve -b.strategy think_scaled -x outage_for -x_from 1s -x_to 60s\n"+
+			"-x_steps 32 -y clients -y_from 100 -y_to 3000 -y_steps 32\n\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	spec, err := sweep.ParseSpec(q, sweep.CLILimits)
+	if err != nil {
+		return usageError{err}
+	}
+	var sh sweep.Shard
+	if *shardFlag != "" {
+		if sh, err = sweep.ParseShard(*shardFlag); err != nil {
+			return usageError{err}
+		}
+		if *format != sweep.FormatCSV {
+			return usageError{&scenario.ParamError{Name: "format", Value: *format, Allow: "csv with -shard: sweep merge joins CSV parts"}}
+		}
+	}
+	if maxMemory <= 0 {
+		return usageError{&scenario.ParamError{Name: "max_memory", Value: maxMemory.String(), Allow: "a size above 0, such as 256MiB or 4GiB"}}
+	}
+	if *workers < 0 {
+		return usageError{&scenario.ParamError{Name: "parallel", Value: fmt.Sprint(*workers), Allow: "a whole number from 0 (one per CPU) up"}}
+	}
+	return writeOut(*out, stdout, func(w io.Writer) error {
+		sw, err := sweep.NewWriter(w, *format, spec, sh)
+		if err != nil {
+			return usageError{err}
+		}
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		bar := newProgress(stderr, sh.Cells(spec.Cells()))
+		err = sweep.Run(ctx, spec, sweep.Options{
+			Workers: *workers,
+			Shard:   sh,
+			Memory:  func() *budget.Run { return budget.NewRun(nil, int64(maxMemory)) },
+		}, func(c sweep.Cell) {
+			if err := sw.Add(c); err != nil {
+				cancel(err)
+			}
+			bar.done()
+		})
+		bar.stop()
+		if errors.Is(err, context.Canceled) && context.Cause(ctx) != err {
+			err = context.Cause(ctx)
+		}
+		if cerr := sw.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+}
+
+// runMerge is "backofflab sweep merge": it joins the CSV parts of a
+// sharded sweep into what the whole sweep writes.
+func runMerge(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sweep merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "write to this file (renamed into place once complete) instead of the standard output")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: backofflab sweep merge [-o FILE] PART...\n\n"+
+			"Joins the CSV parts (files, or directories of *.csv files) that \"backofflab sweep -shard k/n\" wrote, one per shard, into exactly\n"+
+			"what the sweep run whole writes. It fails when the parts belong to different sweeps, a shard\n"+
+			"is missing or given twice, or a cell is missing or appears twice.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() == 0 {
+		return usageError{errors.New("sweep merge: no parts given (backofflab sweep merge PART...)")}
+	}
+	names, err := partFiles(fs.Args())
+	if err != nil {
+		return err
+	}
+	parts := make([]sweep.Part, len(names))
+	for i, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		parts[i] = sweep.Part{Name: name, R: f}
+	}
+	return writeOut(*out, stdout, func(w io.Writer) error { return sweep.Merge(w, parts) })
+}
+
+// partFiles returns the files that args name: a file as it is, and for a
+// directory the *.csv files in it (not those whose name begins with a dot,
+// such as a part still being written): a cluster's merge Job names the
+// shared volume's directory, having no shell to expand a pattern.
+func partFiles(args []string) ([]string, error) {
+	var names []string
+	for _, arg := range args {
+		st, err := os.Stat(arg)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			names = append(names, arg)
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(arg, "*.csv"))
+		if err != nil {
+			return nil, err
+		}
+		n := len(names)
+		for _, f := range files {
+			if !strings.HasPrefix(filepath.Base(f), ".") {
+				names = append(names, f)
+			}
+		}
+		if len(names) == n {
+			return nil, fmt.Errorf("sweep merge: %s holds no part (*.csv)", arg)
+		}
+	}
+	return names, nil
+}
+
+// writeOut calls write with stdout, or when name is not empty with a file
+// beside name that it renames to name once write has succeeded: a file of
+// that name is always complete.
+func writeOut(name string, stdout io.Writer, write func(io.Writer) error) error {
+	if name == "" {
+		return write(stdout)
+	}
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // once renamed, there is nothing to remove
+	if err := f.Chmod(0o644); err != nil { // CreateTemp's 0600 is for secrets
+		f.Close()
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), name)
+}
+
+// progress draws a bar on a terminal: cells done of the total, cells per
+// second and the time left. On anything else it draws nothing.
+type progress struct {
+	w     io.Writer // nil: not a terminal
+	total int
+	start time.Time
+
+	mu    sync.Mutex
+	n     int
+	drawn time.Time
+}
+
+func newProgress(stderr io.Writer, total int) *progress {
+	p := &progress{total: total, start: time.Now()}
+	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
+		p.w = f
+	}
+	return p
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (p *progress) done() {
+	if p.w == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	if now := time.Now(); now.Sub(p.drawn) >= 200*time.Millisecond || p.n == p.total {
+		p.drawn = now
+		fmt.Fprint(p.w, "\r"+progressLine(p.n, p.total, now.Sub(p.start)))
+	}
+}
+
+func (p *progress) stop() {
+	if p.w != nil && p.n > 0 {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// progressLine is the bar for n cells done of total after elapsed.
+func progressLine(n, total int, elapsed time.Duration) string {
+	const width = 30
+	filled := width
+	if total > 0 {
+		filled = n * width / total
+	}
+	rate := float64(n) / max(elapsed.Seconds(), 1e-9)
+	left := "?"
+	if n > 0 {
+		left = time.Duration(float64(total-n) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("[%s%s] %d/%d cells  %.1f cells/s  %s left ",
+		strings.Repeat("#", filled), strings.Repeat(".", width-filled), n, total, rate, left)
+}

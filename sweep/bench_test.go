@@ -1,0 +1,59 @@
+package sweep
+
+import (
+	"context"
+	"net/url"
+	"testing"
+	"time"
+)
+
+// benchSweep is 8 cells of the landing view (a worker queue paused at
+// 20 s, lane a fixed, lane b exponential, 120 s of virtual time): outages
+// of 5 to 30 s for 500 and 2000 clients, storms and recoveries alike.
+const benchSweep = "x=outage_for&x_from=5s&x_to=30s&x_steps=4&y=clients&y_from=500&y_to=2000&y_steps=2"
+
+// BenchmarkCells measures cells per second on 1 and then 2 workers, in the
+// same benchmark run, and their ratio: the speed-up that running cells on
+// two cores gives (2 at best, less when the other core is busy or when one
+// slow cell ends the sweep alone).
+func BenchmarkCells(b *testing.B) {
+	q, _ := url.ParseQuery(benchSweep)
+	s, err := ParseSpec(q, CLILimits)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var took [2]time.Duration
+	for b.Loop() {
+		for w := range took {
+			start := time.Now()
+			if err := Run(context.Background(), s, Options{Workers: w + 1}, func(Cell) {}); err != nil {
+				b.Fatal(err)
+			}
+			took[w] += time.Since(start)
+		}
+	}
+	rate := func(d time.Duration) float64 { return float64(b.N*s.Cells()) / d.Seconds() }
+	b.ReportMetric(rate(took[0]), "cells/s_1worker")
+	b.ReportMetric(rate(took[1]), "cells/s_2workers")
+	b.ReportMetric(took[0].Seconds()/took[1].Seconds(), "speedup")
+	b.ReportMetric(0, "ns/op") // an op is both sweeps: the rates say more
+}
+
+// BenchmarkMap001 runs the map of 001's experiment as published (its curve
+// server, lane b retrying as 001's program did): 32 outage lengths from
+// 1 s to 1 min by 32 client counts from 100 to 3000 (log), 1024 cells of
+// two lanes, 120 s of virtual time each. It takes minutes: run it alone,
+// with -benchtime 1x, and -cpuprofile to see where the time goes.
+func BenchmarkMap001(b *testing.B) {
+	q, _ := url.ParseQuery("server_model=curve&b.strategy=think_scaled&x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=100&y_to=3000&y_steps=32&y_scale=log")
+	s, err := ParseSpec(q, CLILimits)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := Run(context.Background(), s, Options{}, func(Cell) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*s.Cells())/b.Elapsed().Seconds(), "cells/s")
+}

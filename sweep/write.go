@@ -1,0 +1,234 @@
+package sweep
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"backofflab/scenario"
+)
+
+// The output formats.
+const (
+	FormatCSV  = "csv"
+	FormatJSON = "json"
+)
+
+// Formats are the formats a Writer writes.
+var Formats = []string{FormatCSV, FormatJSON}
+
+// Mark begins the first line of a sweep's CSV: "# backofflab sweep " and
+// the canonical query (Spec.Encode), then for a part of a sharded sweep
+// " shard k/n". Merge tells the parts of one sweep by it.
+const Mark = "# backofflab sweep "
+
+// Columns are the CSV's columns that name the cell and the lane, in order;
+// the axes' values come after "seed", under their parameters' names, and
+// SummaryColumns after "outcome".
+var Columns = []string{"index", "x", "y", "seed", "lane", "strategy", "outcome"}
+
+// SummaryColumns are the columns of a lane's summary in the CSV, named as
+// scenario.Summary's JSON names them. A recovery the lane never made is
+// empty.
+var SummaryColumns = []string{"service_recovered_after", "server_recovered_after", "baseline_ok",
+	"peak_concurrency", "attempts", "requests", "amplification", "succeeded", "gave_up", "open", "stopped"}
+
+// summaryFields returns s's values in the order of SummaryColumns.
+func summaryFields(s *scenario.Summary) []string {
+	opt := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return num(*v)
+	}
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	return []string{opt(s.ServiceRecoveredAfter), opt(s.ServerRecoveredAfter), num(s.BaselineOK),
+		strconv.Itoa(s.PeakConcurrency), i(s.Attempts), i(s.Requests), num(s.Amplification),
+		i(s.Succeeded), i(s.GaveUp), i(s.Open), s.Stopped}
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Header returns the CSV's column names for s: Columns with the axes'
+// parameters after seed, then SummaryColumns.
+func (s Spec) Header() []string {
+	h := append([]string(nil), Columns[:4]...)
+	h = append(h, s.X.Name)
+	if s.Y.Name != "" {
+		h = append(h, s.Y.Name)
+	}
+	h = append(h, Columns[4:]...)
+	return append(h, SummaryColumns...)
+}
+
+// FirstLine returns the first line of s's CSV (without its newline): Mark
+// and the canonical query, then " shard k/n" for a part of a sharded sweep
+// (sh.N above 0).
+func (s Spec) FirstLine(sh Shard) string {
+	line := Mark + s.Encode().Encode()
+	if sh.N > 0 {
+		line += " shard " + sh.String()
+	}
+	return line
+}
+
+// Writer writes the cells of a sweep, or of one shard of it, in index
+// order whatever the order they are added in: a cell that ends before
+// those of lower index waits in a reorder buffer (at most the cells that
+// ended while a slower one ran).
+type Writer struct {
+	bw      *bufio.Writer
+	csv     *csv.Writer // nil for JSON
+	spec    Spec
+	shard   Shard
+	next    int // the shard's next cell to write, counted in the shard
+	pending map[int]Cell
+	err     error
+	row     []string
+}
+
+// NewWriter starts writing the cells of shard sh of s (the zero Shard: all
+// of them) to w in format (FormatCSV or FormatJSON). A CSV begins with
+// FirstLine and the header. A JSON document is {"spec": the canonical query
+// as an object, "shard": "k/n" for a part, "cells": [each cell as
+// Cell.MarshalJSON writes it]}.
+func NewWriter(w io.Writer, format string, s Spec, sh Shard) (*Writer, error) {
+	if err := sh.validate(); err != nil {
+		return nil, err
+	}
+	out := &Writer{bw: bufio.NewWriterSize(w, 64<<10), spec: s, shard: sh, pending: map[int]Cell{}}
+	switch format {
+	case FormatCSV:
+		out.csv = csv.NewWriter(out.bw)
+		out.bw.WriteString(s.FirstLine(sh) + "\n")
+		out.csv.Write(s.Header())
+	case FormatJSON:
+		spec := map[string]string{}
+		for name, vals := range s.Encode() {
+			spec[name] = vals[len(vals)-1]
+		}
+		b, err := json.Marshal(spec)
+		if err != nil {
+			return nil, err
+		}
+		out.bw.WriteString(`{"spec":`)
+		out.bw.Write(b)
+		if sh.N > 0 {
+			fmt.Fprintf(out.bw, `,"shard":%q`, sh.String())
+		}
+		out.bw.WriteString(`,"cells":[`)
+	default:
+		return nil, &scenario.ParamError{Name: "format", Value: format, Allow: "one of " + strings.Join(Formats, ", ")}
+	}
+	return out, nil
+}
+
+// Add takes a cell of the writer's shard, in any order, and writes it and
+// every cell waiting for it once their turn comes. It returns the first
+// error writing met, or an error for a cell that is not the shard's or
+// that came before.
+func (w *Writer) Add(c Cell) error {
+	if w.err != nil {
+		return w.err
+	}
+	sh := w.shard.norm()
+	if c.Index%sh.N != sh.K || c.Index < w.shard.Index(w.next) {
+		w.err = fmt.Errorf("sweep: cell %d added twice or not of shard %s", c.Index, sh)
+		return w.err
+	}
+	if _, dup := w.pending[c.Index]; dup {
+		w.err = fmt.Errorf("sweep: cell %d added twice", c.Index)
+		return w.err
+	}
+	w.pending[c.Index] = c
+	for {
+		c, ok := w.pending[w.shard.Index(w.next)]
+		if !ok {
+			return nil
+		}
+		delete(w.pending, c.Index)
+		if err := w.write(&c); err != nil {
+			w.err = err
+			return err
+		}
+		w.next++
+	}
+}
+
+func (w *Writer) write(c *Cell) error {
+	if w.csv == nil {
+		if w.next > 0 {
+			w.bw.WriteByte(',')
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		_, err = w.bw.Write(b)
+		return err
+	}
+	for i := range c.Lanes {
+		l := &c.Lanes[i]
+		w.row = append(w.row[:0], strconv.Itoa(c.Index), strconv.Itoa(c.X), strconv.Itoa(c.Y),
+			strconv.FormatUint(c.Seed, 10), c.XValue)
+		if w.spec.Y.Name != "" {
+			w.row = append(w.row, c.YValue)
+		}
+		w.row = append(w.row, l.Lane, l.Strategy, l.Outcome)
+		w.row = append(w.row, summaryFields(&l.Summary)...)
+		if err := w.csv.Write(w.row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close ends the document and flushes it. It reports a cell of the shard
+// that was never added (a sweep cut short writes what it has, in order,
+// and says so).
+func (w *Writer) Close() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.csv != nil {
+		w.csv.Flush()
+		if err := w.csv.Error(); err != nil {
+			return err
+		}
+	} else {
+		w.bw.WriteString("]}\n")
+	}
+	if err := w.bw.Flush(); err != nil {
+		return err
+	}
+	if n := w.shard.Cells(w.spec.Cells()); w.next < n {
+		return fmt.Errorf("sweep: %d of %d cells written; cell %d is missing", w.next, n, w.shard.Index(w.next))
+	}
+	return nil
+}
+
+// MarshalJSON writes c as {"index", "x", "y", "seed", the axes' values
+// under their parameters' names (as strings, in the syntax of
+// scenario.Params.Encode), "lanes": [each LaneResult]}.
+func (c Cell) MarshalJSON() ([]byte, error) {
+	b := fmt.Appendf(nil, `{"index":%d,"x":%d,"y":%d,"seed":%d,`, c.Index, c.X, c.Y, c.Seed)
+	for _, v := range [][2]string{{c.xName, c.XValue}, {c.yName, c.YValue}} {
+		if v[0] == "" {
+			continue
+		}
+		name, _ := json.Marshal(v[0])
+		value, _ := json.Marshal(v[1])
+		b = fmt.Appendf(b, `%s:%s,`, name, value)
+	}
+	lanes, err := json.Marshal(c.Lanes)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `"lanes":`...)
+	b = append(b, lanes...)
+	return append(b, '}'), nil
+}
