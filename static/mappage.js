@@ -9,7 +9,7 @@
 'use strict';
 
 (() => {
-  const { $, $$, el, readJSON, attr, dur, sig, theme, onThemeChange, exportChart } = window.backofflabKit;
+  const { $, $$, el, readJSON, attr, dur, sig, theme, onThemeChange, download, exportChart } = window.backofflabKit;
   const S = readJSON('map-state');
   const LANES = S.lanes.map(l => l.letter);
   const TITLE = Object.fromEntries(S.lanes.map(l => [l.letter, l.title]));
@@ -446,6 +446,21 @@
       if (c) exportChart(c, `backofflab-map-${id}.${b.dataset.format}`, captionOf(id), b.dataset.format);
     });
   }
+
+  // The cells as CSV or JSON: the page posts those it holds, the server
+  // formats them as `backofflab sweep` does.
+  async function exportCells(format) {
+    const cells = Object.values(points).flatMap(pt => pt.cells.map(c => ({ index: c.index, summaries: c.summaries })));
+    const resp = await fetch(`/map.${format}?${S.query}`, { method: 'POST', body: JSON.stringify(cells),
+      headers: { 'Content-Type': 'application/json' } });
+    if (!resp.ok) {
+      showErrors([{ name: '', message: `export: ${(await resp.text()).trim()}` }]);
+      return;
+    }
+    download(`backofflab-map.${format}`, await resp.blob(), resp.headers.get('Content-Type'));
+  }
+  $('#map-csv').addEventListener('click', () => exportCells('csv'));
+  $('#map-json').addEventListener('click', () => exportCells('json'));
 
   // ---- share link ----------------------------------------------------------
   $('#map-copy').addEventListener('click', async () => {

@@ -218,14 +218,14 @@ func handleMapCells(lim Limits, live *sessions) http.Handler {
 	})
 }
 
-// runMap runs every cell of spec, lim.AnalysisCores at a time, each inside
-// live.analyses.simulate with a run's memory from live's pool, and calls
-// emit with each point once all its seeds have ended: one call at a time,
-// on the calling goroutine. It returns when every run has returned.
-func runMap(ctx context.Context, spec sweep.Spec, lim Limits, live *sessions, emit func(*mapPoint)) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan sweep.Cell, spec.Cells()) // never full: a worker never waits on the page
+// runCells runs every cell of spec, lim.AnalysisCores at a time, each
+// inside live.analyses.simulate with a run's memory from live's pool, and
+// calls emit with each cell as it ends: one call at a time, on the calling
+// goroutine, so that a slow emit (a slow page) never holds a core. It
+// returns when every run has returned: at the end, at the first failed
+// run, or soon after ctx ends.
+func runCells(ctx context.Context, spec sweep.Spec, lim Limits, live *sessions, emit func(sweep.Cell)) error {
+	done := make(chan sweep.Cell, spec.Cells()) // never full: a worker never waits on emit
 	errc := make(chan error, 1)
 	go func() {
 		defer close(done)
@@ -245,18 +245,25 @@ func runMap(ctx context.Context, spec sweep.Spec, lim Limits, live *sessions, em
 			})
 		})
 	}()
-	// A point's seeds are consecutive cells (sweep.Spec.Cell): gather them.
-	pending := map[int][]sweep.Cell{}
 	for c := range done {
+		emit(c)
+	}
+	return <-errc
+}
+
+// runMap is runCells whose emit takes each point once all its seeds have
+// ended (a point's seeds are consecutive cells: sweep.Spec.Cell).
+func runMap(ctx context.Context, spec sweep.Spec, lim Limits, live *sessions, emit func(*mapPoint)) error {
+	pending := map[int][]sweep.Cell{}
+	return runCells(ctx, spec, lim, live, func(c sweep.Cell) {
 		p := c.Index / spec.Seeds
 		cells := append(pending[p], c)
 		if len(cells) < spec.Seeds {
 			pending[p] = cells
-			continue
+			return
 		}
 		delete(pending, p)
 		slices.SortFunc(cells, func(a, b sweep.Cell) int { return a.Index - b.Index })
 		emit(newMapPoint(c.X, c.Y, cells))
-	}
-	return <-errc
+	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+
+	"backofflab/sweep"
 )
 
 // addRoutes is the playground's whole URL space.
@@ -18,6 +20,11 @@ func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Li
 	// The phase map (mappage.go): its page, and its cells as they end.
 	mux.Handle("GET /map", handleMap(log, lim))
 	mux.Handle("GET /map/cells", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleMapCells(lim, live)))))
+	// Its cells as CSV or JSON: a GET runs the map headless, the page posts the cells it holds (mapexport.go).
+	mux.Handle("GET /map.csv", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleMapExport(lim, live, sweep.FormatCSV)))))
+	mux.Handle("GET /map.json", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleMapExport(lim, live, sweep.FormatJSON)))))
+	mux.Handle("POST /map.csv", sameSiteOnly(live.inflight.track(ctx, handleMapPageExport(lim, live, sweep.FormatCSV))))
+	mux.Handle("POST /map.json", sameSiteOnly(live.inflight.track(ctx, handleMapPageExport(lim, live, sweep.FormatJSON))))
 	mux.Handle("GET /static/", handleStatic())
 	mux.Handle("GET /healthz", handleHealthz())
 }
