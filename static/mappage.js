@@ -287,12 +287,17 @@
     const n = S.x.values.length * yValues().length;
     const axis = { axisLabel: { color: T.muted, hideOverlap: true }, axisLine: { lineStyle: { color: T.line } },
       nameTextStyle: { color: T.fg }, splitArea: { show: false } };
+    // At most about a dozen labels an axis: a 64-step axis names every
+    // fourth or sixth value.
+    const every = k => ({ interval: Math.max(0, Math.ceil(k / 12) - 1) });
     return {
       animation: false,
       backgroundColor: T.card,
       grid: [{ left: S.y.name ? 78 : 24, right: 16, top: 12, bottom: 104, containLabel: false }],
-      xAxis: [{ type: 'category', data: S.x.values, name: axisName(S.x), nameLocation: 'middle', nameGap: 26, ...axis }],
-      yAxis: [{ type: 'category', data: yValues(), name: axisName(S.y), nameLocation: 'middle', nameGap: 62, ...axis }],
+      xAxis: [{ type: 'category', data: S.x.values, name: axisName(S.x), nameLocation: 'middle', nameGap: 26, ...axis,
+        axisLabel: { ...axis.axisLabel, ...every(S.x.values.length) } }],
+      yAxis: [{ type: 'category', data: yValues(), name: axisName(S.y), nameLocation: 'middle', nameGap: 62, ...axis,
+        axisLabel: { ...axis.axisLabel, ...every(yValues().length) } }],
       tooltip: { trigger: 'item', confine: true, className: 'chart-tip', backgroundColor: T.card, borderColor: T.line,
         textStyle: { color: T.fg }, formatter: p => tooltip(id, p) },
       _border: n > 400 ? 0 : 1,
@@ -325,9 +330,10 @@
       else other.push([pt.x, pt.y, CATS.indexOf(l.outcome)]);
     }
     o.series = [heat('recovered', rec, o._border), heat('other', other, o._border)];
+    const top = longestRecovery();
     o.visualMap = [
-      { type: 'continuous', seriesIndex: 0, dimension: 2, min: 0, max: longestRecovery(), calculable: false,
-        orient: 'horizontal', left: 8, bottom: 34, itemWidth: 12, itemHeight: 110, text: ['late', 'recovered soon'],
+      { type: 'continuous', seriesIndex: 0, dimension: 2, min: 0, max: top, calculable: false,
+        orient: 'horizontal', left: 8, bottom: 34, itemWidth: 12, itemHeight: 110, text: [dur(top, 2), 'recovered in 0 s'],
         textStyle: { color: T.fg, fontSize: 11 }, formatter: v => dur(v, 2), inRange: { color: [M.soon, M.mid, M.late] } },
       { type: 'piecewise', seriesIndex: 1, dimension: 2, orient: 'horizontal', left: 8, bottom: 6, itemWidth: 12, itemHeight: 12,
         textStyle: { color: T.fg, fontSize: 11 }, selectedMode: false,
@@ -374,7 +380,7 @@
     o.visualMap = [
       { type: 'continuous', seriesIndex: 0, dimension: 2, min: -span, max: span, calculable: false,
         orient: 'horizontal', left: 8, bottom: 34, itemWidth: 12, itemHeight: 110,
-        text: [`both recover, ${B} sooner`, `${A} sooner`], textStyle: { color: T.fg, fontSize: 11 },
+        text: [`${B} ${dur(span, 2)} sooner`, `both recover: ${A} ${dur(span, 2)} sooner`], textStyle: { color: T.fg, fontSize: 11 },
         formatter: v => dur(Math.abs(v), 2), inRange: { color: [M.aSooner, M.neutral, M.bSooner] } },
       { type: 'piecewise', seriesIndex: 1, dimension: 2, orient: 'horizontal', left: 8, bottom: 6, itemWidth: 12, itemHeight: 12,
         textStyle: { color: T.fg, fontSize: 11 }, selectedMode: false,

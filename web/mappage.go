@@ -307,7 +307,7 @@ func newMapView(q url.Values, lim Limits) mapView {
 	for _, o := range sweep.Outcomes {
 		v.Outcomes = append(v.Outcomes, mapOutcome{Name: o, Label: mapOutcomeLabels[o], Tone: mapOutcomeTones[o]})
 	}
-	v.Scenario = scenarioParts(base, &p)
+	v.Scenario = scenarioParts(base, &p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
 	v.State.Lanes, v.State.Outcomes = v.Lanes, v.Outcomes
 	if valid {
 		v.State.Cells, v.State.Seeds = spec.Cells(), spec.Seeds
@@ -408,10 +408,14 @@ func axisInfo(a sweep.Axis) mapAxisInfo {
 }
 
 // scenarioParts names the scenario's parameters: the lanes' strategies,
-// the key ones (captionParams) and every other the URL gives, name=value.
-func scenarioParts(base url.Values, p *scenario.Params) []string {
+// the key ones (captionParams) and every other the URL gives, name=value,
+// but the axes', whose values are the map's.
+func scenarioParts(base url.Values, p *scenario.Params, axes ...string) []string {
 	var out []string
 	seen := map[string]bool{}
+	for _, a := range axes {
+		seen[a] = true
+	}
 	addName := func(name string) {
 		if seen[name] {
 			return

@@ -6,9 +6,10 @@ package web
 // server; axe-core finds no serious or critical violation on the finished
 // map. Run them with: go test -run BrowserMap -v ./web
 //
-// BACKOFFLAB_MAPS=dir makes the README's maps instead (TestBrowserMapPictures).
+// BACKOFFLAB_MAPS=dir makes the README's maps (TestBrowserMapPictures).
 
 import (
+	"bytes"
 	"context"
 	"net/http/httptest"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 )
 
@@ -187,4 +189,70 @@ func TestBrowserMap(t *testing.T) {
 			t.Errorf("a bad map started: %s", s)
 		}
 	})
+}
+
+// mapPictures are the README's maps: each a map of 120 s runs (the
+// scenario's default duration) and the charts of it that the README shows.
+var mapPictures = []struct {
+	name, query string
+	charts      []string
+}{
+	// 001's curve server: where either policy holds, by the outage's
+	// length and the clients.
+	{"map-curve", "server_model=curve&x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=50&y_to=1000&y_steps=32",
+		[]string{"a", "b", "diff"}},
+	// The worker queue (the default server): the same map.
+	{"map-queue", "x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=100&y_to=3000&y_steps=32",
+		[]string{"a", "b", "diff"}},
+	// The landing view: lane b's first delay and growth.
+	{"map-landing", "x=b.min_delay&x_from=10ms&x_to=10s&x_scale=log&x_steps=32&y=b.factor&y_from=1&y_to=4&y_steps=32",
+		[]string{"b", "diff"}},
+}
+
+// TestBrowserMapPictures makes the README's maps: with BACKOFFLAB_MAPS=dir
+// it opens each of mapPictures in Chromium, waits until it is done and
+// saves the PNG the page's export gives of each chart as dir/name-chart.png
+// (docs/map-*.png are made with BACKOFFLAB_MAPS=docs, from ./web:
+// BACKOFFLAB_MAPS=../docs). Without it the test is skipped.
+func TestBrowserMapPictures(t *testing.T) {
+	dir := os.Getenv("BACKOFFLAB_MAPS")
+	if dir == "" {
+		t.Skip("BACKOFFLAB_MAPS=dir makes the README's maps there")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := newMapEnv(t, Limits{})
+	for _, m := range mapPictures {
+		t.Run(m.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			tb := openMap(t, env, m.query)
+			if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: tmp, EventsEnabled: new(true),
+			}); err != nil {
+				t.Fatalf("setDownloadBehavior: %v", err)
+			}
+			t.Cleanup(func() {
+				chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+					Behavior: browser.SetDownloadBehaviorBehaviorDefault})
+			})
+			pollFor[bool](tb, "the map is done", `(s => s && s.finished)(window.backofflabMap.state())`, 30*time.Minute)
+			eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
+			t.Logf("%s: %s", m.name, eval[string](tb, `document.querySelector('#map-status').textContent`))
+			for _, id := range m.charts {
+				png, name := tb.download(tmp, chromedp.Click(`[data-export="`+id+`"][data-format="png"]`))
+				if want := "backofflab-map-" + id + ".png"; name != want {
+					t.Errorf("the export is named %q, want %q", name, want)
+				}
+				if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+					t.Fatalf("the %s export is not a PNG", id)
+				}
+				out := filepath.Join(dir, m.name+"-"+id+".png")
+				if err := os.WriteFile(out, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: %d bytes; caption: %s", out, len(png), eval[string](tb, `window.backofflabMap.caption('`+id+`')`))
+			}
+		})
+	}
 }
