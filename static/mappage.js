@@ -13,12 +13,14 @@
   const S = readJSON('map-state');
   const LANES = S.lanes.map(l => l.letter);
   const TITLE = Object.fromEntries(S.lanes.map(l => [l.letter, l.title]));
-  const OUTCOME = Object.fromEntries(S.outcomes.map(o => [o.name, o.label]));
-  const TONE = Object.fromEntries(S.outcomes.map(o => [o.name, o.tone]));
+  const OUTCOME = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.label]));
+  const TONE = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.tone]));
   // The outcomes a cell is coloured by, apart from the recovered ones'
-  // shade: each a piece of the categorical legend.
-  const CATS = S.outcomes.map(o => o.name).filter(n => n !== S.recovered);
+  // shade: each a piece of the categorical legend. A recovered cell whose
+  // service never came back (no recovery time) is one of them.
+  const CATS = [S.serverOnly.name, ...S.outcomes.map(o => o.name).filter(n => n !== S.recovered)];
   const recovered = l => l.outcome === S.recovered && l.recovery != null;
+  const shown = l => (l.outcome === S.recovered && l.recovery == null ? S.serverOnly.name : l.outcome);
   const DIFF_CATS = ['only_a', 'only_b', 'neither', 'no_outage'];
   let T = theme();
 
@@ -33,7 +35,7 @@
     const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
     return { soon: v('--map-soon', '#0b5d2a'), mid: v('--map-mid', '#6fbf73'), late: v('--map-late', '#efe7a0'),
       none: v('--map-none', '#9aa1ad'), neutral: v('--map-neutral', '#f3f4f6'),
-      aSooner: v('--map-a-sooner', '#8aa8ec'), bSooner: v('--map-b-sooner', '#93d3a2') };
+      aSooner: v('--map-a-sooner', '#8aa8ec'), bSooner: v('--map-b-sooner', '#93d3a2'), part: v('--map-part', '#c4acec') };
   }
   let M = mapColours();
 
@@ -318,7 +320,7 @@
   }
 
   function catColour(name) {
-    return { bad: T.bad, warn: T.warn, good: T.good }[TONE[name]] || M.none;
+    return { bad: T.bad, warn: T.warn, good: T.good, part: M.part }[TONE[name]] || M.none;
   }
 
   function laneOption(i) {
@@ -327,7 +329,7 @@
     for (const pt of Object.values(points)) {
       const l = pt.lanes[i];
       if (recovered(l)) rec.push([pt.x, pt.y, l.recovery]);
-      else other.push([pt.x, pt.y, CATS.indexOf(l.outcome)]);
+      else other.push([pt.x, pt.y, CATS.indexOf(shown(l))]);
     }
     o.series = [heat('recovered', rec, o._border), heat('other', other, o._border)];
     const top = longestRecovery();
@@ -415,7 +417,7 @@
     box.append(el('div', { className: 'tip-head', textContent: head }));
     const laneLine = i => {
       const l = pt.lanes[i];
-      const row = el('div', { className: 'tip-row' }, el('b', { textContent: `${LANES[i]}: ${OUTCOME[l.outcome]}` }));
+      const row = el('div', { className: 'tip-row' }, el('b', { textContent: `${LANES[i]}: ${OUTCOME[shown(l)]}` }));
       if (l.recovery != null) row.append(` in ${dur(l.recovery, 3)}`);
       row.append(` · peak ${l.peak} · ${sig(l.amplification, 3)} attempts per request`);
       const v = el('div', { className: 'tip-verdict', textContent: l.verdict });

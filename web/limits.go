@@ -42,9 +42,11 @@ type Limits struct {
 }
 
 // The phase map's default caps: a grid of 64 × 64 cells, and up to 10
-// seeds per cell on a smaller grid. A map of 4096 two-minute runs of the
-// landing view is about 20 minutes of both cores of a 2-core machine, the
-// most one page may ask; it holds one run per core at a time.
+// seeds per cell on a smaller grid. 1024 two-minute runs of the landing
+// view took 19 s to 33 s of both cores of a 2-core machine
+// (TestBrowserMapPictures, README), so 4096 take a minute or two; runs of
+// more clients, or longer, cost more, each within a page's bounds, and a
+// map holds one run per core at a time.
 const defaultMapMaxSteps, defaultMapMaxSeeds, defaultMapMaxCells = 64, 10, 64 * 64
 
 // DefaultLimits suit a 2-core machine serving a few hundred pages. The

@@ -171,6 +171,11 @@ var mapOutcomeLabels = map[string]string{
 	sweep.OutcomeStopped:   "stopped (memory budget)",
 }
 
+// mapServerOnly is the maps' word for a recovered cell whose server came
+// back but whose service did not by the run's end: shading it by the
+// server's time would make it look as good as a full recovery.
+var mapServerOnly = mapOutcome{Name: "server_only", Label: "server back, service not (by the run's end)", Tone: "part"}
+
 // mapState is what the page's script starts from.
 type mapState struct {
 	// Valid reports that the URL names a whole map: the page runs it.
@@ -197,6 +202,9 @@ type mapState struct {
 	Lanes     []mapLane   `json:"lanes"`
 	// Outcomes are the cells' verdicts in the legend's order.
 	Outcomes []mapOutcome `json:"outcomes"`
+	// ServerOnly is how the maps show a recovered cell whose service
+	// never came back, only its server (pointLane.Recovery).
+	ServerOnly mapOutcome `json:"serverOnly"`
 	// Caption says what an exported map shows: its axes, ranges and the
 	// scenario's key parameters (each chart adds its lane).
 	Caption string `json:"caption"`
@@ -256,7 +264,7 @@ func newMapView(q url.Values, lim Limits) mapView {
 	}
 	v := mapView{Back: "/?" + base.Encode()}
 	v.State = mapState{Valid: valid, Base: base.Encode(), Suggest: map[string]axisSuggestion{},
-		Recovered: sweep.OutcomeRecovered, NoOutage: sweep.OutcomeNoOutage}
+		Recovered: sweep.OutcomeRecovered, NoOutage: sweep.OutcomeNoOutage, ServerOnly: mapServerOnly}
 	if valid {
 		v.State.Query = q.Encode()
 	}
@@ -363,8 +371,8 @@ func numericType(t scenario.Type) bool {
 
 // suggestRange is the range the form offers for param, whose value in the
 // scenario ptr points at: a quarter of it to four times it, on a log
-// scale, within the parameter's range; from its least value for a value
-// of 0, on a linear scale.
+// scale, within the parameter's range; for a value of 0, from its least
+// value to 10 s (a duration) or 16, on a linear scale.
 func suggestRange(param scenario.Param, ptr any) axisSuggestion {
 	var v float64
 	switch x := ptr.(type) {
@@ -376,8 +384,12 @@ func suggestRange(param scenario.Param, ptr any) axisSuggestion {
 		v = float64(*x)
 	}
 	lo, hi, scale := v/4, v*4, sweep.ScaleLog
-	if v <= 0 {
-		lo, hi, scale = param.Min, max(param.Min*16, 16), sweep.ScaleLinear
+	if v <= 0 { // off, or none: from the least value up to 10 s, or 16
+		top := 16.0
+		if param.Type == scenario.TypeDuration {
+			top = float64(10 * time.Second)
+		}
+		lo, hi, scale = param.Min, max(param.Min*16, top), sweep.ScaleLinear
 	}
 	lo, hi = math.Max(lo, param.Min), math.Min(hi, param.Max)
 	if lo <= 0 {

@@ -66,10 +66,12 @@ type pointLane struct {
 	Outcome string `json:"outcome"`
 	// Counts are the seeds of each outcome.
 	Counts map[string]int `json:"counts"`
-	// Recovery is the median, over the seeds that recovered, of the time
-	// from the outage's end until the service recovered (the server's
-	// recovery where the service's never came), in seconds; nil when
-	// none recovered.
+	// Recovery is the median, over the seeds whose service recovered, of
+	// the time from the outage's end until it did, in seconds; nil when
+	// none did. A lane whose outcome is recovered with a nil Recovery had
+	// its server back (concurrency at its healthy level) but not its
+	// service (ok/s at 90 % of the baseline) by the run's end: the page
+	// shows it apart (mapState.ServerOnly).
 	Recovery *float64 `json:"recovery"`
 	// Peak is the highest peak concurrency of the seeds; Amplification
 	// their mean attempts per request.
@@ -83,14 +85,6 @@ type pointLane struct {
 // mapOutcomeRank orders the outcomes from the worst, for a tie between
 // the seeds of a point.
 var mapOutcomeRank = []string{sweep.OutcomeCollapsed, sweep.OutcomeStopped, sweep.OutcomeRecovered, sweep.OutcomeNoOutage}
-
-// recoveryOf is the time a lane took to recover, service first.
-func recoveryOf(s scenario.Summary) *float64 {
-	if s.ServiceRecoveredAfter != nil {
-		return s.ServiceRecoveredAfter
-	}
-	return s.ServerRecoveredAfter
-}
 
 // newMapPoint adds up a point's cells, in seed order.
 func newMapPoint(x, y int, cells []sweep.Cell) *mapPoint {
@@ -109,7 +103,7 @@ func newMapPoint(x, y int, cells []sweep.Cell) *mapPoint {
 		for _, c := range cells {
 			l := c.Lanes[i]
 			pl.Counts[l.Outcome]++
-			if r := recoveryOf(l.Summary); r != nil && l.Outcome == sweep.OutcomeRecovered {
+			if r := l.Summary.ServiceRecoveredAfter; r != nil && l.Outcome == sweep.OutcomeRecovered {
 				recs = append(recs, *r)
 			}
 			pl.Peak = max(pl.Peak, l.Summary.PeakConcurrency)
