@@ -392,15 +392,25 @@
     return o;
   }
 
+  // fit stacks the categories' legend on a narrow map (a phone's), where
+  // one line of them does not fit.
+  function fit(c, o) {
+    if (c.getWidth() >= 560) return o;
+    o.visualMap[1] = { ...o.visualMap[1], orient: 'vertical', itemGap: 4, bottom: 4 };
+    o.visualMap[0] = { ...o.visualMap[0], bottom: 6 + 17 * o.visualMap[1].pieces.length };
+    o.grid[0].bottom += 17 * (o.visualMap[1].pieces.length - 1);
+    return o;
+  }
+
   function draw() {
     if (!S.valid) return; // no map: the form and its errors only
     LANES.forEach((L, i) => {
       const c = chartOf(L);
-      if (c) c.setOption(laneOption(i), { notMerge: true });
+      if (c) c.setOption(fit(c, laneOption(i)), { notMerge: true });
     });
     if (LANES.length > 1) {
       const c = chartOf('diff');
-      if (c) c.setOption(diffOption(), { notMerge: true });
+      if (c) c.setOption(fit(c, diffOption()), { notMerge: true });
     }
   }
   for (const id of ['#diff-a', '#diff-b']) if ($(id)) $(id).addEventListener('change', markDirty);

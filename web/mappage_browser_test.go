@@ -124,6 +124,35 @@ func TestBrowserMap(t *testing.T) {
 		}
 	})
 
+	t.Run("PhoneDark", func(t *testing.T) {
+		tb := openMap(t, env, smallMap, phone(), scheme("dark"))
+		tb.waitTrue("the map is done", `(s => s && s.finished)(window.backofflabMap.state())`)
+		eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
+		type layout struct {
+			ScrollWidth, InnerWidth, ChartWidth float64
+			Background                          string
+		}
+		l := eval[layout](tb, `(() => {
+			const c = document.querySelector('[data-map="a"]');
+			return {scrollWidth: document.documentElement.scrollWidth, innerWidth: innerWidth,
+				chartWidth: c.getBoundingClientRect().width,
+				background: window.backofflabMap.charts().a.getOption().backgroundColor};
+		})()`)
+		if l.ScrollWidth > l.InnerWidth+0.5 {
+			t.Errorf("the page is %g px wide in a %g px window", l.ScrollWidth, l.InnerWidth)
+		}
+		if l.ChartWidth < 300 {
+			t.Errorf("a map is %g px wide on a phone", l.ChartWidth)
+		}
+		if l.Background != "#1b1f27" { // --card in the dark scheme
+			t.Errorf("the map's background is %q in the dark scheme", l.Background)
+		}
+		tb.axeCheck(axe, "the finished map on a phone, dark")
+		if d := os.Getenv("BACKOFFLAB_MAP_SHOTS"); d != "" {
+			os.WriteFile(filepath.Join(d, "map-phone-dark.png"), tb.screenshot(), 0o644)
+		}
+	})
+
 	t.Run("CellClickOpensRun", func(t *testing.T) {
 		tb := openMap(t, env, smallMap)
 		tb.waitTrue("the map is done", `(s => s && s.finished)(window.backofflabMap.state())`)
