@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,10 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Func(p.Name, help+")", func(v string) error { q.Set(p.Name, v); return nil })
 	}
 	// Not -workers: that is the vocabulary's, the queue model's workers.
+	ownFlags := []string{"parallel", "shard", "format", "o", "max_memory"}
+	for _, p := range sweep.Table {
+		ownFlags = append(ownFlags, p.Name)
+	}
 	workers := fs.Int("parallel", 0, "simulations at once (default: one per CPU)")
 	shardFlag := fs.String("shard", "", "run only shard k of n (k/n, 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"sweep merge\"")
 	format := fs.String("format", sweep.FormatCSV, "output: csv (one row per cell per lane) or json (the spec and the cells)")
@@ -52,8 +57,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"\"backofflab run\"). Each cell is exactly the run \"backofflab run\" makes of its parameters.\n"+
 			"The CSV has one row per cell per lane, in cell order, after a first line that names the sweep.\n"+
 			"001's map: -server_model curve -b.strategy think_scaled -x outage_for -x_from 1s -x_to 60s\n"+
-			"-x_steps 32 -y clients -y_from 100 -y_to 3000 -y_steps 32\n\n")
-		fs.PrintDefaults()
+			"-x_steps 32 -y clients -y_from 100 -y_to 3000 -y_steps 32\n\n"+
+			"The sweep's flags:\n")
+		printFlags(fs, func(name string) bool { return slices.Contains(ownFlags, name) })
+		fmt.Fprintf(fs.Output(), "\nThe scenario's flags, those of \"backofflab run\" (an axis's values replace its own):\n")
+		printFlags(fs, func(name string) bool { return !slices.Contains(ownFlags, name) })
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -104,6 +112,19 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return err
 	})
+}
+
+// printFlags prints, as fs.PrintDefaults does, the flags of fs whose name
+// keep accepts.
+func printFlags(fs *flag.FlagSet, keep func(string) bool) {
+	some := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	some.SetOutput(fs.Output())
+	fs.VisitAll(func(f *flag.Flag) {
+		if keep(f.Name) {
+			some.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	some.PrintDefaults()
 }
 
 // runMerge is "backofflab sweep merge": it joins the CSV parts of a
@@ -187,7 +208,7 @@ func writeOut(name string, stdout io.Writer, write func(io.Writer) error) error 
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name()) // once renamed, there is nothing to remove
+	defer os.Remove(f.Name())              // once renamed, there is nothing to remove
 	if err := f.Chmod(0o644); err != nil { // CreateTemp's 0600 is for secrets
 		f.Close()
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -161,5 +162,26 @@ func TestSweepProgress(t *testing.T) {
 	p.stop()
 	if b.Len() != 0 {
 		t.Errorf("a progress bar on a buffer: %q", b.String())
+	}
+}
+
+// TestSweepCancelled: a sweep interrupted (Ctrl-C, a pod's SIGTERM)
+// returns the cancel and leaves no -o file, not even a part of one.
+func TestSweepCancelled(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sweep.csv")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() {
+		done <- run(ctx, []string{"sweep", "-clients", "20000", "-duration", "1h", "-x", "outage_for",
+			"-x_from", "10s", "-x_to", "60s", "-x_steps", "8", "-o", out}, new(strings.Builder), new(strings.Builder))
+	}()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("run returned %v, want context.Canceled", err)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("a cancelled sweep left %v", files)
 	}
 }

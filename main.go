@@ -6,6 +6,7 @@
 //
 //	backofflab [-addr localhost:8080]  serve the playground
 //	backofflab run [flags]             simulate and print the time series and verdicts
+//	backofflab bands -seeds K [flags]  the same with K seeds: collapses and bands
 //	backofflab sweep [flags]           a phase map: one run per cell of a grid, as CSV or JSON
 //	backofflab sweep merge PART...     join the CSV parts of a sharded sweep
 //
@@ -48,6 +49,9 @@ Usage:
   backofflab run [flags]             simulate retries against a paused server (with no
                                      flags, the playground's landing view) and print
                                      the time series (-format text, csv or json)
+  backofflab bands -seeds K [flags]  the same run with K seeds: per lane, how many
+                                     collapsed and each column's median and 5–95 %
+                                     band over time (-format text, csv or json)
   backofflab sweep [flags]           a phase map: one run per cell of a grid over one or two
                                      parameters (-x … -y …), on every core, one CSV row per
                                      cell per lane (-format csv or json; -shard k/n for a part)
@@ -75,6 +79,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch args[0] {
 	case "run":
 		return runSim(ctx, args[1:], stdout, stderr)
+	case "bands":
+		return runBands(ctx, args[1:], stdout, stderr)
 	case "sweep":
 		return runSweep(ctx, args[1:], stdout, stderr)
 	case "server":

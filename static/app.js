@@ -298,7 +298,21 @@
     $('#headless-csv').href = '/export.csv?' + query;
     $('#headless-json').href = '/export.json?' + query;
     presetSpeed();
+    seedsLink();
   }
+
+  // seedsLink points the "Run K seeds" link at the seed bands view of the
+  // run in effect, with the seeds its box asks for (the view names a bad
+  // value).
+  function seedsLink() {
+    const box = $('#seeds'), a = $('#run-seeds');
+    if (!box || !a) return;
+    const u = new URL('/bands?' + query, location.href);
+    u.searchParams.set(box.name, box.value);
+    a.href = u.pathname + u.search;
+    a.textContent = `Run ${box.value} seeds`;
+  }
+  if ($('#seeds')) $('#seeds').addEventListener('input', seedsLink);
 
   // presetSpeed points every preset link at the speed in use, so that a
   // preset changes the run and not how fast it plays. A preset with a real

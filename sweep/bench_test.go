@@ -57,3 +57,30 @@ func BenchmarkMap001(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*s.Cells())/b.Elapsed().Seconds(), "cells/s")
 }
+
+// BenchmarkMap001Cell measures two cells of BenchmarkMap001's map: a dear
+// one, where both lanes storm (3000 clients, the longest outage), and the
+// cheapest (100 clients, 1 s): the engine's cost follows the events, and a
+// storm's thousands of clients retry every 100 ms.
+func BenchmarkMap001Cell(b *testing.B) {
+	q, _ := url.ParseQuery("server_model=curve&b.strategy=think_scaled&x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=100&y_to=3000&y_steps=32&y_scale=log")
+	s, err := ParseSpec(q, CLILimits)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		cell int
+	}{{"storm", s.Cells() - 1}, {"calm", 0}} {
+		b.Run(bc.name, func(b *testing.B) {
+			k := s.Cell(bc.cell)
+			var c Cell
+			for b.Loop() {
+				if c, err = runCell(context.Background(), k, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(c.Lanes[0].Summary.Attempts+c.Lanes[1].Summary.Attempts), "attempts")
+		})
+	}
+}

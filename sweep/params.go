@@ -60,7 +60,7 @@ type Param struct {
 // of a sweep is the scenario's (scenario.Table): the base of every cell.
 var Table = []Param{
 	{Name: "x", Axis: 'x', kind: kindName,
-		Help: "the parameter along the map's x axis: a numeric parameter of the scenario, with its lane letter for a lane's (outage_for, clients, b.min_delay)"},
+		Help: "the parameter along the map's x axis, such as outage_for, clients, b.min_delay"},
 	{Name: "x_from", Axis: 'x', kind: kindFrom,
 		Help: "x's first value, in the parameter's own syntax (1s, 100, 1.5)"},
 	{Name: "x_to", Axis: 'x', kind: kindTo,
@@ -84,7 +84,8 @@ var Table = []Param{
 }
 
 // Limits bound what a sweep may cost: the steps of each axis, the seeds per
-// cell and the cells in all (x_steps × y_steps × seeds).
+// cell and the cells in all (x_steps × y_steps × seeds). Every bound is
+// one: a zero field allows nothing, never everything.
 type Limits struct {
 	MaxSteps, MaxSeeds, MaxCells int
 	// Check, when not nil, is called with the parameters of the sweep's
@@ -133,4 +134,32 @@ func axisParam(axis byte, k kind) string {
 		}
 	}
 	panic("sweep: no such parameter")
+}
+
+// AxisNames returns the names an axis may take over the scenario p: every
+// numeric parameter of the vocabulary that p reads, a lane's with its
+// letter for each of p's lanes, in the order of scenario.Table. A page
+// offers them as the choices of x and y.
+func AxisNames(p *scenario.Params) []string {
+	var names []string
+	for _, row := range scenario.Table {
+		if !numeric(row.Type) {
+			continue
+		}
+		lanes := []string{""}
+		if row.Lane {
+			lanes = lanes[:0]
+			for i := range p.Lanes {
+				lanes = append(lanes, scenario.LaneNames[i:i+1]+".")
+			}
+		}
+		for _, prefix := range lanes {
+			name := prefix + row.Name
+			r, err := Axis{Name: name, From: row.Value(p, 0), To: row.Value(p, 0), Scale: ScaleLinear}.resolve('x')
+			if err == nil && read('x', r, p) == nil {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
 }

@@ -49,8 +49,10 @@ func ParseSpec(q url.Values, lim Limits) (Spec, error) {
 			base[name] = vals
 		}
 	}
+	// An empty value is none, as a form's empty field sends it: y= is a
+	// sweep of one row.
 	get := func(name string) (string, bool) {
-		if v, ok := own[name]; ok && len(v) > 0 {
+		if v := own[name]; len(v) > 0 && v[len(v)-1] != "" {
 			return v[len(v)-1], true
 		}
 		p, _ := Lookup(name)
@@ -90,7 +92,7 @@ func ParseSpec(q url.Values, lim Limits) (Spec, error) {
 		}
 	} else {
 		for _, p := range Table {
-			if _, given := own[p.Name]; p.Axis == 'y' && given {
+			if p.Axis == 'y' && own.Get(p.Name) != "" {
 				errs = append(errs, &scenario.ParamError{Name: p.Name, Value: own.Get(p.Name), Allow: "nothing without y, the parameter along the y axis"})
 			}
 		}

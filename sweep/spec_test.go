@@ -149,8 +149,41 @@ func TestCells(t *testing.T) {
 	if got := s.Cell(0).Query().Get("duration"); got != "30s" {
 		t.Errorf("a cell's query shares the spec's base: duration %s", got)
 	}
-	one := mustSpec(t, "x=clients&x_from=100&x_to=200&x_steps=2")
+	one := mustSpec(t, "x=clients&x_from=100&x_to=200&x_steps=2&y=&y_from=&y_steps=")
 	if one.Cells() != 2 || one.Cell(1).YValue != "" || one.Cell(1).Query().Has("") {
 		t.Errorf("a sweep of one row: %d cells, cell 1 %+v", one.Cells(), one.Cell(1))
+	}
+}
+
+// TestAxisNames: the choices of an axis are the numeric parameters the
+// scenario reads, and ParseSpec accepts each of them.
+func TestAxisNames(t *testing.T) {
+	p, err := scenario.Parse(url.Values{"server_model": {"curve"}, "b.strategy": {"think_scaled"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := AxisNames(&p)
+	for _, want := range []string{"clients", "outage_for", "server_limit", "a.min_delay", "b.factor", "b.jitter"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("AxisNames lacks %s: %q", want, names)
+		}
+	}
+	for _, not := range []string{"workers", "rate", "a.factor", "seed", "lanes", "outage", "c.factor"} {
+		if slices.Contains(names, not) {
+			t.Errorf("AxisNames has %s, which the scenario does not read or is not numeric", not)
+		}
+	}
+	for _, name := range names {
+		q := p.Encode()
+		q.Set("x", name)
+		row, lane, _ := scenario.Lookup(name)
+		q.Set("x_from", row.Value(&p, max(lane, 0)))
+		q.Set("x_to", row.Value(&p, max(lane, 0)))
+		q.Set("x_steps", "2")
+		_, err := ParseSpec(q, CLILimits)
+		// From = To repeats: the error must be the steps', not the name's.
+		if pes := scenario.Errors(err); len(pes) != 1 || pes[0].Name != "x_steps" {
+			t.Errorf("x=%s: %v, want only x_steps refused (its two values equal)", name, err)
+		}
 	}
 }

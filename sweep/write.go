@@ -34,21 +34,42 @@ var Columns = []string{"index", "x", "y", "seed", "lane", "strategy", "outcome"}
 // SummaryColumns are the columns of a lane's summary in the CSV, named as
 // scenario.Summary's JSON names them. A recovery the lane never made is
 // empty.
-var SummaryColumns = []string{"service_recovered_after", "server_recovered_after", "baseline_ok",
-	"peak_concurrency", "attempts", "requests", "amplification", "succeeded", "gave_up", "open", "stopped"}
+var SummaryColumns = columnNames(summaryColumns)
 
-// summaryFields returns s's values in the order of SummaryColumns.
-func summaryFields(s *scenario.Summary) []string {
-	opt := func(v *float64) string {
-		if v == nil {
-			return ""
-		}
-		return num(*v)
+// summaryColumn is a column of SummaryColumns and the value it writes.
+type summaryColumn struct {
+	name  string
+	value func(s *scenario.Summary) string
+}
+
+// summaryColumns are SummaryColumns with the value each writes.
+var summaryColumns = []summaryColumn{
+	{"service_recovered_after", func(s *scenario.Summary) string { return optNum(s.ServiceRecoveredAfter) }},
+	{"server_recovered_after", func(s *scenario.Summary) string { return optNum(s.ServerRecoveredAfter) }},
+	{"baseline_ok", func(s *scenario.Summary) string { return num(s.BaselineOK) }},
+	{"peak_concurrency", func(s *scenario.Summary) string { return strconv.Itoa(s.PeakConcurrency) }},
+	{"attempts", func(s *scenario.Summary) string { return strconv.FormatInt(s.Attempts, 10) }},
+	{"requests", func(s *scenario.Summary) string { return strconv.FormatInt(s.Requests, 10) }},
+	{"amplification", func(s *scenario.Summary) string { return num(s.Amplification) }},
+	{"succeeded", func(s *scenario.Summary) string { return strconv.FormatInt(s.Succeeded, 10) }},
+	{"gave_up", func(s *scenario.Summary) string { return strconv.FormatInt(s.GaveUp, 10) }},
+	{"open", func(s *scenario.Summary) string { return strconv.FormatInt(s.Open, 10) }},
+	{"stopped", func(s *scenario.Summary) string { return s.Stopped }},
+}
+
+func columnNames(cols []summaryColumn) []string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.name
 	}
-	i := func(v int64) string { return strconv.FormatInt(v, 10) }
-	return []string{opt(s.ServiceRecoveredAfter), opt(s.ServerRecoveredAfter), num(s.BaselineOK),
-		strconv.Itoa(s.PeakConcurrency), i(s.Attempts), i(s.Requests), num(s.Amplification),
-		i(s.Succeeded), i(s.GaveUp), i(s.Open), s.Stopped}
+	return names
+}
+
+func optNum(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return num(*v)
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -179,7 +200,9 @@ func (w *Writer) write(c *Cell) error {
 			w.row = append(w.row, c.YValue)
 		}
 		w.row = append(w.row, l.Lane, l.Strategy, l.Outcome)
-		w.row = append(w.row, summaryFields(&l.Summary)...)
+		for _, col := range summaryColumns {
+			w.row = append(w.row, col.value(&l.Summary))
+		}
 		if err := w.csv.Write(w.row); err != nil {
 			return err
 		}

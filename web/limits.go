@@ -39,6 +39,13 @@ type Limits struct {
 	// cell and MapMaxCells the runs of a map in all (x steps × y steps ×
 	// seeds); their defaults are defaultMapMax….
 	MapMaxSteps, MapMaxSeeds, MapMaxCells int
+	// MaxBandCells caps the lane-ticks a seed band keeps, (seeds + 3) ×
+	// lanes × ticks (bands.Cells): until its last byte is sent, the band
+	// keeps every seed's 16 columns as float32, 64 bytes a lane-tick, and
+	// its three quantiles of each; the default's 1 000 000 keep 61 MiB,
+	// within one run's memory (RunMemory), which the band is charged. The
+	// landing view with 100 seeds keeps 247 200.
+	MaxBandCells int64
 }
 
 // The phase map's default caps: a grid of 64 × 64 cells, and up to 10
@@ -57,7 +64,7 @@ const defaultMapMaxSteps, defaultMapMaxSeeds, defaultMapMaxCells = 64, 10, 64 * 
 // the machine's memory (DefaultMaxMemory).
 var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2,
 	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2,
-	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0)}
+	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0), MaxBandCells: 1_000_000}
 
 // withDefaults fills lim's zero fields from DefaultLimits.
 func (lim Limits) withDefaults() Limits {
@@ -74,6 +81,7 @@ func (lim Limits) withDefaults() Limits {
 	lim.MapMaxSteps = cmp.Or(lim.MapMaxSteps, defaultMapMaxSteps)
 	lim.MapMaxSeeds = cmp.Or(lim.MapMaxSeeds, defaultMapMaxSeeds)
 	lim.MapMaxCells = cmp.Or(lim.MapMaxCells, defaultMapMaxCells)
+	lim.MaxBandCells = cmp.Or(lim.MaxBandCells, d.MaxBandCells)
 	return lim
 }
 

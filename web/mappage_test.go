@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -329,7 +330,7 @@ func TestMapBadInput(t *testing.T) {
 			if where == nil {
 				where = regexp.MustCompile(`id="map-errors"[^>]*>((?:<p>[^<]*</p>)*)</div>`).FindSubmatch(page)
 			}
-			if where == nil || !bytes.Contains(where[1], []byte(htmlEscape(tc.words))) {
+			if where == nil || !bytes.Contains(where[1], []byte(html.EscapeString(tc.words))) {
 				t.Errorf("the page does not say %q beside %s", tc.words, tc.param)
 			}
 		})
@@ -344,27 +345,6 @@ func TestMapBadInput(t *testing.T) {
 			t.Errorf("a second map with one allowed: %s: %s", resp.Status, body)
 		}
 	})
-}
-
-func htmlEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString("&#34;")
-		case '\'':
-			b.WriteString("&#39;")
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // TestMapExports: the map's CSV and JSON are sweep.NewWriter's over

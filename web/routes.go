@@ -25,6 +25,9 @@ func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Li
 	mux.Handle("GET /map.json", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleMapExport(lim, live, sweep.FormatJSON)))))
 	mux.Handle("POST /map.csv", sameSiteOnly(live.inflight.track(ctx, handleMapPageExport(lim, live, sweep.FormatCSV))))
 	mux.Handle("POST /map.json", sameSiteOnly(live.inflight.track(ctx, handleMapPageExport(lim, live, sweep.FormatJSON))))
+	// The seed bands (bands.go): the page, and its run's stream.
+	mux.Handle("GET /bands", handleBandsPage(log, lim))
+	mux.Handle("GET /bands/run", sameSiteOnly(live.inflight.track(ctx, handleBandsRun(ctx, lim, live))))
 	mux.Handle("GET /static/", handleStatic())
 	mux.Handle("GET /healthz", handleHealthz())
 }

@@ -1,0 +1,332 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"sync"
+
+	"backofflab/bands"
+	"backofflab/scenario"
+	"backofflab/strategies"
+)
+
+// The seed bands view: GET /bands?<the playground's query>&seeds=K shows
+// the page (bands.templ), whose script (static/bands.js) reads GET
+// /bands/run with the same query, a stream of NDJSON lines:
+//
+//	{"type":"progress","done":n,"total":K}   after each seed's run
+//	{"type":"error","message":"…"}           the band could not be finished: the last line
+//	{"type":"result","csv_bytes":M}          the band is done; after this line comes the band
+//	                                         as "backofflab bands -format json" writes it, one
+//	                                         line, then as "-format csv" writes it, M bytes, to
+//	                                         the end (bands.Result's writers, streamed, so that
+//	                                         the server keeps no copy of either)
+//
+// A bad query is answered 400 with one line per bad value, each naming its
+// parameter; a busy server 503. The work stops when the page leaves (the
+// request's context) or the server shuts down.
+
+// bandsQuery is the view's own query: a playground's canonical query
+// (the scenario, and the speed it played at) and seeds.
+func bandsQuery(query string, seeds int) string {
+	return query + "&" + bands.SeedsParam + "=" + strconv.Itoa(seeds)
+}
+
+// bandsLink is the bands view's URL for a playground's canonical query,
+// as the playground's "Run K seeds" link opens it.
+func bandsLink(query string, seeds int) string { return "/bands?" + bandsQuery(query, seeds) }
+
+// decodeBands reads a bands URL: the scenario as an export reads it (no
+// real lane: each seed is simulated headless), and seeds, 1 to
+// bands.MaxSeeds, bands.DefaultSeeds when absent, whose lane-ticks kept,
+// (seeds + 3) × lanes × ticks (bands.Cells), must fit lim.MaxBandCells.
+func decodeBands(q url.Values, lim Limits) (state, int, []*scenario.ParamError) {
+	q = cloneValues(q)
+	seeds := bands.DefaultSeeds
+	var errs []*scenario.ParamError
+	if v, ok := q[bands.SeedsParam]; ok {
+		n, err := bands.ParseSeeds(v[len(v)-1])
+		if err != nil {
+			errs = append(errs, err.(*scenario.ParamError))
+		} else {
+			seeds = n
+		}
+		delete(q, bands.SeedsParam)
+	}
+	st, serrs := decodeExport(q, lim)
+	errs = append(errs, serrs...)
+	if len(errs) == 0 {
+		var tl *bands.TooLargeError
+		if err := bands.Check(st.p, seeds, lim.MaxBandCells); errors.As(err, &tl) {
+			errs = append(errs, tl.ParamError())
+		}
+	}
+	return st, seeds, errs
+}
+
+// bandsPageInput is what the bands page shows.
+type bandsPageInput struct {
+	Query      string // the view's canonical query, for its share link
+	Playground string // the playground's URL of the same scenario
+	Seeds      int
+	MaxSeeds   int
+	SeedsHelp  string
+	Hidden     [][2]string // the scenario's query, as the seeds form's hidden fields
+	Errors     []string
+	Lanes      []bandsLane
+	Specs      []chartSpec // the chart rows: the playground's time charts
+	State      bandsState
+}
+
+// bandsLane is one lane's column of the page.
+type bandsLane struct {
+	Letter   string
+	Strategy string // in words, with its name
+	Hides    map[string]bool
+}
+
+// bandsState is what the page script starts from (the JSON block
+// "bands-state").
+type bandsState struct {
+	Run      string      `json:"run"` // the stream's URL, "" when the query is bad
+	Query    string      `json:"query"`
+	Seeds    int         `json:"seeds"`
+	Seed     uint64      `json:"seed"`
+	Duration float64     `json:"duration"`
+	Lanes    []string    `json:"lanes"`
+	Columns  []string    `json:"columns"`
+	Charts   []chartSpec `json:"charts"`
+	Quantile []string    `json:"quantiles"`
+	Method   string      `json:"method"`
+}
+
+// bandsSpecs are the chart rows of the bands page: the playground's time
+// charts, drawn as a median line and a 5–95 % band per series.
+var bandsSpecs = func() []chartSpec {
+	var out []chartSpec
+	for _, k := range chartSpecs {
+		if k.X == xTime {
+			out = append(out, k)
+		}
+	}
+	return out
+}()
+
+// newBandsPage builds the page's input from a decoded query.
+func newBandsPage(st state, seeds int, errs []*scenario.ParamError) bandsPageInput {
+	p := st.p
+	if len(p.Lanes) == 0 {
+		p = scenario.Defaults()
+		st.p, st.speed = p, defaultSpeed
+	}
+	query := bandsQuery(st.encode(), seeds)
+	in := bandsPageInput{Query: query, Playground: "/?" + st.encode(), Seeds: seeds, MaxSeeds: bands.MaxSeeds,
+		SeedsHelp: bands.SeedsHelp, Specs: bandsSpecs,
+		State: bandsState{Query: query, Seeds: seeds, Seed: p.Seed, Duration: p.Duration.Seconds(),
+			Columns: scenario.Columns, Charts: bandsSpecs, Quantile: bands.QuantileNames[:], Method: bands.QuantileMethod}}
+	sq, _ := url.ParseQuery(st.encode())
+	for _, k := range sortedKeys(sq) {
+		in.Hidden = append(in.Hidden, [2]string{k, sq.Get(k)})
+	}
+	for _, e := range errs {
+		in.Errors = append(in.Errors, e.Error())
+	}
+	if len(errs) == 0 {
+		in.State.Run = "/bands/run?" + query
+	}
+	for i, l := range p.Lanes {
+		L := scenario.LaneNames[i : i+1]
+		bl := bandsLane{Letter: L, Strategy: strategies.Label(l.Strategy) + " (" + l.Strategy + ")", Hides: map[string]bool{}}
+		for _, k := range bandsSpecs {
+			if k.OnlyWith != "" {
+				row, _, _ := scenario.Lookup(k.OnlyWith)
+				bl.Hides[k.ID] = row.Value(&p, i) == ""
+			}
+		}
+		in.Lanes = append(in.Lanes, bl)
+		in.State.Lanes = append(in.State.Lanes, L)
+	}
+	return in
+}
+
+func sortedKeys(q url.Values) []string {
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// handleBandsPage renders the bands page. A bad query shows its messages
+// and runs nothing, as the playground does: the page itself is fine.
+func handleBandsPage(log *slog.Logger, lim Limits) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st, seeds, errs := decodeBands(r.URL.Query(), lim)
+		in := newBandsPage(st, seeds, errs)
+		var buf bytes.Buffer
+		if err := bandsPage(in).Render(r.Context(), &buf); err != nil {
+			log.Error("render bands", "err", err)
+			http.Error(w, "could not render the page", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(buf.Bytes())
+	})
+}
+
+// seedsMsg is one line of the stream: a progress line carries Done
+// and Total, a result the CSV's length, an error Message.
+type seedsMsg struct {
+	Type     string `json:"type"`
+	Done     *int   `json:"done,omitempty"`
+	Total    int    `json:"total,omitempty"`
+	CSVBytes int64  `json:"csv_bytes,omitempty"`
+	Message  string `json:"message,omitempty"`
+}
+
+func progressMsg(done, total int) seedsMsg {
+	return seedsMsg{Type: "progress", Done: &done, Total: total}
+}
+
+// handleBandsRun runs the query's seeds in the view's slot of
+// live.analyses, each seed's simulation on one of its cores with a run's
+// memory budget, the kept ticks charged to one more, and streams the
+// progress and the result. It ends when the page leaves or the server
+// shuts down (live), stopping every seed's run within a slice of events.
+func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st, seeds, errs := decodeBands(r.URL.Query(), lim)
+		if len(errs) > 0 {
+			http.Error(w, errorText(errs), http.StatusBadRequest)
+			return
+		}
+		end, err := s.analyses.begin()
+		if err != nil {
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		defer end()
+		store, err := s.newRun()
+		if err != nil {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		defer store.Close()
+		// The band's memory, its seeds' values and its quantiles, until the
+		// last byte of it is written.
+		if err := store.Grow(bands.Bytes(st.p, seeds)); err != nil {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, busyMessage(err), http.StatusServiceUnavailable)
+			return
+		}
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		stop := context.AfterFunc(live, func() { cancel(errShutdown) })
+		defer stop()
+
+		w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		rc := http.NewResponseController(w)
+		send := func(m seedsMsg) error {
+			b, _ := json.Marshal(m)
+			if _, err := w.Write(append(b, '\n')); err != nil {
+				return err
+			}
+			return rc.Flush()
+		}
+		if send(progressMsg(0, seeds)) != nil {
+			return
+		}
+		// The seeds report to this goroutine, which alone writes: a slow
+		// page holds up its own progress, never a core.
+		var mu sync.Mutex
+		done, changed := 0, make(chan struct{}, 1)
+		var res *bands.Result
+		var runErr error
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			res, runErr = bands.Run(ctx, st.p, seeds, bands.Options{Workers: lim.AnalysisCores,
+				Memory: s.newRun, Wrap: s.analyses.simulate, MaxCells: lim.MaxBandCells,
+				Progress: func(n int) {
+					mu.Lock()
+					done = n
+					mu.Unlock()
+					select {
+					case changed <- struct{}{}:
+					default:
+					}
+				}})
+		}()
+		for sent, over := 0, false; !over; {
+			select {
+			case <-changed:
+			case <-finished:
+				over = true
+			}
+			mu.Lock()
+			n := done
+			mu.Unlock()
+			if n > sent && send(progressMsg(n, seeds)) != nil {
+				cancel(errLeft)
+			}
+			sent = n
+		}
+		if runErr != nil {
+			msg := busyMessage(runErr)
+			if errors.Is(context.Cause(ctx), errShutdown) {
+				msg = "the server is shutting down; try again in a minute"
+			}
+			send(seedsMsg{Type: "error", Message: msg})
+			return
+		}
+		var size byteCount
+		res.WriteCSV(&size)
+		if send(seedsMsg{Type: "result", CSVBytes: int64(size)}) != nil {
+			return
+		}
+		// A page that leaves, or a server that shuts down, cuts the writing.
+		out := ctxWriter{ctx, w}
+		if res.WriteJSON(out) == nil {
+			res.WriteCSV(out)
+		}
+	})
+}
+
+// errLeft ends a band whose page stopped reading.
+var errLeft = fmt.Errorf("web: the bands page left")
+
+// byteCount counts what is written to it.
+type byteCount int64
+
+func (n *byteCount) Write(b []byte) (int, error) {
+	*n += byteCount(len(b))
+	return len(b), nil
+}
+
+// ctxWriter writes to w until ctx is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(b)
+}

@@ -1,0 +1,225 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"backofflab/bands"
+	"backofflab/budget"
+	"backofflab/scenario"
+)
+
+// bandsServer is a server of its own for a bands test, with its pool and
+// its live context in the test's hands.
+func bandsServer(t *testing.T, lim Limits) (*httptest.Server, *Server, *budget.Pool, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pool := budget.NewPool(1 << 30)
+	s := NewServer(ctx, Options{Limits: lim, Memory: pool})
+	srv := httptest.NewServer(s)
+	t.Cleanup(func() {
+		cancel()
+		srv.Close()
+	})
+	return srv, s, pool, cancel
+}
+
+// streamLine is one NDJSON line of /bands/run.
+type streamLine struct {
+	Type     string `json:"type"`
+	Done     *int   `json:"done"`
+	Total    int    `json:"total"`
+	CSVBytes int    `json:"csv_bytes"`
+	Message  string `json:"message"`
+}
+
+// openStream starts GET /bands/run?query and returns its response, a
+// reader of its NDJSON lines, and the body's reader for what follows the
+// result line.
+func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query string) (*http.Response, func() (streamLine, bool), *bufio.Reader) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/bands/run?"+query, nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	br := bufio.NewReader(res.Body)
+	return res, func() (streamLine, bool) {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			return streamLine{}, false
+		}
+		var l streamLine
+		if err := json.Unmarshal(line, &l); err != nil {
+			t.Fatalf("bad line %.200q: %v", line, err)
+		}
+		return l, true
+	}, br
+}
+
+// TestBandsStream: a small band streams its progress, 0 to K, then the
+// result, byte for byte what the bands package's writers (the CLI's)
+// write for the same scenario and seeds.
+func TestBandsStream(t *testing.T) {
+	srv, s, pool, _ := bandsServer(t, Limits{})
+	const query = "duration=10s&clients=200&outage_at=2s&outage_for=3s&lanes=3&c.strategy=decorrelated&seed=11"
+	res, next, body := openStream(t, context.Background(), srv, query+"&seeds=4")
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/x-ndjson") {
+		t.Fatalf("status %d, type %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	var progress []int
+	var result streamLine
+	for l, ok := next(); ok; l, ok = next() {
+		switch l.Type {
+		case "progress":
+			if l.Total != 4 || l.Done == nil {
+				t.Fatalf("progress %+v", l)
+			}
+			progress = append(progress, *l.Done)
+		case "result":
+			result = l
+		default:
+			t.Fatalf("line %+v", l)
+		}
+		if result.Type != "" {
+			break
+		}
+	}
+	gotJSON, err := body.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotCSV, err := io.ReadAll(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(progress) < 2 || progress[0] != 0 || progress[len(progress)-1] != 4 {
+		t.Errorf("progress %v, want 0 … 4", progress)
+	}
+	for i := 1; i < len(progress); i++ {
+		if progress[i] <= progress[i-1] {
+			t.Errorf("progress %v goes back", progress)
+		}
+	}
+	q, _ := url.ParseQuery(query)
+	p, err := scenario.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := bands.Run(context.Background(), p, 4, bands.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js, csv bytes.Buffer
+	r.WriteJSON(&js)
+	r.WriteCSV(&csv)
+	if gotJSON != js.String() {
+		t.Errorf("the stream's JSON (%d bytes) is not the writer's (%d bytes)", len(gotJSON), js.Len())
+	}
+	if string(gotCSV) != csv.String() || result.CSVBytes != csv.Len() {
+		t.Errorf("the stream's CSV (%d bytes, said %d) is not the writer's (%d bytes)", len(gotCSV), result.CSVBytes, csv.Len())
+	}
+	waitFor(t, "no simulation runs", func() bool { return s.Running() == 0 })
+	waitFor(t, "the pool is given back", func() bool { return pool.Used() == 0 })
+}
+
+// TestBandsBadQuery: each bad value is answered 400 on the stream, and
+// shown on the page (which runs nothing), naming its parameter.
+func TestBandsBadQuery(t *testing.T) {
+	srv, _, _, _ := bandsServer(t, Limits{MaxBandCells: 20_000})
+	for _, tc := range []struct{ query, want string }{
+		{"seeds=0", `seeds: "0" is not allowed (allowed: a whole number from 1 to 100)`},
+		{"seeds=101", `seeds: "101" is not allowed (allowed: a whole number from 1 to 100)`},
+		{"seeds=many", `seeds: "many" is not allowed`},
+		// (6 seeds + 3) × 2 lanes × 1200 ticks = 21 600 > 20 000.
+		{"seeds=6", `seeds: "6" is not allowed (allowed: a whole number from 1 to 5 for this run ((seeds + 3) × lanes × ticks ≤ 20000; it has 2 lanes of 1200 ticks))`},
+		{"seeds=2&clients=0", `clients: "0" is not allowed`},
+		{"seeds=2&b.source=real", `b.source: "real" is not allowed (allowed: sim`},
+		{"seeds=2&lanes=9", `lanes: "9"`},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			res, body := get(t, srv.URL+"/bands/run?"+tc.query, nil)
+			if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), tc.want) {
+				t.Errorf("stream: %d %q, want 400 with %q", res.StatusCode, body, tc.want)
+			}
+			res, body = get(t, srv.URL+"/bands?"+tc.query, nil)
+			page := string(body)
+			if res.StatusCode != 200 || !strings.Contains(page, htmlEscape(tc.want)) || strings.Contains(page, `"run":"/bands/run`) {
+				t.Errorf("page: %d, want it to show %q and run nothing", res.StatusCode, tc.want)
+			}
+		})
+	}
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer(`"`, "&#34;", "&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// longBand is a band that runs for many seconds: 60 seeds of ten minutes
+// of a storm.
+const longBand = "duration=10m&clients=5000&seeds=60"
+
+// TestBandsLeaveCancels: a page that leaves mid-band stops every seed
+// (Server.Running back to 0), gives its slot and memory back; while it
+// runs, the next band past MaxAnalyses is told the server is busy.
+func TestBandsLeaveCancels(t *testing.T) {
+	srv, s, pool, _ := bandsServer(t, Limits{MaxAnalyses: 1, AnalysisCores: 2})
+	ctx, leave := context.WithCancel(context.Background())
+	_, next, _ := openStream(t, ctx, srv, longBand)
+	if l, ok := next(); !ok || l.Type != "progress" {
+		t.Fatalf("first line %+v", l)
+	}
+	waitFor(t, "seeds run", func() bool { return s.Running() > 0 })
+	res, body := get(t, srv.URL+"/bands/run?"+longBand, nil)
+	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "server busy") {
+		t.Errorf("a second band: %d %q, want 503 server busy", res.StatusCode, body)
+	}
+	leave()
+	waitFor(t, "no simulation runs", func() bool { return s.Running() == 0 })
+	waitFor(t, "the pool is given back", func() bool { return pool.Used() == 0 })
+	// The slot is free again.
+	res, _ = get(t, srv.URL+"/bands/run?duration=5s&clients=100&seeds=2", nil)
+	if res.StatusCode != 200 {
+		t.Errorf("a band after the first left: %d", res.StatusCode)
+	}
+}
+
+// TestBandsShutdown: a band under way when the server shuts down ends
+// with an error line saying so, and nothing runs on.
+func TestBandsShutdown(t *testing.T) {
+	srv, s, _, shutdown := bandsServer(t, Limits{})
+	_, next, _ := openStream(t, context.Background(), srv, longBand)
+	next()
+	waitFor(t, "seeds run", func() bool { return s.Running() > 0 })
+	shutdown()
+	var last streamLine
+	for l, ok := next(); ok; l, ok = next() {
+		last = l
+	}
+	if last.Type != "error" || !strings.Contains(last.Message, "shutting down") {
+		t.Errorf("last line %+v, want an error saying the server is shutting down", last)
+	}
+	waitFor(t, "no simulation runs", func() bool { return s.Running() == 0 })
+	if err := s.Wait(context.Background()); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestBandsCrossSite: another site's page cannot make this server run
+// a band.
+func TestBandsCrossSite(t *testing.T) {
+	srv, _, _, _ := bandsServer(t, Limits{})
+	res, _ := get(t, srv.URL+"/bands/run?seeds=2&duration=5s", http.Header{"Sec-Fetch-Site": {"cross-site"}})
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("cross-site: %d, want 403", res.StatusCode)
+	}
+}
