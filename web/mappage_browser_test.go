@@ -285,3 +285,42 @@ func TestBrowserMapPictures(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserMapBusy: a map past the server's cap of maps is told so on
+// the page, under the form and in its status, and does not run.
+func TestBrowserMapBusy(t *testing.T) {
+	env := newMapEnv(t, Limits{RunMemory: 32 << 20, MaxAnalyses: 1})
+	first := openMap(t, env, longMap)
+	waitRunning(t, env.srv, "the first map runs", func(n int64) bool { return n > 0 })
+	second := openMap(t, env, smallMap)
+	second.waitTrue("the busy message shows", `/server busy: 1 maps/.test(document.querySelector('#map-errors').textContent)`)
+	if s := eval[string](second, `document.querySelector('#map-status').textContent`); !strings.Contains(s, "stopped at 0 / 12 cells: server busy") {
+		t.Errorf("the second map's status says %q", s)
+	}
+	// Chromium logs the 503 as a failed resource: the answer this test
+	// asks for, not a fault of the page.
+	second.expectConsole("status of 503 (Service Unavailable)")
+	first.do("leave the first map", chromedp.Navigate("about:blank"))
+	waitRunning(t, env.srv, "after the first map left", func(n int64) bool { return n == 0 })
+}
+
+// expectConsole takes the console errors that contain substr off tb's
+// list, and fails the test if there was none.
+func (tb *tab) expectConsole(substr string) {
+	tb.t.Helper()
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	kept := tb.errs[:0]
+	found := false
+	for _, e := range tb.errs {
+		if strings.Contains(e, substr) {
+			found = true
+			continue
+		}
+		kept = append(kept, e)
+	}
+	tb.errs = kept
+	if !found {
+		tb.t.Errorf("no console error says %q", substr)
+	}
+}
