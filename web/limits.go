@@ -35,6 +35,10 @@ type Limits struct {
 	// core of its own.
 	MaxAnalyses   int
 	AnalysisCores int
+	// MapMaxSteps caps each axis of a phase map, MapMaxSeeds the runs per
+	// cell and MapMaxCells the runs of a map in all (x steps × y steps ×
+	// seeds); their defaults are defaultMapMax….
+	MapMaxSteps, MapMaxSeeds, MapMaxCells int
 	// MaxBandCells caps the lane-ticks a seed band keeps, (seeds + 3) ×
 	// lanes × ticks (bands.Cells): until its last byte is sent, the band
 	// keeps every seed's 16 columns as float32, 64 bytes a lane-tick, and
@@ -54,6 +58,14 @@ type Limits struct {
 	ContentionMaxRuns    int
 	ContentionMaxPoints  int
 }
+
+// The phase map's default caps: a grid of 64 × 64 cells, and up to 10
+// seeds per cell on a smaller grid. 1024 two-minute runs of the landing
+// view took 19 s to 33 s of both cores of a 2-core machine
+// (TestBrowserMapPictures, README), so 4096 take a minute or two; runs of
+// more clients, or longer, cost more, each within a page's bounds, and a
+// map holds one run per core at a time.
+const defaultMapMaxSteps, defaultMapMaxSeeds, defaultMapMaxCells = 64, 10, 64 * 64
 
 // DefaultLimits suit a 2-core machine serving a few hundred pages. The
 // worst run they allow, four lanes of 20 000 clients storming for an hour,
@@ -78,6 +90,9 @@ func (lim Limits) withDefaults() Limits {
 	lim.MaxExports = cmp.Or(lim.MaxExports, d.MaxExports)
 	lim.MaxAnalyses = cmp.Or(lim.MaxAnalyses, d.MaxAnalyses)
 	lim.AnalysisCores = cmp.Or(lim.AnalysisCores, d.AnalysisCores)
+	lim.MapMaxSteps = cmp.Or(lim.MapMaxSteps, defaultMapMaxSteps)
+	lim.MapMaxSeeds = cmp.Or(lim.MapMaxSeeds, defaultMapMaxSeeds)
+	lim.MapMaxCells = cmp.Or(lim.MapMaxCells, defaultMapMaxCells)
 	lim.MaxBandCells = cmp.Or(lim.MaxBandCells, d.MaxBandCells)
 	lim.ContentionMaxClients = cmp.Or(lim.ContentionMaxClients, d.ContentionMaxClients)
 	lim.ContentionMaxRuns = cmp.Or(lim.ContentionMaxRuns, d.ContentionMaxRuns)

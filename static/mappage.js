@@ -1,0 +1,517 @@
+// The phase map's page (web/mappage.templ): it reads the map's state from
+// the page (web/mappage.go), streams the cells from GET /map/cells as they
+// end (web/mapstream.go: one JSON value a line), and draws per lane a
+// heatmap of the cells' verdicts and the difference between two lanes.
+// Every list it shows (the sweep's parameters, the axes' values and
+// labels, the outcomes and their words) comes from Go; what it computes is
+// only the drawing. No inline code: the page's Content-Security-Policy
+// forbids it.
+'use strict';
+
+(() => {
+  const { $, $$, el, readJSON, attr, dur, sig, theme, onThemeChange, download, exportChart } = window.backofflabKit;
+  const S = readJSON('map-state');
+  const LANES = S.lanes.map(l => l.letter);
+  const TITLE = Object.fromEntries(S.lanes.map(l => [l.letter, l.title]));
+  const OUTCOME = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.label]));
+  const TONE = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.tone]));
+  // The outcomes a cell is coloured by, apart from the recovered ones'
+  // shade: each a piece of the categorical legend. A recovered cell whose
+  // service never came back (no recovery time) is one of them.
+  const CATS = [S.serverOnly.name, ...S.outcomes.map(o => o.name).filter(n => n !== S.recovered)];
+  const recovered = l => l.outcome === S.recovered && l.recovery != null;
+  const shown = l => (l.outcome === S.recovered && l.recovery == null ? S.serverOnly.name : l.outcome);
+  const DIFF_CATS = ['only_a', 'only_b', 'neither', 'no_outage'];
+  let T = theme();
+
+  const charts = {}; // lane letter or 'diff' → ECharts instance
+  let points = {}; // 'x,y' → the point message
+  let run = null; // the run under way or last: {ctrl, start, total, cells, finished, error, elapsed}
+  const key = (x, y) => `${x},${y}`;
+
+  // ---- colours: the theme's, and the map's own custom properties --------
+  function mapColours() {
+    const cs = getComputedStyle(document.documentElement);
+    const v = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
+    return { soon: v('--map-soon', '#0b5d2a'), mid: v('--map-mid', '#6fbf73'), late: v('--map-late', '#efe7a0'),
+      none: v('--map-none', '#9aa1ad'), neutral: v('--map-neutral', '#f3f4f6'),
+      aSooner: v('--map-a-sooner', '#8aa8ec'), bSooner: v('--map-b-sooner', '#93d3a2'), part: v('--map-part', '#c4acec') };
+  }
+  let M = mapColours();
+
+  // ---- the form: a change reloads the page at the map's new URL, which
+  // validates it and starts it; leaving the page stops the old one --------
+  const form = $('#map-form');
+  function formQuery() {
+    const q = new URLSearchParams(S.base);
+    const noY = !$(attr('data-param', S.axes[1].name)).value;
+    for (const name of S.params) {
+      if (noY && S.yParams.includes(name)) continue;
+      const c = $(attr('data-param', name));
+      if (c && c.value.trim() !== '') q.set(name, c.value.trim());
+    }
+    return q.toString();
+  }
+  function go() {
+    stop('');
+    location.assign('/map?' + formQuery());
+  }
+  form.addEventListener('change', e => {
+    // A new parameter on an axis: its range as the server suggests it.
+    const ax = S.axes.find(a => a.name === e.target.dataset.param);
+    const s = ax && S.suggest[e.target.value];
+    if (s) {
+      $(attr('data-param', ax.from)).value = s.from;
+      $(attr('data-param', ax.to)).value = s.to;
+      $(attr('data-param', ax.scale)).value = s.scale;
+    }
+    go();
+  });
+  form.addEventListener('submit', e => {
+    e.preventDefault();
+    if (S.valid && formQuery() === new URLSearchParams(S.query).toString()) start();
+    else go();
+  });
+  $('#map-stop').addEventListener('click', () => stop('stopped'));
+
+  // ---- errors, beside the control they name -------------------------------
+  function clearErrors() {
+    for (const e of $$('[data-error-for]')) e.replaceChildren();
+    for (const c of $$('[data-param]')) c.removeAttribute('aria-invalid');
+  }
+  function showErrors(errs) {
+    for (const e of errs) {
+      const box = e.name ? $(attr('data-error-for', e.name)) : null;
+      const target = box || $('#map-errors');
+      target.append(el('p', { textContent: e.message }));
+      const c = e.name && $(attr('data-param', e.name));
+      if (c) c.setAttribute('aria-invalid', 'true');
+    }
+  }
+
+  // ---- progress ---------------------------------------------------------
+  const bar = $('#map-progress');
+  const status = $('#map-status');
+  function progress() {
+    const r = run;
+    if (!r) return;
+    bar.max = r.total;
+    bar.value = r.cells;
+    status.className = 'status';
+    if (r.error) {
+      status.textContent = `stopped at ${r.cells} / ${r.total} cells: ${r.error}`;
+      status.classList.add('bad');
+      return;
+    }
+    if (r.finished) {
+      status.textContent = `done: ${r.cells} cells in ${dur(r.elapsed)}` + (r.restored ? ' (restored; Run the map reruns it)' : '');
+      status.classList.add('ok');
+      return;
+    }
+    if (r.stopped) {
+      status.textContent = `stopped at ${r.cells} / ${r.total} cells`;
+      return;
+    }
+    const secs = (performance.now() - r.start) / 1000;
+    const rate = r.cells / Math.max(secs, 1e-3);
+    const left = r.cells > 0 ? dur((r.total - r.cells) / rate, 2) : '…';
+    status.textContent = `${r.cells} / ${r.total} cells · ${r.cells > 0 ? sig(rate, 2) : '–'} cells/s · ${left} left`;
+  }
+  setInterval(() => run && !run.finished && !run.error && !run.stopped && progress(), 1000);
+
+  function setRunning(on) {
+    $('#map-stop').disabled = !on;
+    $('#map-csv').disabled = on || !run || !run.finished;
+    $('#map-json').disabled = on || !run || !run.finished;
+  }
+
+  // ---- the stream -----------------------------------------------------
+  async function start() {
+    stop('');
+    clearErrors();
+    points = {};
+    const r = { ctrl: new AbortController(), start: performance.now(), total: S.cells, cells: 0 };
+    run = r;
+    setRunning(true);
+    progress();
+    draw();
+    let resp;
+    try {
+      resp = await fetch('/map/cells?' + S.query, { signal: r.ctrl.signal, headers: { Accept: 'application/x-ndjson' } });
+    } catch (e) {
+      if (!r.ctrl.signal.aborted) fail(r, `the server cannot be reached (${e.message})`);
+      return;
+    }
+    if (!resp.ok) {
+      const body = await resp.json().catch(() => null);
+      const errs = body && body.errors ? body.errors : [{ name: '', message: `the server answered ${resp.status}` }];
+      showErrors(errs);
+      fail(r, errs.map(e => e.message).join('; '));
+      return;
+    }
+    const reader = resp.body.getReader();
+    const dec = new TextDecoder();
+    let buf = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (line && run === r) onMessage(r, JSON.parse(line));
+        }
+      }
+    } catch (e) {
+      if (!r.ctrl.signal.aborted) fail(r, `the stream broke (${e.message})`);
+      return;
+    }
+    if (run === r && !r.finished && !r.error && !r.stopped) fail(r, 'the stream ended early: the server may be shutting down');
+  }
+
+  function onMessage(r, m) {
+    switch (m.type) {
+      case 'start':
+        r.total = m.total;
+        break;
+      case 'point':
+        points[key(m.x, m.y)] = m;
+        r.cells += m.cells.length;
+        markDirty();
+        break;
+      case 'done':
+        r.finished = true;
+        r.elapsed = m.elapsed;
+        setRunning(false);
+        save();
+        markDirty();
+        break;
+      case 'error':
+        showErrors([{ name: '', message: m.message }]);
+        fail(r, m.message);
+        return;
+    }
+    progress();
+  }
+
+  function fail(r, msg) {
+    if (run !== r) return;
+    r.error = msg;
+    setRunning(false);
+    progress();
+  }
+
+  // stop cancels the run under way: its fetch aborted, the server's work
+  // ends with the request.
+  function stop(why) {
+    const r = run;
+    if (!r || r.finished || r.error || r.stopped) return;
+    r.stopped = why || 'left';
+    r.ctrl.abort();
+    setRunning(false);
+    progress();
+  }
+  // Leaving the page (or the browser keeping it in its back-forward
+  // cache) stops the work; coming back reruns it, or shows it finished.
+  addEventListener('pagehide', () => stop('left'));
+  addEventListener('pageshow', e => {
+    if (e.persisted && S.valid && run && run.stopped === 'left') start();
+  });
+
+  // ---- a finished map is kept for the tab's session: the back button
+  // from a cell's run shows it again without rerunning it ------------------
+  const storeKey = () => 'backofflab-map:' + S.query;
+  function save() {
+    try {
+      sessionStorage.setItem(storeKey(), JSON.stringify({ points: Object.values(points), elapsed: run.elapsed }));
+    } catch (e) {
+      // Too big for the session's storage: going back reruns it.
+    }
+  }
+  function restore() {
+    let saved = null;
+    try {
+      saved = JSON.parse(sessionStorage.getItem(storeKey()) || 'null');
+    } catch (e) {
+      saved = null;
+    }
+    if (!saved) return false;
+    points = Object.fromEntries(saved.points.map(p => [key(p.x, p.y), p]));
+    const cells = saved.points.reduce((n, p) => n + p.cells.length, 0);
+    if (cells !== S.cells) return false;
+    run = { total: S.cells, cells, finished: true, elapsed: saved.elapsed, restored: true };
+    setRunning(false);
+    progress();
+    markDirty();
+    return true;
+  }
+
+  // ---- drawing -----------------------------------------------------------
+  let dirty = false;
+  function markDirty() {
+    if (dirty) return;
+    dirty = true;
+    requestAnimationFrame(() => {
+      dirty = false;
+      draw();
+    });
+  }
+
+  const resizer = new ResizeObserver(entries => {
+    for (const e of entries) {
+      const c = echarts.getInstanceByDom(e.target);
+      if (c) c.resize();
+    }
+  });
+
+  function chartOf(id) {
+    if (charts[id]) return charts[id];
+    const dom = $(attr('data-map', id));
+    if (!dom) return null;
+    const c = echarts.init(dom);
+    c.on('click', p => {
+      const pt = p.data && points[key(p.data[0], p.data[1])];
+      if (pt) location.assign('/?' + pt.cells[0].query);
+    });
+    charts[id] = c;
+    resizer.observe(dom);
+    return c;
+  }
+
+  const yValues = () => (S.y.values && S.y.values.length ? S.y.values : ['']);
+  const axisName = a => (!a.name ? '' : a.label === a.name ? a.name : `${a.label} (${a.name})`);
+
+  // base is what every map's option shares: the axes, the grid, the
+  // tooltip.
+  function base(id) {
+    const n = S.x.values.length * yValues().length;
+    const axis = { axisLabel: { color: T.muted, hideOverlap: true }, axisLine: { lineStyle: { color: T.line } },
+      nameTextStyle: { color: T.fg }, splitArea: { show: false } };
+    // At most about a dozen labels an axis: a 64-step axis names every
+    // fourth or sixth value.
+    const every = k => ({ interval: Math.max(0, Math.ceil(k / 12) - 1) });
+    return {
+      animation: false,
+      backgroundColor: T.card,
+      grid: [{ left: S.y.name ? 78 : 24, right: 16, top: 12, bottom: 104, containLabel: false }],
+      xAxis: [{ type: 'category', data: S.x.values, name: axisName(S.x), nameLocation: 'middle', nameGap: 26, ...axis,
+        axisLabel: { ...axis.axisLabel, ...every(S.x.values.length) } }],
+      yAxis: [{ type: 'category', data: yValues(), name: axisName(S.y), nameLocation: 'middle', nameGap: 62, ...axis,
+        axisLabel: { ...axis.axisLabel, ...every(yValues().length) } }],
+      tooltip: { trigger: 'item', confine: true, className: 'chart-tip', backgroundColor: T.card, borderColor: T.line,
+        textStyle: { color: T.fg }, formatter: p => tooltip(id, p) },
+      _border: n > 400 ? 0 : 1,
+    };
+  }
+
+  function heat(name, data, border) {
+    return { type: 'heatmap', name, data, progressive: 0, itemStyle: { borderColor: T.card, borderWidth: border },
+      emphasis: { itemStyle: { borderColor: T.fg, borderWidth: 1.5 } } };
+  }
+
+  // The recovered cells' shade, shared by every lane's map: the longest
+  // recovery of any lane is its top.
+  function longestRecovery() {
+    let m = 0;
+    for (const pt of Object.values(points)) for (const l of pt.lanes) if (recovered(l)) m = Math.max(m, l.recovery);
+    return Math.max(m, 1);
+  }
+
+  function catColour(name) {
+    return { bad: T.bad, warn: T.warn, good: T.good, part: M.part }[TONE[name]] || M.none;
+  }
+
+  function laneOption(i) {
+    const o = base(LANES[i]);
+    const rec = [], other = [];
+    for (const pt of Object.values(points)) {
+      const l = pt.lanes[i];
+      if (recovered(l)) rec.push([pt.x, pt.y, l.recovery]);
+      else other.push([pt.x, pt.y, CATS.indexOf(shown(l))]);
+    }
+    o.series = [heat('recovered', rec, o._border), heat('other', other, o._border)];
+    const top = longestRecovery();
+    o.visualMap = [
+      { type: 'continuous', seriesIndex: 0, dimension: 2, min: 0, max: top, calculable: false,
+        orient: 'horizontal', left: 8, bottom: 34, itemWidth: 12, itemHeight: 110, text: [dur(top, 2), 'recovered in 0 s'],
+        textStyle: { color: T.fg, fontSize: 11 }, formatter: v => dur(v, 2), inRange: { color: [M.soon, M.mid, M.late] } },
+      { type: 'piecewise', seriesIndex: 1, dimension: 2, orient: 'horizontal', left: 8, bottom: 6, itemWidth: 12, itemHeight: 12,
+        textStyle: { color: T.fg, fontSize: 11 }, selectedMode: false,
+        pieces: CATS.map((c, k) => ({ value: k, label: OUTCOME[c], color: catColour(c) })) },
+    ];
+    delete o._border;
+    return o;
+  }
+
+  // diffOf compares two lanes at a point: both recovered (by how much the
+  // second recovered sooner, in seconds), or which of them did.
+  function diffOf(pt, a, b) {
+    const la = pt.lanes[a], lb = pt.lanes[b];
+    if (la.outcome === S.noOutage || lb.outcome === S.noOutage) return { cat: 'no_outage' };
+    const ra = recovered(la), rb = recovered(lb);
+    if (ra && rb) return { sooner: la.recovery - lb.recovery };
+    if (rb) return { cat: 'only_b' };
+    if (ra) return { cat: 'only_a' };
+    return { cat: 'neither' };
+  }
+
+  function diffLanes() {
+    const a = LANES.indexOf($('#diff-a').value), b = LANES.indexOf($('#diff-b').value);
+    return [a, b];
+  }
+
+  function diffOption() {
+    const [a, b] = diffLanes();
+    const o = base('diff');
+    const both = [], other = [];
+    let span = 1;
+    for (const pt of Object.values(points)) {
+      const d = diffOf(pt, a, b);
+      if (d.cat) other.push([pt.x, pt.y, DIFF_CATS.indexOf(d.cat)]);
+      else {
+        both.push([pt.x, pt.y, d.sooner]);
+        span = Math.max(span, Math.abs(d.sooner));
+      }
+    }
+    const A = LANES[a], B = LANES[b];
+    const words = { only_a: `only ${A} recovers`, only_b: `only ${B} recovers`, neither: 'neither recovers', no_outage: 'no outage' };
+    const colour = { only_a: T.accent, only_b: T.good, neither: T.bad, no_outage: M.none };
+    o.series = [heat('both', both, o._border), heat('other', other, o._border)];
+    o.visualMap = [
+      { type: 'continuous', seriesIndex: 0, dimension: 2, min: -span, max: span, calculable: false,
+        orient: 'horizontal', left: 8, bottom: 34, itemWidth: 12, itemHeight: 110,
+        text: [`${B} ${dur(span, 2)} sooner`, `both recover: ${A} ${dur(span, 2)} sooner`], textStyle: { color: T.fg, fontSize: 11 },
+        formatter: v => dur(Math.abs(v), 2), inRange: { color: [M.aSooner, M.neutral, M.bSooner] } },
+      { type: 'piecewise', seriesIndex: 1, dimension: 2, orient: 'horizontal', left: 8, bottom: 6, itemWidth: 12, itemHeight: 12,
+        textStyle: { color: T.fg, fontSize: 11 }, selectedMode: false,
+        pieces: DIFF_CATS.map((c, k) => ({ value: k, label: words[c], color: colour[c] })) },
+    ];
+    delete o._border;
+    return o;
+  }
+
+  // fit stacks the categories' legend on a narrow map (a phone's), where
+  // one line of them does not fit.
+  function fit(c, o) {
+    if (c.getWidth() >= 560) return o;
+    o.visualMap[1] = { ...o.visualMap[1], orient: 'vertical', itemGap: 4, bottom: 4 };
+    o.visualMap[0] = { ...o.visualMap[0], bottom: 6 + 17 * o.visualMap[1].pieces.length };
+    o.grid[0].bottom += 17 * (o.visualMap[1].pieces.length - 1);
+    return o;
+  }
+
+  function draw() {
+    if (!S.valid) return; // no map: the form and its errors only
+    LANES.forEach((L, i) => {
+      const c = chartOf(L);
+      if (c) c.setOption(fit(c, laneOption(i)), { notMerge: true });
+    });
+    if (LANES.length > 1) {
+      const c = chartOf('diff');
+      if (c) c.setOption(fit(c, diffOption()), { notMerge: true });
+    }
+  }
+  for (const id of ['#diff-a', '#diff-b']) if ($(id)) $(id).addEventListener('change', markDirty);
+
+  // ---- tooltips: DOM nodes, as the playground's (its CSP blocks the
+  // default tooltip's inline styles) ---------------------------------------
+  function tooltip(id, p) {
+    const pt = p.data && points[key(p.data[0], p.data[1])];
+    if (!pt) return '';
+    const box = el('div', { className: 'tip' });
+    box.dataset.tip = id;
+    let head = `${S.x.name} = ${S.x.values[pt.x]}`;
+    if (S.y.name) head += ` · ${S.y.name} = ${S.y.values[pt.y]}`;
+    box.append(el('div', { className: 'tip-head', textContent: head }));
+    const laneLine = i => {
+      const l = pt.lanes[i];
+      const row = el('div', { className: 'tip-row' }, el('b', { textContent: `${LANES[i]}: ${OUTCOME[shown(l)]}` }));
+      if (l.recovery != null) row.append(` in ${dur(l.recovery, 3)}`);
+      row.append(` · peak ${l.peak} · ${sig(l.amplification, 3)} attempts per request`);
+      const v = el('div', { className: 'tip-verdict', textContent: l.verdict });
+      return [row, v];
+    };
+    if (id === 'diff') {
+      const [a, b] = diffLanes();
+      const d = diffOf(pt, a, b);
+      if (d.sooner !== undefined) {
+        const who = d.sooner >= 0 ? LANES[b] : LANES[a];
+        box.append(el('div', { className: 'tip-row', textContent: `both recover; ${who} ${dur(Math.abs(d.sooner), 3)} sooner` }));
+      }
+      box.append(...laneLine(a), ...laneLine(b));
+    } else {
+      box.append(...laneLine(LANES.indexOf(id)));
+    }
+    const seeds = pt.cells.length > 1 ? ` (seed ${pt.cells[0].seed} of ${pt.cells.length})` : '';
+    box.append(el('div', { className: 'tip-foot', textContent: `click: open this run in the playground${seeds}` }));
+    return box;
+  }
+
+  // ---- exports -----------------------------------------------------------
+  function captionOf(id) {
+    if (id === 'diff') {
+      const [a, b] = diffLanes();
+      return `lane ${LANES[a]} (${TITLE[LANES[a]]}) vs lane ${LANES[b]} (${TITLE[LANES[b]]}) · ${S.caption}`;
+    }
+    return `lane ${id}: ${TITLE[id]} · ${S.caption}`;
+  }
+  for (const b of $$('[data-export]')) {
+    b.addEventListener('click', () => {
+      const id = b.dataset.export;
+      const c = chartOf(id);
+      if (c) exportChart(c, `backofflab-map-${id}.${b.dataset.format}`, captionOf(id), b.dataset.format);
+    });
+  }
+
+  // The cells as CSV or JSON: the page posts those it holds, the server
+  // formats them as `backofflab sweep` does.
+  async function exportCells(format) {
+    const cells = Object.values(points).flatMap(pt => pt.cells.map(c => ({ index: c.index, summaries: c.summaries })));
+    const resp = await fetch(`/map.${format}?${S.query}`, { method: 'POST', body: JSON.stringify(cells),
+      headers: { 'Content-Type': 'application/json' } });
+    if (!resp.ok) {
+      showErrors([{ name: '', message: `export: ${(await resp.text()).trim()}` }]);
+      return;
+    }
+    download(`backofflab-map.${format}`, await resp.blob(), resp.headers.get('Content-Type'));
+  }
+  $('#map-csv').addEventListener('click', () => exportCells('csv'));
+  $('#map-json').addEventListener('click', () => exportCells('json'));
+
+  // ---- share link ----------------------------------------------------------
+  $('#map-copy').addEventListener('click', async () => {
+    const box = $('#map-link');
+    box.value = location.href;
+    box.hidden = false;
+    box.select();
+    try {
+      await navigator.clipboard.writeText(location.href);
+    } catch (e) {
+      // The box shows the link, selected, for a copy by hand.
+    }
+  });
+
+  onThemeChange(() => {
+    T = theme();
+    M = mapColours();
+    draw();
+  });
+
+  // ---- start -----------------------------------------------------------
+  if (S.valid) {
+    history.replaceState(null, '', '/map?' + S.query);
+    if (!restore()) start();
+  }
+  draw();
+
+  // For tests: the run's state, the charts and the points.
+  window.backofflabMap = {
+    state: () => (run ? { total: run.total, cells: run.cells, finished: !!run.finished, error: run.error || '',
+      stopped: run.stopped || '', restored: !!run.restored } : null),
+    charts: () => charts,
+    points: () => points,
+    caption: id => captionOf(id),
+  };
+})();

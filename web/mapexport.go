@@ -1,0 +1,179 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"backofflab/scenario"
+	"backofflab/sweep"
+)
+
+// The map's exports, written by sweep.NewWriter, the formatter of
+// `backofflab sweep -format csv|json`, so that a map's CSV from the page,
+// from its URL and from the command line are the same bytes:
+//
+//   - GET /map.csv?<map> and /map.json?<map> run the map headless, as the
+//     page does (one of the many-run views' slots, their cores, each cell's
+//     memory from the server's pool), and write its cells as they end;
+//   - POST to the same paths, with the page's cells in the body, writes
+//     those: a map the page has run is not run again.
+
+// handleMapExport runs the map its query names and writes its cells in
+// format (sweep.FormatCSV or sweep.FormatJSON). A map cut short (its
+// client gone, a run failed) ends its response without the end of its
+// body, so that it cannot pass for a whole one.
+func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		spec, errs := decodeMap(r.URL.Query(), lim)
+		if len(errs) > 0 {
+			http.Error(w, errorText(errs), http.StatusBadRequest)
+			return
+		}
+		end, err := live.analyses.begin()
+		if err != nil {
+			w.Header().Set("Retry-After", "10")
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		defer end()
+		mapExportHeaders(w, format)
+		cw := &countingWriter{w: w}
+		sw, err := sweep.NewWriter(cw, format, spec, sweep.Shard{})
+		if err != nil { // a format of ours: a bug
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		var werr error
+		err = runCells(ctx, spec, lim, live, func(c sweep.Cell) {
+			if werr == nil {
+				if werr = sw.Add(c); werr != nil {
+					cancel() // the client is gone
+				}
+			}
+		})
+		if err == nil && werr == nil {
+			err = sw.Close()
+		}
+		if err == nil && werr == nil {
+			return
+		}
+		if r.Context().Err() != nil {
+			return // the client left, or the server shuts down (endWithServer)
+		}
+		if cw.n == 0 {
+			w.Header().Del("Content-Disposition")
+			http.Error(w, "the map stopped: "+busyMessage(errors.Join(err, werr)), http.StatusServiceUnavailable)
+			return
+		}
+		panic(http.ErrAbortHandler) // a cut CSV must not look whole
+	})
+}
+
+func mapExportHeaders(w http.ResponseWriter, format string) {
+	if format == sweep.FormatJSON {
+		w.Header().Set("Content-Type", "application/json")
+	} else {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Disposition", `attachment; filename="backofflab-map.`+format+`"`)
+}
+
+// postedCell is one cell the page posts: its index and each lane's
+// summary, as GET /map/cells sent them (mapCell).
+type postedCell struct {
+	Index     int                `json:"index"`
+	Summaries []scenario.Summary `json:"summaries"`
+}
+
+// maxMapCellBytes bounds one posted cell: four lanes' summaries are under
+// 2 KiB of JSON.
+const maxMapCellBytes = 4 << 10
+
+// handleMapPageExport writes the cells the page posts for the map its
+// query names: a JSON array of postedCell, every cell of the map once. The
+// cells' keys (values, seeds) are the map's own; each lane's strategy is
+// its cell's scenario's and its outcome its summary's (sweep.OutcomeOf),
+// as sweep.Run makes them.
+func handleMapPageExport(lim Limits, live *sessions, format string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		spec, errs := decodeMap(r.URL.Query(), lim)
+		if len(errs) > 0 {
+			http.Error(w, errorText(errs), http.StatusBadRequest)
+			return
+		}
+		select {
+		case live.exports <- struct{}{}:
+			defer func() { <-live.exports }()
+		default:
+			w.Header().Set("Retry-After", "10")
+			http.Error(w, fmt.Sprintf("server busy: %d exports are running, as many as run at once; try again when one ends", cap(live.exports)),
+				http.StatusServiceUnavailable)
+			return
+		}
+		body := http.MaxBytesReader(w, r.Body, int64(spec.Cells())*maxMapCellBytes+1024)
+		cells, err := readPostedCells(json.NewDecoder(body), spec)
+		if err != nil {
+			http.Error(w, "export: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		mapExportHeaders(w, format)
+		sw, err := sweep.NewWriter(w, format, spec, sweep.Shard{})
+		if err == nil {
+			for _, c := range cells {
+				if err = sw.Add(c); err != nil {
+					break
+				}
+			}
+		}
+		if err == nil {
+			err = sw.Close()
+		}
+		_ = err // every cell is there (readPostedCells): an error here is the page gone
+	})
+}
+
+// readPostedCells reads every cell of spec, in any order, each once.
+func readPostedCells(dec *json.Decoder, spec sweep.Spec) ([]sweep.Cell, error) {
+	p, err := scenario.Parse(spec.Cell(0).Query())
+	if err != nil {
+		return nil, err
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, errors.New("the body is not a JSON array of cells")
+	}
+	cells := make([]sweep.Cell, spec.Cells())
+	seen := make([]bool, spec.Cells())
+	for n := 0; dec.More(); n++ {
+		var pc postedCell
+		if err := dec.Decode(&pc); err != nil {
+			return nil, fmt.Errorf("cell %d of the body does not parse: %w", n+1, err)
+		}
+		if pc.Index < 0 || pc.Index >= spec.Cells() {
+			return nil, fmt.Errorf("cell index %d: the map has cells 0 to %d", pc.Index, spec.Cells()-1)
+		}
+		if seen[pc.Index] {
+			return nil, fmt.Errorf("cell %d is in the body twice", pc.Index)
+		}
+		if len(pc.Summaries) != len(p.Lanes) {
+			return nil, fmt.Errorf("cell %d has %d summaries, the map %d lanes", pc.Index, len(pc.Summaries), len(p.Lanes))
+		}
+		seen[pc.Index] = true
+		c := sweep.Cell{CellKey: spec.Cell(pc.Index)}
+		for i, s := range pc.Summaries {
+			c.Lanes = append(c.Lanes, sweep.LaneResult{Lane: scenario.LaneNames[i : i+1], Strategy: p.Lanes[i].Strategy,
+				Outcome: sweep.OutcomeOf(s), Summary: s})
+		}
+		cells[pc.Index] = c
+	}
+	if i := slices.Index(seen, false); i >= 0 {
+		return nil, fmt.Errorf("cell %d is missing: the page posts a map's cells once it is done", i)
+	}
+	return cells, nil
+}

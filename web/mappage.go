@@ -1,0 +1,505 @@
+package web
+
+// The phase map (GET /map): a grid over two parameters of the vocabulary,
+// every cell a whole simulation of the scenario with the cell's values,
+// drawn per lane as a heatmap of the verdict, and the difference between
+// two lanes. The engine side is package sweep: its table of parameters
+// (sweep.Table) is the form's, sweep.ParseSpec reads the URL, and each cell
+// is sweep.RunCell's. This file decodes the map's URL and builds what
+// mappage.templ renders; mapstream.go runs the cells and streams them to
+// the page (static/mappage.js) as they end.
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"backofflab/scenario"
+	"backofflab/sweep"
+)
+
+// mapLimits are the bounds of a map on this server: the axes' steps, the
+// seeds and the cells from lim, and each cell's run within the playground's
+// bounds on clients and duration.
+func mapLimits(lim Limits) sweep.Limits {
+	return sweep.Limits{MaxSteps: lim.MapMaxSteps, MaxSeeds: lim.MapMaxSeeds, MaxCells: lim.MapMaxCells,
+		Check: func(p scenario.Params) error { return runBounds(p, lim) }}
+}
+
+// runBounds checks a run against the server's bounds on one run, as the
+// playground's decode does.
+func runBounds(p scenario.Params, lim Limits) error {
+	if p.Clients > lim.MaxClients {
+		return &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
+			Allow: fmt.Sprintf("a whole number from 1 to %d on this server", lim.MaxClients)}
+	}
+	if p.Duration > lim.MaxDuration {
+		return &scenario.ParamError{Name: "duration", Value: p.Duration.String(),
+			Allow: fmt.Sprintf("a duration from 1s to %v on this server", lim.MaxDuration)}
+	}
+	return nil
+}
+
+// decodeMap reads a map from a URL's query: the sweep's parameters and the
+// scenario's, within the server's limits. A playground link's own
+// parameters are taken as the playground means them: its speed does not
+// matter to a map, a lane's source must be sim (a map simulates every
+// cell). Every error names its parameter.
+func decodeMap(q url.Values, lim Limits) (sweep.Spec, []*scenario.ParamError) {
+	q = mapScenario(q, true)
+	var errs []*scenario.ParamError
+	for name, v := range q {
+		if _, ok := sourceOf(name); !ok {
+			continue
+		}
+		if raw := v[len(v)-1]; raw != sourceSim {
+			errs = append(errs, &scenario.ParamError{Name: name, Value: raw,
+				Allow: sourceSim + ": a map simulates every cell (a real lane runs live, in the playground)"})
+		}
+		delete(q, name)
+	}
+	if len(errs) > 0 {
+		return sweep.Spec{}, errs
+	}
+	// The scenario's own bounds first, so that a base of too many clients
+	// is named as such rather than as the first cell's.
+	base := mapScenario(q, false)
+	for _, name := range []string{q.Get("x"), q.Get("y")} {
+		delete(base, name)
+	}
+	if p, err := scenario.Parse(base); err == nil {
+		if err := runBounds(p, lim); err != nil {
+			return sweep.Spec{}, scenario.Errors(err)
+		}
+	}
+	spec, err := sweep.ParseSpec(q, mapLimits(lim))
+	if err != nil {
+		return sweep.Spec{}, scenario.Errors(err)
+	}
+	return spec, nil
+}
+
+// mapScenario returns a copy of q without the playground's speed and,
+// unless withSweep, without the sweep's own parameters: what is left is
+// the scenario. A lane's source stays for decodeMap to judge.
+func mapScenario(q url.Values, withSweep bool) url.Values {
+	out := cloneValues(q)
+	delete(out, speedParam)
+	if !withSweep {
+		for _, p := range sweep.Table {
+			delete(out, p.Name)
+		}
+	}
+	return out
+}
+
+// mapView is what mappage.templ renders.
+type mapView struct {
+	// Back is the playground's URL of the map's scenario.
+	Back string
+	// Axes are the form's two axes, x then y; Seeds its seeds control.
+	Axes  []mapAxisCtl
+	Seeds mapCtl
+	// Scenario names the scenario's parameters that the URL gives, and
+	// the key ones (captionParams) it leaves at their defaults.
+	Scenario []string
+	// General are the errors that name no control of the form: the
+	// scenario's parameters and the cells.
+	General []string
+	// Lanes are the map's lanes, one heatmap each.
+	Lanes []mapLane
+	// Outcomes are the verdicts a cell may have, with their words.
+	Outcomes []mapOutcome
+	State    mapState
+}
+
+// mapAxisCtl is one axis's row of the form: its parameter (a menu of the
+// numeric parameters the scenario reads), its ends, steps and scale.
+type mapAxisCtl struct {
+	Letter          string // x or y
+	Name            mapCtl
+	From, To, Steps mapCtl
+	Scale           mapCtl
+	Optional        bool // y: none makes a map of one row
+}
+
+// mapCtl is one of the sweep's parameters in the form.
+type mapCtl struct {
+	Name    string // the parameter (sweep.Table)
+	Help    string
+	Value   string
+	Choices []ctlChoice
+	Error   string
+}
+
+// mapLane is one lane of the map's scenario.
+type mapLane struct {
+	Letter string `json:"letter"`
+	Title  string `json:"title"` // its strategy in words and by name
+}
+
+// mapOutcome is one verdict of a cell, as the legend says it.
+type mapOutcome struct {
+	Name  string `json:"name"`
+	Label string `json:"label"`
+	// Tone picks its colour: good, bad, warn or none.
+	Tone string `json:"tone"`
+}
+
+// mapOutcomeTones are the outcomes' colours, by the theme's tones: a
+// stopped run, which outgrew its memory budget, is told apart from a
+// collapse.
+var mapOutcomeTones = map[string]string{
+	sweep.OutcomeRecovered: scenario.ToneGood,
+	sweep.OutcomeCollapsed: scenario.ToneBad,
+	sweep.OutcomeNoOutage:  "none",
+	sweep.OutcomeStopped:   scenario.ToneWarn,
+}
+
+// mapOutcomeLabels say the sweep's outcomes in words.
+var mapOutcomeLabels = map[string]string{
+	sweep.OutcomeRecovered: "recovered",
+	sweep.OutcomeCollapsed: "collapsed",
+	sweep.OutcomeNoOutage:  "no outage",
+	sweep.OutcomeStopped:   "stopped (memory budget)",
+}
+
+// mapServerOnly is the maps' word for a recovered cell whose server came
+// back but whose service did not by the run's end: shading it by the
+// server's time would make it look as good as a full recovery.
+var mapServerOnly = mapOutcome{Name: "server_only", Label: "server back, service not (by the run's end)", Tone: "part"}
+
+// mapState is what the page's script starts from.
+type mapState struct {
+	// Valid reports that the URL names a whole map: the page runs it.
+	Valid bool `json:"valid"`
+	// Query is the map's canonical query (sweep.Spec.Encode), its share
+	// URL's; Base the scenario's alone, to which the form adds its own.
+	Query string `json:"query"`
+	Base  string `json:"base"`
+	// Params are the sweep's parameters, in the form's order.
+	Params []string `json:"params"`
+	// YParams are those that y names and that a map of one row leaves out.
+	YParams []string `json:"yParams"`
+	// Axes name each axis's parameters, x's then y's.
+	Axes []mapAxisNames `json:"axes"`
+	// Recovered and NoOutage are the outcomes the maps draw apart: the
+	// recovered cells shaded by their time, the runs without an outage
+	// left out of a difference.
+	Recovered string      `json:"recovered"`
+	NoOutage  string      `json:"noOutage"`
+	Cells     int         `json:"cells"`
+	Seeds     int         `json:"seeds"`
+	X         mapAxisInfo `json:"x"`
+	Y         mapAxisInfo `json:"y"`
+	Lanes     []mapLane   `json:"lanes"`
+	// Outcomes are the cells' verdicts in the legend's order.
+	Outcomes []mapOutcome `json:"outcomes"`
+	// ServerOnly is how the maps show a recovered cell whose service
+	// never came back, only its server (pointLane.Recovery).
+	ServerOnly mapOutcome `json:"serverOnly"`
+	// Caption says what an exported map shows: its axes, ranges and the
+	// scenario's key parameters (each chart adds its lane).
+	Caption string `json:"caption"`
+	// Suggest gives, for each parameter the axis menus offer, the range
+	// the form fills in when it is chosen: the scenario's value divided
+	// and multiplied by 4, within the parameter's range.
+	Suggest map[string]axisSuggestion `json:"suggest"`
+}
+
+// mapAxisNames are an axis's parameters in the form.
+type mapAxisNames struct {
+	Name  string `json:"name"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Scale string `json:"scale"`
+}
+
+// mapAxisInfo is an axis as the charts label it.
+type mapAxisInfo struct {
+	Name   string   `json:"name"`
+	Label  string   `json:"label"` // the parameter in words
+	Unit   string   `json:"unit"`
+	Values []string `json:"values"`
+}
+
+// axisSuggestion is a range the form offers for a parameter.
+type axisSuggestion struct {
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Scale string `json:"scale"`
+}
+
+// newMapView builds the page of the map q names, or of its form only,
+// with every bad value named beside its control.
+func newMapView(q url.Values, lim Limits) mapView {
+	spec, errs := decodeMap(q, lim)
+	valid := len(errs) == 0 && q.Get("x") != ""
+	// The scenario: the URL's, whatever the sweep's parameters say; its
+	// defaults where it does not parse (its errors are listed).
+	base := mapScenario(q, false)
+	for name := range base {
+		if i, ok := sourceOf(name); ok && i >= 0 && base.Get(name) == sourceSim {
+			delete(base, name)
+		}
+	}
+	p, err := scenario.Parse(base)
+	if err != nil {
+		p = scenario.Defaults()
+	}
+	if valid {
+		base = spec.Base
+		q = spec.Encode()
+	}
+	byName := map[string][]string{}
+	for _, e := range errs {
+		byName[e.Name] = append(byName[e.Name], e.Error())
+	}
+	v := mapView{Back: "/?" + base.Encode()}
+	v.State = mapState{Valid: valid, Base: base.Encode(), Suggest: map[string]axisSuggestion{},
+		Recovered: sweep.OutcomeRecovered, NoOutage: sweep.OutcomeNoOutage, ServerOnly: mapServerOnly}
+	if valid {
+		v.State.Query = q.Encode()
+	}
+	shown := map[string]bool{}
+	ctl := func(name string) mapCtl {
+		param, _ := sweep.Lookup(name)
+		c := mapCtl{Name: name, Help: param.Help, Value: param.Default}
+		if vs, ok := q[name]; ok && len(vs) > 0 {
+			c.Value = vs[len(vs)-1]
+		}
+		c.Error = strings.Join(byName[name], "; ")
+		shown[name] = true
+		v.State.Params = append(v.State.Params, name)
+		return c
+	}
+	choices := axisChoices(&p, v.State.Suggest)
+	for _, letter := range []string{"x", "y"} {
+		ax := mapAxisCtl{Letter: letter, Optional: letter == "y"}
+		ax.Name = ctl(letter)
+		ax.Name.Choices = choices
+		if ax.Optional {
+			ax.Name.Choices = append([]ctlChoice{{Value: "", Label: "none: one row"}}, choices...)
+		}
+		if ax.Name.Value != "" && !hasChoice(ax.Name.Choices, ax.Name.Value) {
+			// A parameter the scenario does not read, or none at all: kept
+			// in the menu, so that its error shows beside what was asked.
+			ax.Name.Choices = append(ax.Name.Choices, ctlChoice{Value: ax.Name.Value, Label: ax.Name.Value})
+		}
+		ax.From, ax.To, ax.Steps, ax.Scale = ctl(letter+"_from"), ctl(letter+"_to"), ctl(letter+"_steps"), ctl(letter+"_scale")
+		for _, s := range sweep.Scales {
+			ax.Scale.Choices = append(ax.Scale.Choices, ctlChoice{Value: s, Label: s})
+		}
+		v.State.Axes = append(v.State.Axes, mapAxisNames{Name: ax.Name.Name, From: ax.From.Name, To: ax.To.Name, Scale: ax.Scale.Name})
+		if ax.Optional {
+			v.State.YParams = append(v.State.YParams, ax.Name.Name, ax.From.Name, ax.To.Name, ax.Steps.Name, ax.Scale.Name)
+		}
+		v.Axes = append(v.Axes, ax)
+	}
+	v.Seeds = ctl("seeds")
+	for _, e := range errs {
+		if !shown[e.Name] {
+			v.General = append(v.General, e.Error())
+		}
+	}
+	for i, l := range p.Lanes {
+		v.Lanes = append(v.Lanes, mapLane{Letter: scenario.LaneNames[i : i+1], Title: strategyLabel(l.Strategy)})
+	}
+	for _, o := range sweep.Outcomes {
+		v.Outcomes = append(v.Outcomes, mapOutcome{Name: o, Label: mapOutcomeLabels[o], Tone: mapOutcomeTones[o]})
+	}
+	v.Scenario = scenarioParts(base, &p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
+	v.State.Lanes, v.State.Outcomes = v.Lanes, v.Outcomes
+	if valid {
+		v.State.Cells, v.State.Seeds = spec.Cells(), spec.Seeds
+		v.State.X = axisInfo(spec.X)
+		if spec.Y.Name != "" {
+			v.State.Y = axisInfo(spec.Y)
+		}
+		v.State.Caption = mapCaption(spec, v.Scenario)
+	}
+	return v
+}
+
+func hasChoice(cs []ctlChoice, v string) bool {
+	for _, c := range cs {
+		if c.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// axisChoices lists the parameters an axis may sweep in p's scenario: the
+// numeric ones its run reads, each lane's strategy parameters for the
+// lanes whose strategy uses them. It fills suggest with a range for each.
+func axisChoices(p *scenario.Params, suggest map[string]axisSuggestion) []ctlChoice {
+	var out []ctlChoice
+	add := func(param scenario.Param, name, label string, lane int) {
+		out = append(out, ctlChoice{Value: name, Label: label + " (" + name + ")", Help: param.Help})
+		suggest[name] = suggestRange(param, param.Field(p, lane))
+	}
+	for _, param := range scenario.Table {
+		if param.Lane || !numericType(param.Type) || param.Name == "lanes" || !scenario.ReadsParam(p, param.Name) {
+			continue
+		}
+		add(param, param.Name, param.Label(), 0)
+	}
+	for i, l := range p.Lanes {
+		letter := scenario.LaneNames[i : i+1]
+		for _, param := range scenario.Table {
+			if !param.Lane || !numericType(param.Type) || !scenario.Uses(l.Strategy, param.Name) || !scenario.ReadsLaneParam(p, i, param.Name) {
+				continue
+			}
+			add(param, letter+"."+param.Name, "lane "+letter+": "+param.Label(), i)
+		}
+	}
+	return out
+}
+
+// numericType reports whether an axis may sweep a parameter of type t.
+func numericType(t scenario.Type) bool {
+	return t == scenario.TypeInt || t == scenario.TypeFloat || t == scenario.TypeDuration
+}
+
+// suggestRange is the range the form offers for param, whose value in the
+// scenario ptr points at: a quarter of it to four times it, on a log
+// scale, within the parameter's range; for a value of 0, from its least
+// value to 10 s (a duration) or 16, on a linear scale.
+func suggestRange(param scenario.Param, ptr any) axisSuggestion {
+	var v float64
+	switch x := ptr.(type) {
+	case *int:
+		v = float64(*x)
+	case *float64:
+		v = *x
+	case *time.Duration:
+		v = float64(*x)
+	}
+	lo, hi, scale := v/4, v*4, sweep.ScaleLog
+	if v <= 0 { // off, or none: from the least value up to 10 s, or 16
+		top := 16.0
+		if param.Type == scenario.TypeDuration {
+			top = float64(10 * time.Second)
+		}
+		lo, hi, scale = param.Min, max(param.Min*16, top), sweep.ScaleLinear
+	}
+	lo, hi = math.Max(lo, param.Min), math.Min(hi, param.Max)
+	if lo <= 0 {
+		scale = sweep.ScaleLinear
+	}
+	format := func(f float64) string {
+		switch param.Type {
+		case scenario.TypeInt:
+			return strconv.Itoa(int(math.Round(f)))
+		case scenario.TypeDuration:
+			return time.Duration(f).Round(time.Millisecond).String()
+		}
+		return strconv.FormatFloat(f, 'g', 4, 64)
+	}
+	return axisSuggestion{From: format(lo), To: format(hi), Scale: scale}
+}
+
+// axisInfo labels an axis for the charts.
+func axisInfo(a sweep.Axis) mapAxisInfo {
+	info := mapAxisInfo{Name: a.Name, Label: a.Name, Values: a.Values()}
+	if param, lane, ok := scenario.Lookup(a.Name); ok {
+		info.Label, info.Unit = param.Label(), param.Unit
+		if lane >= 0 {
+			info.Label = "lane " + scenario.LaneNames[lane:lane+1] + ": " + info.Label
+		}
+	}
+	return info
+}
+
+// scenarioParts names the scenario's parameters: the lanes' strategies,
+// the key ones (captionParams) and every other the URL gives, name=value,
+// but the axes', whose values are the map's.
+func scenarioParts(base url.Values, p *scenario.Params, axes ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range axes {
+		seen[a] = true
+	}
+	addName := func(name string) {
+		if seen[name] {
+			return
+		}
+		seen[name] = true
+		param, lane, ok := scenario.Lookup(name)
+		if !ok {
+			return
+		}
+		out = append(out, name+"="+param.Value(p, max(lane, 0)))
+	}
+	for i := range p.Lanes {
+		addName(scenario.LaneNames[i:i+1] + ".strategy")
+	}
+	for _, name := range captionParams {
+		addName(name)
+	}
+	addName("duration")
+	var given []string
+	for name := range base {
+		given = append(given, name)
+	}
+	slices.Sort(given)
+	for _, name := range given {
+		addName(name)
+	}
+	return out
+}
+
+// mapCaption says what an exported map shows: its axes with their ranges
+// and steps, the seeds, and the scenario.
+func mapCaption(s sweep.Spec, scen []string) string {
+	axis := func(a sweep.Axis) string {
+		vs := a.Values()
+		if len(vs) == 0 {
+			return a.Name
+		}
+		return fmt.Sprintf("%s %s → %s (%d steps, %s)", a.Name, vs[0], vs[len(vs)-1], a.Steps, a.Scale)
+	}
+	parts := []string{"backofflab phase map", "x: " + axis(s.X)}
+	if s.Y.Name != "" {
+		parts = append(parts, "y: "+axis(s.Y))
+	}
+	if s.Seeds > 1 {
+		parts = append(parts, fmt.Sprintf("%d seeds per cell", s.Seeds))
+	}
+	return strings.Join(parts, " · ") + " · " + strings.Join(scen, " · ")
+}
+
+func joinDot(parts []string) string { return strings.Join(parts, " · ") }
+
+// mapIdle is the status a page shows before its map starts.
+func mapIdle(valid bool) string {
+	if valid {
+		return "starting…"
+	}
+	return "choose the axes, then run the map"
+}
+
+// handleMap renders the map's page for its URL: the form, and when the
+// URL names a whole map, the page starts it (GET /map/cells).
+func handleMap(log *slog.Logger, lim Limits) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v := newMapView(r.URL.Query(), lim)
+		var buf bytes.Buffer
+		if err := mapPage(v).Render(r.Context(), &buf); err != nil {
+			log.Error("render map", "err", err)
+			http.Error(w, "could not render the page", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(buf.Bytes())
+	})
+}

@@ -1,0 +1,326 @@
+package web
+
+// The phase map in the headless Chromium of browser_test.go: a small map
+// fills in with its progress bar reaching its total; a cell's click opens
+// its run in the playground; leaving the page stops the work on the
+// server; axe-core finds no serious or critical violation on the finished
+// map. Run them with: go test -run BrowserMap -v ./web
+//
+// BACKOFFLAB_MAPS=dir makes the README's maps (TestBrowserMapPictures).
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+)
+
+// mapEnv is a browser and a server the test constructs itself, so that it
+// can read Server.Running().
+type mapEnv struct {
+	ctx  context.Context
+	base string
+	srv  *Server
+}
+
+func newMapEnv(t *testing.T, lim Limits) *mapEnv {
+	t.Helper()
+	env := &mapEnv{ctx: startBrowser(t)}
+	ctx, cancel := context.WithCancel(context.Background())
+	env.srv = NewServer(ctx, Options{Limits: lim})
+	hs := httptest.NewServer(env.srv)
+	t.Cleanup(func() {
+		cancel()
+		hs.Close()
+		wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer wcancel()
+		if err := env.srv.Wait(wctx); err != nil {
+			t.Errorf("server wait: %v", err)
+		}
+	})
+	env.base = hs.URL
+	return env
+}
+
+// openMap opens the map of query in a new tab and waits for its script.
+func openMap(t *testing.T, env *mapEnv, query string, emulate ...chromedp.Action[chromedp.Void]) *tab {
+	t.Helper()
+	tb := openTab(t, env.ctx)
+	if len(emulate) == 0 {
+		emulate = append(emulate, chromedp.EmulateViewport(1280, 900))
+	}
+	tb.do("emulate the viewport", emulate...)
+	tb.do("navigate to the map", chromedp.Navigate(env.base+"/map?"+query))
+	tb.waitTrue("the map's script is up", `!!window.backofflabMap`)
+	return tb
+}
+
+// waitRunning waits until the server's count of running simulations is n
+// (or, with atMost, at most n).
+func waitRunning(t *testing.T, srv *Server, what string, ok func(int64) bool) {
+	t.Helper()
+	deadline := time.Now().Add(pollTimeout)
+	for !ok(srv.Running()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: Server.Running() = %d after %v", what, srv.Running(), pollTimeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// smallMap is a 4 × 3 map of short runs of the landing view.
+const smallMap = "x=outage_for&x_from=2s&x_to=30s&x_steps=4&y=clients&y_from=300&y_to=1500&y_steps=3&duration=50s&outage_at=10s"
+
+// longMap is a map whose cells each take seconds: the work that leaving
+// the page must stop.
+const longMap = "x=outage_for&x_from=10s&x_to=40s&x_steps=8&y=clients&y_from=5000&y_to=20000&y_steps=8&duration=1h&a.strategy=fixed"
+
+func TestBrowserMap(t *testing.T) {
+	env := newMapEnv(t, Limits{RunMemory: 32 << 20})
+	axe := readAxe(t)
+
+	t.Run("FillsIn", func(t *testing.T) {
+		tb := openMap(t, env, smallMap)
+		tb.waitTrue("the map is done", `(s => s && s.finished)(window.backofflabMap.state())`)
+		type progress struct {
+			Value, Max float64
+			Status     string
+			Cells      int
+			Points     int
+			Drawn      []int
+		}
+		p := eval[progress](tb, `(() => {
+			const b = document.querySelector('#map-progress');
+			const charts = window.backofflabMap.charts();
+			return {value: b.value, max: b.max, status: document.querySelector('#map-status').textContent,
+				cells: window.backofflabMap.state().cells, points: Object.keys(window.backofflabMap.points()).length,
+				drawn: ['a', 'b', 'diff'].map(id => charts[id].getOption().series.reduce((n, s) => n + s.data.length, 0))};
+		})()`)
+		if p.Max != 12 || p.Value != 12 || p.Cells != 12 || p.Points != 12 {
+			t.Errorf("progress %v of %v, %d cells, %d points; want 12 of 12", p.Value, p.Max, p.Cells, p.Points)
+		}
+		if !strings.HasPrefix(p.Status, "done: 12 cells in") {
+			t.Errorf("status %q, want done: 12 cells in …", p.Status)
+		}
+		for i, n := range p.Drawn {
+			if n != 12 {
+				t.Errorf("map %d draws %d cells, want 12", i, n)
+			}
+		}
+		if got := eval[string](tb, `location.search.slice(1)`); !strings.Contains(got, "x_steps=4") {
+			t.Errorf("the URL %q is not the map's canonical query", got)
+		}
+		tb.axeCheck(axe, "the finished map")
+		if d := os.Getenv("BACKOFFLAB_MAP_SHOTS"); d != "" {
+			os.WriteFile(filepath.Join(d, "map-desktop.png"), tb.screenshot(), 0o644)
+		}
+	})
+
+	t.Run("PhoneDark", func(t *testing.T) {
+		tb := openMap(t, env, smallMap, phone(), scheme("dark"))
+		tb.waitTrue("the map is done", `(s => s && s.finished)(window.backofflabMap.state())`)
+		eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
+		type layout struct {
+			ScrollWidth, InnerWidth, ChartWidth float64
+			Background                          string
+		}
+		l := eval[layout](tb, `(() => {
+			const c = document.querySelector('[data-map="a"]');
+			return {scrollWidth: document.documentElement.scrollWidth, innerWidth: innerWidth,
+				chartWidth: c.getBoundingClientRect().width,
+				background: window.backofflabMap.charts().a.getOption().backgroundColor};
+		})()`)
+		if l.ScrollWidth > l.InnerWidth+0.5 {
+			t.Errorf("the page is %g px wide in a %g px window", l.ScrollWidth, l.InnerWidth)
+		}
+		if l.ChartWidth < 300 {
+			t.Errorf("a map is %g px wide on a phone", l.ChartWidth)
+		}
+		if l.Background != "#1b1f27" { // --card in the dark scheme
+			t.Errorf("the map's background is %q in the dark scheme", l.Background)
+		}
+		tb.axeCheck(axe, "the finished map on a phone, dark")
+		if d := os.Getenv("BACKOFFLAB_MAP_SHOTS"); d != "" {
+			os.WriteFile(filepath.Join(d, "map-phone-dark.png"), tb.screenshot(), 0o644)
+		}
+	})
+
+	t.Run("CellClickOpensRun", func(t *testing.T) {
+		tb := openMap(t, env, smallMap)
+		tb.waitTrue("the map is done", `(s => s && s.finished)(window.backofflabMap.state())`)
+		// The cell at x = 2 (outage_for's third value), y = 1 (clients' second).
+		type at struct{ X, Y float64 }
+		pos := eval[at](tb, `(() => {
+			const c = window.backofflabMap.charts().a;
+			c.getDom().scrollIntoView({block: 'center'});
+			const [x, y] = c.convertToPixel({seriesIndex: 0}, [2, 1]);
+			const box = c.getDom().getBoundingClientRect();
+			return {x: box.left + x, y: box.top + y};
+		})()`)
+		want := eval[string](tb, `window.backofflabMap.points()['2,1'].cells[0].query`)
+		tb.do("click the cell", chromedp.MouseClickXY(pos.X, pos.Y))
+		tb.waitTrue("the playground opens", `location.pathname === '/' && !!window.backofflab`)
+		got := eval[string](tb, `location.search.slice(1)`)
+		gq, _ := url.ParseQuery(got)
+		wq, _ := url.ParseQuery(want)
+		for _, name := range []string{"outage_for", "clients", "seed", "duration", "outage_at"} {
+			if gq.Get(name) != wq.Get(name) {
+				t.Errorf("the playground's %s = %q, the cell's %q", name, gq.Get(name), wq.Get(name))
+			}
+		}
+		x := eval[string](tb, `(() => { const p = new URLSearchParams(location.search); return p.get('outage_for') + ' ' + p.get('clients'); })()`)
+		t.Logf("the cell opened the playground at %s (outage_for clients)", x)
+		// Back to the map: it shows the finished map again.
+		tb.do("go back", chromedp.NavigateBack())
+		tb.waitTrue("the map is back, finished", `!!window.backofflabMap && (s => s && s.finished && s.cells === 12)(window.backofflabMap.state())`)
+	})
+
+	t.Run("LeavingStopsWork", func(t *testing.T) {
+		tb := openMap(t, env, longMap)
+		waitRunning(t, env.srv, "the map runs", func(n int64) bool { return n > 0 })
+		tb.do("leave the page", chromedp.Navigate("about:blank"))
+		waitRunning(t, env.srv, "after leaving", func(n int64) bool { return n == 0 })
+	})
+
+	t.Run("StopButtonStopsWork", func(t *testing.T) {
+		tb := openMap(t, env, longMap)
+		waitRunning(t, env.srv, "the map runs", func(n int64) bool { return n > 0 })
+		tb.do("click Stop", chromedp.Click(chromedp.ID("map-stop")))
+		waitRunning(t, env.srv, "after Stop", func(n int64) bool { return n == 0 })
+		tb.waitTrue("the status says stopped", `/^stopped at/.test(document.querySelector('#map-status').textContent)`)
+	})
+
+	t.Run("FormChangeRestarts", func(t *testing.T) {
+		tb := openMap(t, env, longMap)
+		waitRunning(t, env.srv, "the map runs", func(n int64) bool { return n > 0 })
+		tb.setBox("x_steps", "3")
+		tb.waitTrue("the new map's URL", `new URLSearchParams(location.search).get('x_steps') === '3'`)
+		tb.waitTrue("the new map's script is up", `!!window.backofflabMap && window.backofflabMap.state() && window.backofflabMap.state().total === 24`)
+		tb.do("leave the page", chromedp.Navigate("about:blank"))
+		waitRunning(t, env.srv, "after leaving", func(n int64) bool { return n == 0 })
+	})
+
+	t.Run("BadValueNamed", func(t *testing.T) {
+		tb := openMap(t, env, strings.Replace(smallMap, "x_steps=4", "x_steps=65", 1))
+		msg := eval[string](tb, `document.querySelector('[data-error-for="x_steps"]').textContent`)
+		if !strings.Contains(msg, "x_steps") || !strings.Contains(msg, "65") || !strings.Contains(msg, "64") {
+			t.Errorf("the error beside x_steps says %q", msg)
+		}
+		if s := eval[string](tb, `JSON.stringify(window.backofflabMap.state())`); s != "null" {
+			t.Errorf("a bad map started: %s", s)
+		}
+	})
+}
+
+// mapPictures are the README's maps: each a map of 120 s runs (the
+// scenario's default duration) and the charts of it that the README shows.
+var mapPictures = []struct {
+	name, query string
+	charts      []string
+}{
+	// 001's curve server: where either policy holds, by the outage's
+	// length and the clients.
+	{"map-curve", "server_model=curve&x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=50&y_to=1000&y_steps=32",
+		[]string{"a", "b", "diff"}},
+	// The worker queue (the default server): the same map.
+	{"map-queue", "x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=100&y_to=3000&y_steps=32",
+		[]string{"a", "b", "diff"}},
+	// The landing view: lane b's first delay and growth.
+	{"map-landing", "x=b.min_delay&x_from=10ms&x_to=10s&x_scale=log&x_steps=32&y=b.factor&y_from=1&y_to=4&y_steps=32",
+		[]string{"b", "diff"}},
+}
+
+// TestBrowserMapPictures makes the README's maps: with BACKOFFLAB_MAPS=dir
+// it opens each of mapPictures in Chromium, waits until it is done and
+// saves the PNG the page's export gives of each chart as dir/name-chart.png
+// (docs/map-*.png are made with BACKOFFLAB_MAPS=docs, from ./web:
+// BACKOFFLAB_MAPS=../docs). Without it the test is skipped.
+func TestBrowserMapPictures(t *testing.T) {
+	dir := os.Getenv("BACKOFFLAB_MAPS")
+	if dir == "" {
+		t.Skip("BACKOFFLAB_MAPS=dir makes the README's maps there")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := newMapEnv(t, Limits{})
+	for _, m := range mapPictures {
+		t.Run(m.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			tb := openMap(t, env, m.query)
+			if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: tmp, EventsEnabled: new(true),
+			}); err != nil {
+				t.Fatalf("setDownloadBehavior: %v", err)
+			}
+			t.Cleanup(func() {
+				chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+					Behavior: browser.SetDownloadBehaviorBehaviorDefault})
+			})
+			pollFor[bool](tb, "the map is done", `(s => s && s.finished)(window.backofflabMap.state())`, 30*time.Minute)
+			eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
+			t.Logf("%s: %s", m.name, eval[string](tb, `document.querySelector('#map-status').textContent`))
+			for _, id := range m.charts {
+				png, name := tb.download(tmp, chromedp.Click(`[data-export="`+id+`"][data-format="png"]`))
+				if want := "backofflab-map-" + id + ".png"; name != want {
+					t.Errorf("the export is named %q, want %q", name, want)
+				}
+				if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+					t.Fatalf("the %s export is not a PNG", id)
+				}
+				out := filepath.Join(dir, m.name+"-"+id+".png")
+				if err := os.WriteFile(out, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: %d bytes; caption: %s", out, len(png), eval[string](tb, `window.backofflabMap.caption('`+id+`')`))
+			}
+		})
+	}
+}
+
+// TestBrowserMapBusy: a map past the server's cap of maps is told so on
+// the page, under the form and in its status, and does not run.
+func TestBrowserMapBusy(t *testing.T) {
+	env := newMapEnv(t, Limits{RunMemory: 32 << 20, MaxAnalyses: 1})
+	first := openMap(t, env, longMap)
+	waitRunning(t, env.srv, "the first map runs", func(n int64) bool { return n > 0 })
+	second := openMap(t, env, smallMap)
+	second.waitTrue("the busy message shows", `/server busy: 1 maps/.test(document.querySelector('#map-errors').textContent)`)
+	if s := eval[string](second, `document.querySelector('#map-status').textContent`); !strings.Contains(s, "stopped at 0 / 12 cells: server busy") {
+		t.Errorf("the second map's status says %q", s)
+	}
+	// Chromium logs the 503 as a failed resource: the answer this test
+	// asks for, not a fault of the page.
+	second.expectConsole("status of 503 (Service Unavailable)")
+	first.do("leave the first map", chromedp.Navigate("about:blank"))
+	waitRunning(t, env.srv, "after the first map left", func(n int64) bool { return n == 0 })
+}
+
+// expectConsole takes the console errors that contain substr off tb's
+// list, and fails the test if there was none.
+func (tb *tab) expectConsole(substr string) {
+	tb.t.Helper()
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	kept := tb.errs[:0]
+	found := false
+	for _, e := range tb.errs {
+		if strings.Contains(e, substr) {
+			found = true
+			continue
+		}
+		kept = append(kept, e)
+	}
+	tb.errs = kept
+	if !found {
+		tb.t.Errorf("no console error says %q", substr)
+	}
+}

@@ -1,0 +1,263 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"backofflab/internal/parallel"
+	"backofflab/scenario"
+	"backofflab/sweep"
+)
+
+// The map's protocol: GET /map/cells?<the map's query> answers a stream of
+// JSON values, one a line (NDJSON), which the page reads with fetch:
+//
+//	{"type":"start","total":N,"points":P}          N cells in P points
+//	{"type":"point","x":i,"y":j,"cells":[…],"lanes":[…]}   once per point, as its seeds end
+//	{"type":"done","elapsed":seconds}
+//	{"type":"error","message":"…"}                         instead of done, when a run failed
+//
+// A point is a place of the grid (x, y) with its seeds' cells. A bad query
+// is answered 400 before the stream begins, a busy server 503, both with a
+// mapErrors body that names each parameter at fault. The work stops when
+// the page leaves (its fetch aborted: the request's context), when the
+// server shuts down, or at the first failed run.
+
+// mapMsg is one line of the stream.
+type mapMsg struct {
+	Type  string `json:"type"`
+	Total int    `json:"total,omitempty"` // cells
+
+	Points  int     `json:"points,omitempty"`
+	Elapsed float64 `json:"elapsed,omitempty"`
+	Message string  `json:"message,omitempty"`
+	*mapPoint
+}
+
+// mapPoint is one point of the map: the cells of its seeds and, per lane,
+// what they add up to.
+type mapPoint struct {
+	X     int         `json:"x"`
+	Y     int         `json:"y"`
+	Cells []mapCell   `json:"cells"`
+	Lanes []pointLane `json:"lanes"`
+}
+
+// mapCell is one cell, one run: its index in the sweep, its seed, its
+// playground query and each lane's summary.
+type mapCell struct {
+	Index int    `json:"index"`
+	Seed  uint64 `json:"seed,string"` // a string: JavaScript's numbers hold 53 bits
+	Query string `json:"query"`
+	// Outcomes and Summaries are the lanes', in lane order.
+	Outcomes  []string           `json:"outcomes"`
+	Summaries []scenario.Summary `json:"summaries"`
+}
+
+// pointLane is a lane's result at a point, over its seeds.
+type pointLane struct {
+	// Outcome is the outcome most seeds had; a tie goes to the worse
+	// (mapOutcomeRank).
+	Outcome string `json:"outcome"`
+	// Counts are the seeds of each outcome.
+	Counts map[string]int `json:"counts"`
+	// Recovery is the median, over the seeds whose service recovered, of
+	// the time from the outage's end until it did, in seconds; nil when
+	// none did. A lane whose outcome is recovered with a nil Recovery had
+	// its server back (concurrency at its healthy level) but not its
+	// service (ok/s at 90 % of the baseline) by the run's end: the page
+	// shows it apart (mapState.ServerOnly).
+	Recovery *float64 `json:"recovery"`
+	// Peak is the highest peak concurrency of the seeds; Amplification
+	// their mean attempts per request.
+	Peak          int     `json:"peak"`
+	Amplification float64 `json:"amplification"`
+	// Verdict is the run's verdict in words with one seed (its headline),
+	// else how many seeds recovered.
+	Verdict string `json:"verdict"`
+}
+
+// mapOutcomeRank orders the outcomes from the worst, for a tie between
+// the seeds of a point.
+var mapOutcomeRank = []string{sweep.OutcomeCollapsed, sweep.OutcomeStopped, sweep.OutcomeRecovered, sweep.OutcomeNoOutage}
+
+// newMapPoint adds up a point's cells, in seed order.
+func newMapPoint(x, y int, cells []sweep.Cell) *mapPoint {
+	pt := &mapPoint{X: x, Y: y}
+	for _, c := range cells {
+		mc := mapCell{Index: c.Index, Seed: c.Seed, Query: c.Query().Encode()}
+		for _, l := range c.Lanes {
+			mc.Outcomes = append(mc.Outcomes, l.Outcome)
+			mc.Summaries = append(mc.Summaries, l.Summary)
+		}
+		pt.Cells = append(pt.Cells, mc)
+	}
+	for i := range cells[0].Lanes {
+		pl := pointLane{Counts: map[string]int{}}
+		var recs []float64
+		for _, c := range cells {
+			l := c.Lanes[i]
+			pl.Counts[l.Outcome]++
+			if r := l.Summary.ServiceRecoveredAfter; r != nil && l.Outcome == sweep.OutcomeRecovered {
+				recs = append(recs, *r)
+			}
+			pl.Peak = max(pl.Peak, l.Summary.PeakConcurrency)
+			pl.Amplification += l.Summary.Amplification / float64(len(cells))
+		}
+		for _, o := range mapOutcomeRank {
+			if pl.Outcome == "" || pl.Counts[o] > pl.Counts[pl.Outcome] {
+				pl.Outcome = o
+			}
+		}
+		if len(recs) > 0 {
+			slices.Sort(recs)
+			m := recs[len(recs)/2]
+			if len(recs)%2 == 0 {
+				m = (recs[len(recs)/2-1] + recs[len(recs)/2]) / 2
+			}
+			pl.Recovery = &m
+		}
+		if len(cells) == 1 {
+			pl.Verdict = cells[0].Lanes[i].Summary.Verdict(scenario.Finished).Headline
+		} else {
+			pl.Verdict = mapSeedsVerdict(pl.Counts, len(cells))
+		}
+		pt.Lanes = append(pt.Lanes, pl)
+	}
+	return pt
+}
+
+// mapSeedsVerdict says how a point's seeds ended.
+func mapSeedsVerdict(counts map[string]int, seeds int) string {
+	var parts []string
+	for _, o := range sweep.Outcomes {
+		if n := counts[o]; n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+mapOutcomeLabels[o])
+		}
+	}
+	return "of " + strconv.Itoa(seeds) + " seeds: " + strings.Join(parts, ", ")
+}
+
+// mapErrors is the body of a refused map: each error with the parameter it
+// names ("" for none: the server is busy).
+type mapErrors struct {
+	Errors []mapError `json:"errors"`
+}
+
+type mapError struct {
+	Name    string `json:"name"`
+	Message string `json:"message"`
+}
+
+func writeMapErrors(w http.ResponseWriter, code int, errs []mapError) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if code == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "10")
+	}
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(mapErrors{Errors: errs})
+}
+
+// handleMapCells runs the map its query names and streams its points as
+// they end. The map takes one of the many-run views' slots, each cell a
+// core of theirs (live.analyses) and a run's memory from the server's
+// pool; it stops when its request's context ends.
+func handleMapCells(lim Limits, live *sessions) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		spec, errs := decodeMap(r.URL.Query(), lim)
+		if len(errs) > 0 {
+			var out []mapError
+			for _, e := range errs {
+				out = append(out, mapError{Name: e.Name, Message: e.Error()})
+			}
+			writeMapErrors(w, http.StatusBadRequest, out)
+			return
+		}
+		end, err := live.analyses.begin()
+		if err != nil {
+			writeMapErrors(w, http.StatusServiceUnavailable, []mapError{{Message: err.Error()}})
+			return
+		}
+		defer end()
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		rc := http.NewResponseController(w)
+		enc := json.NewEncoder(w)
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		send := func(m mapMsg) {
+			if ctx.Err() != nil {
+				return
+			}
+			if enc.Encode(m) != nil || rc.Flush() != nil {
+				cancel() // the page is gone: stop the work
+			}
+		}
+		start := time.Now()
+		send(mapMsg{Type: "start", Total: spec.Cells(), Points: spec.Cells() / spec.Seeds})
+		err = runMap(ctx, spec, lim, live, func(pt *mapPoint) { send(mapMsg{Type: "point", mapPoint: pt}) })
+		switch {
+		case err == nil:
+			send(mapMsg{Type: "done", Elapsed: time.Since(start).Seconds()})
+		case ctx.Err() == nil:
+			send(mapMsg{Type: "error", Message: busyMessage(err)})
+		}
+	})
+}
+
+// runCells runs every cell of spec, lim.AnalysisCores at a time, each
+// inside live.analyses.simulate with a run's memory from live's pool, and
+// calls emit with each cell as it ends: one call at a time, on the calling
+// goroutine, so that a slow emit (a slow page) never holds a core. It
+// returns when every run has returned: at the end, at the first failed
+// run, or soon after ctx ends.
+func runCells(ctx context.Context, spec sweep.Spec, lim Limits, live *sessions, emit func(sweep.Cell)) error {
+	done := make(chan sweep.Cell, spec.Cells()) // never full: a worker never waits on emit
+	errc := make(chan error, 1)
+	go func() {
+		defer close(done)
+		errc <- parallel.Do(ctx, lim.AnalysisCores, spec.Cells(), func(ctx context.Context, i int) error {
+			return live.analyses.simulate(ctx, func() error {
+				mem, err := live.newRun()
+				if err != nil {
+					return err
+				}
+				defer mem.Close()
+				c, err := sweep.RunCell(ctx, spec, i, mem)
+				if err != nil {
+					return err
+				}
+				done <- c
+				return nil
+			})
+		})
+	}()
+	for c := range done {
+		emit(c)
+	}
+	return <-errc
+}
+
+// runMap is runCells whose emit takes each point once all its seeds have
+// ended (a point's seeds are consecutive cells: sweep.Spec.Cell).
+func runMap(ctx context.Context, spec sweep.Spec, lim Limits, live *sessions, emit func(*mapPoint)) error {
+	pending := map[int][]sweep.Cell{}
+	return runCells(ctx, spec, lim, live, func(c sweep.Cell) {
+		p := c.Index / spec.Seeds
+		cells := append(pending[p], c)
+		if len(cells) < spec.Seeds {
+			pending[p] = cells
+			return
+		}
+		delete(pending, p)
+		slices.SortFunc(cells, func(a, b sweep.Cell) int { return a.Index - b.Index })
+		emit(newMapPoint(c.X, c.Y, cells))
+	})
+}
