@@ -304,13 +304,17 @@
   // seedsLink points the "Run K seeds" link at the seed bands view of the
   // run in effect, with the seeds its box asks for (the view names a bad
   // value).
+  // The header's links to the other views follow the run in effect too:
+  // the phase map over this scenario, its seed bands.
   function seedsLink() {
+    $('#view-map').href = '/map?' + query;
     const box = $('#seeds'), a = $('#run-seeds');
     if (!box || !a) return;
     const u = new URL('/bands?' + query, location.href);
     u.searchParams.set(box.name, box.value);
     a.href = u.pathname + u.search;
     a.textContent = `Run ${box.value} seeds`;
+    $('#view-bands').href = a.href;
   }
   if ($('#seeds')) $('#seeds').addEventListener('input', seedsLink);
 

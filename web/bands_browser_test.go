@@ -127,7 +127,8 @@ func chartByID(t *testing.T, id string) chartSpec {
 }
 
 // bandsPlaygroundLink: the playground's seeds control and its link open
-// the bands view of the run on the page, with the seeds asked for.
+// the bands view of the run on the page, with the seeds asked for; the
+// header's links to the phase map and the bands carry the run too.
 func bandsPlaygroundLink(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "speed=max&duration=30s&clients=300")
 	if got := eval[string](tb, `document.querySelector('#seeds').value`); got != "20" {
@@ -142,6 +143,12 @@ func bandsPlaygroundLink(t *testing.T, env *browserEnv) {
 	href := eval[string](tb, `document.querySelector('#run-seeds').href`)
 	if got := eval[string](tb, `new URL(document.querySelector('#run-seeds').href).searchParams.get('clients')`); got != "300" {
 		t.Errorf("the link %s: clients %q, want the page's 300", href, got)
+	}
+	// The header's links to the other views carry the run on the page too.
+	for _, id := range []string{"view-map", "view-bands"} {
+		if got := eval[string](tb, `new URL(document.querySelector('#`+id+`').href).searchParams.get('clients')`); got != "300" {
+			t.Errorf("#%s: clients %q, want the page's 300", id, got)
+		}
 	}
 	tb.do("click Run seeds", chromedp.Click(chromedp.ID("run-seeds")))
 	tb.waitTrue("the band of 4 seeds is in", `window.backofflabBands && window.backofflabBands.result() && window.backofflabBands.result().seeds === 4`)
