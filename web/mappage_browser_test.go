@@ -90,6 +90,9 @@ func TestBrowserMap(t *testing.T) {
 	t.Run("FillsIn", func(t *testing.T) {
 		tb := openMap(t, env, smallMap)
 		tb.waitTrue("the map is done", `(s => s && s.finished)(window.backofflabMap.state())`)
+		// The maps redraw at the next frame after the last cell: wait for it.
+		tb.waitTrue("every map draws its 12 cells", `(c => ['a', 'b', 'diff'].every(id =>
+			c[id].getOption().series.reduce((n, s) => n + s.data.length, 0) === 12))(window.backofflabMap.charts())`)
 		type progress struct {
 			Value, Max float64
 			Status     string
