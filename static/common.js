@@ -92,6 +92,27 @@ window.backofflabKit = (() => {
     setTimeout(() => URL.revokeObjectURL(url), 10000);
   }
 
+  // readLines calls onLine with each line of a streamed response's body
+  // (NDJSON: how the many-run views stream their work), without its end,
+  // skipping empty lines. It resolves when the body ends and rejects when
+  // reading fails (a cut connection, an abort) or onLine throws.
+  async function readLines(res, onLine) {
+    const reader = res.body.getReader();
+    const dec = new TextDecoder();
+    let buf = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += dec.decode(value, { stream: true });
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (line) onLine(line);
+      }
+    }
+  }
+
   // captionHeight is the height the caption adds under an exported chart.
   const captionHeight = 50;
 
@@ -130,5 +151,5 @@ window.backofflabKit = (() => {
     download(name, Uint8Array.from(bin, ch => ch.charCodeAt(0)), 'image/png');
   }
 
-  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, dur, count, theme, onThemeChange, download, exportChart };
+  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, dur, count, theme, onThemeChange, download, readLines, exportChart };
 })();

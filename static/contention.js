@@ -6,7 +6,7 @@
 'use strict';
 
 (() => {
-  const { $, $$, readJSON, sig, dur, count, theme, onThemeChange, exportChart } = window.backofflabKit;
+  const { $, $$, readJSON, sig, dur, count, theme, onThemeChange, readLines, exportChart } = window.backofflabKit;
   const st = readJSON('contention-state');
   const lines = st.lines.filter(l => l.on);
   // points[strategy] holds [N, mean, sd] rows of calls and of time (s).
@@ -139,21 +139,8 @@
       handle({ type: 'error', message: (await res.text()).trim() });
       return;
     }
-    const reader = res.body.getReader();
-    const dec = new TextDecoder();
-    let buf = '';
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-        let i;
-        while ((i = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, i);
-          buf = buf.slice(i + 1);
-          if (line) handle(JSON.parse(line));
-        }
-      }
+      await readLines(res, line => handle(JSON.parse(line)));
     } catch (e) {
       if (ac.signal.aborted) return;
       handle({ type: 'error', message: `the stream was cut (${e.message})` });

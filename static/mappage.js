@@ -9,7 +9,7 @@
 'use strict';
 
 (() => {
-  const { $, $$, el, readJSON, attr, dur, sig, theme, onThemeChange, download, exportChart } = window.backofflabKit;
+  const { $, $$, el, readJSON, attr, dur, sig, theme, onThemeChange, download, readLines, exportChart } = window.backofflabKit;
   const S = readJSON('map-state');
   const LANES = S.lanes.map(l => l.letter);
   const TITLE = Object.fromEntries(S.lanes.map(l => [l.letter, l.title]));
@@ -149,21 +149,10 @@
       fail(r, errs.map(e => e.message).join('; '));
       return;
     }
-    const reader = resp.body.getReader();
-    const dec = new TextDecoder();
-    let buf = '';
     try {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-        let nl;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl);
-          buf = buf.slice(nl + 1);
-          if (line && run === r) onMessage(r, JSON.parse(line));
-        }
-      }
+      await readLines(resp, line => {
+        if (run === r) onMessage(r, JSON.parse(line));
+      });
     } catch (e) {
       if (!r.ctrl.signal.aborted) fail(r, `the stream broke (${e.message})`);
       return;
