@@ -29,8 +29,7 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	format := fs.String("format", "text", "output: text (each lane's collapsed seeds and median recovery times), csv (each tick's bands) or json")
 	// Not -workers: that is the queue model's parameter of the vocabulary.
 	workers := fs.Int("parallel", 0, "seeds simulated at once (0: one per core)")
-	maxMemory := budget.Size(DefaultRunMemory)
-	fs.Var(&maxMemory, "max_memory", "memory budget of each seed's run: a lane whose queues outgrow it stops, and counts as collapsed")
+	maxMemory := memoryFlag(fs, "memory budget of each seed's run: a lane whose queues outgrow it stops, and counts as collapsed")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab bands -seeds K [flags]\n\n"+
 			"Simulates the run the flags describe (as \"backofflab run\" does) with K seeds: seed,\n"+
@@ -52,8 +51,8 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *workers < 0 {
 		return usageError{&scenario.ParamError{Name: "parallel", Value: strconv.Itoa(*workers), Allow: "a whole number ≥ 0 (0: one per core)"}}
 	}
-	if maxMemory <= 0 {
-		return usageError{&scenario.ParamError{Name: "max_memory", Value: maxMemory.String(), Allow: "a size above 0, such as 256MiB or 4GiB"}}
+	if err := checkMemory(*maxMemory); err != nil {
+		return err
 	}
 	var write func(*bands.Result) error
 	switch *format {
@@ -73,7 +72,7 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{err}
 	}
 	r, err := bands.Run(ctx, p, seeds, bands.Options{Workers: *workers,
-		Memory: func() (*budget.Run, error) { return budget.NewRun(nil, int64(maxMemory)), nil }})
+		Memory: func() (*budget.Run, error) { return budget.NewRun(nil, int64(*maxMemory)), nil }})
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,24 @@ import (
 // retry storm's queue of abandoned requests, at 8 bytes a request.
 const DefaultRunMemory = 1 << 30
 
+// memoryFlag defines -max_memory, the memory budget of each run the
+// command makes (DefaultRunMemory unless set); help says what outgrowing
+// it does. checkMemory checks its value once the flags are parsed.
+func memoryFlag(fs *flag.FlagSet, help string) *budget.Size {
+	size := budget.Size(DefaultRunMemory)
+	fs.Var(&size, "max_memory", help)
+	return &size
+}
+
+// checkMemory returns a usage error naming -max_memory unless size is
+// above 0.
+func checkMemory(size budget.Size) error {
+	if size <= 0 {
+		return usageError{&scenario.ParamError{Name: "max_memory", Value: size.String(), Allow: "a size above 0, such as 256MiB or 4GiB"}}
+	}
+	return nil
+}
+
 // runSim is "backofflab run": it simulates the parameters its flags give and
 // writes the result in the chosen format.
 func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -28,8 +46,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	paramFlags(fs, q)
 	report := fs.Duration("report", 5*time.Second, "interval of the text report's lines")
 	format := fs.String("format", "text", "output: text (001's client lines and verdicts), csv (every tick) or json")
-	maxMemory := budget.Size(DefaultRunMemory)
-	fs.Var(&maxMemory, "max_memory", "memory budget of the run: a lane whose queues outgrow it stops, its verdict says so")
+	maxMemory := memoryFlag(fs, "memory budget of the run: a lane whose queues outgrow it stops, its verdict says so")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab run [flags]\n\n"+
 			"Simulates the run the flags describe; with no flags, the landing view: a worker\n"+
@@ -45,10 +62,10 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return usageError{err}
 	}
-	if maxMemory <= 0 {
-		return usageError{&scenario.ParamError{Name: "max_memory", Value: maxMemory.String(), Allow: "a size above 0, such as 256MiB or 4GiB"}}
+	if err := checkMemory(*maxMemory); err != nil {
+		return err
 	}
-	mem := budget.NewRun(nil, int64(maxMemory))
+	mem := budget.NewRun(nil, int64(*maxMemory))
 	switch *format {
 	case "csv":
 		return simengine.WriteCSV(ctx, stdout, p, mem)

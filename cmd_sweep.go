@@ -47,8 +47,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shardFlag := fs.String("shard", "", "run only shard k of n (k/n, 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"sweep merge\"")
 	format := fs.String("format", sweep.FormatCSV, "output: csv (one row per cell per lane) or json (the spec and the cells)")
 	out := fs.String("o", "", "write to this file (complete only when the sweep ends: it is written beside it and renamed) instead of the standard output")
-	maxMemory := budget.Size(DefaultRunMemory)
-	fs.Var(&maxMemory, "max_memory", "memory budget of each cell's run: a lane whose queues outgrow it stops (outcome stopped)")
+	maxMemory := memoryFlag(fs, "memory budget of each cell's run: a lane whose queues outgrow it stops (outcome stopped)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab sweep [flags]\n"+
 			"       backofflab sweep merge [-o FILE] PART...\n\n"+
@@ -79,8 +78,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usageError{&scenario.ParamError{Name: "format", Value: *format, Allow: "csv with -shard: sweep merge joins CSV parts"}}
 		}
 	}
-	if maxMemory <= 0 {
-		return usageError{&scenario.ParamError{Name: "max_memory", Value: maxMemory.String(), Allow: "a size above 0, such as 256MiB or 4GiB"}}
+	if err := checkMemory(*maxMemory); err != nil {
+		return err
 	}
 	if *workers < 0 {
 		return usageError{&scenario.ParamError{Name: "parallel", Value: fmt.Sprint(*workers), Allow: "a whole number from 0 (one per CPU) up"}}
@@ -96,7 +95,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		err = sweep.Run(ctx, spec, sweep.Options{
 			Workers: *workers,
 			Shard:   sh,
-			Memory:  func() *budget.Run { return budget.NewRun(nil, int64(maxMemory)) },
+			Memory:  func() *budget.Run { return budget.NewRun(nil, int64(*maxMemory)) },
 		}, func(c sweep.Cell) {
 			if err := sw.Add(c); err != nil {
 				cancel(err)
