@@ -146,6 +146,24 @@ func beginContention(lim Limits, live *sessions, spec contention.Spec) (end func
 	return func() { mem.Close(); endSlot() }, nil
 }
 
+// startContention reads the study r's query names and takes what it needs
+// (beginContention), or answers r: 400 naming a bad parameter, 503 when
+// the server is busy.
+func startContention(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions) (contention.Spec, func(), bool) {
+	spec, err := decodeContention(r.URL.Query(), lim)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return spec, nil, false
+	}
+	end, err := beginContention(lim, live, spec)
+	if err != nil {
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		return spec, nil, false
+	}
+	return spec, end, true
+}
+
 // runContention runs spec's study, each run inside live.analyses.simulate,
 // which waits for a free core. It stops when ctx ends: the page left, the
 // export's client went away, or the server shuts down.
@@ -162,15 +180,8 @@ func runContention(ctx context.Context, lim Limits, live *sessions, spec content
 // naming the parameter; a server without a free slot for the view, a 503.
 func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, err := decodeContention(r.URL.Query(), lim)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		end, err := beginContention(lim, live, spec)
-		if err != nil {
-			w.Header().Set("Retry-After", "10")
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		spec, end, ok := startContention(w, r, lim, live)
+		if !ok {
 			return
 		}
 		defer end()
@@ -189,6 +200,7 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 		// worker, which holds one of the server's analysis cores. The
 		// channel holds every point, so a worker never waits on it.
 		msgs := make(chan contentionMsg, spec.Points())
+		var err error
 		go func() {
 			defer close(msgs)
 			_, err = runContention(r.Context(), lim, live, spec, func(p contention.Point, done, total int) {
@@ -213,15 +225,8 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 // command's -format does (csv or json).
 func handleContentionExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, err := decodeContention(r.URL.Query(), lim)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		end, err := beginContention(lim, live, spec)
-		if err != nil {
-			w.Header().Set("Retry-After", "10")
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		spec, end, ok := startContention(w, r, lim, live)
+		if !ok {
 			return
 		}
 		defer end()
