@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -173,15 +172,7 @@ func handleBandsPage(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st, seeds, errs := decodeBands(r.URL.Query(), lim)
 		in := newBandsPage(st, seeds, errs)
-		var buf bytes.Buffer
-		if err := bandsPage(in).Render(r.Context(), &buf); err != nil {
-			log.Error("render bands", "err", err)
-			http.Error(w, "could not render the page", http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(buf.Bytes())
+		writePage(w, r, log, "bands", bandsPage(in))
 	})
 }
 

@@ -102,15 +102,7 @@ func newContentionInput(q url.Values, lim Limits) (contentionInput, contentionSt
 func handleContentionPage(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		in, st := newContentionInput(r.URL.Query(), lim)
-		var buf bytes.Buffer
-		if err := contentionPage(in, st).Render(r.Context(), &buf); err != nil {
-			log.Error("render contention", "err", err)
-			http.Error(w, "could not render the page", http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(buf.Bytes())
+		writePage(w, r, log, "contention", contentionPage(in, st))
 	})
 }
 

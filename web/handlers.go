@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/coder/websocket"
 
 	"backofflab/scenario"
@@ -32,24 +33,31 @@ func handlePlayground(log *slog.Logger, lim Limits, presets *presets) http.Handl
 		st, errs := decodeLenient(raw, lim)
 		in := pageInput{St: st, Query: st.encode(), Raw: raw, Errors: errs,
 			Presets: presets.list(), Limits: lim}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		var buf bytes.Buffer
-		if err := playground(in).Render(r.Context(), &buf); err != nil {
-			log.Error("render playground", "err", err)
-			http.Error(w, "could not render the page", http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Vary", "Accept-Encoding")
-		if !acceptsGzip(r) {
-			w.Write(buf.Bytes())
-			return
-		}
-		w.Header().Set("Content-Encoding", "gzip")
-		zw := gzip.NewWriter(w)
-		zw.Write(buf.Bytes())
-		zw.Close()
+		writePage(w, r, log, "playground", playground(in))
 	})
+}
+
+// writePage renders page (named what, for the log) and answers r with it,
+// gzipped for a client that takes it, never cached: every page of the
+// playground is its URL's state. A page that fails to render is a 500.
+func writePage(w http.ResponseWriter, r *http.Request, log *slog.Logger, what string, page templ.Component) {
+	var buf bytes.Buffer
+	if err := page.Render(r.Context(), &buf); err != nil {
+		log.Error("render "+what, "err", err)
+		http.Error(w, "could not render the page", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Vary", "Accept-Encoding")
+	if !acceptsGzip(r) {
+		w.Write(buf.Bytes())
+		return
+	}
+	w.Header().Set("Content-Encoding", "gzip")
+	zw := gzip.NewWriter(w)
+	zw.Write(buf.Bytes())
+	zw.Close()
 }
 
 func acceptsGzip(r *http.Request) bool {

@@ -10,7 +10,6 @@ package web
 // the page (static/mappage.js) as they end.
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"math"
@@ -492,14 +491,6 @@ func mapIdle(valid bool) string {
 func handleMap(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := newMapView(r.URL.Query(), lim)
-		var buf bytes.Buffer
-		if err := mapPage(v).Render(r.Context(), &buf); err != nil {
-			log.Error("render map", "err", err)
-			http.Error(w, "could not render the page", http.StatusInternalServerError)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write(buf.Bytes())
+		writePage(w, r, log, "map", mapPage(v))
 	})
 }
