@@ -28,17 +28,56 @@ func Workers(n int) int {
 // error is the first job's error, else ctx's if ctx ended before every
 // job was handed out.
 //
-// A job must watch its ctx (the simulations do, every few milliseconds)
-// for a cancel to stop the work promptly; the ctx it gets is cancelled at
-// the first error too.
+// Under a Pool's share (Pool.Join) each goroutine runs jobs only while it
+// holds a core of the pool, and gives it up between jobs, or at a job's
+// Yield, when its quantum is over and another share waits; a share past
+// its budget ends with a *BudgetError. A Do within such a job runs its
+// jobs one at a time on the core its caller holds.
+//
+// A job must watch its ctx (the simulations do, every few milliseconds,
+// by Yield) for a cancel to stop the work promptly; the ctx it gets is
+// cancelled at the first error too.
 func Do(ctx context.Context, workers, n int, job func(ctx context.Context, i int) error) error {
+	if t, _ := ctx.Value(turnKey{}).(*turn); t != nil {
+		workers = 1
+	} else if s, _ := ctx.Value(shareKey{}).(*share); s != nil {
+		return doShared(ctx, s, workers, n, job)
+	}
+	return doOn(ctx, workers, n, func(ctx context.Context, next func() (int, bool)) error {
+		for {
+			i, ok := next()
+			if !ok {
+				return nil
+			}
+			if err := job(ctx, i); err != nil {
+				return err
+			}
+			if err := Yield(ctx); err != nil {
+				return orNil(ctx, err)
+			}
+		}
+	})
+}
+
+// doOn runs worker on min(workers, n) goroutines, which take the indexes
+// [0, n) in turn from next, until next says there are none left (all
+// handed out, or ctx done). The first error a worker returns cancels the
+// others' ctx and is Do's error.
+func doOn(ctx context.Context, workers, n int, worker func(ctx context.Context, next func() (int, bool)) error) error {
 	workers = min(Workers(workers), n)
 	if workers <= 0 {
 		return ctx.Err()
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var next atomic.Int64
+	var handed atomic.Int64
+	next := func() (int, bool) {
+		if ctx.Err() != nil {
+			return 0, false
+		}
+		i := int(handed.Add(1) - 1)
+		return i, i < n
+	}
 	var wg sync.WaitGroup
 	var once sync.Once
 	var first error
@@ -46,16 +85,9 @@ func Do(ctx context.Context, workers, n int, job func(ctx context.Context, i int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := job(ctx, i); err != nil {
-					once.Do(func() { first = err })
-					cancel(err)
-					return
-				}
+			if err := worker(ctx, next); err != nil {
+				once.Do(func() { first = err })
+				cancel(err)
 			}
 		}()
 	}
@@ -63,7 +95,7 @@ func Do(ctx context.Context, workers, n int, job func(ctx context.Context, i int
 	if first != nil {
 		return first
 	}
-	if int(next.Load()) < n {
+	if int(handed.Load()) < n {
 		return context.Cause(ctx)
 	}
 	return nil
