@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"backofflab/budget"
+	"backofflab/internal/parallel"
 	"backofflab/scenario"
 )
 
@@ -20,8 +21,9 @@ func Run(ctx context.Context, p scenario.Params, emit func(scenario.Tick)) ([]sc
 }
 
 // SliceEvents is how many events a run processes between two looks at its
-// context: a few milliseconds of work, so that a run whose caller left
-// stops at once, however dense its events.
+// context (parallel.Yield): a few milliseconds of work, so that a run
+// whose caller left stops at once, however dense its events, and a run
+// on a shared pool of cores hands its core over in turn.
 const SliceEvents = 1 << 16
 
 // RunWithBudget is Run with the run's memory drawn from mem, as
@@ -33,7 +35,7 @@ func RunWithBudget(ctx context.Context, p scenario.Params, mem *budget.Run, emit
 	}
 	defer e.release()
 	for !e.Step(p.Duration, SliceEvents, emit) {
-		if err := ctx.Err(); err != nil {
+		if err := parallel.Yield(ctx); err != nil {
 			return nil, err
 		}
 	}

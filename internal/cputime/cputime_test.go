@@ -1,0 +1,26 @@
+package cputime
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestMeasureCountsWork: busy work counts; a sleep, which holds no core,
+// counts next to nothing where the system tells a thread's CPU time.
+func TestMeasureCountsWork(t *testing.T) {
+	busy := Measure(func() {
+		for end := time.Now().Add(50 * time.Millisecond); time.Now().Before(end); {
+		}
+	})
+	if busy <= 0 {
+		t.Errorf("50 ms of busy work measured %v", busy)
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("this system does not tell a thread's CPU time: Measure is wall time")
+	}
+	idle := Measure(func() { time.Sleep(50 * time.Millisecond) })
+	if idle >= busy/2 {
+		t.Errorf("a 50 ms sleep measured %v, busy work %v: want the sleep far below", idle, busy)
+	}
+}
