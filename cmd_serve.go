@@ -32,6 +32,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	runMemory := budget.Size(web.DefaultLimits.RunMemory)
 	fs.Var(&runMemory, "run_memory", "memory budget of one page's or export's run: a lane whose queues outgrow it stops,\n"+
 		"and its verdict says so")
+	viewCPU := fs.Duration("view_cpu", web.DefaultLimits.AnalysisCPU, "CPU time one phase map, seed band or contention study may take: one estimated\n"+
+		"past it is refused before it starts, one that runs past twice it is stopped")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage, "\nFlags of the playground:\n")
 		fs.PrintDefaults()
@@ -47,6 +49,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{&scenario.ParamError{Name: "run_memory", Value: runMemory.String(),
 			Allow: fmt.Sprintf("a size from %s to -max_memory (%s)", budget.Bytes(minRunMemory), maxMemory.String())}}
 	}
+	if *viewCPU < time.Second || *viewCPU > maxViewCPU {
+		return usageError{&scenario.ParamError{Name: "view_cpu", Value: viewCPU.String(),
+			Allow: fmt.Sprintf("a duration from 1s to %s", maxViewCPU)}}
+	}
 	// The budgets count what runs hold; the Go heap may take about twice
 	// that between collections. A soft limit on the heap makes the
 	// collector work harder before the process outgrows its budget.
@@ -59,7 +65,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	live, stopLive := context.WithCancel(context.Background())
 	defer stopLive()
 	lim := web.DefaultLimits
-	lim.MaxMemory, lim.RunMemory = int64(maxMemory), int64(runMemory)
+	lim.MaxMemory, lim.RunMemory, lim.AnalysisCPU = int64(maxMemory), int64(runMemory), *viewCPU
 	playground := web.NewServer(live, web.Options{Logger: log, Hosts: hosts, Limits: lim})
 	srv := &http.Server{
 		Handler:           playground,
@@ -99,6 +105,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // minRunMemory is the smallest run budget: the initial state of the
 // largest run a page may ask for (four lanes of 20 000 clients) is ~3.5 MiB.
 const minRunMemory = 16 << 20
+
+// maxViewCPU bounds -view_cpu: a week of one core is past any view a
+// person waits for, and far from overflowing a duration.
+const maxViewCPU = 7 * 24 * time.Hour
 
 // shutdownGrace bounds a shutdown: the pages' close handshakes and the
 // exports' last bytes. A page that does not answer its close frame holds

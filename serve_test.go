@@ -38,7 +38,8 @@ func TestServe(t *testing.T) {
 
 func TestServeBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"-addr"}, {"-nope"}, {"-addr", "localhost:0", "extra"},
-		{"-run_memory", "1MiB"}, {"-max_memory", "1GiB", "-run_memory", "2GiB"}, {"-max_memory", "much"}} {
+		{"-run_memory", "1MiB"}, {"-max_memory", "1GiB", "-run_memory", "2GiB"}, {"-max_memory", "much"},
+		{"-view_cpu", "0s"}, {"-view_cpu", "10000h"}, {"-view_cpu", "soon"}} {
 		err := run(context.Background(), args, io.Discard, io.Discard)
 		if _, ok := err.(usageError); !ok {
 			t.Errorf("run %q: %v, want a usage error", args, err)

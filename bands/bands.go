@@ -105,10 +105,6 @@ type Options struct {
 	// back when Run returns: a caller that keeps the Result longer
 	// charges its own budget instead.
 	Store *budget.Run
-	// Wrap, if not nil, runs each seed's job: the web wraps it to wait
-	// for a free core and count it. It must call job once, or return an
-	// error without calling it.
-	Wrap func(ctx context.Context, job func() error) error
 	// Progress, if not nil, is called after each seed has finished, with
 	// the number finished so far, one call at a time.
 	Progress func(done int)
@@ -238,54 +234,48 @@ func Run(ctx context.Context, p scenario.Params, seeds int, opts Options) (*Resu
 	sums := make([][]scenario.Summary, seeds)
 	var mu sync.Mutex
 	done := 0
-	wrap := opts.Wrap
-	if wrap == nil {
-		wrap = func(_ context.Context, job func() error) error { return job() }
-	}
 	err := parallel.Do(ctx, opts.Workers, seeds, func(ctx context.Context, s int) error {
-		return wrap(ctx, func() error {
-			one := p.Clone()
-			one.Seed = p.Seed + uint64(s)
-			var mem *budget.Run
-			if opts.Memory != nil {
-				var err error
-				if mem, err = opts.Memory(); err != nil {
-					return err
-				}
-				defer mem.Close()
-			}
-			i := 0
-			sum, err := simengine.RunWithBudget(ctx, one, mem, func(t scenario.Tick) {
-				if i >= ticks { // cannot happen: TicksOf counts them
-					return
-				}
-				if s == 0 {
-					r.T[i] = t.T
-				}
-				at := r.index(s, i, 0, 0)
-				for _, lt := range t.Lanes {
-					for _, v := range lt.Values() {
-						r.store[at] = float32(v)
-						at++
-					}
-				}
-				i++
-			})
-			if err != nil {
+		one := p.Clone()
+		one.Seed = p.Seed + uint64(s)
+		var mem *budget.Run
+		if opts.Memory != nil {
+			var err error
+			if mem, err = opts.Memory(); err != nil {
 				return err
 			}
-			if i != ticks {
-				return fmt.Errorf("bands: seed %d emitted %d ticks, want %d", one.Seed, i, ticks)
+			defer mem.Close()
+		}
+		i := 0
+		sum, err := simengine.RunWithBudget(ctx, one, mem, func(t scenario.Tick) {
+			if i >= ticks { // cannot happen: TicksOf counts them
+				return
 			}
-			sums[s] = sum
-			if opts.Progress != nil {
-				mu.Lock()
-				done++
-				opts.Progress(done)
-				mu.Unlock()
+			if s == 0 {
+				r.T[i] = t.T
 			}
-			return nil
+			at := r.index(s, i, 0, 0)
+			for _, lt := range t.Lanes {
+				for _, v := range lt.Values() {
+					r.store[at] = float32(v)
+					at++
+				}
+			}
+			i++
 		})
+		if err != nil {
+			return err
+		}
+		if i != ticks {
+			return fmt.Errorf("bands: seed %d emitted %d ticks, want %d", one.Seed, i, ticks)
+		}
+		sums[s] = sum
+		if opts.Progress != nil {
+			mu.Lock()
+			done++
+			opts.Progress(done)
+			mu.Unlock()
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

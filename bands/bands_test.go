@@ -184,7 +184,7 @@ func TestRefusals(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ran := false
 			_, err := Run(context.Background(), p, tc.seeds, Options{MaxCells: tc.maxCells,
-				Wrap: func(ctx context.Context, job func() error) error { ran = true; return job() }})
+				Progress: func(int) { ran = true }})
 			var pe *scenario.ParamError
 			if tl := (*TooLargeError)(nil); errors.As(err, &tl) {
 				pe = tl.ParamError()

@@ -57,9 +57,6 @@ type Options struct {
 	Workers int
 	// Net is the network; the zero Net means DefaultNet.
 	Net Net
-	// Each, when set, runs each run's job, returning its error: a server
-	// uses it to run the job once a core of its own is free.
-	Each func(ctx context.Context, job func() error) error
 	// Point, when set, is given each point as soon as its last run ends,
 	// with how many points are done of how many; calls are never
 	// concurrent.
@@ -124,39 +121,33 @@ func Run(ctx context.Context, spec Spec, opt Options) ([]Point, error) {
 	}
 	var mu sync.Mutex // guards left, done and the calls of opt.Point
 	done := 0
-	each := opt.Each
-	if each == nil {
-		each = func(_ context.Context, job func() error) error { return job() }
-	}
 	err := parallel.Do(ctx, opt.Workers, total*spec.Runs, func(ctx context.Context, i int) error {
 		p, r := i/spec.Runs, i%spec.Runs
 		pt := points[p]
-		return each(ctx, func() error {
-			pol, err := strategies.New(params[p%nl])
-			if err != nil {
-				return err
-			}
-			rng := rand.New(rand.NewPCG(spec.Seed, Stream(pt.Clients, r)))
-			res, err := Simulate(ctx, pt.Clients, pol, net, rng)
-			if err != nil {
-				return err
-			}
-			calls[p][r], times[p][r] = float64(res.Calls), res.Time.Seconds()
-			for _, a := range res.Attempts {
-				most[p][r] = max(most[p][r], float64(a))
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if left[p]--; left[p] > 0 {
-				return nil
-			}
-			points[p].Calls, points[p].Time, points[p].MaxAttempts = stat(calls[p]), stat(times[p]), stat(most[p])
-			done++
-			if opt.Point != nil {
-				opt.Point(points[p], done, total)
-			}
+		pol, err := strategies.New(params[p%nl])
+		if err != nil {
+			return err
+		}
+		rng := rand.New(rand.NewPCG(spec.Seed, Stream(pt.Clients, r)))
+		res, err := Simulate(ctx, pt.Clients, pol, net, rng)
+		if err != nil {
+			return err
+		}
+		calls[p][r], times[p][r] = float64(res.Calls), res.Time.Seconds()
+		for _, a := range res.Attempts {
+			most[p][r] = max(most[p][r], float64(a))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if left[p]--; left[p] > 0 {
 			return nil
-		})
+		}
+		points[p].Calls, points[p].Time, points[p].MaxAttempts = stat(calls[p]), stat(times[p]), stat(most[p])
+		done++
+		if opt.Point != nil {
+			opt.Point(points[p], done, total)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

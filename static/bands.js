@@ -113,8 +113,7 @@
     switch (m.type) {
       case 'progress': {
         $('#bands-progress').value = m.done;
-        const secs = (performance.now() - t0) / 1000;
-        const left = m.done > 0 && m.done < m.total ? `, about ${dur(secs / m.done * (m.total - m.done), 2)} left` : '';
+        const left = m.left > 0 ? `, about ${dur(m.left, 2)} left` : '';
         status(`${m.done} of ${m.total} seeds done${left}`);
         break;
       }

@@ -99,7 +99,8 @@
 
   function progress() {
     $('#cn-progress').value = state.done;
-    status(`${state.done} of ${state.total} points (${st.runs} runs each)`);
+    const left = state.left > 0 ? `, about ${dur(state.left, 2)} left` : '';
+    status(`${state.done} of ${state.total} points (${st.runs} runs each)${left}`);
   }
 
   function handle(m) {
@@ -111,6 +112,7 @@
       case 'point':
         add(m.point);
         state.done = m.done;
+        state.left = m.left || 0;
         progress();
         drawAll();
         break;

@@ -112,9 +112,11 @@
       status.textContent = `stopped at ${r.cells} / ${r.total} cells`;
       return;
     }
+    // The server's time left weighs each cell by its estimated cost (a
+    // map's dear cells are not spread evenly), at this map's pace so far.
     const secs = (performance.now() - r.start) / 1000;
     const rate = r.cells / Math.max(secs, 1e-3);
-    const left = r.cells > 0 ? dur((r.total - r.cells) / rate, 2) : '…';
+    const left = r.left != null ? dur(Math.max(r.left - (performance.now() - r.leftAt) / 1000, 0), 2) : '…';
     status.textContent = `${r.cells} / ${r.total} cells · ${r.cells > 0 ? sig(rate, 2) : '–'} cells/s · ${left} left`;
   }
   setInterval(() => run && !run.finished && !run.error && !run.stopped && progress(), 1000);
@@ -168,6 +170,8 @@
       case 'point':
         points[key(m.x, m.y)] = m;
         r.cells += m.cells.length;
+        r.left = m.left || 0;
+        r.leftAt = performance.now();
         markDirty();
         break;
       case 'done':

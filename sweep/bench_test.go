@@ -5,6 +5,9 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"backofflab/budget"
+	"backofflab/internal/cputime"
 )
 
 // benchSweep is 8 cells of the landing view (a worker queue paused at
@@ -81,6 +84,49 @@ func BenchmarkMap001Cell(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(c.Lanes[0].Summary.Attempts+c.Lanes[1].Summary.Attempts), "attempts")
+		})
+	}
+}
+
+// BenchmarkEstimate reports how far a map's estimate (EstimateCost, its
+// corners measured for up to 250 ms each) is from the CPU time its cells
+// take, run one after the other: est/actual, for maps of the three
+// server models and a map of long runs.
+func BenchmarkEstimate(b *testing.B) {
+	for _, bc := range []struct{ name, query string }{
+		{"curve", "server_model=curve&x=outage_for&x_from=1s&x_to=60s&x_steps=16&y=clients&y_from=50&y_to=1000&y_steps=16"},
+		{"queue", "x=outage_for&x_from=1s&x_to=60s&x_steps=16&y=clients&y_from=100&y_to=3000&y_steps=16"},
+		{"landing", "x=b.min_delay&x_from=10ms&x_to=10s&x_scale=log&x_steps=16&y=b.factor&y_from=1&y_to=4&y_steps=16"},
+		{"long", "x=outage_for&x_from=10s&x_to=40s&x_steps=2&y=clients&y_from=5000&y_to=20000&y_steps=2&duration=1h&a.strategy=fixed"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			q, err := url.ParseQuery(bc.query)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, err := ParseSpec(q, CLILimits)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pool := budget.NewPool(8 << 30)
+			memory := func() (*budget.Run, error) { return budget.NewRun(pool, 128<<20), nil }
+			for b.Loop() {
+				est, err := EstimateCost(context.Background(), s, 250*time.Millisecond, memory)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var actual time.Duration
+				for i := range s.Cells() {
+					mem, _ := memory()
+					actual += cputime.Measure(func() { _, err = RunCell(context.Background(), s, i, mem) })
+					mem.Close()
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(est.Total())/float64(actual), "est/actual")
+				b.ReportMetric(actual.Seconds(), "cpu-s")
+			}
 		})
 	}
 }

@@ -12,9 +12,12 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"backofflab/bands"
+	"backofflab/internal/parallel"
 	"backofflab/scenario"
+	"backofflab/simengine"
 	"backofflab/strategies"
 )
 
@@ -183,11 +186,31 @@ type seedsMsg struct {
 	Done     *int   `json:"done,omitempty"`
 	Total    int    `json:"total,omitempty"`
 	CSVBytes int64  `json:"csv_bytes,omitempty"`
-	Message  string `json:"message,omitempty"`
+	// Left is the time left, in seconds, at the band's pace so far;
+	// absent before the first seed ends, and at the end.
+	Left    float64 `json:"left,omitempty"`
+	Message string  `json:"message,omitempty"`
 }
 
-func progressMsg(done, total int) seedsMsg {
-	return seedsMsg{Type: "progress", Done: &done, Total: total}
+func progressMsg(done, total int, left float64) seedsMsg {
+	return seedsMsg{Type: "progress", Done: &done, Total: total, Left: left}
+}
+
+// measureSeed is the core time of one seed of p, measured by its first
+// seed's run for up to pilotCPU (simengine.MeasureCost), under ctx's
+// share of the many-run views' cores.
+func measureSeed(ctx context.Context, p scenario.Params, s *sessions) (cost time.Duration, whole bool, err error) {
+	var c simengine.Cost
+	err = parallel.Do(ctx, 1, 1, func(ctx context.Context, _ int) error {
+		mem, err := s.newRun()
+		if err != nil {
+			return err
+		}
+		defer mem.Close()
+		c, err = simengine.MeasureCost(ctx, p, mem, pilotCPU)
+		return err
+	})
+	return c.Time, c.Whole, err
 }
 
 // handleBandsRun runs the query's seeds in the view's slot of
@@ -202,13 +225,23 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return
 		}
-		end, err := s.analyses.begin()
+		share, end, err := s.analyses.begin(r.Context())
 		if err != nil {
 			w.Header().Set("Retry-After", "30")
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		defer end()
+		one, whole, err := measureSeed(share, st.p, s)
+		if err != nil {
+			w.Header().Set("Retry-After", "30")
+			http.Error(w, busyMessage(err), http.StatusServiceUnavailable)
+			return
+		}
+		if msg := tooDear(one*time.Duration(seeds), whole, lim, "this band", "make it smaller: fewer seeds, fewer clients or lanes, a shorter run"); msg != "" {
+			http.Error(w, "seeds: "+msg, http.StatusBadRequest)
+			return
+		}
 		store, err := s.newRun()
 		if err != nil {
 			w.Header().Set("Retry-After", "60")
@@ -223,7 +256,7 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 			http.Error(w, busyMessage(err), http.StatusServiceUnavailable)
 			return
 		}
-		ctx, cancel := context.WithCancelCause(r.Context())
+		ctx, cancel := context.WithCancelCause(share)
 		defer cancel(nil)
 		stop := context.AfterFunc(live, func() { cancel(errShutdown) })
 		defer stop()
@@ -239,9 +272,10 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 			}
 			return rc.Flush()
 		}
-		if send(progressMsg(0, seeds)) != nil {
+		if send(progressMsg(0, seeds, 0)) != nil {
 			return
 		}
+		began := time.Now()
 		// The seeds report to this goroutine, which alone writes: a slow
 		// page holds up its own progress, never a core.
 		var mu sync.Mutex
@@ -252,7 +286,7 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 		go func() {
 			defer close(finished)
 			res, runErr = bands.Run(ctx, st.p, seeds, bands.Options{Workers: lim.AnalysisCores,
-				Memory: s.newRun, Wrap: s.analyses.simulate, MaxCells: lim.MaxBandCells,
+				Memory: s.newRun, MaxCells: lim.MaxBandCells,
 				Progress: func(n int) {
 					mu.Lock()
 					done = n
@@ -272,7 +306,7 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 			mu.Lock()
 			n := done
 			mu.Unlock()
-			if n > sent && send(progressMsg(n, seeds)) != nil {
+			if n > sent && send(progressMsg(n, seeds, timeLeft(began, float64(n), float64(seeds)))) != nil {
 				cancel(errLeft)
 			}
 			sent = n

@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"backofflab/contention"
 )
@@ -114,65 +115,62 @@ type contentionMsg struct {
 	Done    int               `json:"done,omitempty"`
 	Total   int               `json:"total,omitempty"`
 	Message string            `json:"message,omitempty"`
+	// Left is the time left, in seconds, at the study's pace so far.
+	Left float64 `json:"left,omitempty"`
 }
 
 // beginContention takes what a study needs before it starts: the many-run
 // views' slot (live.analyses.begin) and its memory from the server's
 // budget (spec.Memory, a few hundred KiB at most). On error, the view
 // could not start: the server is busy, and the error says why.
-func beginContention(lim Limits, live *sessions, spec contention.Spec) (end func(), err error) {
-	endSlot, err := live.analyses.begin()
+func beginContention(ctx context.Context, lim Limits, live *sessions, spec contention.Spec) (share context.Context, end func(), err error) {
+	share, endSlot, err := live.analyses.begin(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	mem, err := live.newRun()
 	if err != nil {
 		endSlot()
-		return nil, err
+		return nil, nil, err
 	}
 	if err := mem.Grow(spec.Memory(lim.AnalysisCores)); err != nil {
 		mem.Close()
 		endSlot()
-		return nil, errors.New(busyMessage(err))
+		return nil, nil, errors.New(busyMessage(err))
 	}
-	return func() { mem.Close(); endSlot() }, nil
+	return share, func() { mem.Close(); endSlot() }, nil
 }
 
 // startContention reads the study r's query names and takes what it needs
 // (beginContention), or answers r: 400 naming a bad parameter, 503 when
 // the server is busy.
-func startContention(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions) (contention.Spec, func(), bool) {
+func startContention(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions) (context.Context, contention.Spec, func(), bool) {
 	spec, err := decodeContention(r.URL.Query(), lim)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
-		return spec, nil, false
+		return nil, spec, nil, false
 	}
-	end, err := beginContention(lim, live, spec)
+	share, end, err := beginContention(r.Context(), lim, live, spec)
 	if err != nil {
 		w.Header().Set("Retry-After", "10")
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-		return spec, nil, false
+		return nil, spec, nil, false
 	}
-	return spec, end, true
+	return share, spec, end, true
 }
 
-// runContention runs spec's study, each run inside live.analyses.simulate,
-// which waits for a free core. It stops when ctx ends: the page left, the
-// export's client went away, or the server shuts down.
-func runContention(ctx context.Context, lim Limits, live *sessions, spec contention.Spec,
-	point func(contention.Point, int, int)) ([]contention.Point, error) {
-	return contention.Run(ctx, spec, contention.Options{
-		Workers: lim.AnalysisCores,
-		Each:    live.analyses.simulate,
-		Point:   point,
-	})
+// runContention runs spec's study on the cores of ctx's share of the
+// many-run views (beginContention). It stops when ctx ends: the page
+// left, the export's client went away, or the server shuts down.
+func runContention(ctx context.Context, spec contention.Spec, point func(contention.Point, int, int)) ([]contention.Point, error) {
+	return contention.Run(ctx, spec, contention.Options{Point: point})
 }
 
 // handleContentionStream streams a study as NDJSON. A bad query is a 400
 // naming the parameter; a server without a free slot for the view, a 503.
 func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, end, ok := startContention(w, r, lim, live)
+		share, spec, end, ok := startContention(w, r, lim, live)
 		if !ok {
 			return
 		}
@@ -192,11 +190,13 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 		// worker, which holds one of the server's analysis cores. The
 		// channel holds every point, so a worker never waits on it.
 		msgs := make(chan contentionMsg, spec.Points())
+		began := time.Now()
 		var err error
 		go func() {
 			defer close(msgs)
-			_, err = runContention(r.Context(), lim, live, spec, func(p contention.Point, done, total int) {
-				msgs <- contentionMsg{Type: "point", Point: &p, Done: done, Total: total}
+			_, err = runContention(share, spec, func(p contention.Point, done, total int) {
+				msgs <- contentionMsg{Type: "point", Point: &p, Done: done, Total: total,
+					Left: timeLeft(began, float64(done), float64(total))}
 			})
 		}()
 		for m := range msgs {
@@ -208,7 +208,7 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 		case r.Context().Err() != nil: // the page left, or the server is going
 		default:
 			log.Error("contention study", "err", err)
-			send(contentionMsg{Type: "error", Message: err.Error()})
+			send(contentionMsg{Type: "error", Message: busyMessage(err)})
 		}
 	})
 }
@@ -217,12 +217,12 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 // command's -format does (csv or json).
 func handleContentionExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, end, ok := startContention(w, r, lim, live)
+		share, spec, end, ok := startContention(w, r, lim, live)
 		if !ok {
 			return
 		}
 		defer end()
-		points, err := runContention(r.Context(), lim, live, spec, nil)
+		points, err := runContention(share, spec, nil)
 		if err != nil {
 			if !errors.Is(err, context.Canceled) && r.Context().Err() == nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)

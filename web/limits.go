@@ -35,6 +35,14 @@ type Limits struct {
 	// core of its own.
 	MaxAnalyses   int
 	AnalysisCores int
+	// AnalysisCPU is the core time one many-run view may take: a view
+	// whose estimate (its corners' or its first seed's runs, measured for
+	// up to pilotCPU each) is past it is refused before it starts, and one
+	// whose runs take more than estimated is stopped when it has held the
+	// cores for twice as long.
+	// The default, 20 minutes, is 10 minutes of a 2-core machine; the
+	// landing view's largest map (64 × 64 cells) takes about 3.
+	AnalysisCPU time.Duration
 	// MapMaxSteps caps each axis of a phase map, MapMaxSeeds the runs per
 	// cell and MapMaxCells the runs of a map in all (x steps × y steps ×
 	// seeds); their defaults are defaultMapMax….
@@ -75,7 +83,7 @@ const defaultMapMaxSteps, defaultMapMaxSeeds, defaultMapMaxCells = 64, 10, 64 * 
 // the machine's memory (DefaultMaxMemory).
 var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2,
 	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2,
-	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0), MaxBandCells: 1_000_000,
+	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0), AnalysisCPU: 20 * time.Minute, MaxBandCells: 1_000_000,
 	ContentionMaxClients: 190, ContentionMaxRuns: 100, ContentionMaxPoints: 95}
 
 // withDefaults fills lim's zero fields from DefaultLimits.
@@ -90,6 +98,7 @@ func (lim Limits) withDefaults() Limits {
 	lim.MaxExports = cmp.Or(lim.MaxExports, d.MaxExports)
 	lim.MaxAnalyses = cmp.Or(lim.MaxAnalyses, d.MaxAnalyses)
 	lim.AnalysisCores = cmp.Or(lim.AnalysisCores, d.AnalysisCores)
+	lim.AnalysisCPU = cmp.Or(lim.AnalysisCPU, d.AnalysisCPU)
 	lim.MapMaxSteps = cmp.Or(lim.MapMaxSteps, defaultMapMaxSteps)
 	lim.MapMaxSeeds = cmp.Or(lim.MapMaxSeeds, defaultMapMaxSeeds)
 	lim.MapMaxCells = cmp.Or(lim.MapMaxCells, defaultMapMaxCells)

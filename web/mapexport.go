@@ -33,10 +33,12 @@ func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return
 		}
-		end, err := live.analyses.begin()
-		if err != nil {
-			w.Header().Set("Retry-After", "10")
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		share, _, end, code, merrs := startMap(r, spec, lim, live)
+		if merrs != nil {
+			if code == http.StatusServiceUnavailable {
+				w.Header().Set("Retry-After", "10")
+			}
+			http.Error(w, merrs[0].Message, code)
 			return
 		}
 		defer end()
@@ -47,10 +49,10 @@ func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		ctx, cancel := context.WithCancel(r.Context())
+		ctx, cancel := context.WithCancel(share)
 		defer cancel()
 		var werr error
-		err = runCells(ctx, spec, lim, live, func(c sweep.Cell) {
+		err = runCells(ctx, spec, live, func(c sweep.Cell) {
 			if werr == nil {
 				if werr = sw.Add(c); werr != nil {
 					cancel() // the client is gone

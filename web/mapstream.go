@@ -17,14 +17,17 @@ import (
 // The map's protocol: GET /map/cells?<the map's query> answers a stream of
 // JSON values, one a line (NDJSON), which the page reads with fetch:
 //
-//	{"type":"start","total":N,"points":P}          N cells in P points
-//	{"type":"point","x":i,"y":j,"cells":[…],"lanes":[…]}   once per point, as its seeds end
+//	{"type":"start","total":N,"points":P,"estimate":seconds}   N cells in P points, about seconds of CPU
+//	{"type":"point","x":i,"y":j,"cells":[…],"lanes":[…],"left":seconds}   once per point, as its seeds end
 //	{"type":"done","elapsed":seconds}
 //	{"type":"error","message":"…"}                         instead of done, when a run failed
 //
 // A point is a place of the grid (x, y) with its seeds' cells. A bad query
 // is answered 400 before the stream begins, a busy server 503, both with a
-// mapErrors body that names each parameter at fault. The work stops when
+// mapErrors body that names each parameter at fault, as is a map whose
+// estimated cost is past the budget of a view (Limits.AnalysisCPU): its
+// corners are run first (sweep.EstimateCost), and a point's "left" is the
+// time left at the map's pace so far (progress). The work stops when
 // the page leaves (its fetch aborted: the request's context), when the
 // server shuts down, or at the first failed run.
 
@@ -33,9 +36,11 @@ type mapMsg struct {
 	Type  string `json:"type"`
 	Total int    `json:"total,omitempty"` // cells
 
-	Points  int     `json:"points,omitempty"`
-	Elapsed float64 `json:"elapsed,omitempty"`
-	Message string  `json:"message,omitempty"`
+	Points   int     `json:"points,omitempty"`
+	Estimate float64 `json:"estimate,omitempty"` // seconds of CPU
+	Left     float64 `json:"left,omitempty"`     // seconds of wall time
+	Elapsed  float64 `json:"elapsed,omitempty"`
+	Message  string  `json:"message,omitempty"`
 	*mapPoint
 }
 
@@ -164,10 +169,31 @@ func writeMapErrors(w http.ResponseWriter, code int, errs []mapError) {
 	json.NewEncoder(w).Encode(mapErrors{Errors: errs})
 }
 
+// startMap takes what a map needs before its first cell: one of the
+// many-run views' slots, and an estimate of its cost within the budget of
+// one (Limits.AnalysisCPU). It returns the context the map runs under (a
+// share of the views' cores), its estimate and the end of its slot, or
+// the HTTP status and errors of a map that cannot start.
+func startMap(r *http.Request, spec sweep.Spec, lim Limits, live *sessions) (context.Context, sweep.Estimate, func(), int, []mapError) {
+	ctx, end, err := live.analyses.begin(r.Context())
+	if err != nil {
+		return nil, sweep.Estimate{}, nil, http.StatusServiceUnavailable, []mapError{{Message: err.Error()}}
+	}
+	est, err := sweep.EstimateCost(ctx, spec, pilotCPU, live.newRun)
+	if err != nil {
+		end()
+		return nil, sweep.Estimate{}, nil, http.StatusServiceUnavailable, []mapError{{Message: busyMessage(err)}}
+	}
+	if msg := tooDear(est.Total(), est.Whole, lim, "this map", "make it smaller: fewer steps or seeds, fewer clients, a shorter run"); msg != "" {
+		end()
+		return nil, sweep.Estimate{}, nil, http.StatusBadRequest, []mapError{{Name: "cells", Message: "cells: " + msg}}
+	}
+	return ctx, est, end, 0, nil
+}
+
 // handleMapCells runs the map its query names and streams its points as
-// they end. The map takes one of the many-run views' slots, each cell a
-// core of theirs (live.analyses) and a run's memory from the server's
-// pool; it stops when its request's context ends.
+// they end (startMap), each cell's run with a run's memory from the
+// server's pool; it stops when its request's context ends.
 func handleMapCells(lim Limits, live *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		spec, errs := decodeMap(r.URL.Query(), lim)
@@ -179,9 +205,10 @@ func handleMapCells(lim Limits, live *sessions) http.Handler {
 			writeMapErrors(w, http.StatusBadRequest, out)
 			return
 		}
-		end, err := live.analyses.begin()
-		if err != nil {
-			writeMapErrors(w, http.StatusServiceUnavailable, []mapError{{Message: err.Error()}})
+		start := time.Now()
+		share, est, end, code, merrs := startMap(r, spec, lim, live)
+		if merrs != nil {
+			writeMapErrors(w, code, merrs)
 			return
 		}
 		defer end()
@@ -190,7 +217,7 @@ func handleMapCells(lim Limits, live *sessions) http.Handler {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		rc := http.NewResponseController(w)
 		enc := json.NewEncoder(w)
-		ctx, cancel := context.WithCancel(r.Context())
+		ctx, cancel := context.WithCancel(share)
 		defer cancel()
 		send := func(m mapMsg) {
 			if ctx.Err() != nil {
@@ -200,9 +227,14 @@ func handleMapCells(lim Limits, live *sessions) http.Handler {
 				cancel() // the page is gone: stop the work
 			}
 		}
-		start := time.Now()
-		send(mapMsg{Type: "start", Total: spec.Cells(), Points: spec.Cells() / spec.Seeds})
-		err = runMap(ctx, spec, lim, live, func(pt *mapPoint) { send(mapMsg{Type: "point", mapPoint: pt}) })
+		send(mapMsg{Type: "start", Total: spec.Cells(), Points: spec.Cells() / spec.Seeds, Estimate: est.Total().Seconds()})
+		began, done := time.Now(), time.Duration(0)
+		err := runMap(ctx, spec, live, func(pt *mapPoint) {
+			for _, c := range pt.Cells {
+				done += est.Cell(c.Index)
+			}
+			send(mapMsg{Type: "point", mapPoint: pt, Left: timeLeft(began, float64(done), float64(est.Total()))})
+		})
 		switch {
 		case err == nil:
 			send(mapMsg{Type: "done", Elapsed: time.Since(start).Seconds()})
@@ -212,31 +244,29 @@ func handleMapCells(lim Limits, live *sessions) http.Handler {
 	})
 }
 
-// runCells runs every cell of spec, lim.AnalysisCores at a time, each
-// inside live.analyses.simulate with a run's memory from live's pool, and
-// calls emit with each cell as it ends: one call at a time, on the calling
-// goroutine, so that a slow emit (a slow page) never holds a core. It
-// returns when every run has returned: at the end, at the first failed
-// run, or soon after ctx ends.
-func runCells(ctx context.Context, spec sweep.Spec, lim Limits, live *sessions, emit func(sweep.Cell)) error {
+// runCells runs every cell of spec on the cores of ctx's share of the
+// many-run views (parallel.Do under analyses.begin's context), each with
+// a run's memory from live's pool, and calls emit with each cell as it
+// ends: one call at a time, on the calling goroutine, so that a slow emit
+// (a slow page) never holds a core. It returns when every run has
+// returned: at the end, at the first failed run, or soon after ctx ends.
+func runCells(ctx context.Context, spec sweep.Spec, live *sessions, emit func(sweep.Cell)) error {
 	done := make(chan sweep.Cell, spec.Cells()) // never full: a worker never waits on emit
 	errc := make(chan error, 1)
 	go func() {
 		defer close(done)
-		errc <- parallel.Do(ctx, lim.AnalysisCores, spec.Cells(), func(ctx context.Context, i int) error {
-			return live.analyses.simulate(ctx, func() error {
-				mem, err := live.newRun()
-				if err != nil {
-					return err
-				}
-				defer mem.Close()
-				c, err := sweep.RunCell(ctx, spec, i, mem)
-				if err != nil {
-					return err
-				}
-				done <- c
-				return nil
-			})
+		errc <- parallel.Do(ctx, 0, spec.Cells(), func(ctx context.Context, i int) error {
+			mem, err := live.newRun()
+			if err != nil {
+				return err
+			}
+			defer mem.Close()
+			c, err := sweep.RunCell(ctx, spec, i, mem)
+			if err != nil {
+				return err
+			}
+			done <- c
+			return nil
 		})
 	}()
 	for c := range done {
@@ -247,9 +277,9 @@ func runCells(ctx context.Context, spec sweep.Spec, lim Limits, live *sessions, 
 
 // runMap is runCells whose emit takes each point once all its seeds have
 // ended (a point's seeds are consecutive cells: sweep.Spec.Cell).
-func runMap(ctx context.Context, spec sweep.Spec, lim Limits, live *sessions, emit func(*mapPoint)) error {
+func runMap(ctx context.Context, spec sweep.Spec, live *sessions, emit func(*mapPoint)) error {
 	pending := map[int][]sweep.Cell{}
-	return runCells(ctx, spec, lim, live, func(c sweep.Cell) {
+	return runCells(ctx, spec, live, func(c sweep.Cell) {
 		p := c.Index / spec.Seeds
 		cells := append(pending[p], c)
 		if len(cells) < spec.Seeds {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"backofflab/budget"
+	"backofflab/internal/parallel"
 )
 
 // Options configure NewServer.
@@ -66,7 +67,7 @@ func NewServer(ctx context.Context, opts Options) *Server {
 	mux := http.NewServeMux()
 	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: max(lim.MaxRealSessions, 0)},
 		pool: pool, exports: make(chan struct{}, lim.MaxExports), lim: lim, inflight: &inflight{},
-		analyses: newAnalyses(lim.MaxAnalyses, lim.AnalysisCores)}
+		analyses: newAnalyses(lim.MaxAnalyses, lim.AnalysisCores, lim.AnalysisCPU)}
 	addRoutes(mux, ctx, log, lim, live, newPresets(lim))
 	return &Server{h: secure(guardHost(mux, opts.Hosts)), inflight: live.inflight, analyses: live.analyses}
 }
@@ -100,6 +101,10 @@ func busyMessage(err error) string {
 	var ex *budget.ExceededError
 	if errors.As(err, &ex) {
 		return "server busy: this run does not fit in " + ex.Error() + "; try fewer clients or lanes, or again in a minute"
+	}
+	var over *parallel.BudgetError
+	if errors.As(err, &over) {
+		return fmt.Sprintf("stopped: this view has held the server's cores for %s, as long as one map, band or study may (its runs took more than estimated); make it smaller: fewer steps or seeds, fewer clients, a shorter run", say(over.Used))
 	}
 	return err.Error()
 }

@@ -3,53 +3,43 @@ package web
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
+	"time"
+
+	"backofflab/internal/parallel"
 )
 
 // analyses bounds what the many-run views (the phase map, the seed bands,
 // the contention study) may cost the server together: at most maxViews of
-// them run at once, a newcomer past that is told the server is busy; and
-// all of them share cores simulation goroutines, so that two maps on a
-// 2-core machine take turns rather than 4 goroutines fighting for 2 cores
-// and starving the live pages. running counts the simulations in progress,
-// which a view's end (its page left, its map changed) brings back to 0.
+// them run at once, a newcomer past that is told the server is busy; all
+// of them share a pool of cores, each view a share of it with a budget of
+// core time (parallel.Pool), so that a light view finishes in about its
+// time alone × the views running however heavy the others' runs are, and
+// no view holds the cores for longer than its budget. The budget a view
+// is held to as it runs is twice the one its estimate must fit in
+// (Limits.AnalysisCPU): an estimate is no bound, and the time a core is
+// held counts the moments other processes had it.
 type analyses struct {
-	views   chan struct{} // one token per running view
-	cores   chan struct{} // one token per running simulation
-	running atomic.Int64
+	views  chan struct{} // one token per running view
+	pool   *parallel.Pool
+	budget time.Duration // each view's core time
 }
 
-func newAnalyses(maxViews, cores int) *analyses {
-	return &analyses{views: make(chan struct{}, maxViews), cores: make(chan struct{}, cores)}
+func newAnalyses(maxViews, cores int, budget time.Duration) *analyses {
+	return &analyses{views: make(chan struct{}, maxViews), pool: parallel.NewPool(cores, parallel.DefaultQuantum), budget: 2 * budget}
 }
 
-// begin takes a view's slot, or says why it cannot: the caller calls the
-// returned end when the view's work is over.
-func (a *analyses) begin() (end func(), err error) {
+// begin takes a view's slot, or says why it cannot: the caller runs the
+// view's work under the returned context, its share of the pool, and
+// calls end when the work is over.
+func (a *analyses) begin(ctx context.Context) (share context.Context, end func(), err error) {
 	select {
 	case a.views <- struct{}{}:
-		return func() { <-a.views }, nil
+		return a.pool.Join(ctx, a.budget), func() { <-a.views }, nil
 	default:
-		return nil, fmt.Errorf("server busy: %d maps, bands or studies are running, as many as run at once; try again when one ends", cap(a.views))
+		return nil, nil, fmt.Errorf("server busy: %d maps, bands or studies are running, as many as run at once; try again when one ends", cap(a.views))
 	}
-}
-
-// simulate runs job, one simulation, once a core is free, or returns ctx's
-// error if ctx ends first.
-func (a *analyses) simulate(ctx context.Context, job func() error) error {
-	select {
-	case a.cores <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	a.running.Add(1)
-	defer func() {
-		a.running.Add(-1)
-		<-a.cores
-	}()
-	return job()
 }
 
 // Running returns how many simulations of the many-run views are in
-// progress on the server.
-func (s *Server) Running() int64 { return s.analyses.running.Load() }
+// progress on the server: the cores of their pool that are held.
+func (s *Server) Running() int64 { return int64(s.analyses.pool.Held()) }
