@@ -131,6 +131,7 @@ func TestSweepBadInput(t *testing.T) {
 		{slices.Concat(base[:len(base)-1], []string{"2000"}), `x_steps: "2000" is not allowed (allowed: a whole number from 2 to 1000)`},
 		{slices.Concat(base, []string{"-timeout", "0s"}), `timeout: "0s" is not allowed`},
 		{slices.Concat(base, []string{"-shard", "2/2"}), `shard: "2/2" is not allowed`},
+		{slices.Concat(base, []string{"-shard", "0/0"}), `shard: "0/0" is not allowed (allowed: k/n with n ≥ 1 and 0 ≤ k < n`},
 		{slices.Concat(base, []string{"-format", "xml"}), `format: "xml" is not allowed`},
 		{slices.Concat(base, []string{"-format", "json", "-shard", "0/2"}), "csv with -shard"},
 		{slices.Concat(base, []string{"-parallel", "-1"}), `parallel: "-1" is not allowed`},
