@@ -25,7 +25,7 @@ import (
 // of a sharded sweep.
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "merge" {
-		return runMerge(args[1:], stdout, stderr)
+		return runMerge(ctx, args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -128,7 +128,7 @@ func printFlags(fs *flag.FlagSet, keep func(string) bool) {
 
 // runMerge is "backofflab sweep merge": it joins the CSV parts of a
 // sharded sweep into what the whole sweep writes.
-func runMerge(args []string, stdout, stderr io.Writer) error {
+func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "write to this file (renamed into place once complete) instead of the standard output")
@@ -153,15 +153,30 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	parts := make([]sweep.Part, len(names))
+	files := make([]*os.File, 0, len(names))
+	defer func() {
+		for _, f := range files {
+			f.Close() // read only: a close's error loses nothing
+		}
+	}()
 	for i, name := range names {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		files = append(files, f)
 		parts[i] = sweep.Part{Name: name, R: f}
 	}
-	return writeOut(*out, stdout, func(w io.Writer) error { return sweep.Merge(w, parts) })
+	// A read that blocks (a FIFO whose writer never writes) would outlast
+	// Ctrl-C or SIGTERM, which the program catches: closing the files ends
+	// it, and Merge then returns the signal.
+	stopReads := context.AfterFunc(ctx, func() {
+		for _, f := range files {
+			f.Close()
+		}
+	})
+	defer stopReads()
+	return writeOut(*out, stdout, func(w io.Writer) error { return sweep.Merge(ctx, w, parts) })
 }
 
 // partFiles returns the files that args name: a file as it is, and for a
