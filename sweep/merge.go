@@ -256,6 +256,10 @@ func openPart(ctx context.Context, p Part) (*part, error) {
 // long, or io.EOF at the end. what names such a line in the error past
 // max.
 func (p *part) readLine(ctx context.Context, max int, what string) ([]byte, error) {
+	bound := "MaxLineBytes"
+	if max == MaxRowBytes {
+		bound = "MaxRowBytes"
+	}
 	line, err := p.br.ReadSlice('\n')
 	if len(line) > 0 || err == nil || err == bufio.ErrBufferFull {
 		p.lineNo++
@@ -268,8 +272,8 @@ func (p *part) readLine(ctx context.Context, max int, what string) ([]byte, erro
 		return nil, fmt.Errorf("merge: %s, line %d: the part is larger than %d bytes, the most a part of this sweep holds (its cells × lanes rows of at most %d bytes, MaxRowBytes)",
 			p.Name, p.lineNo, tooLarge.limit, MaxRowBytes)
 	case err == bufio.ErrBufferFull || len(line) > max:
-		return nil, fmt.Errorf("merge: %s, line %d: longer than %d bytes, the longest %s a sweep writes (MaxLineBytes, MaxRowBytes); it begins %s",
-			p.Name, p.lineNo, max, what, quote(string(line)))
+		return nil, fmt.Errorf("merge: %s, line %d: longer than %d bytes, the longest %s a sweep writes (%s); it begins %s",
+			p.Name, p.lineNo, max, what, bound, quote(string(line[:min(len(line), quoteMax)]))+"…")
 	case err == io.EOF && len(line) == 0:
 		return nil, io.EOF
 	case err == io.EOF:
@@ -582,13 +586,20 @@ func queryDiff(a, b, whereA, whereB string) string {
 // quoteMax is the most of a part's text that an error quotes.
 const quoteMax = 80
 
-// quote quotes s for an error, its first quoteMax bytes at most: a line
-// of a part may be as long as MaxLineBytes, and none of it need be text.
+// quote quotes s for an error: no more than about quoteMax characters of
+// it, escapes included, since a line of a part may be as long as
+// MaxLineBytes and none of it need be text.
 func quote(s string) string {
-	if len(s) <= quoteMax {
-		return strconv.Quote(s)
+	if q := strconv.Quote(s); len(q) <= quoteMax+2 {
+		return q
 	}
-	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(strings.ToValidUTF8(s[:quoteMax], "")), len(s))
+	n := min(quoteMax, len(s))
+	q := strconv.Quote(strings.ToValidUTF8(s[:n], ""))
+	for len(q) > quoteMax+2 && n > 8 {
+		n /= 2
+		q = strconv.Quote(strings.ToValidUTF8(s[:n], ""))
+	}
+	return fmt.Sprintf("%s… (%d bytes)", q, len(s))
 }
 
 // clip shortens an error message that quotes a part's text.

@@ -294,3 +294,28 @@ func TestSchemaKey(t *testing.T) {
 		}
 	}
 }
+
+// TestQuote: an error quotes a part's text whole when short, and otherwise
+// a prefix of about quoteMax characters, escapes included, and its length.
+func TestQuote(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+	}{
+		{"empty", ""},
+		{"short", "abc"},
+		{"short, all escapes", strings.Repeat("\x00", 79)},
+		{"long text", strings.Repeat("a", 10<<20)},
+		{"long, all escapes", strings.Repeat("\x00", 1000)},
+		{"long, cut inside a rune", strings.Repeat("é", 100)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := quote(tc.in)
+			if len(got) > quoteMax+40 {
+				t.Errorf("quote: %d bytes: %.200s", len(got), got)
+			}
+			if q := fmt.Sprintf("%q", tc.in); len(q) <= quoteMax+2 && got != q {
+				t.Errorf("quote = %s, want %s", got, q)
+			}
+		})
+	}
+}
