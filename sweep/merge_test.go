@@ -319,3 +319,45 @@ func TestQuote(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeStopped: lanes that stopped, whose stopped column the CSV
+// quotes (it has commas, and here quotes), merge as the whole sweep writes
+// them.
+func TestMergeStopped(t *testing.T) {
+	s := mustSpec(t, "x=clients&x_from=100&x_to=400&x_steps=4&duration=10s")
+	p, err := scenario.Parse(s.Cell(0).Query())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []Cell
+	for i := range s.Cells() {
+		c := Cell{CellKey: s.Cell(i)}
+		for l, lane := range p.Lanes {
+			sum := scenario.Summary{Collapsed: true, Stopped: `collapsed: stopped at 1 234 queued requests at t = 5.0 s, the "memory budget" of a run (1 GiB)`,
+				PeakConcurrency: 7, Attempts: 30, Requests: 10, Succeeded: 4, GaveUp: 1, Open: 5, BaselineOK: 2.5, Amplification: 3}
+			c.Lanes = append(c.Lanes, LaneResult{Lane: scenario.LaneNames[l : l+1], Strategy: lane.Strategy, Outcome: OutcomeOf(sum), Summary: sum})
+		}
+		cells = append(cells, c)
+	}
+	whole := write(t, FormatCSV, s, Shard{}, cells)
+	if !bytes.Contains(whole, []byte(`,"collapsed: stopped at`)) {
+		t.Fatalf("the stopped column is not quoted:\n%s", whole)
+	}
+	var parts []Part
+	for k := range 2 {
+		var mine []Cell
+		for _, c := range cells {
+			if c.Index%2 == k {
+				mine = append(mine, c)
+			}
+		}
+		parts = append(parts, Part{fmt.Sprintf("p%d.csv", k), bytes.NewReader(write(t, FormatCSV, s, Shard{k, 2}, mine))})
+	}
+	var merged bytes.Buffer
+	if err := Merge(context.Background(), &merged, parts); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(merged.Bytes(), whole) {
+		t.Errorf("merged:\n%s\nwant\n%s", merged.Bytes(), whole)
+	}
+}
