@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"backofflab/scenario"
-	"backofflab/strategies"
 )
 
 // The bounds of a part's text. Merge trusts nothing in a part: a file may be
@@ -49,7 +48,8 @@ func maxRowBytes() int {
 		numBytes = len("-2.2250738585072014e-308") // the longest float64 that num writes
 	)
 	valueBytes := max(intBytes, numBytes, len(time.Duration(math.MinInt64).String())) // an axis's value
-	n := 4*intBytes + 2*valueBytes + 1 + longest(strategies.Names()) + longest(Outcomes)
+	strategy, _, _ := scenario.Lookup("strategy")
+	n := 4*intBytes + 2*valueBytes + 1 + longest(strategy.Choices) + longest(Outcomes)
 	for _, c := range summaryColumns {
 		switch c.typ {
 		case colNum, colOptNum:
