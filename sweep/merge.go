@@ -273,7 +273,7 @@ func (p *part) readLine(ctx context.Context, max int, what string) ([]byte, erro
 			p.Name, p.lineNo, tooLarge.limit, MaxRowBytes)
 	case err == bufio.ErrBufferFull || len(line) > max:
 		return nil, fmt.Errorf("merge: %s, line %d: longer than %d bytes, the longest %s a sweep writes (%s); it begins %s",
-			p.Name, p.lineNo, max, what, bound, quote(string(line[:min(len(line), quoteMax)]))+"…")
+			p.Name, p.lineNo, max, what, bound, begins(line))
 	case err == io.EOF && len(line) == 0:
 		return nil, io.EOF
 	case err == io.EOF:
@@ -621,11 +621,27 @@ func queryDiff(a, b, whereA, whereB string) string {
 const quoteMax = 80
 
 // quote quotes s for an error: no more than about quoteMax characters of
-// it, escapes included, since a line of a part may be as long as
-// MaxLineBytes and none of it need be text.
+// it, escapes included, and its length when cut, since a line of a part
+// may be as long as MaxLineBytes and none of it need be text.
 func quote(s string) string {
+	q, cut := quotePrefix(s)
+	if cut {
+		q += fmt.Sprintf("… (%d bytes)", len(s))
+	}
+	return q
+}
+
+// begins quotes the beginning of a line too long to quote whole.
+func begins(line []byte) string {
+	q, _ := quotePrefix(string(line[:min(len(line), 4*quoteMax)]))
+	return q + "…"
+}
+
+// quotePrefix quotes as much of s as fits in about quoteMax characters,
+// escapes included, and reports whether it cut s.
+func quotePrefix(s string) (string, bool) {
 	if q := strconv.Quote(s); len(q) <= quoteMax+2 {
-		return q
+		return q, false
 	}
 	n := min(quoteMax, len(s))
 	q := strconv.Quote(strings.ToValidUTF8(s[:n], ""))
@@ -633,7 +649,7 @@ func quote(s string) string {
 		n /= 2
 		q = strconv.Quote(strings.ToValidUTF8(s[:n], ""))
 	}
-	return fmt.Sprintf("%s… (%d bytes)", q, len(s))
+	return q, true
 }
 
 // clip shortens an error message that quotes a part's text.
