@@ -25,7 +25,7 @@ import (
 // of a sharded sweep.
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "merge" {
-		return runMerge(args[1:], stdout, stderr)
+		return runMerge(ctx, args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -44,7 +44,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ownFlags = append(ownFlags, p.Name)
 	}
 	workers := fs.Int("parallel", 0, "simulations at once (default: one per CPU)")
-	shardFlag := fs.String("shard", "", "run only shard k of n (k/n, 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"sweep merge\"")
+	shardFlag := fs.String("shard", "", "run only shard k of n (k/n, n ≥ 1 and 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"sweep merge\"")
 	format := fs.String("format", sweep.FormatCSV, "output: csv (one row per cell per lane) or json (the spec and the cells)")
 	out := fs.String("o", "", "write to this file (complete only when the sweep ends: it is written beside it and renamed) instead of the standard output")
 	maxMemory := memoryFlag(fs, "memory budget of each cell's run: a lane whose queues outgrow it stops (outcome stopped)")
@@ -61,6 +61,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		printFlags(fs, func(name string) bool { return slices.Contains(ownFlags, name) })
 		fmt.Fprintf(fs.Output(), "\nThe scenario's flags, those of \"backofflab run\" (an axis's values replace its own):\n")
 		printFlags(fs, func(name string) bool { return !slices.Contains(ownFlags, name) })
+		fmt.Fprint(fs.Output(), "\n"+sweepExitStatus)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -113,6 +114,14 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	})
 }
 
+// sweepExitStatus is the exit statuses of sweep and sweep merge, for
+// their help.
+const sweepExitStatus = `Exit status: 0 when done; 2 for a bad flag or value (or no part given to merge),
+before any work; 1 for a failure while running: a part that is not of the sweep, an
+output (-o) that cannot be written, another I/O error, or a signal (Ctrl-C, SIGTERM)
+that cut it short. A failure leaves no -o file, and no part of one.
+`
+
 // printFlags prints, as fs.PrintDefaults does, the flags of fs whose name
 // keep accepts.
 func printFlags(fs *flag.FlagSet, keep func(string) bool) {
@@ -128,7 +137,7 @@ func printFlags(fs *flag.FlagSet, keep func(string) bool) {
 
 // runMerge is "backofflab sweep merge": it joins the CSV parts of a
 // sharded sweep into what the whole sweep writes.
-func runMerge(args []string, stdout, stderr io.Writer) error {
+func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sweep merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "write to this file (renamed into place once complete) instead of the standard output")
@@ -136,8 +145,13 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab sweep merge [-o FILE] PART...\n\n"+
 			"Joins the CSV parts (files, or directories of *.csv files) that \"backofflab sweep -shard k/n\" wrote, one per shard, into exactly\n"+
 			"what the sweep run whole writes. It fails when the parts belong to different sweeps, a shard\n"+
-			"is missing or given twice, or a cell is missing or appears twice.\n\n")
+			"is missing or given twice, or a cell is missing or appears twice. It checks every row against\n"+
+			"the sweep the parts' first line names (each column's type and range, and each cell's steps,\n"+
+			"seed, axis values, lanes and strategies as that sweep gives them), and reads no line longer,\n"+
+			"and no part larger, than a legal sweep writes. An error names the part, the line, the\n"+
+			"column, the value and what was expected.\n\n")
 		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "\n"+sweepExitStatus)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -153,15 +167,30 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	parts := make([]sweep.Part, len(names))
+	files := make([]*os.File, 0, len(names))
+	defer func() {
+		for _, f := range files {
+			f.Close() // read only: a close's error loses nothing
+		}
+	}()
 	for i, name := range names {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
+		files = append(files, f)
 		parts[i] = sweep.Part{Name: name, R: f}
 	}
-	return writeOut(*out, stdout, func(w io.Writer) error { return sweep.Merge(w, parts) })
+	// A read that blocks (a FIFO whose writer never writes) would outlast
+	// Ctrl-C or SIGTERM, which the program catches: closing the files ends
+	// it, and Merge then returns the signal.
+	stopReads := context.AfterFunc(ctx, func() {
+		for _, f := range files {
+			f.Close()
+		}
+	})
+	defer stopReads()
+	return writeOut(*out, stdout, func(w io.Writer) error { return sweep.Merge(ctx, w, parts) })
 }
 
 // partFiles returns the files that args name: a file as it is, and for a
@@ -198,14 +227,23 @@ func partFiles(args []string) ([]string, error) {
 
 // writeOut calls write with stdout, or when name is not empty with a file
 // beside name that it renames to name once write has succeeded: a file of
-// that name is always complete.
+// that name is always complete. It checks name, and creates the file
+// beside it, before it calls write, so that a sweep whose -o cannot be
+// written fails before its first cell runs, not after its last.
 func writeOut(name string, stdout io.Writer, write func(io.Writer) error) error {
 	if name == "" {
 		return write(stdout)
 	}
+	if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
+		what := "a directory"
+		if !st.IsDir() {
+			what = "not a regular file (" + st.Mode().Type().String() + ")"
+		}
+		return fmt.Errorf("-o %s: %s: give a file's name (the output is written beside it, then renamed to it)", name, what)
+	}
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
 	if err != nil {
-		return err
+		return fmt.Errorf("-o %s: cannot write beside it: %w", name, err)
 	}
 	defer os.Remove(f.Name())              // once renamed, there is nothing to remove
 	if err := f.Chmod(0o644); err != nil { // CreateTemp's 0600 is for secrets

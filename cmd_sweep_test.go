@@ -131,6 +131,7 @@ func TestSweepBadInput(t *testing.T) {
 		{slices.Concat(base[:len(base)-1], []string{"2000"}), `x_steps: "2000" is not allowed (allowed: a whole number from 2 to 1000)`},
 		{slices.Concat(base, []string{"-timeout", "0s"}), `timeout: "0s" is not allowed`},
 		{slices.Concat(base, []string{"-shard", "2/2"}), `shard: "2/2" is not allowed`},
+		{slices.Concat(base, []string{"-shard", "0/0"}), `shard: "0/0" is not allowed (allowed: k/n with n ≥ 1 and 0 ≤ k < n`},
 		{slices.Concat(base, []string{"-format", "xml"}), `format: "xml" is not allowed`},
 		{slices.Concat(base, []string{"-format", "json", "-shard", "0/2"}), "csv with -shard"},
 		{slices.Concat(base, []string{"-parallel", "-1"}), `parallel: "-1" is not allowed`},
@@ -183,5 +184,88 @@ func TestSweepCancelled(t *testing.T) {
 	}
 	if files, _ := os.ReadDir(dir); len(files) != 0 {
 		t.Errorf("a cancelled sweep left %v", files)
+	}
+}
+
+// TestSweepOutputChecked: an -o that cannot be written fails before the
+// sweep's first cell runs: with a context already cancelled, the error is
+// the -o's, not the cancel's, and no file is left.
+func TestSweepOutputChecked(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sweepArgs := []string{"sweep", "-duration", "10s", "-x", "clients", "-x_from", "100", "-x_to", "200", "-x_steps", "2"}
+	for _, tc := range []struct {
+		o, want string
+	}{
+		{dir, "-o " + dir + ": a directory: give a file's name"},
+		{filepath.Join(dir, "nosuch", "out.csv"), "-o " + filepath.Join(dir, "nosuch", "out.csv") + ": cannot write beside it"},
+	} {
+		t.Run(tc.o, func(t *testing.T) {
+			for _, args := range [][]string{append(slices.Clone(sweepArgs), "-o", tc.o), {"sweep", "merge", "-o", tc.o, "testdata/nosuch.csv"}} {
+				if args[1] == "merge" {
+					part := filepath.Join(t.TempDir(), "part.csv")
+					mustRun(t, append(slices.Clone(sweepArgs), "-o", part)...)
+					args[len(args)-1] = part
+				}
+				err := run(ctx, args, new(strings.Builder), new(strings.Builder))
+				if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != exitFailure {
+					t.Errorf("%q: %v (exit status %d), want %q and status %d", args, err, exitCode(err), tc.want, exitFailure)
+				}
+			}
+			if files, _ := os.ReadDir(dir); len(files) != 0 {
+				t.Errorf("left %v", files)
+			}
+		})
+	}
+}
+
+// TestExitStatus: every command exits with 2 for a bad command line and
+// with 1 for a failure while running.
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	part := filepath.Join(dir, "part.csv")
+	sweepArgs := []string{"sweep", "-duration", "10s", "-x", "clients", "-x_from", "100", "-x_to", "200", "-x_steps", "2"}
+	mustRun(t, append(slices.Clone(sweepArgs), "-shard", "0/2", "-o", part)...)
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("t,lane\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		args []string
+		ctx  context.Context
+		want int
+	}{
+		{[]string{"nosuch"}, nil, exitUsage},
+		{[]string{"-nosuch"}, nil, exitUsage},
+		{[]string{"run", "-clients", "0"}, nil, exitUsage},
+		{[]string{"bands", "-seeds", "0"}, nil, exitUsage},
+		{[]string{"sweep", "-x", "nosuch", "-x_from", "1", "-x_to", "2"}, nil, exitUsage},
+		{slices.Concat(sweepArgs, []string{"-shard", "0/0"}), nil, exitUsage},
+		{[]string{"sweep", "merge"}, nil, exitUsage},
+		{[]string{"sweep", "merge", "-nosuch", part}, nil, exitUsage},
+		{[]string{"server", "-addr", "nohost"}, nil, exitUsage},
+		{[]string{"client", "-clients", "0"}, nil, exitUsage},
+		{[]string{"contention", "-format", "xml"}, nil, exitUsage},
+		{[]string{"sweep", "merge", filepath.Join(dir, "nosuch.csv")}, nil, exitFailure},
+		{[]string{"sweep", "merge", bad}, nil, exitFailure},
+		{[]string{"sweep", "merge", part}, nil, exitFailure}, // shard 1/2 is missing
+		{[]string{"sweep", "merge", part, "/dev/zero"}, nil, exitFailure},
+		{slices.Concat(sweepArgs, []string{"-o", dir}), nil, exitFailure},
+		{sweepArgs, cancelled, exitFailure},
+		{[]string{"run", "-duration", "10s"}, cancelled, exitFailure},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			ctx := tc.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			err := run(ctx, tc.args, new(strings.Builder), new(strings.Builder))
+			if err == nil || exitCode(err) != tc.want {
+				t.Errorf("error %v: exit status %d, want %d", err, exitCode(err), tc.want)
+			}
+		})
 	}
 }

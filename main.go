@@ -30,14 +30,33 @@ func main() {
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "backofflab:", err)
-		if errors.As(err, new(usageError)) {
-			os.Exit(2)
-		}
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
-// usageError is bad input on the command line: it exits with status 2.
+// The exit statuses of a command that fails (0 is one that succeeds).
+const (
+	// exitFailure: the command ran and failed: an input file that is not
+	// what it should be (a part given to sweep merge), an output that
+	// cannot be written, another I/O error, or a signal (Ctrl-C, SIGTERM)
+	// that cut it short.
+	exitFailure = 1
+	// exitUsage: the command line is wrong (an unknown command, a bad flag
+	// or value, an argument too many or missing), found before any work.
+	exitUsage = 2
+)
+
+// exitCode is the exit status of a command that returned err: exitUsage
+// for a usageError, exitFailure for any other.
+func exitCode(err error) int {
+	if errors.As(err, new(usageError)) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// usageError is bad input on the command line: it exits with status
+// exitUsage. Every other error exits with exitFailure.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
@@ -64,6 +83,13 @@ Usage:
   backofflab help                    this text
 
 Run "backofflab run -h" for the simulation's flags, "backofflab sweep -h" for a sweep's.
+
+Exit status: 0 when the command succeeds (and when the playground or the real
+server shuts down on Ctrl-C or SIGTERM); 2 for a usage error, a bad command, flag
+or value (the message names it, its value and what is allowed), found before any
+work; 1 for a failure while running: an input file that is not what it should be
+(a part given to sweep merge), an output that cannot be written (-o), another I/O
+error, or a signal (Ctrl-C, SIGTERM) that cut a run, sweep, merge or study short.
 `
 
 // run is the whole program, with its inputs and outputs passed in.

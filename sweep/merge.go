@@ -3,15 +3,80 @@ package sweep
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"backofflab/scenario"
 )
+
+// The bounds of a part's text. Merge trusts nothing in a part: a file may be
+// cut short, be another file, or never end (/dev/zero), so each line and the
+// whole part are bounded by what a legal sweep writes, and a part past a
+// bound is refused rather than read on.
+const (
+	// MaxLineBytes bounds every line of a part, its newline included, and
+	// so the memory a part's reader holds. The first line is the longest
+	// a legal sweep writes: Mark and the sweep's canonical query, which
+	// names each parameter of the vocabulary at most once a lane (with
+	// every one of them set, for four lanes, it is under a tenth of this;
+	// TestMaxLineBytes); a row is at most MaxRowBytes.
+	MaxLineBytes = 64 << 10
+	// MaxStoppedBytes bounds the stopped column: the words of a lane's
+	// stop, which the engine writes in under 150 bytes.
+	MaxStoppedBytes = 512
+)
+
+// MaxRowBytes is the longest row, newline included, that a legal sweep
+// writes: every number at its longest, the longest strategy and outcome,
+// and a stopped column of MaxStoppedBytes quotes, which the CSV doubles.
+// A part of a sweep holds at most this many bytes a row past its first two
+// lines (partBytes).
+var MaxRowBytes = maxRowBytes()
+
+func maxRowBytes() int {
+	const (
+		intBytes = len("-9223372036854775808")     // an int64; a uint64 seed has as many digits
+		numBytes = len("-2.2250738585072014e-308") // the longest float64 that num writes
+	)
+	valueBytes := max(intBytes, numBytes, len(time.Duration(math.MinInt64).String())) // an axis's value
+	strategy, _, _ := scenario.Lookup("strategy")
+	n := 4*intBytes + 2*valueBytes + 1 + longest(strategy.Choices) + longest(Outcomes)
+	for _, c := range summaryColumns {
+		switch c.typ {
+		case colNum, colOptNum:
+			n += numBytes
+		case colInt:
+			n += intBytes
+		case colText:
+			n += 2 + 2*MaxStoppedBytes
+		}
+	}
+	return n + len(Columns) + 2 + len(summaryColumns) // the commas between the columns, and the newline
+}
+
+func longest(names []string) int {
+	n := 0
+	for _, s := range names {
+		n = max(n, len(s))
+	}
+	return n
+}
+
+// partBytes is the most a part of shard sh of s holds: its first line and
+// header, then one row of at most MaxRowBytes per cell per lane.
+func partBytes(s Spec, sh Shard, first string, lanes int) int64 {
+	header := len(strings.Join(s.Header(), ","))
+	return int64(len(first)+1+header+1) + int64(sh.Cells(s.Cells()))*int64(lanes)*int64(MaxRowBytes)
+}
 
 // Part is one CSV part of a sharded sweep to merge: its name (a file's),
 // for messages, and its text.
@@ -20,31 +85,38 @@ type Part struct {
 	R    io.Reader
 }
 
-// part is a Part being read: its shard, and the row read ahead.
+// part is a Part being read: the sweep its first line names, and a reader
+// that bounds each line and the whole.
 type part struct {
 	Part
-	br     *bufio.Reader
-	query  string
-	shard  Shard
-	line   []byte // the row read ahead, nil at the end
-	index  int    // its cell's index
-	lineNo int
+	size    *sizeLimit
+	br      *bufio.Reader
+	lineNo  int
+	first   string // the first line, without its newline
+	query   string
+	shard   Shard
+	sharded bool // the first line names a shard
 }
 
 // Merge writes to w the CSV of the whole sweep whose parts are parts: each
 // part is what "backofflab sweep -shard k/n" wrote for one shard, and the
 // result is byte for byte what the sweep run whole writes. It reads the
-// parts side by side, a cell at a time, and fails with an error naming the
-// part at fault when the parts belong to different sweeps, a shard is
-// missing or given twice, or a cell is missing, appears twice or has
-// other than one row per lane.
-func Merge(w io.Writer, parts []Part) error {
+// parts side by side, a cell at a time, and checks every row against the
+// sweep its parts' first line names: each column's type and range, and
+// each cell's steps, seed, axis values, lanes and strategies as that
+// sweep's spec gives them. It fails with an error naming the part, the line
+// and the column at fault when the parts belong to different sweeps, a
+// shard is missing or given twice, a cell is missing, repeated or has
+// other than one row per lane, a row is not as the sweep writes it, or a
+// line or a part is longer than a legal sweep writes (MaxLineBytes,
+// MaxRowBytes, partBytes). It returns ctx's cause once ctx is done.
+func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 	if len(parts) == 0 {
 		return errors.New("merge: no parts")
 	}
 	ps := make([]*part, len(parts))
 	for i, p := range parts {
-		pp, err := openPart(p)
+		pp, err := openPart(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -52,11 +124,11 @@ func Merge(w io.Writer, parts []Part) error {
 	}
 	first := ps[0]
 	n := first.shard.N
-	byShard := make([]*part, n)
+	byShard := map[int]*part{}
 	for _, p := range ps {
 		switch {
 		case p.query != first.query:
-			return fmt.Errorf("merge: %s and %s belong to different sweeps:\n  %s\n  %s", first.Name, p.Name, first.query, p.query)
+			return fmt.Errorf("merge: %s and %s belong to different sweeps: %s", first.Name, p.Name, queryDiff(first.query, p.query, "in "+first.Name, "in "+p.Name))
 		case p.shard.N != n:
 			return fmt.Errorf("merge: %s is shard %s, %s shard %s: the parts of one sweep share their n", first.Name, first.shard, p.Name, p.shard)
 		case byShard[p.shard.K] != nil:
@@ -64,117 +136,527 @@ func Merge(w io.Writer, parts []Part) error {
 		}
 		byShard[p.shard.K] = p
 	}
-	for k, p := range byShard {
-		if p == nil {
+	// Every part is a distinct shard k < n: n parts are all of them, and
+	// fewer miss one within their number.
+	for k := range min(n, len(ps)+1) {
+		if byShard[k] == nil {
 			return fmt.Errorf("merge: shard %d/%d is missing (parts: %d of %d)", k, n, len(ps), n)
 		}
 	}
 	q, err := url.ParseQuery(first.query)
 	if err != nil {
-		return fmt.Errorf("merge: %s: the first line's query: %w", first.Name, err)
+		return fmt.Errorf("merge: %s, line 1: the sweep's query: %s", first.Name, clip(err.Error()))
 	}
 	spec, err := ParseSpec(q, CLILimits)
 	if err != nil {
-		return fmt.Errorf("merge: %s: the first line's sweep: %w", first.Name, err)
+		return fmt.Errorf("merge: %s, line 1: not a sweep that backofflab runs: %s", first.Name, clip(strings.ReplaceAll(err.Error(), "\n", "; ")))
 	}
-	base, _ := scenario.Parse(spec.Cell(0).Query())
-	lanes := len(base.Lanes)
+	sc, err := newSchema(spec)
+	if err != nil {
+		return fmt.Errorf("merge: %s, line 1: %w", first.Name, err)
+	}
+	for _, p := range ps {
+		want := spec.FirstLine(Shard{})
+		if p.sharded {
+			want = spec.FirstLine(p.shard)
+		}
+		if p.first != want {
+			why := fmt.Sprintf("%s, want %s", quote(p.first), quote(want))
+			if canon := spec.Encode().Encode(); p.query != canon {
+				why = queryDiff(p.query, canon, "here", "as the sweep writes it")
+			}
+			return fmt.Errorf("merge: %s, line 1: not as a sweep writes it: %s", p.Name, why)
+		}
+		p.size.limit = partBytes(spec, p.shard, p.first, len(sc.strategies))
+	}
 
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString(spec.FirstLine(Shard{}) + "\n")
 	header := strings.Join(spec.Header(), ",")
-	for _, p := range byShard {
-		h, err := p.readLine()
-		if err != nil || string(h) != header {
-			return fmt.Errorf("merge: %s: line 2 is not the header %q", p.Name, header)
+	for k := range n {
+		p := byShard[k]
+		h, err := p.readLine(ctx, MaxLineBytes, "line")
+		if err == io.EOF {
+			return fmt.Errorf("merge: %s ends before line 2, the header: the part is incomplete", p.Name)
+		}
+		if err != nil {
+			return err
+		}
+		if got := string(bytes.TrimSuffix(h, []byte("\n"))); got != header {
+			return fmt.Errorf("merge: %s, line 2: %s is not the header, want %s", p.Name, quote(got), quote(header))
 		}
 	}
 	bw.WriteString(header + "\n")
-	for _, p := range byShard {
-		if err := p.advance(); err != nil {
-			return err
-		}
-	}
+	lanes := len(sc.strategies)
 	for i := range spec.Cells() {
 		p := byShard[i%n]
-		rows := 0
-		for p.line != nil && p.index == i {
-			bw.Write(p.line)
-			rows++
-			if err := p.advance(); err != nil {
+		key := sc.key(i)
+		for lane := range lanes {
+			line, err := p.readLine(ctx, MaxRowBytes, "row")
+			if err == io.EOF {
+				if lane == 0 {
+					return fmt.Errorf("merge: %s (shard %s) ends before cell %d: the part is incomplete", p.Name, p.shard, i)
+				}
+				return fmt.Errorf("merge: %s (shard %s) ends inside cell %d, after %d rows of %d (one per lane): the part is incomplete", p.Name, p.shard, i, lane, lanes)
+			}
+			if err != nil {
+				return err
+			}
+			if err := sc.check(line, key, lane, p.shard); err != nil {
+				return fmt.Errorf("merge: %s, line %d: %w", p.Name, p.lineNo, err)
+			}
+			if _, err := bw.Write(line); err != nil {
 				return err
 			}
 		}
-		switch {
-		case rows == 0 && p.line != nil && p.index < i:
-			return fmt.Errorf("merge: %s, line %d: cell %d appears twice, or out of order", p.Name, p.lineNo, p.index)
-		case rows == 0:
-			return fmt.Errorf("merge: %s (shard %s) lacks cell %d: the part is incomplete", p.Name, p.shard, i)
-		case rows > lanes:
-			return fmt.Errorf("merge: %s, line %d: cell %d appears twice (%d rows, one per lane: %d)", p.Name, p.lineNo-1, i, rows, lanes)
-		case rows < lanes:
-			return fmt.Errorf("merge: %s: cell %d has %d rows, one per lane: %d", p.Name, i, rows, lanes)
-		}
 	}
-	for _, p := range byShard {
-		if p.line != nil {
-			return fmt.Errorf("merge: %s, line %d: cell %d appears twice, or is not of this sweep", p.Name, p.lineNo, p.index)
+	for k := range n {
+		p := byShard[k]
+		line, err := p.readLine(ctx, MaxRowBytes, "row")
+		if err == io.EOF {
+			continue
 		}
+		if err != nil {
+			return err
+		}
+		index, _, _ := strings.Cut(string(line), ",")
+		return fmt.Errorf("merge: %s, line %d: a row past the part's last cell (index %s): a cell appears twice, or is not of this sweep", p.Name, p.lineNo, quote(index))
 	}
 	return bw.Flush()
 }
 
 // openPart reads p's first line: the mark, the sweep's query and the shard.
-func openPart(p Part) (*part, error) {
-	pp := &part{Part: p, br: bufio.NewReaderSize(p.R, 64<<10)}
-	line, err := pp.readLine()
-	rest, ok := strings.CutPrefix(string(line), Mark)
-	if err != nil || !ok {
-		return nil, fmt.Errorf("merge: %s is not a sweep's CSV: its first line does not begin with %q", p.Name, Mark)
+func openPart(ctx context.Context, p Part) (*part, error) {
+	size := &sizeLimit{r: p.R, limit: math.MaxInt64}
+	pp := &part{Part: p, size: size, br: bufio.NewReaderSize(size, MaxLineBytes)}
+	line, err := pp.readLine(ctx, MaxLineBytes, "line")
+	if err == io.EOF {
+		return nil, fmt.Errorf("merge: %s is empty, not a sweep's CSV", p.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pp.first = strings.TrimSuffix(string(line), "\n")
+	rest, ok := strings.CutPrefix(pp.first, Mark)
+	if !ok {
+		return nil, fmt.Errorf("merge: %s, line 1: not a sweep's CSV: the first line does not begin with %q (it is %s)", p.Name, Mark, quote(pp.first))
 	}
 	pp.shard = Shard{0, 1}
 	query, shard, sharded := strings.Cut(rest, " shard ")
-	pp.query = query
+	pp.query, pp.sharded = query, sharded
 	if sharded {
 		if pp.shard, err = ParseShard(shard); err != nil {
-			return nil, fmt.Errorf("merge: %s: its first line's shard: %w", p.Name, err)
+			return nil, fmt.Errorf("merge: %s, line 1: its shard: %s", p.Name, clip(err.Error()))
 		}
 	}
 	return pp, nil
 }
 
-// readLine returns the next line without its newline; io.EOF at the end.
-func (p *part) readLine() ([]byte, error) {
-	line, err := p.br.ReadBytes('\n')
-	if len(line) > 0 && err == io.EOF {
-		err = nil // a last line without a newline
+// readLine returns the next line with its newline, at most max bytes
+// long, or io.EOF at the end. what names such a line in the error past
+// max.
+func (p *part) readLine(ctx context.Context, max int, what string) ([]byte, error) {
+	bound := "MaxLineBytes"
+	if max == MaxRowBytes {
+		bound = "MaxRowBytes"
 	}
-	if err != nil {
-		return nil, err
+	line, err := p.br.ReadSlice('\n')
+	if len(line) > 0 || err == nil || err == bufio.ErrBufferFull {
+		p.lineNo++
 	}
-	p.lineNo++
-	return bytes.TrimSuffix(line, []byte("\n")), nil
+	var tooLarge *partTooLarge
+	switch {
+	case ctx.Err() != nil:
+		return nil, context.Cause(ctx)
+	case errors.As(err, &tooLarge):
+		return nil, fmt.Errorf("merge: %s, line %d: the part is larger than %d bytes, the most a part of this sweep holds (its cells × lanes rows of at most %d bytes, MaxRowBytes)",
+			p.Name, p.lineNo, tooLarge.limit, MaxRowBytes)
+	case err == bufio.ErrBufferFull || len(line) > max:
+		return nil, fmt.Errorf("merge: %s, line %d: longer than %d bytes, the longest %s a sweep writes (%s); it begins %s",
+			p.Name, p.lineNo, max, what, bound, begins(line))
+	case err == io.EOF && len(line) == 0:
+		return nil, io.EOF
+	case err == io.EOF:
+		return nil, fmt.Errorf("merge: %s, line %d: the last line is cut short (no newline): the part is incomplete", p.Name, p.lineNo)
+	case err != nil:
+		return nil, fmt.Errorf("merge: %s, line %d: %w", p.Name, p.lineNo, err)
+	}
+	return line, nil
 }
 
-// advance reads the next row ahead, with its newline, and its cell index.
-func (p *part) advance() error {
-	line, err := p.br.ReadBytes('\n')
-	if err == io.EOF && len(line) == 0 {
-		p.line = nil
+// sizeLimit reads r up to limit bytes and fails with *partTooLarge
+// when r holds more.
+type sizeLimit struct {
+	r     io.Reader
+	read  int64
+	limit int64
+}
+
+// partTooLarge is the error of a part larger than its limit.
+type partTooLarge struct{ limit int64 }
+
+func (e *partTooLarge) Error() string { return fmt.Sprintf("larger than %d bytes", e.limit) }
+
+func (l *sizeLimit) Read(b []byte) (int, error) {
+	if l.read > l.limit {
+		return 0, &partTooLarge{l.limit}
+	}
+	// One byte past the limit tells a part that ends there from a longer one.
+	if rest := l.limit - l.read; int64(len(b)) > rest {
+		b = b[:rest+1]
+	}
+	n, err := l.r.Read(b)
+	l.read += int64(n)
+	if l.read > l.limit {
+		return n - int(l.read-l.limit), &partTooLarge{l.limit}
+	}
+	return n, err
+}
+
+// schema is what each row of a sweep's CSV must hold.
+type schema struct {
+	spec       Spec
+	header     []string
+	strategies []string // each lane's
+	xValues    []string // x's value at each step
+	yValues    []string
+	seed       uint64 // the base's seed
+	// why says, for each column from x to strategy, what its value is.
+	why []func(k CellKey, lane int) string
+	// The columns of summaryColumns that must add up.
+	requests, succeeded, gaveUp, open int
+
+	// Reused from row to row.
+	fields, want, recovered []string
+	ints                    []int64 // a row's whole numbers, by its column of summaryColumns
+	rec                     bytes.Buffer
+	cw                      *csv.Writer
+}
+
+func newSchema(s Spec) (*schema, error) {
+	p, err := scenario.Parse(s.Cell(0).Query())
+	if err != nil {
+		return nil, fmt.Errorf("the sweep's first cell: %s", clip(err.Error()))
+	}
+	sc := &schema{spec: s, header: s.Header(), ints: make([]int64, len(summaryColumns))}
+	sc.why = []func(CellKey, int) string{
+		func(k CellKey, _ int) string { return fmt.Sprintf("cell %d's step along x", k.Index) },
+		func(k CellKey, _ int) string { return fmt.Sprintf("cell %d's step along y", k.Index) },
+		func(k CellKey, _ int) string { return fmt.Sprintf("cell %d's seed", k.Index) },
+		func(k CellKey, _ int) string {
+			return fmt.Sprintf("cell %d's value of %s, the x axis", k.Index, s.X.Name)
+		},
+	}
+	if s.Y.Name != "" {
+		sc.why = append(sc.why, func(k CellKey, _ int) string {
+			return fmt.Sprintf("cell %d's value of %s, the y axis", k.Index, s.Y.Name)
+		})
+	}
+	sc.why = append(sc.why,
+		func(_ CellKey, lane int) string {
+			return fmt.Sprintf("row %d of the cell's %d, one per lane", lane+1, len(sc.strategies))
+		},
+		func(_ CellKey, lane int) string {
+			return fmt.Sprintf("lane %c's strategy in the sweep", scenario.LaneNames[lane])
+		})
+	for i, c := range summaryColumns {
+		switch c.name {
+		case "requests":
+			sc.requests = i
+		case "succeeded":
+			sc.succeeded = i
+		case "gave_up":
+			sc.gaveUp = i
+		case "open":
+			sc.open = i
+		}
+	}
+	for _, l := range p.Lanes {
+		sc.strategies = append(sc.strategies, l.Strategy)
+	}
+	for i := range s.X.Steps {
+		sc.xValues = append(sc.xValues, s.X.value(i))
+	}
+	if s.Y.Name != "" {
+		for i := range s.Y.Steps {
+			sc.yValues = append(sc.yValues, s.Y.value(i))
+		}
+	}
+	sc.seed, _ = strconv.ParseUint(s.Base.Get("seed"), 10, 64)
+	sc.cw = csv.NewWriter(&sc.rec)
+	return sc, nil
+}
+
+// key is s.spec.Cell(i), from the axes' values worked out once.
+func (sc *schema) key(i int) CellKey {
+	s := &sc.spec
+	r := i / s.Seeds
+	k := CellKey{Index: i, X: r % s.X.Steps, Y: r / s.X.Steps, Seed: sc.seed + uint64(i%s.Seeds),
+		base: s.Base, xName: s.X.Name, yName: s.Y.Name}
+	k.XValue = sc.xValues[k.X]
+	if s.Y.Name != "" {
+		k.YValue = sc.yValues[k.Y]
+	}
+	return k
+}
+
+// rowError is a row's column that does not hold what the sweep writes.
+type rowError struct {
+	column, value, want string
+}
+
+func (e *rowError) Error() string {
+	return fmt.Sprintf("column %s: %s, want %s", e.column, quote(e.value), e.want)
+}
+
+// misplaced is a row of another cell than the one due.
+type misplaced struct {
+	index int
+	want  CellKey
+	lane  int
+	shard Shard
+}
+
+func (e *misplaced) Error() string {
+	switch {
+	case e.lane > 0:
+		return fmt.Sprintf("cell %d has %d rows, want one per lane, and the next is of cell %d", e.want.Index, e.lane, e.index)
+	case e.index == e.want.Index-e.shard.N:
+		return fmt.Sprintf("cell %d has more rows than lanes, or appears twice", e.index)
+	case e.index < e.want.Index:
+		return fmt.Sprintf("cell %d where cell %d is due: a cell out of order or repeated", e.index, e.want.Index)
+	}
+	return fmt.Sprintf("cell %d is missing: the part goes on with cell %d", e.want.Index, e.index)
+}
+
+// check checks line, the row of lane lane of the cell key in a part of
+// shard sh, against the sweep's schema, and that it is written as a Writer
+// writes it.
+func (sc *schema) check(line []byte, key CellKey, lane int, sh Shard) error {
+	text := string(line[:len(line)-1]) // the fields are slices of it
+	var err error
+	sc.fields, err = splitCSV(sc.fields[:0], text)
+	if err != nil {
+		return err
+	}
+	if len(sc.fields) != len(sc.header) {
+		return fmt.Errorf("%d columns, want %d (%s)", len(sc.fields), len(sc.header), strings.Join(sc.header, ","))
+	}
+	f := sc.fields
+	cells := sc.spec.Cells()
+	idx, ok := parseInt(f[0])
+	switch {
+	case !ok:
+		return &rowError{"index", f[0], fmt.Sprintf("a cell's index, a whole number from 0 to %d", cells-1)}
+	case idx >= int64(cells) || int(idx)%sh.N != sh.K:
+		return &rowError{"index", f[0], fmt.Sprintf("a cell of shard %s (i %% %d = %d) below %d, the sweep's cells", sh, sh.N, sh.K, cells)}
+	case int(idx) != key.Index:
+		return &misplaced{int(idx), key, lane, sh}
+	}
+	// The columns from x to strategy hold what the spec gives the cell
+	// and the lane.
+	want := append(sc.want[:0], strconv.Itoa(key.X), strconv.Itoa(key.Y), strconv.FormatUint(key.Seed, 10), key.XValue)
+	if sc.spec.Y.Name != "" {
+		want = append(want, key.YValue)
+	}
+	want = append(want, scenario.LaneNames[lane:lane+1], sc.strategies[lane])
+	sc.want = want
+	for i, w := range want {
+		if col := i + 1; f[col] != w {
+			return &rowError{sc.header[col], f[col], fmt.Sprintf("%s (%s)", quote(w), sc.why[i](key, lane))}
+		}
+	}
+	col := len(want) + 1
+	outcome := f[col]
+	if !slices.Contains(Outcomes, outcome) {
+		return &rowError{"outcome", outcome, "one of " + strings.Join(Outcomes, ", ")}
+	}
+	col++
+	ints := sc.ints
+	recovered := sc.recovered[:0]
+	for i, c := range summaryColumns {
+		raw := f[col+i]
+		switch c.typ {
+		case colOptNum, colNum:
+			if raw == "" && c.typ == colOptNum {
+				continue
+			}
+			if v, err := strconv.ParseFloat(raw, 64); err != nil || math.IsInf(v, 0) || math.IsNaN(v) || v < 0 || num(v) != raw {
+				want := "a number ≥ 0, as 1.5 or 2e-05"
+				if c.typ == colOptNum {
+					want += ", or empty: never"
+				}
+				return &rowError{c.name, raw, want}
+			}
+			if c.typ == colOptNum {
+				recovered = append(recovered, c.name+" is "+raw)
+			}
+		case colInt:
+			v, ok := parseInt(raw)
+			if !ok {
+				return &rowError{c.name, raw, "a whole number ≥ 0"}
+			}
+			ints[i] = v
+		case colText:
+			if len(raw) > MaxStoppedBytes || strings.ContainsAny(raw, "\r\n") {
+				return &rowError{c.name, raw, fmt.Sprintf("words on one line, at most %d bytes (MaxStoppedBytes)", MaxStoppedBytes)}
+			}
+			switch {
+			case raw == "" && outcome == OutcomeStopped:
+				return &rowError{c.name, raw, "why the lane stopped: its outcome is stopped"}
+			case raw != "" && outcome != OutcomeStopped:
+				return &rowError{"outcome", outcome, "stopped: the lane's stopped column says why it stopped"}
+			}
+		}
+	}
+	sc.recovered = recovered
+	switch {
+	case outcome == OutcomeRecovered && len(recovered) == 0:
+		return &rowError{"outcome", outcome, "collapsed or no_outage: the lane's service_recovered_after and server_recovered_after are empty"}
+	case (outcome == OutcomeCollapsed || outcome == OutcomeNoOutage) && len(recovered) > 0:
+		return &rowError{"outcome", outcome, "recovered: the lane's " + strings.Join(recovered, ", ")}
+	}
+	// Every request is exactly one of succeeded, gave up and open.
+	req, succ, gave, open := ints[sc.requests], ints[sc.succeeded], ints[sc.gaveUp], ints[sc.open]
+	if succ > req || gave > req-succ || open != req-succ-gave {
+		return &rowError{"open", strconv.FormatInt(open, 10),
+			fmt.Sprintf("requests − succeeded − gave_up (%d − %d − %d): every request is one of them", req, succ, gave)}
+	}
+	// The values are right; their text must be the Writer's too. Only
+	// the stopped column can need quotes (every other is a number or a
+	// name, checked to be as written), so a line without a quote and an
+	// empty stopped column is as the Writer writes it.
+	if f[len(f)-1] == "" && strings.IndexByte(text, '"') < 0 {
 		return nil
 	}
-	if err != nil && err != io.EOF {
-		return fmt.Errorf("merge: %s: %w", p.Name, err)
+	sc.rec.Reset()
+	sc.cw.Write(sc.fields)
+	sc.cw.Flush()
+	if err := sc.cw.Error(); err != nil {
+		return err
 	}
-	p.lineNo++
-	if err == io.EOF {
-		return fmt.Errorf("merge: %s, line %d: the last row is cut short (no newline): the part is incomplete", p.Name, p.lineNo)
+	if !bytes.Equal(sc.rec.Bytes(), line) {
+		return fmt.Errorf("not as a sweep writes it: %s, want %s", quote(string(line)), quote(sc.rec.String()))
 	}
-	field, _, _ := bytes.Cut(line, []byte(","))
-	i, err := strconv.Atoi(string(field))
-	if err != nil || i < 0 || i%p.shard.N != p.shard.K {
-		return fmt.Errorf("merge: %s, line %d: %q is not a cell of shard %s", p.Name, p.lineNo, field, p.shard)
-	}
-	p.line, p.index = line, i
 	return nil
+}
+
+// parseInt reads a whole number ≥ 0 as strconv writes it.
+func parseInt(raw string) (int64, bool) {
+	v, err := strconv.ParseInt(raw, 10, 64)
+	return v, err == nil && v >= 0 && strconv.FormatInt(v, 10) == raw
+}
+
+// splitCSV appends to dst the fields of one CSV record, line, without its
+// newline: fields between commas, a quoted one with its "" read as ". An
+// unquoted field is a slice of line.
+func splitCSV(dst []string, line string) ([]string, error) {
+	for {
+		if len(line) == 0 || line[0] != '"' {
+			field, rest, more := strings.Cut(line, ",")
+			if strings.IndexByte(field, '"') >= 0 {
+				return dst, fmt.Errorf("column %d: %s has a quote inside an unquoted field", len(dst)+1, quote(field))
+			}
+			dst = append(dst, field)
+			if !more {
+				return dst, nil
+			}
+			line = rest
+			continue
+		}
+		var b strings.Builder
+		i := 1
+		for {
+			j := strings.IndexByte(line[i:], '"')
+			if j < 0 {
+				return dst, fmt.Errorf("column %d: a quoted field is not closed", len(dst)+1)
+			}
+			b.WriteString(line[i : i+j])
+			i += j + 1
+			if i < len(line) && line[i] == '"' {
+				b.WriteByte('"')
+				i++
+				continue
+			}
+			break
+		}
+		dst = append(dst, b.String())
+		switch {
+		case i == len(line):
+			return dst, nil
+		case line[i] != ',':
+			return dst, fmt.Errorf("column %d: text after a quoted field's closing quote", len(dst))
+		}
+		line = line[i+1:]
+	}
+}
+
+// queryDiff says where two sweeps' queries differ: the first parameter,
+// in name order, that one sets otherwise than the other, with where each
+// query is from.
+func queryDiff(a, b, whereA, whereB string) string {
+	qa, errA := url.ParseQuery(a)
+	qb, errB := url.ParseQuery(b)
+	if errA == nil && errB == nil {
+		var names []string
+		for name := range qa {
+			names = append(names, name)
+		}
+		for name := range qb {
+			if _, ok := qa[name]; !ok {
+				names = append(names, name)
+			}
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if va, vb := qa.Get(name), qb.Get(name); va != vb || qa.Has(name) != qb.Has(name) {
+				return fmt.Sprintf("%s is %s %s, %s %s", name, quote(va), whereA, quote(vb), whereB)
+			}
+		}
+	}
+	return fmt.Sprintf("%s and %s", quote(a), quote(b))
+}
+
+// quoteMax is the most of a part's text that an error quotes.
+const quoteMax = 80
+
+// quote quotes s for an error: no more than about quoteMax characters of
+// it, escapes included, and its length when cut, since a line of a part
+// may be as long as MaxLineBytes and none of it need be text.
+func quote(s string) string {
+	q, cut := quotePrefix(s)
+	if cut {
+		q += fmt.Sprintf("… (%d bytes)", len(s))
+	}
+	return q
+}
+
+// begins quotes the beginning of a line too long to quote whole.
+func begins(line []byte) string {
+	q, _ := quotePrefix(string(line[:min(len(line), 4*quoteMax)]))
+	return q + "…"
+}
+
+// quotePrefix quotes as much of s as fits in about quoteMax characters,
+// escapes included, and reports whether it cut s.
+func quotePrefix(s string) (string, bool) {
+	if q := strconv.Quote(s); len(q) <= quoteMax+2 {
+		return q, false
+	}
+	n := min(quoteMax, len(s))
+	q := strconv.Quote(strings.ToValidUTF8(s[:n], ""))
+	for len(q) > quoteMax+2 && n > 8 {
+		n /= 2
+		q = strconv.Quote(strings.ToValidUTF8(s[:n], ""))
+	}
+	return q, true
+}
+
+// clip shortens an error message that quotes a part's text.
+func clip(s string) string {
+	const most = 400
+	if len(s) <= most {
+		return s
+	}
+	return strings.ToValidUTF8(s[:most], "") + fmt.Sprintf("… (%d bytes)", len(s))
 }

@@ -63,20 +63,22 @@ type Cell struct {
 // JOB_COMPLETION_INDEX does. The zero Shard is the whole sweep.
 type Shard struct{ K, N int }
 
-// ParseShard reads a shard written "k/n", 0 ≤ k < n.
+// ParseShard reads a shard written "k/n", n ≥ 1 and 0 ≤ k < n. It never
+// returns the zero Shard, the whole sweep: "0/0" is refused, as any n
+// below 1 is, and the whole sweep is "0/1" or no shard at all.
 func ParseShard(s string) (Shard, error) {
 	k, n, ok := strings.Cut(s, "/")
 	sh := Shard{}
 	var errK, errN error
 	sh.K, errK = strconv.Atoi(k)
 	sh.N, errN = strconv.Atoi(n)
-	if !ok || errK != nil || errN != nil || sh.validate() != nil {
+	if !ok || errK != nil || errN != nil || sh.N < 1 || sh.validate() != nil {
 		return Shard{}, &scenario.ParamError{Name: "shard", Value: s, Allow: shardAllowed}
 	}
 	return sh, nil
 }
 
-const shardAllowed = "k/n with 0 ≤ k < n, such as 0/4: the cells i with i % n = k"
+const shardAllowed = "k/n with n ≥ 1 and 0 ≤ k < n, such as 0/4: the cells i with i % n = k"
 
 // String writes sh as ParseShard reads it.
 func (sh Shard) String() string { return fmt.Sprintf("%d/%d", sh.K, sh.norm().N) }

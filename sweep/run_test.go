@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -220,13 +221,14 @@ func TestShard(t *testing.T) {
 	}{
 		{"0/1", Shard{0, 1}, true}, {"3/7", Shard{3, 7}, true}, {"7/7", Shard{}, false},
 		{"-1/3", Shard{}, false}, {"1/0", Shard{}, false}, {"1", Shard{}, false}, {"a/b", Shard{}, false},
+		{"0/0", Shard{}, false}, {"0/-1", Shard{}, false}, {"0/", Shard{}, false}, {"/1", Shard{}, false},
 	} {
 		got, err := ParseShard(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("ParseShard(%q) = %v, %v", tc.in, got, err)
 		}
-		if err != nil && scenario.Errors(err)[0].Name != "shard" {
-			t.Errorf("ParseShard(%q): %v does not name shard", tc.in, err)
+		if err != nil && (scenario.Errors(err)[0].Name != "shard" || !strings.Contains(err.Error(), "n ≥ 1 and 0 ≤ k < n")) {
+			t.Errorf("ParseShard(%q): %v does not name shard and its range", tc.in, err)
 		}
 	}
 	for _, tc := range []struct {

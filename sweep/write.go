@@ -36,25 +36,37 @@ var Columns = []string{"index", "x", "y", "seed", "lane", "strategy", "outcome"}
 // empty.
 var SummaryColumns = columnNames(summaryColumns)
 
-// summaryColumn is a column of SummaryColumns and the value it writes.
+// summaryColumn is a column of SummaryColumns: the value it writes and
+// the type Merge checks a part's values against.
 type summaryColumn struct {
 	name  string
+	typ   colType
 	value func(s *scenario.Summary) string
 }
 
+// colType is what a summary column holds.
+type colType int
+
+const (
+	colNum    colType = iota // a number ≥ 0, as num writes it
+	colOptNum                // a number ≥ 0, or empty when the lane never recovered
+	colInt                   // a whole number ≥ 0
+	colText                  // words: why the lane stopped, or empty
+)
+
 // summaryColumns are SummaryColumns with the value each writes.
 var summaryColumns = []summaryColumn{
-	{"service_recovered_after", func(s *scenario.Summary) string { return optNum(s.ServiceRecoveredAfter) }},
-	{"server_recovered_after", func(s *scenario.Summary) string { return optNum(s.ServerRecoveredAfter) }},
-	{"baseline_ok", func(s *scenario.Summary) string { return num(s.BaselineOK) }},
-	{"peak_concurrency", func(s *scenario.Summary) string { return strconv.Itoa(s.PeakConcurrency) }},
-	{"attempts", func(s *scenario.Summary) string { return strconv.FormatInt(s.Attempts, 10) }},
-	{"requests", func(s *scenario.Summary) string { return strconv.FormatInt(s.Requests, 10) }},
-	{"amplification", func(s *scenario.Summary) string { return num(s.Amplification) }},
-	{"succeeded", func(s *scenario.Summary) string { return strconv.FormatInt(s.Succeeded, 10) }},
-	{"gave_up", func(s *scenario.Summary) string { return strconv.FormatInt(s.GaveUp, 10) }},
-	{"open", func(s *scenario.Summary) string { return strconv.FormatInt(s.Open, 10) }},
-	{"stopped", func(s *scenario.Summary) string { return s.Stopped }},
+	{"service_recovered_after", colOptNum, func(s *scenario.Summary) string { return optNum(s.ServiceRecoveredAfter) }},
+	{"server_recovered_after", colOptNum, func(s *scenario.Summary) string { return optNum(s.ServerRecoveredAfter) }},
+	{"baseline_ok", colNum, func(s *scenario.Summary) string { return num(s.BaselineOK) }},
+	{"peak_concurrency", colInt, func(s *scenario.Summary) string { return strconv.Itoa(s.PeakConcurrency) }},
+	{"attempts", colInt, func(s *scenario.Summary) string { return strconv.FormatInt(s.Attempts, 10) }},
+	{"requests", colInt, func(s *scenario.Summary) string { return strconv.FormatInt(s.Requests, 10) }},
+	{"amplification", colNum, func(s *scenario.Summary) string { return num(s.Amplification) }},
+	{"succeeded", colInt, func(s *scenario.Summary) string { return strconv.FormatInt(s.Succeeded, 10) }},
+	{"gave_up", colInt, func(s *scenario.Summary) string { return strconv.FormatInt(s.GaveUp, 10) }},
+	{"open", colInt, func(s *scenario.Summary) string { return strconv.FormatInt(s.Open, 10) }},
+	{"stopped", colText, func(s *scenario.Summary) string { return s.Stopped }},
 }
 
 func columnNames(cols []summaryColumn) []string {

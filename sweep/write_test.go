@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -163,7 +164,7 @@ func TestMerge(t *testing.T) {
 				parts = append(parts, Part{fmt.Sprintf("part-%d.csv", k), bytes.NewReader(doc)})
 			}
 			var merged bytes.Buffer
-			if err := Merge(&merged, parts); err != nil {
+			if err := Merge(context.Background(), &merged, parts); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(merged.Bytes(), whole) {
@@ -172,7 +173,7 @@ func TestMerge(t *testing.T) {
 		})
 	}
 	var again bytes.Buffer
-	if err := Merge(&again, []Part{{"whole.csv", bytes.NewReader(whole)}}); err != nil || !bytes.Equal(again.Bytes(), whole) {
+	if err := Merge(context.Background(), &again, []Part{{"whole.csv", bytes.NewReader(whole)}}); err != nil || !bytes.Equal(again.Bytes(), whole) {
 		t.Errorf("merging the whole sweep alone: %v", err)
 	}
 }
@@ -201,7 +202,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"a shard missing", [][]byte{p0, p2}, "shard 1/3 is missing"},
 		{"a shard twice", [][]byte{p0, p1, p1, p2}, "are both shard 1/3"},
 		{"shards of different n", [][]byte{p0, p1, part(s, 1, 2)}, "share their n"},
-		{"a part cut short", [][]byte{p0, []byte(cut), p2}, "lacks cell"},
+		{"a part cut short", [][]byte{p0, []byte(cut), p2}, "ends before cell 22"},
 		{"a cell twice", [][]byte{p0, []byte(twice), p2}, "appears twice"},
 		{"a line cut", [][]byte{p0, p1[:len(p1)-5], p2}, "cut short"},
 		{"not a sweep", [][]byte{[]byte("t,lane\n"), p1, p2}, "not a sweep's CSV"},
@@ -211,7 +212,7 @@ func TestMergeRefuses(t *testing.T) {
 			for i, b := range tc.parts {
 				parts = append(parts, Part{fmt.Sprintf("part%d", i), bytes.NewReader(b)})
 			}
-			err := Merge(new(bytes.Buffer), parts)
+			err := Merge(context.Background(), new(bytes.Buffer), parts)
 			if err == nil || !strings.Contains(err.Error(), tc.why) {
 				t.Errorf("Merge: %v, want an error saying %q", err, tc.why)
 			}
