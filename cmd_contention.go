@@ -45,7 +45,7 @@ func runContention(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	points, err := contention.Run(ctx, spec, contention.Options{Workers: *workers})
 	if err != nil {
-		return err
+		return stopCause(ctx, err)
 	}
 	return contention.Write(stdout, *format, spec, points)
 }
