@@ -59,8 +59,9 @@ func readOriginal(t *testing.T) []originalPoint {
 }
 
 // TestMatchesTheOriginal runs the study where testdata/original.csv has
-// the simulator's numbers, every strategy at N = 50, 100 and 190, and asks
-// each mean, calls and time, to agree with the simulator's within four
+// the simulator's numbers, every strategy at N = 50, 100 and 190; checks
+// that both rank the strategies as the README says; and asks each mean,
+// calls and time, to agree with the simulator's within four
 // standard errors of their difference: the two are independent samples
 // of the same model, so a gap wider than that is a modelling difference
 // (a wait of another size, another count), not luck. With min_delay
@@ -68,10 +69,8 @@ func readOriginal(t *testing.T) []originalPoint {
 // simulator, dozens of standard errors.
 func TestMatchesTheOriginal(t *testing.T) {
 	orig := readOriginal(t)
-	runs := 100
-	if testing.Short() {
-		runs = 30
-	}
+	// 100 runs of seed 1: the README's table, whose rankings it states.
+	const runs = 100
 	var ns []int
 	for _, p := range orig {
 		if !slices.Contains(ns, p.clients) {
@@ -79,6 +78,7 @@ func TestMatchesTheOriginal(t *testing.T) {
 		}
 	}
 	ours := study(t, runs, ns...)
+	checkRankings(t, orig, ours)
 	seen := map[string]int{}
 	for _, o := range orig {
 		i := slices.IndexFunc(lines, func(l Line) bool { return l.Blog == o.algorithm })
@@ -105,6 +105,51 @@ func TestMatchesTheOriginal(t *testing.T) {
 	for _, l := range lines {
 		if seen[l.Blog] != len(ns) {
 			t.Errorf("testdata/original.csv has %s at %d Ns, want all %d", l.Blog, seen[l.Blog], len(ns))
+		}
+	}
+}
+
+// rankings are the orders, fewest calls or shortest time first, that the
+// README's "What it shows" states at N = 50, 100 and 190, in the
+// simulator's names.
+var rankings = []struct {
+	clients     int
+	calls, time []string
+}{
+	{50, []string{"FullJitter", "EqualJitter", "Decorr", "Exponential", "None"}, []string{"None", "Decorr", "FullJitter", "EqualJitter", "Exponential"}},
+	{100, []string{"FullJitter", "EqualJitter", "Decorr", "Exponential", "None"}, []string{"None", "Decorr", "FullJitter", "EqualJitter", "Exponential"}},
+	{190, []string{"EqualJitter", "FullJitter", "Decorr", "Exponential", "None"}, []string{"None", "FullJitter", "Decorr", "EqualJitter", "Exponential"}},
+}
+
+// checkRankings checks that the simulator's numbers and the study's both
+// rank the strategies as the README says.
+func checkRankings(t *testing.T, orig []originalPoint, ours map[string]map[int]Point) {
+	t.Helper()
+	for _, r := range rankings {
+		for _, m := range []struct {
+			what  string
+			order []string
+			value func(o originalPoint, p Point) (theirs, mine float64)
+		}{
+			{"calls", r.calls, func(o originalPoint, p Point) (float64, float64) { return o.calls, p.Calls.Mean }},
+			{"time", r.time, func(o originalPoint, p Point) (float64, float64) { return o.timeMS, 1000 * p.Time.Mean }},
+		} {
+			var theirs, mine []float64
+			for _, alg := range m.order {
+				i := slices.IndexFunc(orig, func(o originalPoint) bool { return o.clients == r.clients && o.algorithm == alg })
+				j := slices.IndexFunc(lines, func(l Line) bool { return l.Blog == alg })
+				if i < 0 || j < 0 {
+					t.Fatalf("N=%d: no %s in testdata/original.csv or the study's lines", r.clients, alg)
+				}
+				a, b := m.value(orig[i], ours[lines[j].Strategy][r.clients])
+				theirs, mine = append(theirs, a), append(mine, b)
+			}
+			if !slices.IsSorted(theirs) {
+				t.Errorf("N=%d: the simulator's %s %v are not in the README's order %v", r.clients, m.what, theirs, m.order)
+			}
+			if !slices.IsSorted(mine) {
+				t.Errorf("N=%d: the study's %s %v are not in the README's order %v", r.clients, m.what, mine, m.order)
+			}
 		}
 	}
 }

@@ -17,10 +17,9 @@ type Param struct {
 	Meaning string // one line for the flag's help and the control's label
 }
 
-// table lists the study's parameters. N runs in the simulator's steps of
-// 10 (clients = i × 10) from 10 to 190 (the versions of the simulator
-// read here stop at range_max × 10 = 50), with its 100 runs at each point
-// (for t in range(0, 100)).
+// table lists the study's parameters. The defaults are the simulator's
+// driver (run): N in steps of 10 from 10 to 190 (clients = i * 10 for i
+// in xrange(1, 20)), with 100 runs at each point (for t in xrange(0, 100)).
 var table = []Param{
 	{"n", "10:190:10", "the numbers of clients: a list of N, each a number or from:to:step, such as 10:190:10 or 50,100,190"},
 	{"runs", "100", "runs at each point (a strategy at an N), each on its own seed"},
