@@ -74,7 +74,7 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	r, err := bands.Run(ctx, p, seeds, bands.Options{Workers: *workers,
 		Memory: func() (*budget.Run, error) { return budget.NewRun(nil, int64(*maxMemory)), nil }})
 	if err != nil {
-		return err
+		return stopCause(ctx, err)
 	}
 	return write(r)
 }

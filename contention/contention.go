@@ -10,11 +10,11 @@
 //
 // The model follows the simulator behind the post,
 // aws-samples/aws-arch-backoff-simulator's src/backoff_simulator.py, choice
-// by choice (Simulate's comment gives each), with two differences, both
-// the strategies': the waits are backofflab's own formulas (package
-// strategies), and their n counts the retries made before this one, from
-// 0, where the simulator counts its attempts from 1, so that the first
-// wait of exponential is min_delay there and 2×min_delay here.
+// by choice (Simulate's comment gives each). The waits are backofflab's
+// own formulas (package strategies), with the parameters that make them
+// the simulator's, retry for retry (Lines): its attempts count from 1, so
+// its exponential windows start at 2 × base, FirstWait.
+// TestMatchesTheOriginal holds the study to the simulator's own numbers.
 package contention
 
 import (

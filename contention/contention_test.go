@@ -69,15 +69,16 @@ func TestOneClient(t *testing.T) {
 // 0; both writes reach it at 30 ms, client 0's first (it was sent first),
 // which wins; client 1 learns it lost at 40 ms, waits its strategy's first
 // wait, and reads (50 ms + wait), writes and wins, and learns it at
-// 80 ms + wait. The top source makes each jittered wait its range's last
-// nanosecond: full jitter U(0, 5 ms), equal jitter 2.5 ms + U(0, 2.5 ms),
+// 80 ms + wait. The first wait is the simulator's backoff(1): exponential
+// 2 × 5 ms, and the top source makes each jittered wait its range's last
+// nanosecond: full jitter U(0, 10 ms), equal jitter 5 ms + U(0, 5 ms),
 // decorrelated U(5 ms, 15 ms).
 func TestTwoClientsByHand(t *testing.T) {
 	waits := map[string]time.Duration{
 		strategies.NameFixed:        0,
-		strategies.NameExponential:  5 * time.Millisecond,
-		strategies.NameFullJitter:   5*time.Millisecond - 1,
-		strategies.NameEqualJitter:  5*time.Millisecond - 1,
+		strategies.NameExponential:  10 * time.Millisecond,
+		strategies.NameFullJitter:   10*time.Millisecond - 1,
+		strategies.NameEqualJitter:  10*time.Millisecond - 1,
 		strategies.NameDecorrelated: 15*time.Millisecond - 1,
 	}
 	for _, name := range LineNames() {
@@ -102,7 +103,8 @@ func TestTwoClientsByHand(t *testing.T) {
 // (40 ms, plus the round's wait) lets exactly one write through, the
 // first sent: client c wins round c+1, after c+1 writes. N clients make
 // N + (N−1) + … + 1 = N(N+1)/2 calls; no backoff finishes at 40N ms, and
-// exponential backoff waits min(2 s, 5 ms × 2^k) after round k+1 too.
+// exponential backoff waits the simulator's min(2 s, 5 ms × 2^(k+1)) after
+// round k+1 too.
 func TestLockstepByHand(t *testing.T) {
 	for _, name := range []string{strategies.NameFixed, strategies.NameExponential} {
 		for _, n := range []int{1, 2, 5, 20} {
@@ -110,7 +112,7 @@ func TestLockstepByHand(t *testing.T) {
 			want := time.Duration(40*n) * time.Millisecond
 			if name == strategies.NameExponential {
 				for k := range n - 1 {
-					want += min(2*time.Second, 5*time.Millisecond<<k)
+					want += min(2*time.Second, 5*time.Millisecond<<(k+1))
 				}
 			}
 			if res.Calls != n*(n+1)/2 || res.Reads != res.Calls || res.Time != want {

@@ -32,13 +32,13 @@ func ExampleRun() {
 	}
 	// Output:
 	// N=10 fixed            50 calls  0.37 s
-	// N=10 exponential      53 calls  2.57 s
-	// N=10 full_jitter      43 calls  0.46 s
-	// N=10 equal_jitter     45 calls  0.69 s
+	// N=10 exponential      52 calls  4.01 s
+	// N=10 full_jitter      40 calls  0.47 s
+	// N=10 equal_jitter     42 calls  0.69 s
 	// N=10 decorrelated     37 calls  0.43 s
 	// N=100 fixed          2434 calls  2.05 s
-	// N=100 exponential    1858 calls 61.72 s
-	// N=100 full_jitter     874 calls  5.05 s
-	// N=100 equal_jitter    885 calls  6.29 s
+	// N=100 exponential    1878 calls 64.54 s
+	// N=100 full_jitter     797 calls  4.56 s
+	// N=100 equal_jitter    810 calls  6.51 s
 	// N=100 decorrelated   1000 calls  4.76 s
 }

@@ -15,6 +15,16 @@ const (
 	Cap  = 2 * time.Second
 )
 
+// FirstWait is the window of the simulator's first exponential backoff:
+// its client counts attempts from 1 and adds 1 before it backs off
+// (OccClient.write_rsp), so its first wait is expo(1) = min(cap, 2^1 ×
+// base), not base. backofflab's exponential strategies wait min_delay ×
+// 2^n at the retry that follows n retries, n from 0, so min_delay =
+// 2 × Base gives them the simulator's windows, retry for retry: 10 ms,
+// 20 ms, …, 1.28 s, then the cap of 2 s. With min_delay = Base every
+// window would be half the simulator's until the cap.
+const FirstWait = 2 * Base
+
 // Line is one strategy of the study: one line on each of its charts.
 type Line struct {
 	// Strategy is the strategy's name in backofflab's vocabulary
@@ -48,12 +58,15 @@ func params(name string, minDelay time.Duration, factor, jitter float64) strateg
 // NoBackoff, which retries at once, is backofflab's fixed with min_delay 0:
 // backofflab's none gives up at the first failure, and a client here must
 // write once. Its ExpoBackoff, min(cap, 2^n × base) with no jitter, is
-// exponential with factor 2 and jitter 0.
+// exponential with factor 2 and jitter 0. It, full jitter and equal jitter
+// start from FirstWait, as the simulator's expo(n) does at its n = 1.
+// Decorrelated jitter does not count attempts: its sleep starts at base
+// and base is the floor of every draw, U(base, 3 × sleep), as here.
 var lines = []Line{
 	{strategies.NameFixed, "None", params(strategies.NameFixed, 0, 2, 0), ", 0 ms: no backoff"},
-	{strategies.NameExponential, "Exponential", params(strategies.NameExponential, Base, 2, 0), ", no jitter"},
-	{strategies.NameFullJitter, "FullJitter", params(strategies.NameFullJitter, Base, 2, 0), ""},
-	{strategies.NameEqualJitter, "EqualJitter", params(strategies.NameEqualJitter, Base, 2, 0), ""},
+	{strategies.NameExponential, "Exponential", params(strategies.NameExponential, FirstWait, 2, 0), ", no jitter"},
+	{strategies.NameFullJitter, "FullJitter", params(strategies.NameFullJitter, FirstWait, 2, 0), ""},
+	{strategies.NameEqualJitter, "EqualJitter", params(strategies.NameEqualJitter, FirstWait, 2, 0), ""},
 	{strategies.NameDecorrelated, "Decorr", params(strategies.NameDecorrelated, Base, 2, 0), ""},
 }
 

@@ -17,10 +17,9 @@ type Param struct {
 	Meaning string // one line for the flag's help and the control's label
 }
 
-// table lists the study's parameters. N runs in the simulator's steps of
-// 10 (clients = i × 10) from 10 to 190 (the versions of the simulator
-// read here stop at range_max × 10 = 50), with its 100 runs at each point
-// (for t in range(0, 100)).
+// table lists the study's parameters. The defaults are the simulator's
+// driver (run): N in steps of 10 from 10 to 190 (clients = i * 10 for i
+// in xrange(1, 20)), with 100 runs at each point (for t in xrange(0, 100)).
 var table = []Param{
 	{"n", "10:190:10", "the numbers of clients: a list of N, each a number or from:to:step, such as 10:190:10 or 50,100,190"},
 	{"runs", "100", "runs at each point (a strategy at an N), each on its own seed"},
@@ -81,9 +80,38 @@ func (s Spec) Points() int { return len(s.Ns) * len(s.Strategies) }
 
 // Bounds cap what a study may ask for; a zero field puts no cap.
 type Bounds struct {
-	MaxClients int // the largest N
-	MaxRuns    int // runs at each point
-	MaxPoints  int // Ns × strategies
+	MaxClients int   // the largest N
+	MaxRuns    int   // runs at each point
+	MaxPoints  int   // Ns × strategies
+	MaxWork    int64 // Spec.Work, the study's estimated cost
+}
+
+// CLIBounds are the contention command's: larger than a server's, since
+// the command runs on the user's own cores, yet bounded, so that a typo
+// is refused at once instead of running for days or allocating more
+// memory than the machine has. N up to 10 000 (the simulator's largest
+// is 190); up to 10 000 runs a point (a mean's standard error is then 1 %
+// of the runs' spread); up to 500 points, so that Run's up-front record
+// of every run (three float64s) stays under 500 × 10 000 × 24 bytes,
+// 120 MB; and a Work of at most 5 × 10^10, about an hour of one core
+// when every point is no backoff, the dearest strategy (a run of N
+// clients costs it about 65 ns × N² on this project's machines: 2.2 ms at
+// N = 190, 65 ms at N = 1000), and less for the others. The simulator's
+// study (the defaults) is a Work of 1.2 × 10^8.
+var CLIBounds = Bounds{MaxClients: 10_000, MaxRuns: 10_000, MaxPoints: 500, MaxWork: 50_000_000_000}
+
+// Work estimates what s costs to run: the sum over its points of runs ×
+// N². A run's writes, and so its messages, grow as N² for the strategies
+// that collide most (with no backoff and every message the same delay,
+// N clients make N(N+1)/2 writes), so Work is proportional to the CPU
+// time of the dearest study of the same shape. It is a float64 so that
+// the product of unchecked values cannot overflow.
+func (s Spec) Work() float64 {
+	var perRun float64
+	for _, n := range s.Ns {
+		perRun += float64(n) * float64(n)
+	}
+	return perRun * float64(len(s.Strategies)) * float64(s.Runs)
 }
 
 // ParamError is a bad value: the parameter, the value and what is allowed.
@@ -165,6 +193,17 @@ func Parse(v url.Values, b Bounds) (Spec, error) {
 	if len(errs) == 0 && b.MaxPoints > 0 && s.Points() > b.MaxPoints {
 		bad("n", get("n"), fmt.Sprintf("%d Ns × %d strategies is %d points, and a study may have at most %d: give fewer Ns or strategies",
 			len(s.Ns), len(s.Strategies), s.Points(), b.MaxPoints))
+	}
+	if len(errs) == 0 && b.MaxWork > 0 && s.Work() > float64(b.MaxWork) {
+		one := s
+		one.Runs = 1
+		if most := int64(float64(b.MaxWork) / one.Work()); most >= 1 {
+			bad("runs", get("runs"), fmt.Sprintf("a whole number from 1 to %d with these Ns and strategies: the study's estimated cost, runs × the sum of N² over its points, would be %.3g, and a study may cost at most %.3g",
+				most, s.Work(), float64(b.MaxWork)))
+		} else {
+			bad("n", get("n"), fmt.Sprintf("Ns whose N² sum to at most %.3g over the %d strategies: one run at each point would cost %.3g (runs × the sum of N² over the points), and a study may cost at most %.3g",
+				float64(b.MaxWork), len(s.Strategies), one.Work(), float64(b.MaxWork)))
+		}
 	}
 	if len(errs) > 0 {
 		return Spec{}, errors.Join(errs...)

@@ -82,3 +82,52 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
+
+// TestParseWork: past MaxWork, runs is refused with the most runs these
+// Ns and strategies may have; when even one run is too dear, n is.
+func TestParseWork(t *testing.T) {
+	b := Bounds{MaxWork: 1_000_000}
+	for _, c := range []struct {
+		q, name, says string
+	}{
+		{"n=100,200&strategies=fixed&runs=20", "", ""},
+		{"n=100,200&strategies=fixed&runs=21", "runs", "from 1 to 20 with these Ns"},
+		{"n=100,200&strategies=fixed,decorrelated&runs=11", "runs", "from 1 to 10 with these Ns"},
+		{"n=1000&strategies=fixed&runs=1", "", ""},
+		{"n=1001&strategies=fixed&runs=1", "n", "would cost 1e+06"},
+	} {
+		t.Run(c.q, func(t *testing.T) {
+			v, _ := url.ParseQuery(c.q)
+			s, err := Parse(v, b)
+			if c.name == "" {
+				if err != nil || s.Work() > 1_000_000 {
+					t.Fatalf("got %v, work %g; want it allowed", err, s.Work())
+				}
+				return
+			}
+			var pe *ParamError
+			if !errors.As(err, &pe) || pe.Name != c.name || !strings.Contains(err.Error(), c.says) {
+				t.Fatalf("got %v; want an error on %s saying %q", err, c.name, c.says)
+			}
+		})
+	}
+}
+
+// TestCLIBounds: the simulator's study and the comparison with it
+// (TestMatchesTheOriginal's 1000 runs at N = 50, 100 and 190) fit the
+// command's bounds, and the dearest study they allow records its runs in
+// at most 120 MB, as CLIBounds says.
+func TestCLIBounds(t *testing.T) {
+	for _, q := range []string{"", "n=50,100,190&runs=1000"} {
+		v, _ := url.ParseQuery(q)
+		if _, err := Parse(v, CLIBounds); err != nil {
+			t.Errorf("%q: %v", q, err)
+		}
+	}
+	if w := DefaultSpec().Work(); w > 1.3e8 {
+		t.Errorf("the simulator's study costs %g, want about 1.2e8 as CLIBounds says", w)
+	}
+	if rec := int64(CLIBounds.MaxPoints) * int64(CLIBounds.MaxRuns) * 3 * 8; rec > 120_000_000 {
+		t.Errorf("the dearest study records %d bytes of runs, want at most 120 MB", rec)
+	}
+}
