@@ -104,9 +104,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			bar.done()
 		})
 		bar.stop()
-		if errors.Is(err, context.Canceled) && context.Cause(ctx) != err {
-			err = context.Cause(ctx)
-		}
+		err = stopCause(ctx, err)
 		if cerr := sw.Close(); err == nil {
 			err = cerr
 		}

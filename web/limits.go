@@ -58,9 +58,9 @@ type Limits struct {
 	// bound a contention study (/contention): its largest N, its runs at
 	// each point and its points (Ns × strategies). The defaults are the
 	// blog's study, 10 to 190 clients, 100 runs, 19 Ns × 5 strategies:
-	// about 5 s of one core (the user CPU time of backofflab contention
+	// about 4 s of one core (the user CPU time of backofflab contention
 	// -parallel 1). The dearest study they allow, 19 Ns from 172 to 190,
-	// takes 11.4 s of one core; a run holds about 30 KiB, a study its
+	// takes 9.4 s of one core; a run holds about 30 KiB, a study its
 	// points' 3 numbers a run (about 250 KiB at most, Spec.Memory).
 	ContentionMaxClients int
 	ContentionMaxRuns    int
