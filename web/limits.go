@@ -40,8 +40,9 @@ type Limits struct {
 	// up to pilotCPU each) is past it is refused before it starts, and one
 	// whose runs take more than estimated is stopped when it has held the
 	// cores for twice as long.
-	// The default, 20 minutes, is 10 minutes of a 2-core machine; the
-	// landing view's largest map (64 × 64 cells) takes about 3.
+	// The default, 20 minutes, is 10 minutes of a 2-core machine; a map of
+	// the landing view's b.min_delay × b.factor of 64 × 64 cells takes
+	// about 1 (sweep's BenchmarkEstimate).
 	AnalysisCPU time.Duration
 	// MapMaxSteps caps each axis of a phase map, MapMaxSeeds the runs per
 	// cell and MapMaxCells the runs of a map in all (x steps × y steps ×
