@@ -7,21 +7,21 @@ import (
 	"testing"
 )
 
-// contentionCommand is the README's contention table's command.
+// contentionCommand is the command of the contention table in docs/contention.md.
 var contentionCommand = []string{"contention", "-n", "50,100,190"}
 
-// TestContentionTable pins the README's contention table to the engine: the
-// README shows the command and what it printed, and the command prints it
+// TestContentionTable pins the contention table of docs/contention.md to the
+// engine: the page shows the command and what it printed, and the command prints it
 // still (100 runs at each of 15 points: under a second).
 func TestContentionTable(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	doc, err := os.ReadFile("docs/contention.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := mustRun(t, contentionCommand...)
 	block := "```\n$ backofflab " + strings.Join(contentionCommand, " ") + "\n" + out + "```\n"
-	if !strings.Contains(string(readme), block) {
-		t.Errorf("README.md lacks the contention table as the engine prints it now:\n%s", block)
+	if !strings.Contains(string(doc), block) {
+		t.Errorf("docs/contention.md lacks the contention table as the engine prints it now:\n%s", block)
 	}
 }
 

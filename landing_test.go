@@ -11,14 +11,14 @@ import (
 
 // The landing view's story, as the engine measures it: lane a (fixed)
 // collapses and lane b (exponential, 001's text) recovers, at seed 1 and
-// over seeds 1 to 20; and what each slider of the README's table "What the
+// over seeds 1 to 20; and what each slider of docs/run.md's table "What the
 // sliders do on the landing view" does to it. A run is deterministic (the
 // same flags and seed give the same bytes), so the outcomes are pinned as
-// the README prints them: the verdict, recovery times to 0.1 s and the peak
+// docs/run.md prints them: the verdict, recovery times to 0.1 s and the peak
 // concurrency. A change of the engine or of the defaults that moves one
-// fails here, with the row to write into the README.
+// fails here, with the row to write into docs/run.md.
 
-// landingRows are the README table's rows: a slider's flag and value over
+// landingRows are docs/run.md's table's rows: a slider's flag and value over
 // the landing view, and each lane's outcome at seed 1 as outcome.cell
 // writes it.
 var landingRows = []struct {
@@ -94,7 +94,7 @@ func outcomes(t *testing.T, out string) []outcome {
 // recovered reports whether both the server and the service came back.
 func (o outcome) recovered() bool { return !o.collapsed && o.server != "never" && o.service != "never" }
 
-// cell writes o as the README's table does.
+// cell writes o as docs/run.md's table does.
 func (o outcome) cell() string {
 	secs := func(s string) string { return strings.Replace(s, "s", " s", 1) }
 	switch {
@@ -109,10 +109,10 @@ func (o outcome) cell() string {
 // landingCommand is the command that reproduces a row.
 func landingCommand(flags string) string { return strings.TrimSpace("go run . run " + flags) }
 
-// TestLandingSliders: each row of the README's slider table is what the
-// engine measures, and the README holds the row as the test writes it.
+// TestLandingSliders: each row of the slider table in docs/run.md is what
+// the engine measures, and docs/run.md holds the row as the test writes it.
 func TestLandingSliders(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	doc, err := os.ReadFile("docs/run.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +133,8 @@ func TestLandingSliders(t *testing.T) {
 				t.Errorf("%s: lane a %q, want %q", landingCommand(r.flags), got, r.a)
 			}
 			row := fmt.Sprintf("| %s | %s | %s | %s | `%s` |", r.slider, r.value, vs[1].cell(), vs[0].cell(), landingCommand(r.flags))
-			if !strings.Contains(string(readme), row+"\n") {
-				t.Errorf("README.md lacks the row\n%s", row)
+			if !strings.Contains(string(doc), row+"\n") {
+				t.Errorf("docs/run.md lacks the row\n%s", row)
 			}
 		})
 	}

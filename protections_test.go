@@ -9,14 +9,14 @@ import (
 	"testing"
 )
 
-// protectionRows are the README's "What else saves a server, measured"
+// protectionRows are docs/protections.md's "What else saves a server, measured"
 // tables: each protection's flags and the verdict, peak concurrency and
 // attempts per request the engine gives, as its lane's verdict line words
 // them (seed 1; a run is deterministic).
 var protectionRows = []struct {
 	base, flags string
 	want        []string // parts of lane a's verdict line
-	row         string   // the README's row, after the flags' cell
+	row         string   // docs/protections.md's row, after the flags' cell
 }{
 	{protCurve, "", []string{"COLLAPSED", "peak concurrency 9993;", "(amplification 4.09)"}, "COLLAPSED | 9993 | 4.09 |"},
 	{protCurve, "-a.grpc_throttle on", []string{"COLLAPSED", "peak concurrency 8186;", "(amplification 1.00)"}, "COLLAPSED | 8186 | 1.00 |"},
@@ -50,11 +50,11 @@ const (
 	protOpen  = "-arrival open -rate 250 -outage none -faults load_spike:20s:5s:2 -lanes 1 -a.strategy fixed -a.min_delay 1ms -a.max_attempts 3"
 )
 
-// TestProtectionsTables pins the README's protection tables to what the
+// TestProtectionsTables pins the protection tables of docs/protections.md to what the
 // engine measures: each row's verdict, peak and attempts per request, and
-// the row itself in the README.
+// the row itself in docs/protections.md.
 func TestProtectionsTables(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	doc, err := os.ReadFile("docs/protections.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +82,8 @@ func TestProtectionsTables(t *testing.T) {
 					t.Errorf("%s: back after and mean ok/s %q, the row says %q", r.flags, got, r.row)
 				}
 			}
-			if row := "| " + name + " | " + r.row; !strings.Contains(string(readme), row+"\n") {
-				t.Errorf("README.md lacks the row\n%s", row)
+			if row := "| " + name + " | " + r.row; !strings.Contains(string(doc), row+"\n") {
+				t.Errorf("docs/protections.md lacks the row\n%s", row)
 			}
 		})
 	}

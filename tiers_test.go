@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-// tierRows are the README's "Layered retries, measured" tables: each row's
+// tierRows are docs/protections.md's "Layered retries, measured" tables: each row's
 // tiers and what lane a's verdict line says of it (seed 1; a run is
 // deterministic): for the crash, the clients' and the server's attempts
 // per request; for the pause, the verdict, the peak concurrency and the
 // server's attempts per request.
 var tierRows = []struct {
 	base, flags string
-	row         string // the README's row, after the flags' cell
+	row         string // docs/protections.md's row, after the flags' cell
 }{
 	{tierCrash, "", "3.00 | 3.00 |"},
 	{tierCrash, "-a.tiers fixed:3:1s", "2.99 | 8.97 |"},
@@ -40,11 +40,11 @@ const (
 	tierPause = "-lanes 1 -a.strategy fixed -a.max_attempts 3"
 )
 
-// TestTiersTables pins the README's tables of layered retries to what the
+// TestTiersTables pins docs/protections.md's tables of layered retries to what the
 // engine measures: each row is built from lane a's verdict line, and must
-// be the one the test and the README hold.
+// be the one the test and docs/protections.md hold.
 func TestTiersTables(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	doc, err := os.ReadFile("docs/protections.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,8 +93,8 @@ func TestTiersTables(t *testing.T) {
 			if r.flags != "" {
 				cell = "`" + r.flags + "`"
 			}
-			if row := "| " + cell + " | " + r.row; !strings.Contains(string(readme), row+"\n") {
-				t.Errorf("README.md lacks the row\n%s", row)
+			if row := "| " + cell + " | " + r.row; !strings.Contains(string(doc), row+"\n") {
+				t.Errorf("docs/protections.md lacks the row\n%s", row)
 			}
 		})
 	}

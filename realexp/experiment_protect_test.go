@@ -95,7 +95,7 @@ func (l *lane) sumIn(from, to, window time.Duration, f func(Counts) int64) int64
 // the verdict's recovery needs 5 s of service after the outage.
 const shedWatch = 6 * time.Second
 
-// TestShedPredicted pins the simulator's numbers that the README quotes
+// TestShedPredicted pins the simulator's numbers that docs/real-experiment.md quotes
 // for TestExperimentShedAbove.
 func TestShedPredicted(t *testing.T) {
 	p := shedExperiment()
@@ -104,21 +104,21 @@ func TestShedPredicted(t *testing.T) {
 	after, before := errs.in(resume, resume+2*time.Second), errs.in(0, p.OutageAt)
 	verdict := sum.Verdict(scenario.Finished).Text
 	if after != 737 || before != 0 {
-		t.Errorf("%.0f errors in the 2 s after the resume, %.0f before the pause; the README says 737 and none", after, before)
+		t.Errorf("%.0f errors in the 2 s after the resume, %.0f before the pause; docs/real-experiment.md says 737 and none", after, before)
 	}
 	for _, w := range []string{"service back 0.0s after the outage (ok/s at 90 % of baseline), server never (concurrency above its healthy level); peak concurrency 60;", "(amplification 1.80)"} {
 		if !strings.Contains(verdict, w) {
-			t.Errorf("verdict %q lacks %q, which the README quotes", verdict, w)
+			t.Errorf("verdict %q lacks %q, which docs/real-experiment.md quotes", verdict, w)
 		}
 	}
-	readme, err := os.ReadFile("../README.md")
+	doc, err := os.ReadFile("../docs/real-experiment.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Join(strings.Fields(string(readme)), " ")
+	text := strings.Join(strings.Fields(string(doc)), " ")
 	for _, w := range []string{"737 in the 2 s after the resume", `"service back 0.0s after the outage (ok/s at 90 % of baseline), server never (concurrency above its healthy level); peak concurrency 60", with 1.80 attempts per request`} {
 		if !strings.Contains(text, w) {
-			t.Errorf("the README no longer says %q", w)
+			t.Errorf("docs/real-experiment.md no longer says %q", w)
 		}
 	}
 }
