@@ -91,7 +91,9 @@ func (p *page) send(v any) {
 // the test after 10 s.
 func (p *page) await(typ string, ok func(map[string]json.RawMessage) bool) map[string]json.RawMessage {
 	p.t.Helper()
-	deadline := time.After(10 * time.Second)
+	// A bound for a failure, not a measure of speed: under the race
+	// detector on a busy machine a storm takes long to reach its state.
+	deadline := time.After(awaitBound)
 	for {
 		select {
 		case m, open := <-p.msgs:
@@ -102,7 +104,7 @@ func (p *page) await(typ string, ok func(map[string]json.RawMessage) bool) map[s
 				return m
 			}
 		case <-deadline:
-			p.t.Fatalf("no %s message in 10 s", typ)
+			p.t.Fatalf("no %s message in %v", typ, awaitBound)
 		}
 	}
 }
@@ -424,3 +426,7 @@ func TestSocketSendsMarksAndExplain(t *testing.T) {
 		return false
 	})
 }
+
+// awaitBound is how long a test waits for a page's message before it
+// fails.
+const awaitBound = time.Minute
