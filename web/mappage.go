@@ -85,6 +85,11 @@ func decodeMap(q url.Values, lim Limits) (sweep.Spec, []*scenario.ParamError) {
 	return spec, nil
 }
 
+// givesSweep reports whether q gives any of the sweep's own parameters.
+func givesSweep(q url.Values) bool {
+	return slices.ContainsFunc(sweep.Table, func(p sweep.Param) bool { return q.Has(p.Name) })
+}
+
 // mapScenario returns a copy of q without the playground's speed and,
 // unless withSweep, without the sweep's own parameters: what is left is
 // the scenario. A lane's source stays for decodeMap to judge.
@@ -241,6 +246,14 @@ type axisSuggestion struct {
 func newMapView(q url.Values, lim Limits) mapView {
 	spec, errs := decodeMap(q, lim)
 	valid := len(errs) == 0 && q.Get("x") != ""
+	if !givesSweep(q) {
+		// The form before any axis is chosen, as the playground's link
+		// opens it: the axes it lacks are to fill in, not errors.
+		errs = slices.DeleteFunc(errs, func(e *scenario.ParamError) bool {
+			_, ok := sweep.Lookup(e.Name)
+			return ok
+		})
+	}
 	// The scenario: the URL's, whatever the sweep's parameters say; its
 	// defaults where it does not parse (its errors are listed).
 	base := mapScenario(q, false)

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -471,6 +472,52 @@ func TestMapView(t *testing.T) {
 	for _, part := range v.Scenario {
 		if strings.HasPrefix(part, "b.factor=") {
 			t.Errorf("the scenario names the axis's own parameter: %v", v.Scenario)
+		}
+	}
+}
+
+// TestMapOfPlaygroundLinks: the playground's "Phase map of this run" link
+// carries its whole canonical query, lanes included; the map's page opens
+// for it, with or without axes, without an error, and names the number
+// of lanes among the scenario's parameters.
+func TestMapOfPlaygroundLinks(t *testing.T) {
+	hs, _, _ := mapTestServer(t, Limits{})
+	lim := Limits{}.withDefaults()
+	for _, tc := range []struct {
+		name, query, lanes string
+	}{
+		{"the landing view", "", "lanes=2"},
+		{"lanes alone", "lanes=2", "lanes=2"},
+		{"three lanes, a changed strategy", "lanes=3&c.strategy=fixed&c.min_delay=250ms&clients=700", "lanes=3"},
+		{"one lane", "lanes=1&a.strategy=exponential", "lanes=1"},
+	} {
+		for _, axes := range []string{"", "&x=outage_for&x_from=2s&x_to=30s&x_steps=3"} {
+			t.Run(tc.name+axes, func(t *testing.T) {
+				q, err := url.ParseQuery(tc.query)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st, errs := decode(q, lim)
+				if len(errs) > 0 {
+					t.Fatalf("decode: %v", errs)
+				}
+				// The link as the playground writes it (page.templ's view-map).
+				resp, body := get(t, hs.URL+"/map?"+st.encode()+axes, nil)
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("GET /map of the playground's link: %s %.300s", resp.Status, body)
+				}
+				scen := regexp.MustCompile(`<code id="map-scenario">([^<]*)<`).FindSubmatch(body)
+				if scen == nil {
+					t.Fatalf("no scenario on the page: %.300s", body)
+				}
+				if parts := strings.Split(html.UnescapeString(string(scen[1])), " · "); !slices.Contains(parts, tc.lanes) {
+					t.Errorf("the scenario %q does not name %s", scen[1], tc.lanes)
+				}
+				// The form, without axes yet, is no error: the axes are to choose.
+				for _, m := range regexp.MustCompile(`data-error-for="([^"]*)" role="alert">([^<]+)<`).FindAllSubmatch(body, -1) {
+					t.Errorf("the page shows an error for %q: %s", m[1], m[2])
+				}
+			})
 		}
 	}
 }
