@@ -170,8 +170,9 @@ func sortedKeys(q url.Values) []string {
 // and runs nothing, as the playground does: the page itself is fine.
 func handleBandsPage(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, seeds, errs := decodeBands(r.URL.Query(), lim)
-		in := newBandsPage(st, seeds, errs)
+		q, qerrs := parseQuery(r.URL.RawQuery)
+		st, seeds, errs := decodeBands(q, lim)
+		in := newBandsPage(st, seeds, withQueryErrors(qerrs, errs))
 		writePage(w, r, log, "bands", bandsPage(in))
 	})
 }
@@ -197,7 +198,12 @@ func progressMsg(done, total int) seedsMsg {
 // shuts down (live), stopping every seed's run within a slice of events.
 func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, seeds, errs := decodeBands(r.URL.Query(), lim)
+		q, errs := parseQuery(r.URL.RawQuery)
+		var st state
+		seeds := 0
+		if len(errs) == 0 {
+			st, seeds, errs = decodeBands(q, lim)
+		}
 		if len(errs) > 0 {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return

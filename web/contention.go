@@ -28,10 +28,16 @@ func contentionBounds(lim Limits) contention.Bounds {
 	return contention.Bounds{MaxClients: lim.ContentionMaxClients, MaxRuns: lim.ContentionMaxRuns, MaxPoints: lim.ContentionMaxPoints}
 }
 
-// decodeContention reads a study from a URL's query within lim: the one
-// place the page, the stream and the exports decode it.
-func decodeContention(q url.Values, lim Limits) (contention.Spec, error) {
-	return contention.Parse(q, contentionBounds(lim))
+// decodeContention reads a study from a URL's raw query within lim: the
+// one place the page, the stream and the exports decode it. It returns
+// the values it read too, for the page's form.
+func decodeContention(raw string, lim Limits) (contention.Spec, url.Values, error) {
+	q, errs := parseQuery(raw)
+	if len(errs) > 0 {
+		return contention.Spec{}, q, errors.New(errorText(errs))
+	}
+	spec, err := contention.Parse(q, contentionBounds(lim))
+	return spec, q, err
 }
 
 // contentionParam is one of the study's parameters as the page shows it:
@@ -67,8 +73,8 @@ type contentionState struct {
 	Runs   int              `json:"runs"`
 }
 
-func newContentionInput(q url.Values, lim Limits) (contentionInput, contentionState) {
-	spec, err := decodeContention(q, lim)
+func newContentionInput(raw string, lim Limits) (contentionInput, contentionState) {
+	spec, q, err := decodeContention(raw, lim)
 	in := contentionInput{Bounds: contentionBounds(lim)}
 	vals, on := q, contention.LineNames()
 	if err != nil {
@@ -101,7 +107,7 @@ func newContentionInput(q url.Values, lim Limits) (contentionInput, contentionSt
 // wrong beside the form and runs nothing.
 func handleContentionPage(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		in, st := newContentionInput(r.URL.Query(), lim)
+		in, st := newContentionInput(r.URL.RawQuery, lim)
 		writePage(w, r, log, "contention", contentionPage(in, st))
 	})
 }
@@ -142,7 +148,7 @@ func beginContention(lim Limits, live *sessions, spec contention.Spec) (end func
 // (beginContention), or answers r: 400 naming a bad parameter, 503 when
 // the server is busy.
 func startContention(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions) (contention.Spec, func(), bool) {
-	spec, err := decodeContention(r.URL.Query(), lim)
+	spec, _, err := decodeContention(r.URL.RawQuery, lim)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return spec, nil, false

@@ -29,9 +29,9 @@ import (
 // do not fail the page: each is shown beside its control.
 func handlePlayground(log *slog.Logger, lim Limits, presets *presets) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw := r.URL.Query()
+		raw, qerrs := parseQuery(r.URL.RawQuery)
 		st, errs := decodeLenient(raw, lim)
-		in := pageInput{St: st, Query: st.encode(), Raw: raw, Errors: errs,
+		in := pageInput{St: st, Query: st.encode(), Raw: raw, Errors: withQueryErrors(qerrs, errs),
 			Presets: presets.list(), Limits: lim}
 		writePage(w, r, log, "playground", playground(in))
 	})
@@ -95,8 +95,9 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 			return
 		}
 		defer mem.Close()
-		st, errs := decodeLenient(r.URL.Query(), lim)
-		s, err := newSession(conn, log, lim, live.real, mem, st, errs)
+		q, qerrs := parseQuery(r.URL.RawQuery)
+		st, errs := decodeLenient(q, lim)
+		s, err := newSession(conn, log, lim, live.real, mem, st, withQueryErrors(qerrs, errs))
 		if err != nil { // decodeLenient validated st: only memory can refuse it
 			busy(busyMessage(err))
 			return
@@ -152,7 +153,11 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 // the request and returns false.
 func startExport(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions,
 	dec func(url.Values, Limits) (state, []*scenario.ParamError)) (state, bool) {
-	st, errs := dec(r.URL.Query(), lim)
+	q, errs := parseQuery(r.URL.RawQuery)
+	var st state
+	if len(errs) == 0 {
+		st, errs = dec(q, lim)
+	}
 	if len(errs) > 0 {
 		http.Error(w, errorText(errs), http.StatusBadRequest)
 		return state{}, false

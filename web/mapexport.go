@@ -28,7 +28,7 @@ import (
 // body, so that it cannot pass for a whole one.
 func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMap(r.URL.Query(), lim)
+		spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
 		if len(errs) > 0 {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return
@@ -103,7 +103,7 @@ const maxMapCellBytes = 4 << 10
 // as sweep.Run makes them.
 func handleMapPageExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMap(r.URL.Query(), lim)
+		spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
 		if len(errs) > 0 {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return

@@ -298,7 +298,7 @@ func TestMapBadInput(t *testing.T) {
 		{"a value out of its range", strings.Replace(good, "x_to=30s", "x_to=-1s", 1), "x_to", "outage_for"},
 		{"clients past this server", good + "&clients=6000", "clients", "1 to 5000"},
 		{"an axis of clients past this server", "x=clients&x_from=100&x_to=9000&x_steps=3&duration=30s", "x_to", "5000"},
-		{"duration past this server", good + "&duration=2h", "duration", "1h0m0s"},
+		{"duration past this server", withQuery(t, good, "duration=2h"), "duration", "1h0m0s"},
 		{"a real lane", good + "&b.source=real", "b.source", "sim"},
 		{"no x", "x_from=1s&x_to=2s", "x", "every sweep needs"},
 		{"a scenario error", good + "&think=banana", "think", "banana"},
@@ -433,7 +433,7 @@ func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 // it in the playground.
 func TestMapView(t *testing.T) {
 	q, _ := url.ParseQuery("speed=4&a.strategy=fixed&b.strategy=exponential&clients=500&x=b.factor&x_from=1&x_to=3&x_steps=5")
-	v := newMapView(q, Limits{}.withDefaults())
+	v := newMapView(q, nil, Limits{}.withDefaults())
 	if !v.State.Valid {
 		t.Fatalf("not a whole map: %v", v.General)
 	}

@@ -170,7 +170,7 @@ func writeMapErrors(w http.ResponseWriter, code int, errs []mapError) {
 // pool; it stops when its request's context ends.
 func handleMapCells(lim Limits, live *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMap(r.URL.Query(), lim)
+		spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
 		if len(errs) > 0 {
 			var out []mapError
 			for _, e := range errs {
