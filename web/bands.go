@@ -286,7 +286,7 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 		if runErr != nil {
 			msg := busyMessage(runErr)
 			if errors.Is(context.Cause(ctx), errShutdown) {
-				msg = "the server is shutting down; try again in a minute"
+				msg = shutdownMessage
 			}
 			send(seedsMsg{Type: "error", Message: msg})
 			return

@@ -176,7 +176,9 @@ func runContention(ctx context.Context, lim Limits, live *sessions, spec content
 
 // handleContentionStream streams a study as NDJSON. A bad query is a 400
 // naming the parameter; a server without a free slot for the view, a 503.
-func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.Handler {
+// A study the server's shutdown (server) cuts ends with an error line
+// saying so, as a map's and a band's do.
+func handleContentionStream(server context.Context, log *slog.Logger, lim Limits, live *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		spec, end, ok := startContention(w, r, lim, live)
 		if !ok {
@@ -198,10 +200,14 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 		// worker, which holds one of the server's analysis cores. The
 		// channel holds every point, so a worker never waits on it.
 		msgs := make(chan contentionMsg, spec.Points())
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		stop := context.AfterFunc(server, func() { cancel(errShutdown) })
+		defer stop()
 		var err error
 		go func() {
 			defer close(msgs)
-			_, err = runContention(r.Context(), lim, live, spec, func(p contention.Point, done, total int) {
+			_, err = runContention(ctx, lim, live, spec, func(p contention.Point, done, total int) {
 				msgs <- contentionMsg{Type: "point", Point: &p, Done: done, Total: total}
 			})
 		}()
@@ -211,7 +217,9 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 		switch { // err was set before msgs was closed
 		case err == nil:
 			send(contentionMsg{Type: "done"})
-		case r.Context().Err() != nil: // the page left, or the server is going
+		case context.Cause(ctx) == errShutdown:
+			send(contentionMsg{Type: "error", Message: shutdownMessage})
+		case ctx.Err() != nil: // the page left
 		default:
 			log.Error("contention study", "err", err)
 			send(contentionMsg{Type: "error", Message: err.Error()})

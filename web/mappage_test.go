@@ -237,8 +237,9 @@ func waitServerRunning(t *testing.T, s *Server, what string, ok func(int64) bool
 
 // TestMapCancel: a map's work stops when its page leaves (the request
 // cancelled), when the page changes the map (the old request cancelled,
-// a new one started), and when the server shuts down: Server.Running()
-// drops to 0, and goleak (TestMain) finds nothing left.
+// a new one started), and when the server shuts down, whose stream ends
+// with a line saying so: Server.Running() drops to 0, and goleak
+// (TestMain) finds nothing left.
 func TestMapCancel(t *testing.T) {
 	t.Run("leave", func(t *testing.T) {
 		hs, s, _ := mapTestServer(t, Limits{RunMemory: 64 << 20})
@@ -274,10 +275,17 @@ func TestMapCancel(t *testing.T) {
 		waitServerRunning(t, s, "the map runs", func(n int64) bool { return n > 0 })
 		shutdown()
 		waitServerRunning(t, s, "after the server's context ended", func(n int64) bool { return n == 0 })
-		for {
-			if _, ok := st.next(t); !ok {
-				break
-			}
+		// The stream ends whole, its last line saying why, as the bands'
+		// does: the page tells a shutdown from a broken connection.
+		var last streamMsg
+		for m, ok := st.next(t); ok; m, ok = st.next(t) {
+			last = m
+		}
+		if err := st.sc.Err(); err != nil {
+			t.Errorf("the stream was cut: %v", err)
+		}
+		if last.Type != "error" || !strings.Contains(last.Message, "shutting down") {
+			t.Errorf("last line %+v, want an error saying the server is shutting down", last)
 		}
 	})
 }

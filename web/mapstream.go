@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -21,12 +22,14 @@ import (
 //	{"type":"point","x":i,"y":j,"cells":[…],"lanes":[…]}   once per point, as its seeds end
 //	{"type":"done","elapsed":seconds}
 //	{"type":"error","message":"…"}                         instead of done, when a run failed
+//	                                                       or the server shuts down
 //
 // A point is a place of the grid (x, y) with its seeds' cells. A bad query
 // is answered 400 before the stream begins, a busy server 503, both with a
 // mapErrors body that names each parameter at fault. The work stops when
 // the page leaves (its fetch aborted: the request's context), when the
-// server shuts down, or at the first failed run.
+// server shuts down (the stream then ends with an error line saying so, as
+// the bands' does), or at the first failed run.
 
 // mapMsg is one line of the stream.
 type mapMsg struct {
@@ -167,8 +170,9 @@ func writeMapErrors(w http.ResponseWriter, code int, errs []mapError) {
 // handleMapCells runs the map its query names and streams its points as
 // they end. The map takes one of the many-run views' slots, each cell a
 // core of theirs (live.analyses) and a run's memory from the server's
-// pool; it stops when its request's context ends.
-func handleMapCells(lim Limits, live *sessions) http.Handler {
+// pool; it stops when its request's context ends or the server's (server)
+// does, which its last line says.
+func handleMapCells(server context.Context, lim Limits, live *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
 		if len(errs) > 0 {
@@ -190,27 +194,38 @@ func handleMapCells(lim Limits, live *sessions) http.Handler {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		rc := http.NewResponseController(w)
 		enc := json.NewEncoder(w)
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
+		ctx, cancel := context.WithCancelCause(r.Context())
+		defer cancel(nil)
+		stop := context.AfterFunc(server, func() { cancel(errShutdown) })
+		defer stop()
 		send := func(m mapMsg) {
-			if ctx.Err() != nil {
-				return
+			if r.Context().Err() != nil || context.Cause(ctx) == errLeftMap {
+				return // the page is gone
 			}
 			if enc.Encode(m) != nil || rc.Flush() != nil {
-				cancel() // the page is gone: stop the work
+				cancel(errLeftMap) // stop the work
 			}
 		}
 		start := time.Now()
 		send(mapMsg{Type: "start", Total: spec.Cells(), Points: spec.Cells() / spec.Seeds})
-		err = runMap(ctx, spec, lim, live, func(pt *mapPoint) { send(mapMsg{Type: "point", mapPoint: pt}) })
+		err = runMap(ctx, spec, lim, live, func(pt *mapPoint) {
+			if ctx.Err() == nil {
+				send(mapMsg{Type: "point", mapPoint: pt})
+			}
+		})
 		switch {
 		case err == nil:
 			send(mapMsg{Type: "done", Elapsed: time.Since(start).Seconds()})
+		case context.Cause(ctx) == errShutdown:
+			send(mapMsg{Type: "error", Message: shutdownMessage})
 		case ctx.Err() == nil:
 			send(mapMsg{Type: "error", Message: busyMessage(err)})
 		}
 	})
 }
+
+// errLeftMap ends a map whose page stopped reading.
+var errLeftMap = errors.New("web: the map's page left")
 
 // runCells runs every cell of spec, lim.AnalysisCores at a time, each
 // inside live.analyses.simulate with a run's memory from live's pool, and
