@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -248,8 +247,7 @@ func handleContentionExport(lim Limits, live *sessions, format string) http.Hand
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		w.Header().Set("Content-Type", map[string]string{"csv": "text/csv; charset=utf-8", "json": "application/json"}[format])
-		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="backofflab-contention.%s"`, format))
+		exportHeaders(w, format, "backofflab-contention")
 		w.Write(buf.Bytes())
 	})
 }

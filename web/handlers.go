@@ -135,16 +135,29 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 		}
 		mem.Close()
 		write := simengine.WriteCSV
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		if format == "json" {
 			write = simengine.WriteJSON
-			w.Header().Set("Content-Type", "application/json")
 		}
-		w.Header().Set("Content-Disposition", `attachment; filename="backofflab.`+format+`"`)
+		exportHeaders(w, format, "backofflab")
 		if err := write(r.Context(), w, st.p, mem); err != nil && !errors.Is(err, context.Canceled) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
+}
+
+// exportTypes are the media types of the exports' formats.
+var exportTypes = map[string]string{"csv": "text/csv; charset=utf-8", "json": "application/json"}
+
+// exportHeaders sets the headers of every generated export (a run's, a
+// page's, a map's, a study's) of format, csv or json, saved as
+// name.format. None may be stored: the same URL runs the work again, and
+// a page's export is what that page held.
+func exportHeaders(w http.ResponseWriter, format, name string) {
+	h := w.Header()
+	h.Set("Content-Type", exportTypes[format])
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Disposition", `attachment; filename="`+name+"."+format+`"`)
 }
 
 // startExport decodes r's query with dec and takes one of the

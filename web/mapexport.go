@@ -40,7 +40,7 @@ func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 			return
 		}
 		defer end()
-		mapExportHeaders(w, format)
+		exportHeaders(w, format, "backofflab-map")
 		cw := &countingWriter{w: w}
 		sw, err := sweep.NewWriter(cw, format, spec, sweep.Shard{})
 		if err != nil { // a format of ours: a bug
@@ -73,16 +73,6 @@ func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 		}
 		panic(http.ErrAbortHandler) // a cut CSV must not look whole
 	})
-}
-
-func mapExportHeaders(w http.ResponseWriter, format string) {
-	if format == sweep.FormatJSON {
-		w.Header().Set("Content-Type", "application/json")
-	} else {
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Disposition", `attachment; filename="backofflab-map.`+format+`"`)
 }
 
 // postedCell is one cell the page posts: its index and each lane's
@@ -123,7 +113,7 @@ func handleMapPageExport(lim Limits, live *sessions, format string) http.Handler
 			http.Error(w, "export: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		mapExportHeaders(w, format)
+		exportHeaders(w, format, "backofflab-map")
 		sw, err := sweep.NewWriter(w, format, spec, sweep.Shard{})
 		if err == nil {
 			for _, c := range cells {
