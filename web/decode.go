@@ -194,7 +194,8 @@ const queryParam = "query"
 
 // decode reads a whole state from a query, validating every value through
 // the parameter table and the server's limits. It is the one place where the
-// page's URL, a WebSocket set message and an export request are read.
+// page's URL, a WebSocket set message and an export request are decoded,
+// once parseQuery has read them.
 func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	q = cloneValues(q)
 	st := state{speed: defaultSpeed}
