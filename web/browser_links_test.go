@@ -47,22 +47,28 @@ const linksMapAxes = "&x=outage_for&x_from=2s&x_to=10s&x_steps=2"
 
 // viewReady says, for each view's path, when its page has done what it
 // does on load (the playground's session ticks, a whole map has run, the
-// band is in, the study is done), and what its page says went wrong.
-var viewReady = map[string]struct{ ready, failure string }{
+// band is in, the study is done), what changes while it gets there (the
+// wait fails only when that stops changing: pollProgress), and what its
+// page says went wrong.
+var viewReady = map[string]struct{ ready, progress, failure string }{
 	"/": {
 		`document.querySelector('#status').textContent === 'connected' && window.backofflab && window.backofflab.rows().length > 0`,
+		`window.backofflab ? window.backofflab.rows().length : null`,
 		`''`,
 	},
 	"/map": {
 		`window.backofflabMap && (s => s === null ? !document.querySelector('#map-headless-csv') : s.finished || !!s.error)(window.backofflabMap.state())`,
+		mapProgress,
 		`(s => s && s.error || '')(window.backofflabMap.state())`,
 	},
 	"/bands": {
 		`window.backofflabBands && (!!window.backofflabBands.result() || document.querySelector('#bands-status').classList.contains('bad'))`,
+		`document.querySelector('#bands-progress').value`,
 		`document.querySelector('#bands-status').classList.contains('bad') ? document.querySelector('#bands-status').textContent : ''`,
 	},
 	"/contention": {
 		`window.backofflabContention && (s => s.finished || !!s.error)(window.backofflabContention.state())`,
+		`window.backofflabContention ? window.backofflabContention.state().done : null`,
 		`window.backofflabContention.state().error`,
 	},
 }
@@ -194,7 +200,7 @@ func visitPage(t *testing.T, ctx context.Context, u, path string) []pageLink {
 	tb := openTab(t, ctx)
 	tb.do("emulate the viewport", chromedp.EmulateViewport(1280, 800))
 	tb.do("navigate to "+u, chromedp.Navigate(u))
-	tb.waitTrue(viewName(path)+" is ready", rd.ready)
+	pollProgress[bool](tb, viewName(path)+" is ready", "!!("+rd.ready+")", rd.progress)
 	if msg := eval[string](tb, rd.failure); msg != "" {
 		t.Errorf("the page says it failed: %s", msg)
 	}
