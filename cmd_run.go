@@ -87,18 +87,27 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 // paramFlags defines one flag per parameter of the vocabulary (per lane for
-// lane parameters); each stores its raw value in q for scenario.Parse.
+// lane parameters); each stores its raw value in q for scenario.Parse. A
+// boolean parameter's flag is a boolean flag: given alone it is true, as
+// -a.cancel_on_timeout; -a.cancel_on_timeout=false turns it off.
 func paramFlags(fs *flag.FlagSet, q url.Values) {
 	def := scenario.Defaults()
 	store := func(name string) func(string) error {
 		return func(v string) error { q.Set(name, v); return nil }
 	}
+	define := func(param scenario.Param, name, help string) {
+		if param.Type == scenario.TypeBool {
+			fs.BoolFunc(name, help, store(name))
+			return
+		}
+		fs.Func(name, help, store(name))
+	}
 	lanes, _, _ := scenario.Lookup("lanes")
 	fs.Func("lanes", fmt.Sprintf("%s (%s)", lanes.Help, lanes.Allowed()), store("lanes"))
 	for _, param := range scenario.Table {
 		if !param.Lane {
-			fs.Func(param.Name, fmt.Sprintf("%s (%s; default %s)", param.Help, param.Allowed(),
-				defaultText(param.Value(&def, 0))), store(param.Name))
+			define(param, param.Name, fmt.Sprintf("%s (%s; default %s)", param.Help, param.Allowed(),
+				defaultText(param.Value(&def, 0))))
 			continue
 		}
 		for i := range scenario.MaxLanes {
@@ -110,7 +119,7 @@ func paramFlags(fs *flag.FlagSet, q url.Values) {
 			case i == 0:
 				help = fmt.Sprintf("%s (%s; default: the strategy's)", param.Help, param.Allowed())
 			}
-			fs.Func(name, help, store(name))
+			define(param, name, help)
 		}
 	}
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"flag"
 	"math"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -314,6 +316,86 @@ func TestRunJSON(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBoolParamFlags: a boolean parameter's flag is a boolean flag, in
+// every command that takes the vocabulary's flags (paramFlags): given
+// alone it is true and the next argument is the next flag, as the flag
+// package reads -v; =true and =false set it; another value is an error
+// naming the flag, the value and what is allowed.
+func TestBoolParamFlags(t *testing.T) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	paramFlags(fs, url.Values{})
+	n := 0
+	for _, param := range scenario.Table {
+		if param.Type != scenario.TypeBool {
+			continue
+		}
+		names := []string{param.Name}
+		if param.Lane {
+			names = names[:0]
+			for i := range scenario.MaxLanes {
+				names = append(names, scenario.LaneNames[i:i+1]+"."+param.Name)
+			}
+		}
+		for _, name := range names {
+			n++
+			f := fs.Lookup(name)
+			if f == nil {
+				t.Errorf("no flag -%s", name)
+				continue
+			}
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
+				t.Errorf("-%s is not a boolean flag: -%s alone takes the next argument as its value", name, name)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the table has no boolean parameter: the test checks nothing")
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want any // a.cancel_on_timeout, or the error's words
+	}{
+		{"alone, then a flag", []string{"-a.cancel_on_timeout", "-a.strategy", "exponential"}, true},
+		{"alone, last", []string{"-a.strategy", "exponential", "-a.cancel_on_timeout"}, true},
+		{"=true", []string{"-a.cancel_on_timeout=true", "-a.strategy", "exponential"}, true},
+		{"=false", []string{"-a.cancel_on_timeout=false", "-a.strategy", "exponential"}, false},
+		{"not given", []string{"-a.strategy", "exponential"}, false},
+		{"=maybe", []string{"-a.cancel_on_timeout=maybe"}, []string{"a.cancel_on_timeout", `"maybe"`, "true or false"}},
+		{"a value after it is an argument", []string{"-a.cancel_on_timeout", "false"}, []string{`"false"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(withSmall(tc.args...), "-format", "json")
+			out, _, err := runArgs(t, args...)
+			if words, bad := tc.want.([]string); bad {
+				if err == nil || !errors.As(err, new(usageError)) {
+					t.Fatalf("run %q: %v, want a usage error", args, err)
+				}
+				for _, w := range words {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q does not say %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("run %q: %v", args, err)
+			}
+			var rec jsonRun
+			if err := json.Unmarshal([]byte(out), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if got := rec.Params["a.cancel_on_timeout"]; got != tc.want {
+				t.Errorf("a.cancel_on_timeout = %v, want %v", got, tc.want)
+			}
+			if got := rec.Params["a.strategy"]; got != "exponential" && slices.Contains(tc.args, "exponential") {
+				t.Errorf("a.strategy = %v, want exponential", got)
+			}
+		})
 	}
 }
 

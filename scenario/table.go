@@ -506,8 +506,15 @@ func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 // must have lane i.
 func (p Param) Field(ps *Params, i int) any { return p.field(ps, i) }
 
-// Value returns p's value in ps (lane i for a lane parameter) as text.
-func (p Param) Value(ps *Params, i int) string { return format(p.field(ps, i)) }
+// Value returns p's value in ps (lane i for a lane parameter) as text. It
+// takes every row Lookup returns: lanes, which no field of Params holds,
+// is the number of ps's lanes.
+func (p Param) Value(ps *Params, i int) string {
+	if p.Name == lanesParam.Name {
+		return strconv.Itoa(len(ps.Lanes))
+	}
+	return format(p.field(ps, i))
+}
 
 // Parse reads parameters from query values (a URL's query, or flags gathered
 // by name). Values not given keep their defaults; a lane whose strategy is

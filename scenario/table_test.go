@@ -276,6 +276,30 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+// TestValueOfEveryLookup: every name Lookup finds has a Value, the value
+// Encode writes for it; lanes, which no field of Params holds, included.
+func TestValueOfEveryLookup(t *testing.T) {
+	p, err := scenario.Parse(url.Values{"lanes": {"3"}, "b.strategy": {"full_jitter"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := p.Encode()
+	for name := range enc {
+		t.Run(name, func(t *testing.T) {
+			param, lane, ok := scenario.Lookup(name)
+			if !ok {
+				t.Fatalf("Encode writes %s, which Lookup does not find", name)
+			}
+			if got, want := param.Value(&p, max(lane, 0)), enc.Get(name); got != want {
+				t.Errorf("Value = %q, Encode wrote %q", got, want)
+			}
+		})
+	}
+	if _, ok := enc["lanes"]; !ok {
+		t.Fatal("Encode writes no lanes: the test misses the row without a field")
+	}
+}
+
 // tblValue is a raw value and the canonical text Param.Value gives it back as.
 type tblValue struct{ raw, want string }
 

@@ -173,8 +173,9 @@ func sortedKeys(q url.Values) []string {
 // and runs nothing, as the playground does: the page itself is fine.
 func handleBandsPage(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, seeds, errs := decodeBands(r.URL.Query(), lim)
-		in := newBandsPage(st, seeds, errs)
+		q, qerrs := parseQuery(r.URL.RawQuery)
+		st, seeds, errs := decodeBands(q, lim)
+		in := newBandsPage(st, seeds, withQueryErrors(qerrs, errs))
 		writePage(w, r, log, "bands", bandsPage(in))
 	})
 }
@@ -220,7 +221,12 @@ func measureSeed(ctx context.Context, p scenario.Params, s *sessions) (cost time
 // shuts down (live), stopping every seed's run within a slice of events.
 func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, seeds, errs := decodeBands(r.URL.Query(), lim)
+		q, errs := parseQuery(r.URL.RawQuery)
+		var st state
+		seeds := 0
+		if len(errs) == 0 {
+			st, seeds, errs = decodeBands(q, lim)
+		}
 		if len(errs) > 0 {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return
@@ -314,7 +320,7 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 		if runErr != nil {
 			msg := busyMessage(runErr)
 			if errors.Is(context.Cause(ctx), errShutdown) {
-				msg = "the server is shutting down; try again in a minute"
+				msg = shutdownMessage
 			}
 			send(seedsMsg{Type: "error", Message: msg})
 			return

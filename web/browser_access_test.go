@@ -111,12 +111,23 @@ func (b box) inViewport(w, h float64) bool {
 // boxOf returns the box of the element sel finds.
 func (tb *tab) boxOf(sel string) box {
 	tb.t.Helper()
-	return eval[box](tb, fmt.Sprintf(`(el => {
-		if (!el) throw new Error('no element ' + %q);
+	return tb.boxesOf(sel)[0]
+}
+
+// boxesOf returns the boxes of the elements sels find, measured at one
+// moment: the page reflows as a run plays (a lane's verdict wraps onto
+// another line, and the charts below the heads move), so boxes measured
+// one call apart may come from two layouts.
+func (tb *tab) boxesOf(sels ...string) []box {
+	tb.t.Helper()
+	list, _ := json.Marshal(sels)
+	return eval[[]box](tb, fmt.Sprintf(`%s.map(sel => {
+		const el = document.querySelector(sel);
+		if (!el) throw new Error('no element ' + sel);
 		const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
 		return {Top: r.top, Bottom: r.bottom, Left: r.left, Right: r.right,
 			Shown: r.width > 0 && r.height > 0 && cs.visibility === 'visible' && !el.closest('[hidden]')};
-	})(document.querySelector(%q))`, sel, sel))
+	})`, list))
 }
 
 // key presses key (a kb constant) as a keyboard does.
@@ -140,7 +151,8 @@ func accessPhoneLayout(t *testing.T, env *browserEnv, _ string) {
 	tb := openPage(t, env, "b.strategy=think_scaled&speed=20", phone())
 	vw, vh := float64(phoneW), float64(phoneH)
 	tb.waitTrue("lane a's throughput chart draws", `(c => c && c.getModel().getSeriesByIndex(0).getData().count() > 0)(window.backofflab.charts()['throughput.a'])`)
-	a, b := tb.boxOf(`.chart[data-chart="throughput"][data-lane="a"]`), tb.boxOf(`.chart[data-chart="throughput"][data-lane="b"]`)
+	boxes := tb.boxesOf(`.chart[data-chart="throughput"][data-lane="a"]`, `.chart[data-chart="throughput"][data-lane="b"]`)
+	a, b := boxes[0], boxes[1]
 	t.Logf("first screen: throughput a %+v, b %+v", a, b)
 	if !a.inViewport(vw, vh) || !b.inViewport(vw, vh) {
 		t.Errorf("the lanes' throughput charts are not on the first screen: a %+v, b %+v", a, b)

@@ -181,6 +181,7 @@ func (tb *tab) logDiagnostics() {
 		rows: window.backofflab ? window.backofflab.rows().length : null,
 		state: window.backofflab ? window.backofflab.state() : null,
 		errors: [...document.querySelectorAll('[data-error-for]')].map(e => e.textContent.trim()).filter(Boolean),
+		map: window.backofflabMap ? {state: window.backofflabMap.state(), status: document.querySelector('#map-status').textContent} : null,
 	})`))
 	if err != nil {
 		tb.t.Logf("page diagnostics: %v", err)
@@ -250,6 +251,42 @@ func pollFor[T any](tb *tab, what, expr string, timeout time.Duration) T {
 				tb.t.Fatalf("waiting until %s: not after %v; last error: %v", what, timeout, err)
 			}
 			tb.t.Fatalf("waiting until %s: not after %v (%s)", what, timeout, expr)
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// pollProgress is poll for work that advances, such as a map's cells: it
+// waits until expr gives a truthy value and returns it, and fails only when
+// progress, an expression whose value changes as the work advances, has
+// not changed for pollTimeout. A loaded machine's slow work is waited for;
+// work that stopped fails.
+func pollProgress[T any](tb *tab, what, expr, progress string) T {
+	tb.t.Helper()
+	wrapped := fmt.Sprintf(`(() => {
+		let p = null;
+		try { p = JSON.stringify(%s); } catch (e) { p = 'exception: ' + e; }
+		try { const v = (%s); return v ? {ok: true, v, p} : {ok: false, v: null, p}; }
+		catch (e) { return {ok: false, v: null, p}; }
+	})()`, progress, expr)
+	last, deadline := "", time.Now().Add(pollTimeout)
+	for {
+		ctx, cancel := context.WithTimeout(tb.ctx, actionTimeout)
+		r, err := chromedp.Run(ctx, chromedp.Evaluate[struct {
+			OK bool   `json:"ok"`
+			V  T      `json:"v"`
+			P  string `json:"p"`
+		}](wrapped))
+		cancel()
+		switch {
+		case err != nil:
+			tb.t.Fatalf("waiting until %s: %v", what, err)
+		case r.OK:
+			return r.V
+		case r.P != last:
+			last, deadline = r.P, time.Now().Add(pollTimeout)
+		case time.Now().After(deadline):
+			tb.t.Fatalf("waiting until %s: no progress for %v, at %s (%s)", what, pollTimeout, last, expr)
 		}
 		time.Sleep(pollEvery)
 	}

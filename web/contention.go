@@ -13,7 +13,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -29,10 +28,16 @@ func contentionBounds(lim Limits) contention.Bounds {
 	return contention.Bounds{MaxClients: lim.ContentionMaxClients, MaxRuns: lim.ContentionMaxRuns, MaxPoints: lim.ContentionMaxPoints}
 }
 
-// decodeContention reads a study from a URL's query within lim: the one
-// place the page, the stream and the exports decode it.
-func decodeContention(q url.Values, lim Limits) (contention.Spec, error) {
-	return contention.Parse(q, contentionBounds(lim))
+// decodeContention reads a study from a URL's raw query within lim: the
+// one place the page, the stream and the exports decode it. It returns
+// the values it read too, for the page's form.
+func decodeContention(raw string, lim Limits) (contention.Spec, url.Values, error) {
+	q, errs := parseQuery(raw)
+	if len(errs) > 0 {
+		return contention.Spec{}, q, errors.New(errorText(errs))
+	}
+	spec, err := contention.Parse(q, contentionBounds(lim))
+	return spec, q, err
 }
 
 // contentionParam is one of the study's parameters as the page shows it:
@@ -68,8 +73,8 @@ type contentionState struct {
 	Runs   int              `json:"runs"`
 }
 
-func newContentionInput(q url.Values, lim Limits) (contentionInput, contentionState) {
-	spec, err := decodeContention(q, lim)
+func newContentionInput(raw string, lim Limits) (contentionInput, contentionState) {
+	spec, q, err := decodeContention(raw, lim)
 	in := contentionInput{Bounds: contentionBounds(lim)}
 	vals, on := q, contention.LineNames()
 	if err != nil {
@@ -102,7 +107,7 @@ func newContentionInput(q url.Values, lim Limits) (contentionInput, contentionSt
 // wrong beside the form and runs nothing.
 func handleContentionPage(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		in, st := newContentionInput(r.URL.Query(), lim)
+		in, st := newContentionInput(r.URL.RawQuery, lim)
 		writePage(w, r, log, "contention", contentionPage(in, st))
 	})
 }
@@ -145,7 +150,7 @@ func beginContention(ctx context.Context, lim Limits, live *sessions, spec conte
 // (beginContention), or answers r: 400 naming a bad parameter, 503 when
 // the server is busy.
 func startContention(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions) (context.Context, contention.Spec, func(), bool) {
-	spec, err := decodeContention(r.URL.Query(), lim)
+	spec, _, err := decodeContention(r.URL.RawQuery, lim)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return nil, spec, nil, false
@@ -168,7 +173,9 @@ func runContention(ctx context.Context, spec contention.Spec, point func(content
 
 // handleContentionStream streams a study as NDJSON. A bad query is a 400
 // naming the parameter; a server without a free slot for the view, a 503.
-func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.Handler {
+// A study the server's shutdown (server) cuts ends with an error line
+// saying so, as a map's and a band's do.
+func handleContentionStream(server context.Context, log *slog.Logger, lim Limits, live *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		share, spec, end, ok := startContention(w, r, lim, live)
 		if !ok {
@@ -191,10 +198,14 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 		// channel holds every point, so a worker never waits on it.
 		msgs := make(chan contentionMsg, spec.Points())
 		began := time.Now()
+		ctx, cancel := context.WithCancelCause(share)
+		defer cancel(nil)
+		stop := context.AfterFunc(server, func() { cancel(errShutdown) })
+		defer stop()
 		var err error
 		go func() {
 			defer close(msgs)
-			_, err = runContention(share, spec, func(p contention.Point, done, total int) {
+			_, err = runContention(ctx, spec, func(p contention.Point, done, total int) {
 				msgs <- contentionMsg{Type: "point", Point: &p, Done: done, Total: total,
 					Left: timeLeft(began, float64(done), float64(total))}
 			})
@@ -205,7 +216,9 @@ func handleContentionStream(log *slog.Logger, lim Limits, live *sessions) http.H
 		switch { // err was set before msgs was closed
 		case err == nil:
 			send(contentionMsg{Type: "done"})
-		case r.Context().Err() != nil: // the page left, or the server is going
+		case context.Cause(ctx) == errShutdown:
+			send(contentionMsg{Type: "error", Message: shutdownMessage})
+		case ctx.Err() != nil: // the page left
 		default:
 			log.Error("contention study", "err", err)
 			send(contentionMsg{Type: "error", Message: busyMessage(err)})
@@ -234,8 +247,7 @@ func handleContentionExport(lim Limits, live *sessions, format string) http.Hand
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		w.Header().Set("Content-Type", map[string]string{"csv": "text/csv; charset=utf-8", "json": "application/json"}[format])
-		w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="backofflab-contention.%s"`, format))
+		exportHeaders(w, format, "backofflab-contention")
 		w.Write(buf.Bytes())
 	})
 }

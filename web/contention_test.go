@@ -222,7 +222,8 @@ func TestContentionLeavingCancels(t *testing.T) {
 }
 
 // TestContentionShutdownCuts: the server's shutdown cuts a study under
-// way: the stream ends without its done, and nothing runs on.
+// way: the stream ends without its done, whole, with a line saying why,
+// as a map's and a band's do, and nothing runs on.
 func TestContentionShutdownCuts(t *testing.T) {
 	srv, s, stop := newContentionServer(t, Limits{})
 	resp, err := http.Get(srv.URL + "/contention/stream")
@@ -239,6 +240,12 @@ func TestContentionShutdownCuts(t *testing.T) {
 	}
 	if strings.Contains(last, `"type":"done"`) {
 		t.Fatal("the study ran to its end after the shutdown")
+	}
+	if err := sc.Err(); err != nil {
+		t.Errorf("the stream was cut: %v", err)
+	}
+	if !strings.Contains(last, `"type":"error"`) || !strings.Contains(last, "shutting down") {
+		t.Errorf("last line %s, want an error saying the server is shutting down", last)
 	}
 	waitIdle(t, s)
 	if err := s.Wait(context.Background()); err != nil {

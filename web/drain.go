@@ -79,6 +79,10 @@ func shuttingDown(w http.ResponseWriter) {
 	http.Error(w, "backofflab: the server is shutting down; try again when it is back\n", http.StatusServiceUnavailable)
 }
 
+// shutdownMessage is the last line of a stream the server's shutdown cut
+// (a map's, a band's, a study's): the page shows it.
+const shutdownMessage = "the server is shutting down; try again in a minute"
+
 // errShutdown is the cause of an export's context when the server's live
 // context ended it.
 var errShutdown = errors.New("the server is shutting down")

@@ -29,9 +29,9 @@ import (
 // do not fail the page: each is shown beside its control.
 func handlePlayground(log *slog.Logger, lim Limits, presets *presets) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw := r.URL.Query()
+		raw, qerrs := parseQuery(r.URL.RawQuery)
 		st, errs := decodeLenient(raw, lim)
-		in := pageInput{St: st, Query: st.encode(), Raw: raw, Errors: errs,
+		in := pageInput{St: st, Query: st.encode(), Raw: raw, Errors: withQueryErrors(qerrs, errs),
 			Presets: presets.list(), Limits: lim}
 		writePage(w, r, log, "playground", playground(in))
 	})
@@ -95,8 +95,9 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 			return
 		}
 		defer mem.Close()
-		st, errs := decodeLenient(r.URL.Query(), lim)
-		s, err := newSession(conn, log, lim, live.real, mem, st, errs)
+		q, qerrs := parseQuery(r.URL.RawQuery)
+		st, errs := decodeLenient(q, lim)
+		s, err := newSession(conn, log, lim, live.real, mem, st, withQueryErrors(qerrs, errs))
 		if err != nil { // decodeLenient validated st: only memory can refuse it
 			busy(busyMessage(err))
 			return
@@ -134,16 +135,29 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 		}
 		mem.Close()
 		write := simengine.WriteCSV
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		if format == "json" {
 			write = simengine.WriteJSON
-			w.Header().Set("Content-Type", "application/json")
 		}
-		w.Header().Set("Content-Disposition", `attachment; filename="backofflab.`+format+`"`)
+		exportHeaders(w, format, "backofflab")
 		if err := write(r.Context(), w, st.p, mem); err != nil && !errors.Is(err, context.Canceled) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
+}
+
+// exportTypes are the media types of the exports' formats.
+var exportTypes = map[string]string{"csv": "text/csv; charset=utf-8", "json": "application/json"}
+
+// exportHeaders sets the headers of every generated export (a run's, a
+// page's, a map's, a study's) of format, csv or json, saved as
+// name.format. None may be stored: the same URL runs the work again, and
+// a page's export is what that page held.
+func exportHeaders(w http.ResponseWriter, format, name string) {
+	h := w.Header()
+	h.Set("Content-Type", exportTypes[format])
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Disposition", `attachment; filename="`+name+"."+format+`"`)
 }
 
 // startExport decodes r's query with dec and takes one of the
@@ -152,7 +166,11 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 // the request and returns false.
 func startExport(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions,
 	dec func(url.Values, Limits) (state, []*scenario.ParamError)) (state, bool) {
-	st, errs := dec(r.URL.Query(), lim)
+	q, errs := parseQuery(r.URL.RawQuery)
+	var st state
+	if len(errs) == 0 {
+		st, errs = dec(q, lim)
+	}
 	if len(errs) > 0 {
 		http.Error(w, errorText(errs), http.StatusBadRequest)
 		return state{}, false

@@ -28,7 +28,7 @@ import (
 // body, so that it cannot pass for a whole one.
 func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMap(r.URL.Query(), lim)
+		spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
 		if len(errs) > 0 {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return
@@ -42,7 +42,7 @@ func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 			return
 		}
 		defer end()
-		mapExportHeaders(w, format)
+		exportHeaders(w, format, "backofflab-map")
 		cw := &countingWriter{w: w}
 		sw, err := sweep.NewWriter(cw, format, spec, sweep.Shard{})
 		if err != nil { // a format of ours: a bug
@@ -77,16 +77,6 @@ func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 	})
 }
 
-func mapExportHeaders(w http.ResponseWriter, format string) {
-	if format == sweep.FormatJSON {
-		w.Header().Set("Content-Type", "application/json")
-	} else {
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Disposition", `attachment; filename="backofflab-map.`+format+`"`)
-}
-
 // postedCell is one cell the page posts: its index and each lane's
 // summary, as GET /map/cells sent them (mapCell).
 type postedCell struct {
@@ -105,7 +95,7 @@ const maxMapCellBytes = 4 << 10
 // as sweep.Run makes them.
 func handleMapPageExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMap(r.URL.Query(), lim)
+		spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
 		if len(errs) > 0 {
 			http.Error(w, errorText(errs), http.StatusBadRequest)
 			return
@@ -125,7 +115,7 @@ func handleMapPageExport(lim Limits, live *sessions, format string) http.Handler
 			http.Error(w, "export: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		mapExportHeaders(w, format)
+		exportHeaders(w, format, "backofflab-map")
 		sw, err := sweep.NewWriter(w, format, spec, sweep.Shard{})
 		if err == nil {
 			for _, c := range cells {

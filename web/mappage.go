@@ -85,6 +85,21 @@ func decodeMap(q url.Values, lim Limits) (sweep.Spec, []*scenario.ParamError) {
 	return spec, nil
 }
 
+// givesSweep reports whether q gives any of the sweep's own parameters.
+func givesSweep(q url.Values) bool {
+	return slices.ContainsFunc(sweep.Table, func(p sweep.Param) bool { return q.Has(p.Name) })
+}
+
+// decodeMapQuery is decodeMap of a raw query, for the map's stream and
+// exports: a query that does not read (parseQuery) is refused as it is.
+func decodeMapQuery(raw string, lim Limits) (sweep.Spec, []*scenario.ParamError) {
+	q, errs := parseQuery(raw)
+	if len(errs) > 0 {
+		return sweep.Spec{}, errs
+	}
+	return decodeMap(q, lim)
+}
+
 // mapScenario returns a copy of q without the playground's speed and,
 // unless withSweep, without the sweep's own parameters: what is left is
 // the scenario. A lane's source stays for decodeMap to judge.
@@ -237,9 +252,19 @@ type axisSuggestion struct {
 }
 
 // newMapView builds the page of the map q names, or of its form only,
-// with every bad value named beside its control.
-func newMapView(q url.Values, lim Limits) mapView {
+// with every bad value named beside its control: qerrs are the errors of
+// reading q from its URL (parseQuery).
+func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView {
 	spec, errs := decodeMap(q, lim)
+	if !givesSweep(q) {
+		// The form before any axis is chosen, as the playground's link
+		// opens it: the axes it lacks are to fill in, not errors.
+		errs = slices.DeleteFunc(errs, func(e *scenario.ParamError) bool {
+			_, ok := sweep.Lookup(e.Name)
+			return ok
+		})
+	}
+	errs = withQueryErrors(qerrs, errs)
 	valid := len(errs) == 0 && q.Get("x") != ""
 	// The scenario: the URL's, whatever the sweep's parameters say; its
 	// defaults where it does not parse (its errors are listed).
@@ -490,7 +515,8 @@ func mapIdle(valid bool) string {
 // URL names a whole map, the page starts it (GET /map/cells).
 func handleMap(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v := newMapView(r.URL.Query(), lim)
+		q, qerrs := parseQuery(r.URL.RawQuery)
+		v := newMapView(q, qerrs, lim)
 		writePage(w, r, log, "map", mapPage(v))
 	})
 }

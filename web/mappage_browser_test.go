@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,19 @@ func openMap(t *testing.T, env *mapEnv, query string, emulate ...chromedp.Action
 	return tb
 }
 
+// mapProgress is what changes as a map's cells arrive, for pollProgress.
+const mapProgress = `(s => s ? [s.cells, s.finished, s.error] : null)(window.backofflabMap.state())`
+
+// waitMapDone waits, while its cells arrive, until the map in tb is done;
+// it fails at once if the map stops with an error.
+func waitMapDone(tb *tab) {
+	tb.t.Helper()
+	if msg := pollProgress[string](tb, "the map is done",
+		`(s => s && (s.finished ? 'done' : s.error && 'error: ' + s.error))(window.backofflabMap.state())`, mapProgress); msg != "done" {
+		tb.t.Fatalf("the map stopped: %s", msg)
+	}
+}
+
 // waitRunning waits until the server's count of running simulations is n
 // (or, with atMost, at most n).
 func waitRunning(t *testing.T, srv *Server, what string, ok func(int64) bool) {
@@ -89,37 +103,43 @@ func TestBrowserMap(t *testing.T) {
 
 	t.Run("FillsIn", func(t *testing.T) {
 		tb := openMap(t, env, smallMap)
-		tb.waitTrue("the map is done", `(s => s && s.finished)(window.backofflabMap.state())`)
-		// The maps redraw at the next frame after the last cell: wait for it.
-		tb.waitTrue("every map draws its 12 cells", `(c => ['a', 'b', 'diff'].every(id =>
-			c[id].getOption().series.reduce((n, s) => n + s.data.length, 0) === 12))(window.backofflabMap.charts())`)
-		type progress struct {
+		// The map's whole finished state, awaited as one: the stream's
+		// done, the progress bar and status it sets, and the maps, which
+		// redraw at the frame after the last cell. Each is read from the
+		// page as it stands, so nothing is read before the page set it.
+		type final struct {
+			Finished   bool
+			Error      string
 			Value, Max float64
 			Status     string
 			Cells      int
 			Points     int
 			Drawn      []int
+			Search     string
 		}
-		p := eval[progress](tb, `(() => {
-			const b = document.querySelector('#map-progress');
-			const charts = window.backofflabMap.charts();
-			return {value: b.value, max: b.max, status: document.querySelector('#map-status').textContent,
-				cells: window.backofflabMap.state().cells, points: Object.keys(window.backofflabMap.points()).length,
-				drawn: ['a', 'b', 'diff'].map(id => charts[id].getOption().series.reduce((n, s) => n + s.data.length, 0))};
-		})()`)
-		if p.Max != 12 || p.Value != 12 || p.Cells != 12 || p.Points != 12 {
-			t.Errorf("progress %v of %v, %d cells, %d points; want 12 of 12", p.Value, p.Max, p.Cells, p.Points)
+		const state = `(() => {
+			const m = window.backofflabMap, s = m.state(), b = document.querySelector('#map-progress');
+			const charts = m.charts();
+			return {finished: !!(s && s.finished), error: s ? s.error : '', value: b.value, max: b.max,
+				status: document.querySelector('#map-status').textContent,
+				cells: s ? s.cells : 0, points: Object.keys(m.points()).length,
+				drawn: ['a', 'b', 'diff'].map(id => charts[id] ? charts[id].getOption().series.reduce((n, s) => n + s.data.length, 0) : 0),
+				search: location.search.slice(1)};
+		})()`
+		done := func(p final) bool {
+			return p.Finished && p.Value == 12 && p.Max == 12 && p.Cells == 12 && p.Points == 12 &&
+				strings.HasPrefix(p.Status, "done: 12 cells in") && slices.Equal(p.Drawn, []int{12, 12, 12})
 		}
-		if !strings.HasPrefix(p.Status, "done: 12 cells in") {
-			t.Errorf("status %q, want done: 12 cells in …", p.Status)
+		// Wait while cells arrive; a map that stops, or ends otherwise,
+		// fails with where it stood.
+		p := pollProgress[final](tb, "the map is done and drawn",
+			`(p => (p.finished && p.drawn.every(n => n === 12) && p.status.startsWith('done:')) || p.error ? p : null)(`+state+`)`,
+			mapProgress)
+		if !done(p) {
+			t.Errorf("the finished map: %+v; want 12 of 12 cells and points, done: 12 cells in …, every map drawing 12", p)
 		}
-		for i, n := range p.Drawn {
-			if n != 12 {
-				t.Errorf("map %d draws %d cells, want 12", i, n)
-			}
-		}
-		if got := eval[string](tb, `location.search.slice(1)`); !strings.Contains(got, "x_steps=4") {
-			t.Errorf("the URL %q is not the map's canonical query", got)
+		if !strings.Contains(p.Search, "x_steps=4") {
+			t.Errorf("the URL %q is not the map's canonical query", p.Search)
 		}
 		tb.axeCheck(axe, "the finished map")
 		if d := os.Getenv("BACKOFFLAB_MAP_SHOTS"); d != "" {
@@ -129,7 +149,7 @@ func TestBrowserMap(t *testing.T) {
 
 	t.Run("PhoneDark", func(t *testing.T) {
 		tb := openMap(t, env, smallMap, phone(), scheme("dark"))
-		tb.waitTrue("the map is done", `(s => s && s.finished)(window.backofflabMap.state())`)
+		waitMapDone(tb)
 		eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
 		type layout struct {
 			ScrollWidth, InnerWidth, ChartWidth float64
@@ -158,7 +178,7 @@ func TestBrowserMap(t *testing.T) {
 
 	t.Run("CellClickOpensRun", func(t *testing.T) {
 		tb := openMap(t, env, smallMap)
-		tb.waitTrue("the map is done", `(s => s && s.finished)(window.backofflabMap.state())`)
+		waitMapDone(tb)
 		// The cell at x = 2 (outage_for's third value), y = 1 (clients' second).
 		type at struct{ X, Y float64 }
 		pos := eval[at](tb, `(() => {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -236,8 +237,9 @@ func waitServerRunning(t *testing.T, s *Server, what string, ok func(int64) bool
 
 // TestMapCancel: a map's work stops when its page leaves (the request
 // cancelled), when the page changes the map (the old request cancelled,
-// a new one started), and when the server shuts down: Server.Running()
-// drops to 0, and goleak (TestMain) finds nothing left.
+// a new one started), and when the server shuts down, whose stream ends
+// with a line saying so: Server.Running() drops to 0, and goleak
+// (TestMain) finds nothing left.
 func TestMapCancel(t *testing.T) {
 	t.Run("leave", func(t *testing.T) {
 		hs, s, _ := mapTestServer(t, Limits{RunMemory: 64 << 20})
@@ -273,10 +275,17 @@ func TestMapCancel(t *testing.T) {
 		waitServerRunning(t, s, "the map runs", func(n int64) bool { return n > 0 })
 		shutdown()
 		waitServerRunning(t, s, "after the server's context ended", func(n int64) bool { return n == 0 })
-		for {
-			if _, ok := st.next(t); !ok {
-				break
-			}
+		// The stream ends whole, its last line saying why, as the bands'
+		// does: the page tells a shutdown from a broken connection.
+		var last streamMsg
+		for m, ok := st.next(t); ok; m, ok = st.next(t) {
+			last = m
+		}
+		if err := st.sc.Err(); err != nil {
+			t.Errorf("the stream was cut: %v", err)
+		}
+		if last.Type != "error" || !strings.Contains(last.Message, "shutting down") {
+			t.Errorf("last line %+v, want an error saying the server is shutting down", last)
 		}
 	})
 }
@@ -297,7 +306,7 @@ func TestMapBadInput(t *testing.T) {
 		{"a value out of its range", strings.Replace(good, "x_to=30s", "x_to=-1s", 1), "x_to", "outage_for"},
 		{"clients past this server", good + "&clients=6000", "clients", "1 to 5000"},
 		{"an axis of clients past this server", "x=clients&x_from=100&x_to=9000&x_steps=3&duration=30s", "x_to", "5000"},
-		{"duration past this server", good + "&duration=2h", "duration", "1h0m0s"},
+		{"duration past this server", withQuery(t, good, "duration=2h"), "duration", "1h0m0s"},
 		{"a real lane", good + "&b.source=real", "b.source", "sim"},
 		{"no x", "x_from=1s&x_to=2s", "x", "every sweep needs"},
 		{"a scenario error", good + "&think=banana", "think", "banana"},
@@ -432,7 +441,7 @@ func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 // it in the playground.
 func TestMapView(t *testing.T) {
 	q, _ := url.ParseQuery("speed=4&a.strategy=fixed&b.strategy=exponential&clients=500&x=b.factor&x_from=1&x_to=3&x_steps=5")
-	v := newMapView(q, Limits{}.withDefaults())
+	v := newMapView(q, nil, Limits{}.withDefaults())
 	if !v.State.Valid {
 		t.Fatalf("not a whole map: %v", v.General)
 	}
@@ -471,6 +480,52 @@ func TestMapView(t *testing.T) {
 	for _, part := range v.Scenario {
 		if strings.HasPrefix(part, "b.factor=") {
 			t.Errorf("the scenario names the axis's own parameter: %v", v.Scenario)
+		}
+	}
+}
+
+// TestMapOfPlaygroundLinks: the playground's "Phase map of this run" link
+// carries its whole canonical query, lanes included; the map's page opens
+// for it, with or without axes, without an error, and names the number
+// of lanes among the scenario's parameters.
+func TestMapOfPlaygroundLinks(t *testing.T) {
+	hs, _, _ := mapTestServer(t, Limits{})
+	lim := Limits{}.withDefaults()
+	for _, tc := range []struct {
+		name, query, lanes string
+	}{
+		{"the landing view", "", "lanes=2"},
+		{"lanes alone", "lanes=2", "lanes=2"},
+		{"three lanes, a changed strategy", "lanes=3&c.strategy=fixed&c.min_delay=250ms&clients=700", "lanes=3"},
+		{"one lane", "lanes=1&a.strategy=exponential", "lanes=1"},
+	} {
+		for _, axes := range []string{"", "&x=outage_for&x_from=2s&x_to=30s&x_steps=3"} {
+			t.Run(tc.name+axes, func(t *testing.T) {
+				q, err := url.ParseQuery(tc.query)
+				if err != nil {
+					t.Fatal(err)
+				}
+				st, errs := decode(q, lim)
+				if len(errs) > 0 {
+					t.Fatalf("decode: %v", errs)
+				}
+				// The link as the playground writes it (page.templ's view-map).
+				resp, body := get(t, hs.URL+"/map?"+st.encode()+axes, nil)
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("GET /map of the playground's link: %s %.300s", resp.Status, body)
+				}
+				scen := regexp.MustCompile(`<code id="map-scenario">([^<]*)<`).FindSubmatch(body)
+				if scen == nil {
+					t.Fatalf("no scenario on the page: %.300s", body)
+				}
+				if parts := strings.Split(html.UnescapeString(string(scen[1])), " · "); !slices.Contains(parts, tc.lanes) {
+					t.Errorf("the scenario %q does not name %s", scen[1], tc.lanes)
+				}
+				// The form, without axes yet, is no error: the axes are to choose.
+				for _, m := range regexp.MustCompile(`data-error-for="([^"]*)" role="alert">([^<]+)<`).FindAllSubmatch(body, -1) {
+					t.Errorf("the page shows an error for %q: %s", m[1], m[2])
+				}
+			})
 		}
 	}
 }

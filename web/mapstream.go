@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -21,6 +22,7 @@ import (
 //	{"type":"point","x":i,"y":j,"cells":[…],"lanes":[…],"left":seconds}   once per point, as its seeds end
 //	{"type":"done","elapsed":seconds}
 //	{"type":"error","message":"…"}                         instead of done, when a run failed
+//	                                                       or the server shuts down
 //
 // A point is a place of the grid (x, y) with its seeds' cells. A bad query
 // is answered 400 before the stream begins, a busy server 503, both with a
@@ -29,7 +31,8 @@ import (
 // corners are run first (sweep.EstimateCost), and a point's "left" is the
 // time left at the map's pace so far (progress). The work stops when
 // the page leaves (its fetch aborted: the request's context), when the
-// server shuts down, or at the first failed run.
+// server shuts down (the stream then ends with an error line saying so, as
+// the bands' does), or at the first failed run.
 
 // mapMsg is one line of the stream.
 type mapMsg struct {
@@ -193,10 +196,11 @@ func startMap(r *http.Request, spec sweep.Spec, lim Limits, live *sessions) (con
 
 // handleMapCells runs the map its query names and streams its points as
 // they end (startMap), each cell's run with a run's memory from the
-// server's pool; it stops when its request's context ends.
-func handleMapCells(lim Limits, live *sessions) http.Handler {
+// server's pool; it stops when its request's context ends or the server's
+// (server) does, which its last line says.
+func handleMapCells(server context.Context, lim Limits, live *sessions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMap(r.URL.Query(), lim)
+		spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
 		if len(errs) > 0 {
 			var out []mapError
 			for _, e := range errs {
@@ -217,14 +221,16 @@ func handleMapCells(lim Limits, live *sessions) http.Handler {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		rc := http.NewResponseController(w)
 		enc := json.NewEncoder(w)
-		ctx, cancel := context.WithCancel(share)
-		defer cancel()
+		ctx, cancel := context.WithCancelCause(share)
+		defer cancel(nil)
+		stop := context.AfterFunc(server, func() { cancel(errShutdown) })
+		defer stop()
 		send := func(m mapMsg) {
-			if ctx.Err() != nil {
-				return
+			if r.Context().Err() != nil || context.Cause(ctx) == errLeftMap {
+				return // the page is gone
 			}
 			if enc.Encode(m) != nil || rc.Flush() != nil {
-				cancel() // the page is gone: stop the work
+				cancel(errLeftMap) // stop the work
 			}
 		}
 		send(mapMsg{Type: "start", Total: spec.Cells(), Points: spec.Cells() / spec.Seeds, Estimate: est.Total().Seconds()})
@@ -233,16 +239,23 @@ func handleMapCells(lim Limits, live *sessions) http.Handler {
 			for _, c := range pt.Cells {
 				done += est.Cell(c.Index)
 			}
-			send(mapMsg{Type: "point", mapPoint: pt, Left: timeLeft(began, float64(done), float64(est.Total()))})
+			if ctx.Err() == nil {
+				send(mapMsg{Type: "point", mapPoint: pt, Left: timeLeft(began, float64(done), float64(est.Total()))})
+			}
 		})
 		switch {
 		case err == nil:
 			send(mapMsg{Type: "done", Elapsed: time.Since(start).Seconds()})
+		case context.Cause(ctx) == errShutdown:
+			send(mapMsg{Type: "error", Message: shutdownMessage})
 		case ctx.Err() == nil:
 			send(mapMsg{Type: "error", Message: busyMessage(err)})
 		}
 	})
 }
+
+// errLeftMap ends a map whose page stopped reading.
+var errLeftMap = errors.New("web: the map's page left")
 
 // runCells runs every cell of spec on the cores of ctx's share of the
 // many-run views (parallel.Do under analyses.begin's context), each with

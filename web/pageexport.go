@@ -128,8 +128,7 @@ func writePageCSV(w http.ResponseWriter, rows *rowReader) error {
 			return err
 		}
 		if first {
-			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-			w.Header().Set("Content-Disposition", `attachment; filename="backofflab.csv"`)
+			exportHeaders(w, "csv", "backofflab")
 			bw.WriteString(simengine.CSVHeader())
 			if err != nil { // no rows: the header alone
 				break
@@ -192,8 +191,7 @@ func writePageJSON(w http.ResponseWriter, p scenario.Params, sums []scenario.Sum
 			rec.Lanes[i].Ticks = append(rec.Lanes[i].Ticks, laneTick(row, i))
 		}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Disposition", `attachment; filename="backofflab.json"`)
+	exportHeaders(w, "json", "backofflab")
 	bw := bufio.NewWriter(w)
 	json.NewEncoder(bw).Encode(rec) // what WriteJSON writes, newline included
 	bw.Flush()                      // an error here: the page left

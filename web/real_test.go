@@ -321,7 +321,7 @@ func TestRealLaneStreams(t *testing.T) {
 		if field[string](t, m, "param") != speedParam || !strings.Contains(field[string](t, m, "message"), "1 while a lane is real") {
 			t.Errorf("speed 10 with a real lane: %v", m)
 		}
-		p.send(inMsg{Type: "set", Query: realQuery + "&b.source=real&outage=crash"})
+		p.send(inMsg{Type: "set", Query: withQuery(t, realQuery, "outage=crash")})
 		m = p.await("error", nil)
 		if field[string](t, m, "param") != "outage" {
 			t.Errorf("outage=crash with a real lane: %v", m)
@@ -469,12 +469,12 @@ func TestRealLaneLifecycle(t *testing.T) {
 	}
 
 	// A change of a simulated lane applies live; of the real one, restarts.
-	p.send(inMsg{Type: "set", Query: realQuery + "&a.strategy=full_jitter"})
+	p.send(inMsg{Type: "set", Query: withQuery(t, realQuery, "a.strategy=full_jitter")})
 	p.await("params", nil)
 	if refused(addr3) {
 		t.Errorf("a change of lane a stopped lane b's real server")
 	}
-	p.send(inMsg{Type: "set", Query: realQuery + "&a.strategy=full_jitter&clients=300"})
+	p.send(inMsg{Type: "set", Query: withQuery(t, realQuery, "a.strategy=full_jitter&clients=300")})
 	addr4 := addrOf(p.await("hello", nil))
 	if addr4 == addr3 || !refused(addr3) {
 		t.Errorf("clients 200 → 300: real server %s → %s", addr3, addr4)

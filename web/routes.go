@@ -19,7 +19,7 @@ func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Li
 	mux.Handle("POST /export.json", sameSiteOnly(live.inflight.track(ctx, handlePageExport(lim, live, "json"))))
 	// The phase map (mappage.go): its page, and its cells as they end.
 	mux.Handle("GET /map", handleMap(log, lim))
-	mux.Handle("GET /map/cells", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleMapCells(lim, live)))))
+	mux.Handle("GET /map/cells", sameSiteOnly(live.inflight.track(ctx, handleMapCells(ctx, lim, live))))
 	// Its cells as CSV or JSON: a GET runs the map headless, the page posts the cells it holds (mapexport.go).
 	mux.Handle("GET /map.csv", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleMapExport(lim, live, sweep.FormatCSV)))))
 	mux.Handle("GET /map.json", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleMapExport(lim, live, sweep.FormatJSON)))))
@@ -30,7 +30,7 @@ func addRoutes(mux *http.ServeMux, ctx context.Context, log *slog.Logger, lim Li
 	mux.Handle("GET /bands/run", sameSiteOnly(live.inflight.track(ctx, handleBandsRun(ctx, lim, live))))
 	// The contention study (contention.go): its page, its stream, its exports.
 	mux.Handle("GET /contention", handleContentionPage(log, lim))
-	mux.Handle("GET /contention/stream", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleContentionStream(log, lim, live)))))
+	mux.Handle("GET /contention/stream", sameSiteOnly(live.inflight.track(ctx, handleContentionStream(ctx, log, lim, live))))
 	mux.Handle("GET /contention.csv", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleContentionExport(lim, live, "csv")))))
 	mux.Handle("GET /contention.json", sameSiteOnly(live.inflight.track(ctx, endWithServer(ctx, handleContentionExport(lim, live, "json")))))
 	mux.Handle("GET /static/", handleStatic())

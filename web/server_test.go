@@ -40,6 +40,24 @@ func newTestServer(t *testing.T, lim Limits) (*httptest.Server, context.CancelFu
 	return srv, cancel
 }
 
+// withQuery returns query with the values of change set over its own: a
+// query that gives a name twice is refused (parseQuery).
+func withQuery(t *testing.T, query, change string) string {
+	t.Helper()
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := url.ParseQuery(change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range c {
+		q[k] = v
+	}
+	return q.Encode()
+}
+
 func get(t *testing.T, u string, hdr http.Header) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest("GET", u, nil)

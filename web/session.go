@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -468,12 +467,11 @@ func ptrEq(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil ||
 func (s *session) handle(m inMsg) {
 	switch m.Type {
 	case "set":
-		q, err := url.ParseQuery(m.Query)
-		if err != nil {
-			s.fail("", "set: the query does not parse: "+err.Error())
-			return
+		q, errs := parseQuery(m.Query)
+		var st state
+		if len(errs) == 0 {
+			st, errs = decode(q, s.lim)
 		}
-		st, errs := decode(q, s.lim)
 		if len(errs) > 0 {
 			for _, e := range errs {
 				for _, side := range sides(e) { // under the control the user changed

@@ -370,7 +370,7 @@ func TestSocketRerunsAFinishedRun(t *testing.T) {
 		msg   inMsg
 		lanes int
 	}{
-		{"a changed value", inMsg{Type: "set", Query: base + "&clients=300"}, 2},
+		{"a changed value", inMsg{Type: "set", Query: withQuery(t, base, "clients=300")}, 2},
 		{"the same values", inMsg{Type: "set", Query: base}, 2},
 		{"reset", inMsg{Type: "reset"}, 2},
 		{"another lane", inMsg{Type: "set", Query: base + "&lanes=3"}, 3},

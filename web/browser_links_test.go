@@ -1,0 +1,211 @@
+package web
+
+// The links between the views, in the headless Chromium of
+// browser_test.go: from a run that is not the landing view's, every link
+// the playground, the phase map, the seed bands and the contention study
+// show is followed, and each must answer 200 and, for a page, load
+// without a console error, an uncaught exception or an error message.
+// Run it with: go test -run TestBrowserLinks -v ./web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// linksStart is the run the crawl starts from: three lanes, lane c's
+// strategy and its base delay and lane b's growth changed, short and small,
+// so that what its links run (its seeds, its exports) is quick.
+const linksStart = "lanes=3&c.strategy=fixed&c.min_delay=250ms&b.factor=3&clients=300&duration=30s&outage_at=5s&outage_for=5s"
+
+// pageLink is an <a href> of a page.
+type pageLink struct {
+	Href string `json:"href"` // resolved by the browser: absolute
+	ID   string `json:"id"`
+	// Preset is a preset's name (data-preset).
+	Preset string `json:"preset"`
+	Text   string `json:"text"`
+}
+
+// linkVisit is a URL to visit and where it was found.
+type linkVisit struct {
+	url  string
+	from string // the page and the link, for the subtest's name
+	// expand follows the page's links whatever the view: a start page.
+	expand bool
+}
+
+// linksMapAxes are the axes the crawl's second start, the map of
+// linksStart, sweeps: a whole map shows its exports' links.
+const linksMapAxes = "&x=outage_for&x_from=2s&x_to=10s&x_steps=2"
+
+// viewReady says, for each view's path, when its page has done what it
+// does on load (the playground's session ticks, a whole map has run, the
+// band is in, the study is done), what changes while it gets there (the
+// wait fails only when that stops changing: pollProgress), and what its
+// page says went wrong.
+var viewReady = map[string]struct{ ready, progress, failure string }{
+	"/": {
+		`document.querySelector('#status').textContent === 'connected' && window.backofflab && window.backofflab.rows().length > 0`,
+		`window.backofflab ? window.backofflab.rows().length : null`,
+		`''`,
+	},
+	"/map": {
+		`window.backofflabMap && (s => s === null ? !document.querySelector('#map-headless-csv') : s.finished || !!s.error)(window.backofflabMap.state())`,
+		mapProgress,
+		`(s => s && s.error || '')(window.backofflabMap.state())`,
+	},
+	"/bands": {
+		`window.backofflabBands && (!!window.backofflabBands.result() || document.querySelector('#bands-status').classList.contains('bad'))`,
+		`document.querySelector('#bands-progress').value`,
+		`document.querySelector('#bands-status').classList.contains('bad') ? document.querySelector('#bands-status').textContent : ''`,
+	},
+	"/contention": {
+		`window.backofflabContention && (s => s.finished || !!s.error)(window.backofflabContention.state())`,
+		`window.backofflabContention ? window.backofflabContention.state().done : null`,
+		`window.backofflabContention.state().error`,
+	},
+}
+
+// TestBrowserLinks follows the links of the four views from a run that is
+// not the landing view's. Every link of the first page of each view is
+// visited: a GET that must answer 200 and, for a page, the page in a tab of
+// its own, which must reach its ready state without a console error (a
+// failed request of its own, a stream's 503, is one) or an error message
+// on the page. The pages they lead to are visited too but their links not
+// followed, so the crawl ends: 18 presets lead to 18 playgrounds. A second
+// start, the map of the same run with its axes chosen, has the links of a
+// whole map (its headless exports).
+func TestBrowserLinks(t *testing.T) {
+	ctx := startBrowser(t)
+	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	base := srv.URL
+	expanded := map[string]bool{} // the views whose links are followed
+	visited := map[string]bool{}
+	queue := []linkVisit{
+		{base + "/?" + linksStart, "start", true},
+		// The axes are chosen in the map's form, not by a link.
+		{base + "/map?" + linksStart + linksMapAxes, "start map", true},
+	}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		if visited[v.url] {
+			continue
+		}
+		visited[v.url] = true
+		t.Run(v.from, func(t *testing.T) {
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("the link: %s", v.url)
+				}
+			})
+			u, err := url.Parse(v.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			html := linkStatus(t, v.url)
+			if !html {
+				return
+			}
+			links := visitPage(t, ctx, v.url, u.Path)
+			if expanded[u.Path] && !v.expand {
+				return
+			}
+			expanded[u.Path] = true
+			for _, l := range links {
+				target, ok := inSite(base, l.Href)
+				if !ok {
+					continue
+				}
+				what := l.ID
+				if what == "" {
+					what = l.Preset
+				}
+				if what == "" {
+					what = strings.Join(strings.Fields(l.Text), " ")
+				}
+				queue = append(queue, linkVisit{target, fmt.Sprintf("%s %s", viewName(u.Path), what), false})
+			}
+		})
+	}
+	for _, view := range []string{"/", "/map", "/bands", "/contention"} {
+		if !expanded[view] {
+			t.Errorf("no link led to %s: its links were not followed", view)
+		}
+	}
+	t.Logf("%d URLs visited", len(visited))
+}
+
+// viewName names a view's path for a subtest.
+func viewName(path string) string {
+	if path == "/" {
+		return "playground"
+	}
+	return strings.TrimPrefix(path, "/")
+}
+
+// inSite returns href without its fragment when it points into the site
+// at base (a fragment alone points into the same page, visited already).
+func inSite(base, href string) (string, bool) {
+	if !strings.HasPrefix(href, base+"/") {
+		return "", false
+	}
+	if i := strings.IndexByte(href, '#'); i >= 0 {
+		href = href[:i]
+	}
+	return href, true
+}
+
+// linkStatus GETs u as a link opened from the page does and fails t unless
+// it answers 200 with a whole body; it reports whether u is a page.
+func linkStatus(t *testing.T, u string) bool {
+	t.Helper()
+	req, err := http.NewRequest("GET", u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A link followed from one of the site's own pages.
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := (&http.Transport{DisableKeepAlives: true}).RoundTrip(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %s, its body cut: %v", u, resp.Status, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s: %.300s", u, resp.Status, body)
+	}
+	return strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html")
+}
+
+// visitPage opens u (a page of the view at path) in a new tab, waits until
+// it is ready, fails t for any error message it shows, and returns its
+// links. The tab's console errors fail t when it ends (openTab).
+func visitPage(t *testing.T, ctx context.Context, u, path string) []pageLink {
+	t.Helper()
+	rd, ok := viewReady[path]
+	if !ok {
+		t.Fatalf("a page of %s, which no view serves", path)
+	}
+	tb := openTab(t, ctx)
+	tb.do("emulate the viewport", chromedp.EmulateViewport(1280, 800))
+	tb.do("navigate to "+u, chromedp.Navigate(u))
+	pollProgress[bool](tb, viewName(path)+" is ready", "!!("+rd.ready+")", rd.progress)
+	if msg := eval[string](tb, rd.failure); msg != "" {
+		t.Errorf("the page says it failed: %s", msg)
+	}
+	if msgs := eval[[]string](tb, `[...document.querySelectorAll('.err, .errors')].map(e => e.textContent.trim()).filter(Boolean)`); len(msgs) > 0 {
+		t.Errorf("the page shows errors: %q", msgs)
+	}
+	return eval[[]pageLink](tb, `[...document.querySelectorAll('a[href]')].map(a => ({href: a.href, id: a.id, preset: a.dataset.preset || '', text: a.textContent}))`)
+}
