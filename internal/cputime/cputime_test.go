@@ -24,3 +24,22 @@ func TestMeasureCountsWork(t *testing.T) {
 		t.Errorf("a 50 ms sleep measured %v, busy work %v: want the sleep far below", idle, busy)
 	}
 }
+
+// TestMeasureFine: a few microseconds of work measure above nothing: the
+// clock is the thread's CPU time in nanoseconds, not in clock ticks.
+func TestMeasureFine(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("this system does not tell a thread's CPU time: Measure is wall time")
+	}
+	for range 100 {
+		n := 0
+		if d := Measure(func() {
+			for i := range 10_000 {
+				n += i
+			}
+		}); d <= 0 {
+			t.Fatalf("10 000 additions measured %v", d)
+		}
+		_ = n
+	}
+}
