@@ -292,6 +292,23 @@ func pollProgress[T any](tb *tab, what, expr, progress string) T {
 	}
 }
 
+// pollLeft reports whether expr became true within pollTimeout, as poll
+// would wait for it, without failing the test when it did not: for a
+// test that acts again when its first action had no effect. An exception
+// (the page navigating away while asked) counts as not yet.
+func pollLeft(tb *tab, expr string) bool {
+	tb.t.Helper()
+	for deadline := time.Now().Add(pollTimeout); time.Now().Before(deadline); time.Sleep(pollEvery) {
+		ctx, cancel := context.WithTimeout(tb.ctx, actionTimeout)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+expr+")"))
+		cancel()
+		if err == nil && ok {
+			return true
+		}
+	}
+	return false
+}
+
 func (tb *tab) waitTrue(what, expr string) {
 	tb.t.Helper()
 	poll[bool](tb, what, "!!("+expr+")")
