@@ -50,7 +50,7 @@ func runContention(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if !slices.Contains(contention.Formats, *format) {
 		return usageError{&contention.ParamError{Name: "format", Value: *format, Allowed: "one of " + strings.Join(contention.Formats, ", ")}}
 	}
-	points, err := contention.Run(ctx, spec, contention.Options{Workers: *workers})
+	points, err := contention.Run(ctx, spec, contention.Options{Parallel: *workers})
 	if err != nil {
 		return stopCause(ctx, err)
 	}

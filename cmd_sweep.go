@@ -94,7 +94,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer cancel(nil)
 		bar := newProgress(stderr, sh.Cells(spec.Cells()))
 		err = sweep.Run(ctx, spec, sweep.Options{
-			Workers: *workers,
+			Parallel: *workers,
 			Shard:   sh,
 			Memory:  func() *budget.Run { return budget.NewRun(nil, int64(*maxMemory)) },
 		}, func(c sweep.Cell) {

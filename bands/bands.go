@@ -93,9 +93,10 @@ func ParseSeeds(s string) (int, error) {
 // Options configure Run. The zero value runs on every core, each seed
 // without a memory bound, with the default store bound.
 type Options struct {
-	// Workers is how many seeds run at once (parallel.Workers: 0 means
-	// one per core).
-	Workers int
+	// Parallel is how many seeds run at once, the -parallel flag
+	// (scenario.ParallelParam; parallel.Workers: 0 means one per core).
+	// It is not the queue model's workers, the servers inside one run.
+	Parallel int
 	// Memory returns the memory budget of one seed's simulation; nil
 	// means none (simengine.RunWithBudget with a nil budget). Each call
 	// returns a fresh budget, closed when that seed's run ends; calls may
@@ -215,7 +216,7 @@ func (r *Result) index(seed, i, l, c int) int {
 }
 
 // Run simulates p with seeds seeds, p.Seed to p.Seed+seeds−1, on
-// opts.Workers goroutines, and returns their bands. It refuses a seeds
+// opts.Parallel goroutines, and returns their bands. It refuses a seeds
 // value out of range or a store above opts.MaxCells before running
 // anything (see Check), and stops at the first seed's error or when ctx
 // ends, returning that error once every seed it started has stopped.
@@ -234,7 +235,7 @@ func Run(ctx context.Context, p scenario.Params, seeds int, opts Options) (*Resu
 	sums := make([][]scenario.Summary, seeds)
 	var mu sync.Mutex
 	done := 0
-	err := parallel.Do(ctx, opts.Workers, seeds, func(ctx context.Context, s int) error {
+	err := parallel.Do(ctx, opts.Parallel, seeds, func(ctx context.Context, s int) error {
 		one := p.Clone()
 		one.Seed = p.Seed + uint64(s)
 		var mem *budget.Run

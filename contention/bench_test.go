@@ -34,7 +34,7 @@ func BenchmarkSimulate(b *testing.B) {
 func BenchmarkBlogStudy(b *testing.B) {
 	spec := DefaultSpec()
 	for range b.N {
-		if _, err := Run(context.Background(), spec, Options{Workers: 1}); err != nil {
+		if _, err := Run(context.Background(), spec, Options{Parallel: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -53,8 +53,9 @@ type Point struct {
 // Options tune how Run runs a study; the zero Options run it on every CPU
 // on DefaultNet.
 type Options struct {
-	// Workers is how many runs go at once (parallel.Workers).
-	Workers int
+	// Parallel is how many runs go at once, the -parallel flag
+	// (scenario.ParallelParam; parallel.Workers: 0 means one per CPU).
+	Parallel int
 	// Net is the network; the zero Net means DefaultNet.
 	Net Net
 	// Point, when set, is given each point as soon as its last run ends,
@@ -90,9 +91,9 @@ func (s Spec) Memory(workers int) int64 {
 func Stream(n, r int) uint64 { return uint64(n)<<32 | uint64(r) }
 
 // Run runs spec's study: for each N of spec.Ns and each of its strategies
-// (a point), spec.Runs runs, each on its own goroutine of opt.Workers
+// (a point), spec.Runs runs, each on its own goroutine of opt.Parallel
 // (parallel.Do). It returns the points in the order of spec.Ns, then of
-// spec.Strategies. The numbers depend on spec alone, not on opt.Workers or
+// spec.Strategies. The numbers depend on spec alone, not on opt.Parallel or
 // the order the runs end in. It stops at ctx's end, returning its error.
 func Run(ctx context.Context, spec Spec, opt Options) ([]Point, error) {
 	net := opt.Net
@@ -121,7 +122,7 @@ func Run(ctx context.Context, spec Spec, opt Options) ([]Point, error) {
 	}
 	var mu sync.Mutex // guards left, done and the calls of opt.Point
 	done := 0
-	err := parallel.Do(ctx, opt.Workers, total*spec.Runs, func(ctx context.Context, i int) error {
+	err := parallel.Do(ctx, opt.Parallel, total*spec.Runs, func(ctx context.Context, i int) error {
 		p, r := i/spec.Runs, i%spec.Runs
 		pt := points[p]
 		pol, err := strategies.New(params[p%nl])

@@ -119,7 +119,7 @@ func TestContentionStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := contention.Run(context.Background(), spec, contention.Options{Workers: 1})
+	want, err := contention.Run(context.Background(), spec, contention.Options{Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestContentionExports(t *testing.T) {
 	srv, _, _ := newContentionServer(t, Limits{})
 	q, _ := url.ParseQuery(smallStudy)
 	spec, _ := contention.Parse(q, contention.Bounds{})
-	points, err := contention.Run(context.Background(), spec, contention.Options{Workers: 1})
+	points, err := contention.Run(context.Background(), spec, contention.Options{Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
