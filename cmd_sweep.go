@@ -95,8 +95,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		bar := newProgress(stderr, sh.Cells(spec.Cells()))
 		err = sweep.Run(ctx, spec, sweep.Options{
 			Parallel: *workers,
-			Shard:   sh,
-			Memory:  func() *budget.Run { return budget.NewRun(nil, int64(*maxMemory)) },
+			Shard:    sh,
+			Memory:   func() *budget.Run { return budget.NewRun(nil, int64(*maxMemory)) },
 		}, func(c sweep.Cell) {
 			if err := sw.Add(c); err != nil {
 				cancel(err)
