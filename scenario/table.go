@@ -51,6 +51,10 @@ const (
 	// retries obeys: all but none. They are max_attempts, deadline and the
 	// limiters, each of which has a switch and is off by default.
 	ScopeLimiter
+	// ScopeStudy is a tool that runs many runs (a sweep, a band, the
+	// contention study): how many and how many at once. Its rows are in
+	// StudyTable, not Table, since no single run reads them.
+	ScopeStudy
 )
 
 // The groups of shared parameters, in the order the page shows them.
@@ -92,6 +96,13 @@ type Param struct {
 	Unit string
 	// Help is the parameter's meaning in one line.
 	Help string
+	// Default is a study row's value when none is given, in the syntax
+	// Set reads, as Study gives it for one tool; a row of Table takes its
+	// default from Defaults instead, and leaves it empty.
+	Default string
+	// Tools lists, for a row of StudyTable, the tools that read it, each
+	// with its own default and largest value; nil for a row of Table.
+	Tools map[Tool]ToolRange
 
 	// field returns a pointer to the value in p (lane i for lane
 	// parameters): *int, *float64, *time.Duration, *string, *bool or *uint64.
