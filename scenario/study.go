@@ -75,7 +75,7 @@ const (
 // its clients' state, about 400 MB at 256 runs of the study's largest N.
 var StudyTable = []Param{
 	{Name: SeedsParam, Scope: ScopeStudy, Type: TypeInt, Min: 1, Unit: "seeds",
-		Help: "runs of each setting, with the seeds seed, seed+1, …, each a whole run on its own random stream",
+		Help: "runs of each setting (a map's cell, a band, a point of the contention study), with the seeds seed, seed+1, …, each a whole run on its own random stream",
 		Tools: map[Tool]ToolRange{
 			ToolSweep:      {Default: "1", Max: 1000},
 			ToolBands:      {Default: "20", Max: 100},

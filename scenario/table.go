@@ -26,6 +26,11 @@ const (
 	TypeSeed                 // a 64-bit unsigned number
 	TypeFaults               // a FaultList
 	TypeTiers                // a TierList
+	// TypeText is text in a syntax that the row's own tool reads, as its
+	// Help describes: a sweep's axis (a parameter's name, or a value in
+	// that parameter's syntax), the contention study's list of Ns. No row
+	// of Table has it.
+	TypeText
 )
 
 // Scope is the part of the experiment that reads a parameter. The real
@@ -377,6 +382,8 @@ func (p Param) Allowed() string {
 		return FaultSyntax
 	case TypeTiers:
 		return TierSyntax
+	case TypeText:
+		return "text: " + p.Help
 	case TypeSeed:
 		return fmt.Sprintf("a whole number from 0 to %d", uint64(math.MaxUint64))
 	case TypeDuration:
@@ -471,7 +478,7 @@ func (p Param) accepts(ptr any) bool {
 	case *time.Duration:
 		return in(float64(*v))
 	case *string:
-		return slices.Contains(p.Choices, *v)
+		return p.Type == TypeText || slices.Contains(p.Choices, *v)
 	case *bool:
 		return true
 	case *uint64:
