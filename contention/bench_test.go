@@ -38,5 +38,5 @@ func BenchmarkBlogStudy(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N*spec.Points()*spec.Runs)/b.Elapsed().Seconds(), "runs/s")
+	b.ReportMetric(float64(b.N*spec.Points()*spec.Seeds)/b.Elapsed().Seconds(), "runs/s")
 }

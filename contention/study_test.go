@@ -14,7 +14,7 @@ import (
 // study runs a study of the given Ns and runs with every strategy, seed 1.
 func study(t *testing.T, runs int, ns ...int) map[string]map[int]Point {
 	t.Helper()
-	spec := Spec{Ns: ns, Runs: runs, Strategies: LineNames(), Seed: 1}
+	spec := Spec{Ns: ns, Seeds: runs, Strategies: LineNames(), Seed: 1}
 	points, err := Run(context.Background(), spec, Options{Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestStudyBookkeeping(t *testing.T) {
 // TestStudyDeterministic: the numbers depend on the spec alone, not on the
 // workers or the order the runs end in.
 func TestStudyDeterministic(t *testing.T) {
-	spec := Spec{Ns: []int{10, 40}, Runs: 6, Strategies: []string{strategies.NameDecorrelated, strategies.NameFixed}, Seed: 3}
+	spec := Spec{Ns: []int{10, 40}, Seeds: 6, Strategies: []string{strategies.NameDecorrelated, strategies.NameFixed}, Seed: 3}
 	one, err := Run(context.Background(), spec, Options{Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestStudyDeterministic(t *testing.T) {
 // TestStudyProgress: Point reports every point once, done counting up to
 // the total, each in the spec's list.
 func TestStudyProgress(t *testing.T) {
-	spec := Spec{Ns: []int{5, 15}, Runs: 4, Strategies: LineNames(), Seed: 1}
+	spec := Spec{Ns: []int{5, 15}, Seeds: 4, Strategies: LineNames(), Seed: 1}
 	seen := map[[2]any]bool{}
 	last := 0
 	points, err := Run(context.Background(), spec, Options{Parallel: 2, Point: func(p Point, done, total int) {
@@ -151,7 +151,7 @@ func TestStudyCancel(t *testing.T) {
 // TestMemoryCoversARun: what Spec.Memory reserves for a run of N clients
 // covers what Simulate allocates for it, the heap's growth included.
 func TestMemoryCoversARun(t *testing.T) {
-	spec := Spec{Ns: []int{190}, Runs: 1, Strategies: []string{strategies.NameFixed}, Seed: 1}
+	spec := Spec{Ns: []int{190}, Seeds: 1, Strategies: []string{strategies.NameFixed}, Seed: 1}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,7 +76,7 @@ const (
 // its clients' state, about 400 MB at 256 runs of the study's largest N.
 var StudyTable = []Param{
 	{Name: SeedsParam, Scope: ScopeStudy, Type: TypeInt, Min: 1, Unit: "seeds",
-		Help: "runs of each setting (a map's cell, a band, a point of the contention study), with the seeds seed, seed+1, …, each a whole run on its own random stream",
+		Help: "runs of each setting (a map's cell, a band, a point of the contention study), each a whole run on its own random stream (a map's and a band's are those of seed, seed+1, …)",
 		Tools: map[Tool]ToolRange{
 			ToolSweep:      {Default: "1", Max: 1000},
 			ToolBands:      {Default: "20", Max: 100},
@@ -125,8 +126,11 @@ func MustStudy(name string, tool Tool) Param {
 }
 
 // FlagHelp is the one line a command's flag for the study row p (as
-// Study returns it) shows: its meaning, what it accepts, and its default.
+// Study returns it, or a tool's own row) shows: its meaning, what it accepts, and its default.
 func (p Param) FlagHelp() string {
+	if p.Type == TypeText { // its help says its syntax
+		return fmt.Sprintf("%s (default %s)", p.Help, p.Default)
+	}
 	return fmt.Sprintf("%s (%s; default %s)", p.Help, p.Allowed(), p.Default)
 }
 
@@ -138,10 +142,14 @@ func (p Param) WithMax(most int) Param {
 	return p
 }
 
-// Unalias rewrites in q, for tool, each old name of Aliases to the name
-// it stands for. An old name given beside its new one, or twice, is a
+// Unalias returns q with each old name of Aliases for tool written as the
+// name it stands for, and, for each name it wrote, the old name q gave,
+// so that an error can name the parameter as the user spelt it. q itself
+// is left as it was. An old name given beside its new one is a
 // *ParamError: which value to take would be a guess.
-func Unalias(q map[string][]string, tool Tool) error {
+func Unalias(q url.Values, tool Tool) (url.Values, map[string]string, error) {
+	out := maps.Clone(q)
+	given := map[string]string{}
 	var errs []error
 	for _, old := range slices.Sorted(maps.Keys(Aliases[tool])) {
 		vals, ok := q[old]
@@ -151,11 +159,12 @@ func Unalias(q map[string][]string, tool Tool) error {
 		name := Aliases[tool][old]
 		if _, both := q[name]; both {
 			errs = append(errs, &ParamError{Name: old, Value: strings.Join(vals, ","),
-				Allow: fmt.Sprintf("not beside %s, its new name: give %s alone", name, name)})
+				Allow: fmt.Sprintf("nothing beside %s, its new name: give %s alone", name, name)})
 			continue
 		}
-		delete(q, old)
-		q[name] = vals
+		delete(out, old)
+		out[name] = vals
+		given[name] = old
 	}
-	return joinSorted(errs)
+	return out, given, joinSorted(errs)
 }
