@@ -32,7 +32,9 @@ type Limits struct {
 	// MaxAnalyses caps the many-run views (a phase map, seed bands, the
 	// contention study) that run at once, and AnalysisCores the
 	// simulations they run at once together: each is a whole run on a
-	// core of its own.
+	// core of its own. AnalysisCores is the server's pool of cores, shared
+	// by its views; each view runs with it as its Options.Parallel (a
+	// command's -parallel), and the pool lends the cores out.
 	MaxAnalyses   int
 	AnalysisCores int
 	// AnalysisCPU is the core time one many-run view may take: a view
