@@ -20,12 +20,12 @@ import (
 // in xrange(1, 20)), with 100 runs at each point (for t in xrange(0,
 // 100)), each on its own seed.
 var (
-	nRow = scenario.Param{Name: "n", Scope: scenario.ScopeStudy, Type: scenario.TypeText, Default: "10:190:10",
-		Help: "the numbers of clients: a list of N, each a number or from:to:step, such as 10:190:10 or 50,100,190"}
+	nRow = ownRow(scenario.Param{Name: "n", Type: scenario.TypeText, Default: "10:190:10",
+		Help: "the numbers of clients: a list of N, each a number or from:to:step, such as 10:190:10 or 50,100,190"})
 	seedsRow      = scenario.MustStudy(scenario.SeedsParam, scenario.ToolContention)
-	strategiesRow = scenario.Param{Name: "strategies", Scope: scenario.ScopeStudy, Type: scenario.TypeText,
+	strategiesRow = ownRow(scenario.Param{Name: "strategies", Type: scenario.TypeText,
 		Default: strings.Join(LineNames(), ","),
-		Help:    "the strategies compared, a list of some of " + strings.Join(LineNames(), ", ")}
+		Help:    "the strategies compared, a list of some of " + strings.Join(LineNames(), ", ")})
 	seedRow = func() scenario.Param {
 		p, _, _ := scenario.Lookup("seed")
 		p.Default = "1"
@@ -33,6 +33,14 @@ var (
 	}()
 	table = []scenario.Param{nRow, seedsRow, strategiesRow, seedRow}
 )
+
+// ownRow returns p as a row of the study's own: of scenario.ScopeStudy,
+// read by the contention study alone, at its Default.
+func ownRow(p scenario.Param) scenario.Param {
+	p.Scope = scenario.ScopeStudy
+	p.Tools = map[scenario.Tool]scenario.ToolRange{scenario.ToolContention: {Default: p.Default}}
+	return p
+}
 
 // Params returns the study's parameters, in the order its page shows them.
 // Each row's Default is the study's.
