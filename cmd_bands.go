@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strconv"
 	"time"
 
 	"backofflab/bands"
@@ -23,12 +22,9 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	q := url.Values{}
 	paramFlags(fs, q)
-	seedsRaw := strconv.Itoa(bands.DefaultSeeds)
-	fs.Func(bands.SeedsParam, fmt.Sprintf("%s (a whole number from 1 to %d; default %d)", bands.SeedsHelp, bands.MaxSeeds, bands.DefaultSeeds),
-		func(v string) error { seedsRaw = v; return nil })
+	seedsFlag := newStudyFlag(fs, scenario.SeedsParam, scenario.ToolBands)
 	format := fs.String("format", "text", "output: text (each lane's collapsed seeds and median recovery times), csv (each tick's bands) or json")
-	// Not -workers: that is the queue model's parameter of the vocabulary.
-	workers := fs.Int("parallel", 0, "seeds simulated at once (0: one per core)")
+	parallelFlag := newStudyFlag(fs, scenario.ParallelParam, scenario.ToolBands)
 	maxMemory := memoryFlag(fs, "memory budget of each seed's run: a lane whose queues outgrow it stops, and counts as collapsed")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab bands -seeds K [flags]\n\n"+
@@ -40,16 +36,17 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	seeds, err := bands.ParseSeeds(seedsRaw)
+	seeds, err := seedsFlag.Int()
 	if err != nil {
-		return usageError{err}
+		return err
+	}
+	workers, err := parallelFlag.Int()
+	if err != nil {
+		return err
 	}
 	p, err := scenario.Parse(q)
 	if err != nil {
 		return usageError{err}
-	}
-	if *workers < 0 {
-		return usageError{&scenario.ParamError{Name: "parallel", Value: strconv.Itoa(*workers), Allow: "a whole number ≥ 0 (0: one per core)"}}
 	}
 	if err := checkMemory(*maxMemory); err != nil {
 		return err
@@ -71,7 +68,7 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return usageError{err}
 	}
-	r, err := bands.Run(ctx, p, seeds, bands.Options{Workers: *workers,
+	r, err := bands.Run(ctx, p, seeds, bands.Options{Parallel: workers,
 		Memory: func() (*budget.Run, error) { return budget.NewRun(nil, int64(*maxMemory)), nil }})
 	if err != nil {
 		return stopCause(ctx, err)

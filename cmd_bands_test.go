@@ -76,6 +76,7 @@ func TestBandsBadInput(t *testing.T) {
 		{"seeds not a number", []string{"-seeds", "many"}, `seeds: "many"`},
 		{"store too large", []string{"-seeds", "100", "-duration", "1h", "-lanes", "4"}, `seeds: "100" is not allowed (allowed: a whole number from 1 to 24 for this run`},
 		{"parallel", []string{"-parallel", "-1"}, `parallel: "-1"`},
+		{"parallel above its range", []string{"-parallel", "10001"}, `parallel: "10001" is not allowed (allowed: a whole number from 0 to 10000)`},
 		{"format", []string{"-format", "xml"}, `format: "xml"`},
 		{"a scenario value", []string{"-clients", "0"}, `clients: "0"`},
 	} {

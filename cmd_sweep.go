@@ -32,18 +32,17 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	q := url.Values{}
 	paramFlags(fs, q)
 	for _, p := range sweep.Table {
-		help := fmt.Sprintf("%s (%s", p.Help, p.Allowed(sweep.CLILimits))
+		help := fmt.Sprintf("%s (%s", p.Help, sweep.Allowed(p, sweep.CLILimits))
 		if p.Default != "" {
 			help += "; default " + p.Default
 		}
 		fs.Func(p.Name, help+")", func(v string) error { q.Set(p.Name, v); return nil })
 	}
-	// Not -workers: that is the vocabulary's, the queue model's workers.
-	ownFlags := []string{"parallel", "shard", "format", "o", "max_memory"}
+	ownFlags := []string{scenario.ParallelParam, "shard", "format", "o", "max_memory"}
 	for _, p := range sweep.Table {
 		ownFlags = append(ownFlags, p.Name)
 	}
-	workers := fs.Int("parallel", 0, "simulations at once (default: one per CPU)")
+	parallelFlag := newStudyFlag(fs, scenario.ParallelParam, scenario.ToolSweep)
 	shardFlag := fs.String("shard", "", "run only shard k of n (k/n, n ≥ 1 and 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"sweep merge\"")
 	format := fs.String("format", sweep.FormatCSV, "output: csv (one row per cell per lane) or json (the spec and the cells)")
 	out := fs.String("o", "", "write to this file (complete only when the sweep ends: it is written beside it and renamed) instead of the standard output")
@@ -82,8 +81,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkMemory(*maxMemory); err != nil {
 		return err
 	}
-	if *workers < 0 {
-		return usageError{&scenario.ParamError{Name: "parallel", Value: fmt.Sprint(*workers), Allow: "a whole number from 0 (one per CPU) up"}}
+	workers, err := parallelFlag.Int()
+	if err != nil {
+		return err
 	}
 	return writeOut(*out, stdout, func(w io.Writer) error {
 		sw, err := sweep.NewWriter(w, *format, spec, sh)
@@ -94,9 +94,9 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer cancel(nil)
 		bar := newProgress(stderr, sh.Cells(spec.Cells()))
 		err = sweep.Run(ctx, spec, sweep.Options{
-			Workers: *workers,
-			Shard:   sh,
-			Memory:  func() *budget.Run { return budget.NewRun(nil, int64(*maxMemory)) },
+			Parallel: workers,
+			Shard:    sh,
+			Memory:   func() *budget.Run { return budget.NewRun(nil, int64(*maxMemory)) },
 		}, func(c sweep.Cell) {
 			if err := sw.Add(c); err != nil {
 				cancel(err)

@@ -135,6 +135,7 @@ func TestSweepBadInput(t *testing.T) {
 		{slices.Concat(base, []string{"-format", "xml"}), `format: "xml" is not allowed`},
 		{slices.Concat(base, []string{"-format", "json", "-shard", "0/2"}), "csv with -shard"},
 		{slices.Concat(base, []string{"-parallel", "-1"}), `parallel: "-1" is not allowed`},
+		{slices.Concat(base, []string{"-parallel", "10001"}), `parallel: "10001" is not allowed (allowed: a whole number from 0 to 10000)`},
 		{slices.Concat(base, []string{"extra"}), `unexpected argument "extra"`},
 		{[]string{"sweep", "merge"}, "no parts given"},
 	} {

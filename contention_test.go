@@ -33,18 +33,21 @@ func TestContentionBadInput(t *testing.T) {
 		says string
 	}{
 		{[]string{"-n", "0"}, `n: "0"`},
-		{[]string{"-runs", "0"}, `runs: "0"`},
+		{[]string{"-seeds", "0"}, `seeds: "0"`},
+		{[]string{"-runs", "0"}, `runs: "0"`}, // the old name of -seeds
+		{[]string{"-runs", "3", "-seeds", "3"}, `runs: "3" is not allowed (allowed: nothing beside seeds`},
 		{[]string{"-strategies", "none"}, `strategies: "none"`},
 		{[]string{"-format", "xml"}, `format: "xml"`},
-		{[]string{"-parallel", "-1"}, `parallel: "-1"`},
-		{[]string{"-parallel", "257"}, `parallel: "257" is not allowed: a whole number from 0 (every CPU) to 256`},
+		{[]string{"-parallel", "-1"}, `parallel: "-1" is not allowed (allowed: a whole number from 0 to 256)`},
+		{[]string{"-parallel", "257"}, `parallel: "257" is not allowed (allowed: a whole number from 0 to 256)`},
 		// The command's bounds, contention.CLIBounds, refuse a study
 		// before it allocates anything: this one would have asked for
-		// 100 000 Ns × 5 strategies × 10 000 runs × 3 float64s, 120 GB.
-		{[]string{"-n", "1:100000:1", "-runs", "10000"}, `n: "1:100000:1" is not allowed: from:to:step with 1 ≤ from ≤ to ≤ 10000`},
-		{[]string{"-runs", "10001"}, `runs: "10001" is not allowed: a whole number from 1 to 10000`},
-		{[]string{"-n", "1:1000:1"}, `n: "1:1000:1" is not allowed: 1000 Ns × 5 strategies is 5000 points, and a study may have at most 500`},
-		{[]string{"-n", "10000", "-runs", "101"}, `runs: "101" is not allowed: a whole number from 1 to 100 with these Ns and strategies`},
+		// 100 000 Ns × 5 strategies × 10 000 seeds × 3 float64s, 120 GB.
+		{[]string{"-n", "1:100000:1", "-seeds", "10000"}, `n: "1:100000:1" is not allowed (allowed: from:to:step with 1 ≤ from ≤ to ≤ 10000`},
+		{[]string{"-seeds", "10001"}, `seeds: "10001" is not allowed (allowed: a whole number from 1 to 10000)`},
+		{[]string{"-runs", "10001"}, `runs: "10001" is not allowed (allowed: a whole number from 1 to 10000)`},
+		{[]string{"-n", "1:1000:1"}, `n: "1:1000:1" is not allowed (allowed: 1000 Ns × 5 strategies is 5000 points, and a study may have at most 500`},
+		{[]string{"-n", "10000", "-seeds", "101"}, `seeds: "101" is not allowed (allowed: a whole number from 1 to 100 with these Ns and strategies`},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			_, _, err := runArgs(t, append([]string{"contention"}, c.args...)...)

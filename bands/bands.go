@@ -35,8 +35,12 @@ import (
 	"backofflab/strategies"
 )
 
-// MaxSeeds is the most seeds one band runs.
-const MaxSeeds = 100
+// seedsRow is the seeds parameter as a band reads it: its one definition,
+// shared with the sweep and the contention study, is scenario.StudyTable's.
+var seedsRow = scenario.MustStudy(scenario.SeedsParam, scenario.ToolBands)
+
+// MaxSeeds is the most seeds one band runs (seedsRow's largest value).
+var MaxSeeds = int(seedsRow.Max)
 
 // DefaultMaxCells is Options.MaxCells' default: 4 million lane-ticks kept
 // ((seeds + 3) × lanes × ticks, see Cells), 16 columns of float32 each,
@@ -70,21 +74,26 @@ var QuantileNames = [3]string{"p5", "p50", "p95"}
 
 // The band's own parameter beside the scenario's vocabulary, read by the
 // bands command's flag, the /bands URL and the page's control: its name,
-// default and meaning (its range is 1 to MaxSeeds).
-const (
-	SeedsParam   = "seeds"
-	DefaultSeeds = 20
-	SeedsHelp    = "how many seeds to run: seed, seed+1, …, seed+seeds−1, each a whole run of the scenario"
+// default and meaning, those of seedsRow (its range is 1 to MaxSeeds).
+var (
+	SeedsParam   = seedsRow.Name
+	DefaultSeeds = mustAtoi(seedsRow.Default)
+	SeedsHelp    = seedsRow.Help
 )
+
+func mustAtoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		panic("bands: " + err.Error())
+	}
+	return n
+}
 
 // ParseSeeds reads a seeds value, or returns an error naming the seeds
 // parameter, its value and its range.
 func ParseSeeds(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, &scenario.ParamError{Name: SeedsParam, Value: s, Allow: fmt.Sprintf("a whole number from 1 to %d", MaxSeeds)}
-	}
-	if err := CheckSeeds(n); err != nil {
+	var n int
+	if err := seedsRow.Set(&n, SeedsParam, s); err != nil {
 		return 0, err
 	}
 	return n, nil
@@ -93,9 +102,10 @@ func ParseSeeds(s string) (int, error) {
 // Options configure Run. The zero value runs on every core, each seed
 // without a memory bound, with the default store bound.
 type Options struct {
-	// Workers is how many seeds run at once (parallel.Workers: 0 means
-	// one per core).
-	Workers int
+	// Parallel is how many seeds run at once, the -parallel flag
+	// (scenario.ParallelParam; parallel.Workers: 0 means one per core).
+	// It is not the queue model's workers, the servers inside one run.
+	Parallel int
 	// Memory returns the memory budget of one seed's simulation; nil
 	// means none (simengine.RunWithBudget with a nil budget). Each call
 	// returns a fresh budget, closed when that seed's run ends; calls may
@@ -141,9 +151,8 @@ func (e *TooLargeError) ParamError() *scenario.ParamError {
 // CheckSeeds returns an error naming the seeds parameter unless seeds is
 // from 1 to MaxSeeds.
 func CheckSeeds(seeds int) *scenario.ParamError {
-	if seeds < 1 || seeds > MaxSeeds {
-		return &scenario.ParamError{Name: SeedsParam, Value: fmt.Sprint(seeds),
-			Allow: fmt.Sprintf("a whole number from 1 to %d", MaxSeeds)}
+	if err := seedsRow.Check(&seeds, SeedsParam); err != nil {
+		return err.(*scenario.ParamError)
 	}
 	return nil
 }
@@ -215,7 +224,7 @@ func (r *Result) index(seed, i, l, c int) int {
 }
 
 // Run simulates p with seeds seeds, p.Seed to p.Seed+seeds−1, on
-// opts.Workers goroutines, and returns their bands. It refuses a seeds
+// opts.Parallel goroutines, and returns their bands. It refuses a seeds
 // value out of range or a store above opts.MaxCells before running
 // anything (see Check), and stops at the first seed's error or when ctx
 // ends, returning that error once every seed it started has stopped.
@@ -234,7 +243,7 @@ func Run(ctx context.Context, p scenario.Params, seeds int, opts Options) (*Resu
 	sums := make([][]scenario.Summary, seeds)
 	var mu sync.Mutex
 	done := 0
-	err := parallel.Do(ctx, opts.Workers, seeds, func(ctx context.Context, s int) error {
+	err := parallel.Do(ctx, opts.Parallel, seeds, func(ctx context.Context, s int) error {
 		one := p.Clone()
 		one.Seed = p.Seed + uint64(s)
 		var mem *budget.Run

@@ -117,7 +117,7 @@ func TestBandsSkipAbsentValues(t *testing.T) {
 func TestSeedIsTheSingleRun(t *testing.T) {
 	p := small(t, "seed", "7", "lanes", "3", "c.strategy", "full_jitter")
 	const k = 3
-	r, err := Run(context.Background(), p, k, Options{Workers: 2})
+	r, err := Run(context.Background(), p, k, Options{Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestCancelStops(t *testing.T) {
 	pool := budget.NewPool(1 << 30)
 	store := budget.NewRun(pool, 1<<30)
 	var started atomic.Int32
-	_, err := Run(ctx, p, 50, Options{Workers: 2, Store: store,
+	_, err := Run(ctx, p, 50, Options{Parallel: 2, Store: store,
 		Memory: func() (*budget.Run, error) { started.Add(1); return budget.NewRun(pool, 64<<20), nil },
 		Progress: func(done int) {
 			if done == 1 {
@@ -257,7 +257,7 @@ func TestCancelStops(t *testing.T) {
 // TestProgressCountsEverySeed: Progress is told 1, 2, …, K.
 func TestProgressCountsEverySeed(t *testing.T) {
 	var got []int
-	if _, err := Run(context.Background(), small(t), 4, Options{Workers: 3,
+	if _, err := Run(context.Background(), small(t), 4, Options{Parallel: 3,
 		Progress: func(done int) { got = append(got, done) }}); err != nil {
 		t.Fatal(err)
 	}

@@ -34,9 +34,9 @@ func BenchmarkSimulate(b *testing.B) {
 func BenchmarkBlogStudy(b *testing.B) {
 	spec := DefaultSpec()
 	for range b.N {
-		if _, err := Run(context.Background(), spec, Options{Workers: 1}); err != nil {
+		if _, err := Run(context.Background(), spec, Options{Parallel: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N*spec.Points()*spec.Runs)/b.Elapsed().Seconds(), "runs/s")
+	b.ReportMetric(float64(b.N*spec.Points()*spec.Seeds)/b.Elapsed().Seconds(), "runs/s")
 }

@@ -25,7 +25,7 @@ func ExampleSimulate() {
 // The blog's study at two Ns, 10 runs each: the mean calls and completion
 // time of each strategy.
 func ExampleRun() {
-	spec := contention.Spec{Ns: []int{10, 100}, Runs: 10, Strategies: contention.LineNames(), Seed: 1}
+	spec := contention.Spec{Ns: []int{10, 100}, Seeds: 10, Strategies: contention.LineNames(), Seed: 1}
 	points, _ := contention.Run(context.Background(), spec, contention.Options{})
 	for _, p := range points {
 		fmt.Printf("N=%d %-12s %6.0f calls %5.2f s\n", p.Clients, p.Strategy, p.Calls.Mean, p.Time.Mean)

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"backofflab/scenario"
 )
 
 // Formats are the writers' names: the contention command's -format and
@@ -24,7 +26,7 @@ func Write(w io.Writer, format string, spec Spec, points []Point) error {
 	case "json":
 		return WriteJSON(w, spec, points)
 	}
-	return &ParamError{"format", format, "one of " + strings.Join(Formats, ", ")}
+	return &scenario.ParamError{Name: "format", Value: format, Allow: "one of " + strings.Join(Formats, ", ")}
 }
 
 // WriteText writes one table per N: each strategy's calls and completion
@@ -37,7 +39,7 @@ func WriteText(w io.Writer, spec Spec, points []Point) error {
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "contention study: %d runs at each point, seed %d; calls are writes, time is when the last client is done (mean ± sd)\n",
-		spec.Runs, spec.Seed)
+		spec.Seeds, spec.Seed)
 	n := -1
 	for _, p := range points {
 		if p.Clients != n {

@@ -3,37 +3,53 @@ package contention
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"backofflab/scenario"
 )
 
-// Param is one parameter of the study: the contention command's flags,
-// the /contention page's URL and its controls all read this table.
-type Param struct {
-	Name    string // the flag's and the URL's name
-	Default string // its value when unset, in the syntax Parse reads
-	Meaning string // one line for the flag's help and the control's label
-}
-
-// table lists the study's parameters. The defaults are the simulator's
+// The study's parameters as rows of the scenario's table type: the
+// contention command's flags, the /contention page's URL and its controls
+// all read them. seeds is scenario.StudyTable's, and seed the scenario's
+// own row, at the study's default. The defaults are the simulator's
 // driver (run): N in steps of 10 from 10 to 190 (clients = i * 10 for i
-// in xrange(1, 20)), with 100 runs at each point (for t in xrange(0, 100)).
-var table = []Param{
-	{"n", "10:190:10", "the numbers of clients: a list of N, each a number or from:to:step, such as 10:190:10 or 50,100,190"},
-	{"runs", "100", "runs at each point (a strategy at an N), each on its own seed"},
-	{"strategies", strings.Join(LineNames(), ","), "the strategies compared, a list of some of " + strings.Join(LineNames(), ", ")},
-	{"seed", "1", "the study's seed: the same seed gives the same numbers"},
+// in xrange(1, 20)), with 100 runs at each point (for t in xrange(0,
+// 100)), each on its own seed.
+var (
+	nRow = ownRow(scenario.Param{Name: "n", Type: scenario.TypeText, Default: "10:190:10",
+		Help: "the numbers of clients: a list of N, each a number or from:to:step, such as 10:190:10 or 50,100,190"})
+	seedsRow      = scenario.MustStudy(scenario.SeedsParam, scenario.ToolContention)
+	strategiesRow = ownRow(scenario.Param{Name: "strategies", Type: scenario.TypeText,
+		Default: strings.Join(LineNames(), ","),
+		Help:    "the strategies compared, a list of some of " + strings.Join(LineNames(), ", ")})
+	seedRow = func() scenario.Param {
+		p, _, _ := scenario.Lookup("seed")
+		p.Default = "1"
+		return p
+	}()
+	table = []scenario.Param{nRow, seedsRow, strategiesRow, seedRow}
+)
+
+// ownRow returns p as a row of the study's own: of scenario.ScopeStudy,
+// read by the contention study alone, at its Default.
+func ownRow(p scenario.Param) scenario.Param {
+	p.Scope = scenario.ScopeStudy
+	p.Tools = map[scenario.Tool]scenario.ToolRange{scenario.ToolContention: {Default: p.Default}}
+	return p
 }
 
-// Params returns the study's parameter table.
-func Params() []Param { return slices.Clone(table) }
+// Params returns the study's parameters, in the order its page shows them.
+// Each row's Default is the study's.
+func Params() []scenario.Param { return slices.Clone(table) }
 
 // Spec is one study: what Run runs.
 type Spec struct {
 	Ns         []int    // n, in increasing order
-	Runs       int      // runs
+	Seeds      int      // seeds: the runs at each point, each on its own random stream
 	Strategies []string // strategies, names of Lines
 	Seed       uint64   // seed
 }
@@ -51,10 +67,10 @@ func DefaultSpec() Spec {
 // back from it.
 func (s Spec) Values() url.Values {
 	return url.Values{
-		"n":          {formatNs(s.Ns)},
-		"runs":       {strconv.Itoa(s.Runs)},
-		"strategies": {strings.Join(s.Strategies, ",")},
-		"seed":       {strconv.FormatUint(s.Seed, 10)},
+		nRow.Name:          {formatNs(s.Ns)},
+		seedsRow.Name:      {strconv.Itoa(s.Seeds)},
+		strategiesRow.Name: {strings.Join(s.Strategies, ",")},
+		seedRow.Name:       {strconv.FormatUint(s.Seed, 10)},
 	}
 }
 
@@ -81,7 +97,7 @@ func (s Spec) Points() int { return len(s.Ns) * len(s.Strategies) }
 // Bounds cap what a study may ask for; a zero field puts no cap.
 type Bounds struct {
 	MaxClients int   // the largest N
-	MaxRuns    int   // runs at each point
+	MaxSeeds   int   // seeds at each point
 	MaxPoints  int   // Ns × strategies
 	MaxWork    int64 // Spec.Work, the study's estimated cost
 }
@@ -90,17 +106,17 @@ type Bounds struct {
 // the command runs on the user's own cores, yet bounded, so that a typo
 // is refused at once instead of running for days or allocating more
 // memory than the machine has. N up to 10 000 (the simulator's largest
-// is 190); up to 10 000 runs a point (a mean's standard error is then 1 %
-// of the runs' spread); up to 500 points, so that Run's up-front record
+// is 190); up to 10 000 seeds a point, seedsRow's largest (a mean's
+// standard error is then 1 % of the runs' spread); up to 500 points, so that Run's up-front record
 // of every run (three float64s) stays under 500 × 10 000 × 24 bytes,
 // 120 MB; and a Work of at most 5 × 10^10, about an hour of one core
 // when every point is no backoff, the dearest strategy (a run of N
 // clients costs it about 65 ns × N² on this project's machines: 2.2 ms at
 // N = 190, 65 ms at N = 1000), and less for the others. The simulator's
 // study (the defaults) is a Work of 1.2 × 10^8.
-var CLIBounds = Bounds{MaxClients: 10_000, MaxRuns: 10_000, MaxPoints: 500, MaxWork: 50_000_000_000}
+var CLIBounds = Bounds{MaxClients: 10_000, MaxSeeds: int(seedsRow.Max), MaxPoints: 500, MaxWork: 50_000_000_000}
 
-// Work estimates what s costs to run: the sum over its points of runs ×
+// Work estimates what s costs to run: the sum over its points of seeds ×
 // N². A run's writes, and so its messages, grow as N² for the strategies
 // that collide most (with no backoff and every message the same delay,
 // N clients make N(N+1)/2 writes), so Work is proportional to the CPU
@@ -111,24 +127,26 @@ func (s Spec) Work() float64 {
 	for _, n := range s.Ns {
 		perRun += float64(n) * float64(n)
 	}
-	return perRun * float64(len(s.Strategies)) * float64(s.Runs)
-}
-
-// ParamError is a bad value: the parameter, the value and what is allowed.
-type ParamError struct {
-	Name, Value, Allowed string
-}
-
-func (e *ParamError) Error() string {
-	return fmt.Sprintf("%s: %q is not allowed: %s", e.Name, e.Value, e.Allowed)
+	return perRun * float64(len(s.Strategies)) * float64(s.Seeds)
 }
 
 // Parse reads a study from v, the table's names with their values, each
-// unset one at its default, within b. Its error joins a *ParamError for
-// every bad value, an unknown name included.
+// unset one at its default, within b; an old name of scenario.Aliases (runs
+// for seeds) is read as its new one. Its error joins a
+// *scenario.ParamError for every bad value, an unknown name included,
+// each naming the parameter as v gives it.
 func Parse(v url.Values, b Bounds) (Spec, error) {
+	v, given, err := scenario.Unalias(v, scenario.ToolContention)
+	if err != nil {
+		return Spec{}, err
+	}
 	var errs []error
-	bad := func(name, value, allowed string) { errs = append(errs, &ParamError{name, value, allowed}) }
+	bad := func(name, value, allowed string) {
+		if old, ok := given[name]; ok {
+			name = old
+		}
+		errs = append(errs, &scenario.ParamError{Name: name, Value: value, Allow: allowed})
+	}
 	get := func(name string) string {
 		if vs, ok := v[name]; ok {
 			if len(vs) != 1 {
@@ -136,12 +154,12 @@ func Parse(v url.Values, b Bounds) (Spec, error) {
 			}
 			return vs[0]
 		}
-		i := slices.IndexFunc(table, func(p Param) bool { return p.Name == name })
+		i := slices.IndexFunc(table, func(p scenario.Param) bool { return p.Name == name })
 		return table[i].Default
 	}
-	for name := range v {
-		if !slices.ContainsFunc(table, func(p Param) bool { return p.Name == name }) {
-			bad(name, strings.Join(v[name], ","), "not a parameter of the study; its parameters are n, runs, strategies and seed")
+	for _, name := range slices.Sorted(maps.Keys(v)) {
+		if !slices.ContainsFunc(table, func(p scenario.Param) bool { return p.Name == name }) {
+			bad(name, strings.Join(v[name], ","), "not a parameter of the study; its parameters are n, seeds (once runs), strategies and seed")
 		}
 	}
 	var s Spec
@@ -149,59 +167,55 @@ func Parse(v url.Values, b Bounds) (Spec, error) {
 	if maxN == 0 {
 		maxN = 100_000
 	}
-	if raw := get("n"); raw != "" {
+	if raw := get(nRow.Name); raw != "" {
 		ns, err := parseNs(raw, maxN)
 		if err != nil {
-			bad("n", raw, err.Error())
+			bad(nRow.Name, raw, err.Error())
 		}
 		s.Ns = ns
-	} else if _, set := v["n"]; set {
-		bad("n", raw, "give at least one N")
+	} else if _, set := v[nRow.Name]; set {
+		bad(nRow.Name, raw, "give at least one N")
 	}
-	maxRuns := b.MaxRuns
-	if maxRuns == 0 {
-		maxRuns = 1_000_000
+	seeds := seedsRow
+	if seeds.Max = float64(b.MaxSeeds); b.MaxSeeds == 0 {
+		seeds.Max = 1_000_000
 	}
-	if raw := get("runs"); raw != "" || v.Has("runs") {
-		r, err := strconv.Atoi(raw)
-		if err != nil || r < 1 || r > maxRuns {
-			bad("runs", raw, fmt.Sprintf("a whole number from 1 to %d", maxRuns))
+	if raw := get(seeds.Name); raw != "" || v.Has(seeds.Name) {
+		if err := seeds.Set(&s.Seeds, seeds.Name, raw); err != nil {
+			bad(seeds.Name, raw, seeds.Allowed())
 		}
-		s.Runs = r
 	}
-	if raw := get("strategies"); raw != "" || v.Has("strategies") {
+	if raw := get(strategiesRow.Name); raw != "" || v.Has(strategiesRow.Name) {
 		for name := range strings.SplitSeq(raw, ",") {
 			name = strings.TrimSpace(name)
 			if _, err := LineOf(name); err != nil {
-				bad("strategies", raw, err.Error())
+				bad(strategiesRow.Name, raw, err.Error())
 				break
 			}
 			if slices.Contains(s.Strategies, name) {
-				bad("strategies", raw, name+" is listed twice")
+				bad(strategiesRow.Name, raw, name+" is listed twice")
 				break
 			}
 			s.Strategies = append(s.Strategies, name)
 		}
 	}
-	if raw := get("seed"); raw != "" || v.Has("seed") {
-		seed, err := strconv.ParseUint(raw, 10, 64)
-		if err != nil {
-			bad("seed", raw, "a whole number from 0 to 18446744073709551615")
+	if raw := get(seedRow.Name); raw != "" || v.Has(seedRow.Name) {
+		if err := seedRow.Set(&s.Seed, seedRow.Name, raw); err != nil {
+			bad(seedRow.Name, raw, seedRow.Allowed())
 		}
-		s.Seed = seed
 	}
 	if len(errs) == 0 && b.MaxPoints > 0 && s.Points() > b.MaxPoints {
-		bad("n", get("n"), fmt.Sprintf("%d Ns × %d strategies is %d points, and a study may have at most %d: give fewer Ns or strategies",
+		bad(nRow.Name, get(nRow.Name), fmt.Sprintf("%d Ns × %d strategies is %d points, and a study may have at most %d: give fewer Ns or strategies",
 			len(s.Ns), len(s.Strategies), s.Points(), b.MaxPoints))
 	}
 	if len(errs) == 0 && b.MaxWork > 0 && s.Work() > float64(b.MaxWork) {
 		one := s
-		one.Runs = 1
+		one.Seeds = 1
 		if most := int64(float64(b.MaxWork) / one.Work()); most >= 1 {
-			bad("runs", get("runs"), fmt.Sprintf("a whole number from 1 to %d with these Ns and strategies: the study's estimated cost, runs × the sum of N² over its points, would be %.3g, and a study may cost at most %.3g",
+			bad(seeds.Name, get(seeds.Name), fmt.Sprintf("a whole number from 1 to %d with these Ns and strategies: the study's estimated cost, seeds × the sum of N² over its points, would be %.3g, and a study may cost at most %.3g",
 				most, s.Work(), float64(b.MaxWork)))
 		} else {
-			bad("n", get("n"), fmt.Sprintf("Ns whose N² sum to at most %.3g over the %d strategies: one run at each point would cost %.3g (runs × the sum of N² over the points), and a study may cost at most %.3g",
+			bad(nRow.Name, get(nRow.Name), fmt.Sprintf("Ns whose N² sum to at most %.3g over the %d strategies: one run at each point would cost %.3g (seeds × the sum of N² over the points), and a study may cost at most %.3g",
 				float64(b.MaxWork), len(s.Strategies), one.Work(), float64(b.MaxWork)))
 		}
 	}

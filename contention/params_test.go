@@ -6,9 +6,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"backofflab/scenario"
 )
 
-// TestDefaultSpecIsTheBlogs: N from 10 to 190 in steps of 10, 100 runs,
+// TestDefaultSpecIsTheBlogs: N from 10 to 190 in steps of 10, 100 seeds,
 // the five strategies, seed 1; and Values gives it back.
 func TestDefaultSpecIsTheBlogs(t *testing.T) {
 	s := DefaultSpec()
@@ -16,7 +18,7 @@ func TestDefaultSpecIsTheBlogs(t *testing.T) {
 	for n := 10; n <= 190; n += 10 {
 		ns = append(ns, n)
 	}
-	want := Spec{Ns: ns, Runs: 100, Strategies: LineNames(), Seed: 1}
+	want := Spec{Ns: ns, Seeds: 100, Strategies: LineNames(), Seed: 1}
 	if !reflect.DeepEqual(s, want) {
 		t.Fatalf("got %+v, want %+v", s, want)
 	}
@@ -33,14 +35,17 @@ func TestDefaultSpecIsTheBlogs(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	b := Bounds{MaxClients: 190, MaxRuns: 100, MaxPoints: 20}
+	b := Bounds{MaxClients: 190, MaxSeeds: 100, MaxPoints: 20}
 	ok := []struct {
 		q    string
 		want Spec
 	}{
-		{"n=50,10,100:120:10&runs=3&strategies=full_jitter,fixed&seed=9",
-			Spec{Ns: []int{10, 50, 100, 110, 120}, Runs: 3, Strategies: []string{"full_jitter", "fixed"}, Seed: 9}},
-		{"n=190&strategies=decorrelated", Spec{Ns: []int{190}, Runs: 100, Strategies: []string{"decorrelated"}, Seed: 1}},
+		{"n=50,10,100:120:10&seeds=3&strategies=full_jitter,fixed&seed=9",
+			Spec{Ns: []int{10, 50, 100, 110, 120}, Seeds: 3, Strategies: []string{"full_jitter", "fixed"}, Seed: 9}},
+		// runs, the old name of seeds, in the URLs of the page's first
+		// version.
+		{"n=50&runs=3&strategies=fixed", Spec{Ns: []int{50}, Seeds: 3, Strategies: []string{"fixed"}, Seed: 1}},
+		{"n=190&strategies=decorrelated", Spec{Ns: []int{190}, Seeds: 100, Strategies: []string{"decorrelated"}, Seed: 1}},
 	}
 	for _, c := range ok {
 		t.Run(c.q, func(t *testing.T) {
@@ -61,21 +66,24 @@ func TestParse(t *testing.T) {
 		{"n=10:20:0", "n", "step"},
 		{"n=10,10", "n", "none twice"},
 		{"n=x", "n", "a list of N"},
-		{"runs=0", "runs", "from 1 to 100"},
+		{"seeds=0", "seeds", "from 1 to 100"},
+		{"seeds=101", "seeds", "from 1 to 100"},
 		{"runs=101", "runs", "from 1 to 100"},
+		{"runs=3&seeds=3", "runs", "nothing beside seeds"},
 		{"strategies=none", "strategies", `"fixed" (min_delay 0)`},
 		{"strategies=grpc", "strategies", "not one of"},
 		{"strategies=fixed,fixed", "strategies", "twice"},
 		{"seed=-1", "seed", "whole number"},
 		{"wat=1", "wat", "not a parameter"},
 		{"n=10:100:10&strategies=fixed,exponential,full_jitter", "n", "at most 20"},
+		{"seeds=1&seeds=2", "seeds", "once"},
 		{"runs=1&runs=2", "runs", "once"},
 	}
 	for _, c := range bad {
 		t.Run(c.q, func(t *testing.T) {
 			v, _ := url.ParseQuery(c.q)
 			_, err := Parse(v, b)
-			var pe *ParamError
+			var pe *scenario.ParamError
 			if !errors.As(err, &pe) || pe.Name != c.name || !strings.Contains(err.Error(), c.says) {
 				t.Fatalf("got %v; want an error on %s saying %q", err, c.name, c.says)
 			}
@@ -83,18 +91,19 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// TestParseWork: past MaxWork, runs is refused with the most runs these
+// TestParseWork: past MaxWork, seeds is refused with the most seeds these
 // Ns and strategies may have; when even one run is too dear, n is.
 func TestParseWork(t *testing.T) {
 	b := Bounds{MaxWork: 1_000_000}
 	for _, c := range []struct {
 		q, name, says string
 	}{
-		{"n=100,200&strategies=fixed&runs=20", "", ""},
-		{"n=100,200&strategies=fixed&runs=21", "runs", "from 1 to 20 with these Ns"},
+		{"n=100,200&strategies=fixed&seeds=20", "", ""},
+		{"n=100,200&strategies=fixed&seeds=21", "seeds", "from 1 to 20 with these Ns"},
+		{"n=100,200&strategies=fixed,decorrelated&seeds=11", "seeds", "from 1 to 10 with these Ns"},
 		{"n=100,200&strategies=fixed,decorrelated&runs=11", "runs", "from 1 to 10 with these Ns"},
-		{"n=1000&strategies=fixed&runs=1", "", ""},
-		{"n=1001&strategies=fixed&runs=1", "n", "would cost 1e+06"},
+		{"n=1000&strategies=fixed&seeds=1", "", ""},
+		{"n=1001&strategies=fixed&seeds=1", "n", "would cost 1e+06"},
 	} {
 		t.Run(c.q, func(t *testing.T) {
 			v, _ := url.ParseQuery(c.q)
@@ -105,7 +114,7 @@ func TestParseWork(t *testing.T) {
 				}
 				return
 			}
-			var pe *ParamError
+			var pe *scenario.ParamError
 			if !errors.As(err, &pe) || pe.Name != c.name || !strings.Contains(err.Error(), c.says) {
 				t.Fatalf("got %v; want an error on %s saying %q", err, c.name, c.says)
 			}
@@ -118,7 +127,7 @@ func TestParseWork(t *testing.T) {
 // command's bounds, and the dearest study they allow records its runs in
 // at most 120 MB, as CLIBounds says.
 func TestCLIBounds(t *testing.T) {
-	for _, q := range []string{"", "n=50,100,190&runs=1000"} {
+	for _, q := range []string{"", "n=50,100,190&seeds=1000"} {
 		v, _ := url.ParseQuery(q)
 		if _, err := Parse(v, CLIBounds); err != nil {
 			t.Errorf("%q: %v", q, err)
@@ -127,7 +136,7 @@ func TestCLIBounds(t *testing.T) {
 	if w := DefaultSpec().Work(); w > 1.3e8 {
 		t.Errorf("the simulator's study costs %g, want about 1.2e8 as CLIBounds says", w)
 	}
-	if rec := int64(CLIBounds.MaxPoints) * int64(CLIBounds.MaxRuns) * 3 * 8; rec > 120_000_000 {
+	if rec := int64(CLIBounds.MaxPoints) * int64(CLIBounds.MaxSeeds) * 3 * 8; rec > 120_000_000 {
 		t.Errorf("the dearest study records %d bytes of runs, want at most 120 MB", rec)
 	}
 }

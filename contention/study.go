@@ -53,8 +53,9 @@ type Point struct {
 // Options tune how Run runs a study; the zero Options run it on every CPU
 // on DefaultNet.
 type Options struct {
-	// Workers is how many runs go at once (parallel.Workers).
-	Workers int
+	// Parallel is how many runs go at once, the -parallel flag
+	// (scenario.ParallelParam; parallel.Workers: 0 means one per CPU).
+	Parallel int
 	// Net is the network; the zero Net means DefaultNet.
 	Net Net
 	// Point, when set, is given each point as soon as its last run ends,
@@ -70,17 +71,17 @@ type Options struct {
 // 139 a client, its policy and result included.
 const clientBytes = 160
 
-// Memory returns about how many bytes Run holds for s on workers workers:
-// every run's three numbers and every point, plus a run of the largest N
-// on each worker. A server reserves it from its memory budget.
-func (s Spec) Memory(workers int) int64 {
+// Memory returns about how many bytes Run holds for s with atOnce runs at
+// once (Options.Parallel): every run's three numbers and every point, plus
+// a run of the largest N on each goroutine. A server reserves it from its memory budget.
+func (s Spec) Memory(atOnce int) int64 {
 	largest := 0
 	for _, n := range s.Ns {
 		largest = max(largest, n)
 	}
 	points := int64(s.Points())
-	return points*int64(s.Runs)*3*8 + points*int64(unsafe.Sizeof(Point{})) +
-		int64(parallel.Workers(workers))*int64(largest)*clientBytes
+	return points*int64(s.Seeds)*3*8 + points*int64(unsafe.Sizeof(Point{})) +
+		int64(parallel.Workers(atOnce))*int64(largest)*clientBytes
 }
 
 // Stream returns the stream of run r at n clients in a study of seed
@@ -90,9 +91,9 @@ func (s Spec) Memory(workers int) int64 {
 func Stream(n, r int) uint64 { return uint64(n)<<32 | uint64(r) }
 
 // Run runs spec's study: for each N of spec.Ns and each of its strategies
-// (a point), spec.Runs runs, each on its own goroutine of opt.Workers
+// (a point), spec.Seeds runs, each on its own goroutine of opt.Parallel
 // (parallel.Do). It returns the points in the order of spec.Ns, then of
-// spec.Strategies. The numbers depend on spec alone, not on opt.Workers or
+// spec.Strategies. The numbers depend on spec alone, not on opt.Parallel or
 // the order the runs end in. It stops at ctx's end, returning its error.
 func Run(ctx context.Context, spec Spec, opt Options) ([]Point, error) {
 	net := opt.Net
@@ -115,14 +116,14 @@ func Run(ctx context.Context, spec Spec, opt Options) ([]Point, error) {
 	most := make([][]float64, total)
 	left := make([]int, total)
 	for p := range points {
-		points[p] = Point{Strategy: spec.Strategies[p%nl], Clients: spec.Ns[p/nl], Runs: spec.Runs}
-		calls[p], times[p], most[p] = make([]float64, spec.Runs), make([]float64, spec.Runs), make([]float64, spec.Runs)
-		left[p] = spec.Runs
+		points[p] = Point{Strategy: spec.Strategies[p%nl], Clients: spec.Ns[p/nl], Runs: spec.Seeds}
+		calls[p], times[p], most[p] = make([]float64, spec.Seeds), make([]float64, spec.Seeds), make([]float64, spec.Seeds)
+		left[p] = spec.Seeds
 	}
 	var mu sync.Mutex // guards left, done and the calls of opt.Point
 	done := 0
-	err := parallel.Do(ctx, opt.Workers, total*spec.Runs, func(ctx context.Context, i int) error {
-		p, r := i/spec.Runs, i%spec.Runs
+	err := parallel.Do(ctx, opt.Parallel, total*spec.Seeds, func(ctx context.Context, i int) error {
+		p, r := i/spec.Seeds, i%spec.Seeds
 		pt := points[p]
 		pol, err := strategies.New(params[p%nl])
 		if err != nil {

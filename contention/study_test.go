@@ -14,8 +14,8 @@ import (
 // study runs a study of the given Ns and runs with every strategy, seed 1.
 func study(t *testing.T, runs int, ns ...int) map[string]map[int]Point {
 	t.Helper()
-	spec := Spec{Ns: ns, Runs: runs, Strategies: LineNames(), Seed: 1}
-	points, err := Run(context.Background(), spec, Options{Workers: 2})
+	spec := Spec{Ns: ns, Seeds: runs, Strategies: LineNames(), Seed: 1}
+	points, err := Run(context.Background(), spec, Options{Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,12 +79,12 @@ func TestStudyBookkeeping(t *testing.T) {
 // TestStudyDeterministic: the numbers depend on the spec alone, not on the
 // workers or the order the runs end in.
 func TestStudyDeterministic(t *testing.T) {
-	spec := Spec{Ns: []int{10, 40}, Runs: 6, Strategies: []string{strategies.NameDecorrelated, strategies.NameFixed}, Seed: 3}
-	one, err := Run(context.Background(), spec, Options{Workers: 1})
+	spec := Spec{Ns: []int{10, 40}, Seeds: 6, Strategies: []string{strategies.NameDecorrelated, strategies.NameFixed}, Seed: 3}
+	one, err := Run(context.Background(), spec, Options{Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	three, err := Run(context.Background(), spec, Options{Workers: 3})
+	three, err := Run(context.Background(), spec, Options{Parallel: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestStudyDeterministic(t *testing.T) {
 		t.Fatalf("1 worker: %+v\n3 workers: %+v", one, three)
 	}
 	spec.Seed = 4
-	other, err := Run(context.Background(), spec, Options{Workers: 2})
+	other, err := Run(context.Background(), spec, Options{Parallel: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,10 +104,10 @@ func TestStudyDeterministic(t *testing.T) {
 // TestStudyProgress: Point reports every point once, done counting up to
 // the total, each in the spec's list.
 func TestStudyProgress(t *testing.T) {
-	spec := Spec{Ns: []int{5, 15}, Runs: 4, Strategies: LineNames(), Seed: 1}
+	spec := Spec{Ns: []int{5, 15}, Seeds: 4, Strategies: LineNames(), Seed: 1}
 	seen := map[[2]any]bool{}
 	last := 0
-	points, err := Run(context.Background(), spec, Options{Workers: 2, Point: func(p Point, done, total int) {
+	points, err := Run(context.Background(), spec, Options{Parallel: 2, Point: func(p Point, done, total int) {
 		if done != last+1 || total != spec.Points() {
 			t.Errorf("done %d after %d, total %d", done, last, total)
 		}
@@ -135,7 +135,7 @@ func TestStudyCancel(t *testing.T) {
 	defer cancel()
 	spec := DefaultSpec()
 	n := 0
-	_, err := Run(ctx, spec, Options{Workers: 2, Point: func(Point, int, int) {
+	_, err := Run(ctx, spec, Options{Parallel: 2, Point: func(Point, int, int) {
 		if n++; n == 1 {
 			cancel()
 		}
@@ -151,7 +151,7 @@ func TestStudyCancel(t *testing.T) {
 // TestMemoryCoversARun: what Spec.Memory reserves for a run of N clients
 // covers what Simulate allocates for it, the heap's growth included.
 func TestMemoryCoversARun(t *testing.T) {
-	spec := Spec{Ns: []int{190}, Runs: 1, Strategies: []string{strategies.NameFixed}, Seed: 1}
+	spec := Spec{Ns: []int{190}, Seeds: 1, Strategies: []string{strategies.NameFixed}, Seed: 1}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)

@@ -26,6 +26,11 @@ const (
 	TypeSeed                 // a 64-bit unsigned number
 	TypeFaults               // a FaultList
 	TypeTiers                // a TierList
+	// TypeText is text in a syntax that the row's own tool reads, as its
+	// Help describes: a sweep's axis (a parameter's name, or a value in
+	// that parameter's syntax), the contention study's list of Ns. No row
+	// of Table has it.
+	TypeText
 )
 
 // Scope is the part of the experiment that reads a parameter. The real
@@ -51,6 +56,10 @@ const (
 	// retries obeys: all but none. They are max_attempts, deadline and the
 	// limiters, each of which has a switch and is off by default.
 	ScopeLimiter
+	// ScopeStudy is a tool that runs many runs (a sweep, a band, the
+	// contention study): how many and how many at once. Its rows are in
+	// StudyTable, not Table, since no single run reads them.
+	ScopeStudy
 )
 
 // The groups of shared parameters, in the order the page shows them.
@@ -92,6 +101,13 @@ type Param struct {
 	Unit string
 	// Help is the parameter's meaning in one line.
 	Help string
+	// Default is a study row's value when none is given, in the syntax
+	// Set reads, as Study gives it for one tool; a row of Table takes its
+	// default from Defaults instead, and leaves it empty.
+	Default string
+	// Tools lists, for a row of StudyTable, the tools that read it, each
+	// with its own default and largest value; nil for a row of Table.
+	Tools map[Tool]ToolRange
 
 	// field returns a pointer to the value in p (lane i for lane
 	// parameters): *int, *float64, *time.Duration, *string, *bool or *uint64.
@@ -366,6 +382,8 @@ func (p Param) Allowed() string {
 		return FaultSyntax
 	case TypeTiers:
 		return TierSyntax
+	case TypeText:
+		return "text: " + p.Help
 	case TypeSeed:
 		return fmt.Sprintf("a whole number from 0 to %d", uint64(math.MaxUint64))
 	case TypeDuration:
@@ -460,7 +478,7 @@ func (p Param) accepts(ptr any) bool {
 	case *time.Duration:
 		return in(float64(*v))
 	case *string:
-		return slices.Contains(p.Choices, *v)
+		return p.Type == TypeText || slices.Contains(p.Choices, *v)
 	case *bool:
 		return true
 	case *uint64:

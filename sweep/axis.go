@@ -61,7 +61,7 @@ func (a Axis) resolve(axis byte) (resolved, error) {
 	row, lane, ok := scenario.Lookup(a.Name)
 	if !ok || row.Name == "lanes" || !numeric(row.Type) {
 		why, _ := Lookup(name)
-		return r, &scenario.ParamError{Name: name, Value: a.Name, Allow: why.Allowed(Limits{})}
+		return r, &scenario.ParamError{Name: name, Value: a.Name, Allow: Allowed(why, Limits{})}
 	}
 	if row.Lane && lane < 0 {
 		return r, &scenario.ParamError{Name: name, Value: a.Name, Allow: "a lane letter in front, as in a." + a.Name}
@@ -89,7 +89,7 @@ func (a Axis) resolve(axis byte) (resolved, error) {
 		}
 	default:
 		p, _ := Lookup(scale)
-		return r, &scenario.ParamError{Name: scale, Value: a.Scale, Allow: p.Allowed(Limits{})}
+		return r, &scenario.ParamError{Name: scale, Value: a.Scale, Allow: Allowed(p, Limits{})}
 	}
 	return r, nil
 }
@@ -189,7 +189,7 @@ func (r resolved) values(axis byte) ([]string, error) {
 	steps := axisParam(axis, kindSteps)
 	if r.Steps < 2 {
 		p, _ := Lookup(steps)
-		return nil, &scenario.ParamError{Name: steps, Value: strconv.Itoa(r.Steps), Allow: p.Allowed(Limits{MaxSteps: math.MaxInt32})}
+		return nil, &scenario.ParamError{Name: steps, Value: strconv.Itoa(r.Steps), Allow: Allowed(p, Limits{MaxSteps: math.MaxInt32})}
 	}
 	out := make([]string, r.Steps)
 	for i := range out {

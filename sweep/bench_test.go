@@ -29,7 +29,7 @@ func BenchmarkCells(b *testing.B) {
 	for b.Loop() {
 		for w := range took {
 			start := time.Now()
-			if err := Run(context.Background(), s, Options{Workers: w + 1}, func(Cell) {}); err != nil {
+			if err := Run(context.Background(), s, Options{Parallel: w + 1}, func(Cell) {}); err != nil {
 				b.Fatal(err)
 			}
 			took[w] += time.Since(start)

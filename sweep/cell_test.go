@@ -16,7 +16,7 @@ func TestRunCellIsRunsCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := make([]Cell, s.Cells())
-	if err := Run(context.Background(), s, Options{Workers: 2}, func(c Cell) { want[c.Index] = c }); err != nil {
+	if err := Run(context.Background(), s, Options{Parallel: 2}, func(c Cell) { want[c.Index] = c }); err != nil {
 		t.Fatal(err)
 	}
 	for i := range s.Cells() {

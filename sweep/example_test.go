@@ -18,7 +18,7 @@ func ExampleRun() {
 		return
 	}
 	cells := make([]sweep.Cell, spec.Cells())
-	err = sweep.Run(context.Background(), spec, sweep.Options{Workers: 2}, func(c sweep.Cell) {
+	err = sweep.Run(context.Background(), spec, sweep.Options{Parallel: 2}, func(c sweep.Cell) {
 		cells[c.Index] = c // cells end in any order
 	})
 	if err != nil {

@@ -13,9 +13,6 @@
 package sweep
 
 import (
-	"fmt"
-	"strings"
-
 	"backofflab/scenario"
 )
 
@@ -40,48 +37,63 @@ const (
 	kindSeeds
 )
 
-// Param is one of a sweep's own parameters: a row of Table.
-type Param struct {
-	// Name is the parameter's name on the command line and in the URL.
-	Name string
-	// Axis is 'x' or 'y' for an axis's parameter, 0 for seeds.
-	Axis byte
-	// Default is the value taken when none is given; "" for x, x_from
-	// and x_to, which every sweep needs, and for y, whose absence makes
-	// a sweep of one row (y_from and y_to are then not read).
-	Default string
-	// Help is the parameter's meaning in one line.
-	Help string
-
+// role is what the sweep does with a row of Table: the axis it belongs to
+// ('x' or 'y', 0 for seeds) and what it sets.
+type role struct {
+	axis byte
 	kind kind
 }
 
-// Table lists a sweep's own parameters, x's first. Every other parameter
-// of a sweep is the scenario's (scenario.Table): the base of every cell.
-var Table = []Param{
-	{Name: "x", Axis: 'x', kind: kindName,
-		Help: "the parameter along the map's x axis, such as outage_for, clients, b.min_delay"},
-	{Name: "x_from", Axis: 'x', kind: kindFrom,
-		Help: "x's first value, in the parameter's own syntax (1s, 100, 1.5)"},
-	{Name: "x_to", Axis: 'x', kind: kindTo,
-		Help: "x's last value; below x_from, the axis runs downwards"},
-	{Name: "x_steps", Axis: 'x', kind: kindSteps, Default: "16",
-		Help: "the values of x, x_from and x_to included"},
-	{Name: "x_scale", Axis: 'x', kind: kindScale, Default: ScaleLinear,
-		Help: "linear: evenly spaced values; log: a constant ratio between neighbours (x_from and x_to above 0)"},
-	{Name: "y", Axis: 'y', kind: kindName,
-		Help: "the parameter along the map's y axis, as x; none (the default): a sweep of one row"},
-	{Name: "y_from", Axis: 'y', kind: kindFrom,
-		Help: "y's first value, in the parameter's own syntax"},
-	{Name: "y_to", Axis: 'y', kind: kindTo,
-		Help: "y's last value; below y_from, the axis runs downwards"},
-	{Name: "y_steps", Axis: 'y', kind: kindSteps, Default: "16",
-		Help: "the values of y, y_from and y_to included"},
-	{Name: "y_scale", Axis: 'y', kind: kindScale, Default: ScaleLinear,
-		Help: "linear or log, as x_scale"},
-	{Name: "seeds", kind: kindSeeds, Default: "1",
-		Help: "runs per cell, with the seeds seed, seed+1, …"},
+// seedsRow is the seeds parameter as a sweep reads it: its one definition,
+// shared with the bands and the contention study, is scenario.StudyTable's.
+var seedsRow = scenario.MustStudy(scenario.SeedsParam, scenario.ToolSweep)
+
+// ownRow returns p as a row of a sweep's own: of scenario.ScopeStudy, read by
+// the sweep alone, with its Default and Max as the sweep's range.
+func ownRow(p scenario.Param) scenario.Param {
+	p.Scope = scenario.ScopeStudy
+	p.Tools = map[scenario.Tool]scenario.ToolRange{scenario.ToolSweep: {Default: p.Default, Max: p.Max}}
+	return p
 }
+
+// Table lists a sweep's own parameters, x's first, as rows of the
+// scenario's table type. Every other parameter of a sweep is the
+// scenario's (scenario.Table): the base of every cell. A row's Default is
+// "" for x, x_from and x_to, which every sweep needs, and for y, whose
+// absence makes a sweep of one row (y_from and y_to are then not read).
+var Table = []scenario.Param{
+	ownRow(scenario.Param{Name: "x", Type: scenario.TypeText,
+		Help: "the parameter along the map's x axis, such as outage_for, clients, b.min_delay"}),
+	ownRow(scenario.Param{Name: "x_from", Type: scenario.TypeText,
+		Help: "x's first value, in the parameter's own syntax (1s, 100, 1.5)"}),
+	ownRow(scenario.Param{Name: "x_to", Type: scenario.TypeText,
+		Help: "x's last value; below x_from, the axis runs downwards"}),
+	ownRow(scenario.Param{Name: "x_steps", Type: scenario.TypeInt, Min: 2, Max: maxSteps, Default: "16",
+		Help: "the values of x, x_from and x_to included"}),
+	ownRow(scenario.Param{Name: "x_scale", Type: scenario.TypeEnum, Choices: Scales, Default: ScaleLinear,
+		Help: "linear: evenly spaced values; log: a constant ratio between neighbours (x_from and x_to above 0)"}),
+	ownRow(scenario.Param{Name: "y", Type: scenario.TypeText,
+		Help: "the parameter along the map's y axis, as x; none (the default): a sweep of one row"}),
+	ownRow(scenario.Param{Name: "y_from", Type: scenario.TypeText,
+		Help: "y's first value, in the parameter's own syntax"}),
+	ownRow(scenario.Param{Name: "y_to", Type: scenario.TypeText,
+		Help: "y's last value; below y_from, the axis runs downwards"}),
+	ownRow(scenario.Param{Name: "y_steps", Type: scenario.TypeInt, Min: 2, Max: maxSteps, Default: "16",
+		Help: "the values of y, y_from and y_to included"}),
+	ownRow(scenario.Param{Name: "y_scale", Type: scenario.TypeEnum, Choices: Scales, Default: ScaleLinear,
+		Help: "linear or log, as x_scale"}),
+	seedsRow,
+}
+
+// roles gives the role of each row of Table, by name.
+var roles = map[string]role{
+	"x": {'x', kindName}, "x_from": {'x', kindFrom}, "x_to": {'x', kindTo}, "x_steps": {'x', kindSteps}, "x_scale": {'x', kindScale},
+	"y": {'y', kindName}, "y_from": {'y', kindFrom}, "y_to": {'y', kindTo}, "y_steps": {'y', kindSteps}, "y_scale": {'y', kindScale},
+	scenario.SeedsParam: {0, kindSeeds},
+}
+
+// maxSteps is the most values of an axis on the command line.
+const maxSteps = 1000
 
 // Limits bound what a sweep may cost: the steps of each axis, the seeds per
 // cell and the cells in all (x_steps × y_steps × seeds). Every bound is
@@ -96,40 +108,41 @@ type Limits struct {
 }
 
 // CLILimits are the command line's: generous, since a sweep there runs on
-// the user's own cores or cluster. A cluster sweep of 1000 × 1000 cells
-// and 10 seeds is 10 million runs.
-var CLILimits = Limits{MaxSteps: 1000, MaxSeeds: 1000, MaxCells: 100_000_000}
+// the user's own cores or cluster, and the largest values of Table's
+// rows. A cluster sweep of 1000 × 1000 cells and 10 seeds is 10 million
+// runs.
+var CLILimits = Limits{MaxSteps: maxSteps, MaxSeeds: int(seedsRow.Max), MaxCells: 100_000_000}
 
-// Allowed describes the values p accepts under lim, for error messages and
-// help.
-func (p Param) Allowed(lim Limits) string {
-	switch p.kind {
+// Allowed describes the values the row p of Table accepts under lim, for
+// error messages and help.
+func Allowed(p scenario.Param, lim Limits) string {
+	switch roles[p.Name].kind {
 	case kindName:
 		return "a numeric parameter of the scenario (a whole number, a number or a duration), with its lane letter for a lane's"
 	case kindFrom, kindTo:
-		return "a value of the parameter " + string(p.Axis) + " names, in its range"
+		return "a value of the parameter " + string(roles[p.Name].axis) + " names, in its range"
 	case kindSteps:
-		return fmt.Sprintf("a whole number from 2 to %d", lim.MaxSteps)
-	case kindScale:
-		return "one of " + strings.Join(Scales, ", ")
+		p.Max = float64(lim.MaxSteps)
+	case kindSeeds:
+		p.Max = float64(lim.MaxSeeds)
 	}
-	return fmt.Sprintf("a whole number from 1 to %d", lim.MaxSeeds)
+	return p.Allowed()
 }
 
 // Lookup returns the row of Table called name.
-func Lookup(name string) (Param, bool) {
+func Lookup(name string) (scenario.Param, bool) {
 	for _, p := range Table {
 		if p.Name == name {
 			return p, true
 		}
 	}
-	return Param{}, false
+	return scenario.Param{}, false
 }
 
 // axisParam returns the name of axis's parameter of kind k ("x_from").
 func axisParam(axis byte, k kind) string {
 	for _, p := range Table {
-		if p.Axis == axis && p.kind == k {
+		if r := roles[p.Name]; r.axis == axis && r.kind == k {
 			return p.Name
 		}
 	}

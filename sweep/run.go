@@ -114,9 +114,10 @@ func (sh Shard) Index(j int) int {
 
 // Options say how a sweep runs.
 type Options struct {
-	// Workers is the number of simulations at once; 0 or less: one per CPU
-	// (parallel.Workers).
-	Workers int
+	// Parallel is the number of simulations at once, the -parallel flag
+	// (scenario.ParallelParam); 0 or less: one per CPU (parallel.Workers).
+	// It is not the queue model's workers, the servers inside one run.
+	Parallel int
 	// Shard is the part of the sweep to run; the zero Shard runs it all.
 	Shard Shard
 	// Memory returns the budget of one cell's run, given back when the
@@ -127,7 +128,7 @@ type Options struct {
 	Memory func() *budget.Run
 }
 
-// Run runs every cell of o.Shard's part of s, o.Workers at a time (by
+// Run runs every cell of o.Shard's part of s, o.Parallel at a time (by
 // parallel.Do), and calls emit with each cell as it ends: one call at a
 // time, in the order the cells end, which is not their index order. It
 // returns when every run it started has returned: at the end, at the
@@ -140,7 +141,7 @@ func Run(ctx context.Context, s Spec, o Options, emit func(Cell)) error {
 		return errors.New("sweep: a Spec that ParseSpec did not return")
 	}
 	var mu sync.Mutex
-	return parallel.Do(ctx, o.Workers, o.Shard.Cells(s.Cells()), func(ctx context.Context, j int) error {
+	return parallel.Do(ctx, o.Parallel, o.Shard.Cells(s.Cells()), func(ctx context.Context, j int) error {
 		c, err := runCell(ctx, s.Cell(o.Shard.Index(j)), o.Memory)
 		if err != nil {
 			return err

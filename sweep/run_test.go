@@ -50,7 +50,7 @@ func runAll(t *testing.T, s Spec, o Options) map[int]Cell {
 // with simengine.Run.
 func TestCellIsTheSingleRun(t *testing.T) {
 	s := mustSpec(t, small)
-	cells := runAll(t, s, Options{Workers: 2})
+	cells := runAll(t, s, Options{Parallel: 2})
 	for _, i := range []int{0, 7, 13, s.Cells() - 1} {
 		c := cells[i]
 		p, err := scenario.Parse(c.Query())
@@ -98,7 +98,7 @@ func TestRunEmitsEveryCellOnce(t *testing.T) {
 				all := map[int]Cell{}
 				for k := range max(n, 1) {
 					sh := Shard{K: k, N: n}
-					part := runAll(t, s, Options{Workers: workers, Shard: sh})
+					part := runAll(t, s, Options{Parallel: workers, Shard: sh})
 					if len(part) != sh.Cells(s.Cells()) {
 						t.Errorf("shard %v: %d cells, want %d", sh, len(part), sh.Cells(s.Cells()))
 					}
@@ -128,7 +128,7 @@ func TestRunCancel(t *testing.T) {
 	done := make(chan error)
 	var emitted atomic.Int32
 	go func() {
-		done <- Run(ctx, s, Options{Workers: 2}, func(Cell) { emitted.Add(1) })
+		done <- Run(ctx, s, Options{Parallel: 2}, func(Cell) { emitted.Add(1) })
 	}()
 	time.Sleep(300 * time.Millisecond)
 	cancelled := time.Now()
@@ -168,7 +168,7 @@ func TestRunMemory(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var last Cell
-			err := Run(context.Background(), s, Options{Workers: 1, Memory: tc.memory}, func(c Cell) {
+			err := Run(context.Background(), s, Options{Parallel: 1, Memory: tc.memory}, func(c Cell) {
 				if c.Index == 1 {
 					last = c
 				}

@@ -63,7 +63,7 @@ func ParseSpec(q url.Values, lim Limits) (Spec, error) {
 		n, err := strconv.Atoi(raw)
 		if err != nil || n < 1 || n > max || (name != "seeds" && n < 2) {
 			p, _ := Lookup(name)
-			errs = append(errs, &scenario.ParamError{Name: name, Value: raw, Allow: p.Allowed(lim)})
+			errs = append(errs, &scenario.ParamError{Name: name, Value: raw, Allow: Allowed(p, lim)})
 			return 0
 		}
 		return n
@@ -92,7 +92,7 @@ func ParseSpec(q url.Values, lim Limits) (Spec, error) {
 		}
 	} else {
 		for _, p := range Table {
-			if p.Axis == 'y' && own.Get(p.Name) != "" {
+			if roles[p.Name].axis == 'y' && own.Get(p.Name) != "" {
 				errs = append(errs, &scenario.ParamError{Name: p.Name, Value: own.Get(p.Name), Allow: "nothing without y, the parameter along the y axis"})
 			}
 		}
@@ -273,14 +273,14 @@ func (s Spec) Encode() url.Values {
 	}
 	for _, p := range Table {
 		a := s.X
-		if p.Axis == 'y' {
+		if roles[p.Name].axis == 'y' {
 			if s.Y.Name == "" {
 				continue
 			}
 			a = s.Y
 		}
 		var v string
-		switch p.kind {
+		switch roles[p.Name].kind {
 		case kindName:
 			v = a.Name
 		case kindFrom:

@@ -35,7 +35,7 @@ func write(t *testing.T, format string, s Spec, sh Shard, cells []Cell) []byte {
 // sweepCells runs shard sh of s and returns its cells in index order.
 func sweepCells(t *testing.T, s Spec, sh Shard) []Cell {
 	t.Helper()
-	m := runAll(t, s, Options{Workers: 2, Shard: sh})
+	m := runAll(t, s, Options{Parallel: 2, Shard: sh})
 	out := make([]Cell, 0, len(m))
 	for j := range sh.Cells(s.Cells()) {
 		out = append(out, m[sh.Index(j)])

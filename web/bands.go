@@ -291,7 +291,7 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 		finished := make(chan struct{})
 		go func() {
 			defer close(finished)
-			res, runErr = bands.Run(ctx, st.p, seeds, bands.Options{Workers: lim.AnalysisCores,
+			res, runErr = bands.Run(ctx, st.p, seeds, bands.Options{Parallel: lim.AnalysisCores,
 				Memory: s.newRun, MaxCells: lim.MaxBandCells,
 				Progress: func(n int) {
 					mu.Lock()

@@ -114,7 +114,7 @@ func TestBrowserContention(t *testing.T) {
 		tb.do("navigate", chromedp.Navigate(srv.URL+"/contention?runs=500"))
 		tb.waitTrue("the script is up", `!!window.backofflabContention`)
 		msg := eval[string](tb, `document.querySelector('#cn-error').textContent`)
-		if !strings.Contains(msg, `runs: "500" is not allowed: a whole number from 1 to 100`) {
+		if !strings.Contains(msg, `runs: "500" is not allowed (allowed: a whole number from 1 to 100)`) {
 			t.Errorf("error shown: %q", msg)
 		}
 		if d := eval[int](tb, `window.backofflabContention.state().done`); d != 0 {

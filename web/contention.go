@@ -21,11 +21,12 @@ import (
 	"time"
 
 	"backofflab/contention"
+	"backofflab/scenario"
 )
 
 // contentionBounds are lim's bounds of a study.
 func contentionBounds(lim Limits) contention.Bounds {
-	return contention.Bounds{MaxClients: lim.ContentionMaxClients, MaxRuns: lim.ContentionMaxRuns, MaxPoints: lim.ContentionMaxPoints}
+	return contention.Bounds{MaxClients: lim.ContentionMaxClients, MaxSeeds: lim.ContentionMaxSeeds, MaxPoints: lim.ContentionMaxPoints}
 }
 
 // decodeContention reads a study from a URL's raw query within lim: the
@@ -43,7 +44,7 @@ func decodeContention(raw string, lim Limits) (contention.Spec, url.Values, erro
 // contentionParam is one of the study's parameters as the page shows it:
 // the table's row and the URL's value.
 type contentionParam struct {
-	contention.Param
+	scenario.Param
 	Value string
 }
 
@@ -70,7 +71,8 @@ type contentionState struct {
 	Query  string           `json:"query"`
 	Lines  []contentionLine `json:"lines"`
 	Points int              `json:"points"`
-	Runs   int              `json:"runs"`
+	// Seeds is the runs at each point; the page's script reads it as runs.
+	Seeds int `json:"runs"`
 }
 
 func newContentionInput(raw string, lim Limits) (contentionInput, contentionState) {
@@ -98,7 +100,7 @@ func newContentionInput(raw string, lim Limits) (contentionInput, contentionStat
 		in.Lines = append(in.Lines, contentionLine{Strategy: l.Strategy, Label: l.Label(), Blog: l.Blog,
 			On: slices.Contains(on, l.Strategy)})
 	}
-	st := contentionState{Query: in.Query, Lines: in.Lines, Points: spec.Points(), Runs: spec.Runs}
+	st := contentionState{Query: in.Query, Lines: in.Lines, Points: spec.Points(), Seeds: spec.Seeds}
 	return in, st
 }
 

@@ -119,7 +119,7 @@ func TestContentionStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := contention.Run(context.Background(), spec, contention.Options{Workers: 1})
+	want, err := contention.Run(context.Background(), spec, contention.Options{Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,12 +147,13 @@ func TestContentionStream(t *testing.T) {
 func TestContentionBadInput(t *testing.T) {
 	srv, _, _ := newContentionServer(t, Limits{})
 	for _, c := range []struct{ q, says string }{
-		{"n=191", `n: "191" is not allowed: a list of N, each a number or from:to:step, every N a whole number from 1 to 190`},
+		{"n=191", `n: "191" is not allowed (allowed: a list of N, each a number or from:to:step, every N a whole number from 1 to 190`},
 		{"n=0", `n: "0"`},
-		{"runs=101", `runs: "101" is not allowed: a whole number from 1 to 100`},
+		{"seeds=101", `seeds: "101" is not allowed (allowed: a whole number from 1 to 100)`},
+		{"runs=101", `runs: "101" is not allowed (allowed: a whole number from 1 to 100)`}, // the old name of seeds
 		{"strategies=none", `strategies: "none"`},
 		{"n=1:96:1", `at most 95`},
-		{"speed=max", `speed: "max" is not allowed: not a parameter of the study`},
+		{"speed=max", `speed: "max" is not allowed (allowed: not a parameter of the study`},
 	} {
 		for _, path := range []string{"/contention/stream", "/contention.csv", "/contention.json", "/contention"} {
 			t.Run(path+"?"+c.q, func(t *testing.T) {
@@ -259,7 +260,7 @@ func TestContentionExports(t *testing.T) {
 	srv, _, _ := newContentionServer(t, Limits{})
 	q, _ := url.ParseQuery(smallStudy)
 	spec, _ := contention.Parse(q, contention.Bounds{})
-	points, err := contention.Run(context.Background(), spec, contention.Options{Workers: 1})
+	points, err := contention.Run(context.Background(), spec, contention.Options{Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

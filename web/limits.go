@@ -32,7 +32,9 @@ type Limits struct {
 	// MaxAnalyses caps the many-run views (a phase map, seed bands, the
 	// contention study) that run at once, and AnalysisCores the
 	// simulations they run at once together: each is a whole run on a
-	// core of its own.
+	// core of its own. AnalysisCores is the server's pool of cores, shared
+	// by its views; each view runs with it as its Options.Parallel (a
+	// command's -parallel), and the pool lends the cores out.
 	MaxAnalyses   int
 	AnalysisCores int
 	// AnalysisCPU is the core time one many-run view may take: a view
@@ -55,7 +57,7 @@ type Limits struct {
 	// within one run's memory (RunMemory), which the band is charged. The
 	// landing view with 100 seeds keeps 247 200.
 	MaxBandCells int64
-	// ContentionMaxClients, ContentionMaxRuns and ContentionMaxPoints
+	// ContentionMaxClients, ContentionMaxSeeds and ContentionMaxPoints
 	// bound a contention study (/contention): its largest N, its runs at
 	// each point and its points (Ns × strategies). The defaults are the
 	// blog's study, 10 to 190 clients, 100 runs, 19 Ns × 5 strategies:
@@ -64,7 +66,7 @@ type Limits struct {
 	// takes 9.4 s of one core; a run holds about 30 KiB, a study its
 	// points' 3 numbers a run (about 250 KiB at most, Spec.Memory).
 	ContentionMaxClients int
-	ContentionMaxRuns    int
+	ContentionMaxSeeds   int
 	ContentionMaxPoints  int
 }
 
@@ -85,7 +87,7 @@ const defaultMapMaxSteps, defaultMapMaxSeeds, defaultMapMaxCells = 64, 10, 64 * 
 var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2,
 	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2,
 	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0), AnalysisCPU: 20 * time.Minute, MaxBandCells: 1_000_000,
-	ContentionMaxClients: 190, ContentionMaxRuns: 100, ContentionMaxPoints: 95}
+	ContentionMaxClients: 190, ContentionMaxSeeds: 100, ContentionMaxPoints: 95}
 
 // withDefaults fills lim's zero fields from DefaultLimits.
 func (lim Limits) withDefaults() Limits {
@@ -105,7 +107,7 @@ func (lim Limits) withDefaults() Limits {
 	lim.MapMaxCells = cmp.Or(lim.MapMaxCells, defaultMapMaxCells)
 	lim.MaxBandCells = cmp.Or(lim.MaxBandCells, d.MaxBandCells)
 	lim.ContentionMaxClients = cmp.Or(lim.ContentionMaxClients, d.ContentionMaxClients)
-	lim.ContentionMaxRuns = cmp.Or(lim.ContentionMaxRuns, d.ContentionMaxRuns)
+	lim.ContentionMaxSeeds = cmp.Or(lim.ContentionMaxSeeds, d.ContentionMaxSeeds)
 	lim.ContentionMaxPoints = cmp.Or(lim.ContentionMaxPoints, d.ContentionMaxPoints)
 	return lim
 }

@@ -87,7 +87,7 @@ func decodeMap(q url.Values, lim Limits) (sweep.Spec, []*scenario.ParamError) {
 
 // givesSweep reports whether q gives any of the sweep's own parameters.
 func givesSweep(q url.Values) bool {
-	return slices.ContainsFunc(sweep.Table, func(p sweep.Param) bool { return q.Has(p.Name) })
+	return slices.ContainsFunc(sweep.Table, func(p scenario.Param) bool { return q.Has(p.Name) })
 }
 
 // decodeMapQuery is decodeMap of a raw query, for the map's stream and

@@ -98,7 +98,7 @@ func TestMapCellsArriveOnceEqualSweepRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := make([]sweep.Cell, spec.Cells())
-	if err := sweep.Run(context.Background(), spec, sweep.Options{Workers: 2}, func(c sweep.Cell) { want[c.Index] = c }); err != nil {
+	if err := sweep.Run(context.Background(), spec, sweep.Options{Parallel: 2}, func(c sweep.Cell) { want[c.Index] = c }); err != nil {
 		t.Fatal(err)
 	}
 
@@ -368,7 +368,7 @@ func TestMapExports(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cells []sweep.Cell
-	if err := sweep.Run(context.Background(), spec, sweep.Options{Workers: 2}, func(c sweep.Cell) { cells = append(cells, c) }); err != nil {
+	if err := sweep.Run(context.Background(), spec, sweep.Options{Parallel: 2}, func(c sweep.Cell) { cells = append(cells, c) }); err != nil {
 		t.Fatal(err)
 	}
 	var posted []postedCell

@@ -1,0 +1,87 @@
+package scenario_test
+
+import (
+	"errors"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+
+	"backofflab/scenario"
+)
+
+// TestStudyPerTool: a study row is defined once, and each tool that reads
+// it gets its own default and largest value; a tool that does not read a
+// row, or a name that is no row, is not found.
+func TestStudyPerTool(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		tool         scenario.Tool
+		def, allowed string
+	}{
+		{scenario.SeedsParam, scenario.ToolSweep, "1", "a whole number from 1 to 1000"},
+		{scenario.SeedsParam, scenario.ToolBands, "20", "a whole number from 1 to 100"},
+		{scenario.SeedsParam, scenario.ToolContention, "100", "a whole number from 1 to 10000"},
+		{scenario.ParallelParam, scenario.ToolSweep, "0", "a whole number from 0 to 10000"},
+		{scenario.ParallelParam, scenario.ToolBands, "0", "a whole number from 0 to 10000"},
+		{scenario.ParallelParam, scenario.ToolContention, "0", "a whole number from 0 to 256"},
+	} {
+		t.Run(c.name+"/"+c.tool.String(), func(t *testing.T) {
+			p, ok := scenario.Study(c.name, c.tool)
+			if !ok || p.Default != c.def || p.Allowed() != c.allowed || p.Scope != scenario.ScopeStudy {
+				t.Fatalf("Study = %+v, %v; want default %s, %s", p, ok, c.def, c.allowed)
+			}
+			var n int
+			if err := p.Set(&n, c.name, p.Default); err != nil {
+				t.Errorf("the default %s does not set: %v", p.Default, err)
+			}
+		})
+	}
+	if p, ok := scenario.Study("workers", scenario.ToolSweep); ok {
+		t.Errorf("Study(workers) = %+v: the queue model's workers is no study row", p)
+	}
+	if p, ok := scenario.Study(scenario.SeedsParam, scenario.Tool(99)); ok {
+		t.Errorf("Study(seeds, an unknown tool) = %+v", p)
+	}
+}
+
+// TestStudyParallelWording: every tool refuses a bad -parallel with one
+// wording: the name, the value and the tool's range.
+func TestStudyParallelWording(t *testing.T) {
+	for _, tool := range []scenario.Tool{scenario.ToolSweep, scenario.ToolBands, scenario.ToolContention} {
+		t.Run(tool.String(), func(t *testing.T) {
+			p := scenario.MustStudy(scenario.ParallelParam, tool)
+			var n int
+			err := p.Set(&n, "parallel", "-1")
+			var pe *scenario.ParamError
+			if !errors.As(err, &pe) || pe.Name != "parallel" || pe.Value != "-1" ||
+				!strings.HasPrefix(err.Error(), `parallel: "-1" is not allowed (allowed: a whole number from 0 to `) {
+				t.Fatalf("Set(-1) = %v", err)
+			}
+		})
+	}
+}
+
+// TestUnalias: an old name is read as its new one and remembered, so that
+// an error can name it as given; beside its new name it is an error; the
+// caller's values are left as they were.
+func TestUnalias(t *testing.T) {
+	q := url.Values{"runs": {"7"}, "n": {"10"}}
+	out, given, err := scenario.Unalias(q, scenario.ToolContention)
+	if err != nil || !reflect.DeepEqual(out, url.Values{"seeds": {"7"}, "n": {"10"}}) || given["seeds"] != "runs" {
+		t.Fatalf("Unalias = %v, %v, %v", out, given, err)
+	}
+	if !reflect.DeepEqual(q, url.Values{"runs": {"7"}, "n": {"10"}}) {
+		t.Errorf("Unalias changed its argument: %v", q)
+	}
+	_, _, err = scenario.Unalias(url.Values{"runs": {"7"}, "seeds": {"8"}}, scenario.ToolContention)
+	var pe *scenario.ParamError
+	if !errors.As(err, &pe) || pe.Name != "runs" || !strings.Contains(pe.Allow, "beside seeds") {
+		t.Errorf("runs beside seeds: %v", err)
+	}
+	// runs is an old name of the contention study's alone.
+	out, _, err = scenario.Unalias(url.Values{"runs": {"7"}}, scenario.ToolSweep)
+	if err != nil || !reflect.DeepEqual(out, url.Values{"runs": {"7"}}) {
+		t.Errorf("Unalias for the sweep = %v, %v", out, err)
+	}
+}
