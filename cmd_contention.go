@@ -37,7 +37,10 @@ func runContention(ctx context.Context, args []string, stdout, stderr io.Writer)
 			"Reruns the contention study of the AWS Architecture Blog's \"Exponential Backoff and\n"+
 			"Jitter\" (2015): N clients each make one optimistic-concurrency write to one row;\n"+
 			"it prints each strategy's calls (writes) and completion time at each N, over -seeds\n"+
-			"runs of each, every run on its own random stream.\n\n")
+			"runs of each, every run on its own random stream. Its bounds, checked before it\n"+
+			"starts: N up to %d, up to %d points (Ns × strategies), and seeds × the sum of N²\n"+
+			"over the points up to %.0e, about an hour of one core.\n\n",
+			contention.CLIBounds.MaxClients, contention.CLIBounds.MaxPoints, float64(contention.CLIBounds.MaxWork))
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {

@@ -413,7 +413,7 @@ func contentionForm(in contentionInput) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, " points (Ns × strategies); the command line, <code>backofflab contention</code>, has no bounds.</p><button type=\"submit\" id=\"cn-submit\">Run the study</button><div id=\"cn-error\" class=\"errors\" role=\"alert\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, " points (Ns × strategies); the command line, <code>backofflab contention</code>, allows more, within bounds of its own that <code>backofflab contention -h</code> gives.</p><button type=\"submit\" id=\"cn-submit\">Run the study</button><div id=\"cn-error\" class=\"errors\" role=\"alert\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
