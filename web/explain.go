@@ -67,24 +67,37 @@ func explainOf(p *scenario.Params) explainView {
 	return v
 }
 
-// downStory is what happens while the server is down, by the outage kind
-// (a pause when the run schedules none: Stop server pauses it), and
-// flood is how the resume begins.
-func downStory(p *scenario.Params) (down, flood string) {
-	switch p.Outage {
-	case scenario.OutageCrash:
+// downStories tell, by outage kind, what happens while the server is
+// down and how the resume begins. Every outage kind of
+// scenario.FaultKinds has one (TestEveryOutageHasAStory): a new kind
+// without one would be told as something it is not.
+var downStories = map[string]func(p *scenario.Params) (down, flood string){
+	scenario.OutagePause: func(p *scenario.Params) (string, string) {
+		return fmt.Sprintf("While the server is paused (shaded), every attempt times out after %s and its client retries after its strategy's delay: "+
+				"the connections pile up in the accept backlog (up to %d), waiting for the resume.",
+				say(p.Timeout), p.Backlog),
+			"At the resume the whole backlog floods in at once, abandoned requests included."
+	},
+	scenario.OutageCrash: func(p *scenario.Params) (string, string) {
 		return "While the server is down (shaded: crashed), connects are refused and the work inside is lost: attempts fail at once, and their clients retry after their strategy's delay. " +
 				"Nothing waits for the server, so no backlog floods in when it comes back.",
 			"When the server comes back, it starts empty."
-	case scenario.OutagePartition:
+	},
+	scenario.OutagePartition: func(p *scenario.Params) (string, string) {
 		return fmt.Sprintf("While the network is down (shaded: partitioned), every attempt is lost and times out after %s, and its client retries after its strategy's delay. "+
 				"Nothing reaches the server, so no backlog floods in when the network comes back.", say(p.Timeout)),
 			"When the network comes back, the attempts reach the server as they come."
+	},
+}
+
+// downStory is what happens while the server is down, by the outage kind,
+// and flood is how the resume begins. A run that schedules no outage is
+// told a pause's: Stop server pauses it.
+func downStory(p *scenario.Params) (down, flood string) {
+	if tell, ok := downStories[p.Outage]; ok {
+		return tell(p)
 	}
-	return fmt.Sprintf("While the server is paused (shaded), every attempt times out after %s and its client retries after its strategy's delay: "+
-			"the connections pile up in the accept backlog (up to %d), waiting for the resume.",
-			say(p.Timeout), p.Backlog),
-		"At the resume the whole backlog floods in at once, abandoned requests included."
+	return downStories[scenario.OutagePause](p)
 }
 
 // abandoned is the sentence on the work the server does for clients that left.

@@ -83,3 +83,27 @@ func TestSay(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryOutageHasAStory: every outage kind a run may schedule is told
+// by a story of its own, not a pause's.
+func TestEveryOutageHasAStory(t *testing.T) {
+	for _, k := range scenario.FaultKinds {
+		if !k.Outage {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			if _, ok := downStories[k.Name]; !ok {
+				t.Fatalf("the outage kind %q has no story in downStories", k.Name)
+			}
+			p := scenario.Defaults()
+			p.Outage = k.Name
+			down, flood := downStory(&p)
+			if k.Name != scenario.OutagePause {
+				pd, pf := downStory(&scenario.Params{Outage: scenario.OutagePause, Timeout: p.Timeout, Backlog: p.Backlog})
+				if down == pd || flood == pf {
+					t.Errorf("the %s outage is told as a pause: %q", k.Name, down)
+				}
+			}
+		})
+	}
+}
