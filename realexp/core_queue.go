@@ -212,7 +212,6 @@ func (c *queueCore) dead() {
 	}
 }
 
-
 // pause stops every worker at now (SIGSTOP); arrivals park. The services
 // due by then end first.
 func (c *queueCore) pause(now time.Time) {
