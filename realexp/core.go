@@ -120,6 +120,13 @@ func (n *counts) leave(r *request) bool {
 	return false
 }
 
+// counted returns st with the counters filled in.
+func (n *counts) counted(st Stats) Stats {
+	st.Accepted, st.Completed, st.Abandoned = n.accepted, n.completed, n.leftN
+	st.Dropped, st.Shed, st.Expired = n.droppedN, n.shedN, n.expiredN
+	return st
+}
+
 // answer ends r in state, which its handler reads once done is closed.
 func (n *counts) answer(r *request, state uint8) {
 	r.state = state
@@ -320,17 +327,12 @@ func (c *core) takePeak() int {
 // stats: the concurrency is the requests inside, the backlog the parked
 // ones, and the last delay the one last computed, as 001's server printed.
 func (c *core) stats() Stats {
-	return Stats{
+	return c.counted(Stats{
 		Concurrency:      c.live,
 		Backlog:          c.parkedN,
 		LastDelay:        c.lastDelay,
 		LastDelaySeconds: c.lastDelay.Seconds(),
 		Latency:          c.lat.Delay(c.live),
 		Paused:           c.paused,
-		Accepted:         c.accepted,
-		Completed:        c.completed,
-		Abandoned:        c.leftN,
-		Dropped:          c.droppedN,
-		Shed:             c.shedN,
-	}
+	})
 }

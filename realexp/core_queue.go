@@ -284,20 +284,14 @@ func (c *queueCore) takePeak() int {
 // arriving now would take.
 func (c *queueCore) stats() Stats {
 	d := c.latency()
-	return Stats{
+	return c.counted(Stats{
 		Concurrency:      c.concurrency(),
 		Backlog:          c.line.Waiting() + c.parkedN,
 		LastDelay:        d,
 		LastDelaySeconds: d.Seconds(),
 		Latency:          d,
 		Paused:           c.paused,
-		Accepted:         c.accepted,
-		Completed:        c.completed,
-		Abandoned:        c.leftN,
-		Dropped:          c.droppedN,
-		Shed:             c.shedN,
-		Expired:          c.expiredN,
-	}
+	})
 }
 
 func maxTime(a, b time.Time) time.Time {
