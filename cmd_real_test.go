@@ -82,8 +82,10 @@ func startRealServer(t *testing.T, args ...string) (string, *realBuffer) {
 	return addr, &stdout
 }
 
+// TestRealServerCommand: "backofflab server -server_model curve" is 001's
+// server, by 001's flags and report lines.
 func TestRealServerCommand(t *testing.T) {
-	addr, stdout := startRealServer(t, "-report", "100ms", "-limit", "5", "-baseDelay", "20ms")
+	addr, stdout := startRealServer(t, "-report", "100ms", "-server_model", "curve", "-limit", "5", "-baseDelay", "20ms")
 	tr := &http.Transport{Proxy: nil}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: 5 * time.Second}
@@ -215,6 +217,11 @@ func TestRealBadFlags(t *testing.T) {
 		{[]string{"server", "-limit", "5", "-server_limit", "6"}, []string{"-limit", "-server_limit", "same parameter"}},
 		{[]string{"server", "-addr", "nowhere"}, []string{"addr", `"nowhere"`, "host:port"}},
 		{[]string{"server", "extra"}, []string{`"extra"`}},
+		// Another model's parameter; -addr nowhere keeps a server that took
+		// it from listening.
+		{[]string{"server", "-addr", "nowhere", "-limit", "30"}, []string{"-limit 30", "server_limit", "server_model curve", "not of queue (the default)", "give -server_model curve"}},
+		{[]string{"server", "-addr", "nowhere", "-server_model", "linear", "-workers", "3"}, []string{"-workers 3", "server_model queue", "not of linear;"}},
+		{[]string{"server", "-addr", "nowhere", "-server_model", "queue", "-server_delay", "1s"}, []string{"-server_delay 1s", "server_model curve or linear", "not of queue;"}},
 		{[]string{"client", "-clients", "0"}, []string{"clients", `"0"`, "from 1 to 1000000"}},
 		{[]string{"client", "-lambda", "-1"}, []string{"lambda", `"-1"`, "from 1ms to 1h0m0s", "seconds"}},
 		{[]string{"client", "-lambda", "soon"}, []string{"lambda", `"soon"`}},
@@ -251,6 +258,49 @@ func TestRealBadFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRealServerDefaultModel: the server command starts the model that run
+// and the playground start, the worker queue, and its help says so; its
+// flags are accepted without -server_model.
+func TestRealServerDefaultModel(t *testing.T) {
+	defaultOf := func(cmd string) string {
+		t.Helper()
+		var stdout, stderr strings.Builder
+		if err := run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
+			t.Fatalf("%s -h: %v", cmd, err)
+		}
+		m := regexp.MustCompile(`(?m)^  -server_model value\n.*default (\w+)\)`).FindStringSubmatch(stdout.String() + stderr.String())
+		if m == nil {
+			t.Fatalf("%s -h shows no default for -server_model", cmd)
+		}
+		return m[1]
+	}
+	if s, r := defaultOf("server"), defaultOf("run"); s != scenario.QueueModel || r != scenario.QueueModel {
+		t.Errorf("default server_model: server %s, run %s; want both %s", s, r, scenario.QueueModel)
+	}
+	addr, _ := startRealServer(t, "-workers", "1", "-service_time", "50ms", "-service_dist", "fixed")
+	// An idle worker queue's new request would take its one service time.
+	if body := realStats(t, addr); !strings.Contains(body, `"last_delay_seconds":0.05`) {
+		t.Errorf("stats %s: want the idle queue's last delay, one 50 ms service", body)
+	}
+}
+
+// realStats returns the body of the server's GET /control/stats.
+func realStats(t *testing.T, addr string) string {
+	t.Helper()
+	tr := &http.Transport{Proxy: nil}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr, Timeout: 5 * time.Second}).Get("http://" + addr + "/control/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }
 
 // TestRealHelp: -h lists 001's flags and the vocabulary's.

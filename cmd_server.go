@@ -15,12 +15,11 @@ import (
 	"backofflab/scenario"
 )
 
-// runServer is "backofflab server": 001's server over real HTTP.
+// runServer is "backofflab server": the simulator's server over real
+// HTTP, by default the worker queue, as run and the playground have it;
+// -server_model curve is 001's server.
 func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	p := scenario.Defaults()
-	// The server command is 001's server, whatever model the simulator's
-	// landing view shows; -server_model picks another the real server has.
-	p.ServerModel = curveModel
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8070", "address to listen on (host:port; port 0 picks a free one)")
@@ -29,13 +28,16 @@ func runServer(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: backofflab server [flags]
 
-001's server over real HTTP: GET /api answers "OK" after server_delay while at
-most server_limit requests are inside, then server_delay×server_factor^((C−limit)/server_k),
-re-evaluated as the concurrency C changes, capped at max_server_delay. With
--server_model linear, server_delay + server_slope×C. With -server_model queue,
+The simulator's server over real HTTP, GET /api answering "OK" by its
+-server_model. The default is the worker queue, as for run and the playground:
 -workers serve one request each for a service time of mean -service_time
 (-service_dist), the others wait in the -backlog, taken -queue_order, and
-connects beyond it are dropped. Protections, as the simulator has them: with
+connects beyond it are dropped. 001's server is -server_model curve: it answers
+after server_delay while at most server_limit requests are inside, then
+server_delay×server_factor^((C−limit)/server_k), re-evaluated as the
+concurrency C changes, capped at max_server_delay. With -server_model linear,
+server_delay + server_slope×C. A flag of another model's parameter (001's
+-limit without -server_model curve) is refused. Protections, as the simulator has them: with
 -shed_above N a request that finds N inside is answered 503 at once; a queue's
 free worker answers 503, rather than serve it, a request that waited longer
 than -queue_timeout, or, with -queue_control codel, than -codel_interval, and
@@ -54,6 +56,9 @@ counters (shed and expired count the 503s).
 	if err := errors.Join(vf.set(&p, realLane, func(scenario.Param) bool { return true })...); err != nil {
 		return usageError{err}
 	}
+	if err := errors.Join(vf.otherModels(&p)...); err != nil {
+		return usageError{err}
+	}
 	cfg := realexp.ServerConfigOf(&p, realLane)
 	cfg.ReportEvery = *report
 	if err := cfg.Validate(); err != nil {
@@ -70,9 +75,6 @@ counters (shed and expired count the 503s).
 	fmt.Fprintf(stderr, "backofflab server: listening on http://%s (GET /api; POST /control/pause, /control/resume; GET /control/stats)\n", ln.Addr())
 	return realexp.NewServer(cfg).Run(ctx, ln, stdout)
 }
-
-// curveModel is the name of 001's curve, the real server's default model.
-var curveModel = scenario.ServerModels[0].Name
 
 // realLane is the lane of the Params that the real commands' flags fill:
 // each runs one lane, lane a, whose default strategy is 001's simple
@@ -195,6 +197,35 @@ func (v *vocabFlags) set(p *scenario.Params, lane int, only func(scenario.Param)
 		if err != nil {
 			errs = append(errs, err)
 		}
+	}
+	return errs
+}
+
+// otherModels returns an error for each flag given for a parameter that
+// only other server models than p's read: 001's -limit to the worker
+// queue would otherwise be silently unused.
+func (v *vocabFlags) otherModels(p *scenario.Params) []error {
+	var errs []error
+	for _, r := range v.rows {
+		g, ok := v.given[r.Name]
+		if !ok {
+			continue
+		}
+		var by []string
+		for _, m := range scenario.ServerModels {
+			if slices.Contains(m.Uses, r.Name) {
+				by = append(by, m.Name)
+			}
+		}
+		if len(by) == 0 || slices.Contains(by, p.ServerModel) {
+			continue // every model reads it, or this one does
+		}
+		model := p.ServerModel
+		if _, given := v.given["server_model"]; !given {
+			model += " (the default)"
+		}
+		errs = append(errs, fmt.Errorf("-%s %s: %s is a parameter of server_model %s, not of %s; give -server_model %s",
+			g.name, g.raw, r.Name, strings.Join(by, " or "), model, by[0]))
 	}
 	return errs
 }

@@ -76,7 +76,8 @@ Usage:
                                      parameters (-x … -y …), on every core, one CSV row per
                                      cell per lane (-format csv or json; -shard k/n for a part)
   backofflab sweep merge PART...     join the CSV parts of a sharded sweep into the whole
-  backofflab server [flags]          001's server over real HTTP (-addr 127.0.0.1:8070)
+  backofflab server [flags]          the worker queue over real HTTP (-addr 127.0.0.1:8070),
+                                     or 001's server with -server_model curve
   backofflab client [flags]          001's clients against it, retrying as -strategy says
   backofflab contention [flags]      the AWS blog's contention study (2015): calls and
                                      completion time of each strategy against N clients

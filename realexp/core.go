@@ -93,6 +93,40 @@ func (n *counts) expire(r *request) {
 	n.expiredN++
 }
 
+// withdraw ends r as withdrawn, its client having left and the server
+// having learned it, if r was still waiting for an answer: inside (in
+// service, for the queue), waiting, parked or dropped. It returns the state
+// r left, for the model to take r out of its own accounts, and whether it
+// was one of those.
+func (n *counts) withdraw(r *request) (was uint8, ok bool) {
+	switch was = r.state; was {
+	case inside, waiting, parked, dropped:
+		r.state = withdrawn
+		n.withdrawnN++
+		return was, true
+	}
+	return was, false
+}
+
+// leave marks r as answered for nobody when it completes: its client left
+// and the server, which does not learn of it, keeps working on it. It
+// reports whether r was still waiting (inside, waiting or parked).
+func (n *counts) leave(r *request) bool {
+	switch r.state {
+	case inside, waiting, parked:
+		r.left = true
+		return true
+	}
+	return false
+}
+
+// counted returns st with the counters filled in.
+func (n *counts) counted(st Stats) Stats {
+	st.Accepted, st.Completed, st.Abandoned = n.accepted, n.completed, n.leftN
+	st.Dropped, st.Shed, st.Expired = n.droppedN, n.shedN, n.expiredN
+	return st
+}
+
 // answer ends r in state, which its handler reads once done is closed.
 func (n *counts) answer(r *request, state uint8) {
 	r.state = state
@@ -239,29 +273,14 @@ func (c *core) next() (time.Time, bool) {
 // withdraw takes r out because its client left. It reports whether r was
 // still waiting (inside, parked or dropped).
 func (c *core) withdraw(r *request, _ time.Time) bool {
-	switch r.state {
+	was, ok := c.counts.withdraw(r)
+	switch was {
 	case inside:
 		c.live--
 	case parked:
 		c.parkedN--
-	case dropped:
-	default:
-		return false
 	}
-	r.state = withdrawn
-	c.withdrawnN++
-	return true
-}
-
-// leave marks r as answered for nobody when it completes: its client left
-// and the server, which does not learn of it, keeps working on it. It
-// reports whether r was still waiting (inside or parked).
-func (c *core) leave(r *request) bool {
-	if r.state != inside && r.state != parked {
-		return false
-	}
-	r.left = true
-	return true
+	return ok
 }
 
 // pause freezes the server: nothing completes, arrivals park.
@@ -308,17 +327,12 @@ func (c *core) takePeak() int {
 // stats: the concurrency is the requests inside, the backlog the parked
 // ones, and the last delay the one last computed, as 001's server printed.
 func (c *core) stats() Stats {
-	return Stats{
+	return c.counted(Stats{
 		Concurrency:      c.live,
 		Backlog:          c.parkedN,
 		LastDelay:        c.lastDelay,
 		LastDelaySeconds: c.lastDelay.Seconds(),
 		Latency:          c.lat.Delay(c.live),
 		Paused:           c.paused,
-		Accepted:         c.accepted,
-		Completed:        c.completed,
-		Abandoned:        c.leftN,
-		Dropped:          c.droppedN,
-		Shed:             c.shedN,
-	}
+	})
 }

@@ -233,7 +233,7 @@ func TestQueueLimit(t *testing.T) {
 					p.QueueControl, p.CoDelTarget, p.CoDelInterval = scenario.QueueControlCoDel, 5*ms, 100*ms
 				}
 			})
-			q.c.emptyAt = q.at(0)
+			q.c.line.Arrive(q.c.clock(q.at(0))) // the queue found empty at 0
 			if got := q.c.limit(q.at(tc.since)); got != tc.want {
 				t.Errorf("limit = %v, want %v", got, tc.want)
 			}

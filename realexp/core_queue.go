@@ -2,10 +2,9 @@ package realexp
 
 import (
 	"container/heap"
-	"math"
-	"math/rand/v2"
 	"time"
 
+	"backofflab/internal/workq"
 	"backofflab/scenario"
 )
 
@@ -20,40 +19,27 @@ import (
 // Each request in service has its end time; only the earliest needs a
 // wake-up, so the Server's one timer serves this model too.
 //
-// Its protections are the simulator's (simengine/server_queue.go): a
-// request that finds shed_above inside is shed (door); a free worker
-// answers with an error, at once and without serving it, a request that
-// waited longer than its limit (queue_timeout); and with
-// queue_control=codel, while the queue has not been empty for
-// codel_interval the server is overloaded: a worker takes the newest
-// request, and a request that joins the queue may wait codel_target, else
-// codel_interval (or queue_timeout, if shorter).
+// Its protections are the simulator's: a request that finds shed_above
+// inside is shed (door); and its discipline, the simulator's own code
+// (workq), answers with an error a request that waited past its limit
+// (queue_timeout, codel) and, under codel, serves the newest first while
+// overloaded.
 type queueCore struct {
 	workers int
-	mean    time.Duration
-	fixed   bool // every service takes mean
-	lifo    bool
 	backlog int
-	rng     *rand.Rand // the service times, seeded, so a run's draws repeat
+	svc     workq.Service // seeded, so a run's draws repeat
 	door
-	timeout time.Duration // queue_timeout; 0 for none
-	// codel is queue_control=codel, with its target and interval.
-	codel            bool
-	target, interval time.Duration
-	// emptyAt is when the queue was last seen empty, as the simulator
-	// tracks it: by a request entering the running server (to a worker or
-	// to the queue) that found nobody waiting, or by a worker taking the
-	// last waiting request. A withdrawn request that leaves it empty does
-	// not count until the next arrival sees it so. It is read only after
-	// one of them has set it.
-	emptyAt time.Time
+	// line counts the live waiting requests, and tracks when the queue
+	// last emptied for codel, on a clock of the time since epoch, the
+	// first time the line was told of.
+	line  workq.Line
+	epoch time.Time
 
 	busy busyHeap // in service, by end
 	// wait holds the requests waiting for a worker and, while paused, the
 	// parked ones behind them, in arrival order. Withdrawn ones stay until
 	// a worker passes over them or keep sweeps them out.
 	wait    queue
-	waitN   int // waiting (counted in the concurrency), not withdrawn
 	parkedN int // parked while paused (not counted, as the simulator has it), not withdrawn
 	deadN   int // withdrawn ones still in wait
 
@@ -65,27 +51,22 @@ type queueCore struct {
 
 var _ model = (*queueCore)(nil)
 
-// serviceStream is the PCG stream of the service times: the simulator's,
-// though the two draw them in different orders.
-const serviceStream = 0x2545f4914f6cdd1d
-
-// newQueueCore returns the worker queue of p's server.
+// newQueueCore returns the worker queue of p's server. Its service times
+// are the simulator's stream, though the two draw them in different orders.
 func newQueueCore(p *scenario.Params) *queueCore {
 	return &queueCore{
-		workers: p.Workers, mean: p.ServiceTime, backlog: p.Backlog,
-		fixed: p.ServiceDist == scenario.ServiceFixed, lifo: p.QueueOrder == scenario.QueueLIFO,
-		rng:  rand.New(rand.NewPCG(p.Seed, serviceStream)),
-		door: door{p.ShedAbove}, timeout: p.QueueTimeout,
-		codel: p.QueueControl == scenario.QueueControlCoDel, target: p.CoDelTarget, interval: p.CoDelInterval,
+		workers: p.Workers, backlog: p.Backlog, svc: workq.ServiceOf(p),
+		door: door{p.ShedAbove}, line: workq.Line{Discipline: workq.DisciplineOf(p)},
 	}
 }
 
-// draw returns a service time.
-func (c *queueCore) draw() time.Duration {
-	if c.fixed {
-		return c.mean
+// clock returns t on the line's clock: the time since the first time it
+// was given. Only differences of these times count, and they are t's.
+func (c *queueCore) clock(t time.Time) time.Duration {
+	if c.epoch.IsZero() {
+		c.epoch = t
 	}
-	return time.Duration(-math.Log1p(-c.rng.Float64()) * float64(c.mean))
+	return t.Sub(c.epoch)
 }
 
 // arrive admits r (see admit) or, while paused, parks it in the wait list;
@@ -101,7 +82,7 @@ func (c *queueCore) arrive(r *request, now time.Time) {
 		if c.admit(r, now) {
 			c.wait.push(r)
 		}
-	case c.waitN+c.parkedN >= c.backlog:
+	case c.line.Waiting()+c.parkedN >= c.backlog:
 		c.drop(r)
 	default:
 		r.state = parked
@@ -121,19 +102,17 @@ func (c *queueCore) admit(r *request, now time.Time) (waits bool) {
 		c.shed(r)
 		return false
 	}
-	if c.waitN == 0 {
-		c.emptyAt = now // empty until r joins it
-	}
+	c.line.Arrive(c.clock(now))
 	switch {
 	case !c.paused && len(c.busy) < c.workers:
 		c.serve(r, now)
 		return false
-	case c.waitN >= c.backlog:
+	case c.line.Waiting() >= c.backlog:
 		c.drop(r)
 		return false
 	}
 	r.state, r.limit = waiting, c.limit(now)
-	c.waitN++
+	c.line.Join()
 	return true
 }
 
@@ -144,31 +123,12 @@ func (c *queueCore) drop(r *request) {
 }
 
 // limit returns how long a request joining the queue at now may wait for
-// a worker: queue_timeout, and under codel the shorter of it and
-// codel_target while overloaded, codel_interval otherwise; 0 for no limit.
-func (c *queueCore) limit(now time.Time) time.Duration {
-	lim := c.timeout
-	if c.codel {
-		l := c.interval
-		if c.overloaded(now) {
-			l = c.target
-		}
-		if lim == 0 || l < lim {
-			lim = l
-		}
-	}
-	return lim
-}
-
-// overloaded reports whether, under codel, the queue has not been empty
-// for longer than codel_interval at now (Fail at Scale's test).
-func (c *queueCore) overloaded(now time.Time) bool {
-	return c.codel && now.Sub(c.emptyAt) > c.interval
-}
+// a worker (workq.Line.Limit).
+func (c *queueCore) limit(now time.Time) time.Duration { return c.line.Limit(c.clock(now)) }
 
 // serve puts r in service from at on.
 func (c *queueCore) serve(r *request, at time.Time) {
-	r.state, r.end = inside, at.Add(c.draw())
+	r.state, r.end = inside, at.Add(c.svc.Draw())
 	heap.Push(&c.busy, r)
 }
 
@@ -190,10 +150,10 @@ func (c *queueCore) advance(now time.Time) int {
 // its arrival, for one that came after). A request that waited longer
 // than its limit is answered with an error instead, and costs no worker.
 func (c *queueCore) fill(at time.Time) {
-	for !c.paused && len(c.busy) < c.workers && c.waitN > 0 {
-		r := c.take(at)
+	for !c.paused && len(c.busy) < c.workers && c.line.Waiting() > 0 {
+		r := workq.Take[*request](&c.line, c, c.clock(at))
 		from := maxTime(at, r.start)
-		if r.limit > 0 && from.Sub(r.start) > r.limit {
+		if workq.Expired(r.limit, from.Sub(r.start)) {
 			c.expire(r)
 			continue
 		}
@@ -201,29 +161,18 @@ func (c *queueCore) fill(at time.Time) {
 	}
 }
 
-// take removes the waiting request that a worker freed at at picks:
-// queue_order's, or under codel the newest while overloaded; it passes
-// over withdrawn ones. One is waiting. Taking the last one leaves the
-// queue empty at at.
-func (c *queueCore) take(at time.Time) *request {
-	lifo := c.lifo || c.overloaded(at)
-	for {
-		var r *request
-		if lifo {
-			r = c.wait.popBack()
-		} else {
-			r = c.wait.pop()
-		}
-		if r.state != waiting {
-			c.deadN--
-			continue
-		}
-		c.waitN--
-		if c.waitN == 0 {
-			c.emptyAt = at
-		}
-		return r
+// PopFront, PopBack and Withdrawn make the wait list a workq.List. A
+// worker takes requests only while the server runs, when every request in
+// the list is waiting or withdrawn.
+func (c *queueCore) PopFront() *request { return c.wait.pop() }
+func (c *queueCore) PopBack() *request  { return c.wait.popBack() }
+
+func (c *queueCore) Withdrawn(r *request) bool {
+	if r.state != waiting {
+		c.deadN--
+		return true
 	}
+	return false
 }
 
 func (c *queueCore) next() (time.Time, bool) {
@@ -234,25 +183,22 @@ func (c *queueCore) next() (time.Time, bool) {
 }
 
 // withdraw takes r out: in service, its worker takes the next waiting
-// request now; waiting or parked, a worker will pass over it.
+// request now; waiting or parked, a worker will pass over it. It reports
+// whether r was still waiting for an answer.
 func (c *queueCore) withdraw(r *request, now time.Time) bool {
-	switch r.state {
+	was, ok := c.counts.withdraw(r)
+	switch was {
 	case inside:
 		heap.Remove(&c.busy, r.idx)
 		c.fill(now)
 	case waiting:
-		c.waitN--
+		c.line.Withdraw()
 		c.dead()
 	case parked:
 		c.parkedN--
 		c.dead()
-	case dropped:
-	default:
-		return false
 	}
-	r.state = withdrawn
-	c.withdrawnN++
-	return true
+	return ok
 }
 
 // dead counts one more withdrawn request in the wait list, and sweeps them
@@ -260,19 +206,10 @@ func (c *queueCore) withdraw(r *request, now time.Time) bool {
 // the bottom may otherwise stay as long as the list is not empty.
 func (c *queueCore) dead() {
 	c.deadN++
-	if c.deadN > 64 && c.deadN > c.waitN+c.parkedN {
+	if c.deadN > 64 && c.deadN > c.line.Waiting()+c.parkedN {
 		c.wait.keep(func(r *request) bool { return r.state == waiting || r.state == parked })
 		c.deadN = 0
 	}
-}
-
-func (c *queueCore) leave(r *request) bool {
-	switch r.state {
-	case inside, waiting, parked:
-		r.left = true
-		return true
-	}
-	return false
 }
 
 // pause stops every worker at now (SIGSTOP); arrivals park. The services
@@ -330,13 +267,11 @@ func (c *queueCore) shift(from time.Time, d time.Duration) {
 	}
 }
 
-func (c *queueCore) concurrency() int { return len(c.busy) + c.waitN }
+func (c *queueCore) concurrency() int { return len(c.busy) + c.line.Waiting() }
 
 // latency is what a request arriving now would take in fifo order, as the
-// simulator has it: its wait for the ones before it, then its own service.
-func (c *queueCore) latency() time.Duration {
-	return c.mean + time.Duration(float64(c.mean)*float64(c.waitN)/float64(c.workers))
-}
+// simulator has it.
+func (c *queueCore) latency() time.Duration { return c.svc.Latency(c.line.Waiting(), c.workers) }
 
 func (c *queueCore) takePeak() int {
 	p := max(c.peak, c.concurrency())
@@ -349,20 +284,14 @@ func (c *queueCore) takePeak() int {
 // arriving now would take.
 func (c *queueCore) stats() Stats {
 	d := c.latency()
-	return Stats{
+	return c.counted(Stats{
 		Concurrency:      c.concurrency(),
-		Backlog:          c.waitN + c.parkedN,
+		Backlog:          c.line.Waiting() + c.parkedN,
 		LastDelay:        d,
 		LastDelaySeconds: d.Seconds(),
 		Latency:          d,
 		Paused:           c.paused,
-		Accepted:         c.accepted,
-		Completed:        c.completed,
-		Abandoned:        c.leftN,
-		Dropped:          c.droppedN,
-		Shed:             c.shedN,
-		Expired:          c.expiredN,
-	}
+	})
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -341,9 +341,9 @@ func TestQueueExpService(t *testing.T) {
 	same, differ := true, false
 	const n = 100_000
 	for range n {
-		d := a.draw()
-		same = same && d == b.draw()
-		differ = differ || d != other.draw()
+		d := a.svc.Draw()
+		same = same && d == b.svc.Draw()
+		differ = differ || d != other.svc.Draw()
 		sum += d
 	}
 	if !same || !differ {
@@ -352,4 +352,24 @@ func TestQueueExpService(t *testing.T) {
 	if mean := float64(sum) / n / float64(100*ms); math.Abs(mean-1) > 0.02 {
 		t.Errorf("mean service %.3f × service_time, want 1 ± 0.02", mean)
 	}
+}
+
+// TestQueueSweepCountsTheWithdrawn: the sweep that a withdrawal sets off
+// takes that request out with the others, so that the withdrawn ones still
+// in the list are as many as the queue counts: none, right after it.
+func TestQueueSweepCountsTheWithdrawn(t *testing.T) {
+	q := newQueueAt(t, 1, time.Hour, scenario.QueueFIFO, 1000)
+	q.arrive(0) // holds the worker
+	var rs []*request
+	for i := range 100 {
+		rs = append(rs, q.arrive(time.Duration(i)*time.Millisecond))
+	}
+	for i, r := range rs[:65] {
+		q.c.withdraw(r, q.at(time.Duration(100+i)*time.Millisecond))
+	}
+	// The 65th withdrawal outnumbers the 35 live ones: the sweep runs.
+	if n := q.c.wait.len(); n != 35 || q.c.deadN != 0 {
+		t.Fatalf("after the sweep the list holds %d requests, %d counted withdrawn; want the 35 waiting and 0", n, q.c.deadN)
+	}
+	q.want("one in service, 35 waiting", 36, 35)
 }

@@ -375,53 +375,23 @@ func mix(x uint64) uint64 {
 // events: it reports whether it reached until, and takes the events it
 // processed from *budget. When it stops short, the lane's time is its last
 // event's, and the next call goes on from there with the same events as if
-// it had not stopped. A halted lane has nothing to process.
+// it had not stopped. A halted lane has nothing to process. In a lane with
+// tiers, its calls' events, in their own queue, take their turn among the
+// clients' by (time, seq).
 func (l *lane) run(until time.Duration, budget *int) bool {
 	if l.halt != nil {
 		l.now = max(l.now, until)
 		return true
 	}
-	if len(l.tiers) > 0 {
-		return l.runLayered(until, budget)
-	}
-	n := *budget
-	defer func() { *budget = n }()
-	for ; n > 0; n-- {
-		e := l.q.top()
-		if l.next <= e.at {
-			if l.next >= until {
-				l.now = until
-				return true
-			}
-			l.now = l.next
-			l.events++
-			l.complete()
-		} else {
-			if e.at >= until {
-				l.now = until
-				return true
-			}
-			l.now = e.at
-			l.events++
-			l.wake(e.c)
-		}
-		if l.halt != nil {
-			l.now = max(l.now, until)
-			return true
-		}
-	}
-	return false
-}
-
-// runLayered is run for a lane with tiers: its calls' events, in their own
-// queue, take their turn among the clients' by (time, seq).
-func (l *lane) runLayered(until time.Duration, budget *int) bool {
+	layered := len(l.tiers) > 0
 	n := *budget
 	defer func() { *budget = n }()
 	for ; n > 0; n-- {
 		e, call := l.q.top(), false
-		if ce := l.cq.top(); ce.before(e) {
-			e, call = ce, true
+		if layered {
+			if ce := l.cq.top(); ce.before(e) {
+				e, call = ce, true
+			}
 		}
 		if l.next <= e.at {
 			if l.next >= until {

@@ -2,11 +2,10 @@ package simengine
 
 import (
 	"errors"
-	"math"
-	"math/rand/v2"
 	"time"
 
 	"backofflab/budget"
+	"backofflab/internal/workq"
 	"backofflab/scenario"
 )
 
@@ -15,25 +14,17 @@ import (
 // requests that find every worker busy wait in the accept backlog, at most
 // backlog of them, and a free worker takes the oldest (fifo) or the newest
 // (lifo). An abandoned request is still served, and costs a worker, unless
-// its lane cancels it (cancel_on_timeout).
+// its lane cancels it (cancel_on_timeout). Its discipline (queue_order,
+// queue_timeout, codel) and service times are the real server's, from
+// workq.
 type queueModel struct {
 	workers int
-	mean    time.Duration
-	fixed   bool // every service takes mean
-	lifo    bool
 	backlog int
-	timeout time.Duration // queue_timeout: a longer wait is answered with an error; 0 for none
-	// codel is queue_control=codel: while the queue has not been empty for
-	// interval, the server is overloaded: it serves the newest first and
-	// gives a request target to find a worker, else interval.
-	codel            bool
-	target, interval time.Duration
-	emptyAt          time.Duration // when the queue was last seen empty
-	rng              *rand.Rand    // service times: its own stream, so the clients' draws do not shift
+	svc     workq.Service
+	line    workq.Line // the live requests in wait, and when it last emptied
 
 	busy   []service       // the requests in service, a min-heap by (done, id)
 	wait   chunked[waiter] // the requests waiting for a worker, oldest first
-	waitN  int             // live ones among them
 	dead   map[uint64]bool // ids of cancelled requests still in wait
 	nextID uint64          // the next request's id: its slot for the lane
 	frozen bool            // stopped (SIGSTOP): no service progresses
@@ -70,59 +61,33 @@ var _ serverModel = (*queueModel)(nil)
 // dropped and the attempt times out.
 var errFull = errors.New("simengine: the backlog is full")
 
-// serviceStream is the PCG stream of a queue server's service times.
-const serviceStream = 0x2545f4914f6cdd1d
-
 func newQueueModel(p *scenario.Params) serverModel {
-	m := &queueModel{rng: rand.New(rand.NewPCG(p.Seed, serviceStream))}
+	m := &queueModel{svc: workq.ServiceOf(p)}
 	m.setParams(p)
 	return m
 }
 
 func (m *queueModel) setParams(p *scenario.Params) {
-	m.workers, m.mean, m.backlog = p.Workers, p.ServiceTime, p.Backlog
-	m.fixed, m.lifo = p.ServiceDist == scenario.ServiceFixed, p.QueueOrder == scenario.QueueLIFO
-	m.timeout = p.QueueTimeout
-	m.codel = p.QueueControl == scenario.QueueControlCoDel
-	m.target, m.interval = p.CoDelTarget, p.CoDelInterval
-}
-
-// draw returns a service time.
-func (m *queueModel) draw() time.Duration {
-	if m.fixed {
-		return m.mean
-	}
-	return time.Duration(-math.Log1p(-m.rng.Float64()) * float64(m.mean))
+	m.workers, m.backlog = p.Workers, p.Backlog
+	m.svc.Set(p)
+	m.line.Discipline = workq.DisciplineOf(p)
 }
 
 func (m *queueModel) admit(now time.Duration, c int32, mem *budget.Run) (uint64, error) {
 	id := m.nextID
-	if m.waitN == 0 {
-		m.emptyAt = now // the queue is empty until this request joins it
-	}
+	m.line.Arrive(now)
 	if len(m.busy) < m.workers && !m.frozen {
-		m.start(service{done: now + m.draw(), id: id, c: c})
+		m.start(service{done: now + m.svc.Draw(), id: id, c: c})
 		m.started++
 	} else {
-		if m.waitN >= m.backlog {
+		if m.line.Waiting() >= m.backlog {
 			return 0, errFull
 		}
-		w := waiter{id: id, at: now, c: c, limit: m.timeout}
-		if m.codel {
-			// Fail at Scale's controlled delay: a queue that has not
-			// emptied for an interval lets a new request wait target.
-			lim := m.interval
-			if now-m.emptyAt > m.interval {
-				lim = m.target
-			}
-			if w.limit == 0 || lim < w.limit {
-				w.limit = lim
-			}
-		}
+		w := waiter{id: id, at: now, c: c, limit: m.line.Limit(now)}
 		if _, err := m.wait.push(w, mem); err != nil {
 			return 0, err
 		}
-		m.waitN++
+		m.line.Join()
 	}
 	m.nextID++
 	return id, nil
@@ -158,40 +123,36 @@ func (m *queueModel) complete() (uint64, int32) {
 
 // fill gives free workers waiting requests, starting at now.
 func (m *queueModel) fill(now time.Duration) {
-	for len(m.busy) < m.workers && m.waitN > 0 {
-		w := m.take(now)
-		if w.limit > 0 && now-w.at > w.limit {
+	for len(m.busy) < m.workers && m.line.Waiting() > 0 {
+		w := workq.Take[waiter](&m.line, m, now)
+		if workq.Expired(w.limit, now-w.at) {
 			m.late = append(m.late, w) // answered at once: it costs no worker
 			continue
 		}
-		m.start(service{done: now + m.draw(), id: w.id, c: w.c})
+		m.start(service{done: now + m.svc.Draw(), id: w.id, c: w.c})
 		m.started++
 		m.waited += now - w.at
 	}
 }
 
-// take removes the live waiting request queue_order picks (under codel,
-// the newest while the server is overloaded), passing over cancelled ones;
-// one is waiting.
-func (m *queueModel) take(now time.Duration) waiter {
-	lifo := m.lifo || m.codel && now-m.emptyAt > m.interval
-	for {
-		var w waiter
-		if lifo {
-			_, w = m.wait.popBack()
-		} else {
-			_, w = m.wait.pop()
-		}
-		if m.dead[w.id] {
-			delete(m.dead, w.id)
-			continue
-		}
-		m.waitN--
-		if m.waitN == 0 {
-			m.emptyAt = now
-		}
-		return w
+// PopFront, PopBack and Withdrawn make the wait list a workq.List: a
+// cancelled request is known by its id, forgotten once passed over.
+func (m *queueModel) PopFront() waiter {
+	_, w := m.wait.pop()
+	return w
+}
+
+func (m *queueModel) PopBack() waiter {
+	_, w := m.wait.popBack()
+	return w
+}
+
+func (m *queueModel) Withdrawn(w waiter) bool {
+	if m.dead[w.id] {
+		delete(m.dead, w.id)
+		return true
 	}
+	return false
 }
 
 // cancel withdraws the request id, which the lane knows to be inside: in
@@ -204,14 +165,14 @@ func (m *queueModel) cancel(id uint64, c int32) bool {
 			return true
 		}
 	}
-	if m.dead[id] || m.waitN == 0 {
+	if m.dead[id] || m.line.Waiting() == 0 {
 		return false
 	}
 	if m.dead == nil {
 		m.dead = map[uint64]bool{}
 	}
 	m.dead[id] = true
-	m.waitN--
+	m.line.Withdraw()
 	return true
 }
 
@@ -226,7 +187,8 @@ func (m *queueModel) drop(lost func(uint64, int32)) {
 			lost(w.id, w.c)
 		}
 	}
-	m.waitN, m.dead = 0, nil
+	m.line.Drop()
+	m.dead = nil
 }
 
 func (m *queueModel) rejected(f func(uint64, int32)) {
@@ -236,13 +198,12 @@ func (m *queueModel) rejected(f func(uint64, int32)) {
 	m.late = m.late[:0]
 }
 
-func (m *queueModel) concurrency() int { return len(m.busy) + m.waitN }
-func (m *queueModel) queued() int      { return m.waitN }
+func (m *queueModel) concurrency() int { return len(m.busy) + m.line.Waiting() }
+func (m *queueModel) queued() int      { return m.line.Waiting() }
 
-// latency is what a request arriving now would take in fifo order: its
-// wait for the ones before it, then its own service.
+// latency is what a request arriving now would take in fifo order.
 func (m *queueModel) latency() time.Duration {
-	return m.mean + time.Duration(float64(m.mean)*float64(m.waitN)/float64(m.workers))
+	return m.svc.Latency(m.line.Waiting(), m.workers)
 }
 
 func (m *queueModel) held() int { return len(m.busy) + m.wait.n }
@@ -250,7 +211,8 @@ func (m *queueModel) held() int { return len(m.busy) + m.wait.n }
 func (m *queueModel) free(mem *budget.Run) {
 	m.busy = m.busy[:0]
 	m.wait.free(mem)
-	m.waitN, m.dead = 0, nil
+	m.line.Drop()
+	m.dead = nil
 }
 
 // freeze stops every worker at now (a SIGSTOP); thaw restarts them at now,

@@ -143,11 +143,11 @@ func TestQueueModelDrop(t *testing.T) {
 // spread of an exponential; fixed ones are all the mean.
 func TestQueueModelServiceTimes(t *testing.T) {
 	m := newQueueTest(t, 1, scenario.QueueFIFO, 10)
-	m.fixed = false
+	m.svc.Fixed = false
 	const n = 200_000
 	var sum, sq float64
 	for range n {
-		d := m.draw().Seconds()
+		d := m.svc.Draw().Seconds()
 		sum += d
 		sq += d * d
 	}
@@ -156,8 +156,8 @@ func TestQueueModelServiceTimes(t *testing.T) {
 	if se := 0.1 / math.Sqrt(n); math.Abs(mean-0.1) > 5*se || math.Abs(sd-0.1) > 0.01*0.1 {
 		t.Errorf("exp: mean %.5f s, sd %.5f s; want 0.1 and 0.1", mean, sd)
 	}
-	m.fixed = true
-	if d := m.draw(); d != 100*ms {
+	m.svc.Fixed = true
+	if d := m.svc.Draw(); d != 100*ms {
 		t.Errorf("fixed: %v", d)
 	}
 }
