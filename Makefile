@@ -1,11 +1,20 @@
 # The README's commands: `make run` serves the playground, `make test` runs the
-# whole suite as CI does, `make bench` measures speed and memory.
+# whole suite as CI does, `make check` is the quick loop while editing (no
+# race detector, no browser, no long statistical or rate runs), `make bench`
+# measures speed and memory.
 GO ?= go
 
-.PHONY: run test generate bench fuzz
+.PHONY: run check test generate bench fuzz
 
 run:
 	$(GO) run .
+
+# -short skips the browser tests (even with CI=true) and the long runs;
+# make test runs them all.
+check:
+	$(GO) vet ./...
+	$(GO) tool templ generate -check
+	$(GO) test -short -count=1 ./...
 
 # Generated templ files are committed; the check fails when they are stale.
 # The rate test of 200 sessions and the long statistical runs of the queue
