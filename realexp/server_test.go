@@ -73,24 +73,27 @@ func TestServerAnswersOKAfterDelay(t *testing.T) {
 }
 
 // TestServerFollowsConcurrency: a request's wait is re-evaluated as the
-// concurrency changes: alone it would take 100 ms, with a second request
-// inside it takes 200 ms, and the second completes right after it.
+// concurrency changes: alone it would take 400 ms, with a second request
+// inside it takes 800 ms, and the second completes right after it. The
+// second is sent once the first is inside, so it arrives during the first's
+// service; the 400 ms are room for it to arrive on a loaded machine.
 func TestServerFollowsConcurrency(t *testing.T) {
-	s, addr := startServer(t, serverConfig(curve2), nil)
+	curve := curve2
+	curve.Base = 400 * ms
+	s, addr := startServer(t, serverConfig(curve), nil)
 	hc, url := testClient(t), "http://"+addr+"/api"
 	a := goGet(context.Background(), hc, url)
 	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 1 }) {
 		t.Fatal("a never entered")
 	}
-	time.Sleep(50 * ms) // the scenario: b arrives 50 ms into a's service
 	b := goGet(context.Background(), hc, url)
 	ra := <-a
 	rb := <-b
 	if ra.err != nil || rb.err != nil {
 		t.Fatal(ra.err, rb.err)
 	}
-	if ra.took < 190*ms {
-		t.Errorf("a took %v: want ≥ 200ms, the delay at concurrency 2", ra.took)
+	if ra.took < 760*ms {
+		t.Errorf("a took %v: want ≥ 800ms, the delay at concurrency 2", ra.took)
 	}
 	if st := s.Stats(); st.Completed != 2 || st.Concurrency != 0 {
 		t.Errorf("stats %+v", st)
