@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/testwait"
 	"backofflab/scenario"
 )
 
@@ -34,16 +35,6 @@ func (r *realBuffer) String() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.b.String()
-}
-
-// realWait polls cond every 10 ms for up to d.
-func realWait(d time.Duration, cond func() bool) bool {
-	for end := time.Now().Add(d); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(end) {
-			return false
-		}
-	}
-	return true
 }
 
 var realListening = regexp.MustCompile(`listening on http://(127\.0\.0\.1:\d+)`)
@@ -70,7 +61,7 @@ func startRealServer(t *testing.T, args ...string) (string, *realBuffer) {
 		}
 	})
 	var addr string
-	if !realWait(5*time.Second, func() bool {
+	if !testwait.Within(testwait.Bound, func() bool {
 		m := realListening.FindStringSubmatch(stderr.String())
 		if m != nil {
 			addr = m[1]
@@ -110,7 +101,7 @@ func TestRealServerCommand(t *testing.T) {
 		}
 	}
 	line := regexp.MustCompile(`^\w{3} [ \d]\d \d\d:\d\d:\d\d\.\d{3}: concurrency: +\d+, last delay: \S+$`)
-	if !realWait(5*time.Second, func() bool { return strings.Count(stdout.String(), "\n") >= 3 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return strings.Count(stdout.String(), "\n") >= 3 }) {
 		t.Fatalf("report: %q", stdout.String())
 	}
 	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
@@ -163,7 +154,7 @@ func TestRealServerQueueCommand(t *testing.T) {
 			t.Errorf("stats %s lack %s", body, key)
 		}
 	}
-	if !realWait(5*time.Second, func() bool { return strings.Contains(stdout.String(), "last delay: 50ms") }) {
+	if !testwait.Within(testwait.Bound, func() bool { return strings.Contains(stdout.String(), "last delay: 50ms") }) {
 		t.Errorf("report: %q", stdout.String())
 	}
 }

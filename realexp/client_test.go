@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/testwait"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -84,7 +85,7 @@ func TestClientNoLeakOnTimeouts(t *testing.T) {
 	scfg.Scenario.Lanes[0].CancelOnTimeout = true // the server lets go of each abandoned request too
 	s, addr := startServer(t, scfg, nil)
 	s.Pause() // nothing is ever answered
-	if !waitFor(time.Second, func() bool { return s.Stats().Paused }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Paused }) {
 		t.Fatal("not paused")
 	}
 	before := runtime.NumGoroutine()
@@ -98,7 +99,8 @@ func TestClientNoLeakOnTimeouts(t *testing.T) {
 	wg.Go(func() {
 		for ctx.Err() == nil {
 			peak = max(peak, runtime.NumGoroutine())
-			time.Sleep(20 * ms)
+			time.Sleep(20 * ms) // samples the peak over the run, not a wait
+
 		}
 	})
 	total, err := RunClients(ctx, cfg, nil)
@@ -114,7 +116,7 @@ func TestClientNoLeakOnTimeouts(t *testing.T) {
 	if limit := before + 6*clients + 50; peak > limit {
 		t.Errorf("peak %d goroutines for %d clients (%d before): want ≤ %d", peak, clients, before, limit)
 	}
-	if !waitFor(5*time.Second, func() bool { return runtime.NumGoroutine() <= before+5 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return runtime.NumGoroutine() <= before+5 }) {
 		t.Errorf("%d goroutines after the run, %d before", runtime.NumGoroutine(), before)
 	}
 	t.Logf("%d timeouts; goroutines: %d before, peak %d", total.Timeouts, before, peak)
@@ -227,10 +229,10 @@ func TestClientLatencies(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx) }()
 	var lat []time.Duration
-	for range 3 {
-		time.Sleep(200 * ms)
+	testwait.Eventually(t, "20 successes, taken in several calls", func() bool {
 		lat = append(lat, p.TakeLatencies()...)
-	}
+		return p.Totals().OK >= 20
+	})
 	cancel()
 	<-done
 	lat = append(lat, p.TakeLatencies()...)

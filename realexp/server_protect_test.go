@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/testwait"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -43,7 +44,7 @@ func TestServerShedAbove(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			a, b := goGet(ctx, hc, url), goGet(ctx, hc, url)
-			if !waitFor(2*time.Second, func() bool { return s.Stats().Concurrency == 2 }) {
+			if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 2 }) {
 				t.Fatalf("a and b never entered: %+v", s.Stats())
 			}
 			body, status, took, err := get(context.Background(), hc, url)
@@ -78,7 +79,7 @@ func TestServerShedFlood(t *testing.T) {
 	for range 5 {
 		rs = append(rs, goGet(context.Background(), hc, url))
 	}
-	if !waitFor(2*time.Second, func() bool { return s.Stats().Backlog == 5 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Backlog == 5 }) {
 		t.Fatalf("the requests never parked: %+v", s.Stats())
 	}
 	s.Resume()
@@ -115,11 +116,11 @@ func TestServerQueueTimeout(t *testing.T) {
 	s, addr := startServer(t, cfg, nil)
 	hc, url := testClient(t), "http://"+addr+"/api"
 	a := goGet(context.Background(), hc, url)
-	if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 1 }) {
 		t.Fatal("a never entered")
 	}
 	b := goGet(context.Background(), hc, url)
-	if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 2 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 2 }) {
 		t.Fatal("b never entered")
 	}
 	ra, rb := <-a, <-b
@@ -162,15 +163,15 @@ func TestServerCoDel(t *testing.T) {
 			s, addr := startServer(t, cfg, nil)
 			hc, url := testClient(t), "http://"+addr+"/api"
 			a := goGet(context.Background(), hc, url)
-			if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+			if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 1 }) {
 				t.Fatal("a never entered")
 			}
 			entered := time.Now()
 			b := goGet(context.Background(), hc, url)
-			if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 2 }) {
+			if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 2 }) {
 				t.Fatal("b never entered")
 			}
-			time.Sleep(300*ms - time.Since(entered))
+			time.Sleep(300*ms - time.Since(entered)) // the scenario: c comes 300 ms after a
 			cSent := time.Now()
 			c := goGet(context.Background(), hc, url)
 			ra, rb, rc := <-a, <-b, <-c
@@ -249,12 +250,12 @@ func TestServerCancelOnTimeoutReal(t *testing.T) {
 				maxC := 0
 				for ctx.Err() == nil && pop.Totals().Timeouts < enough {
 					maxC = max(maxC, s.Stats().Concurrency)
-					time.Sleep(10 * ms)
+					time.Sleep(10 * ms) // samples the peak while it waits for the timeouts
 				}
 				cancel()
 				<-done
 				tot := pop.Totals()
-				if cancelOn && !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 0 }) {
+				if cancelOn && !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 0 }) {
 					t.Fatalf("the clients stopped, %+v still inside", s.Stats())
 				}
 				st := s.Stats()

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/testwait"
 	"backofflab/scenario"
 )
 
@@ -42,6 +43,7 @@ func TestServerQueueSaturated(t *testing.T) {
 	maxC, maxB := 0, 0
 	sample := func(d time.Duration) Stats {
 		var st Stats
+		// A window of observation over the storm, not a wait for a state.
 		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(5 * ms) {
 			st = s.Stats()
 			maxC, maxB = max(maxC, st.Concurrency), max(maxB, st.Backlog)
@@ -80,15 +82,17 @@ func TestServerQueuePause(t *testing.T) {
 	s, addr := startServer(t, queueConfig(1, 300*ms, 10), nil)
 	hc, url := testClient(t), "http://"+addr+"/api"
 	a := goGet(context.Background(), hc, url)
-	if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 1 }) {
 		t.Fatal("a never entered")
 	}
-	time.Sleep(100 * ms)
-	s.Pause() // a has about 200 ms left
+	time.Sleep(100 * ms) // the scenario: the pause comes 100 ms into a's service
+	s.Pause()            // a has about 200 ms left
 	b := goGet(context.Background(), hc, url)
-	if !waitFor(time.Second, func() bool { return s.Stats().Backlog == 1 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Backlog == 1 }) {
 		t.Fatalf("b never parked: %+v", s.Stats())
 	}
+	// A negative check, so it sleeps: past a's service time, nothing
+	// completes while the server is paused.
 	time.Sleep(500 * ms)
 	if st := s.Stats(); st.Concurrency != 1 || st.Completed != 0 || !st.Paused {
 		t.Fatalf("paused: %+v; want a alone in service, nothing completed", st)
@@ -116,7 +120,7 @@ func TestServerQueuePause(t *testing.T) {
 func TestServerQueueStopped(t *testing.T) {
 	s, addr := startServer(t, queueConfig(1, 300*ms, 10), nil)
 	a := goGet(context.Background(), testClient(t), "http://"+addr+"/api")
-	if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 1 }) {
 		t.Fatal("a never entered")
 	}
 	start := time.Now()
@@ -145,7 +149,7 @@ func TestServerQueueCancel(t *testing.T) {
 	ctx, stop := context.WithTimeout(context.Background(), 100*ms)
 	defer stop()
 	a := goGet(ctx, hc, url)
-	if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 1 }) {
 		t.Fatal("a never entered")
 	}
 	b := goGet(context.Background(), hc, url)

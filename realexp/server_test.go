@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/testwait"
 	"backofflab/scenario"
 )
 
@@ -72,24 +73,27 @@ func TestServerAnswersOKAfterDelay(t *testing.T) {
 }
 
 // TestServerFollowsConcurrency: a request's wait is re-evaluated as the
-// concurrency changes: alone it would take 100 ms, with a second request
-// inside it takes 200 ms, and the second completes right after it.
+// concurrency changes: alone it would take 400 ms, with a second request
+// inside it takes 800 ms, and the second completes right after it. The
+// second is sent once the first is inside, so it arrives during the first's
+// service; the 400 ms are room for it to arrive on a loaded machine.
 func TestServerFollowsConcurrency(t *testing.T) {
-	s, addr := startServer(t, serverConfig(curve2), nil)
+	curve := curve2
+	curve.Base = 400 * ms
+	s, addr := startServer(t, serverConfig(curve), nil)
 	hc, url := testClient(t), "http://"+addr+"/api"
 	a := goGet(context.Background(), hc, url)
-	if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 1 }) {
 		t.Fatal("a never entered")
 	}
-	time.Sleep(50 * ms)
 	b := goGet(context.Background(), hc, url)
 	ra := <-a
 	rb := <-b
 	if ra.err != nil || rb.err != nil {
 		t.Fatal(ra.err, rb.err)
 	}
-	if ra.took < 190*ms {
-		t.Errorf("a took %v: want ≥ 200ms, the delay at concurrency 2", ra.took)
+	if ra.took < 760*ms {
+		t.Errorf("a took %v: want ≥ 800ms, the delay at concurrency 2", ra.took)
 	}
 	if st := s.Stats(); st.Completed != 2 || st.Concurrency != 0 {
 		t.Errorf("stats %+v", st)
@@ -102,7 +106,7 @@ func TestServerPauseResume(t *testing.T) {
 	s, addr := startServer(t, serverConfig(scenario.Curve{Base: 200 * ms, Limit: 10, Factor: 2, K: 1, Max: time.Hour}), nil)
 	hc, base := testClient(t), "http://"+addr
 	a := goGet(context.Background(), hc, base+"/api")
-	if !waitFor(time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 1 }) {
 		t.Fatal("a never entered")
 	}
 	resp, err := hc.Post(base+"/control/pause", "", nil)
@@ -116,10 +120,12 @@ func TestServerPauseResume(t *testing.T) {
 		t.Fatalf("pause answered %+v", st)
 	}
 	b := goGet(context.Background(), hc, base+"/api")
-	if !waitFor(time.Second, func() bool { return s.Stats().Backlog == 1 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Backlog == 1 }) {
 		t.Fatalf("b never reached the backlog: %+v", s.Stats())
 	}
-	time.Sleep(400 * ms) // a is 400 ms over its delay
+	// A negative check, so it sleeps: a is 400 ms over its delay and still
+	// must not complete while the server is paused.
+	time.Sleep(400 * ms)
 	if st := s.Stats(); st.Completed != 0 || st.Concurrency != 1 {
 		t.Fatalf("paused: %+v; want nothing completed, a alone inside", st)
 	}
@@ -159,7 +165,7 @@ func TestServerCancelOnTimeout(t *testing.T) {
 			t.Fatalf("cancel %v: the attempt did not time out", cancel)
 		}
 		if cancel {
-			if !waitFor(time.Second, func() bool { st := s.Stats(); return st.Concurrency == 0 && st.Abandoned == 1 }) {
+			if !testwait.Within(testwait.Bound, func() bool { st := s.Stats(); return st.Concurrency == 0 && st.Abandoned == 1 }) {
 				t.Fatalf("cancel on: %+v; want the request withdrawn", s.Stats())
 			}
 			if st := s.Stats(); st.Completed != 0 {
@@ -167,11 +173,11 @@ func TestServerCancelOnTimeout(t *testing.T) {
 			}
 			continue
 		}
-		time.Sleep(200 * ms)
+		time.Sleep(200 * ms) // the scenario: 300 ms into a service of more
 		if st := s.Stats(); st.Concurrency != 1 {
 			t.Fatalf("cancel off, 300 ms in: %+v; want the abandoned request still inside", st)
 		}
-		if !waitFor(2*time.Second, func() bool { st := s.Stats(); return st.Completed == 1 && st.Abandoned == 1 }) {
+		if !testwait.Within(testwait.Bound, func() bool { st := s.Stats(); return st.Completed == 1 && st.Abandoned == 1 }) {
 			t.Fatalf("cancel off: %+v; want it completed for nobody", s.Stats())
 		}
 	}
@@ -191,7 +197,7 @@ func TestServerClosesLeftConn(t *testing.T) {
 	if _, err := io.WriteString(c, "GET /api HTTP/1.1\r\nHost: backofflab\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
-	if !waitFor(2*time.Second, func() bool { return s.Stats().Concurrency == 1 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 1 }) {
 		t.Fatalf("the request did not arrive: %+v", s.Stats())
 	}
 	c.(*net.TCPConn).CloseWrite() // the client leaves: the server reads its FIN
@@ -247,11 +253,11 @@ func TestServerReportLines(t *testing.T) {
 	var out syncBuffer
 	s, _ := startServer(t, cfg, &out)
 	line := regexp.MustCompile(`^[A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d\.\d{3}: concurrency: +\d+, last delay: \S+( \(paused, backlog: \d+\))?$`)
-	if !waitFor(2*time.Second, func() bool { return strings.Count(out.String(), "\n") >= 2 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return strings.Count(out.String(), "\n") >= 2 }) {
 		t.Fatalf("no report lines: %q", out.String())
 	}
 	s.Pause()
-	if !waitFor(2*time.Second, func() bool { return strings.Contains(out.String(), "paused") }) {
+	if !testwait.Within(testwait.Bound, func() bool { return strings.Contains(out.String(), "paused") }) {
 		t.Fatalf("no paused line: %q", out.String())
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
@@ -271,7 +277,7 @@ func TestServerShutdownReleases(t *testing.T) {
 	for range 5 {
 		rs = append(rs, goGet(context.Background(), hc, "http://"+addr+"/api"))
 	}
-	if !waitFor(time.Second, func() bool { return s.Stats().Backlog == 5 }) {
+	if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Backlog == 5 }) {
 		t.Fatalf("stats %+v", s.Stats())
 	}
 	start := time.Now()

@@ -42,6 +42,9 @@ func openQueue(c int, s time.Duration, lambda float64, d time.Duration) scenario
 // several seeds of runs long enough for thousands of waits. By Little's law
 // the mean number waiting, sampled at the ticks' ends, is λ·Wq.
 func TestModelErlangC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical runs: skipped with -short")
+	}
 	if raceEnabled {
 		t.Skip("long statistical runs, tenfold slower under -race: make test runs them again without it")
 	}

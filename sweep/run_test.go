@@ -130,6 +130,8 @@ func TestRunCancel(t *testing.T) {
 	go func() {
 		done <- Run(ctx, s, Options{Parallel: 2}, func(Cell) { emitted.Add(1) })
 	}()
+	// The workers are some way into their cells, which take far longer:
+	// the cancel must cut them, and no cell may end.
 	time.Sleep(300 * time.Millisecond)
 	cancelled := time.Now()
 	cancel()

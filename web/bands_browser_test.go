@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"backofflab/bands"
+	"backofflab/internal/testwait"
 )
 
 func TestBrowserBands(t *testing.T) {
@@ -255,8 +256,8 @@ func bandsLeavingStops(t *testing.T, env *browserEnv) {
 	tb := openTab(t, env.ctx)
 	tb.do("open a long band", chromedp.Navigate(srv.URL+"/bands?"+longBand))
 	tb.waitTrue("the page shows the progress", `document.querySelector('#bands-status').textContent.includes('of 60 seeds done')`)
-	waitFor(t, "seeds run", func() bool { return s.Running() > 0 })
+	testwait.Eventually(t, "seeds run", func() bool { return s.Running() > 0 })
 	tb.do("leave the page", chromedp.Navigate("about:blank"))
-	waitFor(t, "no simulation runs", func() bool { return s.Running() == 0 })
-	waitFor(t, "the pool is given back", func() bool { return pool.Used() == 0 })
+	testwait.Eventually(t, "no simulation runs", func() bool { return s.Running() == 0 })
+	testwait.Eventually(t, "the pool is given back", func() bool { return pool.Used() == 0 })
 }

@@ -14,6 +14,7 @@ import (
 
 	"backofflab/bands"
 	"backofflab/budget"
+	"backofflab/internal/testwait"
 	"backofflab/scenario"
 )
 
@@ -128,8 +129,8 @@ func TestBandsStream(t *testing.T) {
 	if string(gotCSV) != csv.String() || result.CSVBytes != csv.Len() {
 		t.Errorf("the stream's CSV (%d bytes, said %d) is not the writer's (%d bytes)", len(gotCSV), result.CSVBytes, csv.Len())
 	}
-	waitFor(t, "no simulation runs", func() bool { return s.Running() == 0 })
-	waitFor(t, "the pool is given back", func() bool { return pool.Used() == 0 })
+	testwait.Eventually(t, "no simulation runs", func() bool { return s.Running() == 0 })
+	testwait.Eventually(t, "the pool is given back", func() bool { return pool.Used() == 0 })
 }
 
 // TestBandsBadQuery: each bad value is answered 400 on the stream, and
@@ -178,14 +179,14 @@ func TestBandsLeaveCancels(t *testing.T) {
 	if l, ok := next(); !ok || l.Type != "progress" {
 		t.Fatalf("first line %+v", l)
 	}
-	waitFor(t, "seeds run", func() bool { return s.Running() > 0 })
+	testwait.Eventually(t, "seeds run", func() bool { return s.Running() > 0 })
 	res, body := get(t, srv.URL+"/bands/run?"+longBand, nil)
 	if res.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "server busy") {
 		t.Errorf("a second band: %d %q, want 503 server busy", res.StatusCode, body)
 	}
 	leave()
-	waitFor(t, "no simulation runs", func() bool { return s.Running() == 0 })
-	waitFor(t, "the pool is given back", func() bool { return pool.Used() == 0 })
+	testwait.Eventually(t, "no simulation runs", func() bool { return s.Running() == 0 })
+	testwait.Eventually(t, "the pool is given back", func() bool { return pool.Used() == 0 })
 	// The slot is free again.
 	res, _ = get(t, srv.URL+"/bands/run?duration=5s&clients=100&seeds=2", nil)
 	if res.StatusCode != 200 {
@@ -199,7 +200,7 @@ func TestBandsShutdown(t *testing.T) {
 	srv, s, _, shutdown := bandsServer(t, Limits{})
 	_, next, _ := openStream(t, context.Background(), srv, longBand)
 	next()
-	waitFor(t, "seeds run", func() bool { return s.Running() > 0 })
+	testwait.Eventually(t, "seeds run", func() bool { return s.Running() > 0 })
 	shutdown()
 	var last streamLine
 	for l, ok := next(); ok; l, ok = next() {
@@ -208,7 +209,7 @@ func TestBandsShutdown(t *testing.T) {
 	if last.Type != "error" || !strings.Contains(last.Message, "shutting down") {
 		t.Errorf("last line %+v, want an error saying the server is shutting down", last)
 	}
-	waitFor(t, "no simulation runs", func() bool { return s.Running() == 0 })
+	testwait.Eventually(t, "no simulation runs", func() bool { return s.Running() == 0 })
 	if err := s.Wait(context.Background()); err != nil {
 		t.Error(err)
 	}

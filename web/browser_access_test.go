@@ -24,6 +24,8 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"backofflab/internal/testwait"
 )
 
 // axePath is axe-core's script, and axeVersion the version it must be.
@@ -185,10 +187,9 @@ func accessPhoneLayout(t *testing.T, env *browserEnv, _ string) {
 	// between, so a tap that opened nothing is tried again, and said so.
 	for try := 1; ; try++ {
 		tb.do("tap the drawer's button", chromedp.Click(chromedp.ID("drawer-open")))
-		opened := false
-		for end := time.Now().Add(3 * time.Second); !opened && time.Now().Before(end); time.Sleep(pollEvery) {
-			opened = eval[bool](tb, `'open' in document.querySelector('#controls-drawer').dataset`)
-		}
+		opened := testwait.Within(3*time.Second, func() bool {
+			return eval[bool](tb, `'open' in document.querySelector('#controls-drawer').dataset`)
+		})
 		if opened {
 			break
 		}

@@ -36,9 +36,17 @@ const (
 // startBrowser starts the headless Chromium that t's subtests share. It is
 // closed, and its process and temporary profile awaited, when t ends, so
 // that goleak finds nothing. Without Chromium the test is skipped, visibly,
-// unless CI=true, where it fails.
+// unless CI=true, where it fails. Asked to (-short, or
+// BACKOFFLAB_NO_BROWSER=1, as make check does), it is skipped even with
+// CI=true: the skip is then chosen, not a missing browser.
 func startBrowser(t *testing.T) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser tests skipped with -short")
+	}
+	if os.Getenv("BACKOFFLAB_NO_BROWSER") == "1" {
+		t.Skip("browser tests skipped: BACKOFFLAB_NO_BROWSER=1")
+	}
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("chromium not found at %s (CI=true: the browser tests must run): %v", chromiumPath, err)

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -205,9 +204,14 @@ func browserLiveVerdicts(t *testing.T, env *browserEnv) {
 		const o = new MutationObserver(ms => (window.__mutations += ms.length));
 		for (const e of document.querySelectorAll('[data-verdict]')) o.observe(e, {childList: true, characterData: true, subtree: true, attributes: true});
 		const f = window.backofflab.charts()['throughput.a'].getOption().toolbox[0].feature.myLog.onclick;
-		f(); setTimeout(f, 200); setTimeout(f, 400); setTimeout(f, 600);
+		window.__toggles = 0;
+		const g = () => { f(); window.__toggles++; };
+		g(); setTimeout(g, 200); setTimeout(g, 400); setTimeout(g, 600);
 	})()`)
-	time.Sleep(time.Second)
+	tb.waitTrue("the scale was toggled four times", `window.__toggles === 4`)
+	// The charts redraw on animation frames: the verdicts, had they moved,
+	// would have by the second.
+	eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
 	if n := eval[int](tb, `window.__mutations`); n != 0 {
 		t.Errorf("%d mutations of the verdicts' live regions while the verdicts stood still", n)
 	}

@@ -137,6 +137,8 @@ func (tb *tab) pause() {
 	tb.do("click #play", chromedp.Click(chromedp.ID("play")))
 	tb.waitTrue("the run is paused", `window.backofflab.state().playing === false && document.querySelector('#play').textContent === 'Play'`)
 	n := tb.rowCount()
+	// Quiet is a span of time without a row, so this sleeps: there is no
+	// state to wait for.
 	for i := 0; ; i++ {
 		time.Sleep(250 * time.Millisecond)
 		m := tb.rowCount()
@@ -673,15 +675,11 @@ func browserScreenshots(t *testing.T, env *browserEnv) {
 			tb.waitRowsT(120)
 			// Let the page draw the last rows (it draws on animation frames).
 			eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
-			time.Sleep(300 * time.Millisecond)
-			shaded := eval[bool](tb, `(() => {
+			tb.waitTrue("the outage is shaded on lane a's throughput chart", `(() => {
 				const o = window.backofflab.charts()['throughput.a'].getOption();
 				const ma = o.series[0].markArea;
 				return !!ma && ma.data.length > 0;
 			})()`)
-			if !shaded {
-				t.Errorf("the outage is not shaded on lane a's throughput chart")
-			}
 
 			type chartBox struct {
 				Key           string  `json:"key"`

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"backofflab/contention"
+	"backofflab/internal/testwait"
 )
 
 // newContentionServer is newTestServer that keeps the Server, whose
@@ -42,17 +43,10 @@ func newContentionServerWith(t *testing.T, lim Limits, wrap func(http.Handler) h
 const smallStudy = "n=10:30:10&runs=5&seed=2"
 
 // waitIdle waits until the server runs no simulation of a many-run view:
-// a left page's study has stopped. The bound is generous (a loaded
-// machine); a study that went on would take far longer.
+// a left page's study has stopped.
 func waitIdle(t *testing.T, s *Server) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for s.Running() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d simulations still running", s.Running())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Eventually(t, "no simulation runs", func() bool { return s.Running() == 0 })
 }
 
 // finishedStudies counts the streams whose study ran to its end: it
@@ -205,20 +199,16 @@ func TestContentionLeavingCancels(t *testing.T) {
 	if finished.n.Load() != 0 {
 		t.Fatal("the study ran to its end after the page left")
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testwait.Eventually(t, "the slot is free after the page left", func() bool {
 		ok, body := get(t, srv.URL+"/contention/stream?"+smallStudy, nil)
-		if ok.StatusCode == 200 {
-			if msgs := readStream(t, body); msgs[len(msgs)-1].Type != "done" {
-				t.Fatalf("the next study: %+v", msgs)
-			}
-			break
+		if ok.StatusCode != 200 {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the slot is still taken after the page left: %d %q", ok.StatusCode, body)
+		if msgs := readStream(t, body); msgs[len(msgs)-1].Type != "done" {
+			t.Fatalf("the next study: %+v", msgs)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return true
+	})
 	waitIdle(t, s)
 }
 

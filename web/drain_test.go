@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"backofflab/internal/testwait"
 	"backofflab/simengine"
 )
 
@@ -82,16 +83,6 @@ func TestInflight(t *testing.T) {
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("round %d: wait did not return when the last one ended", round)
-		}
-	}
-}
-
-// waitUntil polls cond until it holds, failing the test after 10 s.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatalf("%s: not within 10 s", what)
 		}
 	}
 }
@@ -213,7 +204,7 @@ func TestShutdownCutsExports(t *testing.T) {
 		b, err := io.ReadAll(resp.Body)
 		jsonDone <- result{resp.StatusCode, string(b), err}
 	}()
-	waitUntil(t, "both exports in flight", func() bool { return h.inflight.count() == 2 })
+	testwait.Eventually(t, "both exports in flight", func() bool { return h.inflight.count() == 2 })
 
 	cancel()
 	if n, err := io.Copy(io.Discard, csvBody); !errors.Is(err, io.ErrUnexpectedEOF) {

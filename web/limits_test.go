@@ -13,6 +13,7 @@ import (
 	"github.com/coder/websocket"
 
 	"backofflab/budget"
+	"backofflab/internal/testwait"
 	"backofflab/scenario"
 )
 
@@ -36,19 +37,6 @@ func newPoolServer(t *testing.T, lim Limits, pool *budget.Pool) *httptest.Server
 		srv.Close()
 	})
 	return srv
-}
-
-// waitFor polls cond until it holds, failing the test after 20 s: a bound
-// for a failure, not a measure of speed.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("still waiting after 20 s: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestRunMemoryHaltsLane: a page's storm lane stops at the run's budget
@@ -81,7 +69,7 @@ func TestRunMemoryHaltsLane(t *testing.T) {
 		return last[1] == nil && last[1+len(scenario.Columns)] != nil
 	})
 	p.close()
-	waitFor(t, "the closed page's memory back in the pool", func() bool { return pool.Used() == 0 })
+	testwait.Eventually(t, "the closed page's memory back in the pool", func() bool { return pool.Used() == 0 })
 	waitGoroutines(t, before)
 }
 
@@ -140,7 +128,7 @@ func TestExportCap(t *testing.T) {
 	}
 	cancel() // the first export's client leaves
 	resp.Body.Close()
-	waitFor(t, "the export's place and memory back", func() bool {
+	testwait.Eventually(t, "the export's place and memory back", func() bool {
 		r, _ := get(t, srv.URL+"/export.json?clients=10&duration=1s", nil)
 		return r.StatusCode == 200 && pool.Used() == 0
 	})

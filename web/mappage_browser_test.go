@@ -22,6 +22,8 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+
+	"backofflab/internal/testwait"
 )
 
 // mapEnv is a browser and a server the test constructs itself, so that it
@@ -81,13 +83,7 @@ func waitMapDone(tb *tab) {
 // (or, with atMost, at most n).
 func waitRunning(t *testing.T, srv *Server, what string, ok func(int64) bool) {
 	t.Helper()
-	deadline := time.Now().Add(pollTimeout)
-	for !ok(srv.Running()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: Server.Running() = %d after %v", what, srv.Running(), pollTimeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Eventually(t, what, func() bool { return ok(srv.Running()) })
 }
 
 // smallMap is a 4 × 3 map of short runs of the landing view.

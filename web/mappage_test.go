@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/testwait"
 	"backofflab/sweep"
 )
 
@@ -226,13 +227,7 @@ const slowMap = "x=outage_for&x_from=10s&x_to=40s&x_steps=8&y=clients&y_from=100
 // waitServerRunning waits until ok(Server.Running()).
 func waitServerRunning(t *testing.T, s *Server, what string, ok func(int64) bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ok(s.Running()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: Server.Running() = %d", what, s.Running())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Eventually(t, what, func() bool { return ok(s.Running()) })
 }
 
 // TestMapCancel: a map's work stops when its page leaves (the request

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/testwait"
 	"backofflab/realexp"
 	"backofflab/scenario"
 )
@@ -491,11 +492,7 @@ func TestRealLaneLifecycle(t *testing.T) {
 	})
 
 	p.close() // the server's end of the session winds down after this
-	for deadline := time.Now().Add(realWait()); !refused(addr5); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the session ended; its real server %s still listens", addr5)
-		}
-	}
+	testwait.Eventually(t, "the ended session's real server "+addr5+" stops listening", func() bool { return refused(addr5) })
 	waitGoroutines(t, before)
 }
 
@@ -503,6 +500,8 @@ func TestRealLaneLifecycle(t *testing.T) {
 // goroutines have wound down (it holds for 200 ms), or after 5 s.
 func settledGoroutines() int {
 	n := runtime.NumGoroutine()
+	// Quiet is a span of time with no change, so this sleeps: there is no
+	// state to wait for.
 	for deadline, stable := time.Now().Add(5*time.Second), time.Now(); time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 		if m := runtime.NumGoroutine(); m != n {

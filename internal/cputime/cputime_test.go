@@ -19,7 +19,7 @@ func TestMeasureCountsWork(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("this system does not tell a thread's CPU time: Measure is wall time")
 	}
-	idle := Measure(func() { time.Sleep(50 * time.Millisecond) })
+	idle := Measure(func() { time.Sleep(50 * time.Millisecond) }) // wall time without CPU time: the thing measured
 	if idle >= busy/2 {
 		t.Errorf("a 50 ms sleep measured %v, busy work %v: want the sleep far below", idle, busy)
 	}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"backofflab/internal/testwait"
 )
 
 // TestDoRunsEveryJobOnce: each index is run exactly once, on no more
@@ -21,7 +23,7 @@ func TestDoRunsEveryJobOnce(t *testing.T) {
 				r := running.Add(1)
 				for p := peak.Load(); r > p && !peak.CompareAndSwap(p, r); p = peak.Load() {
 				}
-				time.Sleep(time.Millisecond)
+				time.Sleep(time.Millisecond) // a job that takes time, so that jobs overlap
 				seen[i].Add(1)
 				running.Add(-1)
 				return nil
@@ -74,9 +76,11 @@ func TestDoCancel(t *testing.T) {
 	var mu sync.Mutex
 	var cancelledAt time.Time
 	var returned []time.Time
+	var started atomic.Int32
 	done := make(chan error)
 	go func() {
 		done <- Do(ctx, 2, 1<<20, func(ctx context.Context, i int) error {
+			started.Add(1)
 			<-ctx.Done()
 			mu.Lock()
 			returned = append(returned, time.Now())
@@ -84,7 +88,7 @@ func TestDoCancel(t *testing.T) {
 			return nil
 		})
 	}()
-	time.Sleep(20 * time.Millisecond)
+	testwait.Eventually(t, "both workers run a job", func() bool { return started.Load() == 2 })
 	mu.Lock()
 	cancelledAt = time.Now()
 	mu.Unlock()

@@ -8,19 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-// waitFor polls cond until it holds: the pool's state, not a time.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
+	"backofflab/internal/testwait"
+)
 
 // TestPoolTakesTurnsByShare: on one core, with every Yield handing the
 // core over, a share with two goroutines and a share with one take turns
@@ -55,9 +45,9 @@ func TestPoolTakesTurnsByShare(t *testing.T) {
 		}()
 	}
 	run("A", 2)
-	waitFor(t, "A's two goroutines: one holding the core, one waiting", func() bool { return p.Held() == 1 && p.Waiting() == 1 })
+	testwait.Eventually(t, "A's two goroutines: one holding the core, one waiting", func() bool { return p.Held() == 1 && p.Waiting() == 1 })
 	run("B", 1)
-	waitFor(t, "B waiting too", func() bool { return p.Waiting() == 2 })
+	testwait.Eventually(t, "B waiting too", func() bool { return p.Waiting() == 2 })
 	close(gate)
 	wg.Wait()
 	got := turns.String()
@@ -91,7 +81,7 @@ func TestPoolQuantum(t *testing.T) {
 			return nil
 		})
 	}()
-	waitFor(t, "the first share holding the core", func() bool { return p.Held() == 1 })
+	testwait.Eventually(t, "the first share holding the core", func() bool { return p.Held() == 1 })
 	var second atomic.Bool
 	wg.Add(1)
 	go func() {
@@ -101,7 +91,7 @@ func TestPoolQuantum(t *testing.T) {
 			return nil
 		})
 	}()
-	waitFor(t, "the second share waiting", func() bool { return p.Waiting() == 1 })
+	testwait.Eventually(t, "the second share waiting", func() bool { return p.Waiting() == 1 })
 	close(hold)
 	wg.Wait()
 	if !second.Load() {
@@ -124,14 +114,14 @@ func TestPoolCancelWhileWaiting(t *testing.T) {
 			return nil
 		})
 	}()
-	waitFor(t, "the first share holding the core", func() bool { return p.Held() == 1 })
+	testwait.Eventually(t, "the first share holding the core", func() bool { return p.Held() == 1 })
 	ctx, cancel := context.WithCancel(p.Join(context.Background(), 0))
 	done := make(chan error, 1)
 	var ran atomic.Bool
 	go func() {
 		done <- Do(ctx, 2, 5, func(ctx context.Context, i int) error { ran.Store(true); return nil })
 	}()
-	waitFor(t, "the second share waiting", func() bool { return p.Waiting() == 1 })
+	testwait.Eventually(t, "the second share waiting", func() bool { return p.Waiting() == 1 })
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Do returned %v, want context.Canceled", err)
