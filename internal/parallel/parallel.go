@@ -44,19 +44,27 @@ func Do(ctx context.Context, workers, n int, job func(ctx context.Context, i int
 		return doShared(ctx, s, workers, n, job)
 	}
 	return doOn(ctx, workers, n, func(ctx context.Context, next func() (int, bool)) error {
-		for {
-			i, ok := next()
-			if !ok {
-				return nil
-			}
-			if err := job(ctx, i); err != nil {
-				return err
-			}
-			if err := Yield(ctx); err != nil {
-				return orNil(ctx, err)
-			}
-		}
+		return runJobs(ctx, next, job)
 	})
+}
+
+// runJobs runs job on the indexes next hands out, one after the other,
+// until there are none left or a job fails; between two jobs it yields
+// (Yield), and a Yield that fails because ctx ended leaves the error to
+// Do, which says whether every job was handed out.
+func runJobs(ctx context.Context, next func() (int, bool), job func(ctx context.Context, i int) error) error {
+	for {
+		i, ok := next()
+		if !ok {
+			return nil
+		}
+		if err := job(ctx, i); err != nil {
+			return err
+		}
+		if err := Yield(ctx); err != nil {
+			return orNil(ctx, err)
+		}
+	}
 }
 
 // doOn runs worker on min(workers, n) goroutines, which take the indexes

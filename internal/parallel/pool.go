@@ -250,24 +250,13 @@ func doShared(ctx context.Context, s *share, workers, n int, job func(ctx contex
 	return doOn(ctx, workers, n, func(ctx context.Context, next func() (int, bool)) error {
 		t := &turn{share: s, ch: make(chan struct{}, 1)}
 		ctx = context.WithValue(ctx, turnKey{}, t)
-		// An acquire or a Yield that fails because ctx ended leaves the
-		// error to Do, which says whether every job was handed out.
+		// An acquire that fails because ctx ended leaves the error to Do,
+		// which says whether every job was handed out.
 		if err := t.acquire(ctx); err != nil {
 			return orNil(ctx, err)
 		}
 		defer t.release()
-		for {
-			i, ok := next()
-			if !ok {
-				return nil
-			}
-			if err := job(ctx, i); err != nil {
-				return err
-			}
-			if err := Yield(ctx); err != nil {
-				return orNil(ctx, err)
-			}
-		}
+		return runJobs(ctx, next, job)
 	})
 }
 
