@@ -56,10 +56,6 @@ const MaxFaults = 20
 // FaultSyntax describes the faults parameter's syntax, for help and errors.
 const FaultSyntax = "faults as kind:at:for or kind:at:for:m, comma-separated (such as load_spike:60s:10s:3,error_burst:80s:5s:0.5)"
 
-// FaultList is the text of the faults parameter: the run's faults besides
-// the one that outage, outage_at and outage_for schedule, in FaultSyntax.
-type FaultList string
-
 // faultKind returns the row of kind name.
 func faultKind(name string) (FaultKind, bool) {
 	i := slices.IndexFunc(FaultKinds, func(k FaultKind) bool { return k.Name == name })
@@ -69,21 +65,22 @@ func faultKind(name string) (FaultKind, bool) {
 	return FaultKinds[i], true
 }
 
-// Parse returns the faults of l, or an error that says which fault is bad
-// and why.
-func (l FaultList) Parse() ([]Fault, error) {
-	if l == "" {
+// ParseFaults reads text, the faults parameter's value in FaultSyntax:
+// the run's faults besides the one that outage, outage_at and outage_for
+// schedule. A bad list is an error that says which fault is bad and why.
+func ParseFaults(text string) ([]Fault, error) {
+	if text == "" {
 		return nil, nil
 	}
-	parts := strings.Split(string(l), ",")
+	parts := strings.Split(text, ",")
 	if len(parts) > MaxFaults {
-		return nil, fmt.Errorf("%d faults, at most %d", len(parts), MaxFaults)
+		return nil, tooManyFaults(len(parts))
 	}
 	var out []Fault
 	for i, part := range parts {
 		f, err := parseFault(part)
 		if err != nil {
-			return nil, fmt.Errorf("fault %d (%q): %v", i+1, part, err)
+			return nil, badFault(i, part, err)
 		}
 		out = append(out, f)
 	}
@@ -91,6 +88,28 @@ func (l FaultList) Parse() ([]Fault, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkFaults reports what ParseFaults would of fs written as text: too
+// many faults, a bad field, or outages that overlap. It reads the typed
+// values, with no text between.
+func checkFaults(fs []Fault) error {
+	if len(fs) > MaxFaults {
+		return tooManyFaults(len(fs))
+	}
+	for i, f := range fs {
+		if err := f.check(); err != nil {
+			return badFault(i, f.String(), err)
+		}
+	}
+	return outagesApart(fs)
+}
+
+func tooManyFaults(n int) error { return fmt.Errorf("%d faults, at most %d", n, MaxFaults) }
+
+// badFault wraps err, the error of fault i (from 0) written text.
+func badFault(i int, text string, err error) error {
+	return fmt.Errorf("fault %d (%q): %v", i+1, text, err)
 }
 
 // maxFaultTime bounds a fault's start and length, as outage_at and
@@ -104,34 +123,79 @@ func parseFault(s string) (Fault, error) {
 	}
 	k, ok := faultKind(f[0])
 	if !ok {
-		names := make([]string, len(FaultKinds))
-		for i, k := range FaultKinds {
-			names[i] = k.Name
-		}
-		return Fault{}, fmt.Errorf("kind %q is not one of %s", f[0], strings.Join(names, ", "))
+		return Fault{}, faultKindError(f[0])
 	}
 	var fault Fault
 	fault.Kind = k.Name
 	for i, dst := range []*time.Duration{&fault.At, &fault.For} {
 		d, err := time.ParseDuration(f[1+i])
-		if err != nil || d < 0 || d > maxFaultTime {
-			return Fault{}, fmt.Errorf("%s %q is not a duration from 0s to %v", []string{"at", "for"}[i], f[1+i], maxFaultTime)
+		if err != nil || !faultTimeOK(d) {
+			return Fault{}, faultTimeError(i, f[1+i])
 		}
 		*dst = d
 	}
 	switch {
 	case k.Outage && len(f) == 4:
-		return Fault{}, fmt.Errorf("%s takes no magnitude", k.Name)
+		return Fault{}, noMagnitude(k)
 	case !k.Outage && len(f) == 3:
 		return Fault{}, fmt.Errorf("%s needs a magnitude m from %s to %s", k.Name, fmtFloat(k.MMin), fmtFloat(k.MMax))
 	case !k.Outage:
 		m, err := strconv.ParseFloat(f[3], 64)
-		if err != nil || !(m >= k.MMin && m <= k.MMax) || math.IsInf(m, 0) {
-			return Fault{}, fmt.Errorf("magnitude %q is not a number from %s to %s", f[3], fmtFloat(k.MMin), fmtFloat(k.MMax))
+		if err != nil || !magnitudeOK(k, m) {
+			return Fault{}, magnitudeError(k, f[3])
 		}
 		fault.M = m
 	}
 	return fault, nil
+}
+
+// check reports, as parseFault would of f's text, a field of f out of its
+// range: an unknown kind, a start or length outside 0s to maxFaultTime, a
+// magnitude outside its kind's range, or one for an outage kind.
+func (f Fault) check() error {
+	k, ok := faultKind(f.Kind)
+	if !ok {
+		return faultKindError(f.Kind)
+	}
+	for i, d := range []time.Duration{f.At, f.For} {
+		if !faultTimeOK(d) {
+			return faultTimeError(i, d.String())
+		}
+	}
+	switch {
+	case k.Outage && f.M != 0:
+		return noMagnitude(k)
+	case !k.Outage && !magnitudeOK(k, f.M):
+		return magnitudeError(k, fmtFloat(f.M))
+	}
+	return nil
+}
+
+func faultKindError(name string) error {
+	names := make([]string, len(FaultKinds))
+	for i, k := range FaultKinds {
+		names[i] = k.Name
+	}
+	return fmt.Errorf("kind %q is not one of %s", name, strings.Join(names, ", "))
+}
+
+func faultTimeOK(d time.Duration) bool { return d >= 0 && d <= maxFaultTime }
+
+// faultTimeError says that text, a fault's start (i 0) or length (i 1),
+// is out of range.
+func faultTimeError(i int, text string) error {
+	return fmt.Errorf("%s %q is not a duration from 0s to %v", []string{"at", "for"}[i], text, maxFaultTime)
+}
+
+func noMagnitude(k FaultKind) error { return fmt.Errorf("%s takes no magnitude", k.Name) }
+
+// magnitudeOK reports whether m is in k's range; it is false for NaN.
+func magnitudeOK(k FaultKind, m float64) bool {
+	return m >= k.MMin && m <= k.MMax && !math.IsInf(m, 0)
+}
+
+func magnitudeError(k FaultKind, text string) error {
+	return fmt.Errorf("magnitude %q is not a number from %s to %s", text, fmtFloat(k.MMin), fmtFloat(k.MMax))
 }
 
 // outagesApart reports outage faults whose windows overlap: the server can
@@ -152,7 +216,7 @@ func outagesApart(fs []Fault) error {
 	return nil
 }
 
-// String writes f as FaultList's syntax reads it.
+// String writes f as ParseFaults reads it.
 func (f Fault) String() string {
 	s := f.Kind + ":" + f.At.String() + ":" + f.For.String()
 	if k, _ := faultKind(f.Kind); !k.Outage {
@@ -161,25 +225,26 @@ func (f Fault) String() string {
 	return s
 }
 
-// FaultListOf writes fs as a FaultList.
-func FaultListOf(fs []Fault) FaultList {
+// FaultsText writes fs as the faults parameter's text, which ParseFaults
+// reads back.
+func FaultsText(fs []Fault) string {
 	parts := make([]string, len(fs))
 	for i, f := range fs {
 		parts[i] = f.String()
 	}
-	return FaultList(strings.Join(parts, ","))
+	return strings.Join(parts, ",")
 }
 
 // AllFaults returns every fault of p's run: the one that outage, outage_at
 // and outage_for schedule (when it is not none and lasts), then p.Faults'.
-// p must be valid.
+// It only reads p: the slice it returns is new, and shares no memory with
+// p.Faults.
 func AllFaults(p *Params) []Fault {
-	var out []Fault
+	out := make([]Fault, 0, 1+len(p.Faults))
 	if p.Outage != OutageNone && p.OutageFor > 0 {
 		out = append(out, Fault{Kind: p.Outage, At: p.OutageAt, For: p.OutageFor})
 	}
-	more, _ := p.Faults.Parse()
-	return append(out, more...)
+	return append(out, p.Faults...)
 }
 
 // IsOutage reports whether kind takes the server down (pause, crash,

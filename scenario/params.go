@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 
@@ -36,7 +37,7 @@ type Params struct {
 	Outage         string        // outage: none, pause, crash or partition
 	OutageAt       time.Duration // outage_at
 	OutageFor      time.Duration // outage_for
-	Faults         FaultList     // faults: more faults, besides the outage
+	Faults         []Fault       // faults: more faults, besides the outage
 	Duration       time.Duration // duration
 	Tick           time.Duration // tick
 	Seed           uint64        // seed
@@ -48,8 +49,8 @@ type Params struct {
 // any, between its clients and the server.
 type Lane struct {
 	strategies.Params
-	CancelOnTimeout bool     // cancel_on_timeout
-	Tiers           TierList // tiers: the inner tiers of layered retries, none by default
+	CancelOnTimeout bool   // cancel_on_timeout
+	Tiers           []Tier // tiers: the inner tiers of layered retries, top first; none by default
 }
 
 // The arrival kinds.
@@ -134,7 +135,11 @@ func DefaultLane(i int) Lane {
 
 // Clone returns a copy of p that shares no memory with it.
 func (p Params) Clone() Params {
-	p.Lanes = append([]Lane(nil), p.Lanes...)
+	p.Faults = slices.Clone(p.Faults)
+	p.Lanes = slices.Clone(p.Lanes)
+	for i := range p.Lanes {
+		p.Lanes[i].Tiers = slices.Clone(p.Lanes[i].Tiers)
+	}
 	return p
 }
 

@@ -30,7 +30,7 @@ type Summary struct {
 	Requests int64 `json:"requests"`
 	// Amplification is Attempts / Requests.
 	Amplification float64 `json:"amplification"`
-	// TierAttempts counts, for a lane with layered retries (TierList),
+	// TierAttempts counts, for a lane with layered retries (Lane.Tiers),
 	// the attempts each inner tier sent, tier 2 first; it is empty for a
 	// lane whose clients call the server.
 	TierAttempts []int64 `json:"tier_attempts,omitempty"`

@@ -24,8 +24,8 @@ const (
 	TypeEnum                 // one of Choices
 	TypeBool                 // true or false
 	TypeSeed                 // a 64-bit unsigned number
-	TypeFaults               // a FaultList
-	TypeTiers                // a TierList
+	TypeFaults               // a list of faults, in FaultSyntax
+	TypeTiers                // a lane's inner tiers, in TierSyntax
 	// TypeText is text in a syntax that the row's own tool reads, as its
 	// Help describes: a sweep's axis (a parameter's name, or a value in
 	// that parameter's syntax), the contention study's list of Ns. No row
@@ -395,8 +395,8 @@ func (p Param) Allowed() string {
 }
 
 // Set parses raw, the value given for the parameter (or flag) called name,
-// and stores it in ptr (*int, *float64, *time.Duration, *string, *bool or
-// *uint64), checking p's range or choices. A bad value is a *ParamError
+// and stores it in ptr (*int, *float64, *time.Duration, *string, *bool,
+// *uint64, *[]Fault or *[]Tier), checking p's range or choices. A bad value is a *ParamError
 // naming name, raw and what p allows, and leaves ptr as it was.
 func (p Param) Set(ptr any, name, raw string) error {
 	var ok bool
@@ -418,19 +418,19 @@ func (p Param) Set(ptr any, name, raw string) error {
 	case *uint64:
 		n, err := strconv.ParseUint(raw, 10, 64)
 		ok = setChecked(p, dst, n, err)
-	case *FaultList:
-		fs, err := FaultList(raw).Parse()
+	case *[]Fault:
+		fs, err := ParseFaults(raw)
 		if err != nil {
 			return &ParamError{Name: name, Value: raw, Allow: err.Error() + "; " + FaultSyntax}
 		}
-		*dst = FaultListOf(fs) // the canonical text
+		*dst = fs
 		return nil
-	case *TierList:
-		ts, err := TierList(raw).Parse()
+	case *[]Tier:
+		ts, err := ParseTiers(raw)
 		if err != nil {
 			return &ParamError{Name: name, Value: raw, Allow: err.Error() + "; " + TierSyntax}
 		}
-		*dst = TierListOf(ts) // the canonical text
+		*dst = ts
 		return nil
 	default:
 		panic(fmt.Sprintf("scenario: Param.Set into %T", ptr))
@@ -458,10 +458,12 @@ func (p Param) Check(ptr any, name string) error {
 		return nil
 	}
 	allow := p.Allowed()
-	if l, ok := ptr.(*TierList); ok {
-		// Which tier, which field and why, as Set says it.
-		_, err := l.Parse()
-		allow = err.Error() + "; " + allow
+	// Which fault or tier, which field and why, as Set says it.
+	switch v := ptr.(type) {
+	case *[]Fault:
+		allow = checkFaults(*v).Error() + "; " + allow
+	case *[]Tier:
+		allow = checkTiers(*v).Error() + "; " + allow
 	}
 	return &ParamError{Name: name, Value: format(ptr), Allow: allow}
 }
@@ -483,12 +485,10 @@ func (p Param) accepts(ptr any) bool {
 		return true
 	case *uint64:
 		return in(float64(*v))
-	case *FaultList:
-		_, err := v.Parse()
-		return err == nil
-	case *TierList:
-		_, err := v.Parse()
-		return err == nil
+	case *[]Fault:
+		return checkFaults(*v) == nil
+	case *[]Tier:
+		return checkTiers(*v) == nil
 	}
 	panic(fmt.Sprintf("scenario: Param.Check of %T", ptr))
 }
@@ -508,10 +508,10 @@ func format(ptr any) string {
 		return strconv.FormatBool(*v)
 	case *uint64:
 		return strconv.FormatUint(*v, 10)
-	case *FaultList:
-		return string(*v)
-	case *TierList:
-		return string(*v)
+	case *[]Fault:
+		return FaultsText(*v)
+	case *[]Tier:
+		return TiersText(*v)
 	}
 	panic(fmt.Sprintf("scenario: no format for %T", ptr))
 }
@@ -620,7 +620,7 @@ func faultsApart(errs []error, p *Params) []error {
 		return errs
 	}
 	if err := outagesApart(AllFaults(p)); err != nil {
-		errs = append(errs, &ParamError{Name: "faults", Value: string(p.Faults),
+		errs = append(errs, &ParamError{Name: "faults", Value: FaultsText(p.Faults),
 			Allow: err.Error() + " (the scheduled outage included)"})
 	}
 	return errs

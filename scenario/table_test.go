@@ -123,10 +123,10 @@ func tblInRange(p *scenario.Params, param scenario.Param, i int) (string, bool) 
 		}
 		f = float64(d)
 	case scenario.TypeFaults:
-		_, err := scenario.FaultList(v).Parse()
+		_, err := scenario.ParseFaults(v)
 		return v, err == nil
 	case scenario.TypeTiers:
-		_, err := scenario.TierList(v).Parse()
+		_, err := scenario.ParseTiers(v)
 		return v, err == nil
 	default:
 		return fmt.Sprintf("%s: unknown type %d", v, param.Type), false
@@ -702,7 +702,7 @@ func TestParseLanes(t *testing.T) {
 				}
 				for i, l := range p.Lanes {
 					if c.check == nil {
-						if want := scenario.DefaultLane(i); l != want {
+						if want := scenario.DefaultLane(i); !reflect.DeepEqual(l, want) {
 							t.Errorf("lane %c = %+v, want DefaultLane(%d) = %+v", scenario.LaneNames[i], l, i, want)
 						}
 					}
@@ -1242,10 +1242,18 @@ func TestCheck(t *testing.T) {
 				*v = true
 			case *uint64:
 				*v = math.MaxUint64
-			case *scenario.FaultList:
-				bad = []func(){func() { *v = "meteor:1s:1s:2" }, func() { *v = "load_spike:1s:1s" }}
-			case *scenario.TierList:
-				bad = []func(){func() { *v = "fixed:11:1s" }, func() { *v = "fixed:3:1s:bulkhead" }}
+			case *[]scenario.Fault:
+				bad = []func(){
+					func() { *v = []scenario.Fault{{Kind: "meteor", At: time.Second, For: time.Second, M: 2}} },
+					func() { *v = []scenario.Fault{{Kind: scenario.FaultLoadSpike, At: time.Second, For: time.Second}} },
+				}
+			case *[]scenario.Tier:
+				bad = []func(){
+					func() { *v = []scenario.Tier{{Strategy: "fixed", Attempts: 11, Timeout: time.Second}} },
+					func() {
+						*v = []scenario.Tier{{Strategy: "fixed", Attempts: 3, Timeout: time.Second, Limiter: "bulkhead"}}
+					},
+				}
 			default:
 				t.Fatalf("a field of type %T", ptr)
 			}

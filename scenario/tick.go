@@ -34,7 +34,7 @@ type LaneTick struct {
 	P99           float64 // p99: their 99th percentile; NaN if none
 	Alive         int     // alive: requests begun and not ended, in flight or waiting to retry
 	// The attempts each inner tier of layered retries sends (tier 2 is
-	// the one the clients call; see TierList): the offered load of the
+	// the one the clients call; see Lane.Tiers): the offered load of the
 	// tier below it, the server's for the bottom one. 0 for a tier the
 	// lane has not.
 	T2Attempts float64 // t2_attempts

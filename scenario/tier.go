@@ -38,10 +38,6 @@ const MaxTierAttempts = 10
 // TierSyntax describes the tiers parameter's syntax, for help and errors.
 const TierSyntax = "up to 3 tiers below the client, each strategy:attempts:timeout or strategy:attempts:timeout:limiter, comma-separated (such as fixed:3:1s,fixed:3:500ms:retry_budget); empty for none"
 
-// TierList is the text of a lane's tiers parameter: its inner tiers, top
-// (the one the clients call) first, in TierSyntax.
-type TierList string
-
 // TierStrategies returns the strategies an inner tier may use: every one
 // but think_scaled, whose delays scale a client's think time, which a tier
 // has not.
@@ -63,34 +59,51 @@ func TierLimiters() []string {
 	return out
 }
 
-// Parse returns the tiers of l, top first, or an error that says which
-// tier (numbered from 2, the client being tier 1), which field and value
-// are bad, and what the field allows.
-func (l TierList) Parse() ([]Tier, error) {
-	if l == "" {
+// ParseTiers reads text, a lane's tiers parameter in TierSyntax: its
+// inner tiers, top (the one the clients call) first. A bad list is an
+// error that says which tier (numbered from 2, the client being tier 1),
+// which field and value are bad, and what the field allows.
+func ParseTiers(text string) ([]Tier, error) {
+	if text == "" {
 		return nil, nil
 	}
-	parts := strings.Split(string(l), ",")
+	parts := strings.Split(text, ",")
 	if len(parts) > MaxTiers {
-		return nil, fmt.Errorf("%d tiers, at most %d below the client", len(parts), MaxTiers)
+		return nil, tooManyTiers(len(parts))
 	}
 	out := make([]Tier, 0, len(parts))
 	for i, part := range parts {
 		t, err := parseTier(part)
 		if err != nil {
-			return nil, fmt.Errorf("tier %d (%q): %v", i+2, part, err)
+			return nil, badTier(i, part, err)
 		}
 		out = append(out, t)
 	}
 	return out, nil
 }
 
-// Tiers returns how many inner tiers l has; l must be valid.
-func (l TierList) Tiers() int {
-	if l == "" {
-		return 0
+// checkTiers reports what ParseTiers would of ts written as text: too many
+// tiers, or a bad field. It reads the typed values, with no text between.
+func checkTiers(ts []Tier) error {
+	if len(ts) > MaxTiers {
+		return tooManyTiers(len(ts))
 	}
-	return strings.Count(string(l), ",") + 1
+	for i, t := range ts {
+		if err := t.check(); err != nil {
+			return badTier(i, t.String(), err)
+		}
+	}
+	return nil
+}
+
+func tooManyTiers(n int) error {
+	return fmt.Errorf("%d tiers, at most %d below the client", n, MaxTiers)
+}
+
+// badTier wraps err, the error of inner tier i (from 0) written text; the
+// tier's number counts the client as tier 1.
+func badTier(i int, text string, err error) error {
+	return fmt.Errorf("tier %d (%q): %v", i+2, text, err)
 }
 
 func parseTier(s string) (Tier, error) {
@@ -99,33 +112,81 @@ func parseTier(s string) (Tier, error) {
 		return Tier{}, fmt.Errorf("want strategy:attempts:timeout or strategy:attempts:timeout:limiter")
 	}
 	var t Tier
-	if names := TierStrategies(); !slices.Contains(names, f[0]) {
-		return Tier{}, fmt.Errorf("strategy %q is not one of %s", f[0], strings.Join(names, ", "))
+	if !tierStrategyOK(f[0]) {
+		return Tier{}, tierStrategyError(f[0])
 	}
 	t.Strategy = f[0]
 	n, err := strconv.Atoi(f[1])
-	if err != nil || n < 1 || n > MaxTierAttempts {
-		return Tier{}, fmt.Errorf("attempts %q is not a whole number from 1 to %d", f[1], MaxTierAttempts)
+	if err != nil || !tierAttemptsOK(n) {
+		return Tier{}, tierAttemptsError(f[1])
 	}
 	t.Attempts = n
-	// A tier's timeout has the range of the clients' timeout.
-	row := Table[indexOf("timeout")]
-	lo, hi := time.Duration(row.Min), time.Duration(row.Max)
 	d, err := time.ParseDuration(f[2])
-	if err != nil || d < lo || d > hi {
-		return Tier{}, fmt.Errorf("timeout %q is not a duration from %v to %v", f[2], lo, hi)
+	if err != nil || !tierTimeoutOK(d) {
+		return Tier{}, tierTimeoutError(f[2])
 	}
 	t.Timeout = d
 	if len(f) == 4 {
-		if names := TierLimiters(); !slices.Contains(names, f[3]) {
-			return Tier{}, fmt.Errorf("limiter %q is not one of %s", f[3], strings.Join(names, ", "))
+		if !tierLimiterOK(f[3]) {
+			return Tier{}, tierLimiterError(f[3])
 		}
 		t.Limiter = f[3]
 	}
 	return t, nil
 }
 
-// String writes t as TierList's syntax reads it.
+// check reports, as parseTier would of t's text, a field of t out of its
+// range.
+func (t Tier) check() error {
+	switch {
+	case !tierStrategyOK(t.Strategy):
+		return tierStrategyError(t.Strategy)
+	case !tierAttemptsOK(t.Attempts):
+		return tierAttemptsError(strconv.Itoa(t.Attempts))
+	case !tierTimeoutOK(t.Timeout):
+		return tierTimeoutError(t.Timeout.String())
+	case t.Limiter != "" && !tierLimiterOK(t.Limiter):
+		return tierLimiterError(t.Limiter)
+	}
+	return nil
+}
+
+func tierStrategyOK(name string) bool { return slices.Contains(TierStrategies(), name) }
+
+func tierStrategyError(name string) error {
+	return fmt.Errorf("strategy %q is not one of %s", name, strings.Join(TierStrategies(), ", "))
+}
+
+func tierAttemptsOK(n int) bool { return n >= 1 && n <= MaxTierAttempts }
+
+func tierAttemptsError(text string) error {
+	return fmt.Errorf("attempts %q is not a whole number from 1 to %d", text, MaxTierAttempts)
+}
+
+// tierTimeouts returns the range of a tier's timeout: the clients'
+// timeout's.
+func tierTimeouts() (lo, hi time.Duration) {
+	row := Table[indexOf("timeout")]
+	return time.Duration(row.Min), time.Duration(row.Max)
+}
+
+func tierTimeoutOK(d time.Duration) bool {
+	lo, hi := tierTimeouts()
+	return d >= lo && d <= hi
+}
+
+func tierTimeoutError(text string) error {
+	lo, hi := tierTimeouts()
+	return fmt.Errorf("timeout %q is not a duration from %v to %v", text, lo, hi)
+}
+
+func tierLimiterOK(name string) bool { return slices.Contains(TierLimiters(), name) }
+
+func tierLimiterError(name string) error {
+	return fmt.Errorf("limiter %q is not one of %s", name, strings.Join(TierLimiters(), ", "))
+}
+
+// String writes t as ParseTiers reads it.
 func (t Tier) String() string {
 	s := t.Strategy + ":" + strconv.Itoa(t.Attempts) + ":" + t.Timeout.String()
 	if t.Limiter != "" {
@@ -134,13 +195,14 @@ func (t Tier) String() string {
 	return s
 }
 
-// TierListOf writes ts as a TierList.
-func TierListOf(ts []Tier) TierList {
+// TiersText writes ts as a lane's tiers parameter, which ParseTiers reads
+// back.
+func TiersText(ts []Tier) string {
 	parts := make([]string, len(ts))
 	for i, t := range ts {
 		parts[i] = t.String()
 	}
-	return TierList(strings.Join(parts, ","))
+	return strings.Join(parts, ",")
 }
 
 // Params returns the strategy parameters of a tier of a lane whose own are

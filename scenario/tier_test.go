@@ -3,6 +3,7 @@ package scenario_test
 import (
 	"fmt"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 	"backofflab/strategies"
 )
 
-// FuzzTierList: no text makes Parse panic; what it accepts is at most
+// FuzzTierList: no text makes ParseTiers panic; what it accepts is at most
 // MaxTiers tiers, each in range, and writes back as a list that parses to
 // the same tiers and writes back the same.
 func FuzzTierList(f *testing.F) {
@@ -21,12 +22,12 @@ func FuzzTierList(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		ts, err := scenario.TierList(s).Parse()
+		ts, err := scenario.ParseTiers(s)
 		if err != nil {
 			return
 		}
-		if len(ts) > scenario.MaxTiers || len(ts) != scenario.TierList(s).Tiers() {
-			t.Fatalf("%q: %d tiers, Tiers says %d", s, len(ts), scenario.TierList(s).Tiers())
+		if n := strings.Count(s, ",") + 1; len(ts) > scenario.MaxTiers || (s != "" && len(ts) != n) {
+			t.Fatalf("%q: %d tiers", s, len(ts))
 		}
 		for _, tr := range ts {
 			if tr.Attempts < 1 || tr.Attempts > scenario.MaxTierAttempts || tr.Timeout < time.Millisecond || tr.Timeout > time.Hour ||
@@ -35,20 +36,25 @@ func FuzzTierList(f *testing.F) {
 				t.Fatalf("%q: tier %+v out of range", s, tr)
 			}
 		}
-		back := scenario.TierListOf(ts)
-		again, err := back.Parse()
+		back := scenario.TiersText(ts)
+		again, err := scenario.ParseTiers(back)
 		if err != nil || !slices.Equal(again, ts) {
 			t.Fatalf("%q wrote back as %q: %v, %+v", s, back, err, again)
 		}
-		if back != scenario.TierListOf(again) {
-			t.Fatalf("%q: not canonical: %q then %q", s, back, scenario.TierListOf(again))
+		if back != scenario.TiersText(again) {
+			t.Fatalf("%q: not canonical: %q then %q", s, back, scenario.TiersText(again))
+		}
+		p := scenario.Defaults()
+		p.Lanes[0].Tiers = ts
+		if err := p.Validate(); err != nil {
+			t.Fatalf("%q: Validate refuses what ParseTiers gave: %v", s, err)
 		}
 	})
 }
 
-// TestTierListErrors: a bad list names the tier (the client is tier 1),
-// the field, the value and what the field allows; through Parse, Set and
-// Validate, under the lane's parameter name.
+// TestTierListErrors: a bad list is refused at the edge: it names the tier
+// (the client is tier 1), the field, the value and what the field allows;
+// through ParseTiers, and Parse under the lane's parameter name.
 func TestTierListErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"fixed:30:1s", `tier 2 ("fixed:30:1s"): attempts "30" is not a whole number from 1 to 10`},
@@ -60,9 +66,9 @@ func TestTierListErrors(t *testing.T) {
 		{"fixed:1:1s,fixed:1:1s,fixed:1:1s,fixed:1:1s", "4 tiers, at most 3 below the client"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			_, err := scenario.TierList(tc.in).Parse()
+			_, err := scenario.ParseTiers(tc.in)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("Parse: %v, want %q", err, tc.want)
+				t.Fatalf("ParseTiers: %v, want %q", err, tc.want)
 			}
 			_, err = scenario.Parse(url.Values{"b.tiers": {tc.in}})
 			pe := scenario.Errors(err)
@@ -70,11 +76,37 @@ func TestTierListErrors(t *testing.T) {
 				!strings.HasSuffix(pe[0].Allow, scenario.TierSyntax) {
 				t.Errorf("Parse of b.tiers: %v", err)
 			}
+		})
+	}
+}
+
+// TestTiersValidate: typed tiers that ParseTiers would not give are
+// refused by Validate under the lane's parameter name, with the error
+// ParseTiers gives of their text.
+func TestTiersValidate(t *testing.T) {
+	fixed := scenario.Tier{Strategy: strategies.NameFixed, Attempts: 3, Timeout: time.Second}
+	with := func(f func(*scenario.Tier)) scenario.Tier {
+		t := fixed
+		f(&t)
+		return t
+	}
+	for _, tc := range []struct {
+		name string
+		in   []scenario.Tier
+		want string
+	}{
+		{"attempts", []scenario.Tier{with(func(t *scenario.Tier) { t.Attempts = 30 })}, `tier 2 ("fixed:30:1s"): attempts "30" is not a whole number from 1 to 10`},
+		{"timeout", []scenario.Tier{fixed, with(func(t *scenario.Tier) { t.Timeout = 0 })}, `tier 3 ("fixed:3:0s"): timeout "0s" is not a duration from 1ms to 1h0m0s`},
+		{"strategy", []scenario.Tier{with(func(t *scenario.Tier) { t.Strategy = strategies.NameThinkScaled })}, `strategy "think_scaled" is not one of`},
+		{"limiter", []scenario.Tier{with(func(t *scenario.Tier) { t.Limiter = "bulkhead" })}, `tier 2 ("fixed:3:1s:bulkhead"): limiter "bulkhead" is not one of grpc_throttle, aws_quota, sre_throttle, retry_budget, breaker`},
+		{"too many", []scenario.Tier{fixed, fixed, fixed, fixed}, "4 tiers, at most 3 below the client"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			p := scenario.Defaults()
-			p.Lanes[1].Tiers = scenario.TierList(tc.in)
-			pe = scenario.Errors(p.Validate())
-			if len(pe) != 1 || pe[0].Name != "b.tiers" || pe[0].Value != tc.in || !strings.Contains(pe[0].Allow, tc.want) {
-				t.Errorf("Validate: %v", pe)
+			p.Lanes[1].Tiers = tc.in
+			pe := scenario.Errors(p.Validate())
+			if len(pe) != 1 || pe[0].Name != "b.tiers" || pe[0].Value != scenario.TiersText(tc.in) || !strings.Contains(pe[0].Allow, tc.want) {
+				t.Errorf("Validate: %v, want %q", pe, tc.want)
 			}
 		})
 	}
@@ -84,18 +116,24 @@ func TestTierListErrors(t *testing.T) {
 // Map, as any parameter does, in their canonical text.
 func TestTierListRoundTrip(t *testing.T) {
 	p := scenario.Defaults()
-	p.Lanes[0].Tiers = "fixed:3:1s,exponential:2:500ms:retry_budget"
-	p.Lanes[1].Tiers = "grpc:10:1h0m0s:breaker,none:1:1ms,full_jitter:4:2s:aws_quota"
+	const a, b = "fixed:3:1s,exponential:2:500ms:retry_budget", "grpc:10:1h0m0s:breaker,none:1:1ms,full_jitter:4:2s:aws_quota"
+	var err error
+	if p.Lanes[0].Tiers, err = scenario.ParseTiers(a); err != nil {
+		t.Fatal(err)
+	}
+	if p.Lanes[1].Tiers, err = scenario.ParseTiers(b); err != nil {
+		t.Fatal(err)
+	}
 	back, err := scenario.Parse(p.Encode())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range p.Lanes {
-		if back.Lanes[i] != p.Lanes[i] {
+		if !reflect.DeepEqual(back.Lanes[i], p.Lanes[i]) {
 			t.Errorf("lane %d came back as %+v, want %+v", i, back.Lanes[i], p.Lanes[i])
 		}
 	}
-	if got := p.Map()["b.tiers"]; got != string(p.Lanes[1].Tiers) {
+	if got := p.Map()["b.tiers"]; got != b {
 		t.Errorf("Map()[b.tiers] = %v", got)
 	}
 	if got := scenario.Defaults().Map()["a.tiers"]; got != "" {

@@ -70,7 +70,7 @@ func BenchmarkEngine(b *testing.B) {
 	tiers := queue
 	tiers.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
 	for i := range tiers.Lanes {
-		tiers.Lanes[i].Tiers = "fixed:3:1s,fixed:3:500ms"
+		tiers.Lanes[i].Tiers = mustTiers("fixed:3:1s,fixed:3:500ms")
 	}
 	for _, bc := range []struct {
 		name string

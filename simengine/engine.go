@@ -434,7 +434,7 @@ func (e *Engine) Set(p scenario.Params) error {
 		e.Reset()
 		return ErrRestarted
 	}
-	if p.Outage != old.Outage || p.OutageAt != old.OutageAt || p.OutageFor != old.OutageFor || p.Faults != old.Faults {
+	if p.Outage != old.Outage || p.OutageAt != old.OutageAt || p.OutageFor != old.OutageFor || !slices.Equal(p.Faults, old.Faults) {
 		e.schedule()
 		// A scheduled outage whose new window no longer holds now ends
 		// now; the other faults in effect are those whose window holds now.
@@ -478,7 +478,7 @@ func (e *Engine) Set(p scenario.Params) error {
 // may change what the tiers do but not how many there are.
 func sameTiers(a, b *scenario.Params) bool {
 	for i := range a.Lanes {
-		if a.Lanes[i].Tiers.Tiers() != b.Lanes[i].Tiers.Tiers() {
+		if len(a.Lanes[i].Tiers) != len(b.Lanes[i].Tiers) {
 			return false
 		}
 	}

@@ -10,9 +10,9 @@ import (
 )
 
 // faultRun runs p with faults and returns lane a's ticks.
-func faultRun(t *testing.T, p scenario.Params, faults scenario.FaultList) (*Engine, []scenario.LaneTick) {
+func faultRun(t *testing.T, p scenario.Params, faults string) (*Engine, []scenario.LaneTick) {
 	t.Helper()
-	p.Faults = faults
+	p.Faults = mustFaults(faults)
 	e, ticks := simRun(t, p)
 	return e, simSeries(ticks, 0)
 }
@@ -106,7 +106,7 @@ func TestFaultsSeveralOutages(t *testing.T) {
 	p := scenario.Defaults()
 	p.ServerModel = "curve"
 	p.Lanes = []scenario.Lane{simLane(strategies.NameThinkScaled)}
-	p.Faults = "crash:60s:5s,partition:90s:2s"
+	p.Faults = mustFaults("crash:60s:5s,partition:90s:2s")
 	probe := simNew(t, p)
 	for _, at := range []struct {
 		t    time.Duration
@@ -117,7 +117,7 @@ func TestFaultsSeveralOutages(t *testing.T) {
 			t.Errorf("at %v: OutageAhead %v, want %v", at.t, got, at.want)
 		}
 	}
-	e, _ := faultRun(t, p, p.Faults)
+	e, _ := faultRun(t, p, scenario.FaultsText(p.Faults))
 	if e.Downs() != 3 {
 		t.Fatalf("%d outages, want 3", e.Downs())
 	}
@@ -140,7 +140,7 @@ func TestFaultsLiveSet(t *testing.T) {
 	p.Lanes = []scenario.Lane{simLane(strategies.NameFixed)}
 	e := simNew(t, p)
 	simAdvance(t, e, 10*time.Second)
-	p.Faults = "error_burst:5s:20s:1"
+	p.Faults = mustFaults("error_burst:5s:20s:1")
 	if err := e.Set(p); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestFaultsLiveSet(t *testing.T) {
 	if m := simMean(simWindow(lts, 11, 20), func(lt scenario.LaneTick) float64 { return lt.OK }); m != 0 {
 		t.Errorf("%.1f ok/s while every answer is an error", m)
 	}
-	p.Faults = ""
+	p.Faults = mustFaults("")
 	if err := e.Set(p); err != nil {
 		t.Fatal(err)
 	}
@@ -160,4 +160,23 @@ func TestFaultsLiveSet(t *testing.T) {
 	if sp := e.Outages(); len(sp) != 1 || sp[0][1] != 20*time.Second {
 		t.Errorf("windows %v, want the burst's, ended at its removal", sp)
 	}
+}
+
+// mustFaults returns the faults of text, which must be valid: the tests'
+// own edge, as a flag's or URL's is Parse.
+func mustFaults(text string) []scenario.Fault {
+	fs, err := scenario.ParseFaults(text)
+	if err != nil {
+		panic(err)
+	}
+	return fs
+}
+
+// mustTiers returns the tiers of text, which must be valid.
+func mustTiers(text string) []scenario.Tier {
+	ts, err := scenario.ParseTiers(text)
+	if err != nil {
+		panic(err)
+	}
+	return ts
 }

@@ -302,10 +302,7 @@ func (l *lane) configure(i int) {
 	// The tiers' policies, each keeping its old one's shared limits. The
 	// number of tiers is fixed for a run (Engine.Set restarts when it
 	// changes): the calls alive name their tier by its index.
-	tiers, err := l.p.Lanes[i].Tiers.Parse()
-	if err != nil {
-		panic("simengine: unvalidated tiers: " + err.Error())
-	}
+	tiers := l.p.Lanes[i].Tiers
 	if len(l.tiers) != len(tiers) {
 		l.tiers = make([]tierRun, len(tiers))
 	}

@@ -3,6 +3,7 @@ package simengine
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 	"unsafe"
@@ -377,7 +378,7 @@ func TestLimitersIdleWhenHealthy(t *testing.T) {
 				}
 				var out []string
 				e.AdvanceTo(p.Duration, func(tk scenario.Tick) { out = append(out, fmt.Sprint(tk)) })
-				if n := len(e.lanes[0].pol.Limits()); n != 1 && l != scenario.DefaultLane(0) {
+				if n := len(e.lanes[0].pol.Limits()); n != 1 && !reflect.DeepEqual(l, scenario.DefaultLane(0)) {
 					t.Fatalf("%d limits, want the limiter alone", n)
 				}
 				return out

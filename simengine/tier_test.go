@@ -18,21 +18,21 @@ import (
 // (refused at once), error_burst (served, then answered with an error) or
 // pause (never answered: every attempt times out). Lane a retries fixed
 // every 100 ms, at most three attempts, through tiers.
-func tierFailing(kind string, tiers scenario.TierList) scenario.Params {
+func tierFailing(kind string, tiers string) scenario.Params {
 	p := curveDefaults()
 	p.Clients = 5
 	p.Duration = time.Hour
 	p.Outage, p.OutageAt, p.OutageFor = scenario.OutageNone, 0, 0
 	switch kind {
 	case scenario.FaultErrorBurst:
-		p.Faults = "error_burst:0s:24h0m0s:1"
+		p.Faults = mustFaults("error_burst:0s:24h0m0s:1")
 		p.Timeout = 10 * time.Minute // no attempt times out: every one ends with an error
 	default:
 		p.Outage, p.OutageFor = kind, 24*time.Hour
 	}
 	a := simLane(strategies.NameFixed)
 	a.MaxAttempts = 3
-	a.Tiers = tiers
+	a.Tiers = mustTiers(tiers)
 	p.Lanes = []scenario.Lane{a}
 	return p
 }
@@ -72,7 +72,7 @@ func TestTiersAmplification(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{scenario.OutageCrash, scenario.FaultErrorBurst} {
 		for _, tc := range []struct {
-			tiers scenario.TierList
+			tiers string
 			per   []int64 // attempts per request at each tier, the clients' first
 		}{
 			{"", []int64{3}},
@@ -208,10 +208,10 @@ func TestTiersBudget(t *testing.T) {
 	t.Parallel()
 	p := curveDefaults()
 	p.Outage, p.OutageAt, p.OutageFor, p.Duration = scenario.OutageCrash, 0, 120*time.Second, 120*time.Second
-	lane := func(tiers scenario.TierList) scenario.Lane {
+	lane := func(tiers string) scenario.Lane {
 		a := simLane(strategies.NameFixed)
 		a.MaxAttempts = 3
-		a.Tiers = tiers
+		a.Tiers = mustTiers(tiers)
 		return a
 	}
 	p.Lanes = []scenario.Lane{lane("fixed:3:1s,fixed:3:1s"), lane("fixed:3:1s:retry_budget,fixed:3:1s"),
@@ -275,10 +275,10 @@ func TestTiersBookkeeping(t *testing.T) {
 				p.Outage = kind
 				p.OutageAt, p.OutageFor = 10*time.Second, 8*time.Second
 				p.Duration = 40 * time.Second
-				p.Faults = "error_burst:25s:3s:0.5"
-				lane := func(name string, tiers scenario.TierList) scenario.Lane {
+				p.Faults = mustFaults("error_burst:25s:3s:0.5")
+				lane := func(name string, tiers string) scenario.Lane {
 					l := simLane(name)
-					l.CancelOnTimeout, l.MinConnectTimeout, l.Tiers = cancel, time.Second, tiers
+					l.CancelOnTimeout, l.MinConnectTimeout, l.Tiers = cancel, time.Second, mustTiers(tiers)
 					return l
 				}
 				a := lane(strategies.NameFixed, "fixed:3:400ms,exponential:2:150ms")
@@ -352,10 +352,10 @@ func removedOpen(e *Engine) []int64 {
 func TestTiersLiveChange(t *testing.T) {
 	t.Parallel()
 	p := simSmall()
-	p.Lanes[0].Tiers = "fixed:3:400ms,fixed:2:200ms"
+	p.Lanes[0].Tiers = mustTiers("fixed:3:400ms,fixed:2:200ms")
 	e := simNew(t, p)
 	simAdvance(t, e, 12*time.Second)
-	p.Lanes[0].Tiers = "exponential:2:300ms:retry_budget,fixed:3:200ms"
+	p.Lanes[0].Tiers = mustTiers("exponential:2:300ms:retry_budget,fixed:3:200ms")
 	if err := e.Set(p); err != nil {
 		t.Fatalf("Set of the same number of tiers: %v", err)
 	}
@@ -375,8 +375,8 @@ func TestTiersLiveChange(t *testing.T) {
 	}
 	simAdvance(t, e, 16*time.Second)
 	simCheck(t, e, "after a change of the clients", []int64{removedOpen(e)[0], removedOpen(e)[1]})
-	for _, tiers := range []scenario.TierList{"fixed:3:400ms", ""} {
-		p.Lanes[0].Tiers = tiers
+	for _, tiers := range []string{"fixed:3:400ms", ""} {
+		p.Lanes[0].Tiers = mustTiers(tiers)
 		if err := e.Set(p); !errors.Is(err, ErrRestarted) || e.Now() != 0 {
 			t.Errorf("tiers %q: Set = %v at %v, want a restart", tiers, err, e.Now())
 		}
@@ -391,7 +391,7 @@ func TestTiersLiveChange(t *testing.T) {
 func TestTiersDeterministic(t *testing.T) {
 	t.Parallel()
 	p := simSmall()
-	p.Lanes[0].Tiers = "exponential:3:400ms:sre_throttle,decorrelated:3:200ms"
+	p.Lanes[0].Tiers = mustTiers("exponential:3:400ms:sre_throttle,decorrelated:3:200ms")
 	_, whole := simRun(t, p)
 	e := simNew(t, p)
 	var sliced []scenario.Tick
@@ -428,7 +428,7 @@ func TestTierEventsDoNotAllocate(t *testing.T) {
 	p := curveDefaults()
 	p.Duration = time.Hour
 	for i := range p.Lanes {
-		p.Lanes[i].Tiers = "fixed:3:1s,fixed:2:500ms"
+		p.Lanes[i].Tiers = mustTiers("fixed:3:1s,fixed:2:500ms")
 	}
 	e := simNew(t, p)
 	simAdvance(t, e, 5*time.Second) // past the start's growth

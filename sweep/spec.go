@@ -25,6 +25,9 @@ type Spec struct {
 	// Seeds is the number of runs per cell, with the seeds seed, seed+1, …
 	// (1: one run).
 	Seeds int
+	// Seed is the base's seed, the first cell's: read once from Base's
+	// seed, so that a cell's seed is not parsed from text again.
+	Seed uint64
 }
 
 // ParseSpec reads a sweep from q: the sweep's own parameters (Table) and
@@ -123,6 +126,7 @@ func ParseSpec(q url.Values, lim Limits) (Spec, error) {
 		return Spec{}, joinSorted(errs)
 	}
 	s.Base = canonical(base, &p)
+	s.Seed = p.Seed
 	if n := uint64(s.Seeds - 1); p.Seed > math.MaxUint64-n {
 		errs = append(errs, &scenario.ParamError{Name: "seeds", Value: strconv.Itoa(s.Seeds),
 			Allow: fmt.Sprintf("at most %d from seed %d (the last seed is seed+seeds−1)", math.MaxUint64-p.Seed+1, p.Seed)})
@@ -356,8 +360,7 @@ func (s Spec) Cell(i int) CellKey {
 	seed := i % s.Seeds
 	r := i / s.Seeds
 	k := CellKey{Index: i, X: r % s.X.Steps, Y: r / s.X.Steps, base: s.Base, xName: s.X.Name, yName: s.Y.Name}
-	k.Seed, _ = strconv.ParseUint(s.Base.Get("seed"), 10, 64)
-	k.Seed += uint64(seed)
+	k.Seed = s.Seed + uint64(seed)
 	k.XValue = s.X.value(k.X)
 	if s.Y.Name != "" {
 		k.YValue = s.Y.value(k.Y)

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"errors"
+	"math"
 	"net/url"
 	"reflect"
 	"slices"
@@ -114,6 +115,36 @@ func errorsOf(pes []*scenario.ParamError) []error {
 		out[i] = e
 	}
 	return out
+}
+
+// TestSpecSeed: ParseSpec reads the base's seed once into Spec.Seed, the
+// largest ones included, and a cell's seed is that plus its offset.
+func TestSpecSeed(t *testing.T) {
+	for _, tc := range []struct {
+		seed string
+		want uint64
+	}{
+		{"", 1}, // the scenario's default
+		{"0", 0},
+		{"10", 10},
+		{"18446744073709551613", math.MaxUint64 - 2},
+	} {
+		t.Run(tc.seed, func(t *testing.T) {
+			q := "x=clients&x_from=100&x_to=200&x_steps=2&seeds=3"
+			if tc.seed != "" {
+				q += "&seed=" + tc.seed
+			}
+			s := mustSpec(t, q)
+			if s.Seed != tc.want {
+				t.Fatalf("Seed = %d, want %d", s.Seed, tc.want)
+			}
+			for i := range s.Cells() {
+				if got, want := s.Cell(i).Seed, tc.want+uint64(i%3); got != want {
+					t.Errorf("Cell(%d).Seed = %d, want %d", i, got, want)
+				}
+			}
+		})
+	}
 }
 
 // TestCells: index i and (X, Y, seed) map one to one, seeds fastest, then

@@ -85,7 +85,7 @@ func TestTiersDecode(t *testing.T) {
 	}
 	// The simulated lane beside a real one may have tiers.
 	q, _ := url.ParseQuery(realCurve + "&b.source=real&a.tiers=fixed:3:1s")
-	if st, errs := decode(q, DefaultLimits); len(errs) != 0 || st.p.Lanes[0].Tiers != "fixed:3:1s" {
+	if st, errs := decode(q, DefaultLimits); len(errs) != 0 || scenario.TiersText(st.p.Lanes[0].Tiers) != "fixed:3:1s" {
 		t.Errorf("tiers on the simulated lane beside a real one: %v", errs)
 	}
 }
