@@ -136,6 +136,16 @@ func brokenLinks(root string, files []string) ([]string, error) {
 // blocks blanked and its code spans removed, so that line numbers stay the
 // file's.
 func proseLines(path string) ([]string, error) {
+	lines, err := unfencedLines(path)
+	for i, line := range lines {
+		lines[i] = codeSpan.ReplaceAllString(line, "")
+	}
+	return lines, err
+}
+
+// unfencedLines returns the lines of a Markdown file with its fenced code
+// blocks, fences included, blanked.
+func unfencedLines(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -154,7 +164,7 @@ func proseLines(path string) ([]string, error) {
 		if fenced {
 			line = ""
 		}
-		lines = append(lines, codeSpan.ReplaceAllString(line, ""))
+		lines = append(lines, line)
 	}
 	return lines, sc.Err()
 }
@@ -165,24 +175,15 @@ var atxHeading = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
 // headingAnchors returns the anchors GitHub gives a Markdown file's
 // headings, a repeated one suffixed -1, -2, … as GitHub does.
 func headingAnchors(path string) ([]string, error) {
-	f, err := os.Open(path)
+	lines, err := unfencedLines(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var anchors []string
 	seen := map[string]int{}
-	fenced := false
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(strings.TrimLeft(line, " "), "```") {
-			fenced = !fenced
-			continue
-		}
+	for _, line := range lines {
 		m := atxHeading.FindStringSubmatch(line)
-		if fenced || m == nil {
+		if m == nil {
 			continue
 		}
 		a := slug(m[1])
@@ -193,7 +194,7 @@ func headingAnchors(path string) ([]string, error) {
 		}
 		seen[a]++
 	}
-	return anchors, sc.Err()
+	return anchors, nil
 }
 
 // slug is GitHub's anchor of a heading's text: lower case, letters,
