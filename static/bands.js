@@ -84,7 +84,7 @@
           if (m.type === 'result') {
             mode = 'json';
             csvBytes = m.csv_bytes;
-          } else handle(m, t0);
+          } else handle(m);
         }
         from = buf.length;
       }
@@ -109,7 +109,7 @@
     draw();
   }
 
-  function handle(m, t0) {
+  function handle(m) {
     switch (m.type) {
       case 'progress': {
         $('#bands-progress').value = m.done;

@@ -52,9 +52,6 @@ func NewPool(cores int, quantum time.Duration) *Pool {
 	return &Pool{quantum: quantum, cores: cores, free: cores}
 }
 
-// Cores returns the pool's size.
-func (p *Pool) Cores() int { return p.cores }
-
 // Held returns how many of p's cores are held right now.
 func (p *Pool) Held() int {
 	p.mu.Lock()
@@ -98,18 +95,6 @@ type turnKey struct{}
 // its many Do calls, if any, share its turns.
 func (p *Pool) Join(ctx context.Context, budget time.Duration) context.Context {
 	return context.WithValue(ctx, shareKey{}, &share{pool: p, budget: budget})
-}
-
-// Used returns the core time the share of ctx (Join) has held so far,
-// its turns in progress included; 0 outside a share.
-func Used(ctx context.Context) time.Duration {
-	s, _ := ctx.Value(shareKey{}).(*share)
-	if s == nil {
-		return 0
-	}
-	s.pool.mu.Lock()
-	defer s.pool.mu.Unlock()
-	return s.used
 }
 
 // turn is one goroutine's hold on a core of its share's pool.
