@@ -30,6 +30,7 @@ import (
 type Pool struct {
 	quantum time.Duration
 	cores   int
+	epoch   time.Time // what turns' start times count from
 
 	mu     sync.Mutex
 	free   int      // cores nobody holds
@@ -49,7 +50,7 @@ const DefaultQuantum = 20 * time.Millisecond
 // share waits).
 func NewPool(cores int, quantum time.Duration) *Pool {
 	cores = max(cores, 1)
-	return &Pool{quantum: quantum, cores: cores, free: cores}
+	return &Pool{quantum: quantum, cores: cores, free: cores, epoch: time.Now()}
 }
 
 // Held returns how many of p's cores are held right now.
@@ -71,8 +72,10 @@ type share struct {
 	pool    *Pool
 	budget  time.Duration   // 0: none
 	waiting []chan struct{} // its goroutines waiting for a core, in order
-	used    time.Duration   // core time its turns have held; pool.mu
+	used    time.Duration   // core time its ended turns held; pool.mu
 	holding int             // cores its turns hold; pool.mu
+	running int             // turns that have taken their core; pool.mu
+	since   time.Duration   // the sum of their start times since pool.epoch; pool.mu
 	granted uint64          // the pool's grants when it last got a core; pool.mu
 }
 
@@ -100,7 +103,7 @@ func (p *Pool) Join(ctx context.Context, budget time.Duration) context.Context {
 // turn is one goroutine's hold on a core of its share's pool.
 type turn struct {
 	share *share
-	since time.Time // when it took the core
+	since time.Duration // when it took the core, since its pool's epoch
 	held  bool
 	ch    chan struct{} // where it is told that a core is its
 }
@@ -109,9 +112,9 @@ type turn struct {
 func (t *turn) acquire(ctx context.Context) error {
 	s, p := t.share, t.share.pool
 	p.mu.Lock()
-	if s.budget > 0 && s.used >= s.budget {
+	if used := s.usedAt(p.now()); s.budget > 0 && used >= s.budget {
 		p.mu.Unlock()
-		return &BudgetError{Budget: s.budget, Used: s.used}
+		return &BudgetError{Budget: s.budget, Used: used}
 	}
 	if p.free > 0 {
 		p.free--
@@ -149,8 +152,22 @@ func (t *turn) acquire(ctx context.Context) error {
 }
 
 func (t *turn) took() {
-	t.since = time.Now()
+	s, p := t.share, t.share.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t.since = p.now()
 	t.held = true
+	s.running++
+	s.since += t.since
+}
+
+// now is the time since p's epoch, on the monotonic clock.
+func (p *Pool) now() time.Duration { return time.Since(p.epoch) }
+
+// usedAt is the core time s has used by now: its ended turns' and so far
+// its running ones'; pool.mu is held.
+func (s *share) usedAt(now time.Duration) time.Duration {
+	return s.used + time.Duration(s.running)*now - s.since
 }
 
 // release gives t's core to the next share in turn, or back to the pool.
@@ -162,7 +179,9 @@ func (t *turn) release() {
 	s, p := t.share, t.share.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s.used += time.Since(t.since)
+	s.used += p.now() - t.since
+	s.running--
+	s.since -= t.since
 	s.holding--
 	if len(p.ring) == 0 {
 		p.free++
@@ -212,17 +231,21 @@ func Yield(ctx context.Context) error {
 	if t == nil || !t.held {
 		return nil
 	}
-	held := time.Since(t.since)
-	s := t.share
+	s, p := t.share, t.share.pool
+	now := p.now()
+	held := now - t.since
 	if s.budget > 0 {
-		s.pool.mu.Lock()
-		used := s.used + held
-		s.pool.mu.Unlock()
+		// Every running turn of the share counts, not only this one:
+		// turns that nobody waits for are never ended, and a share of
+		// two cores held alone would otherwise use twice its budget.
+		p.mu.Lock()
+		used := s.usedAt(now)
+		p.mu.Unlock()
 		if used >= s.budget {
 			return &BudgetError{Budget: s.budget, Used: used}
 		}
 	}
-	if held < s.pool.quantum || !t.othersWait() {
+	if held < p.quantum || !t.othersWait() {
 		return nil
 	}
 	t.release()
