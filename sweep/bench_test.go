@@ -130,3 +130,21 @@ func BenchmarkEstimate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCellParams measures what a cell costs before its run: its key
+// and its scenario, built from the spec, for each cell of BenchmarkMap001's
+// map in turn.
+func BenchmarkCellParams(b *testing.B) {
+	q, _ := url.ParseQuery("server_model=curve&b.strategy=think_scaled&x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=100&y_to=3000&y_steps=32&y_scale=log")
+	s, err := ParseSpec(q, CLILimits)
+	if err != nil {
+		b.Fatal(err)
+	}
+	i := 0
+	for b.Loop() {
+		if _, err := s.Cell(i).params(); err != nil {
+			b.Fatal(err)
+		}
+		i = (i + 1) % s.Cells()
+	}
+}

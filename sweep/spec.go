@@ -379,6 +379,9 @@ func (a Axis) value(i int) string {
 	return v
 }
 
+// params returns the parameters of the cell's single run.
+func (k CellKey) params() (scenario.Params, error) { return scenario.Parse(k.Query()) }
+
 // Query returns the parameters of the cell's single run: the base with
 // the axes' values and the cell's seed, as a playground link's query holds
 // them. scenario.Parse(k.Query()) is the cell's run.
