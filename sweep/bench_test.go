@@ -142,7 +142,7 @@ func BenchmarkCellParams(b *testing.B) {
 	}
 	i := 0
 	for b.Loop() {
-		if _, err := s.Cell(i).params(); err != nil {
+		if _, err := s.Cell(i).Params(); err != nil {
 			b.Fatal(err)
 		}
 		i = (i + 1) % s.Cells()
