@@ -320,11 +320,18 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 // TestEventsDoNotAllocate: a second of 001's run, about a thousand events a
 // lane, allocates little more than its ten ticks: no event allocates.
 func TestEventsDoNotAllocate(t *testing.T) {
+	p := curveDefaults()
+	p.Duration = time.Hour
+	checkEventsDoNotAllocate(t, p)
+}
+
+// checkEventsDoNotAllocate checks that a second of p's run, past its
+// start, allocates little more than its ten ticks.
+func checkEventsDoNotAllocate(t *testing.T, p scenario.Params) {
+	t.Helper()
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
 	}
-	p := curveDefaults()
-	p.Duration = time.Hour
 	e := simNew(t, p)
 	simAdvance(t, e, 5*time.Second) // past the start's growth
 	at := 5 * time.Second
