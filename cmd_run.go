@@ -37,13 +37,34 @@ func checkMemory(size budget.Size) error {
 	return nil
 }
 
-// runSim is "backofflab run": it simulates the parameters its flags give and
-// writes the result in the chosen format.
-func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+// scenarioFlagSet returns the flag set of the command called name, whose
+// errors and help go to stderr, with the scenario's flags (paramFlags),
+// which gather their values in q.
+func scenarioFlagSet(name string, stderr io.Writer) (*flag.FlagSet, url.Values) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	q := url.Values{}
 	paramFlags(fs, q)
+	return fs, q
+}
+
+// parseScenario reads the run's parameters, which paramFlags gathered in q,
+// and checks -max_memory's value: each bad value is a usage error.
+func parseScenario(q url.Values, maxMemory budget.Size) (scenario.Params, error) {
+	p, err := scenario.Parse(q)
+	if err != nil {
+		return scenario.Params{}, usageError{err}
+	}
+	if err := checkMemory(maxMemory); err != nil {
+		return scenario.Params{}, err
+	}
+	return p, nil
+}
+
+// runSim is "backofflab run": it simulates the parameters its flags give and
+// writes the result in the chosen format.
+func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, q := scenarioFlagSet("run", stderr)
 	report := fs.Duration("report", 5*time.Second, "interval of the text report's lines")
 	format := fs.String("format", "text", "output: text (001's client lines and verdicts), csv (every tick) or json")
 	maxMemory := memoryFlag(fs, "memory budget of the run: a lane whose queues outgrow it stops, its verdict says so")
@@ -58,11 +79,8 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	p, err := scenario.Parse(q)
+	p, err := parseScenario(q, *maxMemory)
 	if err != nil {
-		return usageError{err}
-	}
-	if err := checkMemory(*maxMemory); err != nil {
 		return err
 	}
 	mem := budget.NewRun(nil, int64(*maxMemory))
