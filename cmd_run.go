@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,10 +50,21 @@ func scenarioFlagSet(name string, stderr io.Writer) (*flag.FlagSet, url.Values) 
 }
 
 // parseScenario reads the run's parameters, which paramFlags gathered in q,
-// and checks -max_memory's value: each bad value is a usage error.
+// and checks -max_memory's value: each bad value is a usage error. A flag
+// of another server model's parameter is refused, as "backofflab server"
+// refuses it, rather than left unread.
 func parseScenario(q url.Values, maxMemory budget.Size) (scenario.Params, error) {
 	p, err := scenario.Parse(q)
 	if err != nil {
+		return scenario.Params{}, usageError{err}
+	}
+	var errs []error
+	for _, r := range scenario.Table {
+		if vals := q[r.Name]; len(vals) > 0 && !r.Lane {
+			errs = appendOtherModel(errs, r.Name, r.Name, vals[len(vals)-1], p.ServerModel, q.Has("server_model"))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		return scenario.Params{}, usageError{err}
 	}
 	if err := checkMemory(maxMemory); err != nil {
@@ -73,7 +85,9 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"Simulates the run the flags describe; with no flags, the landing view: a worker\n"+
 			"queue paused for 15 s, lane a fixed (retry every 100 ms) against lane b exponential\n"+
 			"(001's text). 001's experiment as published: -server_model curve -b.strategy think_scaled.\n"+
-			"Lane flags carry the lane's letter: -a.strategy fixed -b.strategy exponential -b.factor 2.7\n\n")
+			"Lane flags carry the lane's letter: -a.strategy fixed -b.strategy exponential -b.factor 2.7\n"+
+			"A flag of another server model's parameter (-server_limit without -server_model curve)\n"+
+			"is refused, as \"backofflab server\" refuses it.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
