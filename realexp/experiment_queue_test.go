@@ -160,13 +160,7 @@ func TestExperimentQueue(t *testing.T) {
 	}
 	// Exponential: the workers drain the queue within seconds, and the
 	// clients are served again.
-	back := time.Duration(-1)
-	for _, sm := range exp.samples {
-		if sm.t >= resume && sm.st.Concurrency <= workers && !sm.st.Paused {
-			back = sm.t - resume
-			break
-		}
-	}
+	back := exp.backUnder(resume, workers)
 	if back < 0 || back > 8*time.Second {
 		t.Errorf("exponential: the queue drained %v after the resume, want within 8 s (the simulator's: 4.5 s)", back)
 	}

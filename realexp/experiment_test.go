@@ -134,6 +134,17 @@ func runLane(t *testing.T, p scenario.Params, i int, l *lane, watch time.Duratio
 // simulator's tick, so that the lanes' verdicts come from the same ticks.
 const reportEvery = 100 * time.Millisecond
 
+// backUnder returns how long after resume the server, running again, was
+// first seen with at most limit requests inside, or -1 if never.
+func (l *lane) backUnder(resume time.Duration, limit int) time.Duration {
+	for _, sm := range l.samples {
+		if sm.t >= resume && sm.st.Concurrency <= limit && !sm.st.Paused {
+			return sm.t - resume
+		}
+	}
+	return -1
+}
+
 // okRate is the clients' ok/s over [from, to).
 func (l *lane) okRate(from, to time.Duration) float64 {
 	var n int64
@@ -224,13 +235,7 @@ func TestExperimentFixedVsBackoff(t *testing.T) {
 	}
 	// Backoff: the server is back under its limit within seconds, and the
 	// clients are served again.
-	recovered := time.Duration(-1)
-	for _, sm := range backoff.samples {
-		if sm.t >= resume && sm.st.Concurrency <= expLimit && !sm.st.Paused {
-			recovered = sm.t - resume
-			break
-		}
-	}
+	recovered := backoff.backUnder(resume, expLimit)
 	if recovered < 0 || recovered > 3*time.Second {
 		t.Errorf("think_scaled: server back under its limit %v after the resume, want within 3 s", recovered)
 	}
