@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 )
 
@@ -248,7 +249,7 @@ func TestCorePeak(t *testing.T) {
 // the first wait 200 ms; when the first leaves, the second, 190 ms old,
 // is past its 150 ms and leaves with it.
 func TestCoreLinear(t *testing.T) {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.ServerModel, p.ServerDelay, p.ServerSlope = "linear", 100*ms, 50*ms
 	c := newCoreAt(t, scenario.LatencyOf(&p), 10)
 	c.arrive(0)

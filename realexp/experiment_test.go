@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -43,7 +44,7 @@ const (
 // curveExperiment is the scenario of TestExperimentFixedVsBackoff, lane a
 // fixed and lane b think_scaled.
 func curveExperiment() scenario.Params {
-	p := curveDefaults() // 001's curve: the defaults' server is the worker queue
+	p := scenariotest.CurveDefaults() // 001's curve: the defaults' server is the worker queue
 	p.Clients, p.Think, p.Timeout = expClients, expThink, expTimeout
 	p.ServerLimit, p.ServerK = expLimit, expK
 	p.Outage, p.OutageAt, p.OutageFor = scenario.OutagePause, expPauseAt, expPauseFor

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -34,7 +35,7 @@ func simLane(name string) scenario.Lane {
 // fixed and lane b exponential. Steady load is 300/2.1 s ≈ 143 req/s with
 // concurrency ≈ 14, under the server's limit of 30.
 func simSmall() scenario.Params {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Clients = 300
 	p.Think = 2 * time.Second
 	p.Timeout = time.Second
@@ -757,7 +758,7 @@ func TestEngineDeterminism(t *testing.T) {
 			t.Error("lanes fixed and exponential never differ")
 		}
 		// Defaults: lanes fixed and think_scaled agree until the pause.
-		d := curveDefaults()
+		d := scenariotest.CurveDefaults()
 		d.Duration = 25 * time.Second
 		_, dt := simRun(t, d)
 		for _, tk := range dt {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -436,7 +437,7 @@ func TestOutageHeadline(t *testing.T) {
 	const resume = 35.0 // outage_at 20 s + outage_for 15 s
 
 	t.Run("defaults", func(t *testing.T) {
-		p := curveDefaults()
+		p := scenariotest.CurveDefaults()
 		e, ticks := simRun(t, p)
 		s := e.Summaries()
 		for i := range s {
@@ -478,7 +479,7 @@ func TestOutageHeadline(t *testing.T) {
 		// every new attempt piles on. The backoff only sets how fast the pile
 		// grows. (think_scaled survives because its first retry comes tens of
 		// seconds later, so its flood is only ≈ 800 requests, ≈ 1.3 s.)
-		p := curveDefaults()
+		p := scenariotest.CurveDefaults()
 		a := simLane(strategies.NameExponential) // 100 ms, ×2, jitter 0.1, cap 15 min
 		b := a
 		b.Factor, b.MaxDelay = 2.7, 10*time.Minute

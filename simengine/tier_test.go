@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -19,7 +20,7 @@ import (
 // pause (never answered: every attempt times out). Lane a retries fixed
 // every 100 ms, at most three attempts, through tiers.
 func tierFailing(kind string, tiers string) scenario.Params {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Clients = 5
 	p.Duration = time.Hour
 	p.Outage, p.OutageAt, p.OutageFor = scenario.OutageNone, 0, 0
@@ -206,7 +207,7 @@ func TestTiersCancelSubtree(t *testing.T) {
 // no success ever refills it: at most 5 retries, ever.
 func TestTiersBudget(t *testing.T) {
 	t.Parallel()
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Outage, p.OutageAt, p.OutageFor, p.Duration = scenario.OutageCrash, 0, 120*time.Second, 120*time.Second
 	lane := func(tiers string) scenario.Lane {
 		a := simLane(strategies.NameFixed)
@@ -407,7 +408,7 @@ func TestTiersDeterministic(t *testing.T) {
 // per event no more than a lane without: its calls come from the free
 // list, their events from a queue that has grown.
 func TestTierEventsDoNotAllocate(t *testing.T) {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Duration = time.Hour
 	for i := range p.Lanes {
 		p.Lanes[i].Tiers = mustTiers("fixed:3:1s,fixed:2:500ms")
