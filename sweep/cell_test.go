@@ -12,11 +12,7 @@ import (
 // TestRunCellIsRunsCell: RunCell gives each cell exactly as Run emits it,
 // and refuses an index outside the sweep.
 func TestRunCellIsRunsCell(t *testing.T) {
-	q, _ := url.ParseQuery("x=outage_for&x_from=1s&x_to=20s&x_steps=2&y=clients&y_from=100&y_to=400&y_steps=2&duration=40s")
-	s, err := ParseSpec(q, CLILimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustSpec(t, "x=outage_for&x_from=1s&x_to=20s&x_steps=2&y=clients&y_from=100&y_to=400&y_steps=2&duration=40s")
 	want := make([]Cell, s.Cells())
 	if err := Run(context.Background(), s, Options{Parallel: 2}, func(c Cell) { want[c.Index] = c }); err != nil {
 		t.Fatal(err)
