@@ -19,7 +19,7 @@ import (
 // average with a 500 ms timeout (≈180 req/s), a server of limit 30 and k 5
 // (steady concurrency ≈ 18), paused 3 s at 3 s:
 //
-//	go run . run -clients 200 -think 1s -timeout 500ms -server_limit 30 -server_k 5 \
+//	go run . run -server_model curve -clients 200 -think 1s -timeout 500ms -server_limit 30 -server_k 5 \
 //	    -outage_at 3s -outage_for 3s -duration 12s -report 1s \
 //	    -a.strategy fixed -b.strategy think_scaled
 //
@@ -74,6 +74,26 @@ type lane struct {
 	// resumed is when the server was told to resume, after the start: on
 	// a busy machine, later than the scenario's time.
 	resumed time.Duration
+}
+
+// runLanes runs p's lanes a and b at once, each with a server of its own
+// (runLane), logs them, and stops the test if either failed.
+func runLanes(t *testing.T, p scenario.Params, watch time.Duration) (a, b *lane) {
+	t.Helper()
+	a, b = &lane{}, &lane{}
+	var wg sync.WaitGroup
+	for i, l := range []*lane{a, b} {
+		wg.Go(func() { runLane(t, p, i, l, watch) })
+	}
+	wg.Wait()
+	a.log(t)
+	b.log(t)
+	for _, l := range []*lane{a, b} {
+		if l.err != nil {
+			t.Fatalf("%s: %v", l.strategy, l.err)
+		}
+	}
+	return a, b
 }
 
 // runLane runs the server and clients of p's lane i through p's pause,
@@ -192,19 +212,7 @@ func TestExperimentFixedVsBackoff(t *testing.T) {
 		watch = 4 * time.Second
 	}
 	p := curveExperiment()
-	fixed, backoff := &lane{}, &lane{}
-	var wg sync.WaitGroup
-	for i, l := range []*lane{fixed, backoff} {
-		wg.Go(func() { runLane(t, p, i, l, watch) })
-	}
-	wg.Wait()
-	fixed.log(t)
-	backoff.log(t)
-	for _, l := range []*lane{fixed, backoff} {
-		if l.err != nil {
-			t.Fatalf("%s: %v", l.strategy, l.err)
-		}
-	}
+	fixed, backoff := runLanes(t, p, watch)
 
 	resume := expPauseAt + expPauseFor
 	end := resume + watch
