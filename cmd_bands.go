@@ -3,10 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"time"
 
 	"backofflab/bands"
@@ -18,10 +16,7 @@ import (
 // give with many seeds and writes, per lane, how many collapsed and the
 // bands of every tick column.
 func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bands", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	q := url.Values{}
-	paramFlags(fs, q)
+	fs, q := scenarioFlagSet("bands", stderr)
 	seedsFlag := newStudyFlag(fs, scenario.SeedsParam, scenario.ToolBands)
 	format := fs.String("format", "text", "output: text (each lane's collapsed seeds and median recovery times), csv (each tick's bands) or json")
 	parallelFlag := newStudyFlag(fs, scenario.ParallelParam, scenario.ToolBands)
@@ -44,11 +39,8 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	p, err := scenario.Parse(q)
+	p, err := parseScenario(q, *maxMemory)
 	if err != nil {
-		return usageError{err}
-	}
-	if err := checkMemory(*maxMemory); err != nil {
 		return err
 	}
 	var write func(*bands.Result) error

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -18,33 +17,14 @@ import (
 	"backofflab/scenario"
 )
 
-// realBuffer is a bytes.Buffer that a running command may write while the
-// test reads it.
-type realBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (r *realBuffer) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.b.Write(p)
-}
-
-func (r *realBuffer) String() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.b.String()
-}
-
 var realListening = regexp.MustCompile(`listening on http://(127\.0\.0\.1:\d+)`)
 
 // startRealServer runs "backofflab server" with args on an ephemeral port
 // until the test ends, and returns its address and its stdout.
-func startRealServer(t *testing.T, args ...string) (string, *realBuffer) {
+func startRealServer(t *testing.T, args ...string) (string, *testwait.Buffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr realBuffer
+	var stdout, stderr testwait.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"server", "-addr", "127.0.0.1:0"}, args...), &stdout, &stderr)
@@ -163,7 +143,7 @@ func TestRealServerQueueCommand(t *testing.T) {
 // stops after -duration.
 func TestRealClientCommand(t *testing.T) {
 	addr, _ := startRealServer(t)
-	var stdout, stderr realBuffer
+	var stdout, stderr testwait.Buffer
 	start := time.Now()
 	err := run(context.Background(), []string{"client", "-addr", addr, "-clients", "20", "-lambda", "0.2",
 		"-report", "1s", "-duration", "3s"}, &stdout, &stderr)
@@ -233,7 +213,7 @@ func TestRealBadFlags(t *testing.T) {
 		{[]string{"client", "-lambda", "1", "-think", "2"}, []string{"-lambda", "-think", "same parameter"}},
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
-			var stdout, stderr realBuffer
+			var stdout, stderr testwait.Buffer
 			err := run(context.Background(), tc.args, &stdout, &stderr)
 			var ue usageError
 			if !errors.As(err, &ue) {
@@ -304,7 +284,7 @@ func TestRealHelp(t *testing.T) {
 			"-strategy", "-min_delay", "-max_delay", "-factor", "-jitter", "-max_attempts", "-deadline",
 			"-min_connect_timeout", "-duration", "-seed", "-report"},
 	} {
-		var stdout, stderr realBuffer
+		var stdout, stderr testwait.Buffer
 		if err := run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
 			t.Fatalf("%s -h: %v", cmd, err)
 		}
@@ -347,7 +327,7 @@ func realBadValue(r scenario.Param) string {
 func realRunBounded(cmd string, args ...string) (string, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr realBuffer
+	var stdout, stderr testwait.Buffer
 	base, started := []string{cmd, "-addr", "127.0.0.1:0"}, "listening on"
 	if cmd == "client" {
 		base, started = []string{cmd, "-addr", "127.0.0.1:1", "-clients", "1", "-duration", "5s"}, " → "
@@ -373,7 +353,7 @@ func realRunBounded(cmd string, args ...string) (string, error) {
 func TestRealFlagsFromTable(t *testing.T) {
 	help := map[string]string{}
 	for _, cmd := range []string{"server", "client"} {
-		var stdout, stderr realBuffer
+		var stdout, stderr testwait.Buffer
 		if err := run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
 			t.Fatalf("%s -h: %v", cmd, err)
 		}

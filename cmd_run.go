@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,13 +38,45 @@ func checkMemory(size budget.Size) error {
 	return nil
 }
 
-// runSim is "backofflab run": it simulates the parameters its flags give and
-// writes the result in the chosen format.
-func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+// scenarioFlagSet returns the flag set of the command called name, whose
+// errors and help go to stderr, with the scenario's flags (paramFlags),
+// which gather their values in q.
+func scenarioFlagSet(name string, stderr io.Writer) (*flag.FlagSet, url.Values) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	q := url.Values{}
 	paramFlags(fs, q)
+	return fs, q
+}
+
+// parseScenario reads the run's parameters, which paramFlags gathered in q,
+// and checks -max_memory's value: each bad value is a usage error. A flag
+// of another server model's parameter is refused, as "backofflab server"
+// refuses it, rather than left unread.
+func parseScenario(q url.Values, maxMemory budget.Size) (scenario.Params, error) {
+	p, err := scenario.Parse(q)
+	if err != nil {
+		return scenario.Params{}, usageError{err}
+	}
+	var errs []error
+	for _, r := range scenario.Table {
+		if vals := q[r.Name]; len(vals) > 0 && !r.Lane {
+			errs = appendOtherModel(errs, r.Name, r.Name, vals[len(vals)-1], p.ServerModel, q.Has("server_model"))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return scenario.Params{}, usageError{err}
+	}
+	if err := checkMemory(maxMemory); err != nil {
+		return scenario.Params{}, err
+	}
+	return p, nil
+}
+
+// runSim is "backofflab run": it simulates the parameters its flags give and
+// writes the result in the chosen format.
+func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, q := scenarioFlagSet("run", stderr)
 	report := fs.Duration("report", 5*time.Second, "interval of the text report's lines")
 	format := fs.String("format", "text", "output: text (001's client lines and verdicts), csv (every tick) or json")
 	maxMemory := memoryFlag(fs, "memory budget of the run: a lane whose queues outgrow it stops, its verdict says so")
@@ -52,17 +85,16 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			"Simulates the run the flags describe; with no flags, the landing view: a worker\n"+
 			"queue paused for 15 s, lane a fixed (retry every 100 ms) against lane b exponential\n"+
 			"(001's text). 001's experiment as published: -server_model curve -b.strategy think_scaled.\n"+
-			"Lane flags carry the lane's letter: -a.strategy fixed -b.strategy exponential -b.factor 2.7\n\n")
+			"Lane flags carry the lane's letter: -a.strategy fixed -b.strategy exponential -b.factor 2.7\n"+
+			"A flag of another server model's parameter (-server_limit without -server_model curve)\n"+
+			"is refused, as \"backofflab server\" refuses it.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	p, err := scenario.Parse(q)
+	p, err := parseScenario(q, *maxMemory)
 	if err != nil {
-		return usageError{err}
-	}
-	if err := checkMemory(*maxMemory); err != nil {
 		return err
 	}
 	mem := budget.NewRun(nil, int64(*maxMemory))

@@ -206,28 +206,35 @@ func (v *vocabFlags) set(p *scenario.Params, lane int, only func(scenario.Param)
 // queue would otherwise be silently unused.
 func (v *vocabFlags) otherModels(p *scenario.Params) []error {
 	var errs []error
+	_, modelGiven := v.given["server_model"]
 	for _, r := range v.rows {
-		g, ok := v.given[r.Name]
-		if !ok {
-			continue
+		if g, ok := v.given[r.Name]; ok {
+			errs = appendOtherModel(errs, r.Name, g.name, g.raw, p.ServerModel, modelGiven)
 		}
-		var by []string
-		for _, m := range scenario.ServerModels {
-			if slices.Contains(m.Uses, r.Name) {
-				by = append(by, m.Name)
-			}
-		}
-		if len(by) == 0 || slices.Contains(by, p.ServerModel) {
-			continue // every model reads it, or this one does
-		}
-		model := p.ServerModel
-		if _, given := v.given["server_model"]; !given {
-			model += " (the default)"
-		}
-		errs = append(errs, fmt.Errorf("-%s %s: %s is a parameter of server_model %s, not of %s; give -server_model %s",
-			g.name, g.raw, r.Name, strings.Join(by, " or "), model, by[0]))
 	}
 	return errs
+}
+
+// appendOtherModel appends to errs an error for the server parameter param,
+// given as the flag -flagName raw, unless server_model model reads it or
+// every model does; modelGiven says whether -server_model was given, or
+// model is the default. It is the one wording of that error for every
+// command that takes the server's flags.
+func appendOtherModel(errs []error, param, flagName, raw, model string, modelGiven bool) []error {
+	var by []string
+	for _, m := range scenario.ServerModels {
+		if slices.Contains(m.Uses, param) {
+			by = append(by, m.Name)
+		}
+	}
+	if len(by) == 0 || slices.Contains(by, model) {
+		return errs // every model reads it, or this one does
+	}
+	if !modelGiven {
+		model += " (the default)"
+	}
+	return append(errs, fmt.Errorf("-%s %s: %s is a parameter of server_model %s, not of %s; give -server_model %s",
+		flagName, raw, param, strings.Join(by, " or "), model, by[0]))
 }
 
 // has reports whether param was given, and under which flag name.

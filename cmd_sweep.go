@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,10 +26,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && args[0] == "merge" {
 		return runMerge(ctx, args[1:], stdout, stderr)
 	}
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	q := url.Values{}
-	paramFlags(fs, q)
+	fs, q := scenarioFlagSet("sweep", stderr)
 	for _, p := range sweep.Table {
 		help := fmt.Sprintf("%s (%s", p.Help, sweep.Allowed(p, sweep.CLILimits))
 		if p.Default != "" {

@@ -399,6 +399,33 @@ func TestBoolParamFlags(t *testing.T) {
 	}
 }
 
+// TestOtherModelAsServer: run and bands refuse a parameter of another
+// server model with the words "backofflab server" uses, and take it with
+// its model.
+func TestOtherModelAsServer(t *testing.T) {
+	for _, flags := range [][]string{
+		{"-server_limit", "5"},
+		{"-server_model", "queue", "-server_delay", "1s"},
+		{"-server_model", "curve", "-workers", "3", "-codel_target", "10ms"},
+	} {
+		t.Run(strings.Join(flags, " "), func(t *testing.T) {
+			_, _, want := runArgs(t, append([]string{"server", "-addr", "nowhere"}, flags...)...)
+			if want == nil {
+				t.Fatal("server took another model's parameter")
+			}
+			for _, cmd := range [][]string{withSmall(), {"bands", "-seeds", "2", "-duration", "30s", "-clients", "200"}} {
+				_, _, err := runArgs(t, append(cmd, flags...)...)
+				if !errors.As(err, new(usageError)) || err.Error() != want.Error() {
+					t.Errorf("%s: %v, want the server's usage error %v", cmd[0], err, want)
+				}
+			}
+		})
+	}
+	if _, _, err := runArgs(t, withSmall("-server_model", "curve", "-server_limit", "5")...); err != nil {
+		t.Errorf("run with curve's own server_limit: %v", err)
+	}
+}
+
 func TestRunBadInput(t *testing.T) {
 	allowed := func(name string) string {
 		param, _, ok := scenario.Lookup(name)
@@ -426,6 +453,9 @@ func TestRunBadInput(t *testing.T) {
 		{"report_above_duration", withSmall("-report", "31s"), []string{"report", `"31s"`, "from tick (100ms) to duration (30s)"}},
 		{"max_memory_0", withSmall("-max_memory", "0"), []string{"max_memory", `"0 B"`, "a size above 0"}},
 		{"max_memory_malformed", withSmall("-max_memory", "lots"), []string{"max_memory", `"lots" is not a size`}},
+		// Another server model's parameter, which the run would not read.
+		{"other_model_default", withSmall("-server_limit", "5"), []string{"-server_limit 5", "server_model curve", "not of queue (the default)", "give -server_model curve"}},
+		{"other_model_given", withSmall("-server_model", "linear", "-workers", "3"), []string{"-workers 3", "server_model queue", "not of linear;"}},
 		// The flag package rejects these before the table sees them; its
 		// message names the flag (the help it prints lists every flag).
 		{"undefined_lane_z", withSmall("-z.factor", "2"), []string{"z.factor"}},

@@ -58,23 +58,14 @@ func TestProtectionsTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lane := regexp.MustCompile(`(?m)^\[a [a-z_]+\] (baseline .*)$`)
 	for _, r := range protectionRows {
 		scenarioName := map[string]string{protCurve: "curve", protOpen: "open"}[r.base]
 		t.Run(scenarioName+"/"+r.flags, func(t *testing.T) {
-			out := mustRun(t, append([]string{"run"}, strings.Fields(r.base+" "+r.flags)...)...)
-			m := lane.FindStringSubmatch(out)
-			if m == nil {
-				t.Fatalf("no verdict for lane a in %q", out)
-			}
+			v := laneAVerdict(t, r.base, r.flags)
 			for _, w := range r.want {
-				if !strings.Contains(m[1], w) {
-					t.Errorf("%s %s: verdict %q lacks %q", r.base, r.flags, m[1], w)
+				if !strings.Contains(v, w) {
+					t.Errorf("%s %s: verdict %q lacks %q", r.base, r.flags, v, w)
 				}
-			}
-			name := "none"
-			if r.flags != "" {
-				name = "`" + r.flags + "`"
 			}
 			if r.base == protOpen {
 				back, mean := openRecovery(t, mustRun(t, append([]string{"run", "-format", "csv"}, strings.Fields(r.base+" "+r.flags)...)...))
@@ -82,10 +73,37 @@ func TestProtectionsTables(t *testing.T) {
 					t.Errorf("%s: back after and mean ok/s %q, the row says %q", r.flags, got, r.row)
 				}
 			}
-			if row := "| " + name + " | " + r.row; !strings.Contains(string(doc), row+"\n") {
-				t.Errorf("docs/protections.md lacks the row\n%s", row)
-			}
+			checkDocRow(t, doc, r.flags, r.row)
 		})
+	}
+}
+
+// laneVerdict finds lane a's verdict line in the text report of "backofflab
+// run", from its baseline on.
+var laneVerdict = regexp.MustCompile(`(?m)^\[a [a-z_]+\] (baseline .*)$`)
+
+// laneAVerdict runs "backofflab run" with the flags of base and flags, and
+// returns lane a's verdict, from its baseline on.
+func laneAVerdict(t *testing.T, base, flags string) string {
+	t.Helper()
+	out := mustRun(t, append([]string{"run"}, strings.Fields(base+" "+flags)...)...)
+	m := laneVerdict.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no verdict for lane a in %q", out)
+	}
+	return m[1]
+}
+
+// checkDocRow checks that doc, docs/protections.md, has the table row of
+// flags (none when empty) whose other cells are row.
+func checkDocRow(t *testing.T, doc []byte, flags, row string) {
+	t.Helper()
+	cell := "none"
+	if flags != "" {
+		cell = "`" + flags + "`"
+	}
+	if row := "| " + cell + " | " + row; !strings.Contains(string(doc), row+"\n") {
+		t.Errorf("docs/protections.md lacks the row\n%s", row)
 	}
 }
 

@@ -48,7 +48,6 @@ func TestTiersTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lane := regexp.MustCompile(`(?m)^\[a [a-z_]+\] (baseline .*)$`)
 	amp := regexp.MustCompile(`\(amplification ([0-9.]+)\)`)
 	server := regexp.MustCompile(`\(([0-9.]+) at the server per request\)`)
 	peak := regexp.MustCompile(`peak concurrency ([0-9]+);`)
@@ -57,12 +56,7 @@ func TestTiersTables(t *testing.T) {
 	for _, r := range tierRows {
 		name := map[string]string{tierCrash: "crash", tierPause: "pause"}[r.base]
 		t.Run(name+"/"+r.flags, func(t *testing.T) {
-			out := mustRun(t, append([]string{"run"}, strings.Fields(r.base+" "+r.flags)...)...)
-			m := lane.FindStringSubmatch(out)
-			if m == nil {
-				t.Fatalf("no verdict for lane a in %q", out)
-			}
-			v := m[1]
+			v := laneAVerdict(t, r.base, r.flags)
 			find := func(re *regexp.Regexp) []string {
 				t.Helper()
 				f := re.FindStringSubmatch(v)
@@ -89,13 +83,7 @@ func TestTiersTables(t *testing.T) {
 			if got != r.row {
 				t.Errorf("%s %s measures %q, the test holds %q (verdict %q)", r.base, r.flags, got, r.row, v)
 			}
-			cell := "none"
-			if r.flags != "" {
-				cell = "`" + r.flags + "`"
-			}
-			if row := "| " + cell + " | " + r.row; !strings.Contains(string(doc), row+"\n") {
-				t.Errorf("docs/protections.md lacks the row\n%s", row)
-			}
+			checkDocRow(t, doc, r.flags, r.row)
 		})
 	}
 }

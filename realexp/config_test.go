@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 )
 
@@ -36,7 +37,7 @@ func TestConfigsReadEveryRow(t *testing.T) {
 			continue
 		}
 		t.Run(row.Name, func(t *testing.T) {
-			p := curveDefaults()
+			p := scenariotest.CurveDefaults()
 			var bad func()
 			switch v := row.Field(&p, lane).(type) {
 			case *int:

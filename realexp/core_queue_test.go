@@ -8,12 +8,8 @@ import (
 	"backofflab/scenario"
 )
 
-// queueAt is a worker queue with a fake clock: times are offsets from t0.
-type queueAt struct {
-	t  *testing.T
-	c  *queueCore
-	t0 time.Time
-}
+// queueAt is a worker queue with a fake clock.
+type queueAt = modelAt[*queueCore]
 
 // newQueueAt returns a queue of workers whose services all take service
 // (service_dist=fixed), served in order ("fifo" or "lifo"), with room for
@@ -22,40 +18,7 @@ func newQueueAt(t *testing.T, workers int, service time.Duration, order string, 
 	p := scenario.Defaults()
 	p.ServerModel, p.Workers, p.ServiceTime, p.ServiceDist, p.QueueOrder, p.Backlog =
 		scenario.QueueModel, workers, service, scenario.ServiceFixed, order, backlog
-	return &queueAt{t: t, c: newQueueCore(&p), t0: time.Unix(1000, 0)}
-}
-
-func (q *queueAt) at(d time.Duration) time.Time { return q.t0.Add(d) }
-
-func (q *queueAt) arrive(d time.Duration) *request {
-	r := &request{done: make(chan struct{})}
-	q.c.arrive(r, q.at(d))
-	return r
-}
-
-// next returns when the next service ends, as an offset, or -1.
-func (q *queueAt) next() time.Duration {
-	at, ok := q.c.next()
-	if !ok {
-		return -1
-	}
-	return at.Sub(q.t0)
-}
-
-func (q *queueAt) advance(d time.Duration, want int) {
-	q.t.Helper()
-	if got := q.c.advance(q.at(d)); got != want {
-		q.t.Fatalf("at %v: %d completed, want %d", d, got, want)
-	}
-}
-
-// want checks the concurrency (in service and waiting) and the backlog
-// (waiting and parked) that Stats reports.
-func (q *queueAt) want(what string, concurrency, backlog int) {
-	q.t.Helper()
-	if st := q.c.stats(); st.Concurrency != concurrency || st.Backlog != backlog {
-		q.t.Fatalf("%s: concurrency %d, backlog %d; want %d, %d", what, st.Concurrency, st.Backlog, concurrency, backlog)
-	}
+	return newModelAt(t, newQueueCore(&p))
 }
 
 // order serves three requests on one worker and returns the order in which

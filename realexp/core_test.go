@@ -4,42 +4,59 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 )
 
-// coreAt is a core with a fake clock: times are offsets from t0.
-type coreAt struct {
+// modelAt is a server model with a fake clock: times are offsets from t0.
+type modelAt[M model] struct {
 	t  *testing.T
-	c  core
+	c  M
 	t0 time.Time
 }
 
-func newCoreAt(t *testing.T, cv scenario.Latency, backlog int) *coreAt {
-	return &coreAt{t: t, c: core{lat: cv, backlog: backlog}, t0: time.Unix(1000, 0)}
+func newModelAt[M model](t *testing.T, c M) *modelAt[M] {
+	return &modelAt[M]{t: t, c: c, t0: time.Unix(1000, 0)}
 }
 
-func (c *coreAt) at(d time.Duration) time.Time { return c.t0.Add(d) }
+func (m *modelAt[M]) at(d time.Duration) time.Time { return m.t0.Add(d) }
 
-func (c *coreAt) arrive(d time.Duration) *request {
+func (m *modelAt[M]) arrive(d time.Duration) *request {
 	r := &request{done: make(chan struct{})}
-	c.c.arrive(r, c.at(d))
+	m.c.arrive(r, m.at(d))
 	return r
 }
 
 // next returns when the next completion is due, as an offset, or -1.
-func (c *coreAt) next() time.Duration {
-	at, ok := c.c.next()
+func (m *modelAt[M]) next() time.Duration {
+	at, ok := m.c.next()
 	if !ok {
 		return -1
 	}
-	return at.Sub(c.t0)
+	return at.Sub(m.t0)
 }
 
-func (c *coreAt) advance(d time.Duration, want int) {
-	c.t.Helper()
-	if got := c.c.advance(c.at(d)); got != want {
-		c.t.Fatalf("at %v: %d completed, want %d", d, got, want)
+func (m *modelAt[M]) advance(d time.Duration, want int) {
+	m.t.Helper()
+	if got := m.c.advance(m.at(d)); got != want {
+		m.t.Fatalf("at %v: %d completed, want %d", d, got, want)
 	}
+}
+
+// want checks the concurrency (in service and waiting) and the backlog
+// (waiting and parked) that Stats reports.
+func (m *modelAt[M]) want(what string, concurrency, backlog int) {
+	m.t.Helper()
+	if st := m.c.stats(); st.Concurrency != concurrency || st.Backlog != backlog {
+		m.t.Fatalf("%s: concurrency %d, backlog %d; want %d, %d", what, st.Concurrency, st.Backlog, concurrency, backlog)
+	}
+}
+
+// coreAt is a core (the latency curve's model) with a fake clock.
+type coreAt = modelAt[*core]
+
+func newCoreAt(t *testing.T, cv scenario.Latency, backlog int) *coreAt {
+	return newModelAt(t, &core{lat: cv, backlog: backlog})
 }
 
 func isDone(r *request) bool {
@@ -232,7 +249,7 @@ func TestCorePeak(t *testing.T) {
 // the first wait 200 ms; when the first leaves, the second, 190 ms old,
 // is past its 150 ms and leaves with it.
 func TestCoreLinear(t *testing.T) {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.ServerModel, p.ServerDelay, p.ServerSlope = "linear", 100*ms, 50*ms
 	c := newCoreAt(t, scenario.LatencyOf(&p), 10)
 	c.arrive(0)

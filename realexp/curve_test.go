@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/simengine"
 )
@@ -77,7 +78,7 @@ func TestCurveNeverOverflows(t *testing.T) {
 // concurrency its default run (001's, with a fixed-retry storm) goes
 // through and checks the real server's curve gives the same number.
 func TestCurveMatchesSimulator(t *testing.T) {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Duration = 60 * time.Second
 	p.ServerK = 7.5 // reach the cap too
 	cv := scenario.CurveOf(&p)

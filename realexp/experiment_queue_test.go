@@ -2,7 +2,6 @@ package realexp
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -115,19 +114,7 @@ func TestExperimentQueue(t *testing.T) {
 	}
 	simSum := simulate(end) // as long as the real run, to set beside it
 
-	fixed, exp := &lane{}, &lane{}
-	var wg sync.WaitGroup
-	for i, l := range []*lane{fixed, exp} {
-		wg.Go(func() { runLane(t, p, i, l, watch) })
-	}
-	wg.Wait()
-	fixed.log(t)
-	exp.log(t)
-	for _, l := range []*lane{fixed, exp} {
-		if l.err != nil {
-			t.Fatalf("%s: %v", l.strategy, l.err)
-		}
-	}
+	fixed, exp := runLanes(t, p, watch)
 	// As in the curve's test: on a machine so starved that the steady
 	// state is not the model's, there is no before-and-after to compare.
 	for _, l := range []*lane{fixed, exp} {
@@ -160,13 +147,7 @@ func TestExperimentQueue(t *testing.T) {
 	}
 	// Exponential: the workers drain the queue within seconds, and the
 	// clients are served again.
-	back := time.Duration(-1)
-	for _, sm := range exp.samples {
-		if sm.t >= resume && sm.st.Concurrency <= workers && !sm.st.Paused {
-			back = sm.t - resume
-			break
-		}
-	}
+	back := exp.backUnder(resume, workers)
 	if back < 0 || back > 8*time.Second {
 		t.Errorf("exponential: the queue drained %v after the resume, want within 8 s (the simulator's: 4.5 s)", back)
 	}

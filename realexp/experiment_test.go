@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -18,7 +19,7 @@ import (
 // average with a 500 ms timeout (≈180 req/s), a server of limit 30 and k 5
 // (steady concurrency ≈ 18), paused 3 s at 3 s:
 //
-//	go run . run -clients 200 -think 1s -timeout 500ms -server_limit 30 -server_k 5 \
+//	go run . run -server_model curve -clients 200 -think 1s -timeout 500ms -server_limit 30 -server_k 5 \
 //	    -outage_at 3s -outage_for 3s -duration 12s -report 1s \
 //	    -a.strategy fixed -b.strategy think_scaled
 //
@@ -43,7 +44,7 @@ const (
 // curveExperiment is the scenario of TestExperimentFixedVsBackoff, lane a
 // fixed and lane b think_scaled.
 func curveExperiment() scenario.Params {
-	p := curveDefaults() // 001's curve: the defaults' server is the worker queue
+	p := scenariotest.CurveDefaults() // 001's curve: the defaults' server is the worker queue
 	p.Clients, p.Think, p.Timeout = expClients, expThink, expTimeout
 	p.ServerLimit, p.ServerK = expLimit, expK
 	p.Outage, p.OutageAt, p.OutageFor = scenario.OutagePause, expPauseAt, expPauseFor
@@ -73,6 +74,26 @@ type lane struct {
 	// resumed is when the server was told to resume, after the start: on
 	// a busy machine, later than the scenario's time.
 	resumed time.Duration
+}
+
+// runLanes runs p's lanes a and b at once, each with a server of its own
+// (runLane), logs them, and stops the test if either failed.
+func runLanes(t *testing.T, p scenario.Params, watch time.Duration) (a, b *lane) {
+	t.Helper()
+	a, b = &lane{}, &lane{}
+	var wg sync.WaitGroup
+	for i, l := range []*lane{a, b} {
+		wg.Go(func() { runLane(t, p, i, l, watch) })
+	}
+	wg.Wait()
+	a.log(t)
+	b.log(t)
+	for _, l := range []*lane{a, b} {
+		if l.err != nil {
+			t.Fatalf("%s: %v", l.strategy, l.err)
+		}
+	}
+	return a, b
 }
 
 // runLane runs the server and clients of p's lane i through p's pause,
@@ -134,6 +155,17 @@ func runLane(t *testing.T, p scenario.Params, i int, l *lane, watch time.Duratio
 // simulator's tick, so that the lanes' verdicts come from the same ticks.
 const reportEvery = 100 * time.Millisecond
 
+// backUnder returns how long after resume the server, running again, was
+// first seen with at most limit requests inside, or -1 if never.
+func (l *lane) backUnder(resume time.Duration, limit int) time.Duration {
+	for _, sm := range l.samples {
+		if sm.t >= resume && sm.st.Concurrency <= limit && !sm.st.Paused {
+			return sm.t - resume
+		}
+	}
+	return -1
+}
+
 // okRate is the clients' ok/s over [from, to).
 func (l *lane) okRate(from, to time.Duration) float64 {
 	var n int64
@@ -180,19 +212,7 @@ func TestExperimentFixedVsBackoff(t *testing.T) {
 		watch = 4 * time.Second
 	}
 	p := curveExperiment()
-	fixed, backoff := &lane{}, &lane{}
-	var wg sync.WaitGroup
-	for i, l := range []*lane{fixed, backoff} {
-		wg.Go(func() { runLane(t, p, i, l, watch) })
-	}
-	wg.Wait()
-	fixed.log(t)
-	backoff.log(t)
-	for _, l := range []*lane{fixed, backoff} {
-		if l.err != nil {
-			t.Fatalf("%s: %v", l.strategy, l.err)
-		}
-	}
+	fixed, backoff := runLanes(t, p, watch)
 
 	resume := expPauseAt + expPauseFor
 	end := resume + watch
@@ -224,13 +244,7 @@ func TestExperimentFixedVsBackoff(t *testing.T) {
 	}
 	// Backoff: the server is back under its limit within seconds, and the
 	// clients are served again.
-	recovered := time.Duration(-1)
-	for _, sm := range backoff.samples {
-		if sm.t >= resume && sm.st.Concurrency <= expLimit && !sm.st.Paused {
-			recovered = sm.t - resume
-			break
-		}
-	}
+	recovered := backoff.backUnder(resume, expLimit)
 	if recovered < 0 || recovered > 3*time.Second {
 		t.Errorf("think_scaled: server back under its limit %v after the resume, want within 3 s", recovered)
 	}

@@ -250,7 +250,7 @@ func TestServerControlLoopbackOnly(t *testing.T) {
 func TestServerReportLines(t *testing.T) {
 	cfg := DefaultServerConfig()
 	cfg.ReportEvery = 50 * ms
-	var out syncBuffer
+	var out testwait.Buffer
 	s, _ := startServer(t, cfg, &out)
 	line := regexp.MustCompile(`^[A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d\.\d{3}: concurrency: +\d+, last delay: \S+( \(paused, backlog: \d+\))?$`)
 	if !testwait.Within(testwait.Bound, func() bool { return strings.Count(out.String(), "\n") >= 2 }) {

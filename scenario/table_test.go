@@ -1184,6 +1184,20 @@ func TestValidateAgreesWithParse(t *testing.T) {
 			if (verr == nil) != (perr == nil) || verr != nil && verr.Error() != perr.Error() {
 				t.Fatalf("Validate and Parse(Encode) disagree:\nValidate: %v\nParse:    %v\nquery: %s", verr, perr, q.Encode())
 			}
+			if n := len(p.Lanes); n >= 1 && n <= scenario.MaxLanes {
+				// The values that differ from the defaults' are the ones
+				// ValidateChanged is told of.
+				def := scenario.Defaults().Encode()
+				var changed []string
+				for name, v := range q {
+					if name != "lanes" && !slices.Equal(v, def[name]) {
+						changed = append(changed, name)
+					}
+				}
+				if cerr := p.ValidateChanged(changed...); fmt.Sprint(cerr) != fmt.Sprint(verr) {
+					t.Errorf("ValidateChanged(%v) and Validate disagree:\nValidateChanged: %v\nValidate:        %v", changed, cerr, verr)
+				}
+			}
 			var names []string
 			for _, pe := range scenario.Errors(verr) {
 				names = append(names, pe.Name)
@@ -1279,6 +1293,29 @@ func TestCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestValidateChangedNames: a name that is not one of the parameters' is
+// an error naming it, and the values not named are not checked.
+func TestValidateChangedNames(t *testing.T) {
+	p := scenario.Defaults()
+	p.Clients = 0 // bad, but not named
+	for _, tc := range []struct{ name, want string }{
+		{"nosuch", "nosuch"},
+		{"lanes", "lanes"},
+		{"factor", "factor"},     // a lane's, without its letter
+		{"c.factor", "c.factor"}, // a lane p does not have
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs := scenario.Errors(p.ValidateChanged(tc.name))
+			if len(errs) != 1 || errs[0].Name != tc.want || !strings.Contains(errs[0].Allow, "2 lanes") {
+				t.Errorf("ValidateChanged(%q) = %v, want one error naming %s", tc.name, errs, tc.want)
+			}
+		})
+	}
+	if err := p.ValidateChanged("think", "b.factor"); err != nil {
+		t.Errorf("ValidateChanged of good values: %v", err)
 	}
 }
 

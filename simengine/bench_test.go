@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"backofflab/budget"
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -37,7 +38,7 @@ func BenchmarkQueue(b *testing.B) {
 // BenchmarkState measures the engine's state per client: what New allocates
 // for 100 000 clients in two lanes, divided by the clients.
 func BenchmarkState(b *testing.B) {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Clients = 100_000
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -138,7 +139,7 @@ func BenchmarkQueuedRequest(b *testing.B) {
 // SliceEvents events, as a session runs it. It reports the wall time of a
 // slice, the longest a page waits for an answer.
 func BenchmarkSlice(b *testing.B) {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Clients, p.Think, p.Timeout, p.Tick = 20_000, time.Millisecond, time.Millisecond, 10*time.Millisecond
 	p.MaxServerDelay, p.Backlog, p.Duration = 24*time.Hour, 1_000_000, time.Hour
 	p.Lanes = nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"backofflab/budget"
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -24,7 +25,7 @@ import (
 // its queue grows by about 40 000 requests a second. scenario.Lane b retries with
 // exponential backoff capped at 10 s, and grows far more slowly.
 func simStorm() scenario.Params {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Clients = 2000
 	p.Think = 100 * time.Millisecond
 	p.Timeout = 50 * time.Millisecond
@@ -108,7 +109,7 @@ func TestBudgetHaltsLane(t *testing.T) {
 // TestBudgetRefusesRun: a run whose initial state does not fit is refused
 // with the budget it would exceed, and takes nothing.
 func TestBudgetRefusesRun(t *testing.T) {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Clients = 100_000
 	pool := budget.NewPool(1 << 20)
 	mem := budget.NewRun(pool, 1<<30)
@@ -240,7 +241,7 @@ func TestOutageHistoryBounded(t *testing.T) {
 // TestLatencySample: past maxLat successes in a tick, the lane keeps a
 // uniform sample of maxLat latencies.
 func TestLatencySample(t *testing.T) {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	l := newLane(&p, 0, nil)
 	const n = 10 * maxLat
 	for k := range n {
@@ -270,7 +271,7 @@ func TestLatencySample(t *testing.T) {
 // TestCurveCacheBounded: a curve so flat that it never reaches its cap
 // keeps at most maxOver levels and still answers exactly.
 func TestCurveCacheBounded(t *testing.T) {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.ServerFactor, p.ServerK = 1.0001, 1_000_000
 	c := newCurve(&p)
 	for _, n := range []int{10, 1000, maxOver, maxOver + 31, 5_000_000} {
@@ -286,7 +287,7 @@ func TestCurveCacheBounded(t *testing.T) {
 // TestCurveCacheExact: the cache answers what the latency says at every
 // level, below, at and past the level where 001's curve reaches its cap.
 func TestCurveCacheExact(t *testing.T) {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	c := newCurve(&p)
 	for _, n := range []int{0, 31, 3000, 3300, 40000, 1000, 29, 30, 5000} {
 		if got, want := c.delay(n), c.lat.Delay(n); got != want {
@@ -320,11 +321,18 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 // TestEventsDoNotAllocate: a second of 001's run, about a thousand events a
 // lane, allocates little more than its ten ticks: no event allocates.
 func TestEventsDoNotAllocate(t *testing.T) {
+	p := scenariotest.CurveDefaults()
+	p.Duration = time.Hour
+	checkEventsDoNotAllocate(t, p)
+}
+
+// checkEventsDoNotAllocate checks that a second of p's run, past its
+// start, allocates little more than its ten ticks.
+func checkEventsDoNotAllocate(t *testing.T, p scenario.Params) {
+	t.Helper()
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
 	}
-	p := curveDefaults()
-	p.Duration = time.Hour
 	e := simNew(t, p)
 	simAdvance(t, e, 5*time.Second) // past the start's growth
 	at := 5 * time.Second

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -34,7 +35,7 @@ func simLane(name string) scenario.Lane {
 // fixed and lane b exponential. Steady load is 300/2.1 s ≈ 143 req/s with
 // concurrency ≈ 14, under the server's limit of 30.
 func simSmall() scenario.Params {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Clients = 300
 	p.Think = 2 * time.Second
 	p.Timeout = time.Second
@@ -526,6 +527,37 @@ func simCheckTicks(t testing.TB, e *Engine, ticks []scenario.Tick, where string)
 	}
 }
 
+// unevenSteps are the lengths of simAdvanceUnevenly's steps, in turn: off
+// tick boundaries, one nanosecond, several ticks at once.
+var unevenSteps = []time.Duration{37 * time.Millisecond, time.Second, 3300 * time.Millisecond, 1, 101 * time.Millisecond, 2 * time.Second}
+
+// simAdvanceUnevenly advances e in unevenSteps up to each moment of
+// checkAt in turn, calls step (unless nil) after each step, and at each
+// moment checks that every count adds up, up to the ticks so far; it stops
+// the test at the first failure and returns the ticks.
+func simAdvanceUnevenly(t *testing.T, e *Engine, checkAt []time.Duration, step func(now time.Duration)) []scenario.Tick {
+	t.Helper()
+	var ticks []scenario.Tick
+	emit := func(tk scenario.Tick) { ticks = append(ticks, tk) }
+	now, k := time.Duration(0), 0
+	for _, at := range checkAt {
+		for now < at {
+			now = min(now+unevenSteps[k%len(unevenSteps)], at)
+			k++
+			e.AdvanceTo(now, emit)
+			if step != nil {
+				step(now)
+			}
+		}
+		simCheck(t, e, fmt.Sprintf("at %v", at), nil)
+		simCheckTicks(t, e, ticks, fmt.Sprintf("at %v", at))
+		if t.Failed() {
+			t.FailNow()
+		}
+	}
+	return ticks
+}
+
 // TestEngineBookkeeping runs every strategy against every outage kind, with
 // cancel_on_timeout off and on, in uneven steps, and checks after each step
 // that time only moves forward and at chosen moments (before, at, inside
@@ -537,7 +569,6 @@ func TestEngineBookkeeping(t *testing.T) {
 		3700 * ms, 10 * time.Second, 10*time.Second + 1, 10050 * ms, 12345 * ms, 17*time.Second + 999999999,
 		18 * time.Second, 18*time.Second + 1, 19500 * ms, 25 * time.Second, 33333 * ms, 40 * time.Second,
 	}
-	steps := []time.Duration{37 * ms, time.Second, 3300 * ms, 1, 101 * ms, 2 * time.Second}
 	for _, kind := range []string{scenario.OutagePause, scenario.OutageCrash, scenario.OutagePartition} {
 		for _, cancel := range []bool{false, true} {
 			for _, name := range strategies.Names() {
@@ -559,30 +590,17 @@ func TestEngineBookkeeping(t *testing.T) {
 					b.MaxAttempts, b.Deadline = 3, 5*time.Second
 					p.Lanes = []scenario.Lane{a, b}
 					e := simNew(t, p)
-					var ticks []scenario.Tick
-					emit := func(tk scenario.Tick) { ticks = append(ticks, tk) }
-					now, k := time.Duration(0), 0
-					for _, at := range checkAt {
-						for now < at {
-							now = min(now+steps[k%len(steps)], at)
-							k++
-							e.AdvanceTo(now, emit)
-							for i, l := range e.lanes {
-								if l.now != now {
-									t.Fatalf("lane %c at %v after AdvanceTo(%v)", scenario.LaneNames[i], l.now, now)
-								}
-								if top := l.q.top(); top.at < now || l.next < now {
-									t.Fatalf("lane %c has an event in the past at %v: next client event %v, completion %v",
-										scenario.LaneNames[i], now, top.at, l.next)
-								}
+					ticks := simAdvanceUnevenly(t, e, checkAt, func(now time.Duration) {
+						for i, l := range e.lanes {
+							if l.now != now {
+								t.Fatalf("lane %c at %v after AdvanceTo(%v)", scenario.LaneNames[i], l.now, now)
+							}
+							if top := l.q.top(); top.at < now || l.next < now {
+								t.Fatalf("lane %c has an event in the past at %v: next client event %v, completion %v",
+									scenario.LaneNames[i], now, top.at, l.next)
 							}
 						}
-						simCheck(t, e, fmt.Sprintf("at %v", at), nil)
-						simCheckTicks(t, e, ticks, fmt.Sprintf("at %v", at))
-						if t.Failed() {
-							t.FailNow()
-						}
-					}
+					})
 					if want := int(checkAt[len(checkAt)-1] / p.Tick); len(ticks) != want {
 						t.Errorf("%d ticks, want %d", len(ticks), want)
 					}
@@ -740,7 +758,7 @@ func TestEngineDeterminism(t *testing.T) {
 			t.Error("lanes fixed and exponential never differ")
 		}
 		// Defaults: lanes fixed and think_scaled agree until the pause.
-		d := curveDefaults()
+		d := scenariotest.CurveDefaults()
 		d.Duration = 25 * time.Second
 		_, dt := simRun(t, d)
 		for _, tk := range dt {

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -70,7 +71,7 @@ func laneLimit[T strategies.Limit](t *testing.T, l *lane) T {
 }
 
 func limitParams(outage string) scenario.Params {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Clients = 500
 	p.Outage, p.OutageAt, p.OutageFor = outage, 10*time.Second, 8*time.Second
 	p.Lanes[1].MaxAttempts, p.Lanes[1].Deadline = 4, 20*time.Second

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -17,7 +18,7 @@ import (
 // server would hold 9.9.
 func TestModelLinear(t *testing.T) {
 	t.Parallel()
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.ServerModel, p.ServerSlope = "linear", 4*time.Millisecond
 	p.Outage = scenario.OutageNone
 	p.Duration = 300 * time.Second

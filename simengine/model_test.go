@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"backofflab/budget"
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -36,7 +37,7 @@ func TestModelSteadyLoad(t *testing.T) {
 		for _, seed := range c.seeds {
 			t.Run(fmt.Sprintf("%d clients, think %v, seed %d", c.clients, c.think, seed), func(t *testing.T) {
 				t.Parallel()
-				p := curveDefaults()
+				p := scenariotest.CurveDefaults()
 				p.Clients, p.Think, p.Seed = c.clients, c.think, seed
 				p.Outage = scenario.OutageNone
 				p.Duration = 300 * time.Second
@@ -91,7 +92,7 @@ func TestModelSteadyLoad(t *testing.T) {
 // every lane, exponential with mean think.
 func TestModelThinkTimes(t *testing.T) {
 	t.Parallel()
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameThinkScaled)}
 	e := simNew(t, p)
 	a, b := e.lanes[0], e.lanes[1]
@@ -152,7 +153,7 @@ func curveRef(p *scenario.Params, n int) float64 {
 
 func TestModelCurve(t *testing.T) {
 	t.Parallel()
-	def := curveDefaults()
+	def := scenariotest.CurveDefaults()
 	for _, c := range []struct {
 		name  string
 		set   func(*scenario.Params)

@@ -75,8 +75,7 @@ func TestModelErlangC(t *testing.T) {
 					p := openQueue(c, s, lambda, d)
 					p.Seed = seed
 					e, ticks := simRun(t, p)
-					m := e.lanes[0].model.(*queueModel)
-					waitSum += m.waited.Seconds() / float64(m.started)
+					waitSum += meanWait(e)
 					win := simWindow(simSeries(ticks, 0), 100, d.Seconds())
 					lqSum += simMean(win, func(lt scenario.LaneTick) float64 { return float64(lt.Backlog) })
 					busySum += simMean(win, func(lt scenario.LaneTick) float64 { return float64(lt.Concurrency - lt.Backlog) }) / float64(c)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -184,12 +185,7 @@ func TestOutageCrash(t *testing.T) {
 	}
 	simCheck(t, e, "right after the crash", nil)
 	ticks = append(ticks, simAdvance(t, e, 15*time.Second)...)
-	for i, l := range e.lanes {
-		// The server restarts empty.
-		if l.fail != nil || curveIn(l).live != 0 || curveIn(l).q.len() != 0 {
-			t.Errorf("lane %c at the restart: failure %s, live %d, held %d", scenario.LaneNames[i], failName(l.fail), curveIn(l).live, curveIn(l).q.len())
-		}
-	}
+	checkServerEmpty(t, e, "at the restart") // the server restarts empty
 	ticks = append(ticks, simAdvance(t, e, p.Duration)...)
 
 	for i, name := range outStrategies {
@@ -237,17 +233,24 @@ func TestOutageCrash(t *testing.T) {
 	}
 }
 
+// checkServerEmpty checks, at the moment when says, that every lane's curve
+// server is up, with nothing inside and nothing held.
+func checkServerEmpty(t *testing.T, e *Engine, when string) {
+	t.Helper()
+	for i, l := range e.lanes {
+		if l.fail != nil || curveIn(l).live != 0 || curveIn(l).q.len() != 0 {
+			t.Errorf("lane %c %s: failure %s, live %d, held %d", scenario.LaneNames[i], when, failName(l.fail), curveIn(l).live, curveIn(l).q.len())
+		}
+	}
+}
+
 func TestOutagePartition(t *testing.T) {
 	t.Parallel()
 	p := simSmall()
 	p.Outage = scenario.OutagePartition
 	e := simNew(t, p)
 	ticks := simAdvance(t, e, 15*time.Second)
-	for i, l := range e.lanes {
-		if l.fail != nil || curveIn(l).live != 0 || curveIn(l).q.len() != 0 {
-			t.Errorf("lane %c at the partition's end: failure %s, live %d, held %d", scenario.LaneNames[i], failName(l.fail), curveIn(l).live, curveIn(l).q.len())
-		}
-	}
+	checkServerEmpty(t, e, "at the partition's end")
 	ticks = append(ticks, simAdvance(t, e, p.Duration)...)
 	for i, name := range outStrategies {
 		t.Run(name, func(t *testing.T) {
@@ -436,7 +439,7 @@ func TestOutageHeadline(t *testing.T) {
 	const resume = 35.0 // outage_at 20 s + outage_for 15 s
 
 	t.Run("defaults", func(t *testing.T) {
-		p := curveDefaults()
+		p := scenariotest.CurveDefaults()
 		e, ticks := simRun(t, p)
 		s := e.Summaries()
 		for i := range s {
@@ -478,7 +481,7 @@ func TestOutageHeadline(t *testing.T) {
 		// every new attempt piles on. The backoff only sets how fast the pile
 		// grows. (think_scaled survives because its first retry comes tens of
 		// seconds later, so its flood is only ≈ 800 requests, ≈ 1.3 s.)
-		p := curveDefaults()
+		p := scenariotest.CurveDefaults()
 		a := simLane(strategies.NameExponential) // 100 ms, ×2, jitter 0.1, cap 15 min
 		b := a
 		b.Factor, b.MaxDelay = 2.7, 10*time.Minute

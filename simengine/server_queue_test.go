@@ -86,15 +86,25 @@ func TestQueueModelBacklog(t *testing.T) {
 	}
 }
 
+// admitThree admits clients 0, 1 and 2 at time 0, and returns their slots.
+func admitThree(t *testing.T, m *queueModel) []uint64 {
+	t.Helper()
+	var slots []uint64
+	for c := range int32(3) {
+		s, err := m.admit(0, c, nil)
+		if err != nil {
+			t.Fatalf("client %d: %v", c, err)
+		}
+		slots = append(slots, s)
+	}
+	return slots
+}
+
 // TestQueueModelCancel: a cancelled waiting request is passed over, and a
 // cancelled one in service frees its worker at once.
 func TestQueueModelCancel(t *testing.T) {
 	m := newQueueTest(t, 1, scenario.QueueFIFO, 10)
-	var slots []uint64
-	for c := range int32(3) {
-		s, _ := m.admit(0, c, nil)
-		slots = append(slots, s)
-	}
+	slots := admitThree(t, m)
 	if !m.cancel(slots[1], 1) || m.concurrency() != 2 || m.queued() != 1 {
 		t.Fatalf("cancel of the waiting request: concurrency %d, queued %d", m.concurrency(), m.queued())
 	}
@@ -125,11 +135,7 @@ func TestQueueModelFreeze(t *testing.T) {
 // but not the cancelled ones.
 func TestQueueModelDrop(t *testing.T) {
 	m := newQueueTest(t, 1, scenario.QueueFIFO, 10)
-	var slots []uint64
-	for c := range int32(3) {
-		s, _ := m.admit(0, c, nil)
-		slots = append(slots, s)
-	}
+	slots := admitThree(t, m)
 	m.cancel(slots[2], 2)
 	var lost []int32
 	m.drop(func(_ uint64, c int32) { lost = append(lost, c) })

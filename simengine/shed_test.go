@@ -65,23 +65,36 @@ func TestQueueTimeout(t *testing.T) {
 	p := openQueue(30, 100*time.Millisecond, 400, 120*time.Second) // 400/s for 300/s
 	p.Tick = 100 * time.Millisecond
 	p.QueueTimeout = 50 * time.Millisecond
-	e, ticks := simRun(t, p)
-	win := simWindow(simSeries(ticks, 0), 20, 120)
-	ok := simMean(win, func(lt scenario.LaneTick) float64 { return lt.OK })
-	errs := simMean(win, func(lt scenario.LaneTick) float64 { return lt.Errors })
-	m := e.lanes[0].model.(*queueModel)
-	mean := m.waited.Seconds() / float64(m.started)
+	ok, errs, mean := overloadedQueue(t, p)
 	t.Logf("ok %.1f/s, errors %.1f/s, the served waited %.1f ms on average", ok, errs, 1000*mean)
 	if ok < 290 || ok > 305 || errs < 90 || errs > 110 || mean > 0.050 {
 		t.Errorf("ok %.1f/s, errors %.1f/s, mean wait %.3f s; want ~300, ~100 and at most the 50 ms timeout", ok, errs, mean)
 	}
 	// Without it the queue grows to the backlog and every wait is long.
 	p.QueueTimeout, p.Backlog = 0, 4096
-	e, _ = simRun(t, p)
-	m = e.lanes[0].model.(*queueModel)
-	if without := m.waited.Seconds() / float64(m.started); without < 1 {
+	e, _ := simRun(t, p)
+	if without := meanWait(e); without < 1 {
 		t.Errorf("without a queue timeout the mean wait is %.3f s, want the backlog's seconds", without)
 	}
+}
+
+// overloadedQueue runs p, one lane against the queue model, and returns
+// its mean ok/s and errors/s from 20 s to 120 s, and the mean wait of the
+// requests its workers served.
+func overloadedQueue(t *testing.T, p scenario.Params) (ok, errs, wait float64) {
+	t.Helper()
+	e, ticks := simRun(t, p)
+	win := simWindow(simSeries(ticks, 0), 20, 120)
+	ok = simMean(win, func(lt scenario.LaneTick) float64 { return lt.OK })
+	errs = simMean(win, func(lt scenario.LaneTick) float64 { return lt.Errors })
+	return ok, errs, meanWait(e)
+}
+
+// meanWait is the mean wait in seconds of the requests lane a's queue
+// model served.
+func meanWait(e *Engine) float64 {
+	m := e.lanes[0].model.(*queueModel)
+	return m.waited.Seconds() / float64(m.started)
 }
 
 // TestCoDel: under a load the workers cannot carry, controlled delay keeps
@@ -93,12 +106,7 @@ func TestCoDel(t *testing.T) {
 	over := openQueue(30, 100*time.Millisecond, 400, 120*time.Second) // 400/s for 300/s
 	over.Tick = 100 * time.Millisecond
 	over.QueueControl = scenario.QueueControlCoDel
-	e, ticks := simRun(t, over)
-	win := simWindow(simSeries(ticks, 0), 20, 120)
-	ok := simMean(win, func(lt scenario.LaneTick) float64 { return lt.OK })
-	errs := simMean(win, func(lt scenario.LaneTick) float64 { return lt.Errors })
-	m := e.lanes[0].model.(*queueModel)
-	mean := m.waited.Seconds() / float64(m.started)
+	ok, errs, mean := overloadedQueue(t, over)
 	t.Logf("overloaded: ok %.1f/s, errors %.1f/s, the served waited %.1f ms on average", ok, errs, 1000*mean)
 	if ok < 280 || errs < 80 || mean > 0.030 {
 		t.Errorf("ok %.1f/s, errors %.1f/s, mean wait %.4f s; want ~300, ~100 and a few times codel_target (5 ms)", ok, errs, mean)
@@ -107,7 +115,7 @@ func TestCoDel(t *testing.T) {
 	// 1 % of the requests fail (2.5/s), where without codel none does.
 	under := openQueue(30, 100*time.Millisecond, 250, 60*time.Second)
 	under.QueueControl = scenario.QueueControlCoDel
-	_, ticks = simRun(t, under)
+	_, ticks := simRun(t, under)
 	if n := simMean(simSeries(ticks, 0), func(lt scenario.LaneTick) float64 { return lt.Errors }); n > 5 {
 		t.Errorf("%.2f errors/s at 5/6 of capacity, want under 2 %% of 250/s", n)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -100,7 +101,7 @@ func withSpiralCount(e *Engine, i int, wrap func(strategies.Strategy) strategies
 
 // pauseDeadline is the flag set of the golden file pause_deadline.json.
 func pauseDeadline() scenario.Params {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Clients, p.Think, p.Timeout = 500, 2*time.Second, 500*time.Millisecond
 	p.ServerLimit, p.Backlog, p.Duration = 20, 100, 45*time.Second
 	p.Lanes[0].Deadline = 3 * time.Second
@@ -127,7 +128,7 @@ func TestThinkScaledSpiralInGoldenRuns(t *testing.T) {
 	}{
 		// 001's published experiment: `run -server_model curve
 		// -b.strategy think_scaled`.
-		{"001_published", curveDefaults(), 0, 0, 0, 0},
+		{"001_published", scenariotest.CurveDefaults(), 0, 0, 0, 0},
 		{"pause_deadline", pauseDeadline(), 0, 0, 0, 0},
 	}
 	for _, c := range cases {
@@ -182,7 +183,7 @@ func TestThinkScaledSpiralInEngine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.outage, func(t *testing.T) {
-			p := curveDefaults()
+			p := scenariotest.CurveDefaults()
 			p.Clients, p.Think, p.Timeout = 50, time.Second, 500*time.Millisecond
 			p.Outage, p.OutageAt, p.OutageFor, p.Duration = c.outage, 0, 60*time.Second, 60*time.Second
 			e := simNew(t, p)

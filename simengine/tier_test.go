@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -19,7 +20,7 @@ import (
 // pause (never answered: every attempt times out). Lane a retries fixed
 // every 100 ms, at most three attempts, through tiers.
 func tierFailing(kind string, tiers string) scenario.Params {
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Clients = 5
 	p.Duration = time.Hour
 	p.Outage, p.OutageAt, p.OutageFor = scenario.OutageNone, 0, 0
@@ -206,7 +207,7 @@ func TestTiersCancelSubtree(t *testing.T) {
 // no success ever refills it: at most 5 retries, ever.
 func TestTiersBudget(t *testing.T) {
 	t.Parallel()
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Outage, p.OutageAt, p.OutageFor, p.Duration = scenario.OutageCrash, 0, 120*time.Second, 120*time.Second
 	lane := func(tiers string) scenario.Lane {
 		a := simLane(strategies.NameFixed)
@@ -265,7 +266,6 @@ func TestTiersBookkeeping(t *testing.T) {
 	const ms = time.Millisecond
 	checkAt := []time.Duration{3700 * ms, 10 * time.Second, 10*time.Second + 1, 12345 * ms, 18 * time.Second,
 		19500 * ms, 25 * time.Second, 33333 * ms, 40 * time.Second}
-	steps := []time.Duration{37 * ms, time.Second, 3300 * ms, 1, 101 * ms, 2 * time.Second}
 	for _, kind := range []string{scenario.OutagePause, scenario.OutageCrash, scenario.OutagePartition} {
 		for _, cancel := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/cancel=%v", kind, cancel), func(t *testing.T) {
@@ -287,21 +287,7 @@ func TestTiersBookkeeping(t *testing.T) {
 				c := lane(strategies.NameNone, "decorrelated:4:500ms:sre_throttle")
 				p.Lanes = []scenario.Lane{a, b, c}
 				e := simNew(t, p)
-				var ticks []scenario.Tick
-				emit := func(tk scenario.Tick) { ticks = append(ticks, tk) }
-				now, k := time.Duration(0), 0
-				for _, at := range checkAt {
-					for now < at {
-						now = min(now+steps[k%len(steps)], at)
-						k++
-						e.AdvanceTo(now, emit)
-					}
-					simCheck(t, e, fmt.Sprintf("at %v", at), nil)
-					simCheckTicks(t, e, ticks, fmt.Sprintf("at %v", at)) // the tier columns included
-					if t.Failed() {
-						t.FailNow()
-					}
-				}
+				simAdvanceUnevenly(t, e, checkAt, nil) // the tier columns checked too
 				for i, s := range e.Summaries() {
 					if s.Requests == 0 || s.TierAttempts[len(s.TierAttempts)-1] == 0 {
 						t.Errorf("lane %c did not exercise its tiers: %+v", scenario.LaneNames[i], s)
@@ -422,24 +408,12 @@ func TestTiersDeterministic(t *testing.T) {
 // per event no more than a lane without: its calls come from the free
 // list, their events from a queue that has grown.
 func TestTierEventsDoNotAllocate(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates on its own")
-	}
-	p := curveDefaults()
+	p := scenariotest.CurveDefaults()
 	p.Duration = time.Hour
 	for i := range p.Lanes {
 		p.Lanes[i].Tiers = mustTiers("fixed:3:1s,fixed:2:500ms")
 	}
-	e := simNew(t, p)
-	simAdvance(t, e, 5*time.Second) // past the start's growth
-	at := 5 * time.Second
-	allocs := testing.AllocsPerRun(20, func() {
-		at += time.Second
-		e.AdvanceTo(at, func(scenario.Tick) {})
-	})
-	if allocs > 40 {
-		t.Errorf("%.0f allocations a virtual second, want about the ticks' 10", allocs)
-	}
+	checkEventsDoNotAllocate(t, p)
 }
 
 // TestTiersOpenLoop: an open loop's requests, each with a client of its

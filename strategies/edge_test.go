@@ -3,6 +3,7 @@ package strategies
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -46,70 +47,68 @@ func capBound(p Params) time.Duration {
 	return -1
 }
 
-func TestEdgeValuesPolicyChains(t *testing.T) {
+// forEachEdge runs test for every strategy with each of edgeCases, as a
+// subtest, with the strategy's policy, capBound's bound on its delays and
+// a generator seeded with seed plus the edge case's index.
+func forEachEdge(t *testing.T, seed uint64, test func(t *testing.T, name string, pol *Policy, bound time.Duration, rng *rand.Rand)) {
+	t.Helper()
 	for _, name := range Names() {
 		for ei, e := range edgeCases {
 			t.Run(name+"/"+e.name, func(t *testing.T) {
 				p := mustDefaults(t, name)
 				e.mod(&p)
-				pol := mustPolicy(t, p)
-				bound := capBound(p)
-				rng := newRNG(uint64(900 + ei))
-				var s State
-				pol.Begin(&s, 0, 10*time.Second)
-				for r := range 200 {
-					d, ok := pol.Retry(&s, s.AttemptStart, rng)
-					if !ok {
-						if name != NameNone {
-							t.Fatalf("retry %d: gave up with no limit", r+1)
-						}
-						return
-					}
-					if d < 0 || (bound >= 0 && d > bound) {
-						t.Fatalf("retry %d: delay %v, want in [0, %v]", r+1, d, bound)
-					}
-					if s.AttemptStart < 0 {
-						t.Fatalf("retry %d: AttemptStart overflowed to %v", r+1, s.AttemptStart)
-					}
-				}
-				if name == NameNone {
-					t.Fatal("none retried")
-				}
+				test(t, name, mustPolicy(t, p), capBound(p), newRNG(seed+uint64(ei)))
 			})
 		}
 	}
 }
 
+func TestEdgeValuesPolicyChains(t *testing.T) {
+	forEachEdge(t, 900, func(t *testing.T, name string, pol *Policy, bound time.Duration, rng *rand.Rand) {
+		var s State
+		pol.Begin(&s, 0, 10*time.Second)
+		for r := range 200 {
+			d, ok := pol.Retry(&s, s.AttemptStart, rng)
+			if !ok {
+				if name != NameNone {
+					t.Fatalf("retry %d: gave up with no limit", r+1)
+				}
+				return
+			}
+			if d < 0 || (bound >= 0 && d > bound) {
+				t.Fatalf("retry %d: delay %v, want in [0, %v]", r+1, d, bound)
+			}
+			if s.AttemptStart < 0 {
+				t.Fatalf("retry %d: AttemptStart overflowed to %v", r+1, s.AttemptStart)
+			}
+		}
+		if name == NameNone {
+			t.Fatal("none retried")
+		}
+	})
+}
+
 func TestEdgeValuesLargeRetryCounts(t *testing.T) {
 	prevs := []time.Duration{0, 1, time.Second, time.Hour, 100 * 365 * 24 * time.Hour}
-	for _, name := range Names() {
-		for ei, e := range edgeCases {
-			t.Run(name+"/"+e.name, func(t *testing.T) {
-				p := mustDefaults(t, name)
-				e.mod(&p)
-				pol := mustPolicy(t, p)
-				bound := capBound(p)
-				rng := newRNG(uint64(950 + ei))
-				for _, n := range []int{30, 61, 62, 63, 64, 100, 1000} {
-					for _, prev := range prevs {
-						for range 20 {
-							s := State{Retries: int32(n), Prev: prev, RequestStart: time.Second, AttemptStart: 2 * time.Second, Until: 3 * time.Second}
-							d := pol.Strategy.Next(&s, 2500*time.Millisecond, rng)
-							if name == NameNone {
-								if d != Stop {
-									t.Fatalf("none: %v, want Stop", d)
-								}
-								continue
-							}
-							if d < 0 || (bound >= 0 && d > bound) {
-								t.Fatalf("Retries %d Prev %v: delay %v, want in [0, %v]", n, prev, d, bound)
-							}
+	forEachEdge(t, 950, func(t *testing.T, name string, pol *Policy, bound time.Duration, rng *rand.Rand) {
+		for _, n := range []int{30, 61, 62, 63, 64, 100, 1000} {
+			for _, prev := range prevs {
+				for range 20 {
+					s := State{Retries: int32(n), Prev: prev, RequestStart: time.Second, AttemptStart: 2 * time.Second, Until: 3 * time.Second}
+					d := pol.Strategy.Next(&s, 2500*time.Millisecond, rng)
+					if name == NameNone {
+						if d != Stop {
+							t.Fatalf("none: %v, want Stop", d)
 						}
+						continue
+					}
+					if d < 0 || (bound >= 0 && d > bound) {
+						t.Fatalf("Retries %d Prev %v: delay %v, want in [0, %v]", n, prev, d, bound)
 					}
 				}
-			})
+			}
 		}
-	}
+	})
 }
 
 func TestHugeRetryCountsHitTheCap(t *testing.T) {

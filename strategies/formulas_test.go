@@ -34,7 +34,9 @@ func TestFixedAlwaysDelay(t *testing.T) {
 	}
 }
 
-func TestFullJitter(t *testing.T) {
+// TestJitterUniform: full jitter draws uniformly from [0, ceiling], equal
+// jitter from [ceiling/2, ceiling], the ceiling being min(cap, base·2^n).
+func TestJitterUniform(t *testing.T) {
 	cases := []struct {
 		name      string
 		base, cap time.Duration
@@ -43,57 +45,44 @@ func TestFullJitter(t *testing.T) {
 		{"aws_10ms_1s", 10 * time.Millisecond, time.Second},
 		{"base_eq_cap", time.Second, time.Second},
 	}
-	for ci, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			st := FullJitter{Base: c.base, Cap: c.cap}
-			rng := newRNG(uint64(100 + ci))
-			for _, n := range retryNs {
-				t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
-					top := ceiling(c.base, c.cap, n)
-					ds := sampleNext(t, st, State{Retries: int32(n)}, 0, draws, rng)
-					checkBounds(t, "full_jitter", ds, 0, top, false)
-					xs := sortedSecs(ds)
-					tt := secs(top)
-					checkMean(t, "full_jitter", xs, tt/2, tt/math.Sqrt(12))
-					checkSD(t, "full_jitter", xs, tt/math.Sqrt(12), 1.8)
-					for _, q := range []float64{0.1, 0.5, 0.9} {
-						checkQuantile(t, "full_jitter", xs, q, q*tt, 1/tt)
-					}
-				})
-			}
-		})
-	}
-}
-
-func TestEqualJitter(t *testing.T) {
-	cases := []struct {
-		name      string
-		base, cap time.Duration
+	for _, j := range []struct {
+		name string
+		make func(base, cap time.Duration) Strategy
+		seed uint64
+		half bool // the draws' lower end is half the ceiling, not 0
 	}{
-		{"defaults", 100 * time.Millisecond, time.Minute},
-		{"aws_10ms_1s", 10 * time.Millisecond, time.Second},
-		{"base_eq_cap", time.Second, time.Second},
-	}
-	for ci, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			st := EqualJitter{Base: c.base, Cap: c.cap}
-			rng := newRNG(uint64(200 + ci))
-			for _, n := range retryNs {
-				t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
-					top := ceiling(c.base, c.cap, n)
-					ds := sampleNext(t, st, State{Retries: int32(n)}, 0, draws, rng)
-					checkBounds(t, "equal_jitter", ds, top/2, top, false)
-					xs := sortedSecs(ds)
-					tt := secs(top)
-					sd := tt / 2 / math.Sqrt(12)
-					checkMean(t, "equal_jitter", xs, 3*tt/4, sd)
-					checkSD(t, "equal_jitter", xs, sd, 1.8)
-					for _, q := range []float64{0.1, 0.5, 0.9} {
-						checkQuantile(t, "equal_jitter", xs, q, tt/2+q*tt/2, 2/tt)
-					}
-				})
-			}
-		})
+		{"full_jitter", func(base, cap time.Duration) Strategy { return FullJitter{Base: base, Cap: cap} }, 100, false},
+		{"equal_jitter", func(base, cap time.Duration) Strategy { return EqualJitter{Base: base, Cap: cap} }, 200, true},
+	} {
+		for ci, c := range cases {
+			t.Run(j.name+"/"+c.name, func(t *testing.T) {
+				st := j.make(c.base, c.cap)
+				rng := newRNG(j.seed + uint64(ci))
+				for _, n := range retryNs {
+					t.Run(fmt.Sprintf("n=%d", n), func(t *testing.T) {
+						top := ceiling(c.base, c.cap, n)
+						low := time.Duration(0)
+						if j.half {
+							low = top / 2
+						}
+						ds := sampleNext(t, st, State{Retries: int32(n)}, 0, draws, rng)
+						checkBounds(t, j.name, ds, low, top, false)
+						xs := sortedSecs(ds)
+						tt := secs(top)
+						width := tt
+						if j.half {
+							width = tt / 2
+						}
+						lo, sd := tt-width, width/math.Sqrt(12)
+						checkMean(t, j.name, xs, lo+width/2, sd)
+						checkSD(t, j.name, xs, sd, 1.8)
+						for _, q := range []float64{0.1, 0.5, 0.9} {
+							checkQuantile(t, j.name, xs, q, lo+q*width, 1/width)
+						}
+					})
+				}
+			})
+		}
 	}
 }
 

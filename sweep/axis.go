@@ -42,7 +42,7 @@ func (a Axis) Values() []string {
 	if err != nil {
 		return nil
 	}
-	return vs
+	return vs.text
 }
 
 // resolved is an axis whose parameter is known and whose ends are parsed.
@@ -169,6 +169,17 @@ func round(t scenario.Type, v float64) float64 {
 func (r resolved) format(v float64, name string) (string, error) {
 	ps := scratch()
 	ptr := r.row.Field(&ps, r.lane)
+	store(ptr, v)
+	if err := r.row.Check(ptr, name); err != nil {
+		return "", err
+	}
+	return r.row.Value(&ps, r.lane), nil
+}
+
+// store writes v, a value in a numeric parameter's unit, at ptr, the
+// parameter's field (*int, *float64 or *time.Duration); v is already
+// rounded to the parameter's resolution.
+func store(ptr any, v float64) {
 	switch p := ptr.(type) {
 	case *int:
 		*p = int(v)
@@ -176,33 +187,49 @@ func (r resolved) format(v float64, name string) (string, error) {
 		*p = v
 	case *time.Duration:
 		*p = time.Duration(v)
+	default:
+		panic(fmt.Sprintf("sweep: a numeric parameter's field is a %T", ptr))
 	}
-	if err := r.row.Check(ptr, name); err != nil {
-		return "", err
-	}
-	return r.row.Value(&ps, r.lane), nil
+}
+
+// axisValues are an axis's values, worked out once for every cell.
+type axisValues struct {
+	// name is the axis's parameter, as scenario.Lookup reads it.
+	name string
+	// vals are the values in the parameter's unit, rounded (see
+	// Axis.Values); text the same as scenario.Params.Encode writes them.
+	vals []float64
+	text []string
+}
+
+// set stores the axis's i-th value in p, the scenario of a cell: p must
+// have the parameter's lane, as ParseSpec checks.
+func (a *axisValues) set(p *scenario.Params, i int) {
+	row, lane, _ := scenario.Lookup(a.name)
+	store(row.Field(p, max(lane, 0)), a.vals[i])
 }
 
 // values returns every value of the axis, or an error naming the axis's
 // _steps parameter when two neighbours round to the same value.
-func (r resolved) values(axis byte) ([]string, error) {
+func (r resolved) values(axis byte) (axisValues, error) {
 	steps := axisParam(axis, kindSteps)
 	if r.Steps < 2 {
 		p, _ := Lookup(steps)
-		return nil, &scenario.ParamError{Name: steps, Value: strconv.Itoa(r.Steps), Allow: Allowed(p, Limits{MaxSteps: math.MaxInt32})}
+		return axisValues{}, &scenario.ParamError{Name: steps, Value: strconv.Itoa(r.Steps), Allow: Allowed(p, Limits{MaxSteps: math.MaxInt32})}
 	}
-	out := make([]string, r.Steps)
-	for i := range out {
-		s, err := r.format(r.value(i), axisParam(axis, kindFrom))
+	out := axisValues{name: r.Name, vals: make([]float64, r.Steps), text: make([]string, r.Steps)}
+	for i := range r.Steps {
+		v := r.value(i)
+		s, err := r.format(v, axisParam(axis, kindFrom))
 		if err != nil {
-			return nil, err
+			return axisValues{}, err
 		}
-		if i > 0 && s == out[i-1] {
-			return nil, &scenario.ParamError{Name: steps, Value: strconv.Itoa(r.Steps),
+		if i > 0 && s == out.text[i-1] {
+			return axisValues{}, &scenario.ParamError{Name: steps, Value: strconv.Itoa(r.Steps),
 				Allow: fmt.Sprintf("fewer steps: values %d and %d of %s both round to %s (the resolution of %s: %s)",
 					i, i+1, r.Name, s, r.Name, resolution(r.row.Type))}
 		}
-		out[i] = s
+		out.vals[i], out.text[i] = v, s
 	}
 	return out, nil
 }

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"net/url"
 	"testing"
 	"time"
 
@@ -15,16 +14,16 @@ import (
 // of 5 to 30 s for 500 and 2000 clients, storms and recoveries alike.
 const benchSweep = "x=outage_for&x_from=5s&x_to=30s&x_steps=4&y=clients&y_from=500&y_to=2000&y_steps=2"
 
+// map001 is 001's map: 32×32 cells of outages of 1 to 60 s by 100 to
+// 3000 clients, 001's curve server, lane b retrying as 001's program did.
+const map001 = "server_model=curve&b.strategy=think_scaled&x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=100&y_to=3000&y_steps=32&y_scale=log"
+
 // BenchmarkCells measures cells per second on 1 and then 2 workers, in the
 // same benchmark run, and their ratio: the speed-up that running cells on
 // two cores gives (2 at best, less when the other core is busy or when one
 // slow cell ends the sweep alone).
 func BenchmarkCells(b *testing.B) {
-	q, _ := url.ParseQuery(benchSweep)
-	s, err := ParseSpec(q, CLILimits)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := mustSpec(b, benchSweep)
 	var took [2]time.Duration
 	for b.Loop() {
 		for w := range took {
@@ -48,11 +47,7 @@ func BenchmarkCells(b *testing.B) {
 // two lanes, 120 s of virtual time each. It takes minutes: run it alone,
 // with -benchtime 1x, and -cpuprofile to see where the time goes.
 func BenchmarkMap001(b *testing.B) {
-	q, _ := url.ParseQuery("server_model=curve&b.strategy=think_scaled&x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=100&y_to=3000&y_steps=32&y_scale=log")
-	s, err := ParseSpec(q, CLILimits)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := mustSpec(b, map001)
 	for b.Loop() {
 		if err := Run(context.Background(), s, Options{}, func(Cell) {}); err != nil {
 			b.Fatal(err)
@@ -66,11 +61,7 @@ func BenchmarkMap001(b *testing.B) {
 // cheapest (100 clients, 1 s): the engine's cost follows the events, and a
 // storm's thousands of clients retry every 100 ms.
 func BenchmarkMap001Cell(b *testing.B) {
-	q, _ := url.ParseQuery("server_model=curve&b.strategy=think_scaled&x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=100&y_to=3000&y_steps=32&y_scale=log")
-	s, err := ParseSpec(q, CLILimits)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := mustSpec(b, map001)
 	for _, bc := range []struct {
 		name string
 		cell int
@@ -78,6 +69,7 @@ func BenchmarkMap001Cell(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			k := s.Cell(bc.cell)
 			var c Cell
+			var err error
 			for b.Loop() {
 				if c, err = runCell(context.Background(), k, nil); err != nil {
 					b.Fatal(err)
@@ -100,14 +92,7 @@ func BenchmarkEstimate(b *testing.B) {
 		{"long", "x=outage_for&x_from=10s&x_to=40s&x_steps=2&y=clients&y_from=5000&y_to=20000&y_steps=2&duration=1h&a.strategy=fixed"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			q, err := url.ParseQuery(bc.query)
-			if err != nil {
-				b.Fatal(err)
-			}
-			s, err := ParseSpec(q, CLILimits)
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := mustSpec(b, bc.query)
 			pool := budget.NewPool(8 << 30)
 			memory := func() (*budget.Run, error) { return budget.NewRun(pool, 128<<20), nil }
 			for b.Loop() {
@@ -128,5 +113,19 @@ func BenchmarkEstimate(b *testing.B) {
 				b.ReportMetric(actual.Seconds(), "cpu-s")
 			}
 		})
+	}
+}
+
+// BenchmarkCellParams measures what a cell costs before its run: its key
+// and its scenario, built from the spec, for each cell of BenchmarkMap001's
+// map in turn.
+func BenchmarkCellParams(b *testing.B) {
+	s := mustSpec(b, map001)
+	i := 0
+	for b.Loop() {
+		if _, err := s.Cell(i).Params(); err != nil {
+			b.Fatal(err)
+		}
+		i = (i + 1) % s.Cells()
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	"backofflab/budget"
 	"backofflab/internal/parallel"
-	"backofflab/scenario"
 	"backofflab/simengine"
 )
 
@@ -38,7 +37,7 @@ func EstimateCost(ctx context.Context, s Spec, limit time.Duration, memory func(
 	err := parallel.Do(ctx, 0, len(costs), func(ctx context.Context, c int) error {
 		x, y := (c%2)*(s.X.Steps-1), (c/2)*(s.ySteps()-1)
 		k := s.Cell(s.index(x, y, 0))
-		p, err := scenario.Parse(k.Query())
+		p, err := k.Params()
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"net/url"
 	"testing"
 	"time"
 )
@@ -18,14 +17,7 @@ func TestEstimateAddsUp(t *testing.T) {
 		{"x and y", "x=clients&x_from=100&x_to=400&x_steps=4&y=duration&y_from=10s&y_to=40s&y_steps=3&seeds=2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q, err := url.ParseQuery(tc.query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := ParseSpec(q, CLILimits)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustSpec(t, tc.query)
 			e := Estimate{spec: s, corners: [2][2]time.Duration{{1 * time.Second, 3 * time.Second}, {5 * time.Second, 11 * time.Second}}}
 			if s.Y.Name == "" {
 				e.corners[1] = e.corners[0]
@@ -48,11 +40,8 @@ func TestEstimateAddsUp(t *testing.T) {
 // TestEstimateCostMeasures: the corners of a short sweep run to their
 // end; with a limit of nothing, a long run is extrapolated instead.
 func TestEstimateCostMeasures(t *testing.T) {
-	q, _ := url.ParseQuery("x=clients&x_from=100&x_to=200&x_steps=2&duration=30s")
-	s, err := ParseSpec(q, CLILimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	const short = "x=clients&x_from=100&x_to=200&x_steps=2"
+	s := mustSpec(t, short+"&duration=30s")
 	e, err := EstimateCost(context.Background(), s, time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -60,10 +49,7 @@ func TestEstimateCostMeasures(t *testing.T) {
 	if !e.Whole || e.Total() <= 0 {
 		t.Errorf("a short sweep: Whole %v, Total %v; want its corners run whole, at a cost", e.Whole, e.Total())
 	}
-	q.Set("duration", "1h")
-	if s, err = ParseSpec(q, CLILimits); err != nil {
-		t.Fatal(err)
-	}
+	s = mustSpec(t, short+"&duration=1h")
 	e, err = EstimateCost(context.Background(), s, time.Nanosecond, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -190,7 +190,7 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 	lanes := len(sc.strategies)
 	for i := range spec.Cells() {
 		p := byShard[i%n]
-		key := sc.key(i)
+		key := sc.spec.Cell(i)
 		for lane := range lanes {
 			line, err := p.readLine(ctx, MaxRowBytes, "row")
 			if err == io.EOF {
@@ -318,9 +318,6 @@ type schema struct {
 	spec       Spec
 	header     []string
 	strategies []string // each lane's
-	xValues    []string // x's value at each step
-	yValues    []string
-	seed       uint64 // the base's seed
 	// why says, for each column from x to strategy, what its value is.
 	why []func(k CellKey, lane int) string
 	// The columns of summaryColumns that must add up.
@@ -334,7 +331,7 @@ type schema struct {
 }
 
 func newSchema(s Spec) (*schema, error) {
-	p, err := scenario.Parse(s.Cell(0).Query())
+	p, err := s.Cell(0).Params()
 	if err != nil {
 		return nil, fmt.Errorf("the sweep's first cell: %s", clip(err.Error()))
 	}
@@ -374,30 +371,8 @@ func newSchema(s Spec) (*schema, error) {
 	for _, l := range p.Lanes {
 		sc.strategies = append(sc.strategies, l.Strategy)
 	}
-	for i := range s.X.Steps {
-		sc.xValues = append(sc.xValues, s.X.value(i))
-	}
-	if s.Y.Name != "" {
-		for i := range s.Y.Steps {
-			sc.yValues = append(sc.yValues, s.Y.value(i))
-		}
-	}
-	sc.seed, _ = strconv.ParseUint(s.Base.Get("seed"), 10, 64)
 	sc.cw = csv.NewWriter(&sc.rec)
 	return sc, nil
-}
-
-// key is s.spec.Cell(i), from the axes' values worked out once.
-func (sc *schema) key(i int) CellKey {
-	s := &sc.spec
-	r := i / s.Seeds
-	k := CellKey{Index: i, X: r % s.X.Steps, Y: r / s.X.Steps, Seed: sc.seed + uint64(i%s.Seeds),
-		base: s.Base, xName: s.X.Name, yName: s.Y.Name}
-	k.XValue = sc.xValues[k.X]
-	if s.Y.Name != "" {
-		k.YValue = sc.yValues[k.Y]
-	}
-	return k
 }
 
 // rowError is a row's column that does not hold what the sweep writes.

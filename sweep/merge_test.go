@@ -280,21 +280,6 @@ func TestMergeCancelled(t *testing.T) {
 	}
 }
 
-// TestSchemaKey: the keys Merge works out from the axes' values once are
-// the spec's.
-func TestSchemaKey(t *testing.T) {
-	s := mustSpec(t, small)
-	sc, err := newSchema(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range s.Cells() {
-		if got, want := sc.key(i), s.Cell(i); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("key(%d) = %+v, want %+v", i, got, want)
-		}
-	}
-}
-
 // TestQuote: an error quotes a part's text whole when short, and otherwise
 // a prefix of about quoteMax characters, escapes included, and its length.
 func TestQuote(t *testing.T) {

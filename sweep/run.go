@@ -153,9 +153,9 @@ func Run(ctx context.Context, s Spec, o Options, emit func(Cell)) error {
 	})
 }
 
-// runCell runs the cell k: the single run scenario.Parse(k.Query()) gives.
+// runCell runs the cell k: the single run k.Params gives.
 func runCell(ctx context.Context, k CellKey, memory func() *budget.Run) (Cell, error) {
-	p, err := scenario.Parse(k.Query())
+	p, err := k.Params()
 	if err != nil {
 		return Cell{}, fmt.Errorf("cell %d: %w", k.Index, err)
 	}

@@ -17,7 +17,9 @@ import (
 type Spec struct {
 	// Base is the scenario, in the vocabulary (seed included): what a
 	// playground URL holds. An axis's values replace Base's value of its
-	// parameter.
+	// parameter. It is ParseSpec's text of the scenario, for links and
+	// Encode: the cells' runs are built from the scenario ParseSpec parsed,
+	// which a change to Base does not reach.
 	Base url.Values
 	// X is the map's x axis; Y its y axis, or the zero Axis for a sweep
 	// of one row.
@@ -28,6 +30,19 @@ type Spec struct {
 	// Seed is the base's seed, the first cell's: read once from Base's
 	// seed, so that a cell's seed is not parsed from text again.
 	Seed uint64
+
+	// cells is what every cell's scenario is built from, parsed once.
+	cells *cells
+}
+
+// cells is the typed part of a Spec that its cells share: the base
+// scenario and the axes' values. Nothing writes it after ParseSpec.
+type cells struct {
+	// base is Spec.Base parsed: every cell's scenario before its axes'
+	// values and its seed are set.
+	base scenario.Params
+	// x and y are the axes' values (y's name is "" without a y axis).
+	x, y axisValues
 }
 
 // ParseSpec reads a sweep from q: the sweep's own parameters (Table) and
@@ -127,6 +142,7 @@ func ParseSpec(q url.Values, lim Limits) (Spec, error) {
 	}
 	s.Base = canonical(base, &p)
 	s.Seed = p.Seed
+	s.cells = &cells{base: p}
 	if n := uint64(s.Seeds - 1); p.Seed > math.MaxUint64-n {
 		errs = append(errs, &scenario.ParamError{Name: "seeds", Value: strconv.Itoa(s.Seeds),
 			Allow: fmt.Sprintf("at most %d from seed %d (the last seed is seed+seeds−1)", math.MaxUint64-p.Seed+1, p.Seed)})
@@ -134,13 +150,14 @@ func ParseSpec(q url.Values, lim Limits) (Spec, error) {
 	for _, ax := range []struct {
 		axis byte
 		r    resolved
-	}{{'x', rx}, {'y', ry}} {
+		vals *axisValues
+	}{{'x', rx, &s.cells.x}, {'y', ry, &s.cells.y}} {
 		if ax.r.Name == "" {
 			continue
 		}
 		err := read(ax.axis, ax.r, &p)
 		if err == nil {
-			_, err = ax.r.values(ax.axis)
+			*ax.vals, err = ax.r.values(ax.axis)
 		}
 		errs = appendErr(errs, err)
 	}
@@ -201,7 +218,7 @@ func (s Spec) checkCells(lim Limits) error {
 	cells = append(cells, at{s.X.Steps - 1, ny - 1}, at{s.X.Steps - 1, 0}, at{0, ny - 1})
 	for _, c := range cells {
 		key := s.Cell(s.index(c.x, c.y, 0))
-		p, err := scenario.Parse(key.Query())
+		p, err := key.Params()
 		if err == nil && lim.Check != nil {
 			err = lim.Check(p)
 		}
@@ -353,30 +370,45 @@ type CellKey struct {
 
 	base         url.Values // shared: never written
 	xName, yName string
+	cells        *cells // shared: never written
 }
 
 // Cell returns the key of cell i, 0 ≤ i < s.Cells().
 func (s Spec) Cell(i int) CellKey {
 	seed := i % s.Seeds
 	r := i / s.Seeds
-	k := CellKey{Index: i, X: r % s.X.Steps, Y: r / s.X.Steps, base: s.Base, xName: s.X.Name, yName: s.Y.Name}
+	k := CellKey{Index: i, X: r % s.X.Steps, Y: r / s.X.Steps, base: s.Base, xName: s.X.Name, yName: s.Y.Name, cells: s.cells}
 	k.Seed = s.Seed + uint64(seed)
-	k.XValue = s.X.value(k.X)
+	k.XValue = s.cells.x.text[k.X]
 	if s.Y.Name != "" {
-		k.YValue = s.Y.value(k.Y)
+		k.YValue = s.cells.y.text[k.Y]
 	}
 	return k
 }
 
-// value returns the axis's i-th value as Values writes it, or "" for an
-// axis that ParseSpec refuses.
-func (a Axis) value(i int) string {
-	r, err := a.resolve('x')
-	if err != nil {
-		return ""
+// Params returns the scenario of the cell's single run: the spec's base,
+// parsed once by ParseSpec, with the axes' values and the cell's seed set
+// in their fields, never written as text and parsed again. It equals
+// scenario.Parse(k.Query()), errors included: each value is checked
+// against its row of scenario.Table, and the checks between parameters
+// (a lane's delays, the faults' spacing) are made, so that a bad value is
+// a *scenario.ParamError naming the parameter, the value and its range.
+// k must come from a Spec that ParseSpec returned.
+func (k CellKey) Params() (scenario.Params, error) {
+	c := k.cells
+	p := c.base.Clone()
+	p.Seed = k.Seed
+	c.x.set(&p, k.X)
+	names := []string{c.x.name}
+	if c.y.name != "" {
+		c.y.set(&p, k.Y)
+		names = append(names, c.y.name)
 	}
-	v, _ := r.format(r.value(i), "x_from")
-	return v
+	// The base's other values passed scenario.Parse in ParseSpec.
+	if err := p.ValidateChanged(names...); err != nil {
+		return scenario.Params{}, err
+	}
+	return p, nil
 }
 
 // Query returns the parameters of the cell's single run: the base with

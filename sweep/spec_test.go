@@ -13,7 +13,7 @@ import (
 	"backofflab/scenario"
 )
 
-func mustQuery(t *testing.T, raw string) url.Values {
+func mustQuery(t testing.TB, raw string) url.Values {
 	t.Helper()
 	q, err := url.ParseQuery(raw)
 	if err != nil {
@@ -22,7 +22,7 @@ func mustQuery(t *testing.T, raw string) url.Values {
 	return q
 }
 
-func mustSpec(t *testing.T, raw string) Spec {
+func mustSpec(t testing.TB, raw string) Spec {
 	t.Helper()
 	s, err := ParseSpec(mustQuery(t, raw), CLILimits)
 	if err != nil {

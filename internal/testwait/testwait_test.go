@@ -1,6 +1,7 @@
 package testwait
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,4 +46,25 @@ func TestEventually(t *testing.T) {
 	if f.failed != "" {
 		t.Fatalf("Eventually failed on a condition that held: %s", f.failed)
 	}
+}
+
+// TestBuffer: what one goroutine writes, the test reads while it writes,
+// whole writes in order (go test -race checks the locking).
+func TestBuffer(t *testing.T) {
+	var b Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 100 {
+			b.Write([]byte("ab"))
+		}
+	}()
+	Eventually(t, "the 100 writes", func() bool {
+		s := b.String()
+		if len(s)%2 != 0 || strings.Count(s, "ab") != len(s)/2 {
+			t.Fatalf("read %q: a write seen in part", s)
+		}
+		return len(s) == 200
+	})
+	<-done
 }

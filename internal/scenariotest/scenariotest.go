@@ -1,13 +1,15 @@
-package realexp
+// Package scenariotest holds the scenarios that the tests of several
+// packages start from, so that each is written once.
+package scenariotest
 
 import (
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
 
-// curveDefaults returns 001's experiment as published: the defaults with
+// CurveDefaults returns 001's experiment as published: the defaults with
 // 001's curve server and lane b retrying as 001's program did.
-func curveDefaults() scenario.Params {
+func CurveDefaults() scenario.Params {
 	p := scenario.Defaults()
 	p.ServerModel = "curve"
 	b, _ := strategies.Defaults(strategies.NameThinkScaled)
