@@ -1,5 +1,0 @@
-//go:build !race
-
-package sweep
-
-const raceEnabled = false
