@@ -10,7 +10,7 @@
 'use strict';
 
 (() => {
-  const { $, $$, readJSON, attr, el, fmt, sig, thousands, dur, count, theme, onThemeChange, download, exportChart } = window.backofflabKit;
+  const { $, $$, readJSON, attr, el, fmt, dur, durAxis, unitOf, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
 
   const page = readJSON('page-state');
   const COLS = page.columns;
@@ -80,16 +80,6 @@
   const view = Object.fromEntries(CHART_IDS.map(k => [k, { log: false, shared: false, smooth: !!SPEC[k].smooth, help: false }]));
   const laneCount = () => lanes.length || page.lanes;
 
-  // ---- units ---------------------------------------------------------------
-  // UNITS formats a value of each unit of the chart specs, short for an
-  // axis and in full for a tooltip.
-  const UNITS = {
-    '/s': { axis: v => `${count(v)}/s`, tip: v => `${v >= 100 ? thousands(v) : sig(v)}/s` },
-    s: { axis: (v, max) => durAxis(v, max), tip: v => dur(v, 4) },
-    '': { axis: v => count(v), tip: v => (Number.isInteger(v) ? thousands(v) : sig(v)) },
-  };
-  const unitOf = u => UNITS[u] || UNITS[''];
-
   // The durations and counts an axis may step by, so that its labels read
   // well: 15 min, not 900 s; 1 h, not 4,000 s.
   const DUR_STEPS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
@@ -108,13 +98,6 @@
     const steps = unit === 's' ? DUR_STEPS : niceSteps(top / 5).concat(niceSteps(top / 5).map(s => s * 10));
     const step = steps.find(s => top / s <= 5) || steps[steps.length - 1];
     return { max: Math.ceil(top / step) * step, interval: step };
-  }
-
-  // durAxis writes v for an axis up to max, in one unit for the whole axis
-  // up to an hour: 100 s, 200 s; 2 min, 4 min; 15 min, 1 h, 1 h 15 min.
-  function durAxis(v, max) {
-    if (max < 600 || v === 0 || v >= 3600) return dur(v, 3);
-    return `${sig(v / 60)} min`;
   }
 
   // timeAxis is the x axis of the time charts: the run's duration, in
@@ -758,31 +741,18 @@
         }
       }
     }
-    smoothFrom(Math.max(0, from - halfWindow()));
+    smoothFrom(Math.max(0, from - halfWindow(tickLen)));
     markDirty();
   }
 
-  const halfWindow = () => Math.max(0, Math.round((1 / tickLen - 1) / 2));
-
   function smoothFrom(start) {
-    const h = halfWindow();
+    const h = halfWindow(tickLen);
     const n = Math.min(maxes.length, laneCount());
     for (let r = start; r < rows.length; r++) {
       const out = [rows[r][0]];
-      const lo = Math.max(0, r - h), hi = Math.min(rows.length - 1, r + h);
       for (let i = 0; i < n; i++) {
         const off = 1 + i * NC;
-        for (const c of SM_COLS) {
-          let sum = 0, k = 0;
-          for (let j = lo; j <= hi; j++) {
-            const v = rows[j][off + c];
-            if (v != null) {
-              sum += v;
-              k++;
-            }
-          }
-          out.push(k ? sum / k : null);
-        }
+        for (const c of SM_COLS) out.push(meanAround(j => rows[j][off + c], rows.length, r, h));
       }
       srows[r] = out;
       for (let i = 0; i < n; i++) {

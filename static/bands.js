@@ -11,22 +11,13 @@
 'use strict';
 
 (() => {
-  const { $, readJSON, attr, el, sig, dur, count, thousands, theme, onThemeChange, download, exportChart } = window.backofflabKit;
+  const { $, readJSON, attr, el, dur, unitOf, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
 
   const S = readJSON('bands-state');
   const ICON_PNG = 'path://M3,4H21V20H3Z M3,16L9,10L14,15L17,12L21,16';
   const ICON_SVG = 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17';
   const ICON_SMOOTH = 'path://M2,14L5,6L8,18L11,8L14,16 M2,20C8,10 14,10 22,12';
   const [Q5, Q50, Q95] = S.quantiles; // "p5", "p50", "p95"
-
-  // A value of each unit of the chart specs, short for an axis and in full
-  // for a tooltip.
-  const UNITS = {
-    '/s': { axis: v => `${count(v)}/s`, tip: v => `${v >= 100 ? thousands(v) : sig(v)}/s` },
-    s: { axis: v => dur(v, 3), tip: v => dur(v, 4) },
-    '': { axis: v => count(v), tip: v => (Number.isInteger(v) ? thousands(v) : sig(v)) },
-  };
-  const unitOf = u => UNITS[u] || UNITS[''];
 
   let band = null; // the result's JSON, parsed
   let files = null; // the result's CSV and JSON as the server wrote them
@@ -136,18 +127,11 @@
   }
 
   // ---- the charts --------------------------------------------------------------
-  // smoothed returns vs averaged over the ticks within half a second of
-  // each (nulls skipped), or vs itself.
+  // smoothed returns vs as 1 s averages (common.js), or vs itself.
   function smoothed(vs, on) {
-    const h = Math.max(0, Math.round((1 / tickLen() - 1) / 2));
+    const h = halfWindow(tickLen());
     if (!on || h === 0) return vs;
-    return vs.map((_, j) => {
-      let sum = 0, n = 0;
-      for (let k = Math.max(0, j - h); k <= Math.min(vs.length - 1, j + h); k++) {
-        if (vs[k] != null) { sum += vs[k]; n++; }
-      }
-      return n ? sum / n : null;
-    });
+    return vs.map((_, j) => meanAround(k => vs[k], vs.length, j, h));
   }
   const tickLen = () => (band.t.length > 1 ? band.t[1] - band.t[0] : band.t[0] || 0.1);
 

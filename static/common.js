@@ -54,6 +54,62 @@ window.backofflabKit = (() => {
     return sig(v);
   }
 
+  // ---- values by unit, for what only the browser knows ---------------------
+  // The server writes every sentence the pages show, figures included
+  // (internal/present). What stays here is what the browser alone knows
+  // when it must be written: an axis tick ECharts chose, the value under
+  // the pointer, a legend's extent over the points streamed so far, a
+  // countdown between two messages. These formatters are the only ones in
+  // JavaScript; durations follow the same rule as internal/present's
+  // Duration, and the browser test TestBrowserFormatters checks both
+  // against one table (internal/present/testdata/durations.json).
+
+  // durAxis writes v for an axis up to max, in one unit for the whole axis
+  // up to an hour: 100 s, 200 s; 2 min, 4 min; 15 min, 1 h, 1 h 15 min.
+  // Without max (an axis whose top is not known yet) it writes dur's.
+  function durAxis(v, max) {
+    if (!(max >= 600) || v === 0 || v >= 3600) return dur(v, 3);
+    return `${sig(v / 60)} min`;
+  }
+
+  // units formats a value of each unit of the charts' specs (chartSpecs in
+  // web/charts.go), short for an axis (given the axis' top) and in full
+  // for a tooltip.
+  const UNITS = {
+    '/s': { axis: v => `${count(v)}/s`, tip: v => `${v >= 100 ? thousands(v) : sig(v)}/s` },
+    s: { axis: (v, max) => durAxis(v, max), tip: v => dur(v, 4) },
+    '': { axis: v => count(v), tip: v => (Number.isInteger(v) ? thousands(v) : sig(v)) },
+  };
+  const unitOf = u => UNITS[u] || UNITS[''];
+
+  // ---- 1 s averages --------------------------------------------------------
+  // A chart that smooths shows each value averaged over the ticks within
+  // half a second of it, its nulls skipped. The rule is here once, for the
+  // playground (which averages its rows as they arrive, redoing the live
+  // edge) and the seed bands (which average a finished series). It stays
+  // in the browser rather than the server because averaging is only a way
+  // of drawing: the socket, the bands' stream and every CSV or JSON export
+  // carry the ticks as measured, and the chart's toggle switches between
+  // them and their averages without asking the server again.
+
+  // halfWindow is how many ticks of tick seconds lie on each side of a
+  // tick in its 1 s window.
+  const halfWindow = tick => Math.max(0, Math.round((1 / tick - 1) / 2));
+
+  // meanAround is the mean of the values at(j) that are not null for j
+  // within h of r and in [0, n), or null when there is none.
+  function meanAround(at, n, r, h) {
+    let sum = 0, k = 0;
+    for (let j = Math.max(0, r - h); j <= Math.min(n - 1, r + h); j++) {
+      const v = at(j);
+      if (v != null) {
+        sum += v;
+        k++;
+      }
+    }
+    return k ? sum / k : null;
+  }
+
   // ---- the theme: the charts' colours, read from the page's CSS ------------
   // One place for every colour the charts draw with: the page's custom
   // properties, read at draw time, so that a theme (dark mode) that
@@ -151,5 +207,5 @@ window.backofflabKit = (() => {
     download(name, Uint8Array.from(bin, ch => ch.charCodeAt(0)), 'image/png');
   }
 
-  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, dur, count, theme, onThemeChange, download, readLines, exportChart };
+  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, dur, count, durAxis, unitOf, halfWindow, meanAround, theme, onThemeChange, download, readLines, exportChart };
 })();
