@@ -34,17 +34,23 @@ window.backofflabKit = (() => {
   const thousands = v => String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, '\u2009');
 
   // dur writes seconds as a reader says them: 100 ms, 20 s, 2.5 min, 1 h,
-  // 1 h 15 min; n significant digits.
+  // 1 h 15 min; n significant digits. The rule is internal/present's
+  // Duration, checked against the same table (see below).
   function dur(v, n = 3) {
-    if (v == null || Number.isNaN(v)) return '–';
-    const a = Math.abs(v);
-    if (a === 0) return '0';
-    if (a < 1) return `${sig(v * 1000, n)} ms`;
-    if (a < 600) return `${sig(v, n)} s`;
-    if (a < 3600) return `${sig(v / 60, n)} min`;
-    const h = Math.floor(a / 3600), m = Math.round((a - h * 3600) / 60);
+    if (v == null || !Number.isFinite(v)) return '–';
+    if (v === 0) return '0 s';
+    if (v < 0) return '-' + dur(-v, n);
+    if (v < 1) return `${sig(v * 1000, n)} ms`;
+    if (v < 600) return `${sig(v, n)} s`;
+    if (v < 3600) return `${sig(v / 60, n)} min`;
+    // Whole minutes first, so that 1 h 59.9 min is 2 h, not 1 h 60 min.
+    const all = Math.round(v / 60), h = Math.floor(all / 60), m = all - h * 60;
     return m ? `${h} h ${m} min` : `${h} h`;
   }
+
+  // rate writes a rate per second (without its unit): whole and grouped
+  // from 100 up, 3 significant digits under (internal/present's Rate).
+  const rate = v => (v >= 100 ? thousands(v) : sig(v));
 
   // count writes a count compactly for an axis: 950, 12k, 1.2M.
   function count(v) {
@@ -76,7 +82,7 @@ window.backofflabKit = (() => {
   // web/charts.go), short for an axis (given the axis' top) and in full
   // for a tooltip.
   const UNITS = {
-    '/s': { axis: v => `${count(v)}/s`, tip: v => `${v >= 100 ? thousands(v) : sig(v)}/s` },
+    '/s': { axis: v => `${count(v)}/s`, tip: v => `${rate(v)}/s` },
     s: { axis: (v, max) => durAxis(v, max), tip: v => dur(v, 4) },
     '': { axis: v => count(v), tip: v => (Number.isInteger(v) ? thousands(v) : sig(v)) },
   };
@@ -207,5 +213,5 @@ window.backofflabKit = (() => {
     download(name, Uint8Array.from(bin, ch => ch.charCodeAt(0)), 'image/png');
   }
 
-  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, dur, count, durAxis, unitOf, halfWindow, meanAround, theme, onThemeChange, download, readLines, exportChart };
+  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, rate, dur, count, durAxis, unitOf, halfWindow, meanAround, theme, onThemeChange, download, readLines, exportChart };
 })();
