@@ -73,6 +73,7 @@
   // verdict is judged by (the marks message, web/marks.go).
   let marks = { marks: [], levels: [] };
   let explain = null; // the run's "What you are seeing" panel (hello, params)
+  let captions = []; // what an exported chart of each lane shows, from the server (hello, params)
   const charts = {}; // "chart.letter" → ECharts instance
   // Each chart row's options, set from its toolbox: a log scale, y axes
   // shared by the lanes (else each lane's own, so that a storm's scale
@@ -443,6 +444,7 @@
         boxes = m.boxes;
         plan = m.plan;
         explain = m.explain;
+        captions = m.captions;
         clearErrors();
         applyQuery(query);
         updateURL();
@@ -466,6 +468,7 @@
     faultKinds = Object.fromEntries(m.fault_kinds.map(k => [k.name, k]));
     plan = m.plan;
     explain = m.explain;
+    captions = m.captions;
     outageWins.clear();
     duration = m.duration;
     tickLen = m.tick;
@@ -1001,29 +1004,9 @@
     }
   }
 
-  // captionOf says what an exported chart of lane i shows: the lane, its
-  // strategy with its own parameters (and its limiters that are on), and
-  // the run's key parameters (page.caption) with any other that differs
-  // from the defaults.
-  function captionOf(i) {
-    const q = new URLSearchParams(query), d = new URLSearchParams(page.defaults);
-    const L = LETTERS[i];
-    const name = q.get(L + '.strategy');
-    const s = STRATEGIES[name];
-    const parts = [`lane ${L}: ${s ? s.title : name}`];
-    if (s) for (const u of s.own) parts.push(`${L}.${u}=${q.get(L + '.' + u)}`);
-    for (const sw of LANE_SWITCHES) {
-      const v = q.get(L + '.' + sw);
-      if (v && v !== 'off') parts.push(`${L}.${sw}=${v}`);
-    }
-    const shared = [...page.caption];
-    for (const [k, v] of q) {
-      if (k.includes('.') || k === 'speed' || k === 'lanes' || shared.includes(k)) continue;
-      if (d.get(k) !== v) shared.push(k);
-    }
-    for (const k of shared) if (q.has(k)) parts.push(`${k}=${q.get(k)}`);
-    return 'backofflab · ' + parts.join(' · ');
-  }
+  // captionOf says what an exported chart of lane i shows: the server
+  // writes it (scenario.LaneCaption), in hello and params.
+  const captionOf = i => captions[i] || '';
 
   // exportImage downloads lane i's chart c (chart id) as PNG or SVG, its
   // caption naming the lane, its strategy and the run's key parameters.

@@ -12,7 +12,6 @@
   const { $, $$, el, readJSON, attr, dur, sig, theme, onThemeChange, download, readLines, exportChart } = window.backofflabKit;
   const S = readJSON('map-state');
   const LANES = S.lanes.map(l => l.letter);
-  const TITLE = Object.fromEntries(S.lanes.map(l => [l.letter, l.title]));
   const OUTCOME = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.label]));
   const TONE = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.tone]));
   // The outcomes a cell is coloured by, apart from the recovered ones'
@@ -443,12 +442,13 @@
   }
 
   // ---- exports -----------------------------------------------------------
+  // captionOf says what the exported map id shows, as the server writes
+  // it (sweep.Captions): a lane's map, or the difference of the lanes
+  // chosen.
   function captionOf(id) {
-    if (id === 'diff') {
-      const [a, b] = diffLanes();
-      return `lane ${LANES[a]} (${TITLE[LANES[a]]}) vs lane ${LANES[b]} (${TITLE[LANES[b]]}) · ${S.caption}`;
-    }
-    return `lane ${id}: ${TITLE[id]} · ${S.caption}`;
+    if (id !== 'diff') return S.captions[id] || '';
+    const [a, b] = diffLanes();
+    return S.captions[`${LANES[a]}/${LANES[b]}`] || S.captions[LANES[a]] || '';
   }
   for (const b of $$('[data-export]')) {
     b.addEventListener('click', () => {
