@@ -203,11 +203,9 @@ type mapState struct {
 	YParams []string `json:"yParams"`
 	// Axes name each axis's parameters, x's then y's.
 	Axes []mapAxisNames `json:"axes"`
-	// Recovered and NoOutage are the outcomes the maps draw apart: the
-	// recovered cells shaded by their time, the runs without an outage
-	// left out of a difference.
+	// Recovered is the outcome the lanes' maps draw apart, shaded by
+	// their time (a difference is the server's: DiffCats).
 	Recovered string      `json:"recovered"`
-	NoOutage  string      `json:"noOutage"`
 	Cells     int         `json:"cells"`
 	Seeds     int         `json:"seeds"`
 	X         mapAxisInfo `json:"x"`
@@ -222,6 +220,11 @@ type mapState struct {
 	// letter, or "a/b" for lane b's difference from lane a
 	// (sweep.Captions).
 	Captions map[string]string `json:"captions"`
+	// DiffCats are the categories of the map of two lanes' difference,
+	// in its legend's order, and DiffWords say them for each pair of
+	// lanes, by "a/b" (sweep.DiffCategories, sweep.AllDiffWords).
+	DiffCats  []string                     `json:"diffCats"`
+	DiffWords map[string]map[string]string `json:"diffWords"`
 	// Suggest gives, for each parameter the axis menus offer, the range
 	// the form fills in when it is chosen: the scenario's value divided
 	// and multiplied by 4, within the parameter's range.
@@ -288,7 +291,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView 
 	}
 	v := mapView{Back: "/?" + base.Encode()}
 	v.State = mapState{Valid: valid, Base: base.Encode(), Suggest: map[string]axisSuggestion{},
-		Recovered: sweep.OutcomeRecovered, NoOutage: sweep.OutcomeNoOutage, ServerOnly: mapServerOnly}
+		Recovered: sweep.OutcomeRecovered, ServerOnly: mapServerOnly}
 	if valid {
 		v.State.Query = q.Encode()
 	}
@@ -348,6 +351,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView 
 			v.State.Y = axisInfo(spec.Y)
 		}
 		v.State.Captions = sweep.Captions(spec, &p)
+		v.State.DiffCats, v.State.DiffWords = sweep.DiffCategories, sweep.AllDiffWords(len(p.Lanes))
 	}
 	return v
 }
