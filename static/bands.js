@@ -21,6 +21,7 @@
 
   let band = null; // the result's JSON, parsed
   let files = null; // the result's CSV and JSON as the server wrote them
+  let words = null; // the result's captions and collapsed seeds, in the server's words (web/bands.go)
   const charts = {}; // "chart.letter" → ECharts instance
   // Each smoothing chart row shows 1 s averages of its quantiles unless
   // its toolbox turns that off, as the playground's do.
@@ -75,6 +76,7 @@
           if (m.type === 'result') {
             mode = 'json';
             csvBytes = m.csv_bytes;
+            words = m;
           } else handle(m);
         }
         from = buf.length;
@@ -116,10 +118,10 @@
 
   // ---- the lanes' outcomes ---------------------------------------------------
   function showOutcomes() {
-    band.lanes.forEach(ln => {
+    band.lanes.forEach((ln, i) => {
       const p = $(attr('data-collapsed', ln.name));
       const n = ln.collapsed, k = band.seeds;
-      p.textContent = `${n} of ${k} seeds collapsed`;
+      p.textContent = words.collapsed[i];
       p.className = 'verdict ' + (n === 0 ? 'good' : n === k ? 'bad' : 'warn');
       $(attr('data-outcomes', ln.name)).replaceChildren(...ln.outcomes.map(o =>
         el('li', { textContent: `seed ${o.seed}: ${o.verdict}` })));
@@ -221,12 +223,13 @@
     return f;
   }
 
-  // caption says what an exported chart shows, and how to get it again.
+  // caption says what an exported chart shows, as the server writes it
+  // (bands.Result.Caption), and how to get it again: the page's address,
+  // which the browser knows as the reader reached it.
   function caption(spec, ln) {
-    const ls = band.lanes[ln];
-    const last = band.params.seed + band.seeds - 1;
-    return `Lane ${ls.name} (${ls.strategy}): ${spec.title}, median line and 5–95 % band across ${band.seeds} seeds (${band.params.seed} to ${last})` +
-      `${smooth[spec.id] ? ', 1 s averages' : ''}; ${ls.collapsed} of ${band.seeds} seeds collapsed. ${location.origin}/bands?${S.query}`;
+    const key = `${spec.id}.${S.lanes[ln]}`;
+    const said = (smooth[spec.id] ? words.averaged : words.captions) || {};
+    return `${said[key] || ''} ${location.origin}/bands?${S.query}`;
   }
 
   const resizer = new ResizeObserver(entries => {
