@@ -11,12 +11,9 @@
 'use strict';
 
 (() => {
-  const { $, readJSON, attr, el, dur, unitOf, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
+  const { $, readJSON, attr, el, dur, unitOf, timeStep, ICONS, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
 
   const S = readJSON('bands-state');
-  const ICON_PNG = 'path://M3,4H21V20H3Z M3,16L9,10L14,15L17,12L21,16';
-  const ICON_SVG = 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17';
-  const ICON_SMOOTH = 'path://M2,14L5,6L8,18L11,8L14,16 M2,20C8,10 14,10 22,12';
   const [Q5, Q50, Q95] = S.quantiles; // "p5", "p50", "p95"
 
   let band = null; // the result's JSON, parsed
@@ -181,9 +178,8 @@
 
   // onStep returns whether tick j's time (v) is a multiple of a step that
   // gives the x axis at most n labels that read as durations.
-  const DUR_STEPS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
   const onStep = n => {
-    const step = DUR_STEPS.find(s => S.duration / s <= n) || DUR_STEPS[DUR_STEPS.length - 1];
+    const step = timeStep(S.duration, n);
     return (j, v) => {
       const k = Number(v) / step;
       return Math.abs(k - Math.round(k)) < 1e-6;
@@ -212,11 +208,11 @@
   function toolbox(spec, ln, c) {
     const name = f => `backofflab-bands-${spec.id}-${S.lanes[ln]}.${f}`;
     const f = {
-      myPng: { show: true, title: 'PNG', icon: ICON_PNG, onclick: () => exportChart(c, name('png'), caption(spec, ln), 'png') },
-      mySvg: { show: true, title: 'SVG', icon: ICON_SVG, onclick: () => exportChart(c, name('svg'), caption(spec, ln), 'svg') },
+      myPng: { show: true, title: 'PNG', icon: ICONS.png, onclick: () => exportChart(c, name('png'), caption(spec, ln), 'png') },
+      mySvg: { show: true, title: 'SVG', icon: ICONS.svg, onclick: () => exportChart(c, name('svg'), caption(spec, ln), 'svg') },
     };
     if (spec.smooth) {
-      f.mySmooth = { show: true, title: smooth[spec.id] ? 'every tick (no averaging)' : '1 s average', icon: ICON_SMOOTH,
+      f.mySmooth = { show: true, title: smooth[spec.id] ? 'every tick (no averaging)' : '1 s average', icon: ICONS.smooth,
         iconStyle: { borderColor: smooth[spec.id] ? T.fg : T.muted },
         onclick: () => { smooth[spec.id] = !smooth[spec.id]; draw(); } };
     }
@@ -232,13 +228,6 @@
     return `${said[key] || ''} ${location.origin}/bands?${S.query}`;
   }
 
-  const resizer = new ResizeObserver(entries => {
-    for (const e of entries) {
-      const c = echarts.getInstanceByDom(e.target);
-      if (c) c.resize();
-    }
-  });
-
   function draw() {
     if (!band) return;
     band.lanes.forEach((_, ln) => {
@@ -248,7 +237,7 @@
         const key = `${spec.id}.${S.lanes[ln]}`;
         if (!charts[key]) {
           charts[key] = echarts.init(dom);
-          resizer.observe(dom);
+          resizeWithBox(dom);
         }
         const c = charts[key];
         c.setOption(option(spec, ln, c), { notMerge: true });

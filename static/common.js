@@ -88,6 +88,35 @@ window.backofflabKit = (() => {
   };
   const unitOf = u => UNITS[u] || UNITS[''];
 
+  // ---- the charts' time axes, toolboxes and sizes ---------------------------
+  // DUR_STEPS are the durations an axis may step by, so that its labels
+  // read well: 15 min, not 900 s; 1 h, not 4,000 s.
+  const DUR_STEPS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
+
+  // timeStep is the step of a time axis over span seconds that gives it at
+  // most n labels.
+  const timeStep = (span, n) => DUR_STEPS.find(s => span / s <= n) || DUR_STEPS[DUR_STEPS.length - 1];
+
+  // ICONS are the charts' toolbox buttons, as ECharts paths.
+  const ICONS = {
+    png: 'path://M3,4H21V20H3Z M3,16L9,10L14,15L17,12L21,16',
+    svg: 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17',
+    log: 'path://M2,21H22 M3,21V3 M4,19C7,8 12,5 21,4',
+    share: 'path://M2,4H10V20H2Z M14,4H22V20H14Z M1,8H23',
+    smooth: 'path://M2,14L5,6L8,18L11,8L14,16 M2,20C8,10 14,10 22,12',
+    help: 'path://M12,2A10,10,0,1,0,12.01,2Z M9,9C9,6 15,6 15,9C15,12 12,11 12,14 M12,17V19',
+  };
+
+  // resizeWithBox resizes the chart drawn in an element whenever the
+  // element's size changes (a phone turned, a lane shown).
+  const resizer = new ResizeObserver(entries => {
+    for (const e of entries) {
+      const c = echarts.getInstanceByDom(e.target);
+      if (c) c.resize();
+    }
+  });
+  const resizeWithBox = dom => resizer.observe(dom);
+
   // ---- 1 s averages --------------------------------------------------------
   // A chart that smooths shows each value averaged over the ticks within
   // half a second of it, its nulls skipped. The rule is here once, for the
@@ -213,5 +242,5 @@ window.backofflabKit = (() => {
     download(name, Uint8Array.from(bin, ch => ch.charCodeAt(0)), 'image/png');
   }
 
-  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, rate, dur, count, durAxis, unitOf, halfWindow, meanAround, theme, onThemeChange, download, readLines, exportChart };
+  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, rate, dur, count, durAxis, unitOf, DUR_STEPS, timeStep, ICONS, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, readLines, exportChart };
 })();

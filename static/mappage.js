@@ -9,7 +9,7 @@
 'use strict';
 
 (() => {
-  const { $, $$, el, readJSON, attr, dur, sig, theme, onThemeChange, download, readLines, exportChart } = window.backofflabKit;
+  const { $, $$, el, readJSON, attr, dur, sig, resizeWithBox, theme, onThemeChange, download, readLines, exportChart } = window.backofflabKit;
   const S = readJSON('map-state');
   const LANES = S.lanes.map(l => l.letter);
   const OUTCOME = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.label]));
@@ -252,13 +252,6 @@
     });
   }
 
-  const resizer = new ResizeObserver(entries => {
-    for (const e of entries) {
-      const c = echarts.getInstanceByDom(e.target);
-      if (c) c.resize();
-    }
-  });
-
   function chartOf(id) {
     if (charts[id]) return charts[id];
     const dom = $(attr('data-map', id));
@@ -269,7 +262,7 @@
       if (pt) location.assign('/?' + pt.cells[0].query);
     });
     charts[id] = c;
-    resizer.observe(dom);
+    resizeWithBox(dom);
     return c;
   }
 

@@ -3,9 +3,8 @@
 // toggles, help and tooltips.
 'use strict';
 
-// The durations and counts an axis may step by, so that its labels read
-// well: 15 min, not 900 s; 1 h, not 4,000 s.
-const DUR_STEPS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
+// niceSteps are the steps a count's axis may take near v: 1, 2, 2.5 and 5
+// times its power of ten.
 function niceSteps(v) {
   const e = 10 ** Math.floor(Math.log10(v));
   return [1, 2, 2.5, 5, 10].map(m => m * e);
@@ -26,17 +25,10 @@ function niceAxis(v, unit, log) {
 // timeAxis is the x axis of the time charts: the run's duration, in
 // steps that read as durations.
 function timeAxis() {
-  const step = DUR_STEPS.find(s => duration / s <= 6) || DUR_STEPS[DUR_STEPS.length - 1];
-  return { max: duration, interval: step, axisLabel: { hideOverlap: true, formatter: v => durAxis(v, duration) } };
+  return { max: duration, interval: timeStep(duration, 6), axisLabel: { hideOverlap: true, formatter: v => durAxis(v, duration) } };
 }
 
 // ---- lanes and charts ----------------------------------------------------
-const resizer = new ResizeObserver(entries => {
-  for (const e of entries) {
-    const c = echarts.getInstanceByDom(e.target);
-    if (c) c.resize();
-  }
-});
 
 function forCharts(fn) {
   for (const [key, c] of Object.entries(charts)) {
@@ -74,13 +66,13 @@ function themed(id) {
 function toolbox(id, i, c) {
   const spec = SPEC[id];
   const f = {
-    myPng: { show: true, title: 'PNG', icon: ICON_PNG, onclick: () => exportImage(c, id, i, 'png') },
-    mySvg: { show: true, title: 'SVG', icon: ICON_SVG, onclick: () => exportImage(c, id, i, 'svg') },
+    myPng: { show: true, title: 'PNG', icon: ICONS.png, onclick: () => exportImage(c, id, i, 'png') },
+    mySvg: { show: true, title: 'SVG', icon: ICONS.svg, onclick: () => exportImage(c, id, i, 'svg') },
   };
-  if (spec.log) f.myLog = { show: true, icon: ICON_LOG, onclick: () => toggle(id, 'log') };
-  f.myShare = { show: true, icon: ICON_SHARE, onclick: () => toggle(id, 'shared') };
-  if (spec.smooth) f.mySmooth = { show: true, icon: ICON_SMOOTH, onclick: () => toggle(id, 'smooth') };
-  f.myHelp = { show: true, icon: ICON_HELP, onclick: () => toggle(id, 'help') };
+  if (spec.log) f.myLog = { show: true, icon: ICONS.log, onclick: () => toggle(id, 'log') };
+  f.myShare = { show: true, icon: ICONS.share, onclick: () => toggle(id, 'shared') };
+  if (spec.smooth) f.mySmooth = { show: true, icon: ICONS.smooth, onclick: () => toggle(id, 'smooth') };
+  f.myHelp = { show: true, icon: ICONS.help, onclick: () => toggle(id, 'help') };
   for (const [k, v] of Object.entries(toolboxState(id))) Object.assign(f[k], v);
   return f;
 }
@@ -184,7 +176,7 @@ function ensureChart(id, i) {
   c.setOption(themed(id));
   c.setOption({ graphic: helpGraphic(id, c) });
   charts[key] = c;
-  resizer.observe(dom);
+  resizeWithBox(dom);
   if (spec.x === 'retry') drawBands();
   else markDirty();
   return c;

@@ -11,7 +11,7 @@
 // rest runs later, on the page's events, when every one is loaded.
 'use strict';
 
-const { $, $$, readJSON, attr, el, fmt, dur, durAxis, unitOf, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
+const { $, $$, readJSON, attr, el, fmt, dur, durAxis, unitOf, DUR_STEPS, timeStep, ICONS, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
 
 const page = readJSON('page-state');
 const COLS = page.columns;
@@ -44,12 +44,6 @@ const LANE_SWITCHES = page.switches.filter(s => s.lane).map(s => s.param);
 // A duration box's bare decimal is seconds, the box's unit: the page adds
 // the unit and leaves the parsing to the server.
 const SECONDS_RE = /^[+-]?(\d+\.?\d*|\.\d+)$/;
-const ICON_PNG = 'path://M3,4H21V20H3Z M3,16L9,10L14,15L17,12L21,16';
-const ICON_SVG = 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17';
-const ICON_LOG = 'path://M2,21H22 M3,21V3 M4,19C7,8 12,5 21,4';
-const ICON_SHARE = 'path://M2,4H10V20H2Z M14,4H22V20H14Z M1,8H23';
-const ICON_SMOOTH = 'path://M2,14L5,6L8,18L11,8L14,16 M2,20C8,10 14,10 22,12';
-const ICON_HELP = 'path://M12,2A10,10,0,1,0,12.01,2Z M9,9C9,6 15,6 15,9C15,12 12,11 12,14 M12,17V19';
 
 // ---- what the page knows about the run ----------------------------------
 let query = page.query; // the canonical query in effect (from hello/params)
