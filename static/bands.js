@@ -11,25 +11,14 @@
 'use strict';
 
 (() => {
-  const { $, readJSON, attr, el, sig, dur, count, thousands, theme, onThemeChange, download, exportChart } = window.backofflabKit;
+  const { $, readJSON, attr, el, dur, unitOf, timeStep, ICONS, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
 
   const S = readJSON('bands-state');
-  const ICON_PNG = 'path://M3,4H21V20H3Z M3,16L9,10L14,15L17,12L21,16';
-  const ICON_SVG = 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17';
-  const ICON_SMOOTH = 'path://M2,14L5,6L8,18L11,8L14,16 M2,20C8,10 14,10 22,12';
   const [Q5, Q50, Q95] = S.quantiles; // "p5", "p50", "p95"
-
-  // A value of each unit of the chart specs, short for an axis and in full
-  // for a tooltip.
-  const UNITS = {
-    '/s': { axis: v => `${count(v)}/s`, tip: v => `${v >= 100 ? thousands(v) : sig(v)}/s` },
-    s: { axis: v => dur(v, 3), tip: v => dur(v, 4) },
-    '': { axis: v => count(v), tip: v => (Number.isInteger(v) ? thousands(v) : sig(v)) },
-  };
-  const unitOf = u => UNITS[u] || UNITS[''];
 
   let band = null; // the result's JSON, parsed
   let files = null; // the result's CSV and JSON as the server wrote them
+  let words = null; // the result's captions and collapsed seeds, in the server's words (web/bands.go)
   const charts = {}; // "chart.letter" → ECharts instance
   // Each smoothing chart row shows 1 s averages of its quantiles unless
   // its toolbox turns that off, as the playground's do.
@@ -84,6 +73,7 @@
           if (m.type === 'result') {
             mode = 'json';
             csvBytes = m.csv_bytes;
+            words = m;
           } else handle(m);
         }
         from = buf.length;
@@ -125,10 +115,10 @@
 
   // ---- the lanes' outcomes ---------------------------------------------------
   function showOutcomes() {
-    band.lanes.forEach(ln => {
+    band.lanes.forEach((ln, i) => {
       const p = $(attr('data-collapsed', ln.name));
       const n = ln.collapsed, k = band.seeds;
-      p.textContent = `${n} of ${k} seeds collapsed`;
+      p.textContent = words.collapsed[i];
       p.className = 'verdict ' + (n === 0 ? 'good' : n === k ? 'bad' : 'warn');
       $(attr('data-outcomes', ln.name)).replaceChildren(...ln.outcomes.map(o =>
         el('li', { textContent: `seed ${o.seed}: ${o.verdict}` })));
@@ -136,18 +126,11 @@
   }
 
   // ---- the charts --------------------------------------------------------------
-  // smoothed returns vs averaged over the ticks within half a second of
-  // each (nulls skipped), or vs itself.
+  // smoothed returns vs as 1 s averages (common.js), or vs itself.
   function smoothed(vs, on) {
-    const h = Math.max(0, Math.round((1 / tickLen() - 1) / 2));
+    const h = halfWindow(tickLen());
     if (!on || h === 0) return vs;
-    return vs.map((_, j) => {
-      let sum = 0, n = 0;
-      for (let k = Math.max(0, j - h); k <= Math.min(vs.length - 1, j + h); k++) {
-        if (vs[k] != null) { sum += vs[k]; n++; }
-      }
-      return n ? sum / n : null;
-    });
+    return vs.map((_, j) => meanAround(k => vs[k], vs.length, j, h));
   }
   const tickLen = () => (band.t.length > 1 ? band.t[1] - band.t[0] : band.t[0] || 0.1);
 
@@ -195,9 +178,8 @@
 
   // onStep returns whether tick j's time (v) is a multiple of a step that
   // gives the x axis at most n labels that read as durations.
-  const DUR_STEPS = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
   const onStep = n => {
-    const step = DUR_STEPS.find(s => S.duration / s <= n) || DUR_STEPS[DUR_STEPS.length - 1];
+    const step = timeStep(S.duration, n);
     return (j, v) => {
       const k = Number(v) / step;
       return Math.abs(k - Math.round(k)) < 1e-6;
@@ -226,31 +208,25 @@
   function toolbox(spec, ln, c) {
     const name = f => `backofflab-bands-${spec.id}-${S.lanes[ln]}.${f}`;
     const f = {
-      myPng: { show: true, title: 'PNG', icon: ICON_PNG, onclick: () => exportChart(c, name('png'), caption(spec, ln), 'png') },
-      mySvg: { show: true, title: 'SVG', icon: ICON_SVG, onclick: () => exportChart(c, name('svg'), caption(spec, ln), 'svg') },
+      myPng: { show: true, title: 'PNG', icon: ICONS.png, onclick: () => exportChart(c, name('png'), caption(spec, ln), 'png') },
+      mySvg: { show: true, title: 'SVG', icon: ICONS.svg, onclick: () => exportChart(c, name('svg'), caption(spec, ln), 'svg') },
     };
     if (spec.smooth) {
-      f.mySmooth = { show: true, title: smooth[spec.id] ? 'every tick (no averaging)' : '1 s average', icon: ICON_SMOOTH,
+      f.mySmooth = { show: true, title: smooth[spec.id] ? 'every tick (no averaging)' : '1 s average', icon: ICONS.smooth,
         iconStyle: { borderColor: smooth[spec.id] ? T.fg : T.muted },
         onclick: () => { smooth[spec.id] = !smooth[spec.id]; draw(); } };
     }
     return f;
   }
 
-  // caption says what an exported chart shows, and how to get it again.
+  // caption says what an exported chart shows, as the server writes it
+  // (bands.Result.Caption), and how to get it again: the page's address,
+  // which the browser knows as the reader reached it.
   function caption(spec, ln) {
-    const ls = band.lanes[ln];
-    const last = band.params.seed + band.seeds - 1;
-    return `Lane ${ls.name} (${ls.strategy}): ${spec.title}, median line and 5–95 % band across ${band.seeds} seeds (${band.params.seed} to ${last})` +
-      `${smooth[spec.id] ? ', 1 s averages' : ''}; ${ls.collapsed} of ${band.seeds} seeds collapsed. ${location.origin}/bands?${S.query}`;
+    const key = `${spec.id}.${S.lanes[ln]}`;
+    const said = (smooth[spec.id] ? words.averaged : words.captions) || {};
+    return `${said[key] || ''} ${location.origin}/bands?${S.query}`;
   }
-
-  const resizer = new ResizeObserver(entries => {
-    for (const e of entries) {
-      const c = echarts.getInstanceByDom(e.target);
-      if (c) c.resize();
-    }
-  });
 
   function draw() {
     if (!band) return;
@@ -261,7 +237,7 @@
         const key = `${spec.id}.${S.lanes[ln]}`;
         if (!charts[key]) {
           charts[key] = echarts.init(dom);
-          resizer.observe(dom);
+          resizeWithBox(dom);
         }
         const c = charts[key];
         c.setOption(option(spec, ln, c), { notMerge: true });

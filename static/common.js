@@ -34,17 +34,23 @@ window.backofflabKit = (() => {
   const thousands = v => String(Math.round(v)).replace(/\B(?=(\d{3})+(?!\d))/g, '\u2009');
 
   // dur writes seconds as a reader says them: 100 ms, 20 s, 2.5 min, 1 h,
-  // 1 h 15 min; n significant digits.
+  // 1 h 15 min; n significant digits. The rule is internal/present's
+  // Duration, checked against the same table (see below).
   function dur(v, n = 3) {
-    if (v == null || Number.isNaN(v)) return '–';
-    const a = Math.abs(v);
-    if (a === 0) return '0';
-    if (a < 1) return `${sig(v * 1000, n)} ms`;
-    if (a < 600) return `${sig(v, n)} s`;
-    if (a < 3600) return `${sig(v / 60, n)} min`;
-    const h = Math.floor(a / 3600), m = Math.round((a - h * 3600) / 60);
+    if (v == null || !Number.isFinite(v)) return '–';
+    if (v === 0) return '0 s';
+    if (v < 0) return '-' + dur(-v, n);
+    if (v < 1) return `${sig(v * 1000, n)} ms`;
+    if (v < 600) return `${sig(v, n)} s`;
+    if (v < 3600) return `${sig(v / 60, n)} min`;
+    // Whole minutes first, so that 1 h 59.9 min is 2 h, not 1 h 60 min.
+    const all = Math.round(v / 60), h = Math.floor(all / 60), m = all - h * 60;
     return m ? `${h} h ${m} min` : `${h} h`;
   }
+
+  // rate writes a rate per second (without its unit): whole and grouped
+  // from 100 up, 3 significant digits under (internal/present's Rate).
+  const rate = v => (v >= 100 ? thousands(v) : sig(v));
 
   // count writes a count compactly for an axis: 950, 12k, 1.2M.
   function count(v) {
@@ -52,6 +58,91 @@ window.backofflabKit = (() => {
     if (a >= 1e6) return `${sig(v / 1e6)}M`;
     if (a >= 1e4) return `${sig(v / 1e3)}k`;
     return sig(v);
+  }
+
+  // ---- values by unit, for what only the browser knows ---------------------
+  // The server writes every sentence the pages show, figures included
+  // (internal/present). What stays here is what the browser alone knows
+  // when it must be written: an axis tick ECharts chose, the value under
+  // the pointer, a legend's extent over the points streamed so far, a
+  // countdown between two messages. These formatters are the only ones in
+  // JavaScript; durations follow the same rule as internal/present's
+  // Duration, and the browser test TestBrowserFormatters checks both
+  // against one table (internal/present/testdata/durations.json).
+
+  // durAxis writes v for an axis up to max, in one unit for the whole axis
+  // up to an hour: 100 s, 200 s; 2 min, 4 min; 15 min, 1 h, 1 h 15 min.
+  // Without max (an axis whose top is not known yet) it writes dur's.
+  function durAxis(v, max) {
+    if (!(max >= 600) || v === 0 || v >= 3600) return dur(v, 3);
+    return `${sig(v / 60)} min`;
+  }
+
+  // units formats a value of each unit of the charts' specs (chartSpecs in
+  // web/charts.go), short for an axis (given the axis' top) and in full
+  // for a tooltip.
+  const UNITS = {
+    '/s': { axis: v => `${count(v)}/s`, tip: v => `${rate(v)}/s` },
+    s: { axis: (v, max) => durAxis(v, max), tip: v => dur(v, 4) },
+    '': { axis: v => count(v), tip: v => (Number.isInteger(v) ? thousands(v) : sig(v)) },
+  };
+  const unitOf = u => UNITS[u] || UNITS[''];
+
+  // ---- the charts' time axes, toolboxes and sizes ---------------------------
+  // DUR_STEPS are the durations an axis may step by, so that its labels
+  // read well: 15 min, not 900 s; 1 h, not 4,000 s.
+  const DUR_STEPS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
+
+  // timeStep is the step of a time axis over span seconds that gives it at
+  // most n labels.
+  const timeStep = (span, n) => DUR_STEPS.find(s => span / s <= n) || DUR_STEPS[DUR_STEPS.length - 1];
+
+  // ICONS are the charts' toolbox buttons, as ECharts paths.
+  const ICONS = {
+    png: 'path://M3,4H21V20H3Z M3,16L9,10L14,15L17,12L21,16',
+    svg: 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17',
+    log: 'path://M2,21H22 M3,21V3 M4,19C7,8 12,5 21,4',
+    share: 'path://M2,4H10V20H2Z M14,4H22V20H14Z M1,8H23',
+    smooth: 'path://M2,14L5,6L8,18L11,8L14,16 M2,20C8,10 14,10 22,12',
+    help: 'path://M12,2A10,10,0,1,0,12.01,2Z M9,9C9,6 15,6 15,9C15,12 12,11 12,14 M12,17V19',
+  };
+
+  // resizeWithBox resizes the chart drawn in an element whenever the
+  // element's size changes (a phone turned, a lane shown).
+  const resizer = new ResizeObserver(entries => {
+    for (const e of entries) {
+      const c = echarts.getInstanceByDom(e.target);
+      if (c) c.resize();
+    }
+  });
+  const resizeWithBox = dom => resizer.observe(dom);
+
+  // ---- 1 s averages --------------------------------------------------------
+  // A chart that smooths shows each value averaged over the ticks within
+  // half a second of it, its nulls skipped. The rule is here once, for the
+  // playground (which averages its rows as they arrive, redoing the live
+  // edge) and the seed bands (which average a finished series). It stays
+  // in the browser rather than the server because averaging is only a way
+  // of drawing: the socket, the bands' stream and every CSV or JSON export
+  // carry the ticks as measured, and the chart's toggle switches between
+  // them and their averages without asking the server again.
+
+  // halfWindow is how many ticks of tick seconds lie on each side of a
+  // tick in its 1 s window.
+  const halfWindow = tick => Math.max(0, Math.round((1 / tick - 1) / 2));
+
+  // meanAround is the mean of the values at(j) that are not null for j
+  // within h of r and in [0, n), or null when there is none.
+  function meanAround(at, n, r, h) {
+    let sum = 0, k = 0;
+    for (let j = Math.max(0, r - h); j <= Math.min(n - 1, r + h); j++) {
+      const v = at(j);
+      if (v != null) {
+        sum += v;
+        k++;
+      }
+    }
+    return k ? sum / k : null;
   }
 
   // ---- the theme: the charts' colours, read from the page's CSS ------------
@@ -151,5 +242,5 @@ window.backofflabKit = (() => {
     download(name, Uint8Array.from(bin, ch => ch.charCodeAt(0)), 'image/png');
   }
 
-  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, dur, count, theme, onThemeChange, download, readLines, exportChart };
+  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, rate, dur, count, durAxis, unitOf, DUR_STEPS, timeStep, ICONS, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, readLines, exportChart };
 })();

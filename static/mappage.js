@@ -9,10 +9,9 @@
 'use strict';
 
 (() => {
-  const { $, $$, el, readJSON, attr, dur, sig, theme, onThemeChange, download, readLines, exportChart } = window.backofflabKit;
+  const { $, $$, el, readJSON, attr, dur, sig, resizeWithBox, theme, onThemeChange, download, readLines, exportChart } = window.backofflabKit;
   const S = readJSON('map-state');
   const LANES = S.lanes.map(l => l.letter);
-  const TITLE = Object.fromEntries(S.lanes.map(l => [l.letter, l.title]));
   const OUTCOME = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.label]));
   const TONE = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.tone]));
   // The outcomes a cell is coloured by, apart from the recovered ones'
@@ -21,7 +20,6 @@
   const CATS = [S.serverOnly.name, ...S.outcomes.map(o => o.name).filter(n => n !== S.recovered)];
   const recovered = l => l.outcome === S.recovered && l.recovery != null;
   const shown = l => (l.outcome === S.recovered && l.recovery == null ? S.serverOnly.name : l.outcome);
-  const DIFF_CATS = ['only_a', 'only_b', 'neither', 'no_outage'];
   let T = theme();
 
   const charts = {}; // lane letter or 'diff' → ECharts instance
@@ -230,7 +228,9 @@
     } catch (e) {
       saved = null;
     }
-    if (!saved) return false;
+    // A map saved before the points carried their lanes' differences is
+    // run again.
+    if (!saved || saved.points.some(p => !p.diffs)) return false;
     points = Object.fromEntries(saved.points.map(p => [key(p.x, p.y), p]));
     const cells = saved.points.reduce((n, p) => n + p.cells.length, 0);
     if (cells !== S.cells) return false;
@@ -252,13 +252,6 @@
     });
   }
 
-  const resizer = new ResizeObserver(entries => {
-    for (const e of entries) {
-      const c = echarts.getInstanceByDom(e.target);
-      if (c) c.resize();
-    }
-  });
-
   function chartOf(id) {
     if (charts[id]) return charts[id];
     const dom = $(attr('data-map', id));
@@ -269,7 +262,7 @@
       if (pt) location.assign('/?' + pt.cells[0].query);
     });
     charts[id] = c;
-    resizer.observe(dom);
+    resizeWithBox(dom);
     return c;
   }
 
@@ -338,17 +331,11 @@
     return o;
   }
 
-  // diffOf compares two lanes at a point: both recovered (by how much the
-  // second recovered sooner, in seconds), or which of them did.
-  function diffOf(pt, a, b) {
-    const la = pt.lanes[a], lb = pt.lanes[b];
-    if (la.outcome === S.noOutage || lb.outcome === S.noOutage) return { cat: 'no_outage' };
-    const ra = recovered(la), rb = recovered(lb);
-    if (ra && rb) return { sooner: la.recovery - lb.recovery };
-    if (rb) return { cat: 'only_b' };
-    if (ra) return { cat: 'only_a' };
-    return { cat: 'neither' };
-  }
+  // diffOf is how lane b did against lane a at a point, as the server
+  // compared them (sweep.Compare): both recovered (by how much sooner b
+  // did, in seconds), or which of them did, and that in words.
+  const diffKey = (a, b) => `${LANES[a]}/${LANES[b]}`;
+  const diffOf = (pt, a, b) => pt.diffs[diffKey(a, b)];
 
   function diffLanes() {
     const a = LANES.indexOf($('#diff-a').value), b = LANES.indexOf($('#diff-b').value);
@@ -362,16 +349,19 @@
     let span = 1;
     for (const pt of Object.values(points)) {
       const d = diffOf(pt, a, b);
-      if (d.cat) other.push([pt.x, pt.y, DIFF_CATS.indexOf(d.cat)]);
+      if (!d) continue;
+      if (d.cat !== 'both') other.push([pt.x, pt.y, S.diffCats.indexOf(d.cat)]);
       else {
         both.push([pt.x, pt.y, d.sooner]);
         span = Math.max(span, Math.abs(d.sooner));
       }
     }
     const A = LANES[a], B = LANES[b];
-    const words = { only_a: `only ${A} recovers`, only_b: `only ${B} recovers`, neither: 'neither recovers', no_outage: 'no outage' };
+    const words = S.diffWords[diffKey(a, b)] || {};
     const colour = { only_a: T.accent, only_b: T.good, neither: T.bad, no_outage: M.none };
     o.series = [heat('both', both, o._border), heat('other', other, o._border)];
+    // The shade's extent is the largest difference streamed so far: the
+    // browser alone knows it, and writes it (common.js).
     o.visualMap = [
       { type: 'continuous', seriesIndex: 0, dimension: 2, min: -span, max: span, calculable: false,
         orient: 'horizontal', left: 8, bottom: 34, itemWidth: 12, itemHeight: 110,
@@ -379,7 +369,7 @@
         formatter: v => dur(Math.abs(v), 2), inRange: { color: [M.aSooner, M.neutral, M.bSooner] } },
       { type: 'piecewise', seriesIndex: 1, dimension: 2, orient: 'horizontal', left: 8, bottom: 6, itemWidth: 12, itemHeight: 12,
         textStyle: { color: T.fg, fontSize: 11 }, selectedMode: false,
-        pieces: DIFF_CATS.map((c, k) => ({ value: k, label: words[c], color: colour[c] })) },
+        pieces: S.diffCats.map((c, k) => ({ value: k, label: words[c], color: colour[c] })) },
     ];
     delete o._border;
     return o;
@@ -429,10 +419,7 @@
     if (id === 'diff') {
       const [a, b] = diffLanes();
       const d = diffOf(pt, a, b);
-      if (d.sooner !== undefined) {
-        const who = d.sooner >= 0 ? LANES[b] : LANES[a];
-        box.append(el('div', { className: 'tip-row', textContent: `both recover; ${who} ${dur(Math.abs(d.sooner), 3)} sooner` }));
-      }
+      if (d && d.cat === 'both') box.append(el('div', { className: 'tip-row', textContent: d.text }));
       box.append(...laneLine(a), ...laneLine(b));
     } else {
       box.append(...laneLine(LANES.indexOf(id)));
@@ -443,12 +430,13 @@
   }
 
   // ---- exports -----------------------------------------------------------
+  // captionOf says what the exported map id shows, as the server writes
+  // it (sweep.Captions): a lane's map, or the difference of the lanes
+  // chosen.
   function captionOf(id) {
-    if (id === 'diff') {
-      const [a, b] = diffLanes();
-      return `lane ${LANES[a]} (${TITLE[LANES[a]]}) vs lane ${LANES[b]} (${TITLE[LANES[b]]}) · ${S.caption}`;
-    }
-    return `lane ${id}: ${TITLE[id]} · ${S.caption}`;
+    if (id !== 'diff') return S.captions[id] || '';
+    const [a, b] = diffLanes();
+    return S.captions[`${LANES[a]}/${LANES[b]}`] || S.captions[LANES[a]] || '';
   }
   for (const b of $$('[data-export]')) {
     b.addEventListener('click', () => {

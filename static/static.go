@@ -1,7 +1,8 @@
 // Package static holds the playground's browser assets, embedded in the
 // binary so that the page needs no network: ECharts (vendored, Apache-2.0),
-// the pages' scripts (common.js, the kit every view shares, and one per
-// view) and their style sheet.
+// the pages' scripts (common.js, the kit every view shares; the
+// playground's, play-*.js and app.js; one per other view) and their style
+// sheet.
 package static
 
 import "embed"

@@ -27,7 +27,7 @@ import (
 //
 //	{"type":"progress","done":n,"total":K}   after each seed's run
 //	{"type":"error","message":"…"}           the band could not be finished: the last line
-//	{"type":"result","csv_bytes":M}          the band is done; after this line comes the band
+//	{"type":"result","csv_bytes":M,…}        the band is done, with its captions; after this line comes the band
 //	                                         as "backofflab bands -format json" writes it, one
 //	                                         line, then as "-format csv" writes it, M bytes, to
 //	                                         the end (bands.Result's writers, streamed, so that
@@ -191,6 +191,13 @@ type seedsMsg struct {
 	// absent before the first seed ends, and at the end.
 	Left    float64 `json:"left,omitempty"`
 	Message string  `json:"message,omitempty"`
+	// The result's words, for the page to show as they are: each chart's
+	// caption by "chart.lane" (Captions, and Averaged for the charts that
+	// smooth, with their 1 s averages) and each lane's collapsed seeds
+	// (bands.Result.Caption, Collapsed).
+	Captions  map[string]string `json:"captions,omitempty"`
+	Averaged  map[string]string `json:"averaged,omitempty"`
+	Collapsed []string          `json:"collapsed,omitempty"`
 }
 
 func progressMsg(done, total int, left float64) seedsMsg {
@@ -327,7 +334,17 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 		}
 		var size byteCount
 		res.WriteCSV(&size)
-		if send(seedsMsg{Type: "result", CSVBytes: int64(size)}) != nil {
+		result := seedsMsg{Type: "result", CSVBytes: int64(size), Captions: map[string]string{}, Averaged: map[string]string{}}
+		for i, l := range res.Lanes {
+			result.Collapsed = append(result.Collapsed, res.Collapsed(i))
+			for _, k := range bandsSpecs {
+				result.Captions[k.ID+"."+l.Name] = res.Caption(i, k.Title, false)
+				if k.Smooth {
+					result.Averaged[k.ID+"."+l.Name] = res.Caption(i, k.Title, true)
+				}
+			}
+		}
+		if send(result) != nil {
 			return
 		}
 		// A page that leaves, or a server that shuts down, cuts the writing.

@@ -40,6 +40,9 @@ type streamLine struct {
 	Total    int    `json:"total"`
 	CSVBytes int    `json:"csv_bytes"`
 	Message  string `json:"message"`
+	// The result's words (seedsMsg).
+	Captions, Averaged map[string]string
+	Collapsed          []string
 }
 
 // openStream starts GET /bands/run?query and returns its response, a
@@ -128,6 +131,22 @@ func TestBandsStream(t *testing.T) {
 	}
 	if string(gotCSV) != csv.String() || result.CSVBytes != csv.Len() {
 		t.Errorf("the stream's CSV (%d bytes, said %d) is not the writer's (%d bytes)", len(gotCSV), result.CSVBytes, csv.Len())
+	}
+	// The result's words are the band's, for every chart and lane: the
+	// page keeps no sentence of its own.
+	for i, l := range r.Lanes {
+		if i >= len(result.Collapsed) || result.Collapsed[i] != r.Collapsed(i) {
+			t.Errorf("collapsed %q, want lane %s's %q", result.Collapsed, l.Name, r.Collapsed(i))
+		}
+		for _, k := range bandsSpecs {
+			key := k.ID + "." + l.Name
+			if got, want := result.Captions[key], r.Caption(i, k.Title, false); got != want {
+				t.Errorf("caption %s %q, want %q", key, got, want)
+			}
+			if got, want := result.Averaged[key], r.Caption(i, k.Title, true); k.Smooth && got != want {
+				t.Errorf("averaged caption %s %q, want %q", key, got, want)
+			}
+		}
 	}
 	testwait.Eventually(t, "no simulation runs", func() bool { return s.Running() == 0 })
 	testwait.Eventually(t, "the pool is given back", func() bool { return pool.Used() == 0 })

@@ -3,10 +3,10 @@ package web
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
+	"backofflab/internal/present"
 	"backofflab/scenario"
 )
 
@@ -200,32 +200,12 @@ func timeoutCrossing(p *scenario.Params) string {
 	return fmt.Sprintf("From %d requests inside, its latency passes the clients' %s timeout.", lo, say(p.Timeout))
 }
 
-// say writes a duration as a reader says it: 100 ms, 2 s, 1.5 min, 1 h.
-func say(d time.Duration) string {
-	s := d.Seconds()
-	switch {
-	case d == 0:
-		return "0 s"
-	case s < 1:
-		return trimNum(s*1000) + " ms"
-	case s < 120:
-		return trimNum(s) + " s"
-	case s < 3600:
-		return trimNum(s/60) + " min"
-	}
-	return trimNum(s/3600) + " h"
-}
+// say writes a duration as a reader says it: 100 ms, 20 s, 2.5 min,
+// 1 h 15 min (internal/present, whose rule the page's script shares).
+func say(d time.Duration) string { return present.Duration(d.Seconds(), 3) }
 
 // trimNum writes v with at most 3 significant digits, in plain decimal.
-func trimNum(v float64) string {
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
-	return strconv.FormatFloat(r, 'f', -1, 64)
-}
+func trimNum(v float64) string { return present.Sig(v, 3) }
 
-// fmtRate writes a rate per second, whole above 10.
-func fmtRate(v float64) string {
-	if v >= 10 {
-		return strconv.FormatFloat(math.Round(v), 'f', -1, 64)
-	}
-	return strings.TrimSuffix(strconv.FormatFloat(v, 'f', 1, 64), ".0")
-}
+// fmtRate writes a rate per second, whole and grouped from 100 up.
+func fmtRate(v float64) string { return present.Rate(v) }

@@ -90,16 +90,3 @@ func containsAll(xs []string, want ...string) bool {
 	}
 	return true
 }
-
-// TestCaptionParams: every parameter an exported chart's caption names is
-// a shared parameter of the vocabulary.
-func TestCaptionParams(t *testing.T) {
-	for _, n := range captionParams {
-		if p, _, ok := scenario.Lookup(n); !ok || p.Lane {
-			t.Errorf("caption parameter %s is not a shared parameter", n)
-		}
-	}
-	if v := newView(pageInput{}); v.State.Defaults != (state{p: scenario.Defaults(), speed: defaultSpeed}).encode() {
-		t.Errorf("defaults %q", v.State.Defaults)
-	}
-}

@@ -121,8 +121,7 @@ type mapView struct {
 	// Axes are the form's two axes, x then y; Seeds its seeds control.
 	Axes  []mapAxisCtl
 	Seeds mapCtl
-	// Scenario names the scenario's parameters that the URL gives, and
-	// the key ones (captionParams) it leaves at their defaults.
+	// Scenario names what every cell runs (sweep.ScenarioParts).
 	Scenario []string
 	// General are the errors that name no control of the form: the
 	// scenario's parameters and the cells.
@@ -204,11 +203,9 @@ type mapState struct {
 	YParams []string `json:"yParams"`
 	// Axes name each axis's parameters, x's then y's.
 	Axes []mapAxisNames `json:"axes"`
-	// Recovered and NoOutage are the outcomes the maps draw apart: the
-	// recovered cells shaded by their time, the runs without an outage
-	// left out of a difference.
+	// Recovered is the outcome the lanes' maps draw apart, shaded by
+	// their time (a difference is the server's: DiffCats).
 	Recovered string      `json:"recovered"`
-	NoOutage  string      `json:"noOutage"`
 	Cells     int         `json:"cells"`
 	Seeds     int         `json:"seeds"`
 	X         mapAxisInfo `json:"x"`
@@ -219,9 +216,15 @@ type mapState struct {
 	// ServerOnly is how the maps show a recovered cell whose service
 	// never came back, only its server (pointLane.Recovery).
 	ServerOnly mapOutcome `json:"serverOnly"`
-	// Caption says what an exported map shows: its axes, ranges and the
-	// scenario's key parameters (each chart adds its lane).
-	Caption string `json:"caption"`
+	// Captions say what each exported map shows, by its id: a lane's
+	// letter, or "a/b" for lane b's difference from lane a
+	// (sweep.Captions).
+	Captions map[string]string `json:"captions"`
+	// DiffCats are the categories of the map of two lanes' difference,
+	// in its legend's order, and DiffWords say them for each pair of
+	// lanes, by "a/b" (sweep.DiffCategories, sweep.AllDiffWords).
+	DiffCats  []string                     `json:"diffCats"`
+	DiffWords map[string]map[string]string `json:"diffWords"`
 	// Suggest gives, for each parameter the axis menus offer, the range
 	// the form fills in when it is chosen: the scenario's value divided
 	// and multiplied by 4, within the parameter's range.
@@ -288,7 +291,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView 
 	}
 	v := mapView{Back: "/?" + base.Encode()}
 	v.State = mapState{Valid: valid, Base: base.Encode(), Suggest: map[string]axisSuggestion{},
-		Recovered: sweep.OutcomeRecovered, NoOutage: sweep.OutcomeNoOutage, ServerOnly: mapServerOnly}
+		Recovered: sweep.OutcomeRecovered, ServerOnly: mapServerOnly}
 	if valid {
 		v.State.Query = q.Encode()
 	}
@@ -339,7 +342,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView 
 	for _, o := range sweep.Outcomes {
 		v.Outcomes = append(v.Outcomes, mapOutcome{Name: o, Label: mapOutcomeLabels[o], Tone: mapOutcomeTones[o]})
 	}
-	v.Scenario = scenarioParts(base, &p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
+	v.Scenario = sweep.ScenarioParts(&p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
 	v.State.Lanes, v.State.Outcomes = v.Lanes, v.Outcomes
 	if valid {
 		v.State.Cells, v.State.Seeds = spec.Cells(), spec.Seeds
@@ -347,7 +350,8 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView 
 		if spec.Y.Name != "" {
 			v.State.Y = axisInfo(spec.Y)
 		}
-		v.State.Caption = mapCaption(spec, v.Scenario)
+		v.State.Captions = sweep.Captions(spec, &p)
+		v.State.DiffCats, v.State.DiffWords = sweep.DiffCategories, sweep.AllDiffWords(len(p.Lanes))
 	}
 	return v
 }
@@ -441,64 +445,6 @@ func axisInfo(a sweep.Axis) mapAxisInfo {
 		}
 	}
 	return info
-}
-
-// scenarioParts names the scenario's parameters: the lanes' strategies,
-// the key ones (captionParams) and every other the URL gives, name=value,
-// but the axes', whose values are the map's.
-func scenarioParts(base url.Values, p *scenario.Params, axes ...string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, a := range axes {
-		seen[a] = true
-	}
-	addName := func(name string) {
-		if seen[name] {
-			return
-		}
-		seen[name] = true
-		param, lane, ok := scenario.Lookup(name)
-		if !ok {
-			return
-		}
-		out = append(out, name+"="+param.Value(p, max(lane, 0)))
-	}
-	for i := range p.Lanes {
-		addName(scenario.LaneNames[i:i+1] + ".strategy")
-	}
-	for _, name := range captionParams {
-		addName(name)
-	}
-	addName("duration")
-	var given []string
-	for name := range base {
-		given = append(given, name)
-	}
-	slices.Sort(given)
-	for _, name := range given {
-		addName(name)
-	}
-	return out
-}
-
-// mapCaption says what an exported map shows: its axes with their ranges
-// and steps, the seeds, and the scenario.
-func mapCaption(s sweep.Spec, scen []string) string {
-	axis := func(a sweep.Axis) string {
-		vs := a.Values()
-		if len(vs) == 0 {
-			return a.Name
-		}
-		return fmt.Sprintf("%s %s → %s (%d steps, %s)", a.Name, vs[0], vs[len(vs)-1], a.Steps, a.Scale)
-	}
-	parts := []string{"backofflab phase map", "x: " + axis(s.X)}
-	if s.Y.Name != "" {
-		parts = append(parts, "y: "+axis(s.Y))
-	}
-	if s.Seeds > 1 {
-		parts = append(parts, fmt.Sprintf("%d seeds per cell", s.Seeds))
-	}
-	return strings.Join(parts, " · ") + " · " + strings.Join(scen, " · ")
 }
 
 func joinDot(parts []string) string { return strings.Join(parts, " · ") }

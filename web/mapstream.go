@@ -54,6 +54,9 @@ type mapPoint struct {
 	Y     int         `json:"y"`
 	Cells []mapCell   `json:"cells"`
 	Lanes []pointLane `json:"lanes"`
+	// Diffs compare every lane with every lane at the point, by "a/b":
+	// lane b against lane a (sweep.CompareAll).
+	Diffs map[string]sweep.Diff `json:"diffs"`
 }
 
 // mapCell is one cell, one run: its index in the sweep, its seed, its
@@ -137,6 +140,11 @@ func newMapPoint(x, y int, cells []sweep.Cell) *mapPoint {
 		}
 		pt.Lanes = append(pt.Lanes, pl)
 	}
+	rs := make([]sweep.PointLane, len(pt.Lanes))
+	for i, pl := range pt.Lanes {
+		rs[i] = sweep.PointLane{Outcome: pl.Outcome, Recovery: pl.Recovery}
+	}
+	pt.Diffs = sweep.CompareAll(rs)
 	return pt
 }
 

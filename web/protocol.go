@@ -40,7 +40,8 @@ import (
 //	         replaces the previous one
 //
 // hello and params carry explain too: the "What you are seeing" panel of
-// the run (explain.go), in words with the run's numbers.
+// the run (explain.go), in words with the run's numbers; and captions, what
+// an exported chart of each lane shows (scenario.LaneCaption).
 //
 // hello and params carry boxes, each number box's text (seconds for a
 // duration) and slider position, computed as the page renders them
@@ -90,6 +91,9 @@ type helloMsg struct {
 	FaultKinds []faultKindInfo `json:"fault_kinds"`
 	Plan       []planWindow    `json:"plan"`
 	Explain    explainView     `json:"explain"`
+	// Captions say what an exported chart of each lane shows
+	// (scenario.LaneCaption): the page puts them under its images.
+	Captions []string `json:"captions"`
 }
 
 // faultKindInfo is one fault kind for the page.
@@ -185,6 +189,8 @@ type paramsMsg struct {
 	// Explain is the run's panel, as in hello: a server model or a
 	// number it quotes may have changed.
 	Explain explainView `json:"explain"`
+	// Captions are the lanes' captions, as in hello.
+	Captions []string `json:"captions"`
 }
 
 type errorMsg struct {

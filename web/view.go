@@ -21,7 +21,7 @@ import (
 
 // sliderSteps is the resolution of every slider: a slider's position runs
 // from 0 to sliderSteps and maps onto its parameter's range, linearly or
-// logarithmically (sliderValue, and sliderPos its inverse). static/app.js
+// logarithmically (sliderValue, and sliderPos its inverse). static/play-controls.js
 // has no formula of its own: it looks a position's text up in the page's
 // slider tables, and takes a box's position from the server (boxView).
 const sliderSteps = 1000
@@ -190,16 +190,7 @@ type pageState struct {
 	// page moves the box with the slider without a formula of its own.
 	Sliders map[string]int `json:"sliders"`
 	Scales  [][]string     `json:"scales"`
-	// Caption names the shared parameters an exported chart's caption
-	// always gives; it adds any other that differs from Defaults, the
-	// query of the defaults, and the lane's strategy with its own.
-	Caption  []string `json:"caption"`
-	Defaults string   `json:"defaults"`
 }
-
-// captionParams are the shared parameters every exported chart names:
-// who the clients are, the server, the outage and the seed.
-var captionParams = []string{"clients", "think", "timeout", "server_model", "outage", "outage_at", "outage_for", "seed"}
 
 // switchInfo tells the script, for each value of a switch parameter
 // (scenario.Switches: arrival, server_model, and each lane's limiters),
@@ -224,9 +215,6 @@ type strategyInfo struct {
 	Title string   `json:"title"` // label and name, as a lane's head and menu show it
 	About string   `json:"about"`
 	Uses  []string `json:"uses"`
-	// Own are the parameters of the strategy's formula (strategies.Uses),
-	// without the limits and limiters every strategy obeys.
-	Own []string `json:"own"`
 }
 
 // newView builds the page's view model from its input.
@@ -461,20 +449,16 @@ func sourceControl(letter string, real bool) paramCtl {
 func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
 		Columns: scenario.Columns, LaneNames: scenario.LaneNames,
-		Keep: keepOnStrategyChange, Charts: chartSpecs, Steps: sliderSteps, Presets: presets,
-		Caption: captionParams, Defaults: state{p: scenario.Defaults(), speed: defaultSpeed}.encode()}
+		Keep: keepOnStrategyChange, Charts: chartSpecs, Steps: sliderSteps, Presets: presets}
 	if ps.Presets == nil {
 		ps.Presets = []Preset{}
 	}
 	for _, name := range strategies.Names() {
 		si := strategyInfo{Name: name, Label: strategies.Label(name), Title: strategyLabel(name), About: strategies.About(name),
-			Uses: []string{}, Own: []string{}}
+			Uses: []string{}}
 		for _, param := range scenario.Table {
 			if param.Lane && param.Name != "strategy" && scenario.Uses(name, param.Name) {
 				si.Uses = append(si.Uses, param.Name)
-			}
-			if param.Lane && strategies.Uses(name, param.Name) {
-				si.Own = append(si.Own, param.Name)
 			}
 		}
 		ps.Strategies = append(ps.Strategies, si)
@@ -596,7 +580,7 @@ func spokenUnit(unit string) (one, many string) {
 }
 
 // valueText is a slider's aria-valuetext: the box's text and its unit in
-// words. static/app.js says it the same way as the slider moves.
+// words. static/play-controls.js says it the same way as the slider moves.
 func valueText(text, one, many string) string {
 	unit := many
 	if text == "1" {
@@ -723,7 +707,7 @@ func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // strategyLabel is a strategy in plain words with its name, as a menu
 // shows it: "fixed interval (fixed)".
-func strategyLabel(name string) string { return strategies.Label(name) + " (" + name + ")" }
+func strategyLabel(name string) string { return scenario.StrategyTitle(name) }
 
 func speedLabel(s string) string {
 	if s == speedMax {

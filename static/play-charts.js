@@ -1,0 +1,238 @@
+// backofflab playground: the charts, one per chart row and lane, made from
+// the options the server embeds (web/charts.go): their axes, toolbox,
+// toggles, help and tooltips.
+'use strict';
+
+// niceSteps are the steps a count's axis may take near v: 1, 2, 2.5 and 5
+// times its power of ten.
+function niceSteps(v) {
+  const e = 10 ** Math.floor(Math.log10(v));
+  return [1, 2, 2.5, 5, 10].map(m => m * e);
+}
+
+// niceAxis returns a y axis' maximum and step for values up to v, with
+// headroom (a line at the maximum would hide in the frame), null to let
+// ECharts choose; on a log axis, the next power of ten.
+function niceAxis(v, unit, log) {
+  if (!(v > 0)) return { max: null, interval: null };
+  if (log) return { max: 10 ** Math.ceil(Math.log10(v * 1.05)), interval: null };
+  const top = v * 1.05;
+  const steps = unit === 's' ? DUR_STEPS : niceSteps(top / 5).concat(niceSteps(top / 5).map(s => s * 10));
+  const step = steps.find(s => top / s <= 5) || steps[steps.length - 1];
+  return { max: Math.ceil(top / step) * step, interval: step };
+}
+
+// timeAxis is the x axis of the time charts: the run's duration, in
+// steps that read as durations.
+function timeAxis() {
+  return { max: duration, interval: timeStep(duration, 6), axisLabel: { hideOverlap: true, formatter: v => durAxis(v, duration) } };
+}
+
+// ---- lanes and charts ----------------------------------------------------
+
+function forCharts(fn) {
+  for (const [key, c] of Object.entries(charts)) {
+    const [id, L] = key.split('.');
+    if (LETTERS.indexOf(L) < laneCount()) fn(c, id, LETTERS.indexOf(L));
+  }
+}
+
+function showLanes(n) {
+  $$('[data-lane-col]').forEach((el, i) => (el.hidden = i >= n));
+  $$('[data-lane-panel]').forEach((el, i) => (el.hidden = i >= n));
+  $$('[data-lane-skip]').forEach((el, i) => (el.hidden = i >= n));
+  $('#lane-count').textContent = n;
+  $('[data-param="lanes"]').value = n;
+  $('#lane-add').disabled = n >= LETTERS.length;
+  $('#lane-remove').disabled = n <= 1;
+  // Charts are made when their lane first shows: ECharts needs a size.
+  for (let i = 0; i < n; i++) for (const id of CHART_IDS) ensureChart(id, i);
+}
+
+// themed is the part of a chart's option that the theme colours.
+function themed(id) {
+  const axis = { axisLabel: { color: T.muted }, axisLine: { lineStyle: { color: T.line } }, splitLine: { lineStyle: { color: T.line } } };
+  return {
+    backgroundColor: T.card, // the PNG and SVG exports keep the scheme
+    title: [{ textStyle: { color: T.fg } }],
+    legend: [{ textStyle: { color: T.fg, rich: { l: { color: T.fg, fontSize: 11 }, n: { color: T.muted, fontSize: 10, fontFamily: 'monospace' } } } }],
+    xAxis: [axis],
+    toolbox: [{ iconStyle: { borderColor: T.muted } }],
+    tooltip: [{ backgroundColor: T.card, borderColor: T.line, textStyle: { color: T.fg } }],
+  };
+}
+
+// The toolbox's buttons: each acts on its chart's row, every lane alike.
+function toolbox(id, i, c) {
+  const spec = SPEC[id];
+  const f = {
+    myPng: { show: true, title: 'PNG', icon: ICONS.png, onclick: () => exportImage(c, id, i, 'png') },
+    mySvg: { show: true, title: 'SVG', icon: ICONS.svg, onclick: () => exportImage(c, id, i, 'svg') },
+  };
+  if (spec.log) f.myLog = { show: true, icon: ICONS.log, onclick: () => toggle(id, 'log') };
+  f.myShare = { show: true, icon: ICONS.share, onclick: () => toggle(id, 'shared') };
+  if (spec.smooth) f.mySmooth = { show: true, icon: ICONS.smooth, onclick: () => toggle(id, 'smooth') };
+  f.myHelp = { show: true, icon: ICONS.help, onclick: () => toggle(id, 'help') };
+  for (const [k, v] of Object.entries(toolboxState(id))) Object.assign(f[k], v);
+  return f;
+}
+
+// toolboxState is what the toggles say: the action each offers, and a
+// highlighted icon while its option is on.
+function toolboxState(id) {
+  const v = view[id];
+  const on = b => ({ iconStyle: { borderColor: b ? T.accent : T.muted, borderWidth: b ? 1.6 : 1 } });
+  const s = {
+    myShare: { title: v.shared ? 'give each lane its own y axis' : 'one y axis for every lane', ...on(v.shared) },
+    myHelp: { title: v.help ? 'hide what this chart shows' : 'what this chart shows', ...on(v.help) },
+  };
+  if (SPEC[id].log) s.myLog = { title: v.log ? 'linear scale' : 'log scale', ...on(v.log) };
+  if (SPEC[id].smooth) s.mySmooth = { title: v.smooth ? 'every tick (no averaging)' : '1 s average', ...on(v.smooth) };
+  return s;
+}
+
+function toggle(id, what) {
+  view[id][what] = !view[id][what];
+  forCharts((c, k, i) => {
+    if (k !== id) return;
+    const o = { toolbox: [{ feature: toolboxState(id) }], graphic: helpGraphic(id, c) };
+    if (what === 'smooth') Object.assign(o, sourceOf(id, i));
+    c.setOption(o);
+  });
+  if (SPEC[id].x === 'retry') drawBands();
+  else markDirty();
+}
+
+// sourceOf is where a time chart's series read their values: the tick
+// rows, or their 1 s averages (srows), column by column.
+function sourceOf(id, i) {
+  const sm = view[id].smooth;
+  return {
+    dataset: { source: sm ? srows : rows },
+    series: SPEC[id].series.map(s => ({ id: s.name, encode: { x: 0, y: sm ? 1 + i * SMN + SMI[COL[s.name]] : 1 + i * NC + COL[s.name] } })),
+  };
+}
+
+// helpGraphic shows (or hides) the chart's description over it.
+function helpGraphic(id, c) {
+  const w = c ? c.getWidth() : 300;
+  return [{ id: 'help', type: 'text', left: 12, top: 28, z: 100, invisible: !view[id].help, silent: true,
+    style: { text: SPEC[id].help, width: Math.max(120, w - 40), overflow: 'break', fill: T.fg, font: '12px sans-serif',
+      backgroundColor: T.card, borderColor: T.line, borderWidth: 1, borderRadius: 6, padding: [6, 8], lineHeight: 16 } }];
+}
+
+function ensureChart(id, i) {
+  const L = LETTERS[i];
+  const key = `${id}.${L}`;
+  if (charts[key]) return charts[key];
+  const dom = $(`.chart${attr('data-chart', id)}${attr('data-lane', L)}`);
+  if (dom.hidden) return null; // a chart the lane leaves out: ECharts needs a size
+  const c = echarts.init(dom);
+  const opt = structuredClone(BASE[id]);
+  const spec = SPEC[id];
+  if (dom.clientWidth < 320) {
+    // A phone's narrow chart has no room for its title beside the
+    // toolbox: the title goes below it, and the plot below the title.
+    const first = v => (Array.isArray(v) ? v[0] : v);
+    first(opt.title).top = 20;
+    first(opt.grid).top = 48;
+  }
+  // Custom toolbox features need functions, which the JSON from the
+  // server cannot carry.
+  Object.assign(opt.toolbox, { itemSize: 13, itemGap: 7, feature: toolbox(id, i, c) });
+  if (spec.x === 'retry') {
+    for (const s of opt.series) s.data = [];
+  } else {
+    // The time charts read the tick rows themselves, as a dataset: each
+    // series picks its lane's column, so no point is copied.
+    const src = sourceOf(id, i);
+    opt.dataset = src.dataset;
+    opt.series.forEach((s, j) => {
+      delete s.data;
+      s.encode = src.series[j].encode;
+      if (!spec.gaps) s.sampling = 'lttb';
+    });
+    Object.assign(opt.xAxis[0], timeAxis());
+    // The first series carries the fault windows and the annotations.
+    Object.assign(opt.series[0], {
+      markLine: { symbol: ['none', 'none'], silent: true, animation: false, data: [] },
+    });
+  }
+  // The legend names each line in words; its vocabulary name shows
+  // beside it on hover, as in the tooltip (a quarter of the page holds
+  // four labels, not four labels and four names).
+  Object.assign(opt.legend, {
+    itemGap: 8, itemWidth: 10,
+    formatter: name => (LABEL[id][name] ? LABEL[id][name].label : name),
+    tooltip: { show: true, formatter: p => (LABEL[id][p.name] && LABEL[id][p.name].name ? `${LABEL[id][p.name].label}: ${LABEL[id][p.name].name}` : p.name) },
+  });
+  opt.yAxis.forEach((a, k) => (a.axisLabel.formatter = v => unitOf(spec.units[k]).axis(v)));
+  // Tooltips are DOM nodes: the default one is HTML with inline styles,
+  // which the page's Content-Security-Policy blocks.
+  Object.assign(opt.tooltip, { confine: true, className: 'chart-tip', formatter: ps => tooltip(id, i, ps) });
+  opt.graphic = [{ id: 'empty', type: 'text', left: 'center', top: 'middle', invisible: true, silent: true,
+    style: { text: spec.empty, fill: T.muted, font: '12px sans-serif' } }].concat(helpGraphic(id, null));
+  c.setOption(opt);
+  c.setOption(themed(id));
+  c.setOption({ graphic: helpGraphic(id, c) });
+  charts[key] = c;
+  resizeWithBox(dom);
+  if (spec.x === 'retry') drawBands();
+  else markDirty();
+  return c;
+}
+
+// tooltip builds a tooltip's nodes: the time (or the retry), then each
+// line with its colour, its label and name, and its value with its unit.
+function tooltip(id, i, ps) {
+  if (!ps || !ps.length) return '';
+  const spec = SPEC[id];
+  const box = el('div', { className: 'tip' });
+  box.dataset.tip = `${id}.${LETTERS[i]}`;
+  const line = (color, label, name, value) => {
+    const sw = el('span', { className: 'tip-swatch' });
+    sw.dataset.swatch = color;
+    Object.assign(sw.style, { display: 'inline-block', width: '9px', height: '9px', borderRadius: '50%', marginRight: '6px', background: color });
+    const row = el('div', { className: 'tip-row' }, sw, label);
+    if (name) row.append(' ', el('code', { textContent: name }));
+    row.append(': ', el('b', { textContent: value }));
+    return row;
+  };
+  if (spec.x === 'retry') {
+    const b = bands[i];
+    const j = ps[0].dataIndex;
+    if (!b || j < 0 || j >= b.retry.length) return '';
+    const s = v => dur(v, 3);
+    box.append(el('div', { className: 'tip-head', textContent: `lane ${LETTERS[i]} · retry #${b.retry[j]}` }),
+      line(spec.series[2].color, LABEL[id][BASE[id].series[2].name].label, '', s(b.p50[j])),
+      line(spec.series[1].color, LABEL[id][BASE[id].series[1].name].label, '', `${s(b.p5[j])} – ${s(b.p95[j])}`));
+    return box;
+  }
+  // Every line's value at the row nearest the pointer, read from the
+  // rows themselves: ECharts lists only the lines whose sampled points
+  // fall nearest, and each line is sampled on its own.
+  const src = sourceOf(id, i);
+  const data = src.dataset.source;
+  const r = nearest(data, ps[0].axisValue);
+  if (r < 0) return '';
+  const avg = view[id].smooth ? ' · 1 s average' : '';
+  box.append(el('div', { className: 'tip-head', textContent: `lane ${LETTERS[i]} · t = ${dur(data[r][0], 4)}${avg}` }));
+  spec.series.forEach((sp, j) => {
+    const l = LABEL[id][BASE[id].series[j].name];
+    const v = data[r][src.series[j].encode.y];
+    box.append(line(sp.color, l.label, l.name, v == null || Number.isNaN(v) ? 'none' : unitOf(l.unit).tip(v)));
+  });
+  return box;
+}
+
+// nearest returns the index of the row of data whose t is nearest t, or -1.
+function nearest(data, t) {
+  if (!data.length) return -1;
+  let lo = 0, hi = data.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (data[mid][0] < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && t - data[lo - 1][0] < data[lo][0] - t ? lo - 1 : lo;
+}

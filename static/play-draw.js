@@ -1,0 +1,254 @@
+// backofflab playground: the ticks as they arrive, their 1 s averages
+// (common.js), and drawing them at most once a frame, with the fault
+// windows, the marks and levels, the clock and the verdicts; and the
+// retry charts' bands.
+'use strict';
+
+// ---- ticks ---------------------------------------------------------------
+// The 1 s averages of the columns of the charts that smooth (rates and
+// percentiles): srows[r] is [t, lane a's averages…, lane b's…], each over
+// the ticks within half a second of row r (fewer at the live edge, where
+// the next rows redo it).
+const SM_COLS = [...new Set(TIME_CHARTS.filter(id => SPEC[id].smooth).flatMap(id => SPEC[id].series.map(s => COL[s.name])))];
+const SMN = SM_COLS.length;
+const SMI = Object.fromEntries(SM_COLS.map((c, k) => [c, k]));
+let srows = [];
+let maxes = []; // per lane: "chart/axis" (and "chart/axis/s" for the averages) → highest value so far
+// seen[lane][chart] is the t of the chart's latest value; no entry: none yet.
+let seen = [];
+
+function addRows(ticks) {
+  const from = rows.length;
+  const n = Math.min(maxes.length, laneCount());
+  for (const row of ticks) {
+    rows.push(row);
+    for (let i = 0; i < n && 1 + (i + 1) * NC <= row.length; i++) {
+      const off = 1 + i * NC;
+      for (const id of TIME_CHARTS) {
+        for (const s of SPEC[id].series) {
+          const v = row[off + COL[s.name]];
+          if (v == null) continue;
+          seen[i][id] = row[0];
+          const key = id + '/' + s.axis;
+          if (!(maxes[i][key] >= v)) maxes[i][key] = v;
+        }
+      }
+    }
+  }
+  smoothFrom(Math.max(0, from - halfWindow(tickLen)));
+  markDirty();
+}
+
+function smoothFrom(start) {
+  const h = halfWindow(tickLen);
+  const n = Math.min(maxes.length, laneCount());
+  for (let r = start; r < rows.length; r++) {
+    const out = [rows[r][0]];
+    for (let i = 0; i < n; i++) {
+      const off = 1 + i * NC;
+      for (const c of SM_COLS) out.push(meanAround(j => rows[j][off + c], rows.length, r, h));
+    }
+    srows[r] = out;
+    for (let i = 0; i < n; i++) {
+      for (const id of TIME_CHARTS) {
+        if (!SPEC[id].smooth) continue;
+        for (const s of SPEC[id].series) {
+          const v = out[1 + i * SMN + SMI[COL[s.name]]];
+          const key = id + '/' + s.axis + '/s';
+          if (v != null && !(maxes[i][key] >= v)) maxes[i][key] = v;
+        }
+      }
+    }
+  }
+}
+
+let dirty = false;
+let framePending = false;
+let lastFrame = 0;
+
+function markDirty() {
+  dirty = true;
+  if (!framePending) {
+    framePending = true;
+    requestAnimationFrame(draw);
+  }
+}
+
+const currentT = () => Math.max(rows.length ? rows[rows.length - 1][0] : 0, lastState ? lastState.t : 0);
+
+// axisMax is the highest value lane i's chart id shows on axis a so far:
+// its data (averaged when the chart is) and the levels drawn on it.
+function axisMax(i, id, a) {
+  const m = maxes[i] || {};
+  let v = m[`${id}/${a}${view[id].smooth ? '/s' : ''}`] || 0;
+  for (const l of marks.levels) if (l.lane === i && l.chart === id && l.axis === a) v = Math.max(v, l.value);
+  return v;
+}
+
+// yAxis is a time chart's axis a up to max. Switching an axis' type
+// replaces the axis (ECharts keeps one model per type), so the axis goes
+// in whole, its label formatter included.
+function yAxis(id, a, max) {
+  const unit = SPEC[id].units[a];
+  const log = view[id].log;
+  const nice = niceAxis(max, unit, log);
+  return {
+    ...BASE[id].yAxis[a], type: log ? 'log' : 'value', min: log ? null : 0, max: nice.max, interval: nice.interval,
+    axisLabel: { ...BASE[id].yAxis[a].axisLabel, color: T.muted, hideOverlap: true, formatter: v => unitOf(unit).axis(v, nice.max || max) },
+    splitLine: { show: a === 0, lineStyle: { color: T.line } },
+  };
+}
+
+// annotations are the marks and levels of lane i on chart id.
+function annotations(id, i) {
+  const out = [];
+  for (const m of marks.marks) {
+    if (m.lane !== i || m.chart !== id) continue;
+    out.push({ xAxis: m.t, name: m.label, lineStyle: { color: T.mark, type: 'dashed', width: 1.2 },
+      label: { formatter: m.label, position: 'insideEndTop', color: T.mark, fontSize: 10 } });
+  }
+  for (const l of marks.levels) {
+    if (l.lane !== i || l.chart !== id) continue;
+    out.push({ yAxis: l.value, name: l.label, lineStyle: { color: T.level, type: 'dotted', width: 1.2 },
+      label: { formatter: l.label, position: 'insideStartTop', color: T.muted, fontSize: 10 } });
+  }
+  return out;
+}
+
+// draw applies what arrived since the last frame: at most one setOption
+// per chart per frame. Each redraw re-reads every point, so redraws are
+// spaced out as the series grow (a 1 h run at 100 ms has 36 000 points).
+function draw(now) {
+  framePending = false;
+  if (!dirty) return;
+  if (now - lastFrame < rows.length / 100) {
+    framePending = true;
+    requestAnimationFrame(draw);
+    return;
+  }
+  lastFrame = now;
+  dirty = false;
+  const t = currentT();
+  const ov = outageView(t);
+  const shade = ov.windows.map(([s, e, kind, ahead]) => {
+    const k = faultKinds[kind];
+    const color = (k && k.outage && T.outage) || (k ? k.color : undefined);
+    return [{ xAxis: s, name: ahead ? `${kind} in ${dur(s - t, 2)}` : kind, itemStyle: { color, opacity: ahead ? 0.45 : 1 } }, { xAxis: e }];
+  });
+  const n = Math.min(laneCount(), maxes.length);
+  for (const id of TIME_CHARTS) {
+    const spec = SPEC[id];
+    const own = [];
+    for (let i = 0; i < n; i++) own.push(spec.units.map((_, a) => axisMax(i, id, a)));
+    const shared = spec.units.map((_, a) => Math.max(0, ...own.map(m => m[a])));
+    for (let i = 0; i < n; i++) {
+      const c = charts[`${id}.${LETTERS[i]}`];
+      if (!c) continue;
+      const max = view[id].shared ? shared : own[i];
+      const last = seen[i] && seen[i][id];
+      // A chart with no value says so; one whose gaps mean "none" says
+      // since when, once that lasts.
+      let empty = last == null ? spec.empty : '';
+      if (!empty && spec.gaps && t - last >= 5) empty = `none since t = ${dur(last, 3)}`;
+      c.setOption({
+        dataset: { source: view[id].smooth ? srows : rows },
+        series: [{ id: spec.series[0].name, markArea: { data: shade }, markLine: { data: annotations(id, i) } }],
+        yAxis: spec.units.map((_, a) => yAxis(id, a, max[a])),
+        graphic: [{ id: 'empty', invisible: !empty, style: { text: empty, fill: T.muted } }],
+      });
+    }
+  }
+  drawStatus(t, ov);
+}
+
+function drawStatus(t, ov) {
+  const done = lastState && lastState.done;
+  const next = ov.next ? ` · ${ov.next.kind} in ${dur(ov.next.at - t, 2)}` : '';
+  $('#clock').textContent = `t = ${t.toFixed(1)} s / ${fmt(duration)} s${done ? ' · done' : next}`;
+  const out = $('#outage');
+  out.textContent = ov.down ? 'Resume server' : 'Stop server';
+  out.dataset.down = ov.down ? 'true' : 'false';
+  for (let i = 0; i < LETTERS.length; i++) {
+    const e = $(attr('data-verdict', LETTERS[i]));
+    if (!e) continue;
+    const v = lastVerdicts && lastVerdicts[i];
+    const text = v ? v.headline : 'waiting for the first ticks…';
+    const cls = 'verdict ' + (v ? v.tone : '');
+    // A live region announces every change: the text changes only when
+    // the verdict does, never rewritten with the same words.
+    if (e.textContent !== text) e.textContent = text;
+    if (e.className !== cls) e.className = cls;
+  }
+}
+
+// outageView says which fault windows to shade at t, [start, end, kind,
+// ahead], and whether the server is down. The state message is
+// authoritative up to its own t; a scheduled fault (the server's plan)
+// is shaded from t = 0, lighter while it is ahead (ahead: true), and a
+// scheduled window the state saw open lasts to its planned end, so that
+// the shading moves with the clock between state messages. next is the
+// next scheduled outage still ahead, for the countdown.
+function outageView(t) {
+  const known = lastState ? lastState.t : 0;
+  const isDown = kind => !!(faultKinds[kind] && faultKinds[kind].outage);
+  const near = (a, b) => Math.abs(a - b) < 1e-9;
+  const windows = [];
+  const seenPlan = new Set();
+  let down = false;
+  for (const [s, e, kind] of lastState ? lastState.outages : []) {
+    const planned = plan.find(w => w.kind === kind && near(w.at, s));
+    if (planned) seenPlan.add(planned);
+    if (e >= 0) windows.push([s, e, kind, false]);
+    else if (planned && known < planned.end && planned.end <= t) windows.push([s, planned.end, kind, false]);
+    else {
+      windows.push([s, Math.max(s, t), kind, false]);
+      if (isDown(kind)) down = true;
+    }
+  }
+  let next = null;
+  for (const w of plan) {
+    if (seenPlan.has(w) || w.at < known) continue;
+    if (w.at > t) {
+      windows.push([w.at, w.end, w.kind, true]);
+      if (isDown(w.kind) && (!next || w.at < next.at)) next = w;
+      continue;
+    }
+    windows.push([w.at, Math.min(w.end, t), w.kind, false]);
+    if (t < w.end && isDown(w.kind)) down = true;
+  }
+  return { windows, down, next };
+}
+
+// BAND_DATA gives each series of a retry chart its values from a lane's
+// bands message: the band is an invisible p5 series with (p95 − p5)
+// stacked on it.
+const BAND_DATA = {
+  p5: (b, at) => b.retry.map((_, j) => at(b.p5, j)),
+  band: (b, at) => b.retry.map((_, j) => at(b.p95, j) - at(b.p5, j)),
+  p50: (b, at) => b.retry.map((_, j) => at(b.p50, j)),
+};
+
+// drawBands redraws the retry charts from the lanes' bands.
+function drawBands() {
+  const top = b => (b ? Math.max(0, ...b.p95) : 0);
+  const all = Math.max(0, ...bands.map(top));
+  for (const id of RETRY_CHARTS) {
+    const spec = SPEC[id];
+    const log = view[id].log;
+    const floor = log ? 1e-3 : 0; // a log axis cannot show 0
+    for (let i = 0; i < laneCount(); i++) {
+      const c = charts[`${id}.${LETTERS[i]}`];
+      const b = bands[i];
+      if (!c || !b) continue;
+      const at = (arr, j) => Math.max(arr[j], floor);
+      const nice = niceAxis(Math.max(view[id].shared ? all : top(b), floor), spec.units[0], log);
+      c.setOption({
+        graphic: [{ id: 'empty', invisible: b.retry.length > 0, style: { text: spec.empty, fill: T.muted } }],
+        xAxis: [{ data: b.retry }],
+        yAxis: [{ ...BASE[id].yAxis[0], type: log ? 'log' : 'value', min: log ? null : 0, max: nice.max, interval: nice.interval,
+          axisLabel: { ...BASE[id].yAxis[0].axisLabel, color: T.muted, formatter: v => unitOf(spec.units[0]).axis(v, nice.max || 0) } }],
+        series: spec.series.map(s => ({ id: s.name, data: BAND_DATA[s.name](b, at) })),
+      });
+    }
+  }
+}
