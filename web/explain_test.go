@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"backofflab/scenario"
+	"backofflab/web/kit"
 )
 
 // TestEveryServerModelHasAStory: the panel explains every server model.
@@ -48,7 +49,7 @@ func TestExplainCarriesTheRunsNumbers(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			q, _ := url.ParseQuery(tc.query)
-			st, errs := decode(q, DefaultLimits)
+			st, errs := decode(q, kit.DefaultLimits)
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}

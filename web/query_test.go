@@ -1,6 +1,7 @@
 package web
 
 import (
+	"backofflab/web/kit"
 	"encoding/json"
 	"html"
 	"io"
@@ -32,7 +33,7 @@ func TestParseQuery(t *testing.T) {
 		{"a bad escape in a name", "%g1=2", url.Values{}, []string{`query="%g1=2"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q, errs := parseQuery(tc.raw)
+			q, errs := kit.ParseQuery(tc.raw)
 			if !reflect.DeepEqual(q, tc.want) {
 				t.Errorf("values %v, want %v", q, tc.want)
 			}
@@ -67,13 +68,13 @@ func TestEveryViewRefusesBadQueries(t *testing.T) {
 		name, add, param, value string
 	}{
 		{"a name twice", "&seed=2&seed=3", "seed", "2,3"},
-		{"a semicolon", "&;=1", queryParam, ";=1"},
+		{"a semicolon", "&;=1", kit.QueryParam, ";=1"},
 	}
 	contBad := []struct {
 		name, add, param, value string
 	}{
 		{"a name twice", "&runs=3", "runs", "2,3"},
-		{"a semicolon", "&;=1", queryParam, ";=1"},
+		{"a semicolon", "&;=1", kit.QueryParam, ";=1"},
 	}
 	type route struct {
 		method, path, query string
