@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"backofflab/scenario"
+	"backofflab/web/kit"
 )
 
 // explain.go writes the page's "What you are seeing" panel: why the run's
@@ -200,21 +201,9 @@ func timeoutCrossing(p *scenario.Params) string {
 	return fmt.Sprintf("From %d requests inside, its latency passes the clients' %s timeout.", lo, say(p.Timeout))
 }
 
-// say writes a duration as a reader says it: 100 ms, 2 s, 1.5 min, 1 h.
-func say(d time.Duration) string {
-	s := d.Seconds()
-	switch {
-	case d == 0:
-		return "0 s"
-	case s < 1:
-		return trimNum(s*1000) + " ms"
-	case s < 120:
-		return trimNum(s) + " s"
-	case s < 3600:
-		return trimNum(s/60) + " min"
-	}
-	return trimNum(s/3600) + " h"
-}
+// say writes a duration as a reader says it: 100 ms, 2 s, 1.5 min, 1 h
+// (kit.Say, which the views' messages use too).
+func say(d time.Duration) string { return kit.Say(d) }
 
 // trimNum writes v with at most 3 significant digits, in plain decimal.
 func trimNum(v float64) string {
