@@ -134,7 +134,7 @@ func parseSpeed(s string) (float64, error) {
 // decode reads a whole state from a query, validating every value through
 // the parameter table and the server's limits. It is the one place where the
 // page's URL, a WebSocket set message and an export request are decoded,
-// once parseQuery has read them.
+// once kit.ParseQuery has read them.
 func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	q = cloneValues(q)
 	st := state{speed: defaultSpeed}

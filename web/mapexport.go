@@ -67,7 +67,7 @@ func handleMapExport(k *kit.Kit, format string) http.Handler {
 			return
 		}
 		if r.Context().Err() != nil {
-			return // the client left, or the server shuts down (endWithServer)
+			return // the client left, or the server shuts down (kit.Kit.Export)
 		}
 		if cw.N == 0 {
 			w.Header().Del("Content-Disposition")

@@ -92,7 +92,7 @@ func givesSweep(q url.Values) bool {
 }
 
 // decodeMapQuery is decodeMap of a raw query, for the map's stream and
-// exports: a query that does not read (parseQuery) is refused as it is.
+// exports: a query that does not read (kit.ParseQuery) is refused as it is.
 func decodeMapQuery(raw string, lim Limits) (sweep.Spec, []*scenario.ParamError) {
 	q, errs := kit.ParseQuery(raw)
 	if len(errs) > 0 {
@@ -254,7 +254,7 @@ type axisSuggestion struct {
 
 // newMapView builds the page of the map q names, or of its form only,
 // with every bad value named beside its control: qerrs are the errors of
-// reading q from its URL (parseQuery).
+// reading q from its URL (kit.ParseQuery).
 func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView {
 	spec, errs := decodeMap(q, lim)
 	if !givesSweep(q) {

@@ -247,7 +247,7 @@ func handleMapCells(k *kit.Kit) http.Handler {
 }
 
 // runCells runs every cell of spec on the cores of ctx's share of the
-// many-run views (parallel.Do under analyses.begin's context), each with
+// many-run views (parallel.Do under kit.Kit.Begin's context), each with
 // a run's memory from k's pool, and calls emit with each cell as it
 // ends: one call at a time, on the calling goroutine, so that a slow emit
 // (a slow page) never holds a core. It returns when every run has

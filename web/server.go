@@ -24,7 +24,7 @@ type Options struct {
 	// Logger receives one line per session and per failure; nil discards.
 	Logger *slog.Logger
 	// Limits caps what one page may ask for; a zero field means
-	// DefaultLimits' value.
+	// kit.DefaultLimits' value.
 	Limits Limits
 	// Memory is the server-wide memory budget every page and export draws
 	// on; nil means a new pool of Limits.MaxMemory.

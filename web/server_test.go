@@ -42,7 +42,7 @@ func newTestServer(t *testing.T, lim Limits) (*httptest.Server, context.CancelFu
 }
 
 // withQuery returns query with the values of change set over its own: a
-// query that gives a name twice is refused (parseQuery).
+// query that gives a name twice is refused (kit.ParseQuery).
 func withQuery(t *testing.T, query, change string) string {
 	t.Helper()
 	q, err := url.ParseQuery(query)
