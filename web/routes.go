@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"backofflab/static"
+	"backofflab/web/contentionview"
 	"backofflab/web/kit"
 )
 
@@ -20,7 +21,7 @@ type view struct {
 var views = []view{
 	{"/map", mountMap},
 	{"/bands", mountBands},
-	{"/contention", mountContention},
+	{"/contention", contentionview.Mount},
 }
 
 // addRoutes is the playground's whole URL space.

@@ -1,18 +1,18 @@
-package web
-
-// The contention study's view (/contention): the AWS blog's two charts,
-// calls and completion time against N, one line per strategy, computed by
-// package contention as the CLI's "backofflab contention" computes them.
-// The page is a templ page (contention.templ) whose script
-// (static/contention.js) streams the study from /contention/stream as
-// NDJSON, one line per finished point, and aborts the stream when the page
-// is left, which cancels the study.
+// Package contentionview is the contention study's view (/contention):
+// the AWS blog's two charts, calls and completion time against N, one
+// line per strategy, computed by package contention as the CLI's
+// "backofflab contention" computes them. The page is a templ page
+// (contention.templ) whose script (contention.js, embedded here and
+// served as /static/contention.js) streams the study from
+// /contention/stream as NDJSON, one line per finished point, and aborts
+// the stream when the page is left, which cancels the study.
+package contentionview
 
 import (
 	"bytes"
 	"context"
+	"embed"
 	"errors"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"slices"
@@ -21,13 +21,12 @@ import (
 
 	"backofflab/contention"
 	"backofflab/scenario"
-	"backofflab/static"
 	"backofflab/web/kit"
 )
 
-// mountContention adds the study's routes: its page, its stream, its
-// exports and its script.
-func mountContention(mux *http.ServeMux, k *kit.Kit) {
+// Mount adds the study's routes: its page, its stream, its exports and
+// its script.
+func Mount(mux *http.ServeMux, k *kit.Kit) {
 	mux.Handle("GET /contention", handleContentionPage(k))
 	mux.Handle("GET /contention/stream", k.Stream(handleContentionStream(k)))
 	mux.Handle("GET /contention.csv", k.Export(handleContentionExport(k, "csv")))
@@ -36,7 +35,9 @@ func mountContention(mux *http.ServeMux, k *kit.Kit) {
 }
 
 // contentionAssets holds the page's script.
-var contentionAssets fs.FS = static.FS
+//
+//go:embed contention.js
+var contentionAssets embed.FS
 
 // contentionBounds are lim's bounds of a study.
 func contentionBounds(lim kit.Limits) contention.Bounds {
