@@ -16,6 +16,7 @@ import (
 	"backofflab/budget"
 	"backofflab/scenario"
 	"backofflab/web"
+	"backofflab/web/kit"
 )
 
 // serve is the default command: the playground on localhost until ctx ends,
@@ -26,13 +27,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	addr := fs.String("addr", "localhost:8080", "address to serve the playground on")
 	hostList := fs.String("host", "", "comma-separated host names the playground answers to besides localhost,\n"+
 		"loopback addresses and -addr's host: its public names when deployed, such as play.example.com")
-	maxMemory := budget.Size(web.DefaultLimits.MaxMemory)
+	maxMemory := budget.Size(kit.DefaultLimits.MaxMemory)
 	fs.Var(&maxMemory, "max_memory", "memory budget shared by every page and export (default a quarter of the machine's);\n"+
 		"when it is taken, new pages and exports are told the server is busy")
-	runMemory := budget.Size(web.DefaultLimits.RunMemory)
+	runMemory := budget.Size(kit.DefaultLimits.RunMemory)
 	fs.Var(&runMemory, "run_memory", "memory budget of one page's or export's run: a lane whose queues outgrow it stops,\n"+
 		"and its verdict says so")
-	viewCPU := fs.Duration("view_cpu", web.DefaultLimits.AnalysisCPU, "CPU time one phase map, seed band or contention study may take: one estimated\n"+
+	viewCPU := fs.Duration("view_cpu", kit.DefaultLimits.AnalysisCPU, "CPU time one phase map, seed band or contention study may take: one estimated\n"+
 		"past it is refused before it starts, one that runs past twice it is stopped")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage, "\nFlags of the playground:\n")
@@ -64,7 +65,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	live, stopLive := context.WithCancel(context.Background())
 	defer stopLive()
-	lim := web.DefaultLimits
+	lim := kit.DefaultLimits
 	lim.MaxMemory, lim.RunMemory, lim.AnalysisCPU = int64(maxMemory), int64(runMemory), *viewCPU
 	playground := web.NewServer(live, web.Options{Logger: log, Hosts: hosts, Limits: lim})
 	srv := &http.Server{

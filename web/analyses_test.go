@@ -12,26 +12,6 @@ import (
 	"time"
 )
 
-// TestAnalysesBegin: past its cap a view is refused with a message that
-// names the cap; ending one frees its slot.
-func TestAnalysesBegin(t *testing.T) {
-	a := newAnalyses(2, 1, time.Minute)
-	_, end1, err := a.begin(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := a.begin(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := a.begin(context.Background()); err == nil || !strings.Contains(err.Error(), "server busy: 2 maps") {
-		t.Fatalf("a third view: %v, want server busy naming the cap", err)
-	}
-	end1()
-	if _, _, err := a.begin(context.Background()); err != nil {
-		t.Fatalf("after one ended: %v", err)
-	}
-}
-
 // heavyMap is a map of the worst cells a page may ask for: four lanes of
 // 20 000 clients retrying every millisecond for an hour against the curve
 // server. Each cell holds a core for seconds; alone, the map would hold

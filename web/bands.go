@@ -2,10 +2,7 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -18,7 +15,9 @@ import (
 	"backofflab/internal/parallel"
 	"backofflab/scenario"
 	"backofflab/simengine"
+	"backofflab/static"
 	"backofflab/strategies"
+	"backofflab/web/kit"
 )
 
 // The seed bands view: GET /bands?<the playground's query>&seeds=K shows
@@ -36,6 +35,14 @@ import (
 // A bad query is answered 400 with one line per bad value, each naming its
 // parameter; a busy server 503. The work stops when the page leaves (the
 // request's context) or the server shuts down.
+
+// mountBands adds the seed bands' routes: the page, its run's stream and
+// its script.
+func mountBands(mux *http.ServeMux, k *kit.Kit) {
+	mux.Handle("GET /bands", handleBandsPage(k.Log, k.Limits))
+	mux.Handle("GET /bands/run", k.Stream(handleBandsRun(k)))
+	mux.Handle("GET /static/bands.js", kit.Assets(static.FS))
+}
 
 // bandsQuery is the view's own query: a playground's canonical query
 // (the scenario, and the speed it played at) and seeds.
@@ -173,10 +180,10 @@ func sortedKeys(q url.Values) []string {
 // and runs nothing, as the playground does: the page itself is fine.
 func handleBandsPage(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q, qerrs := parseQuery(r.URL.RawQuery)
+		q, qerrs := kit.ParseQuery(r.URL.RawQuery)
 		st, seeds, errs := decodeBands(q, lim)
-		in := newBandsPage(st, seeds, withQueryErrors(qerrs, errs))
-		writePage(w, r, log, "bands", bandsPage(in))
+		in := newBandsPage(st, seeds, kit.WithQueryErrors(qerrs, errs))
+		kit.WritePage(w, r, log, "bands", bandsPage(in))
 	})
 }
 
@@ -205,57 +212,58 @@ func progressMsg(done, total int, left float64) seedsMsg {
 }
 
 // measureSeed is the core time of one seed of p, measured by its first
-// seed's run for up to pilotCPU (simengine.MeasureCost), under ctx's
+// seed's run for up to kit.PilotCPU (simengine.MeasureCost), under ctx's
 // share of the many-run views' cores.
-func measureSeed(ctx context.Context, p scenario.Params, s *sessions) (cost time.Duration, whole bool, err error) {
+func measureSeed(ctx context.Context, p scenario.Params, k *kit.Kit) (cost time.Duration, whole bool, err error) {
 	var c simengine.Cost
 	err = parallel.Do(ctx, 1, 1, func(ctx context.Context, _ int) error {
-		mem, err := s.newRun()
+		mem, err := k.NewRun()
 		if err != nil {
 			return err
 		}
 		defer mem.Close()
-		c, err = simengine.MeasureCost(ctx, p, mem, pilotCPU)
+		c, err = simengine.MeasureCost(ctx, p, mem, kit.PilotCPU)
 		return err
 	})
 	return c.Time, c.Whole, err
 }
 
-// handleBandsRun runs the query's seeds in the view's slot of
-// live.analyses, each seed's simulation on one of its cores with a run's
-// memory budget, the kept ticks charged to one more, and streams the
-// progress and the result. It ends when the page leaves or the server
-// shuts down (live), stopping every seed's run within a slice of events.
-func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler {
+// handleBandsRun runs the query's seeds in the view's slot (k.Begin),
+// each seed's simulation on one of its cores with a run's memory budget,
+// the kept ticks charged to one more, and streams the progress and the
+// result (kit.Stream). It ends when the page leaves or the server shuts
+// down, stopping every seed's run within a slice of events.
+func handleBandsRun(k *kit.Kit) http.Handler {
+	lim := k.Limits
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q, errs := parseQuery(r.URL.RawQuery)
+		q, errs := kit.ParseQuery(r.URL.RawQuery)
 		var st state
 		seeds := 0
 		if len(errs) == 0 {
 			st, seeds, errs = decodeBands(q, lim)
 		}
 		if len(errs) > 0 {
-			http.Error(w, errorText(errs), http.StatusBadRequest)
+			http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
 			return
 		}
-		share, end, err := s.analyses.begin(r.Context())
+		share, end, err := k.Begin(r.Context())
 		if err != nil {
 			w.Header().Set("Retry-After", "30")
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		defer end()
-		one, whole, err := measureSeed(share, st.p, s)
+		one, whole, err := measureSeed(share, st.p, k)
 		if err != nil {
 			w.Header().Set("Retry-After", "30")
-			http.Error(w, busyMessage(err), http.StatusServiceUnavailable)
+			http.Error(w, kit.BusyMessage(err), http.StatusServiceUnavailable)
 			return
 		}
-		if msg := tooDear(one*time.Duration(seeds), whole, lim, "this band", "make it smaller: fewer seeds, fewer clients or lanes, a shorter run"); msg != "" {
+		if msg := kit.TooDear(one*time.Duration(seeds), whole, lim, "this band", "make it smaller: fewer seeds, fewer clients or lanes, a shorter run"); msg != "" {
 			http.Error(w, "seeds: "+msg, http.StatusBadRequest)
 			return
 		}
-		store, err := s.newRun()
+		store, err := k.NewRun()
 		if err != nil {
 			w.Header().Set("Retry-After", "60")
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -266,26 +274,12 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 		// last byte of it is written.
 		if err := store.Grow(bands.Bytes(st.p, seeds)); err != nil {
 			w.Header().Set("Retry-After", "60")
-			http.Error(w, busyMessage(err), http.StatusServiceUnavailable)
+			http.Error(w, kit.BusyMessage(err), http.StatusServiceUnavailable)
 			return
 		}
-		ctx, cancel := context.WithCancelCause(share)
-		defer cancel(nil)
-		stop := context.AfterFunc(live, func() { cancel(errShutdown) })
-		defer stop()
-
-		w.Header().Set("Content-Type", "application/x-ndjson; charset=utf-8")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		rc := http.NewResponseController(w)
-		send := func(m seedsMsg) error {
-			b, _ := json.Marshal(m)
-			if _, err := w.Write(append(b, '\n')); err != nil {
-				return err
-			}
-			return rc.Flush()
-		}
-		if send(progressMsg(0, seeds, 0)) != nil {
+		stream, ctx := k.OpenStream(w, r, share)
+		defer stream.Close()
+		if !stream.Send(progressMsg(0, seeds, 0)) {
 			return
 		}
 		began := time.Now()
@@ -299,7 +293,7 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 		go func() {
 			defer close(finished)
 			res, runErr = bands.Run(ctx, st.p, seeds, bands.Options{Parallel: lim.AnalysisCores,
-				Memory: s.newRun, MaxCells: lim.MaxBandCells,
+				Memory: k.NewRun, MaxCells: lim.MaxBandCells,
 				Progress: func(n int) {
 					mu.Lock()
 					done = n
@@ -319,44 +313,36 @@ func handleBandsRun(live context.Context, lim Limits, s *sessions) http.Handler 
 			mu.Lock()
 			n := done
 			mu.Unlock()
-			if n > sent && send(progressMsg(n, seeds, timeLeft(began, float64(n), float64(seeds)))) != nil {
-				cancel(errLeft)
+			if n > sent {
+				stream.Send(progressMsg(n, seeds, kit.TimeLeft(began, float64(n), float64(seeds))))
 			}
 			sent = n
 		}
-		if runErr != nil {
-			msg := busyMessage(runErr)
-			if errors.Is(context.Cause(ctx), errShutdown) {
-				msg = shutdownMessage
-			}
-			send(seedsMsg{Type: "error", Message: msg})
-			return
-		}
-		var size byteCount
-		res.WriteCSV(&size)
-		result := seedsMsg{Type: "result", CSVBytes: int64(size), Captions: map[string]string{}, Averaged: map[string]string{}}
-		for i, l := range res.Lanes {
-			result.Collapsed = append(result.Collapsed, res.Collapsed(i))
-			for _, k := range bandsSpecs {
-				result.Captions[k.ID+"."+l.Name] = res.Caption(i, k.Title, false)
-				if k.Smooth {
-					result.Averaged[k.ID+"."+l.Name] = res.Caption(i, k.Title, true)
+		var result seedsMsg
+		if runErr == nil {
+			var size byteCount
+			res.WriteCSV(&size)
+			result = seedsMsg{Type: "result", CSVBytes: int64(size), Captions: map[string]string{}, Averaged: map[string]string{}}
+			for i, l := range res.Lanes {
+				result.Collapsed = append(result.Collapsed, res.Collapsed(i))
+				for _, k := range bandsSpecs {
+					result.Captions[k.ID+"."+l.Name] = res.Caption(i, k.Title, false)
+					if k.Smooth {
+						result.Averaged[k.ID+"."+l.Name] = res.Caption(i, k.Title, true)
+					}
 				}
 			}
 		}
-		if send(result) != nil {
+		if !stream.End(runErr, result) || runErr != nil {
 			return
 		}
 		// A page that leaves, or a server that shuts down, cuts the writing.
-		out := ctxWriter{ctx, w}
+		out := stream.Body()
 		if res.WriteJSON(out) == nil {
 			res.WriteCSV(out)
 		}
 	})
 }
-
-// errLeft ends a band whose page stopped reading.
-var errLeft = fmt.Errorf("web: the bands page left")
 
 // byteCount counts what is written to it.
 type byteCount int64
@@ -364,17 +350,4 @@ type byteCount int64
 func (n *byteCount) Write(b []byte) (int, error) {
 	*n += byteCount(len(b))
 	return len(b), nil
-}
-
-// ctxWriter writes to w until ctx is done.
-type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (c ctxWriter) Write(b []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.w.Write(b)
 }

@@ -31,6 +31,7 @@ import (
 	"backofflab/budget"
 	"backofflab/scenario"
 	"backofflab/simengine"
+	"backofflab/web/kit"
 )
 
 // col is the index in a tick row of lane's (0 = a) column name: a row is
@@ -396,11 +397,11 @@ func browserStopResume(t *testing.T, env *browserEnv) {
 // RunMemory), and returns its rows as a session sends them (tickRow).
 func replayOutage(t *testing.T, query string, stopped, resumed, until float64) [][]float64 {
 	t.Helper()
-	q, errs := parseQuery(query)
+	q, errs := kit.ParseQuery(query)
 	if len(errs) > 0 {
 		t.Fatal(errs[0])
 	}
-	st, errs := decode(q, Limits{}.withDefaults())
+	st, errs := decode(q, Limits{}.WithDefaults())
 	if len(errs) > 0 {
 		t.Fatal(errs[0])
 	}

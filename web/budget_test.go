@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/budget"
 	"backofflab/internal/fdcount"
 	"backofflab/internal/testwait"
+	"backofflab/web/kit"
 )
 
 // TestConnBudget: the real lanes' budget leaves the playground its reserve
@@ -62,11 +62,10 @@ func TestConnBudget(t *testing.T) {
 func newBudgetServer(t *testing.T, conns int) *httptest.Server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	lim := Limits{}.withDefaults()
-	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: lim.MaxRealSessions, conns: conns},
-		pool: budget.NewPool(lim.MaxMemory), exports: make(chan struct{}, lim.MaxExports), lim: lim, inflight: &inflight{}}
+	k := kit.New(ctx, nil, Limits{}, nil)
+	live := &sessions{max: int64(k.Limits.MaxSessions), real: &realSlots{max: k.Limits.MaxRealSessions, conns: conns}, Kit: k}
 	mux := http.NewServeMux()
-	addRoutes(mux, ctx, slog.New(slog.DiscardHandler), lim, live, newPresets(lim))
+	addRoutes(mux, k, live, newPresets(k.Limits))
 	srv := httptest.NewServer(secure(mux))
 	t.Cleanup(func() {
 		cancel()
@@ -149,7 +148,7 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 // of connections; the others wait in the kernel's accept queue.
 func TestRealLaneServerCap(t *testing.T) {
 	const n = 4
-	st, errs := decode(url.Values{"server_model": {"curve"}, "b.source": {"real"}, "clients": {"1"}, "think": {"1h"}, "duration": {"60s"}}, DefaultLimits)
+	st, errs := decode(url.Values{"server_model": {"curve"}, "b.source": {"real"}, "clients": {"1"}, "think": {"1h"}, "duration": {"60s"}}, kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

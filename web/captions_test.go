@@ -26,7 +26,7 @@ func TestSocketSendsCaptions(t *testing.T) {
 			hello := p.await("hello", nil)
 			want := func(query string) []string {
 				t.Helper()
-				st, errs := decode(mustQuery(t, query), Limits{}.withDefaults())
+				st, errs := decode(mustQuery(t, query), Limits{}.WithDefaults())
 				if len(errs) > 0 {
 					t.Fatalf("%s: %v", query, errs)
 				}

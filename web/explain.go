@@ -8,6 +8,7 @@ import (
 
 	"backofflab/internal/present"
 	"backofflab/scenario"
+	"backofflab/web/kit"
 )
 
 // explain.go writes the page's "What you are seeing" panel: why the run's
@@ -201,8 +202,9 @@ func timeoutCrossing(p *scenario.Params) string {
 }
 
 // say writes a duration as a reader says it: 100 ms, 20 s, 2.5 min,
-// 1 h 15 min (internal/present, whose rule the page's script shares).
-func say(d time.Duration) string { return present.Duration(d.Seconds(), 3) }
+// 1 h 15 min (kit.Say, by internal/present's rule, which the page's
+// script shares).
+func say(d time.Duration) string { return kit.Say(d) }
 
 // trimNum writes v with at most 3 significant digits, in plain decimal.
 func trimNum(v float64) string { return present.Sig(v, 3) }

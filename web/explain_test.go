@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"backofflab/scenario"
+	"backofflab/web/kit"
 )
 
 // TestEveryServerModelHasAStory: the panel explains every server model.
@@ -47,7 +48,7 @@ func TestExplainCarriesTheRunsNumbers(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			q, _ := url.ParseQuery(tc.query)
-			st, errs := decode(q, DefaultLimits)
+			st, errs := decode(q, kit.DefaultLimits)
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"backofflab/web/kit"
 )
 
 // TestExportsAreNotStored: every route that serves a generated export
@@ -58,7 +60,7 @@ func TestExportsAreNotStored(t *testing.T) {
 			if got, want := h.Get("Content-Disposition"), `attachment; filename="`+tc.file+`"`; got != want {
 				t.Errorf("Content-Disposition %q, want %q", got, want)
 			}
-			if got, want := h.Get("Content-Type"), exportTypes[tc.file[strings.LastIndexByte(tc.file, '.')+1:]]; got != want {
+			if got, want := h.Get("Content-Type"), kit.ExportTypes[tc.file[strings.LastIndexByte(tc.file, '.')+1:]]; got != want {
 				t.Errorf("Content-Type %q, want %q", got, want)
 			}
 		})

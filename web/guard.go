@@ -41,18 +41,3 @@ func guardHost(h http.Handler, hosts []string) http.Handler {
 		http.Error(w, msg, http.StatusMisdirectedRequest)
 	})
 }
-
-// sameSiteOnly refuses requests made by another site's page, with 403 and
-// the reason. It guards the exports: any page could otherwise make its
-// visitors' browsers run hour-long simulations here, an <img> or a link
-// at a time.
-func sameSiteOnly(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if why := reqcheck.CrossSite(r); why != "" {
-			http.Error(w, "backofflab: refused: "+why+".\n"+
-				"Export from the playground's own page, or open the export's URL directly.\n", http.StatusForbidden)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}

@@ -1,67 +1,31 @@
 package web
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"mime"
 	"net/http"
 	"net/url"
-	"path"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/a-h/templ"
 	"github.com/coder/websocket"
 
 	"backofflab/scenario"
 	"backofflab/simengine"
-	"backofflab/static"
+	"backofflab/web/kit"
 )
 
 // handlePlayground renders the page for the state its URL holds. Bad values
 // do not fail the page: each is shown beside its control.
 func handlePlayground(log *slog.Logger, lim Limits, presets *presets) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		raw, qerrs := parseQuery(r.URL.RawQuery)
+		raw, qerrs := kit.ParseQuery(r.URL.RawQuery)
 		st, errs := decodeLenient(raw, lim)
-		in := pageInput{St: st, Query: st.encode(), Raw: raw, Errors: withQueryErrors(qerrs, errs),
+		in := pageInput{St: st, Query: st.encode(), Raw: raw, Errors: kit.WithQueryErrors(qerrs, errs),
 			Presets: presets.list(), Limits: lim}
-		writePage(w, r, log, "playground", playground(in))
+		kit.WritePage(w, r, log, "playground", playground(in))
 	})
-}
-
-// writePage renders page (named what, for the log) and answers r with it,
-// gzipped for a client that takes it, never cached: every page of the
-// playground is its URL's state. A page that fails to render is a 500.
-func writePage(w http.ResponseWriter, r *http.Request, log *slog.Logger, what string, page templ.Component) {
-	var buf bytes.Buffer
-	if err := page.Render(r.Context(), &buf); err != nil {
-		log.Error("render "+what, "err", err)
-		http.Error(w, "could not render the page", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Vary", "Accept-Encoding")
-	if !acceptsGzip(r) {
-		w.Write(buf.Bytes())
-		return
-	}
-	w.Header().Set("Content-Encoding", "gzip")
-	zw := gzip.NewWriter(w)
-	zw.Write(buf.Bytes())
-	zw.Close()
-}
-
-func acceptsGzip(r *http.Request) bool {
-	return strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
 }
 
 // handleSocket runs one live session per WebSocket. Accept keeps its
@@ -89,17 +53,17 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 			conn.Write(wctx, websocket.MessageText, mustJSON(errorMsg{Type: "error", Message: msg}))
 			conn.Close(websocket.StatusTryAgainLater, "server busy")
 		}
-		mem, err := live.newRun()
+		mem, err := live.NewRun()
 		if err != nil {
 			busy(err.Error())
 			return
 		}
 		defer mem.Close()
-		q, qerrs := parseQuery(r.URL.RawQuery)
+		q, qerrs := kit.ParseQuery(r.URL.RawQuery)
 		st, errs := decodeLenient(q, lim)
-		s, err := newSession(conn, log, lim, live.real, mem, st, withQueryErrors(qerrs, errs))
+		s, err := newSession(conn, log, lim, live.real, mem, st, kit.WithQueryErrors(qerrs, errs))
 		if err != nil { // decodeLenient validated st: only memory can refuse it
-			busy(busyMessage(err))
+			busy(kit.BusyMessage(err))
 			return
 		}
 		start := time.Now()
@@ -115,12 +79,12 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 // one whose client leaves stops within a slice of events.
 func handleExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, ok := startExport(w, r, lim, live, decodeExport)
+		st, release, ok := startExport(w, r, lim, live, decodeExport)
 		if !ok {
 			return
 		}
-		defer func() { <-live.exports }()
-		mem, err := live.newRun()
+		defer release()
+		mem, err := live.NewRun()
 		if err != nil {
 			w.Header().Set("Retry-After", "60")
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -130,7 +94,7 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 		// The run's initial state must fit before the 200 goes out.
 		if _, err := simengine.NewWithBudget(st.p, mem); err != nil {
 			w.Header().Set("Retry-After", "60")
-			http.Error(w, busyMessage(err), http.StatusServiceUnavailable)
+			http.Error(w, kit.BusyMessage(err), http.StatusServiceUnavailable)
 			return
 		}
 		mem.Close()
@@ -138,52 +102,29 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 		if format == "json" {
 			write = simengine.WriteJSON
 		}
-		exportHeaders(w, format, "backofflab")
+		kit.ExportHeaders(w, format, "backofflab")
 		if err := write(r.Context(), w, st.p, mem); err != nil && !errors.Is(err, context.Canceled) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
 }
 
-// exportTypes are the media types of the exports' formats.
-var exportTypes = map[string]string{"csv": "text/csv; charset=utf-8", "json": "application/json"}
-
-// exportHeaders sets the headers of every generated export (a run's, a
-// page's, a map's, a study's) of format, csv or json, saved as
-// name.format. None may be stored: the same URL runs the work again, and
-// a page's export is what that page held.
-func exportHeaders(w http.ResponseWriter, format, name string) {
-	h := w.Header()
-	h.Set("Content-Type", exportTypes[format])
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Disposition", `attachment; filename="`+name+"."+format+`"`)
-}
-
-// startExport decodes r's query with dec and takes one of the
-// live.exports slots, which the caller gives back: a page's export and a
-// headless one share the cap. On a bad query or no free slot it answers
-// the request and returns false.
+// startExport decodes r's query with dec and takes one of the server's
+// export slots (kit.TakeExport), which the caller gives back with
+// release. On a bad query or no free slot it answers the request and
+// returns false.
 func startExport(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions,
-	dec func(url.Values, Limits) (state, []*scenario.ParamError)) (state, bool) {
-	q, errs := parseQuery(r.URL.RawQuery)
-	var st state
+	dec func(url.Values, Limits) (state, []*scenario.ParamError)) (st state, release func(), ok bool) {
+	q, errs := kit.ParseQuery(r.URL.RawQuery)
 	if len(errs) == 0 {
 		st, errs = dec(q, lim)
 	}
 	if len(errs) > 0 {
-		http.Error(w, errorText(errs), http.StatusBadRequest)
-		return state{}, false
+		http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
+		return state{}, nil, false
 	}
-	select {
-	case live.exports <- struct{}{}:
-		return st, true
-	default:
-		w.Header().Set("Retry-After", "10")
-		http.Error(w, fmt.Sprintf("server busy: %d exports are running, as many as run at once; try again when one ends", cap(live.exports)),
-			http.StatusServiceUnavailable)
-		return state{}, false
-	}
+	release, ok = live.TakeExport(w)
+	return st, release, ok
 }
 
 func handleHealthz() http.Handler {
@@ -191,55 +132,4 @@ func handleHealthz() http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
 	})
-}
-
-// handleStatic serves the embedded assets, gzipped for clients that take it:
-// ECharts alone is 1 MB, a third of that compressed.
-func handleStatic() http.Handler {
-	var cache sync.Map // path → *asset
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		name := strings.TrimPrefix(path.Clean(r.URL.Path), "/static/")
-		v, ok := cache.Load(name)
-		if !ok {
-			a, err := loadAsset(name)
-			if err != nil {
-				http.NotFound(w, r)
-				return
-			}
-			v, _ = cache.LoadOrStore(name, a)
-		}
-		a := v.(*asset)
-		h := w.Header()
-		h.Set("Content-Type", a.ctype)
-		h.Set("Cache-Control", "public, max-age=3600")
-		h.Set("Vary", "Accept-Encoding")
-		body := a.plain
-		if acceptsGzip(r) {
-			h.Set("Content-Encoding", "gzip")
-			body = a.gz
-		}
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
-	})
-}
-
-// asset is an embedded file, with its gzip form made once.
-type asset struct {
-	ctype     string
-	plain, gz []byte
-}
-
-func loadAsset(name string) (*asset, error) {
-	b, err := fs.ReadFile(static.FS, name)
-	if err != nil {
-		return nil, err
-	}
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
-	zw.Write(b)
-	zw.Close()
-	ctype := mime.TypeByExtension(path.Ext(name))
-	if ctype == "" {
-		ctype = "application/octet-stream"
-	}
-	return &asset{ctype: ctype, plain: b, gz: gz.Bytes()}, nil
 }

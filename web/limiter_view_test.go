@@ -9,6 +9,7 @@ import (
 
 	"backofflab/scenario"
 	"backofflab/strategies"
+	"backofflab/web/kit"
 )
 
 // TestLimiterURLRoundTrips: a URL that turns limiters on and sets their
@@ -24,7 +25,7 @@ func TestLimiterURLRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, errs := decode(q, DefaultLimits)
+	st, errs := decode(q, kit.DefaultLimits)
 	if len(errs) != 0 {
 		t.Fatalf("decode: %v", errs)
 	}
@@ -43,7 +44,7 @@ func TestLimiterURLRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st2, errs := decode(q2, DefaultLimits)
+	st2, errs := decode(q2, kit.DefaultLimits)
 	if len(errs) != 0 || !reflect.DeepEqual(st2, st) {
 		t.Errorf("the canonical query decodes to %+v (%v), want %+v", st2.p, errs, st.p)
 	}

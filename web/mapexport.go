@@ -10,6 +10,7 @@ import (
 
 	"backofflab/scenario"
 	"backofflab/sweep"
+	"backofflab/web/kit"
 )
 
 // The map's exports, written by sweep.NewWriter, the formatter of
@@ -26,14 +27,14 @@ import (
 // format (sweep.FormatCSV or sweep.FormatJSON). A map cut short (its
 // client gone, a run failed) ends its response without the end of its
 // body, so that it cannot pass for a whole one.
-func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
+func handleMapExport(k *kit.Kit, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
+		spec, errs := decodeMapQuery(r.URL.RawQuery, k.Limits)
 		if len(errs) > 0 {
-			http.Error(w, errorText(errs), http.StatusBadRequest)
+			http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
 			return
 		}
-		share, _, end, code, merrs := startMap(r, spec, lim, live)
+		share, _, end, code, merrs := startMap(r, spec, k)
 		if merrs != nil {
 			if code == http.StatusServiceUnavailable {
 				w.Header().Set("Retry-After", "10")
@@ -42,8 +43,8 @@ func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 			return
 		}
 		defer end()
-		exportHeaders(w, format, "backofflab-map")
-		cw := &countingWriter{w: w}
+		kit.ExportHeaders(w, format, "backofflab-map")
+		cw := &kit.CountingWriter{W: w}
 		sw, err := sweep.NewWriter(cw, format, spec, sweep.Shard{})
 		if err != nil { // a format of ours: a bug
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -52,7 +53,7 @@ func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 		ctx, cancel := context.WithCancel(share)
 		defer cancel()
 		var werr error
-		err = runCells(ctx, spec, live, func(c sweep.Cell) {
+		err = runCells(ctx, spec, k, func(c sweep.Cell) {
 			if werr == nil {
 				if werr = sw.Add(c); werr != nil {
 					cancel() // the client is gone
@@ -66,11 +67,11 @@ func handleMapExport(lim Limits, live *sessions, format string) http.Handler {
 			return
 		}
 		if r.Context().Err() != nil {
-			return // the client left, or the server shuts down (endWithServer)
+			return // the client left, or the server shuts down (kit.Kit.Export)
 		}
-		if cw.n == 0 {
+		if cw.N == 0 {
 			w.Header().Del("Content-Disposition")
-			http.Error(w, "the map stopped: "+busyMessage(errors.Join(err, werr)), http.StatusServiceUnavailable)
+			http.Error(w, "the map stopped: "+kit.BusyMessage(errors.Join(err, werr)), http.StatusServiceUnavailable)
 			return
 		}
 		panic(http.ErrAbortHandler) // a cut CSV must not look whole
@@ -93,29 +94,25 @@ const maxMapCellBytes = 4 << 10
 // cells' keys (values, seeds) are the map's own; each lane's strategy is
 // its cell's scenario's and its outcome its summary's (sweep.OutcomeOf),
 // as sweep.Run makes them.
-func handleMapPageExport(lim Limits, live *sessions, format string) http.Handler {
+func handleMapPageExport(k *kit.Kit, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
+		spec, errs := decodeMapQuery(r.URL.RawQuery, k.Limits)
 		if len(errs) > 0 {
-			http.Error(w, errorText(errs), http.StatusBadRequest)
+			http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
 			return
 		}
-		select {
-		case live.exports <- struct{}{}:
-			defer func() { <-live.exports }()
-		default:
-			w.Header().Set("Retry-After", "10")
-			http.Error(w, fmt.Sprintf("server busy: %d exports are running, as many as run at once; try again when one ends", cap(live.exports)),
-				http.StatusServiceUnavailable)
+		release, ok := k.TakeExport(w)
+		if !ok {
 			return
 		}
+		defer release()
 		body := http.MaxBytesReader(w, r.Body, int64(spec.Cells())*maxMapCellBytes+1024)
 		cells, err := readPostedCells(json.NewDecoder(body), spec)
 		if err != nil {
 			http.Error(w, "export: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		exportHeaders(w, format, "backofflab-map")
+		kit.ExportHeaders(w, format, "backofflab-map")
 		sw, err := sweep.NewWriter(w, format, spec, sweep.Shard{})
 		if err == nil {
 			for _, c := range cells {

@@ -22,6 +22,7 @@ import (
 
 	"backofflab/scenario"
 	"backofflab/sweep"
+	"backofflab/web/kit"
 )
 
 // mapLimits are the bounds of a map on this server: the axes' steps, the
@@ -91,9 +92,9 @@ func givesSweep(q url.Values) bool {
 }
 
 // decodeMapQuery is decodeMap of a raw query, for the map's stream and
-// exports: a query that does not read (parseQuery) is refused as it is.
+// exports: a query that does not read (kit.ParseQuery) is refused as it is.
 func decodeMapQuery(raw string, lim Limits) (sweep.Spec, []*scenario.ParamError) {
-	q, errs := parseQuery(raw)
+	q, errs := kit.ParseQuery(raw)
 	if len(errs) > 0 {
 		return sweep.Spec{}, errs
 	}
@@ -256,7 +257,7 @@ type axisSuggestion struct {
 
 // newMapView builds the page of the map q names, or of its form only,
 // with every bad value named beside its control: qerrs are the errors of
-// reading q from its URL (parseQuery).
+// reading q from its URL (kit.ParseQuery).
 func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView {
 	spec, errs := decodeMap(q, lim)
 	if !givesSweep(q) {
@@ -267,7 +268,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView 
 			return ok
 		})
 	}
-	errs = withQueryErrors(qerrs, errs)
+	errs = kit.WithQueryErrors(qerrs, errs)
 	valid := len(errs) == 0 && q.Get("x") != ""
 	// The scenario: the URL's, whatever the sweep's parameters say; its
 	// defaults where it does not parse (its errors are listed).
@@ -461,8 +462,8 @@ func mapIdle(valid bool) string {
 // URL names a whole map, the page starts it (GET /map/cells).
 func handleMap(log *slog.Logger, lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		q, qerrs := parseQuery(r.URL.RawQuery)
+		q, qerrs := kit.ParseQuery(r.URL.RawQuery)
 		v := newMapView(q, qerrs, lim)
-		writePage(w, r, log, "map", mapPage(v))
+		kit.WritePage(w, r, log, "map", mapPage(v))
 	})
 }

@@ -436,7 +436,7 @@ func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 // it in the playground.
 func TestMapView(t *testing.T) {
 	q, _ := url.ParseQuery("speed=4&a.strategy=fixed&b.strategy=exponential&clients=500&x=b.factor&x_from=1&x_to=3&x_steps=5")
-	v := newMapView(q, nil, Limits{}.withDefaults())
+	v := newMapView(q, nil, Limits{}.WithDefaults())
 	if !v.State.Valid {
 		t.Fatalf("not a whole map: %v", v.General)
 	}
@@ -455,7 +455,7 @@ func TestMapView(t *testing.T) {
 	}
 	for name, s := range v.State.Suggest {
 		p := url.Values{"x": {name}, "x_from": {s.From}, "x_to": {s.To}, "x_steps": {"16"}, "x_scale": {s.Scale}}
-		if _, errs := decodeMap(p, Limits{}.withDefaults()); len(errs) > 0 {
+		if _, errs := decodeMap(p, Limits{}.WithDefaults()); len(errs) > 0 {
 			t.Errorf("the suggested range of %s (%s to %s, %s) is refused: %v", name, s.From, s.To, s.Scale, errs[0])
 		}
 	}
@@ -485,7 +485,7 @@ func TestMapView(t *testing.T) {
 // of lanes among the scenario's parameters.
 func TestMapOfPlaygroundLinks(t *testing.T) {
 	hs, _, _ := mapTestServer(t, Limits{})
-	lim := Limits{}.withDefaults()
+	lim := Limits{}.WithDefaults()
 	for _, tc := range []struct {
 		name, query, lanes string
 	}{

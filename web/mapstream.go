@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -12,7 +11,9 @@ import (
 
 	"backofflab/internal/parallel"
 	"backofflab/scenario"
+	"backofflab/static"
 	"backofflab/sweep"
+	"backofflab/web/kit"
 )
 
 // The map's protocol: GET /map/cells?<the map's query> answers a stream of
@@ -22,7 +23,7 @@ import (
 //	{"type":"point","x":i,"y":j,"cells":[…],"lanes":[…],"left":seconds}   once per point, as its seeds end
 //	{"type":"done","elapsed":seconds}
 //	{"type":"error","message":"…"}                         instead of done, when a run failed
-//	                                                       or the server shuts down
+//	                                                       or the server shuts down (kit.Stream)
 //
 // A point is a place of the grid (x, y) with its seeds' cells. A bad query
 // is answered 400 before the stream begins, a busy server 503, both with a
@@ -180,22 +181,35 @@ func writeMapErrors(w http.ResponseWriter, code int, errs []mapError) {
 	json.NewEncoder(w).Encode(mapErrors{Errors: errs})
 }
 
+// mountMap adds the phase map's routes: its page, its cells as they end,
+// and its cells as CSV or JSON (a GET runs the map headless, the page
+// posts the cells it holds: mapexport.go).
+func mountMap(mux *http.ServeMux, k *kit.Kit) {
+	mux.Handle("GET /map", handleMap(k.Log, k.Limits))
+	mux.Handle("GET /map/cells", k.Stream(handleMapCells(k)))
+	mux.Handle("GET /map.csv", k.Export(handleMapExport(k, sweep.FormatCSV)))
+	mux.Handle("GET /map.json", k.Export(handleMapExport(k, sweep.FormatJSON)))
+	mux.Handle("POST /map.csv", k.Stream(handleMapPageExport(k, sweep.FormatCSV)))
+	mux.Handle("POST /map.json", k.Stream(handleMapPageExport(k, sweep.FormatJSON)))
+	mux.Handle("GET /static/mappage.js", kit.Assets(static.FS))
+}
+
 // startMap takes what a map needs before its first cell: one of the
 // many-run views' slots, and an estimate of its cost within the budget of
 // one (Limits.AnalysisCPU). It returns the context the map runs under (a
 // share of the views' cores), its estimate and the end of its slot, or
 // the HTTP status and errors of a map that cannot start.
-func startMap(r *http.Request, spec sweep.Spec, lim Limits, live *sessions) (context.Context, sweep.Estimate, func(), int, []mapError) {
-	ctx, end, err := live.analyses.begin(r.Context())
+func startMap(r *http.Request, spec sweep.Spec, k *kit.Kit) (context.Context, sweep.Estimate, func(), int, []mapError) {
+	ctx, end, err := k.Begin(r.Context())
 	if err != nil {
 		return nil, sweep.Estimate{}, nil, http.StatusServiceUnavailable, []mapError{{Message: err.Error()}}
 	}
-	est, err := sweep.EstimateCost(ctx, spec, pilotCPU, live.newRun)
+	est, err := sweep.EstimateCost(ctx, spec, kit.PilotCPU, k.NewRun)
 	if err != nil {
 		end()
-		return nil, sweep.Estimate{}, nil, http.StatusServiceUnavailable, []mapError{{Message: busyMessage(err)}}
+		return nil, sweep.Estimate{}, nil, http.StatusServiceUnavailable, []mapError{{Message: kit.BusyMessage(err)}}
 	}
-	if msg := tooDear(est.Total(), est.Whole, lim, "this map", "make it smaller: fewer steps or seeds, fewer clients, a shorter run"); msg != "" {
+	if msg := kit.TooDear(est.Total(), est.Whole, k.Limits, "this map", "make it smaller: fewer steps or seeds, fewer clients, a shorter run"); msg != "" {
 		end()
 		return nil, sweep.Estimate{}, nil, http.StatusBadRequest, []mapError{{Name: "cells", Message: "cells: " + msg}}
 	}
@@ -203,12 +217,12 @@ func startMap(r *http.Request, spec sweep.Spec, lim Limits, live *sessions) (con
 }
 
 // handleMapCells runs the map its query names and streams its points as
-// they end (startMap), each cell's run with a run's memory from the
-// server's pool; it stops when its request's context ends or the server's
-// (server) does, which its last line says.
-func handleMapCells(server context.Context, lim Limits, live *sessions) http.Handler {
+// they end (startMap, kit.Stream), each cell's run with a run's memory
+// from the server's pool; it stops when its request's context ends or the
+// server shuts down, which its last line says.
+func handleMapCells(k *kit.Kit) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
+		spec, errs := decodeMapQuery(r.URL.RawQuery, k.Limits)
 		if len(errs) > 0 {
 			var out []mapError
 			for _, e := range errs {
@@ -218,66 +232,41 @@ func handleMapCells(server context.Context, lim Limits, live *sessions) http.Han
 			return
 		}
 		start := time.Now()
-		share, est, end, code, merrs := startMap(r, spec, lim, live)
+		share, est, end, code, merrs := startMap(r, spec, k)
 		if merrs != nil {
 			writeMapErrors(w, code, merrs)
 			return
 		}
 		defer end()
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		rc := http.NewResponseController(w)
-		enc := json.NewEncoder(w)
-		ctx, cancel := context.WithCancelCause(share)
-		defer cancel(nil)
-		stop := context.AfterFunc(server, func() { cancel(errShutdown) })
-		defer stop()
-		send := func(m mapMsg) {
-			if r.Context().Err() != nil || context.Cause(ctx) == errLeftMap {
-				return // the page is gone
-			}
-			if enc.Encode(m) != nil || rc.Flush() != nil {
-				cancel(errLeftMap) // stop the work
-			}
-		}
-		send(mapMsg{Type: "start", Total: spec.Cells(), Points: spec.Cells() / spec.Seeds, Estimate: est.Total().Seconds()})
+		stream, ctx := k.OpenStream(w, r, share)
+		defer stream.Close()
+		stream.Send(mapMsg{Type: "start", Total: spec.Cells(), Points: spec.Cells() / spec.Seeds, Estimate: est.Total().Seconds()})
 		began, done := time.Now(), time.Duration(0)
-		err := runMap(ctx, spec, live, func(pt *mapPoint) {
+		err := runMap(ctx, spec, k, func(pt *mapPoint) {
 			for _, c := range pt.Cells {
 				done += est.Cell(c.Index)
 			}
 			if ctx.Err() == nil {
-				send(mapMsg{Type: "point", mapPoint: pt, Left: timeLeft(began, float64(done), float64(est.Total()))})
+				stream.Send(mapMsg{Type: "point", mapPoint: pt, Left: kit.TimeLeft(began, float64(done), float64(est.Total()))})
 			}
 		})
-		switch {
-		case err == nil:
-			send(mapMsg{Type: "done", Elapsed: time.Since(start).Seconds()})
-		case context.Cause(ctx) == errShutdown:
-			send(mapMsg{Type: "error", Message: shutdownMessage})
-		case ctx.Err() == nil:
-			send(mapMsg{Type: "error", Message: busyMessage(err)})
-		}
+		stream.End(err, mapMsg{Type: "done", Elapsed: time.Since(start).Seconds()})
 	})
 }
 
-// errLeftMap ends a map whose page stopped reading.
-var errLeftMap = errors.New("web: the map's page left")
-
 // runCells runs every cell of spec on the cores of ctx's share of the
-// many-run views (parallel.Do under analyses.begin's context), each with
-// a run's memory from live's pool, and calls emit with each cell as it
+// many-run views (parallel.Do under kit.Kit.Begin's context), each with
+// a run's memory from k's pool, and calls emit with each cell as it
 // ends: one call at a time, on the calling goroutine, so that a slow emit
 // (a slow page) never holds a core. It returns when every run has
 // returned: at the end, at the first failed run, or soon after ctx ends.
-func runCells(ctx context.Context, spec sweep.Spec, live *sessions, emit func(sweep.Cell)) error {
+func runCells(ctx context.Context, spec sweep.Spec, k *kit.Kit, emit func(sweep.Cell)) error {
 	done := make(chan sweep.Cell, spec.Cells()) // never full: a worker never waits on emit
 	errc := make(chan error, 1)
 	go func() {
 		defer close(done)
 		errc <- parallel.Do(ctx, 0, spec.Cells(), func(ctx context.Context, i int) error {
-			mem, err := live.newRun()
+			mem, err := k.NewRun()
 			if err != nil {
 				return err
 			}
@@ -298,9 +287,9 @@ func runCells(ctx context.Context, spec sweep.Spec, live *sessions, emit func(sw
 
 // runMap is runCells whose emit takes each point once all its seeds have
 // ended (a point's seeds are consecutive cells: sweep.Spec.Cell).
-func runMap(ctx context.Context, spec sweep.Spec, live *sessions, emit func(*mapPoint)) error {
+func runMap(ctx context.Context, spec sweep.Spec, k *kit.Kit, emit func(*mapPoint)) error {
 	pending := map[int][]sweep.Cell{}
-	return runCells(ctx, spec, live, func(c sweep.Cell) {
+	return runCells(ctx, spec, k, func(c sweep.Cell) {
 		p := c.Index / spec.Seeds
 		cells := append(pending[p], c)
 		if len(cells) < spec.Seeds {

@@ -9,6 +9,7 @@ import (
 
 	"backofflab/scenario"
 	"backofflab/simengine"
+	"backofflab/web/kit"
 )
 
 // marksOf runs query's run to its end as a session does, feeding its rows
@@ -16,7 +17,7 @@ import (
 func marksOf(t *testing.T, query string) (*marksMsg, scenario.Params) {
 	t.Helper()
 	q, _ := url.ParseQuery(query)
-	st, errs := decode(q, DefaultLimits)
+	st, errs := decode(q, kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"backofflab/scenario"
 	"backofflab/simengine"
+	"backofflab/web/kit"
 )
 
 // The page's own export: POST /export.csv or /export.json with the page's
@@ -38,11 +39,11 @@ const maxPageExportBody = 128 << 20
 // handlePageExport writes the rows the page posts in format, csv or json.
 func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, ok := startExport(w, r, lim, live, decode)
+		st, release, ok := startExport(w, r, lim, live, decode)
 		if !ok {
 			return
 		}
-		defer func() { <-live.exports }()
+		defer release()
 		// The CSV goes out while the rows come in: HTTP/1 allows it only
 		// in full duplex (HTTP/2 always does, and says not supported).
 		http.NewResponseController(w).EnableFullDuplex()
@@ -111,7 +112,7 @@ func laneTick(row []float64, i int) scenario.LaneTick {
 // holds one row. A bad row after the first bytes went out aborts the
 // response, so that the page gets a failed download, not a short file.
 func writePageCSV(w http.ResponseWriter, rows *rowReader) error {
-	cw := &countingWriter{w: w}
+	cw := &kit.CountingWriter{W: w}
 	bw := bufio.NewWriter(cw)
 	var row []float64
 	var line []byte
@@ -122,13 +123,13 @@ func writePageCSV(w http.ResponseWriter, rows *rowReader) error {
 			break
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			if cw.n > 0 {
+			if cw.N > 0 {
 				panic(http.ErrAbortHandler)
 			}
 			return err
 		}
 		if first {
-			exportHeaders(w, "csv", "backofflab")
+			kit.ExportHeaders(w, "csv", "backofflab")
 			bw.WriteString(simengine.CSVHeader())
 			if err != nil { // no rows: the header alone
 				break
@@ -142,18 +143,6 @@ func writePageCSV(w http.ResponseWriter, rows *rowReader) error {
 	}
 	bw.Flush() // an error here: the page left, and no one is there to answer
 	return nil
-}
-
-// countingWriter counts what reached the client.
-type countingWriter struct {
-	w io.Writer
-	n int
-}
-
-func (c *countingWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += n
-	return n, err
 }
 
 // maxPageExportTicks caps the lane ticks a JSON page export holds (about
@@ -191,7 +180,7 @@ func writePageJSON(w http.ResponseWriter, p scenario.Params, sums []scenario.Sum
 			rec.Lanes[i].Ticks = append(rec.Lanes[i].Ticks, laneTick(row, i))
 		}
 	}
-	exportHeaders(w, "json", "backofflab")
+	kit.ExportHeaders(w, "json", "backofflab")
 	bw := bufio.NewWriter(w)
 	json.NewEncoder(bw).Encode(rec) // what WriteJSON writes, newline included
 	bw.Flush()                      // an error here: the page left

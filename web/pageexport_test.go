@@ -12,6 +12,7 @@ import (
 
 	"backofflab/scenario"
 	"backofflab/simengine"
+	"backofflab/web/kit"
 )
 
 // pageBody is what the page posts for rows and sums: the summaries, then
@@ -65,7 +66,7 @@ func post(t *testing.T, u string, body []byte) (*http.Response, []byte) {
 func TestPageExportMatchesRun(t *testing.T) {
 	const query = "duration=60s&outage_at=20s&outage_for=10s&seed=7"
 	srv, _ := newTestServer(t, Limits{})
-	st, errs := decode(mustQuery(t, query), DefaultLimits)
+	st, errs := decode(mustQuery(t, query), kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

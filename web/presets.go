@@ -12,6 +12,7 @@ import (
 
 	"backofflab/scenario"
 	"backofflab/simengine"
+	"backofflab/web/kit"
 )
 
 // presetDef is a preset as written: what it sets and why it is worth a look.
@@ -167,7 +168,7 @@ func presetState(d presetDef, query string, lim Limits) state {
 	q, _ := url.ParseQuery(query)
 	st, errs := decode(q, lim)
 	if len(errs) > 0 {
-		panic(fmt.Sprintf("web: preset %s: %v", d.name, errorText(errs)))
+		panic(fmt.Sprintf("web: preset %s: %v", d.name, kit.ErrorText(errs)))
 	}
 	return st
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"backofflab/scenario"
+	"backofflab/web/kit"
 )
 
 // presetParts splits a preset's description into what its run measured and
@@ -41,7 +42,7 @@ func laneVerdict(part string, lane int) string {
 // for every lane: of its run, and of its run without its protection for a
 // preset that has one.
 func TestPresetsSayWhatTheyShow(t *testing.T) {
-	all := newPresets(DefaultLimits).list()
+	all := newPresets(kit.DefaultLimits).list()
 	if len(all) != len(presetDefs) {
 		t.Fatalf("%d presets, want %d", len(all), len(presetDefs))
 	}
@@ -52,7 +53,7 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)
 		}
-		st, errs := decode(q, DefaultLimits)
+		st, errs := decode(q, kit.DefaultLimits)
 		if len(errs) > 0 {
 			t.Fatalf("%s: %v", p.Name, errs)
 		}

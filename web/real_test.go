@@ -14,6 +14,7 @@ import (
 	"backofflab/internal/testwait"
 	"backofflab/realexp"
 	"backofflab/scenario"
+	"backofflab/web/kit"
 )
 
 // realQuery is a small real lane: 200 clients thinking 1 s (≈180 req/s
@@ -58,7 +59,7 @@ func TestDecodeRealLane(t *testing.T) {
 		{query: "b.source=real&shed_above=-1", bad: "shed_above", allow: "from 0 to 1000000"},
 	} {
 		q, _ := url.ParseQuery(tc.query)
-		st, errs := decode(q, DefaultLimits)
+		st, errs := decode(q, kit.DefaultLimits)
 		if tc.bad != "" {
 			if len(errs) != 1 || errs[0].Name != tc.bad || !strings.Contains(errs[0].Allow, tc.allow) {
 				t.Errorf("%s: errors %v, want one naming %s with %q", tc.query, errs, tc.bad, tc.allow)
@@ -75,7 +76,7 @@ func TestDecodeRealLane(t *testing.T) {
 			t.Errorf("%s: canonical query %q", tc.query, enc)
 		}
 		q2, _ := url.ParseQuery(enc)
-		st2, errs := decode(q2, DefaultLimits)
+		st2, errs := decode(q2, kit.DefaultLimits)
 		if len(errs) > 0 || st2.encode() != enc || st2.real != st.real {
 			t.Errorf("%s: %q decodes to %q (real %q), errors %v", tc.query, enc, st2.encode(), st2.real, errs)
 		}
@@ -84,14 +85,14 @@ func TestDecodeRealLane(t *testing.T) {
 	// A page's URL with real-lane mistakes keeps the real lane and drops
 	// the values that do not fit it, each with its message.
 	q, _ := url.ParseQuery(realCurve + "&b.source=real&speed=20&clients=5000&outage=crash")
-	st, errs := decodeLenient(q, DefaultLimits)
+	st, errs := decodeLenient(q, kit.DefaultLimits)
 	if st.real != "b" || st.speed != "1" || st.p.Clients != 1000 || st.p.Outage != scenario.OutagePause || len(errs) != 3 {
 		t.Errorf("lenient: real %q speed %s clients %d outage %s, errors %v", st.real, st.speed, st.p.Clients, st.p.Outage, errs)
 	}
 
 	// The headless export refuses a real lane.
 	q, _ = url.ParseQuery(realCurve + "&b.source=real")
-	if _, errs := decodeExport(q, DefaultLimits); len(errs) != 1 || errs[0].Name != "b.source" ||
+	if _, errs := decodeExport(q, kit.DefaultLimits); len(errs) != 1 || errs[0].Name != "b.source" ||
 		!strings.Contains(errs[0].Error(), "real lanes run live only; export from the page") {
 		t.Errorf("export of a real lane: %v", errs)
 	}

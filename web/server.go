@@ -6,22 +6,25 @@ package web
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
 
 	"backofflab/budget"
-	"backofflab/internal/parallel"
+	"backofflab/web/kit"
 )
+
+// Limits are the caps that protect the machine from one page's run
+// (kit.Limits: every view reads them). A zero field means
+// kit.DefaultLimits' value.
+type Limits = kit.Limits
 
 // Options configure NewServer.
 type Options struct {
 	// Logger receives one line per session and per failure; nil discards.
 	Logger *slog.Logger
 	// Limits caps what one page may ask for; a zero field means
-	// DefaultLimits' value.
+	// kit.DefaultLimits' value.
 	Limits Limits
 	// Memory is the server-wide memory budget every page and export draws
 	// on; nil means a new pool of Limits.MaxMemory.
@@ -35,9 +38,8 @@ type Options struct {
 
 // Server is the playground's handler, as NewServer returns it.
 type Server struct {
-	h        http.Handler
-	inflight *inflight
-	analyses *analyses
+	h   http.Handler
+	kit *kit.Kit
 }
 
 // ServeHTTP serves the playground.
@@ -48,65 +50,32 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.h.ServeHT
 // done, sessions close with going away and exports are cut (new ones are
 // refused), so a shutdown calls Wait after http.Server.Shutdown, which
 // does not wait for the sessions: their connections are hijacked.
-func (s *Server) Wait(ctx context.Context) error { return s.inflight.wait(ctx) }
+func (s *Server) Wait(ctx context.Context) error { return s.kit.Wait(ctx) }
+
+// Running returns how many simulations of the many-run views are in
+// progress on the server: the cores of their pool that are held.
+func (s *Server) Running() int64 { return s.kit.Running() }
 
 // NewServer returns the playground's handler. Its live sessions end with a
 // going-away close, and its exports are cut, when ctx is done, so that a
 // server shutting down tells its pages why and is not held up by an
 // hour-long export; Server.Wait tells when they have.
 func NewServer(ctx context.Context, opts Options) *Server {
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	lim := opts.Limits.withDefaults()
-	pool := opts.Memory
-	if pool == nil {
-		pool = budget.NewPool(lim.MaxMemory)
-	}
+	k := kit.New(ctx, opts.Logger, opts.Limits, opts.Memory)
 	mux := http.NewServeMux()
-	live := &sessions{max: int64(lim.MaxSessions), real: &realSlots{max: max(lim.MaxRealSessions, 0)},
-		pool: pool, exports: make(chan struct{}, lim.MaxExports), lim: lim, inflight: &inflight{},
-		analyses: newAnalyses(lim.MaxAnalyses, lim.AnalysisCores, lim.AnalysisCPU)}
-	addRoutes(mux, ctx, log, lim, live, newPresets(lim))
-	return &Server{h: secure(guardHost(mux, opts.Hosts)), inflight: live.inflight, analyses: live.analyses}
+	live := &sessions{max: int64(k.Limits.MaxSessions), real: &realSlots{max: max(k.Limits.MaxRealSessions, 0)}, Kit: k}
+	addRoutes(mux, k, live, newPresets(k.Limits))
+	return &Server{h: secure(guardHost(mux, opts.Hosts)), kit: k}
 }
 
-// sessions counts the live WebSocket sessions against their cap, those
-// with a real lane against theirs and the running exports against theirs,
-// and holds the memory pool every run draws on; inflight counts the
-// sessions and exports until they have ended.
+// sessions counts the live WebSocket sessions against their cap and those
+// with a real lane against theirs; its Kit holds what every view shares:
+// the memory pool every run draws on, the exports' slots, the requests in
+// flight.
 type sessions struct {
-	n, max   int64
-	real     *realSlots
-	pool     *budget.Pool
-	exports  chan struct{} // one token per running export
-	analyses *analyses     // the many-run views' slots and cores
-	lim      Limits
-	inflight *inflight
-}
-
-// newRun returns a run's memory budget, or a "server busy" error when the
-// pool has too little left to start one: an eighth of a run's budget.
-func (s *sessions) newRun() (*budget.Run, error) {
-	if free := s.pool.Free(); free < s.lim.RunMemory/8 {
-		return nil, fmt.Errorf("server busy: its memory budget is taken (%s of %s in use by other pages and exports); try again in a minute",
-			budget.Bytes(s.pool.Used()), budget.Bytes(s.pool.Max()))
-	}
-	return budget.NewRun(s.pool, s.lim.RunMemory), nil
-}
-
-// busyMessage says why a run could not start for want of memory.
-func busyMessage(err error) string {
-	var ex *budget.ExceededError
-	if errors.As(err, &ex) {
-		return "server busy: this run does not fit in " + ex.Error() + "; try fewer clients or lanes, or again in a minute"
-	}
-	var over *parallel.BudgetError
-	if errors.As(err, &over) {
-		return fmt.Sprintf("stopped: this view has held the server's cores for %s, as long as one map, band or study may (its runs took more than estimated); make it smaller: fewer steps or seeds, fewer clients, a shorter run", say(over.Used))
-	}
-	return err.Error()
+	n, max int64
+	real   *realSlots
+	*kit.Kit
 }
 
 func (s *sessions) acquire() bool {

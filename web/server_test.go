@@ -18,13 +18,14 @@ import (
 	"backofflab/scenario"
 	"backofflab/simengine"
 	"backofflab/static"
+	"backofflab/web/kit"
 )
 
 func TestMain(m *testing.M) {
 	// The tests' long maps are estimated from their corners' CPU time,
 	// which the race detector multiplies several times: the default budget
 	// of a view would refuse them there. The budget's own tests set theirs.
-	DefaultLimits.AnalysisCPU = 1000 * time.Hour
+	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
 	goleak.VerifyTestMain(m)
 }
 
@@ -41,7 +42,7 @@ func newTestServer(t *testing.T, lim Limits) (*httptest.Server, context.CancelFu
 }
 
 // withQuery returns query with the values of change set over its own: a
-// query that gives a name twice is refused (parseQuery).
+// query that gives a name twice is refused (kit.ParseQuery).
 func withQuery(t *testing.T, query, change string) string {
 	t.Helper()
 	q, err := url.ParseQuery(query)
@@ -181,7 +182,7 @@ func TestExportMatchesRun(t *testing.T) {
 }
 
 func TestExportRejectsBadValues(t *testing.T) {
-	srv, _ := newTestServer(t, Limits{MaxSessions: 1, MaxClients: 500, MaxDuration: DefaultLimits.MaxDuration})
+	srv, _ := newTestServer(t, Limits{MaxSessions: 1, MaxClients: 500, MaxDuration: kit.DefaultLimits.MaxDuration})
 	for _, tc := range []struct{ query, want string }{
 		{"clients=0", `clients: "0"`},
 		{"a.factor=abc", `a.factor: "abc"`},
@@ -198,7 +199,7 @@ func TestExportRejectsBadValues(t *testing.T) {
 
 func TestDecodeLenientKeepsGoodValues(t *testing.T) {
 	q, _ := url.ParseQuery("clients=500&a.factor=abc&b.strategy=grpc&think=-1s&speed=2")
-	st, errs := decodeLenient(q, DefaultLimits)
+	st, errs := decodeLenient(q, kit.DefaultLimits)
 	if st.p.Clients != 500 || st.p.Lanes[1].Strategy != "grpc" || st.speed != "2" {
 		t.Errorf("good values lost: clients %d, b %s, speed %s", st.p.Clients, st.p.Lanes[1].Strategy, st.speed)
 	}

@@ -18,6 +18,7 @@ import (
 	"backofflab/scenario"
 	"backofflab/simengine"
 	"backofflab/strategies"
+	"backofflab/web/kit"
 )
 
 const (
@@ -467,7 +468,7 @@ func ptrEq(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil ||
 func (s *session) handle(m inMsg) {
 	switch m.Type {
 	case "set":
-		q, errs := parseQuery(m.Query)
+		q, errs := kit.ParseQuery(m.Query)
 		var st state
 		if len(errs) == 0 {
 			st, errs = decode(q, s.lim)

@@ -7,6 +7,7 @@ import (
 
 	"backofflab/scenario"
 	"backofflab/simengine"
+	"backofflab/web/kit"
 )
 
 // TestDefaultSpeed: a URL without a speed plays at defaultSpeed, or at 1
@@ -23,7 +24,7 @@ func TestDefaultSpeed(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			q, _ := url.ParseQuery(tc.query)
-			st, errs := decode(q, DefaultLimits)
+			st, errs := decode(q, kit.DefaultLimits)
 			if len(errs) > 0 {
 				t.Fatalf("errors %v", errs)
 			}

@@ -19,6 +19,7 @@ import (
 
 	"backofflab/scenario"
 	"backofflab/strategies"
+	"backofflab/web/kit"
 )
 
 // pageFor builds the page input for a URL query as handlePlayground does.
@@ -28,10 +29,10 @@ func pageFor(t *testing.T, rawQuery string) pageInput {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, errs := decodeLenient(raw, DefaultLimits)
+	st, errs := decodeLenient(raw, kit.DefaultLimits)
 	return pageInput{St: st, Query: st.encode(), Raw: raw, Errors: errs,
 		Presets: []Preset{{Name: "p1", Title: "Preset one", Query: "lanes=1", Description: "what it shows"}},
-		Limits:  DefaultLimits}
+		Limits:  kit.DefaultLimits}
 }
 
 // allControls lists every control of a view, lane panels included.
@@ -95,9 +96,9 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 			}
 			switch name { // capped by the server's limits
 			case "clients":
-				hi = float64(DefaultLimits.MaxClients)
+				hi = float64(kit.DefaultLimits.MaxClients)
 			case "duration":
-				hi = DefaultLimits.MaxDuration.Seconds()
+				hi = kit.DefaultLimits.MaxDuration.Seconds()
 			}
 			if c.Min != fmtNum(lo) || c.Max != fmtNum(hi) {
 				t.Errorf("%s: range %s..%s, want %s..%s", name, c.Min, c.Max, fmtNum(lo), fmtNum(hi))
@@ -590,10 +591,10 @@ func TestPresetLinks(t *testing.T) {
 // TestPresetOutcomesAreMeasured: every preset's chip says, for each of its
 // lanes, the brief of the verdict its description quotes.
 func TestPresetOutcomesAreMeasured(t *testing.T) {
-	for _, p := range newPresets(DefaultLimits).list() {
+	for _, p := range newPresets(kit.DefaultLimits).list() {
 		t.Run(p.Name, func(t *testing.T) {
 			q, _ := url.ParseQuery(p.Query)
-			st, _ := decode(q, DefaultLimits)
+			st, _ := decode(q, kit.DefaultLimits)
 			if len(p.Outcomes) != len(st.p.Lanes) {
 				t.Fatalf("%d outcomes for %d lanes", len(p.Outcomes), len(st.p.Lanes))
 			}

@@ -1,4 +1,4 @@
-package web
+package kit
 
 import (
 	"cmp"
@@ -39,7 +39,7 @@ type Limits struct {
 	AnalysisCores int
 	// AnalysisCPU is the core time one many-run view may take: a view
 	// whose estimate (its corners' or its first seed's runs, measured for
-	// up to pilotCPU each) is past it is refused before it starts, and one
+	// up to PilotCPU each) is past it is refused before it starts, and one
 	// whose runs take more than estimated is stopped when it has held the
 	// cores for twice as long.
 	// The default, 20 minutes, is 10 minutes of a 2-core machine; a map of
@@ -89,8 +89,8 @@ var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: ti
 	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0), AnalysisCPU: 20 * time.Minute, MaxBandCells: 1_000_000,
 	ContentionMaxClients: 190, ContentionMaxSeeds: 100, ContentionMaxPoints: 95}
 
-// withDefaults fills lim's zero fields from DefaultLimits.
-func (lim Limits) withDefaults() Limits {
+// WithDefaults fills lim's zero fields from DefaultLimits.
+func (lim Limits) WithDefaults() Limits {
 	d := DefaultLimits
 	lim.MaxSessions = cmp.Or(lim.MaxSessions, d.MaxSessions)
 	lim.MaxClients = cmp.Or(lim.MaxClients, d.MaxClients)

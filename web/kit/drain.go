@@ -1,4 +1,4 @@
-package web
+package kit
 
 import (
 	"context"
@@ -79,13 +79,13 @@ func shuttingDown(w http.ResponseWriter) {
 	http.Error(w, "backofflab: the server is shutting down; try again when it is back\n", http.StatusServiceUnavailable)
 }
 
-// shutdownMessage is the last line of a stream the server's shutdown cut
+// ShutdownMessage is the last line of a stream the server's shutdown cut
 // (a map's, a band's, a study's): the page shows it.
-const shutdownMessage = "the server is shutting down; try again in a minute"
+const ShutdownMessage = "the server is shutting down; try again in a minute"
 
-// errShutdown is the cause of an export's context when the server's live
+// ErrShutdown is the cause of an export's context when the server's live
 // context ended it.
-var errShutdown = errors.New("the server is shutting down")
+var ErrShutdown = errors.New("the server is shutting down")
 
 // endWithServer ends an export when the server shuts down, not only when
 // its client leaves: an hour-long run must not hold the shutdown up.
@@ -101,14 +101,14 @@ func endWithServer(live context.Context, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancelCause(r.Context())
 		defer cancel(nil)
-		stop := context.AfterFunc(live, func() { cancel(errShutdown) })
+		stop := context.AfterFunc(live, func() { cancel(ErrShutdown) })
 		defer stop()
 		ww := &writeWatch{ResponseWriter: w}
 		h.ServeHTTP(ww, r.WithContext(ctx))
 		// An export that ended just as the server began to shut down is
 		// reported cut too: a client retries it; the other way round, it
 		// would keep a cut one.
-		if context.Cause(ctx) != errShutdown {
+		if context.Cause(ctx) != ErrShutdown {
 			return
 		}
 		if !ww.wrote {

@@ -1,19 +1,18 @@
-package web
-
-// The contention study's view (/contention): the AWS blog's two charts,
-// calls and completion time against N, one line per strategy, computed by
-// package contention as the CLI's "backofflab contention" computes them.
-// The page is a templ page (contention.templ) whose script
-// (static/contention.js) streams the study from /contention/stream as
-// NDJSON, one line per finished point, and aborts the stream when the page
-// is left, which cancels the study.
+// Package contentionview is the contention study's view (/contention):
+// the AWS blog's two charts, calls and completion time against N, one
+// line per strategy, computed by package contention as the CLI's
+// "backofflab contention" computes them. The page is a templ page
+// (contention.templ) whose script (contention.js, embedded here and
+// served as /static/contention.js) streams the study from
+// /contention/stream as NDJSON, one line per finished point, and aborts
+// the stream when the page is left, which cancels the study.
+package contentionview
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"embed"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -22,20 +21,36 @@ import (
 
 	"backofflab/contention"
 	"backofflab/scenario"
+	"backofflab/web/kit"
 )
 
+// Mount adds the study's routes: its page, its stream, its exports and
+// its script.
+func Mount(mux *http.ServeMux, k *kit.Kit) {
+	mux.Handle("GET /contention", handleContentionPage(k))
+	mux.Handle("GET /contention/stream", k.Stream(handleContentionStream(k)))
+	mux.Handle("GET /contention.csv", k.Export(handleContentionExport(k, "csv")))
+	mux.Handle("GET /contention.json", k.Export(handleContentionExport(k, "json")))
+	mux.Handle("GET /static/contention.js", kit.Assets(contentionAssets))
+}
+
+// contentionAssets holds the page's script.
+//
+//go:embed contention.js
+var contentionAssets embed.FS
+
 // contentionBounds are lim's bounds of a study.
-func contentionBounds(lim Limits) contention.Bounds {
+func contentionBounds(lim kit.Limits) contention.Bounds {
 	return contention.Bounds{MaxClients: lim.ContentionMaxClients, MaxSeeds: lim.ContentionMaxSeeds, MaxPoints: lim.ContentionMaxPoints}
 }
 
 // decodeContention reads a study from a URL's raw query within lim: the
 // one place the page, the stream and the exports decode it. It returns
 // the values it read too, for the page's form.
-func decodeContention(raw string, lim Limits) (contention.Spec, url.Values, error) {
-	q, errs := parseQuery(raw)
+func decodeContention(raw string, lim kit.Limits) (contention.Spec, url.Values, error) {
+	q, errs := kit.ParseQuery(raw)
 	if len(errs) > 0 {
-		return contention.Spec{}, q, errors.New(errorText(errs))
+		return contention.Spec{}, q, errors.New(kit.ErrorText(errs))
 	}
 	spec, err := contention.Parse(q, contentionBounds(lim))
 	return spec, q, err
@@ -75,7 +90,7 @@ type contentionState struct {
 	Seeds int `json:"runs"`
 }
 
-func newContentionInput(raw string, lim Limits) (contentionInput, contentionState) {
+func newContentionInput(raw string, lim kit.Limits) (contentionInput, contentionState) {
 	spec, q, err := decodeContention(raw, lim)
 	in := contentionInput{Bounds: contentionBounds(lim)}
 	vals, on := q, contention.LineNames()
@@ -107,15 +122,16 @@ func newContentionInput(raw string, lim Limits) (contentionInput, contentionStat
 // handleContentionPage renders the study's page for its URL. A bad value
 // does not fail the page, as on the playground's: the page says what is
 // wrong beside the form and runs nothing.
-func handleContentionPage(log *slog.Logger, lim Limits) http.Handler {
+func handleContentionPage(k *kit.Kit) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		in, st := newContentionInput(r.URL.RawQuery, lim)
-		writePage(w, r, log, "contention", contentionPage(in, st))
+		in, st := newContentionInput(r.URL.RawQuery, k.Limits)
+		kit.WritePage(w, r, k.Log, "contention", contentionPage(in, st))
 	})
 }
 
-// contentionMsg is one line of the stream: "point" (a point as it ends,
-// with how many are done of how many), then "done", or "error".
+// contentionMsg is one line of the stream: "start" (how many points),
+// "point" (a point as it ends, with how many are done of how many), then
+// "done", or kit.ErrorLine.
 type contentionMsg struct {
 	Type    string            `json:"type"`
 	Point   *contention.Point `json:"point,omitempty"`
@@ -127,23 +143,23 @@ type contentionMsg struct {
 }
 
 // beginContention takes what a study needs before it starts: the many-run
-// views' slot (live.analyses.begin) and its memory from the server's
-// budget (spec.Memory, a few hundred KiB at most). On error, the view
-// could not start: the server is busy, and the error says why.
-func beginContention(ctx context.Context, lim Limits, live *sessions, spec contention.Spec) (share context.Context, end func(), err error) {
-	share, endSlot, err := live.analyses.begin(ctx)
+// views' slot (k.Begin) and its memory from the server's budget
+// (spec.Memory, a few hundred KiB at most). On error, the view could not
+// start: the server is busy, and the error says why.
+func beginContention(ctx context.Context, k *kit.Kit, spec contention.Spec) (share context.Context, end func(), err error) {
+	share, endSlot, err := k.Begin(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	mem, err := live.newRun()
+	mem, err := k.NewRun()
 	if err != nil {
 		endSlot()
 		return nil, nil, err
 	}
-	if err := mem.Grow(spec.Memory(lim.AnalysisCores)); err != nil {
+	if err := mem.Grow(spec.Memory(k.Limits.AnalysisCores)); err != nil {
 		mem.Close()
 		endSlot()
-		return nil, nil, errors.New(busyMessage(err))
+		return nil, nil, errors.New(kit.BusyMessage(err))
 	}
 	return share, func() { mem.Close(); endSlot() }, nil
 }
@@ -151,13 +167,13 @@ func beginContention(ctx context.Context, lim Limits, live *sessions, spec conte
 // startContention reads the study r's query names and takes what it needs
 // (beginContention), or answers r: 400 naming a bad parameter, 503 when
 // the server is busy.
-func startContention(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions) (context.Context, contention.Spec, func(), bool) {
-	spec, _, err := decodeContention(r.URL.RawQuery, lim)
+func startContention(w http.ResponseWriter, r *http.Request, k *kit.Kit) (context.Context, contention.Spec, func(), bool) {
+	spec, _, err := decodeContention(r.URL.RawQuery, k.Limits)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return nil, spec, nil, false
 	}
-	share, end, err := beginContention(r.Context(), lim, live, spec)
+	share, end, err := beginContention(r.Context(), k, spec)
 	if err != nil {
 		w.Header().Set("Retry-After", "10")
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -173,66 +189,45 @@ func runContention(ctx context.Context, spec contention.Spec, point func(content
 	return contention.Run(ctx, spec, contention.Options{Point: point})
 }
 
-// handleContentionStream streams a study as NDJSON. A bad query is a 400
-// naming the parameter; a server without a free slot for the view, a 503.
-// A study the server's shutdown (server) cuts ends with an error line
-// saying so, as a map's and a band's do.
-func handleContentionStream(server context.Context, log *slog.Logger, lim Limits, live *sessions) http.Handler {
+// handleContentionStream streams a study as NDJSON (kit.Stream). A bad
+// query is a 400 naming the parameter; a server without a free slot for
+// the view, a 503.
+func handleContentionStream(k *kit.Kit) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		share, spec, end, ok := startContention(w, r, lim, live)
+		share, spec, end, ok := startContention(w, r, k)
 		if !ok {
 			return
 		}
 		defer end()
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		w.Header().Set("Cache-Control", "no-store")
-		rc := http.NewResponseController(w)
-		enc := json.NewEncoder(w)
-		send := func(m contentionMsg) {
-			if enc.Encode(m) == nil {
-				rc.Flush()
-			}
-		}
-		send(contentionMsg{Type: "start", Total: spec.Points()})
+		stream, ctx := k.OpenStream(w, r, share)
+		defer stream.Close()
+		stream.Send(contentionMsg{Type: "start", Total: spec.Points()})
 		// The study's workers hand each point to this goroutine, which
 		// writes it: a page slow to read holds up its own stream, never a
 		// worker, which holds one of the server's analysis cores. The
 		// channel holds every point, so a worker never waits on it.
 		msgs := make(chan contentionMsg, spec.Points())
 		began := time.Now()
-		ctx, cancel := context.WithCancelCause(share)
-		defer cancel(nil)
-		stop := context.AfterFunc(server, func() { cancel(errShutdown) })
-		defer stop()
 		var err error
 		go func() {
 			defer close(msgs)
 			_, err = runContention(ctx, spec, func(p contention.Point, done, total int) {
 				msgs <- contentionMsg{Type: "point", Point: &p, Done: done, Total: total,
-					Left: timeLeft(began, float64(done), float64(total))}
+					Left: kit.TimeLeft(began, float64(done), float64(total))}
 			})
 		}()
 		for m := range msgs {
-			send(m)
+			stream.Send(m)
 		}
-		switch { // err was set before msgs was closed
-		case err == nil:
-			send(contentionMsg{Type: "done"})
-		case context.Cause(ctx) == errShutdown:
-			send(contentionMsg{Type: "error", Message: shutdownMessage})
-		case ctx.Err() != nil: // the page left
-		default:
-			log.Error("contention study", "err", err)
-			send(contentionMsg{Type: "error", Message: busyMessage(err)})
-		}
+		stream.End(err, contentionMsg{Type: "done"}) // err was set before msgs was closed
 	})
 }
 
 // handleContentionExport runs a study and writes it as the contention
 // command's -format does (csv or json).
-func handleContentionExport(lim Limits, live *sessions, format string) http.Handler {
+func handleContentionExport(k *kit.Kit, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		share, spec, end, ok := startContention(w, r, lim, live)
+		share, spec, end, ok := startContention(w, r, k)
 		if !ok {
 			return
 		}
@@ -249,7 +244,7 @@ func handleContentionExport(lim Limits, live *sessions, format string) http.Hand
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		exportHeaders(w, format, "backofflab-contention")
+		kit.ExportHeaders(w, format, "backofflab-contention")
 		w.Write(buf.Bytes())
 	})
 }

@@ -1,4 +1,4 @@
-package web
+package kit
 
 import (
 	"context"
@@ -39,7 +39,3 @@ func (a *analyses) begin(ctx context.Context) (share context.Context, end func()
 		return nil, nil, fmt.Errorf("server busy: %d maps, bands or studies are running, as many as run at once; try again when one ends", cap(a.views))
 	}
 }
-
-// Running returns how many simulations of the many-run views are in
-// progress on the server: the cores of their pool that are held.
-func (s *Server) Running() int64 { return int64(s.analyses.pool.Held()) }
