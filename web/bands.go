@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"backofflab/static"
 	"backofflab/strategies"
 	"backofflab/web/kit"
+	"backofflab/web/playground"
 )
 
 // The seed bands view: GET /bands?<the playground's query>&seeds=K shows
@@ -44,22 +44,12 @@ func mountBands(mux *http.ServeMux, k *kit.Kit) {
 	mux.Handle("GET /static/bands.js", kit.Assets(static.FS))
 }
 
-// bandsQuery is the view's own query: a playground's canonical query
-// (the scenario, and the speed it played at) and seeds.
-func bandsQuery(query string, seeds int) string {
-	return query + "&" + bands.SeedsParam + "=" + strconv.Itoa(seeds)
-}
-
-// bandsLink is the bands view's URL for a playground's canonical query,
-// as the playground's "Run K seeds" link opens it.
-func bandsLink(query string, seeds int) string { return "/bands?" + bandsQuery(query, seeds) }
-
 // decodeBands reads a bands URL: the scenario as an export reads it (no
 // real lane: each seed is simulated headless), and seeds, 1 to
 // bands.MaxSeeds, bands.DefaultSeeds when absent, whose lane-ticks kept,
 // (seeds + 3) × lanes × ticks (bands.Cells), must fit lim.MaxBandCells.
-func decodeBands(q url.Values, lim Limits) (state, int, []*scenario.ParamError) {
-	q = cloneValues(q)
+func decodeBands(q url.Values, lim Limits) (playground.Scenario, int, []*scenario.ParamError) {
+	q = kit.CloneValues(q)
 	seeds := bands.DefaultSeeds
 	var errs []*scenario.ParamError
 	if v, ok := q[bands.SeedsParam]; ok {
@@ -71,11 +61,11 @@ func decodeBands(q url.Values, lim Limits) (state, int, []*scenario.ParamError) 
 		}
 		delete(q, bands.SeedsParam)
 	}
-	st, serrs := decodeExport(q, lim)
+	st, serrs := playground.DecodeScenario(q, lim)
 	errs = append(errs, serrs...)
 	if len(errs) == 0 {
 		var tl *bands.TooLargeError
-		if err := bands.Check(st.p, seeds, lim.MaxBandCells); errors.As(err, &tl) {
+		if err := bands.Check(st.Params, seeds, lim.MaxBandCells); errors.As(err, &tl) {
 			errs = append(errs, tl.ParamError())
 		}
 	}
@@ -92,7 +82,7 @@ type bandsPageInput struct {
 	Hidden     [][2]string // the scenario's query, as the seeds form's hidden fields
 	Errors     []string
 	Lanes      []bandsLane
-	Specs      []chartSpec // the chart rows: the playground's time charts
+	Specs      []playground.ChartSpec // the chart rows: the playground's time charts
 	State      bandsState
 }
 
@@ -106,24 +96,24 @@ type bandsLane struct {
 // bandsState is what the page script starts from (the JSON block
 // "bands-state").
 type bandsState struct {
-	Run      string      `json:"run"` // the stream's URL, "" when the query is bad
-	Query    string      `json:"query"`
-	Seeds    int         `json:"seeds"`
-	Seed     uint64      `json:"seed"`
-	Duration float64     `json:"duration"`
-	Lanes    []string    `json:"lanes"`
-	Columns  []string    `json:"columns"`
-	Charts   []chartSpec `json:"charts"`
-	Quantile []string    `json:"quantiles"`
-	Method   string      `json:"method"`
+	Run      string                 `json:"run"` // the stream's URL, "" when the query is bad
+	Query    string                 `json:"query"`
+	Seeds    int                    `json:"seeds"`
+	Seed     uint64                 `json:"seed"`
+	Duration float64                `json:"duration"`
+	Lanes    []string               `json:"lanes"`
+	Columns  []string               `json:"columns"`
+	Charts   []playground.ChartSpec `json:"charts"`
+	Quantile []string               `json:"quantiles"`
+	Method   string                 `json:"method"`
 }
 
 // bandsSpecs are the chart rows of the bands page: the playground's time
 // charts, drawn as a median line and a 5–95 % band per series.
-var bandsSpecs = func() []chartSpec {
-	var out []chartSpec
-	for _, k := range chartSpecs {
-		if k.X == xTime {
+var bandsSpecs = func() []playground.ChartSpec {
+	var out []playground.ChartSpec
+	for _, k := range playground.ChartSpecs {
+		if k.X == playground.XTime {
 			out = append(out, k)
 		}
 	}
@@ -131,18 +121,18 @@ var bandsSpecs = func() []chartSpec {
 }()
 
 // newBandsPage builds the page's input from a decoded query.
-func newBandsPage(st state, seeds int, errs []*scenario.ParamError) bandsPageInput {
-	p := st.p
+func newBandsPage(st playground.Scenario, seeds int, errs []*scenario.ParamError) bandsPageInput {
+	p := st.Params
 	if len(p.Lanes) == 0 {
 		p = scenario.Defaults()
-		st.p, st.speed = p, defaultSpeed
+		st = playground.Scenario{Params: p, Speed: playground.DefaultSpeed}
 	}
-	query := bandsQuery(st.encode(), seeds)
-	in := bandsPageInput{Query: query, Playground: "/?" + st.encode(), Seeds: seeds, MaxSeeds: bands.MaxSeeds,
+	query := kit.BandsQuery(st.Query(), seeds)
+	in := bandsPageInput{Query: query, Playground: "/?" + st.Query(), Seeds: seeds, MaxSeeds: bands.MaxSeeds,
 		SeedsHelp: bands.SeedsHelp, Specs: bandsSpecs,
 		State: bandsState{Query: query, Seeds: seeds, Seed: p.Seed, Duration: p.Duration.Seconds(),
 			Columns: scenario.Columns, Charts: bandsSpecs, Quantile: bands.QuantileNames[:], Method: bands.QuantileMethod}}
-	sq, _ := url.ParseQuery(st.encode())
+	sq, _ := url.ParseQuery(st.Query())
 	for _, k := range sortedKeys(sq) {
 		in.Hidden = append(in.Hidden, [2]string{k, sq.Get(k)})
 	}
@@ -237,7 +227,7 @@ func handleBandsRun(k *kit.Kit) http.Handler {
 	lim := k.Limits
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q, errs := kit.ParseQuery(r.URL.RawQuery)
-		var st state
+		var st playground.Scenario
 		seeds := 0
 		if len(errs) == 0 {
 			st, seeds, errs = decodeBands(q, lim)
@@ -253,7 +243,7 @@ func handleBandsRun(k *kit.Kit) http.Handler {
 			return
 		}
 		defer end()
-		one, whole, err := measureSeed(share, st.p, k)
+		one, whole, err := measureSeed(share, st.Params, k)
 		if err != nil {
 			w.Header().Set("Retry-After", "30")
 			http.Error(w, kit.BusyMessage(err), http.StatusServiceUnavailable)
@@ -272,7 +262,7 @@ func handleBandsRun(k *kit.Kit) http.Handler {
 		defer store.Close()
 		// The band's memory, its seeds' values and its quantiles, until the
 		// last byte of it is written.
-		if err := store.Grow(bands.Bytes(st.p, seeds)); err != nil {
+		if err := store.Grow(bands.Bytes(st.Params, seeds)); err != nil {
 			w.Header().Set("Retry-After", "60")
 			http.Error(w, kit.BusyMessage(err), http.StatusServiceUnavailable)
 			return
@@ -292,7 +282,7 @@ func handleBandsRun(k *kit.Kit) http.Handler {
 		finished := make(chan struct{})
 		go func() {
 			defer close(finished)
-			res, runErr = bands.Run(ctx, st.p, seeds, bands.Options{Parallel: lim.AnalysisCores,
+			res, runErr = bands.Run(ctx, st.Params, seeds, bands.Options{Parallel: lim.AnalysisCores,
 				Memory: k.NewRun, MaxCells: lim.MaxBandCells,
 				Progress: func(n int) {
 					mu.Lock()

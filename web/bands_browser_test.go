@@ -17,6 +17,7 @@ import (
 
 	"backofflab/bands"
 	"backofflab/internal/testwait"
+	"backofflab/web/playground"
 )
 
 func TestBrowserBands(t *testing.T) {
@@ -116,15 +117,15 @@ func bandsFillsTheCharts(t *testing.T, env *browserEnv) {
 	os.WriteFile(os.Getenv("BANDS_SHOT"), tb.screenshot(), 0o644)
 }
 
-func chartByID(t *testing.T, id string) chartSpec {
+func chartByID(t *testing.T, id string) playground.ChartSpec {
 	t.Helper()
-	for _, k := range chartSpecs {
+	for _, k := range playground.ChartSpecs {
 		if k.ID == id {
 			return k
 		}
 	}
 	t.Fatalf("no chart %q", id)
-	return chartSpec{}
+	return playground.ChartSpec{}
 }
 
 // bandsPlaygroundLink: the playground's seeds control and its link open

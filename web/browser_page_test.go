@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"backofflab/scenario"
+	"backofflab/web/playground"
 )
 
 // replaced marks the page's rows array, and the returned expression says
@@ -149,8 +150,8 @@ func browserOwnAxes(t *testing.T, env *browserEnv) {
 func browserAnnotations(t *testing.T, env *browserEnv) {
 	// The default speed: the outage comes 5 s in.
 	tb := openPage(t, env, "")
-	if q := eval[string](tb, `new URLSearchParams(location.search).get('speed')`); q != defaultSpeed {
-		t.Errorf("the landing URL's speed %q, want %s", q, defaultSpeed)
+	if q := eval[string](tb, `new URLSearchParams(location.search).get('speed')`); q != playground.DefaultSpeed {
+		t.Errorf("the landing URL's speed %q, want %s", q, playground.DefaultSpeed)
 	}
 	clock := poll[string](tb, "the clock counts down to the pause", `(s => /pause in [0-9.]+ s/.test(s) && s)(document.querySelector('#clock').textContent)`)
 	shade := poll[string](tb, "the pause ahead is shaded", `(c => {

@@ -11,6 +11,7 @@ import (
 
 	"backofflab/scenario"
 	"backofflab/strategies"
+	"backofflab/web/playground"
 )
 
 // browserPresets clicks the chip of every preset that turns a protection
@@ -26,13 +27,14 @@ func browserPresets(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "speed=1")
 	type chip struct{ Name, Href string }
 	chips := eval[[]chip](tb, `[...document.querySelectorAll('a[data-preset]')].map(a => ({name: a.dataset.preset, href: a.getAttribute('href')}))`)
-	if len(chips) != len(presetDefs) {
-		t.Fatalf("%d preset chips, want %d", len(chips), len(presetDefs))
+	names := playground.PresetNames()
+	if len(chips) != len(names) {
+		t.Fatalf("%d preset chips, want %d", len(chips), len(names))
 	}
 	clicked := 0
 	for i, c := range chips {
-		if c.Name != presetDefs[i].name {
-			t.Fatalf("chip %d is %s, want %s", i, c.Name, presetDefs[i].name)
+		if c.Name != names[i] {
+			t.Fatalf("chip %d is %s, want %s", i, c.Name, names[i])
 		}
 		if !strings.HasPrefix(c.Href, "?") {
 			t.Fatalf("%s: href %q is not a query", c.Name, c.Href)
@@ -65,8 +67,8 @@ func browserPresets(t *testing.T, env *browserEnv) {
 	}
 	// A limiter of each kind, and the server's protections: most presets
 	// that follow 001's landing are about them.
-	if clicked < len(presetDefs)/2 {
-		t.Errorf("clicked %d chips of %d: protects finds too few", clicked, len(presetDefs))
+	if clicked < len(names)/2 {
+		t.Errorf("clicked %d chips of %d: protects finds too few", clicked, len(names))
 	}
 }
 
@@ -153,7 +155,7 @@ func browserCheckPreset(t *testing.T, tb *tab, name string, p *scenario.Params) 
 func withoutSpeed(q url.Values) url.Values {
 	out := url.Values{}
 	for k, v := range q {
-		if k != speedParam {
+		if k != playground.SpeedParam {
 			out[k] = v
 		}
 	}

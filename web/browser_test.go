@@ -32,18 +32,8 @@ import (
 	"backofflab/scenario"
 	"backofflab/simengine"
 	"backofflab/web/kit"
+	"backofflab/web/playground"
 )
-
-// col is the index in a tick row of lane's (0 = a) column name: a row is
-// [t, lane a's Columns…, lane b's Columns…].
-func col(t *testing.T, lane int, name string) int {
-	t.Helper()
-	i := slices.Index(scenario.Columns, name)
-	if i < 0 {
-		t.Fatalf("no column %q in %v", name, scenario.Columns)
-	}
-	return 1 + lane*len(scenario.Columns) + i
-}
 
 // browserEnv is what the subtests share: the browser and one server (one,
 // so that it compresses ECharts once and the browser caches it).
@@ -394,23 +384,23 @@ func browserStopResume(t *testing.T, env *browserEnv) {
 // replayOutage runs query's parameters in the engine, with the server
 // stopped at stopped and resumed at resumed (seconds, as the page's state
 // gives them), to until, with a page's run memory (newTestServer's
-// RunMemory), and returns its rows as a session sends them (tickRow).
+// RunMemory), and returns its rows as a session sends them (playground.TickRow).
 func replayOutage(t *testing.T, query string, stopped, resumed, until float64) [][]float64 {
 	t.Helper()
 	q, errs := kit.ParseQuery(query)
 	if len(errs) > 0 {
 		t.Fatal(errs[0])
 	}
-	st, errs := decode(q, Limits{}.WithDefaults())
+	st, errs := playground.DecodeScenario(q, Limits{}.WithDefaults())
 	if len(errs) > 0 {
 		t.Fatal(errs[0])
 	}
-	eng, err := simengine.NewWithBudget(st.p, budget.NewRun(nil, 32<<20))
+	eng, err := simengine.NewWithBudget(st.Params, budget.NewRun(nil, 32<<20))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rows [][]float64
-	emit := func(tk scenario.Tick) { rows = append(rows, tickRow(tk, nil, eng)) }
+	emit := func(tk scenario.Tick) { rows = append(rows, playground.TickRow(tk, nil, eng)) }
 	at := func(sec float64) time.Duration { return time.Duration(math.Round(sec * 1e9)) }
 	eng.AdvanceTo(at(stopped), emit)
 	eng.Outage(true)
@@ -918,7 +908,7 @@ func browserFaultWindows(t *testing.T, env *browserEnv) {
 			const d = c.getOption().series[0].markArea.data;
 			return d.length === 3 ? JSON.stringify(d.map(([a, b]) => [a.name, a.xAxis, b.xAxis, a.itemStyle.color])) : '';
 		})(window.backofflab.charts()[%q])`, id))
-		want := fmt.Sprintf(`[["pause",2,4,%q],["load_spike",5,10,%q],["error_burst",12,15,%q]]`, outageColor, effectColor, effectColor)
+		want := fmt.Sprintf(`[["pause",2,4,%q],["load_spike",5,10,%q],["error_burst",12,15,%q]]`, playground.OutageColor, playground.EffectColor, playground.EffectColor)
 		if got != want {
 			t.Errorf("%s shades %s, want %s", id, got, want)
 		}

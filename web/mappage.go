@@ -23,6 +23,7 @@ import (
 	"backofflab/scenario"
 	"backofflab/sweep"
 	"backofflab/web/kit"
+	"backofflab/web/playground"
 )
 
 // mapLimits are the bounds of a map on this server: the axes' steps, the
@@ -56,12 +57,12 @@ func decodeMap(q url.Values, lim Limits) (sweep.Spec, []*scenario.ParamError) {
 	q = mapScenario(q, true)
 	var errs []*scenario.ParamError
 	for name, v := range q {
-		if _, ok := sourceOf(name); !ok {
+		if _, ok := playground.SourceOf(name); !ok {
 			continue
 		}
-		if raw := v[len(v)-1]; raw != sourceSim {
+		if raw := v[len(v)-1]; raw != playground.SourceSim {
 			errs = append(errs, &scenario.ParamError{Name: name, Value: raw,
-				Allow: sourceSim + ": a map simulates every cell (a real lane runs live, in the playground)"})
+				Allow: playground.SourceSim + ": a map simulates every cell (a real lane runs live, in the playground)"})
 		}
 		delete(q, name)
 	}
@@ -105,8 +106,8 @@ func decodeMapQuery(raw string, lim Limits) (sweep.Spec, []*scenario.ParamError)
 // unless withSweep, without the sweep's own parameters: what is left is
 // the scenario. A lane's source stays for decodeMap to judge.
 func mapScenario(q url.Values, withSweep bool) url.Values {
-	out := cloneValues(q)
-	delete(out, speedParam)
+	out := kit.CloneValues(q)
+	delete(out, playground.SpeedParam)
 	if !withSweep {
 		for _, p := range sweep.Table {
 			delete(out, p.Name)
@@ -149,7 +150,7 @@ type mapCtl struct {
 	Name    string // the parameter (sweep.Table)
 	Help    string
 	Value   string
-	Choices []ctlChoice
+	Choices []kit.Choice
 	Error   string
 }
 
@@ -274,7 +275,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView 
 	// defaults where it does not parse (its errors are listed).
 	base := mapScenario(q, false)
 	for name := range base {
-		if i, ok := sourceOf(name); ok && i >= 0 && base.Get(name) == sourceSim {
+		if i, ok := playground.SourceOf(name); ok && i >= 0 && base.Get(name) == playground.SourceSim {
 			delete(base, name)
 		}
 	}
@@ -314,16 +315,16 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView 
 		ax.Name = ctl(letter)
 		ax.Name.Choices = choices
 		if ax.Optional {
-			ax.Name.Choices = append([]ctlChoice{{Value: "", Label: "none: one row"}}, choices...)
+			ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "none: one row"}}, choices...)
 		}
 		if ax.Name.Value != "" && !hasChoice(ax.Name.Choices, ax.Name.Value) {
 			// A parameter the scenario does not read, or none at all: kept
 			// in the menu, so that its error shows beside what was asked.
-			ax.Name.Choices = append(ax.Name.Choices, ctlChoice{Value: ax.Name.Value, Label: ax.Name.Value})
+			ax.Name.Choices = append(ax.Name.Choices, kit.Choice{Value: ax.Name.Value, Label: ax.Name.Value})
 		}
 		ax.From, ax.To, ax.Steps, ax.Scale = ctl(letter+"_from"), ctl(letter+"_to"), ctl(letter+"_steps"), ctl(letter+"_scale")
 		for _, s := range sweep.Scales {
-			ax.Scale.Choices = append(ax.Scale.Choices, ctlChoice{Value: s, Label: s})
+			ax.Scale.Choices = append(ax.Scale.Choices, kit.Choice{Value: s, Label: s})
 		}
 		v.State.Axes = append(v.State.Axes, mapAxisNames{Name: ax.Name.Name, From: ax.From.Name, To: ax.To.Name, Scale: ax.Scale.Name})
 		if ax.Optional {
@@ -338,7 +339,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView 
 		}
 	}
 	for i, l := range p.Lanes {
-		v.Lanes = append(v.Lanes, mapLane{Letter: scenario.LaneNames[i : i+1], Title: strategyLabel(l.Strategy)})
+		v.Lanes = append(v.Lanes, mapLane{Letter: scenario.LaneNames[i : i+1], Title: scenario.StrategyTitle(l.Strategy)})
 	}
 	for _, o := range sweep.Outcomes {
 		v.Outcomes = append(v.Outcomes, mapOutcome{Name: o, Label: mapOutcomeLabels[o], Tone: mapOutcomeTones[o]})
@@ -357,7 +358,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView 
 	return v
 }
 
-func hasChoice(cs []ctlChoice, v string) bool {
+func hasChoice(cs []kit.Choice, v string) bool {
 	for _, c := range cs {
 		if c.Value == v {
 			return true
@@ -369,10 +370,10 @@ func hasChoice(cs []ctlChoice, v string) bool {
 // axisChoices lists the parameters an axis may sweep in p's scenario: the
 // numeric ones its run reads, each lane's strategy parameters for the
 // lanes whose strategy uses them. It fills suggest with a range for each.
-func axisChoices(p *scenario.Params, suggest map[string]axisSuggestion) []ctlChoice {
-	var out []ctlChoice
+func axisChoices(p *scenario.Params, suggest map[string]axisSuggestion) []kit.Choice {
+	var out []kit.Choice
 	add := func(param scenario.Param, name, label string, lane int) {
-		out = append(out, ctlChoice{Value: name, Label: label + " (" + name + ")", Help: param.Help})
+		out = append(out, kit.Choice{Value: name, Label: label + " (" + name + ")", Help: param.Help})
 		suggest[name] = suggestRange(param, param.Field(p, lane))
 	}
 	for _, param := range scenario.Table {

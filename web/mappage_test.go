@@ -19,6 +19,7 @@ import (
 
 	"backofflab/internal/testwait"
 	"backofflab/sweep"
+	"backofflab/web/playground"
 )
 
 // mapTestServer serves NewServer on loopback and returns it, so that a
@@ -500,12 +501,12 @@ func TestMapOfPlaygroundLinks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				st, errs := decode(q, lim)
+				st, errs := playground.DecodeScenario(q, lim)
 				if len(errs) > 0 {
 					t.Fatalf("decode: %v", errs)
 				}
 				// The link as the playground writes it (page.templ's view-map).
-				resp, body := get(t, hs.URL+"/map?"+st.encode()+axes, nil)
+				resp, body := get(t, hs.URL+"/map?"+st.Query()+axes, nil)
 				if resp.StatusCode != http.StatusOK {
 					t.Fatalf("GET /map of the playground's link: %s %.300s", resp.Status, body)
 				}

@@ -16,7 +16,8 @@ import (
 // kit.ParseQuery. A name given twice or a pair with a semicolon is refused,
 // named, by every route that takes a query: a stream or an export answers
 // 400 with the error and runs nothing, a page shows the error and starts
-// nothing, a live session reports it.
+// nothing (a live session reports it: the playground's
+// TestSocketRefusesBadQueries).
 func TestEveryViewRefusesBadQueries(t *testing.T) {
 	hs, _, _ := mapTestServer(t, Limits{})
 	const (
@@ -119,24 +120,5 @@ func TestEveryViewRefusesBadQueries(t *testing.T) {
 				}
 			})
 		}
-	}
-	// The live session: its URL's query, and a set message's.
-	for _, b := range bad {
-		t.Run("ws "+b.name, func(t *testing.T) {
-			p := dialPage(t, hs, scen+b.add)
-			m := p.await("error", nil)
-			if field[string](t, m, "param") != b.param || !strings.Contains(field[string](t, m, "message"), strconv.Quote(b.value)) {
-				t.Errorf("the session's URL: error %v, want one naming %s and %q", m, b.param, b.value)
-			}
-		})
-		t.Run("ws set "+b.name, func(t *testing.T) {
-			p := dialPage(t, hs, scen)
-			p.await("hello", nil)
-			p.send(inMsg{Type: "set", Query: scen + b.add})
-			m := p.await("error", nil)
-			if field[string](t, m, "param") != b.param || !strings.Contains(field[string](t, m, "message"), strconv.Quote(b.value)) {
-				t.Errorf("a set message: error %v, want one naming %s and %q", m, b.param, b.value)
-			}
-		})
 	}
 }

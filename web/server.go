@@ -1,14 +1,13 @@
-// Package web serves the playground: the page, its live simulations over
-// WebSocket (a lane of which may run the real experiment instead: a real
-// HTTP server and clients on loopback, see real.go), the headless exports
-// and the embedded assets.
+// Package web is the server's shell: NewServer mounts every view (the
+// playground, the phase map, the seed bands, the contention study, each a
+// package of its own) with the kit they share, serves the shared assets
+// and /healthz, and guards every route by host.
 package web
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
-	"sync/atomic"
 
 	"backofflab/budget"
 	"backofflab/web/kit"
@@ -63,30 +62,9 @@ func (s *Server) Running() int64 { return s.kit.Running() }
 func NewServer(ctx context.Context, opts Options) *Server {
 	k := kit.New(ctx, opts.Logger, opts.Limits, opts.Memory)
 	mux := http.NewServeMux()
-	live := &sessions{max: int64(k.Limits.MaxSessions), real: &realSlots{max: max(k.Limits.MaxRealSessions, 0)}, Kit: k}
-	addRoutes(mux, k, live, newPresets(k.Limits))
+	addRoutes(mux, k)
 	return &Server{h: secure(guardHost(mux, opts.Hosts)), kit: k}
 }
-
-// sessions counts the live WebSocket sessions against their cap and those
-// with a real lane against theirs; its Kit holds what every view shares:
-// the memory pool every run draws on, the exports' slots, the requests in
-// flight.
-type sessions struct {
-	n, max int64
-	real   *realSlots
-	*kit.Kit
-}
-
-func (s *sessions) acquire() bool {
-	if atomic.AddInt64(&s.n, 1) > s.max {
-		atomic.AddInt64(&s.n, -1)
-		return false
-	}
-	return true
-}
-
-func (s *sessions) release() { atomic.AddInt64(&s.n, -1) }
 
 // csp allows only the page's own scripts, styles and socket: no inline
 // script, no other origin.

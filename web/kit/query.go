@@ -77,3 +77,18 @@ func ErrorText(errs []*scenario.ParamError) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// CloneValues returns a copy of q that shares no slice with it, for a
+// view to change without changing its caller's.
+func CloneValues(q url.Values) url.Values {
+	out := make(url.Values, len(q))
+	for k, v := range q {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+// Choice is one option of a menu of a view's form.
+type Choice struct {
+	Value, Label, Help string
+}

@@ -1,0 +1,213 @@
+package playground
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"backofflab/internal/present"
+	"backofflab/scenario"
+	"backofflab/web/kit"
+)
+
+// explain.go writes the page's "What you are seeing" panel: why the run's
+// server storms or recovers after an outage, in a few sentences that carry
+// the run's own numbers; how to read a verdict; and where the experiment
+// comes from. It is the one place the page's explanation lives: the script
+// shows it as it comes (helloMsg.Explain, paramsMsg.Explain), and the
+// README points here rather than keeping a second copy.
+
+// explainView is the panel for one run.
+type explainView struct {
+	Title string `json:"title"`
+	// Gist is the story in a sentence, shown while the panel is closed.
+	Gist string `json:"gist"`
+	// Story is the server model's mechanism, paragraph by paragraph, with
+	// the run's numbers.
+	Story []string `json:"story"`
+	// Verdicts says how a verdict's recovery is measured.
+	Verdicts string `json:"verdicts"`
+	// Source names and links 001, the experiment the playground
+	// reproduces.
+	Source sourceLink `json:"source"`
+}
+
+// sourceLink is a document the page names, with its address.
+type sourceLink struct {
+	Text string `json:"text"` // what it is, in a sentence
+	Link string `json:"link"` // the link's words
+	URL  string `json:"url"`
+}
+
+// source001 is 001: Andrey Smirnov's 2014 post on exponential backoff on
+// smira.ru (in Russian), whose Go client and server the simulator
+// reproduces. The post links its code on GitHub, the address given here.
+var source001 = sourceLink{
+	Text: "001 is Andrey Smirnov's 2014 post on exponential backoff (smira.ru, in Russian): 1000 Go clients against one Go server, paused with SIGSTOP for 15 s and resumed. The simulator reproduces its client and server; its code is",
+	Link: "github.com/smira/exponential-backoff",
+	URL:  "https://github.com/smira/exponential-backoff",
+}
+
+// storyOf is each server model's story, by server_model: the model table
+// (scenario.ServerModels) has one row per model, and
+// TestEveryServerModelHasAStory keeps the two in step.
+var storyOf = map[string]func(p *scenario.Params) (gist string, story []string){
+	"curve":             curveStory,
+	"linear":            linearStory,
+	scenario.QueueModel: queueStory,
+}
+
+// explainOf returns the panel of p's run.
+func explainOf(p *scenario.Params) explainView {
+	m := scenario.ServerModelOf(p)
+	v := explainView{Title: "What you are seeing", Verdicts: scenario.RecoveryRules(p), Source: source001}
+	if f, ok := storyOf[m.Name]; ok {
+		v.Gist, v.Story = f(p)
+	}
+	return v
+}
+
+// downStories tell, by outage kind, what happens while the server is
+// down and how the resume begins. Every outage kind of
+// scenario.FaultKinds has one (TestEveryOutageHasAStory): a new kind
+// without one would be told as something it is not.
+var downStories = map[string]func(p *scenario.Params) (down, flood string){
+	scenario.OutagePause: func(p *scenario.Params) (string, string) {
+		return fmt.Sprintf("While the server is paused (shaded), every attempt times out after %s and its client retries after its strategy's delay: "+
+				"the connections pile up in the accept backlog (up to %d), waiting for the resume.",
+				say(p.Timeout), p.Backlog),
+			"At the resume the whole backlog floods in at once, abandoned requests included."
+	},
+	scenario.OutageCrash: func(p *scenario.Params) (string, string) {
+		return "While the server is down (shaded: crashed), connects are refused and the work inside is lost: attempts fail at once, and their clients retry after their strategy's delay. " +
+				"Nothing waits for the server, so no backlog floods in when it comes back.",
+			"When the server comes back, it starts empty."
+	},
+	scenario.OutagePartition: func(p *scenario.Params) (string, string) {
+		return fmt.Sprintf("While the network is down (shaded: partitioned), every attempt is lost and times out after %s, and its client retries after its strategy's delay. "+
+				"Nothing reaches the server, so no backlog floods in when the network comes back.", say(p.Timeout)),
+			"When the network comes back, the attempts reach the server as they come."
+	},
+}
+
+// downStory is what happens while the server is down, by the outage kind,
+// and flood is how the resume begins. A run that schedules no outage is
+// told a pause's: Stop server pauses it.
+func downStory(p *scenario.Params) (down, flood string) {
+	if tell, ok := downStories[p.Outage]; ok {
+		return tell(p)
+	}
+	return downStories[scenario.OutagePause](p)
+}
+
+// abandoned is the sentence on the work the server does for clients that left.
+const abandoned = "The server never learns that a client gave up (unless its lane sets cancel_on_timeout), so it works on abandoned requests too."
+
+func queueStory(p *scenario.Params) (string, []string) {
+	capacity := float64(p.Workers) / p.ServiceTime.Seconds()
+	down, flood := downStory(p)
+	gist := fmt.Sprintf("after an outage, a lane whose clients retry faster than the workers serve (%s/s) keeps their queue full: a retry storm; a lane that backs off lets it drain.",
+		fmtRate(capacity))
+	return gist, []string{
+		fmt.Sprintf("%d workers serve one request each, %s on average: %s requests/s (the dashed line on the throughput chart). %s.",
+			p.Workers, say(p.ServiceTime), fmtRate(capacity), loadSentence(p, p.ServiceTime, capacity)),
+		down,
+		fmt.Sprintf("%s %s A request that waited over %s is answered to nobody: its client has already retried. "+
+			"Clients that send attempts faster than %s/s keep the queue full and no answer comes in time again: a retry storm. "+
+			"A backoff that slows them below that rate lets the queue drain.",
+			flood, abandoned, say(p.Timeout), fmtRate(capacity)),
+	}
+}
+
+func curveStory(p *scenario.Params) (string, []string) {
+	down, flood := downStory(p)
+	gist := "after an outage, the requests waiting to get in flood the server at once; the more they are, the slower it answers, " +
+		"until every attempt times out and is retried: a retry storm. A lane whose first retry comes after the outage keeps the flood small."
+	return gist, []string{
+		fmt.Sprintf("001's server answers in %s up to %d requests inside; every %s more multiply its latency by %s, up to %s. %s.",
+			say(p.ServerDelay), p.ServerLimit, fmtNum(p.ServerK), fmtNum(p.ServerFactor), say(p.MaxServerDelay),
+			loadSentence(p, p.ServerDelay, math.NaN())),
+		down,
+		fmt.Sprintf("%s %s Past that, every attempt times out and is retried, and %s: a retry storm. "+
+			"What saves a lane here is a small backlog at the resume, that is a first retry that comes after the %s pause rather than during it.",
+			flood, timeoutCrossing(p), lowerFirst(strings.TrimSuffix(abandoned, ".")), say(p.OutageFor)),
+	}
+}
+
+func linearStory(p *scenario.Params) (string, []string) {
+	down, flood := downStory(p)
+	gist := "after an outage, the requests waiting to get in flood the server at once; the more they are, the slower it answers, " +
+		"and past its clients' timeout every attempt is retried: a lane that retries fast enough keeps it there."
+	return gist, []string{
+		fmt.Sprintf("The server answers in %s plus %s per request inside, up to %s. %s.",
+			say(p.ServerDelay), say(p.ServerSlope), say(p.MaxServerDelay), loadSentence(p, p.ServerDelay, math.NaN())),
+		down,
+		fmt.Sprintf("%s %s Past that, every attempt times out and is retried, and %s: a lane that retries fast enough keeps it there.",
+			flood, timeoutCrossing(p), lowerFirst(strings.TrimSuffix(abandoned, "."))),
+	}
+}
+
+// lowerFirst lowers a sentence's first letter, to go on after a comma.
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// loadSentence says the load the clients offer: 001's closed loop (clients
+// thinking between requests) or an open loop's rate, against the
+// server's capacity when it has one (NaN for none).
+func loadSentence(p *scenario.Params, latency time.Duration, capacity float64) string {
+	var load float64
+	var s string
+	if p.Arrival == scenario.ArrivalOpen {
+		load = p.Rate
+		s = fmt.Sprintf("Requests arrive at %s/s, whatever the server does", fmtRate(load))
+	} else {
+		load = float64(p.Clients) / (p.Think + latency).Seconds()
+		s = fmt.Sprintf("%d clients thinking %s on average between requests offer about %s/s", p.Clients, say(p.Think), fmtRate(load))
+	}
+	if !math.IsNaN(capacity) {
+		if load < capacity {
+			s += ", so normally no request waits"
+		} else {
+			s += ", more than the workers serve, even without an outage"
+		}
+	}
+	return s
+}
+
+// timeoutCrossing says from how many requests inside the server's latency
+// passes the clients' timeout, for a latency of the concurrency.
+func timeoutCrossing(p *scenario.Params) string {
+	lat := scenario.LatencyOf(p)
+	if lat == nil {
+		return ""
+	}
+	if lat.Delay(math.MaxInt) <= p.Timeout {
+		return fmt.Sprintf("Its latency never passes the clients' %s timeout, however many wait.", say(p.Timeout))
+	}
+	lo, hi := 0, 1<<40 // Delay does not decrease: the first c with Delay(c) > timeout
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if lat.Delay(mid) > p.Timeout {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return fmt.Sprintf("From %d requests inside, its latency passes the clients' %s timeout.", lo, say(p.Timeout))
+}
+
+// say writes a duration as a reader says it: 100 ms, 20 s, 2.5 min,
+// 1 h 15 min (kit.Say, by internal/present's rule, which the page's
+// script shares).
+func say(d time.Duration) string { return kit.Say(d) }
+
+// trimNum writes v with at most 3 significant digits, in plain decimal.
+func trimNum(v float64) string { return present.Sig(v, 3) }
+
+// fmtRate writes a rate per second, whole and grouped from 100 up.
+func fmtRate(v float64) string { return present.Rate(v) }

@@ -1,0 +1,77 @@
+package playground
+
+import (
+	"net/url"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"backofflab/scenario"
+	"backofflab/strategies"
+	"backofflab/web/kit"
+)
+
+// TestLimiterURLRoundTrips: a URL that turns limiters on and sets their
+// parameters decodes to those values, and its canonical query decodes to
+// the same state; the lane panels show the limiters' controls with those
+// values, hidden in a lane of strategy none, which reads no limiter; and
+// they survive a change of strategy on the page.
+func TestLimiterURLRoundTrips(t *testing.T) {
+	raw := "a.strategy=exponential&a.grpc_throttle=on&a.grpc_token_ratio=0.25&a.aws_quota=on&a.aws_timeout_cost=12" +
+		"&a.breaker=retries&a.breaker_open_for=30s&a.breaker_threshold=25" +
+		"&b.strategy=none&b.sre_throttle=on&b.sre_k=1.1&b.retry_budget=on&b.budget_percent=10&b.budget_ttl=5s"
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, errs := decode(q, kit.DefaultLimits)
+	if len(errs) != 0 {
+		t.Fatalf("decode: %v", errs)
+	}
+	a, b := st.p.Lanes[0], st.p.Lanes[1]
+	if a.GRPCThrottle != strategies.LimiterOn || a.GRPCTokenRatio != 0.25 || a.GRPCMaxTokens != 10 ||
+		a.AWSQuota != strategies.LimiterOn || a.AWSTimeoutCost != 12 || a.AWSRetryCost != 5 ||
+		a.Breaker != strategies.BreakerRetries || a.BreakerOpenFor != 30*time.Second || a.BreakerThreshold != 25 ||
+		a.SREThrottle != strategies.LimiterOff || a.RetryBudget != strategies.LimiterOff {
+		t.Errorf("lane a decoded as %+v", a.Params)
+	}
+	if b.SREThrottle != strategies.LimiterOn || b.SREK != 1.1 || b.RetryBudget != strategies.LimiterOn ||
+		b.BudgetPercent != 10 || b.BudgetTTL != 5*time.Second || b.Breaker != strategies.LimiterOff {
+		t.Errorf("lane b decoded as %+v", b.Params)
+	}
+	q2, err := url.ParseQuery(st.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2, errs := decode(q2, kit.DefaultLimits)
+	if len(errs) != 0 || !reflect.DeepEqual(st2, st) {
+		t.Errorf("the canonical query decodes to %+v (%v), want %+v", st2.p, errs, st.p)
+	}
+
+	v := newView(pageFor(t, raw))
+	ctl := map[string]paramCtl{}
+	for _, c := range allControls(v) {
+		ctl[c.Name] = c
+	}
+	for name, want := range map[string]string{
+		"a.grpc_throttle": "on", "a.grpc_token_ratio": "0.25", "a.aws_timeout_cost": "12", "a.breaker": "retries",
+		"a.breaker_open_for": "30", "a.sre_throttle": "off", "b.sre_throttle": "on", "b.sre_k": "1.1",
+		"b.budget_percent": "10", "b.budget_ttl": "5",
+	} {
+		c, ok := ctl[name]
+		if !ok || c.Value != want {
+			t.Errorf("%s shows %q (present: %v), want %q", name, c.Value, ok, want)
+			continue
+		}
+		if hidden := name[0] == 'b'; c.Hidden != hidden {
+			t.Errorf("%s hidden=%v, want %v (lane b's strategy is none)", name, c.Hidden, hidden)
+		}
+	}
+	keep := newPageState("", st.p, nil).Keep
+	for _, param := range scenario.Table {
+		if param.Scope == scenario.ScopeLimiter && !slices.Contains(keep, param.Name) {
+			t.Errorf("%s is dropped when the lane's strategy changes", param.Name)
+		}
+	}
+}

@@ -1,0 +1,52 @@
+package playground
+
+import (
+	"net/url"
+
+	"backofflab/scenario"
+)
+
+// playgroundScripts are the playground's scripts under /static/, in the
+// order they load: one file per concern, sharing one scope, app.js last,
+// which starts the page.
+var playgroundScripts = []string{"play-state.js", "play-controls.js", "play-socket.js", "play-charts.js",
+	"play-draw.js", "play-explain.js", "play-exports.js", "app.js"}
+
+// pageInput is what the playground page shows. handlePlayground fills it
+// from the request's URL; the page's components (page.templ) render it.
+type pageInput struct {
+	// St is the state the page starts with: the URL's valid values over the
+	// defaults.
+	St state
+	// Query is St's canonical URL query, for the address bar and the socket.
+	Query string
+	// Raw holds the URL's values as given, so that a bad one stays visible
+	// in its control beside its message.
+	Raw url.Values
+	// Errors are the URL's bad values, each naming its parameter.
+	Errors []*scenario.ParamError
+	// Presets are the named shortcuts, each a full URL query.
+	Presets []Preset
+	// Limits are the server's caps, for the controls' ranges.
+	Limits Limits
+}
+
+// Preset is a named shortcut to a full URL query. Its Description ends
+// with what the engine measured for it, not what its sources promise, and
+// its Outcomes say the same in a few words, lane by lane, for its chip.
+type Preset struct {
+	Name        string // the identifier, as in ?preset=name
+	Title       string
+	Query       string
+	Description string
+	Outcomes    []PresetOutcome
+}
+
+// PresetOutcome is what the engine measured for one lane of a preset's
+// finished run.
+type PresetOutcome struct {
+	Lane     string // the lane's letter
+	Strategy string
+	Brief    string // the verdict's outcome in a few words (scenario.Verdict.Brief)
+	Tone     string // the verdict's tone: scenario.ToneGood, ToneBad, or ""
+}

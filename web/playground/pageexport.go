@@ -1,0 +1,188 @@
+package playground
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+
+	"backofflab/scenario"
+	"backofflab/simengine"
+	"backofflab/web/kit"
+)
+
+// The page's own export: POST /export.csv or /export.json with the page's
+// query in the URL and its rows in the body, answered with the same CSV or
+// JSON as `backofflab run -format csv|json`, written by the engine's own
+// LaneTick.AppendCSV and AppendJSON.
+//
+// Why the page posts its rows: what the page shows is not a fresh run of its
+// query (values changed while it ran, outages clicked, a real lane's
+// measurements), so the server cannot recompute it, and a session keeps no
+// history to export from (each would hold up to an hour of ticks for an
+// export few pages make). The page holds the rows anyway; the server is the
+// only one that formats them.
+//
+// The body is a stream of JSON values: the summary message's lanes (or
+// null), then one tick row per value, as the tick messages carried them
+// (null for no value). The server reads it as it comes: a CSV export holds
+// one row at a time; a JSON export, written lane after lane, holds the lane
+// ticks, at most maxPageExportTicks of them.
+
+// maxPageExportBody caps a page export's body: an hour of four lanes at the
+// default tick is about 20 MB.
+const maxPageExportBody = 128 << 20
+
+// handlePageExport writes the rows the page posts in format, csv or json.
+func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st, release, ok := startExport(w, r, lim, live, decode)
+		if !ok {
+			return
+		}
+		defer release()
+		// The CSV goes out while the rows come in: HTTP/1 allows it only
+		// in full duplex (HTTP/2 always does, and says not supported).
+		http.NewResponseController(w).EnableFullDuplex()
+		rows := newRowReader(http.MaxBytesReader(w, r.Body, maxPageExportBody), len(st.p.Lanes))
+		var sums []scenario.Summary
+		if err := rows.dec.Decode(&sums); err != nil {
+			http.Error(w, "export: the summaries do not parse: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		var err error
+		if format == "json" {
+			err = writePageJSON(w, st.p, sums, rows)
+		} else {
+			err = writePageCSV(w, rows)
+		}
+		if err != nil { // returned only before anything was written
+			http.Error(w, "export: "+err.Error(), http.StatusBadRequest)
+		}
+	})
+}
+
+// rowReader reads a page export's tick rows one at a time.
+type rowReader struct {
+	dec   *json.Decoder
+	lanes int
+	buf   []*float64
+	n     int // rows read
+}
+
+func newRowReader(r io.Reader, lanes int) *rowReader {
+	return &rowReader{dec: json.NewDecoder(r), lanes: lanes}
+}
+
+// next reads the next row into row (t, then each lane's Columns, NaN for
+// no value), or returns io.EOF after the last.
+func (rr *rowReader) next(row []float64) ([]float64, error) {
+	if !rr.dec.More() {
+		return nil, io.EOF
+	}
+	rr.buf = rr.buf[:0]
+	if err := rr.dec.Decode(&rr.buf); err != nil {
+		return nil, fmt.Errorf("row %d does not parse: %w", rr.n+1, err)
+	}
+	rr.n++
+	if want := 1 + rr.lanes*len(scenario.Columns); len(rr.buf) != want {
+		return nil, fmt.Errorf("row %d has %d values, want %d (t, then %d lanes × %d columns)",
+			rr.n, len(rr.buf), want, rr.lanes, len(scenario.Columns))
+	}
+	row = row[:0]
+	for _, v := range rr.buf {
+		if v == nil {
+			row = append(row, math.NaN())
+		} else {
+			row = append(row, *v)
+		}
+	}
+	return row, nil
+}
+
+// laneTick is lane i's LaneTick in a row of TickRow's layout.
+func laneTick(row []float64, i int) scenario.LaneTick {
+	return scenario.LaneTickOf(row[0], row[1+i*len(scenario.Columns):][:len(scenario.Columns)])
+}
+
+// writePageCSV writes the rows as simengine.WriteCSV does, as they come: it
+// holds one row. A bad row after the first bytes went out aborts the
+// response, so that the page gets a failed download, not a short file.
+func writePageCSV(w http.ResponseWriter, rows *rowReader) error {
+	cw := &kit.CountingWriter{W: w}
+	bw := bufio.NewWriter(cw)
+	var row []float64
+	var line []byte
+	for first := true; ; first = false {
+		var err error
+		row, err = rows.next(row)
+		if errors.Is(err, io.EOF) && !first {
+			break
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			if cw.N > 0 {
+				panic(http.ErrAbortHandler)
+			}
+			return err
+		}
+		if first {
+			kit.ExportHeaders(w, "csv", "backofflab")
+			bw.WriteString(simengine.CSVHeader())
+			if err != nil { // no rows: the header alone
+				break
+			}
+		}
+		for i := range rows.lanes {
+			lt := laneTick(row, i)
+			line = lt.AppendCSV(line[:0], scenario.LaneNames[i:i+1])
+			bw.Write(line)
+		}
+	}
+	bw.Flush() // an error here: the page left, and no one is there to answer
+	return nil
+}
+
+// maxPageExportTicks caps the lane ticks a JSON page export holds (about
+// 100 bytes each): four lanes of an hour at the default tick fit.
+const maxPageExportTicks = 1 << 19
+
+// writePageJSON writes the rows as simengine.WriteJSON does: a
+// simengine.Record of the params, and lane after lane its strategy, ticks
+// and summary (the page's). Lane after lane needs every row first: it holds
+// them, at most maxPageExportTicks lane ticks.
+func writePageJSON(w http.ResponseWriter, p scenario.Params, sums []scenario.Summary, rows *rowReader) error {
+	rec := simengine.Record{Params: p.Map()}
+	for i, l := range p.Lanes {
+		lr := simengine.LaneRecord{Name: scenario.LaneNames[i : i+1], Strategy: l.Strategy, Ticks: []scenario.LaneTick{}}
+		if i < len(sums) {
+			lr.Summary = sums[i]
+		}
+		rec.Lanes = append(rec.Lanes, lr)
+	}
+	var row []float64
+	held := 0
+	for {
+		var err error
+		row, err = rows.next(row)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if held += len(p.Lanes); held > maxPageExportTicks {
+			return fmt.Errorf("more than %d lane ticks for JSON: export CSV, or the run headless (its link)", maxPageExportTicks)
+		}
+		for i := range rec.Lanes {
+			rec.Lanes[i].Ticks = append(rec.Lanes[i].Ticks, laneTick(row, i))
+		}
+	}
+	kit.ExportHeaders(w, "json", "backofflab")
+	bw := bufio.NewWriter(w)
+	json.NewEncoder(bw).Encode(rec) // what WriteJSON writes, newline included
+	bw.Flush()                      // an error here: the page left
+	return nil
+}

@@ -1,0 +1,190 @@
+package playground
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"backofflab/scenario"
+	"backofflab/web/kit"
+)
+
+// presetParts splits a preset's description into what its run measured and
+// what its run without its protection measured ("" for none).
+func presetParts(t *testing.T, p Preset) (measured, without string) {
+	t.Helper()
+	_, rest, ok := strings.Cut(p.Description, " Measured:")
+	if !ok {
+		t.Fatalf("%s: no measured verdict: %q", p.Name, p.Description)
+	}
+	measured, without, _ = strings.Cut(rest, " "+withoutMark+" (")
+	return measured, without
+}
+
+// laneVerdict returns lane's sentence in part, a part of a description:
+// from "lane x (" to the next lane's, or the part's end; "" for none.
+func laneVerdict(part string, lane int) string {
+	start := strings.Index(part, " lane "+scenario.LaneNames[lane:lane+1]+" (")
+	if start < 0 {
+		return ""
+	}
+	s := part[start+1:]
+	if end := strings.Index(s, ". lane "); end >= 0 {
+		s = s[:end+1]
+	}
+	return s
+}
+
+// TestPresetsSayWhatTheyShow pins what the engine measures for the presets
+// whose verdict the page's landing view, the README and the presets' intros
+// rely on, and checks that every description carries its measured verdict
+// for every lane: of its run, and of its run without its protection for a
+// preset that has one.
+func TestPresetsSayWhatTheyShow(t *testing.T) {
+	all := newPresets(kit.DefaultLimits).list()
+	if len(all) != len(presetDefs) {
+		t.Fatalf("%d presets, want %d", len(all), len(presetDefs))
+	}
+	byName := map[string]Preset{}
+	for i, p := range all {
+		byName[p.Name] = p
+		q, err := url.ParseQuery(p.Query)
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		st, errs := decode(q, kit.DefaultLimits)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", p.Name, errs)
+		}
+		d := presetDefs[i]
+		// An intro says what the preset sets; what it shows comes from
+		// measure.
+		for _, outcome := range []string{"COLLAPSED", "recovered", "ok/s", "amplification"} {
+			if strings.Contains(d.intro, outcome) {
+				t.Errorf("%s: the intro words an outcome (%q) by hand", p.Name, outcome)
+			}
+		}
+		measured, without := presetParts(t, p)
+		if (without != "") != (d.without != "") {
+			t.Errorf("%s: without %q, and its description's part without it %q", p.Name, d.without, without)
+		}
+		outage := false
+		for _, f := range scenario.AllFaults(&st.p) {
+			outage = outage || scenario.IsOutage(f.Kind)
+		}
+		for _, part := range []string{measured, without} {
+			if part == "" {
+				continue
+			}
+			for i, l := range st.p.Lanes {
+				v := laneVerdict(part, i)
+				if want := "lane " + scenario.LaneNames[i:i+1] + " (" + l.Strategy + "): baseline "; !strings.HasPrefix(v, want) {
+					t.Errorf("%s: lane %c's verdict %q does not begin %q", p.Name, scenario.LaneNames[i], v, want)
+				}
+				// With no outage, the last minute's ok rate says whether
+				// the service came back.
+				if last := strings.Contains(v, " ok/s over the last 60 s."); last == outage {
+					t.Errorf("%s: an outage %v, and lane %c's verdict %q", p.Name, outage, scenario.LaneNames[i], v)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		preset  string
+		without bool // in the run without its protection
+		lane    string
+		want    string // a regular expression on the lane's verdict
+	}{
+		{"001-published", false, "a", `\(fixed\): baseline 95\.4 ok/s; COLLAPSED`},
+		{"001-published", false, "b", `\(think_scaled\): baseline 95\.4 ok/s; server back 1\.6s after the outage`},
+		{"landing", false, "a", `\(fixed\): baseline 95\.3 ok/s; COLLAPSED`},
+		{"landing", false, "b", `\(exponential\): baseline 95\.3 ok/s; service back 21\.8s after the outage \(ok/s at 90 % of baseline\), then server 25\.1s after`},
+		// 001's text backoff storms on 001's server too; its program's
+		// backoff recovers there (its first retries come tens of seconds
+		// later).
+		{"001-text-on-curve", false, "a", `\(exponential\): baseline 95\.4 ok/s; COLLAPSED`},
+		{"001-text-on-curve", false, "b", `\(think_scaled\): baseline 95\.4 ok/s; server back 1\.6s after the outage`},
+		{"001-text", false, "a", `\(exponential\): baseline 95\.4 ok/s; COLLAPSED`},
+		{"001-text", false, "b", `\(exponential\): baseline 95\.4 ok/s; COLLAPSED`},
+		{"grpc", false, "b", `\(grpc\): baseline [0-9.]+ ok/s; (server|service) back [0-9.]+s after the outage`},
+		{"cancel-on-timeout", false, "a", `\(fixed\): baseline [0-9.]+ ok/s; COLLAPSED`},
+		{"cancel-on-timeout", false, "b", `\(fixed\): baseline [0-9.]+ ok/s; (server|service) back [0-9.]+s after the outage`},
+		{"baseline", false, "a", `\(fixed\): baseline 97\.0 ok/s; no outage ended`},
+		{"queue-timeout", false, "a", `\(fixed\): baseline 95\.3 ok/s; service back 0\.0s after the outage \(ok/s at 90 % of baseline\), then server 4\.0s after`},
+		// Shedding turns fixed's storm on 001's curve into a recovery.
+		{"load-shedding", false, "a", `\(fixed\): baseline 95\.4 ok/s; service back 0\.0s after the outage \(ok/s at 90 % of baseline\), then server 1\.8s after \(concurrency at its healthy level\); peak concurrency 100;`},
+		{"load-shedding", true, "a", `\(fixed\): baseline 95\.4 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 43170;`},
+		// On 001's curve only a breaker that refuses first attempts too
+		// saves the server: one on retries cuts them and still collapses.
+		{"curve-breaker", false, "a", `\(exponential\): baseline 95\.4 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 9993; .*\(amplification 4\.09\)`},
+		{"curve-breaker", false, "b", `\(exponential\): baseline 95\.4 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 8230; .*\(amplification 1\.01\)`},
+		{"curve-breaker", false, "c", `\(exponential\): baseline 95\.4 ok/s; server back 0\.3s after the outage \(concurrency at its healthy level\), then service 46\.8s after \(ok/s at 90 % of baseline\); peak concurrency 269; .*\(amplification 0\.51\)`},
+		// After the load spike, retries without backoff keep the queue
+		// full for good; the server's protections bring the service back
+		// for both lanes, and without them neither comes back.
+		{"spike-queue-timeout", false, "a", `\(amplification 1\.08\).*; 249 ok/s over the last 60 s\.$`},
+		{"spike-queue-timeout", false, "b", `\(amplification 1\.09\).*; 249 ok/s over the last 60 s\.$`},
+		{"spike-queue-timeout", true, "a", `\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
+		{"spike-queue-timeout", true, "b", `\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
+		{"spike-codel", false, "a", `peak concurrency 234; .*\(amplification 1\.12\).*; 248 ok/s over the last 60 s\.$`},
+		{"spike-codel", false, "b", `\(amplification 1\.10\).*; 249 ok/s over the last 60 s\.$`},
+		{"spike-codel", true, "a", `peak concurrency 4126; .*\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
+		{"spike-codel", true, "b", `\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
+		// The limiters that stop failing retries bring it back; adaptive
+		// throttling partly; Finagle's default budget does not, a
+		// tighter one does.
+		{"spike-grpc-throttle", false, "a", `\(fixed\): baseline 52\.9 ok/s; no outage ended; peak concurrency 4126; .*\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
+		{"spike-grpc-throttle", false, "b", `\(amplification 1\.00\).*; 249 ok/s over the last 60 s\.$`},
+		{"spike-aws-quota", false, "a", `\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
+		{"spike-aws-quota", false, "b", `\(amplification 1\.00\).*; 249 ok/s over the last 60 s\.$`},
+		{"spike-sre-throttle", false, "a", `\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
+		{"spike-sre-throttle", false, "b", `\(amplification 0\.99\).*; 69 ok/s over the last 60 s\.$`},
+		{"spike-retry-budget", false, "a", `\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
+		{"spike-retry-budget", false, "b", `\(amplification 1\.20\).*; 0 ok/s over the last 60 s\.$`},
+		{"spike-retry-budget", false, "c", `\(amplification 1\.01\).*; 249 ok/s over the last 60 s\.$`},
+	} {
+		p, ok := byName[tc.preset]
+		if !ok {
+			t.Errorf("no preset %s", tc.preset)
+			continue
+		}
+		measured, without := presetParts(t, p)
+		part := measured
+		if tc.without {
+			part = without
+		}
+		lane := strings.IndexByte(scenario.LaneNames, tc.lane[0])
+		if v := laneVerdict(part, lane); !regexp.MustCompile(tc.want).MatchString(v) {
+			t.Errorf("%s (without %v): lane %s's verdict %q does not match %q", tc.preset, tc.without, tc.lane, v, tc.want)
+		}
+	}
+	// The landing page (no query) shows the storm next to the recovery,
+	// and is a preset too.
+	if byName["landing"].Query != (state{p: scenario.Defaults(), speed: DefaultSpeed}).encode() {
+		t.Error("the landing preset is not the default view")
+	}
+	// 001's experiment as published is one click away: the first preset;
+	// the landing view is the second.
+	if all[0].Name != "001-published" || all[1].Name != "landing" {
+		t.Errorf("first presets %s, %s; want 001-published, landing", all[0].Name, all[1].Name)
+	}
+}
+
+// TestLaneVerdict: laneVerdict finds each lane's sentence in a part of a
+// description, the last one included, and none for a lane not there.
+func TestLaneVerdict(t *testing.T) {
+	part := " lane a (fixed): baseline 1.5 ok/s; x. lane b (exponential): baseline 2.0 ok/s; 3 ok/s over the last 60 s."
+	for _, tc := range []struct {
+		lane int
+		want string
+	}{
+		{0, "lane a (fixed): baseline 1.5 ok/s; x."},
+		{1, "lane b (exponential): baseline 2.0 ok/s; 3 ok/s over the last 60 s."},
+		{2, ""},
+	} {
+		if got := laneVerdict(part, tc.lane); got != tc.want {
+			t.Errorf("laneVerdict(lane %d) = %q, want %q", tc.lane, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package playground
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"backofflab/budget"
+	"backofflab/scenario"
+	"backofflab/simengine"
+	"backofflab/static"
+	"backofflab/web/internal/webtest"
+	"backofflab/web/kit"
+)
+
+func TestMain(m *testing.M) {
+	// The tests' long maps are estimated from their corners' CPU time,
+	// which the race detector multiplies several times: the default budget
+	// of a view would refuse them there. The budget's own tests set theirs.
+	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
+	goleak.VerifyTestMain(m)
+}
+
+// newTestServer serves the playground (Mount, with the shared assets
+// that its page loads) on loopback until the test ends.
+func newTestServer(t *testing.T, lim Limits) (*httptest.Server, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, _ := serveMounted(ctx, lim)
+	t.Cleanup(func() {
+		cancel()
+		srv.Close()
+	})
+	return srv, cancel
+}
+
+// serveMounted serves the playground under ctx's life on a kit of lim,
+// which it returns, and the shared assets that its page loads; the
+// shell's own tests check its guards and headers.
+func serveMounted(ctx context.Context, lim Limits) (*httptest.Server, *kit.Kit) {
+	return serveMountedPool(ctx, lim, nil)
+}
+
+// serveMountedPool is serveMounted with the memory pool in the test's
+// hands.
+func serveMountedPool(ctx context.Context, lim Limits, pool *budget.Pool) (*httptest.Server, *kit.Kit) {
+	k := kit.New(ctx, nil, lim, pool)
+	mux := http.NewServeMux()
+	Mount(mux, k)
+	mux.Handle("GET /static/", kit.Assets(static.FS))
+	return httptest.NewServer(mux), k
+}
+
+var (
+	col       = webtest.Col
+	get       = webtest.Get
+	withQuery = webtest.WithQuery
+)
+
+// TestExportMatchesRun checks that the headless exports write what
+// `backofflab run -format csv|json` writes for the same parameters: both
+// call simengine's writers on the parsed query.
+func TestExportMatchesRun(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{})
+	query := "clients=300&duration=20s&outage_at=5s&outage_for=5s&a.strategy=fixed&b.strategy=full_jitter&speed=10"
+	q, _ := url.ParseQuery(query)
+	q.Del("speed")
+	p, err := scenario.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"csv", "json"} {
+		t.Run(format, func(t *testing.T) {
+			var want bytes.Buffer
+			write := simengine.WriteCSV
+			if format == "json" {
+				write = simengine.WriteJSON
+			}
+			if err := write(context.Background(), &want, p, nil); err != nil {
+				t.Fatal(err)
+			}
+			resp, got := get(t, srv.URL+"/export."+format+"?"+query, nil)
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %s", resp.StatusCode, got)
+			}
+			if !bytes.Equal(got, want.Bytes()) {
+				t.Fatalf("export differs from run -format %s:\n%.300s\nwant\n%.300s", format, got, want.Bytes())
+			}
+			if !strings.Contains(resp.Header.Get("Content-Disposition"), "backofflab."+format) {
+				t.Errorf("Content-Disposition %q", resp.Header.Get("Content-Disposition"))
+			}
+		})
+	}
+}
+
+func TestExportRejectsBadValues(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{MaxSessions: 1, MaxClients: 500, MaxDuration: kit.DefaultLimits.MaxDuration})
+	for _, tc := range []struct{ query, want string }{
+		{"clients=0", `clients: "0"`},
+		{"a.factor=abc", `a.factor: "abc"`},
+		{"clients=501", "1 to 500 on this server"},
+		{"speed=fast", `speed: "fast"`},
+		{"bogus=1", "bogus"},
+	} {
+		resp, body := get(t, srv.URL+"/export.csv?"+tc.query, nil)
+		if resp.StatusCode != 400 || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s: %d %q, want 400 with %q", tc.query, resp.StatusCode, body, tc.want)
+		}
+	}
+}
+
+func TestDecodeLenientKeepsGoodValues(t *testing.T) {
+	q, _ := url.ParseQuery("clients=500&a.factor=abc&b.strategy=grpc&think=-1s&speed=2")
+	st, errs := decodeLenient(q, kit.DefaultLimits)
+	if st.p.Clients != 500 || st.p.Lanes[1].Strategy != "grpc" || st.speed != "2" {
+		t.Errorf("good values lost: clients %d, b %s, speed %s", st.p.Clients, st.p.Lanes[1].Strategy, st.speed)
+	}
+	if st.p.Think != scenario.Defaults().Think {
+		t.Errorf("bad think kept: %v", st.p.Think)
+	}
+	names := map[string]bool{}
+	for _, e := range errs {
+		names[e.Name] = true
+	}
+	if !names["a.factor"] || !names["think"] || len(errs) != 2 {
+		t.Errorf("errors %v, want a.factor and think", errs)
+	}
+}

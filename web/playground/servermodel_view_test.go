@@ -1,0 +1,84 @@
+package playground
+
+import (
+	"slices"
+	"testing"
+
+	"backofflab/scenario"
+)
+
+// TestViewServerModel: the server section shows the parameters of the
+// chosen model and hides the other models' own, and the page's script gets
+// each model's lists from the same rule.
+func TestViewServerModel(t *testing.T) {
+	for _, tc := range []struct {
+		query         string
+		shown, hidden []string
+	}{
+		{"", []string{"server_model", "workers", "service_time", "service_dist", "queue_order", "backlog", "clients", "think", "queue_control"},
+			[]string{"server_limit", "server_slope", "rate", "codel_target", "codel_interval"}},
+		{"server_model=curve", []string{"server_model", "server_limit", "server_factor", "server_k", "server_delay", "backlog"}, []string{"server_slope", "workers"}},
+		{"server_model=linear", []string{"server_model", "server_slope", "server_delay", "max_server_delay", "backlog"}, []string{"server_limit", "server_factor", "server_k", "workers"}},
+		{"queue_control=codel", []string{"queue_control", "codel_target", "codel_interval"}, []string{"server_limit"}},
+		{"server_model=curve&queue_control=codel", []string{"server_limit"}, []string{"queue_control", "codel_target", "codel_interval"}},
+		{"server_model=queue&arrival=open", []string{"workers", "service_time", "service_dist", "queue_order", "backlog", "rate", "arrival"},
+			[]string{"server_limit", "server_delay", "server_slope", "clients", "think"}},
+	} {
+		v := newView(pageFor(t, tc.query))
+		ctl := map[string]paramCtl{}
+		for _, g := range v.Groups {
+			for _, c := range g.Controls {
+				ctl[c.Name] = c
+			}
+		}
+		for _, name := range tc.shown {
+			if c, ok := ctl[name]; !ok || c.Hidden {
+				t.Errorf("%q: %s hidden or missing", tc.query, name)
+			}
+		}
+		for _, name := range tc.hidden {
+			if c, ok := ctl[name]; !ok || !c.Hidden {
+				t.Errorf("%q: %s shown or missing", tc.query, name)
+			}
+		}
+	}
+	ps := newPageState("", scenario.Defaults(), nil)
+	if len(ps.Switches) != len(scenario.Switches()) {
+		t.Fatalf("%d switches sent, want %d", len(ps.Switches), len(scenario.Switches()))
+	}
+	for _, sw := range ps.Switches {
+		for _, c := range sw.Choices {
+			for _, name := range c.Show {
+				if !scenario.Reads(sw.Param, c.Value, name) || slices.Contains(c.Hide, name) {
+					t.Errorf("%s=%s shows %s", sw.Param, c.Value, name)
+				}
+			}
+			for _, name := range c.Hide {
+				if scenario.Reads(sw.Param, c.Value, name) {
+					t.Errorf("%s=%s hides %s, which it reads", sw.Param, c.Value, name)
+				}
+			}
+		}
+	}
+}
+
+// TestViewLimiterSwitches: a limiter's parameters show on a lane while its
+// switch is on there, and only if the lane's strategy retries.
+func TestViewLimiterSwitches(t *testing.T) {
+	v := newView(pageFor(t, "a.strategy=fixed&a.grpc_throttle=on&b.strategy=fixed&c.strategy=none&c.grpc_throttle=on&lanes=3"))
+	hidden := map[string]bool{}
+	for _, lp := range v.Panels {
+		for _, c := range lp.Controls {
+			hidden[c.Name] = c.Hidden
+		}
+	}
+	for name, want := range map[string]bool{
+		"a.grpc_throttle": false, "a.grpc_max_tokens": false, "a.grpc_token_ratio": false, "a.sre_k": true, "a.breaker_probes": true,
+		"b.grpc_throttle": false, "b.grpc_max_tokens": true,
+		"c.grpc_throttle": true, "c.grpc_max_tokens": true, // strategy none retries not
+	} {
+		if got, ok := hidden[name]; !ok || got != want {
+			t.Errorf("%s hidden %v (found %v), want %v", name, got, ok, want)
+		}
+	}
+}

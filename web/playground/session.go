@@ -1,0 +1,715 @@
+package playground
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"backofflab/budget"
+	"backofflab/scenario"
+	"backofflab/simengine"
+	"backofflab/strategies"
+	"backofflab/web/kit"
+)
+
+const (
+	// stepEvery is how often a session advances its simulation in wall time.
+	stepEvery = 50 * time.Millisecond
+	// maxBurst is the wall time a session at speed max may spend in the
+	// engine per step, so that every session gets its share of the cores
+	// (the page is answered between slices whatever it is).
+	maxBurst = 30 * time.Millisecond
+	// maxMessage bounds a message from the page; a longer one is refused.
+	// The longest the page sends, a set with every parameter, is ~2 KiB.
+	maxMessage = 64 << 10
+	// writeTimeout bounds one message's write to a stalled page.
+	writeTimeout = 5 * time.Second
+	// sliceEvents is the most events the simulation processes before it
+	// looks at the page's messages again: a few milliseconds of work at
+	// any parameters, so a page is answered, and a closed page's session
+	// ends, at once.
+	sliceEvents = simengine.SliceEvents
+	// bandDraws and bandRetries size the delay-by-retry chart.
+	bandDraws, bandRetries = 2000, 12
+)
+
+// session is one page's live simulation. Three goroutines serve it: the
+// simulation (run), which alone touches the engine; the reader, which hands
+// the page's messages to run; and the writer, which sends what run leaves
+// in the outbox. A slow page only makes the outbox coalesce.
+type session struct {
+	conn *websocket.Conn
+	log  *slog.Logger
+	lim  Limits
+	in   chan inMsg
+	// initial are the errors to show as the session starts: the URL's bad
+	// values, and a real lane refused for want of a slot.
+	initial []errorMsg
+	// slots counts the server's sessions with a real lane.
+	slots *realSlots
+	// stopped is closed when run returns: the reader stops handing it messages.
+	stopped chan struct{}
+	// mem is the run's memory budget, drawn from the server's pool; the
+	// session gives it all back when it ends.
+	mem *budget.Run
+
+	// Owned by run.
+	eng     *simengine.Engine
+	st      state
+	speed   float64 // playback: virtual seconds per wall second, 0 for max
+	playing bool
+	lastSum []scenario.Summary
+	// lastPhase is the run's phase when the page got its verdicts: they
+	// change with it (an outage starts, the run ends) as with the summary.
+	lastPhase scenario.Phase
+	// target is the virtual time the engine is to reach, slice by slice;
+	// burstEnd is the wall time until which a run at speed max may work
+	// before it waits for the next step.
+	target   time.Duration
+	burstEnd time.Time
+	rows     [][]float64 // the current slice's rows
+	// sentOutages and sentOpen are what the page knows of the outage
+	// windows: how many (counted from the run's start) and whether the
+	// last one was still open, so that a state message carries only the
+	// windows that changed.
+	sentOutages int
+	sentOpen    bool
+	// holdsSlot: the session counts in slots (its state has a real lane).
+	holdsSlot bool
+	// lanes are the current run's lane sources, one per lane (see
+	// laneSource): where each lane's values come from.
+	lanes []laneSource
+	// marks finds the moments that decide the run's outcome, for the
+	// page's annotations (marks.go).
+	marks *marker
+
+	out outbox
+}
+
+// newSession returns the session of st's run, whose memory mem bounds. It
+// fails with mem's *budget.ExceededError when the run's initial state
+// does not fit.
+func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, mem *budget.Run, st state, bad []*scenario.ParamError) (*session, error) {
+	eng, err := simengine.NewWithBudget(st.p, mem)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{conn: conn, log: log, lim: lim, slots: slots, mem: mem, in: make(chan inMsg, 16), stopped: make(chan struct{}), eng: eng, st: st, playing: true}
+	for _, e := range bad {
+		s.initial = append(s.initial, errorMsg{Type: "error", Param: e.Name, Message: e.Error()})
+	}
+	if st.real != "" {
+		if slots.acquire() {
+			s.holdsSlot = true
+		} else { // the same run, with the lane simulated
+			s.initial = append(s.initial, errorMsg{Type: "error", Param: st.real + "." + sourceParam,
+				Message: busyReal + "; lane " + st.real + " runs simulated instead"})
+			s.st.real = ""
+		}
+	}
+	s.speed, _ = parseSpeed(st.speed)
+	s.out.wake = make(chan struct{}, 1)
+	return s, nil
+}
+
+// live returns the lane that runs in real time now, else nil: while one
+// does, virtual time is its wall clock.
+func (s *session) live() laneSource {
+	for _, l := range s.lanes {
+		if l.live() {
+			return l
+		}
+	}
+	return nil
+}
+
+// stopLanes stops whatever the lanes run outside the engine.
+func (s *session) stopLanes() {
+	for _, l := range s.lanes {
+		l.stop()
+	}
+}
+
+// releaseSlot gives back the session's real-lane slot, if it holds one.
+func (s *session) releaseSlot() {
+	if s.holdsSlot {
+		s.holdsSlot = false
+		s.slots.release()
+	}
+}
+
+// simulate makes st's lane i simulated, after its own source failed to
+// start: a real lane gives its slot back.
+func (s *session) simulate(i int) {
+	if i == s.st.realLane() {
+		s.st.real = ""
+		s.releaseSlot()
+	}
+}
+
+// syncDown tells the lanes whether the engine's outage lasts.
+func (s *session) syncDown() {
+	for _, l := range s.lanes {
+		l.setDown(s.eng.Down())
+	}
+}
+
+// serve runs the session until ctx ends, the page goes away or a write to
+// it fails, then closes the socket: with going-away when ctx ended (the
+// server shuts down). It returns the write error, if any.
+func (s *session) serve(ctx context.Context) error {
+	// The reader gets no deadline of its own: a Read whose context ends
+	// kills the connection without a close frame. Closing the socket ends it.
+	ended := make(chan struct{})
+	go func() { defer close(ended); s.read() }()
+	wctx, stopWriter := context.WithCancel(ctx)
+	werr := make(chan error, 1)
+	go func() { werr <- s.write(wctx); stopWriter() }()
+	s.hello()
+	for _, e := range s.initial {
+		s.out.send(e, false)
+	}
+	s.run(wctx, ended)
+	close(s.stopped)
+	s.stopLanes()
+	s.releaseSlot()
+	stopWriter()
+	err := <-werr
+	if ctx.Err() != nil {
+		s.conn.Close(websocket.StatusGoingAway, "server shutting down")
+	} else {
+		s.conn.Close(websocket.StatusNormalClosure, "")
+	}
+	<-ended
+	return err
+}
+
+// read hands the page's messages to run. A message that is too long or
+// not JSON is answered with an error; only a closed socket ends the session.
+// The library's own read limit is off because it fails the connection: a
+// message's first maxMessage bytes are read, and the rest discarded as it
+// arrives, so a long message costs no memory and ends nothing.
+func (s *session) read() {
+	s.conn.SetReadLimit(-1)
+	buf := make([]byte, maxMessage+1)
+	for {
+		typ, r, err := s.conn.Reader(context.Background())
+		if err != nil {
+			return
+		}
+		n, err := io.ReadFull(r, buf)
+		if err == nil { // longer than maxMessage
+			rest, err := io.Copy(io.Discard, r)
+			if err != nil {
+				return
+			}
+			s.fail("", fmt.Sprintf("message too long: %d bytes, at most %d", int64(n)+rest, maxMessage))
+			continue
+		}
+		if err != io.ErrUnexpectedEOF && err != io.EOF {
+			return
+		}
+		m, msg := parseInMsg(typ, buf[:n])
+		if msg != nil {
+			s.out.send(*msg, false)
+			continue
+		}
+		select {
+		case s.in <- m:
+		case <-s.stopped:
+			return
+		}
+	}
+}
+
+// parseInMsg reads one message from the page, or returns the error to
+// answer it with: the field whose JSON type is wrong is named.
+func parseInMsg(typ websocket.MessageType, data []byte) (inMsg, *errorMsg) {
+	var m inMsg
+	if typ != websocket.MessageText {
+		return m, &errorMsg{Type: "error", Message: "not a text message: send JSON text"}
+	}
+	err := json.Unmarshal(data, &m)
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te):
+		want := map[reflect.Kind]string{reflect.Bool: "boolean (true or false)", reflect.String: "string"}[te.Type.Kind()]
+		return m, &errorMsg{Type: "error", Param: te.Field,
+			Message: fmt.Sprintf("the field %q must be a JSON %s, not a %s", te.Field, want, te.Value)}
+	case err != nil:
+		return m, &errorMsg{Type: "error", Message: "not a JSON message: " + err.Error()}
+	}
+	return m, nil
+}
+
+// write sends the outbox to the page until ctx ends.
+func (s *session) write(ctx context.Context) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.out.wake:
+		}
+		for _, m := range s.out.take() {
+			// Not ctx: a write whose context ends kills the connection
+			// without a close frame, and serve still has one to send.
+			wctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+			err := s.conn.Write(wctx, websocket.MessageText, m)
+			cancel()
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// run is the simulation's goroutine: it advances virtual time with the wall
+// clock at the session's speed, in slices of at most sliceEvents events,
+// and applies the page's messages between slices. While a lane runs in real
+// time it also wakes when that lane says (a real lane: at each tick's end
+// and at the scheduled outage's transitions), so that it is measured, and
+// follows the outage, on time.
+func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
+	step := time.NewTicker(stepEvery)
+	defer step.Stop()
+	wake := time.NewTimer(time.Hour)
+	wake.Stop()
+	defer wake.Stop()
+	last := time.Now()
+	s.target = s.eng.Now()
+	for {
+		// While the engine has work, a slice is always ready; a message
+		// or a step that is ready too gets its turn (select picks among
+		// ready cases at random), so the page is answered between slices.
+		var work <-chan struct{}
+		var realWake <-chan time.Time
+		if s.busy() {
+			work = ready
+		} else if l := s.live(); l != nil && s.playing {
+			wake.Reset(l.nextWake(time.Now(), &s.st.p))
+			realWake = wake.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-readerGone:
+			return
+		case m := <-s.in:
+			s.handle(m)
+		case <-work:
+			s.slice()
+		case <-realWake:
+			s.aim(0)
+		case now := <-step.C:
+			s.aim(now.Sub(last))
+			last = now
+		}
+	}
+}
+
+// ready is always ready to receive from.
+var ready = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// busy reports whether the engine has work to do now: it is behind its
+// target, and at speed max, within the step's burst and not ahead of the
+// page by more than maxRows/2 rows (at max speed there is no real time to
+// keep, so rather than coalesce a fast page's rows it waits for the writer
+// to drain them).
+func (s *session) busy() bool {
+	end := s.st.p.Duration
+	if !s.playing || s.eng.Now() >= end {
+		return false
+	}
+	if s.speed == 0 && s.live() == nil {
+		return time.Now().Before(s.burstEnd) && s.out.pending() < maxRows/2
+	}
+	return s.eng.Now() < s.target
+}
+
+// aim sets the virtual time to reach after wall time elapsed at the
+// session's speed, or at speed max, opens a burst of maxBurst. While a lane
+// runs in real time, virtual time is that lane's, and the lane is measured
+// up to it.
+func (s *session) aim(elapsed time.Duration) {
+	if !s.playing {
+		return
+	}
+	end := s.st.p.Duration
+	switch l := s.live(); {
+	case l != nil:
+		now := time.Now()
+		if to := min(end, l.virtual(now)); to > s.target {
+			for i, l := range s.lanes {
+				if note := l.measure(now, to); note != "" {
+					s.fail(scenario.LaneNames[i:i+1]+"."+sourceParam, note)
+				}
+			}
+			s.target = to
+		}
+	case s.speed == 0:
+		s.burstEnd = time.Now().Add(maxBurst)
+		s.target = end
+	default:
+		// The engine may lag behind at heavy parameters: it goes on from
+		// where it is, never more than a step's worth behind.
+		s.target = min(end, max(s.target, s.eng.Now()+time.Duration(float64(elapsed)*s.speed)))
+	}
+	if s.busy() {
+		s.slice()
+	}
+}
+
+// slice advances the engine toward the target by one bounded slice and
+// sends the page what it did: rows, summaries, and the state when the
+// scheduled outage started or ended or the run reached its end.
+func (s *session) slice() {
+	end := s.st.p.Duration
+	down, outages := s.eng.Down(), s.eng.OutageCount()
+	s.eng.Step(min(s.target, end), sliceEvents, s.emit)
+	s.out.push(s.rows)
+	s.rows = s.rows[:0]
+	s.syncDown()
+	s.summarize()
+	s.sendMarks()
+	if s.eng.Now() >= end {
+		s.playing = false
+		s.stopLanes()
+	}
+	if s.eng.Now() >= end || s.eng.Down() != down || s.eng.OutageCount() != outages {
+		s.state()
+	}
+}
+
+// advance catches the engine up with the target now, before a change that
+// must apply at the current time (an outage or a pause while a lane runs in
+// real time).
+func (s *session) advance() {
+	s.aim(0)
+	for s.playing && s.eng.Now() < min(s.target, s.st.p.Duration) {
+		s.slice()
+	}
+}
+
+// emit adds the engine's tick to the slice's rows, and shows it to the
+// marker.
+func (s *session) emit(t scenario.Tick) {
+	row := TickRow(t, s.lanes, s.eng)
+	s.rows = append(s.rows, row)
+	s.marks.observe(row, s.eng)
+}
+
+// sendMarks sends the marks when they changed.
+func (s *session) sendMarks() {
+	if m := s.marks.take(); m != nil {
+		s.out.send(m, false)
+	}
+}
+
+// TickRow flattens a tick for the page: t, then each lane's Columns as its
+// source gives them (the engine's own for a lane without one).
+func TickRow(t scenario.Tick, lanes []laneSource, eng *simengine.Engine) []float64 {
+	row := make([]float64, 0, 1+len(t.Lanes)*len(scenario.Columns))
+	row = append(row, t.T)
+	for i, lt := range t.Lanes {
+		if i < len(lanes) {
+			lt = lanes[i].tick(lt, eng)
+		}
+		v := lt.Values()
+		row = append(row, v[:]...)
+	}
+	return row
+}
+
+// summarize sends the summaries when one changed.
+func (s *session) summarize() {
+	sum := s.eng.Summaries()
+	for i, l := range s.lanes {
+		if i < len(sum) {
+			sum[i] = l.summary(sum[i], s.eng)
+		}
+	}
+	ph := phaseOf(s.eng, s.st.p)
+	s.marks.summaries(sum, ph)
+	if summariesEqual(sum, s.lastSum) && ph == s.lastPhase {
+		return
+	}
+	s.lastSum, s.lastPhase = sum, ph
+	m := summaryMsg{Type: "summary", Lanes: sum}
+	for _, l := range sum {
+		m.Verdicts = append(m.Verdicts, l.Headline(ph))
+	}
+	s.out.send(m, false)
+}
+
+func summariesEqual(a, b []scenario.Summary) bool {
+	return slices.EqualFunc(a, b, func(x, y scenario.Summary) bool {
+		return x.BaselineOK == y.BaselineOK && ptrEq(x.ServerRecoveredAfter, y.ServerRecoveredAfter) &&
+			ptrEq(x.ServiceRecoveredAfter, y.ServiceRecoveredAfter) && x.Collapsed == y.Collapsed &&
+			x.PeakConcurrency == y.PeakConcurrency && x.Stopped == y.Stopped && x.LayeredFigure() == y.LayeredFigure()
+	})
+}
+
+func ptrEq(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// handle applies one message from the page.
+func (s *session) handle(m inMsg) {
+	switch m.Type {
+	case "set":
+		q, errs := kit.ParseQuery(m.Query)
+		var st state
+		if len(errs) == 0 {
+			st, errs = decode(q, s.lim)
+		}
+		if len(errs) > 0 {
+			for _, e := range errs {
+				for _, side := range sides(e) { // under the control the user changed
+					s.fail(side.Name, side.Error())
+				}
+			}
+			return
+		}
+		if st.real != "" && !s.holdsSlot {
+			if !s.slots.acquire() {
+				s.fail(st.real+"."+sourceParam, busyReal)
+				return
+			}
+			s.holdsSlot = true
+		}
+		// A run that reached its end shows nothing of a change at its end:
+		// it runs again from 0 with the new values, as does a change the
+		// running simulation cannot take on the fly.
+		restart := s.restarts(st) || s.eng.Now() >= s.st.p.Duration
+		s.st = st
+		s.speed, _ = parseSpeed(st.speed)
+		if st.real == "" {
+			s.releaseSlot()
+		}
+		if err := s.eng.Set(st.p); errors.Is(err, simengine.ErrRestarted) || restart {
+			if err == nil {
+				s.eng.Reset()
+			}
+			s.playing = true
+			s.hello()
+			return
+		}
+		s.out.send(s.params(), false)
+		s.marks.setParams(&s.st.p)
+		s.sendMarks()
+		s.bands()
+		s.syncDown()
+		s.state()
+	case "outage":
+		if s.live() != nil { // catch up: the outage starts now in both
+			s.advance()
+		}
+		s.eng.Outage(m.On)
+		s.syncDown()
+		s.state()
+	case "speed":
+		f, err := parseSpeed(m.Speed)
+		if err == nil && s.st.real != "" && f != 1 {
+			err = realSpeedError(m.Speed)
+		}
+		if err != nil {
+			s.fail(SpeedParam, err.Error())
+			s.state() // the page's menu goes back to the speed in effect
+			return
+		}
+		s.speed, s.st.speed = f, m.Speed
+		s.out.send(s.params(), false)
+		s.state()
+	case "pause":
+		if s.live() != nil { // real time cannot pause: the lane stops
+			s.advance()
+			s.stopLanes()
+		}
+		s.playing = false
+		s.state()
+	case "resume":
+		// A run that is over, or one of whose lanes cannot resume, starts again.
+		if s.eng.Now() >= s.st.p.Duration || s.stale() {
+			s.eng.Reset()
+			s.playing = true
+			s.hello()
+		}
+		s.playing = true
+		s.state()
+	case "reset":
+		// Reset starts the run again and plays it, paused or finished: a
+		// page reset to a blank, stopped chart looks broken.
+		s.eng.Reset()
+		s.playing = true
+		s.hello()
+	default:
+		s.fail("", "unknown message type "+strconv.Quote(m.Type)+": want set, outage, speed, pause, resume or reset")
+	}
+}
+
+func (s *session) fail(param, msg string) {
+	s.out.send(errorMsg{Type: "error", Param: param, Message: msg}, false)
+}
+
+// restarts reports whether st cannot apply to the current run on the fly,
+// lane by lane: a lane changes source, or its source cannot follow the change
+// (a real lane's server and clients cannot). The run then restarts from 0.
+func (s *session) restarts(st state) bool {
+	for i := range st.p.Lanes {
+		if i >= len(s.lanes) || laneSourceName(st, i) != s.lanes[i].source() || s.lanes[i].restarts(s.st.p, st.p) {
+			return true
+		}
+	}
+	return false
+}
+
+// stale reports whether a lane cannot resume where it stopped.
+func (s *session) stale() bool {
+	for _, l := range s.lanes {
+		if l.stale() {
+			return true
+		}
+	}
+	return false
+}
+
+// hello tells the page that a run starts: everything it shows is reset. The
+// engine is at the run's start; the previous run's lanes stop, and the new
+// ones start now (if the run plays).
+func (s *session) hello() {
+	s.stopLanes()
+	s.lanes = s.lanes[:0]
+	var failed []errorMsg
+	for i := range s.st.p.Lanes {
+		l := newLaneSource(s.st, i, s)
+		if s.playing {
+			if err := l.start(s.st.p, s.eng.Now()); err != nil {
+				failed = append(failed, errorMsg{Type: "error", Param: scenario.LaneNames[i:i+1] + "." + sourceParam, Message: err.Error()})
+				l = simLane{}
+				s.simulate(i)
+			}
+		}
+		s.lanes = append(s.lanes, l)
+	}
+	p := s.st.p
+	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
+		Tick: p.Tick.Seconds(), Columns: scenario.Columns, MaxOutages: simengine.MaxOutages,
+		Boxes: boxesOf(s.st, s.lim), FaultKinds: faultKinds(), Plan: planOf(&p), Explain: explainOf(&p),
+		Captions: scenario.LaneCaptions(&p)}
+	for i, l := range p.Lanes {
+		h.Lanes = append(h.Lanes, laneInfo{Name: scenario.LaneNames[i : i+1], Strategy: l.Strategy,
+			Source: s.lanes[i].source(), Addr: s.lanes[i].addr()})
+	}
+	s.out.lanes = len(p.Lanes)
+	s.lastSum = nil
+	s.target = s.eng.Now()
+	s.sentOutages, s.sentOpen = 0, false
+	s.out.send(h, true)
+	for _, e := range failed {
+		s.out.send(e, false)
+	}
+	s.marks = newMarker(&p)
+	s.sendMarks()
+	s.bands()
+	s.state()
+}
+
+// params is the params message of the run in effect.
+func (s *session) params() paramsMsg {
+	return paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p),
+		Explain: explainOf(&s.st.p), Captions: scenario.LaneCaptions(&s.st.p)}
+}
+
+// faultKinds describes the fault kinds for the page.
+func faultKinds() []faultKindInfo {
+	out := make([]faultKindInfo, len(scenario.FaultKinds))
+	for i, k := range scenario.FaultKinds {
+		c := EffectColor
+		if k.Outage {
+			c = OutageColor
+		}
+		out[i] = faultKindInfo{Name: k.Name, Outage: k.Outage, Color: c, Help: k.Help}
+	}
+	return out
+}
+
+// planOf returns p's scheduled fault windows.
+func planOf(p *scenario.Params) []planWindow {
+	out := []planWindow{}
+	for _, f := range scenario.AllFaults(p) {
+		if f.For > 0 {
+			out = append(out, planWindow{At: f.At.Seconds(), End: (f.At + f.For).Seconds(), Kind: f.Kind})
+		}
+	}
+	return out
+}
+
+// state tells the page where the run stands.
+func (s *session) state() {
+	m := stateMsg{Type: "state", T: s.eng.Now().Seconds(), Playing: s.playing,
+		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed, Down: s.eng.Down(),
+		Outages: [][3]any{}}
+	// Only the windows the page has not seen as they are now: the last one
+	// it saw open, and every one since.
+	dropped, outages, kinds := s.eng.OutagesDropped(), s.eng.Outages(), s.eng.OutageKinds()
+	from := s.sentOutages
+	if s.sentOpen {
+		from--
+	}
+	from = max(from, dropped)
+	m.OutagesFrom = from
+	s.sentOutages = dropped + len(outages)
+	s.sentOpen = len(outages) > 0 && outages[len(outages)-1][1] < 0
+	for _, l := range s.lanes {
+		if n := l.note(); n != "" {
+			m.Note = n
+		}
+	}
+	for i := from - dropped; i < len(outages); i++ {
+		o, end := outages[i], -1.0
+		if o[1] >= 0 {
+			end = o[1].Seconds()
+		}
+		m.Outages = append(m.Outages, [3]any{o[0].Seconds(), end, kinds[i]})
+	}
+	s.out.send(m, false)
+	// The verdicts say whether the server is down and the run over: a
+	// change by hand (Stop server) reaches them now, not at the next tick.
+	// Before the run's first summary there is nothing to say yet.
+	if s.lastSum != nil {
+		s.summarize()
+	}
+}
+
+// bands sends every lane's delay-by-retry bands.
+func (s *session) bands() {
+	for i, l := range s.st.p.Lanes {
+		s.out.send(laneBands(i, l, s.st.p), false)
+	}
+}
+
+func laneBands(i int, l scenario.Lane, p scenario.Params) bandsMsg {
+	m := bandsMsg{Type: "bands", Lane: i, Retry: []int{}, P5: []float64{}, P50: []float64{}, P95: []float64{}}
+	bands, err := strategies.Bands(l.Params, p.Think, bandRetries, bandDraws, p.Seed)
+	if err != nil {
+		return m
+	}
+	for _, b := range bands {
+		m.Retry = append(m.Retry, b.Retry)
+		m.P5 = append(m.P5, b.P5.Seconds())
+		m.P50 = append(m.P50, b.P50.Seconds())
+		m.P95 = append(m.P95, b.P95.Seconds())
+	}
+	return m
+}
