@@ -1,12 +1,14 @@
 package web
 
-// Browser tests of the seed bands view (bands.go, static/bands.js), in the
+// Browser tests of the seed bands view (package bandsview), in the
 // headless Chromium of browser_test.go. Run them with:
 // go test -run TestBrowserBands -v ./web
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"backofflab/bands"
+	"backofflab/budget"
 	"backofflab/internal/testwait"
 	"backofflab/web/playground"
 )
@@ -250,10 +253,29 @@ func bandsExports(t *testing.T, env *browserEnv) {
 	}
 }
 
+// longBand is a band that runs for many seconds: 60 seeds of ten minutes
+// of a storm.
+const longBand = "duration=10m&clients=5000&seeds=60"
+
+// bandsServer is a server of its own for a bands test, with its pool in
+// the test's hands.
+func bandsServer(t *testing.T, lim Limits) (*httptest.Server, *Server, *budget.Pool) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pool := budget.NewPool(1 << 30)
+	s := NewServer(ctx, Options{Limits: lim, Memory: pool})
+	srv := httptest.NewServer(s)
+	t.Cleanup(func() {
+		cancel()
+		srv.Close()
+	})
+	return srv, s, pool
+}
+
 // bandsLeavingStops: a page that leaves while its seeds run stops them:
 // the server's simulations go back to 0 and its memory is given back.
 func bandsLeavingStops(t *testing.T, env *browserEnv) {
-	srv, s, pool, _ := bandsServer(t, Limits{})
+	srv, s, pool := bandsServer(t, Limits{})
 	tb := openTab(t, env.ctx)
 	tb.do("open a long band", chromedp.Navigate(srv.URL+"/bands?"+longBand))
 	tb.waitTrue("the page shows the progress", `document.querySelector('#bands-status').textContent.includes('of 60 seeds done')`)

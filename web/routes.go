@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"backofflab/static"
+	"backofflab/web/bandsview"
 	"backofflab/web/contentionview"
 	"backofflab/web/kit"
 	"backofflab/web/playground"
@@ -22,7 +23,7 @@ type view struct {
 var views = []view{
 	{"/", playground.Mount},
 	{"/map", mountMap},
-	{"/bands", mountBands},
+	{"/bands", bandsview.Mount},
 	{"/contention", contentionview.Mount},
 }
 

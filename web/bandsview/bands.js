@@ -2,7 +2,7 @@
 // per lane and per chart of the playground, each series' median line and
 // its 5–95 % band across the seeds, and how many seeds collapsed.
 //
-// The server runs the seeds and computes the bands (web/bands.go, the
+// The server runs the seeds and computes the bands (web/bandsview/bands.go, the
 // bands package): this script reads its NDJSON stream (progress lines,
 // then the result as `backofflab bands -format json` and `-format csv`
 // write it), and leaving the page aborts the stream, which stops the
@@ -18,7 +18,7 @@
 
   let band = null; // the result's JSON, parsed
   let files = null; // the result's CSV and JSON as the server wrote them
-  let words = null; // the result's captions and collapsed seeds, in the server's words (web/bands.go)
+  let words = null; // the result's captions and collapsed seeds, in the server's words (web/bandsview/bands.go)
   const charts = {}; // "chart.letter" → ECharts instance
   // Each smoothing chart row shows 1 s averages of its quantiles unless
   // its toolbox turns that off, as the playground's do.
@@ -52,7 +52,7 @@
       return;
     }
     // NDJSON lines until the result's; then the band's JSON, one line,
-    // and its CSV, csv_bytes of ASCII, to the end (web/bands.go).
+    // and its CSV, csv_bytes of ASCII, to the end (web/bandsview/bands.go).
     const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
     let buf = '', from = 0; // the result is long: look for a line's end in the new text only
     let mode = 'lines', csvBytes = 0, json = '';

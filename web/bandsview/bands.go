@@ -1,7 +1,14 @@
-package web
+// Package bandsview is the seed bands' view (/bands): one scenario of
+// the playground's run with many seeds, per lane each chart's median and
+// 5–95 % band across them and how many collapsed, computed by package
+// bands as "backofflab bands" computes them. Its page is a templ page
+// (bands.templ) whose script (bands.js, embedded here and served as
+// /static/bands.js) streams the band from /bands/run.
+package bandsview
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -14,14 +21,13 @@ import (
 	"backofflab/internal/parallel"
 	"backofflab/scenario"
 	"backofflab/simengine"
-	"backofflab/static"
 	"backofflab/strategies"
 	"backofflab/web/kit"
 	"backofflab/web/playground"
 )
 
 // The seed bands view: GET /bands?<the playground's query>&seeds=K shows
-// the page (bands.templ), whose script (static/bands.js) reads GET
+// the page (bands.templ), whose script (bands.js) reads GET
 // /bands/run with the same query, a stream of NDJSON lines:
 //
 //	{"type":"progress","done":n,"total":K}   after each seed's run
@@ -36,19 +42,24 @@ import (
 // parameter; a busy server 503. The work stops when the page leaves (the
 // request's context) or the server shuts down.
 
-// mountBands adds the seed bands' routes: the page, its run's stream and
-// its script.
-func mountBands(mux *http.ServeMux, k *kit.Kit) {
+// Mount adds the seed bands' routes: the page, its run's stream and its
+// script.
+func Mount(mux *http.ServeMux, k *kit.Kit) {
 	mux.Handle("GET /bands", handleBandsPage(k.Log, k.Limits))
 	mux.Handle("GET /bands/run", k.Stream(handleBandsRun(k)))
-	mux.Handle("GET /static/bands.js", kit.Assets(static.FS))
+	mux.Handle("GET /static/bands.js", kit.Assets(bandsAssets))
 }
+
+// bandsAssets holds the page's script.
+//
+//go:embed bands.js
+var bandsAssets embed.FS
 
 // decodeBands reads a bands URL: the scenario as an export reads it (no
 // real lane: each seed is simulated headless), and seeds, 1 to
 // bands.MaxSeeds, bands.DefaultSeeds when absent, whose lane-ticks kept,
 // (seeds + 3) × lanes × ticks (bands.Cells), must fit lim.MaxBandCells.
-func decodeBands(q url.Values, lim Limits) (playground.Scenario, int, []*scenario.ParamError) {
+func decodeBands(q url.Values, lim kit.Limits) (playground.Scenario, int, []*scenario.ParamError) {
 	q = kit.CloneValues(q)
 	seeds := bands.DefaultSeeds
 	var errs []*scenario.ParamError
@@ -168,7 +179,7 @@ func sortedKeys(q url.Values) []string {
 
 // handleBandsPage renders the bands page. A bad query shows its messages
 // and runs nothing, as the playground does: the page itself is fine.
-func handleBandsPage(log *slog.Logger, lim Limits) http.Handler {
+func handleBandsPage(log *slog.Logger, lim kit.Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q, qerrs := kit.ParseQuery(r.URL.RawQuery)
 		st, seeds, errs := decodeBands(q, lim)

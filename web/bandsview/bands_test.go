@@ -1,4 +1,4 @@
-package web
+package bandsview
 
 import (
 	"bufio"
@@ -11,21 +11,38 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"go.uber.org/goleak"
 
 	"backofflab/bands"
 	"backofflab/budget"
 	"backofflab/internal/testwait"
 	"backofflab/scenario"
+	"backofflab/web/internal/webtest"
+	"backofflab/web/kit"
 )
 
-// bandsServer is a server of its own for a bands test, with its pool and
-// its live context in the test's hands.
-func bandsServer(t *testing.T, lim Limits) (*httptest.Server, *Server, *budget.Pool, context.CancelFunc) {
+func TestMain(m *testing.M) {
+	// The tests' bands are estimated from a seed's CPU time, which the
+	// race detector multiplies several times: the default budget of a view
+	// would refuse the long ones there.
+	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
+	goleak.VerifyTestMain(m)
+}
+
+var get = webtest.Get
+
+// bandsServer serves the view (Mount) on a kit of its own for a bands
+// test, with its pool and its live context in the test's hands.
+func bandsServer(t *testing.T, lim kit.Limits) (*httptest.Server, *kit.Kit, *budget.Pool, context.CancelFunc) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pool := budget.NewPool(1 << 30)
-	s := NewServer(ctx, Options{Limits: lim, Memory: pool})
-	srv := httptest.NewServer(s)
+	s := kit.New(ctx, nil, lim, pool)
+	mux := http.NewServeMux()
+	Mount(mux, s)
+	srv := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		cancel()
 		srv.Close()
@@ -74,7 +91,7 @@ func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query s
 // result, byte for byte what the bands package's writers (the CLI's)
 // write for the same scenario and seeds.
 func TestBandsStream(t *testing.T) {
-	srv, s, pool, _ := bandsServer(t, Limits{})
+	srv, s, pool, _ := bandsServer(t, kit.Limits{})
 	const query = "duration=10s&clients=200&outage_at=2s&outage_for=3s&lanes=3&c.strategy=decorrelated&seed=11"
 	res, next, body := openStream(t, context.Background(), srv, query+"&seeds=4")
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/x-ndjson") {
@@ -155,7 +172,7 @@ func TestBandsStream(t *testing.T) {
 // TestBandsBadQuery: each bad value is answered 400 on the stream, and
 // shown on the page (which runs nothing), naming its parameter.
 func TestBandsBadQuery(t *testing.T) {
-	srv, _, _, _ := bandsServer(t, Limits{MaxBandCells: 20_000})
+	srv, _, _, _ := bandsServer(t, kit.Limits{MaxBandCells: 20_000})
 	for _, tc := range []struct{ query, want string }{
 		{"seeds=0", `seeds: "0" is not allowed (allowed: a whole number from 1 to 100)`},
 		{"seeds=101", `seeds: "101" is not allowed (allowed: a whole number from 1 to 100)`},
@@ -192,7 +209,7 @@ const longBand = "duration=10m&clients=5000&seeds=60"
 // (Server.Running back to 0), gives its slot and memory back; while it
 // runs, the next band past MaxAnalyses is told the server is busy.
 func TestBandsLeaveCancels(t *testing.T) {
-	srv, s, pool, _ := bandsServer(t, Limits{MaxAnalyses: 1, AnalysisCores: 2})
+	srv, s, pool, _ := bandsServer(t, kit.Limits{MaxAnalyses: 1, AnalysisCores: 2})
 	ctx, leave := context.WithCancel(context.Background())
 	_, next, _ := openStream(t, ctx, srv, longBand)
 	if l, ok := next(); !ok || l.Type != "progress" {
@@ -216,7 +233,7 @@ func TestBandsLeaveCancels(t *testing.T) {
 // TestBandsShutdown: a band under way when the server shuts down ends
 // with an error line saying so, and nothing runs on.
 func TestBandsShutdown(t *testing.T) {
-	srv, s, _, shutdown := bandsServer(t, Limits{})
+	srv, s, _, shutdown := bandsServer(t, kit.Limits{})
 	_, next, _ := openStream(t, context.Background(), srv, longBand)
 	next()
 	testwait.Eventually(t, "seeds run", func() bool { return s.Running() > 0 })
@@ -237,7 +254,7 @@ func TestBandsShutdown(t *testing.T) {
 // TestBandsCrossSite: another site's page cannot make this server run
 // a band.
 func TestBandsCrossSite(t *testing.T) {
-	srv, _, _, _ := bandsServer(t, Limits{})
+	srv, _, _, _ := bandsServer(t, kit.Limits{})
 	res, _ := get(t, srv.URL+"/bands/run?seeds=2&duration=5s", http.Header{"Sec-Fetch-Site": {"cross-site"}})
 	if res.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-site: %d, want 403", res.StatusCode)
