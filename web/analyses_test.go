@@ -7,10 +7,63 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"backofflab/internal/testwait"
 )
+
+// mapTestServer serves NewServer on loopback and returns it, so that a
+// test reads Server.Running(); the server's context ends with the test.
+func mapTestServer(t *testing.T, lim Limits) (*httptest.Server, *Server, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := NewServer(ctx, Options{Limits: lim})
+	hs := httptest.NewServer(s)
+	t.Cleanup(func() {
+		cancel()
+		hs.Close()
+		wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer wcancel()
+		if err := s.Wait(wctx); err != nil {
+			t.Errorf("server wait: %v", err)
+		}
+	})
+	return hs, s, cancel
+}
+
+// waitServerRunning waits until ok(Server.Running()).
+func waitServerRunning(t *testing.T, s *Server, what string, ok func(int64) bool) {
+	t.Helper()
+	testwait.Eventually(t, what, func() bool { return ok(s.Running()) })
+}
+
+// startMap opens GET /map/cells?query on base, which runs until ctx ends
+// or the test does, and returns the type of its first line.
+func startMap(t *testing.T, ctx context.Context, base, query string) string {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/map/cells?"+query, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("GET /map/cells: %s: %s", resp.Status, b)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("the map's first line: %v", err)
+	}
+	var m struct{ Type string }
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatalf("the map's first line does not parse: %v: %s", err, line)
+	}
+	return m.Type
+}
 
 // heavyMap is a map of the worst cells a page may ask for: four lanes of
 // 20 000 clients retrying every millisecond for an hour against the curve
@@ -50,9 +103,8 @@ func TestLightViewFinishesBesideHeavyMaps(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for range 2 {
-		st := openMapStream(t, ctx, hs.URL, heavyMap)
-		if m, _ := st.next(t); m.Type != "start" {
-			t.Fatalf("a heavy map began with %+v", m)
+		if typ := startMap(t, ctx, hs.URL, heavyMap); typ != "start" {
+			t.Fatalf("a heavy map began with a line of type %q", typ)
 		}
 	}
 	waitServerRunning(t, s, "both heavy maps run", func(n int64) bool { return n == 2 })

@@ -103,7 +103,9 @@ func TestEveryViewRefusesBadQueries(t *testing.T) {
 				}
 				text := html.UnescapeString(body)
 				if r.path == "/map/cells" {
-					var me mapErrors
+					var me struct { // the map's errors as its stream writes them
+						Errors []struct{ Name, Message string } `json:"errors"`
+					}
 					if err := json.Unmarshal([]byte(body), &me); err != nil || len(me.Errors) == 0 {
 						t.Fatalf("body %.300s: %v", body, err)
 					}

@@ -7,13 +7,13 @@ import (
 	"backofflab/web/bandsview"
 	"backofflab/web/contentionview"
 	"backofflab/web/kit"
+	"backofflab/web/mapview"
 	"backofflab/web/playground"
 )
 
-// view is one of the server's views: a package (or, until it has moved
-// into one, a file of web) whose mount adds its routes (its page, its
-// stream, its exports, its own script) to the mux with the kit they
-// share.
+// view is one of the server's views: a package whose Mount adds its
+// routes (its page, its stream, its exports, its own scripts) to the mux
+// with the kit they share.
 type view struct {
 	page  string // the path of its page, which answers 200 with no query
 	mount func(*http.ServeMux, *kit.Kit)
@@ -22,7 +22,7 @@ type view struct {
 // views are the views the server mounts: one line each.
 var views = []view{
 	{"/", playground.Mount},
-	{"/map", mountMap},
+	{"/map", mapview.Mount},
 	{"/bands", bandsview.Mount},
 	{"/contention", contentionview.Mount},
 }

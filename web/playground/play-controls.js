@@ -6,13 +6,13 @@
 'use strict';
 
 // ---- sliders ---------------------------------------------------------------
-// A slider's scale is defined once, in Go (sliderValue in web/view.go):
+// A slider's scale is defined once, in Go (sliderValue in web/playground/view.go):
 // the page gets each slider's box text at every position (page.scales),
 // and each box's position from the server (boxes).
 const sliderOf = box => $(attr('data-slider-for', box.dataset.param));
 const textAt = (name, pos) => page.scales[page.sliders[name]][pos];
 // A slider says its box's value and unit in words (aria-valuetext, as
-// valueText in web/view.go writes it), not its position.
+// valueText in web/playground/view.go writes it), not its position.
 function speak(slider, text) {
   const unit = text === '1' ? slider.dataset.unitOne : slider.dataset.unitMany;
   slider.setAttribute('aria-valuetext', unit ? `${text} ${unit}` : text);

@@ -1,5 +1,5 @@
 // backofflab playground: the "What you are seeing" panel, as the server
-// writes it (web/explain.go) with the marks of the run so far.
+// writes it (web/playground/explain.go) with the marks of the run so far.
 'use strict';
 
 // ---- the explanation -------------------------------------------------------

@@ -5,7 +5,7 @@
 
 // ---- exports ---------------------------------------------------------------
 // exportRows downloads what the page shows as CSV or JSON. The server
-// formats it (POST /export.csv|json, web/pageexport.go), as `backofflab
+// formats it (POST /export.csv|json, web/playground/pageexport.go), as `backofflab
 // run -format csv|json` does: the page only sends its summaries and rows,
 // as the socket brought them.
 async function exportRows(format, type) {

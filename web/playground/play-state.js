@@ -1,5 +1,5 @@
 // backofflab playground: what the page knows, from the server's JSON
-// blocks (web/view.go's pageState, the charts' options) and the socket's
+// blocks (web/playground/view.go's pageState, the charts' options) and the socket's
 // messages since (web/protocol.go), and the charts' colours.
 //
 // The playground's scripts (page.templ loads them in this order, deferred:
@@ -19,7 +19,7 @@ const NC = COLS.length;
 const COL = Object.fromEntries(COLS.map((c, i) => [c, i]));
 const LETTERS = page.laneNames;
 const KEEP = new Set(page.keep);
-// The charts' specs (chartSpecs in web/charts.go): the script draws what
+// The charts' specs (ChartSpecs in web/playground/charts.go): the script draws what
 // they say and names no chart itself. A time chart plots columns of the
 // tick rows; a retry chart plots a lane's bands. Each series carries its
 // label in words (from Go: the script keeps no copy).
@@ -65,7 +65,7 @@ let faultKinds = {}; // by name: whether it takes the server down, its colour (h
 let plan = []; // the scheduled faults, {at, end, kind} (hello and params)
 let bands = [];
 // The moments that decide each lane's outcome and the levels its
-// verdict is judged by (the marks message, web/marks.go).
+// verdict is judged by (the marks message, web/playground/marks.go).
 let marks = { marks: [], levels: [] };
 let explain = null; // the run's "What you are seeing" panel (hello, params)
 let captions = []; // what an exported chart of each lane shows, from the server (hello, params)

@@ -11,7 +11,7 @@ import (
 // Page to server:
 //
 //	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole state, as the page's URL query;
-//	                                                            b.source=real makes lane b real (web/real.go)
+//	                                                            b.source=real makes lane b real (web/playground/real.go)
 //	{"type":"outage","on":true}                                 stop (true) or resume (false) the server now
 //	{"type":"speed","speed":"10"}                               virtual seconds per wall second, or "max"
 //	{"type":"pause"} {"type":"resume"} {"type":"reset"}
@@ -25,7 +25,7 @@ import (
 //	hello    after connecting and after every restart: the run's canonical query, lanes and columns;
 //	         the page clears its charts. Each lane says its source: sim, or real (with its server's
 //	         address while it runs): a real HTTP server and clients on loopback whose measurements
-//	         replace the lane's simulated values in the ticks (web/real.go)
+//	         replace the lane's simulated values in the ticks (web/playground/real.go)
 //	tick     one or more ticks: each a flat array [t, lane a's Columns…, lane b's Columns…]
 //	summary  every lane's Summary, and its verdict in words and tone, whenever one changes or
 //	         the run's phase does (an outage starts or ends, the run ends)
@@ -52,7 +52,7 @@ import (
 //	error    a bad value or request: the parameter's name (empty when none) and the message
 //
 // The page's CSV and JSON exports do not go over the socket: the page posts
-// its rows to /export.csv or /export.json (web/pageexport.go), and the
+// its rows to /export.csv or /export.json (web/playground/pageexport.go), and the
 // session keeps no history for them.
 //
 // Nothing the page sends can stop a session except closing the socket: a bad

@@ -22,7 +22,7 @@ import (
 
 // sliderSteps is the resolution of every slider: a slider's position runs
 // from 0 to sliderSteps and maps onto its parameter's range, linearly or
-// logarithmically (sliderValue, and sliderPos its inverse). static/play-controls.js
+// logarithmically (sliderValue, and sliderPos its inverse). play-controls.js
 // has no formula of its own: it looks a position's text up in the page's
 // slider tables, and takes a box's position from the server (boxView).
 const sliderSteps = 1000
@@ -576,7 +576,7 @@ func spokenUnit(unit string) (one, many string) {
 }
 
 // valueText is a slider's aria-valuetext: the box's text and its unit in
-// words. static/play-controls.js says it the same way as the slider moves.
+// words. play-controls.js says it the same way as the slider moves.
 func valueText(text, one, many string) string {
 	unit := many
 	if text == "1" {

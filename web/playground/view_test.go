@@ -691,8 +691,8 @@ func TestTemplGeneratedIsFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Generated from the module's root (go tool templ generate), the file
-	// names its source web/page.templ; generated here, page.templ.
-	want = bytes.ReplaceAll(want, []byte("FileName: `page.templ`"), []byte("FileName: `web/page.templ`"))
+	// names its source web/playground/page.templ; generated here, page.templ.
+	want = bytes.ReplaceAll(want, []byte("FileName: `page.templ`"), []byte("FileName: `web/playground/page.templ`"))
 	if len(want) == 0 || !bytes.Equal(got, want) {
 		t.Error("page_templ.go is stale: run go tool templ generate")
 	}

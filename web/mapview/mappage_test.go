@@ -1,4 +1,4 @@
-package web
+package mapview
 
 import (
 	"bufio"
@@ -17,18 +17,38 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"backofflab/internal/testwait"
 	"backofflab/sweep"
+	"backofflab/web/internal/webtest"
+	"backofflab/web/kit"
 	"backofflab/web/playground"
 )
 
-// mapTestServer serves NewServer on loopback and returns it, so that a
-// test reads Server.Running(); the server's context ends with the test.
-func mapTestServer(t *testing.T, lim Limits) (*httptest.Server, *Server, context.CancelFunc) {
+func TestMain(m *testing.M) {
+	// The tests' long maps are estimated from their corners' CPU time,
+	// which the race detector multiplies several times: the default budget
+	// of a view would refuse them there.
+	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
+	goleak.VerifyTestMain(m)
+}
+
+var (
+	get       = webtest.Get
+	withQuery = webtest.WithQuery
+)
+
+// mapTestServer serves the view (Mount) on a kit of its own on loopback
+// and returns the kit, so that a test reads its Running(); the kit's
+// context ends with the test.
+func mapTestServer(t *testing.T, lim kit.Limits) (*httptest.Server, *kit.Kit, context.CancelFunc) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := NewServer(ctx, Options{Limits: lim})
-	hs := httptest.NewServer(s)
+	s := kit.New(ctx, nil, lim, nil)
+	mux := http.NewServeMux()
+	Mount(mux, s)
+	hs := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		cancel()
 		hs.Close()
@@ -93,7 +113,7 @@ const testMap = "x=outage_for&x_from=2s&x_to=30s&x_steps=3&y=clients&y_from=300&
 // once, within its point, and equals what sweep.Run gives for it; each
 // point's summary of its lanes is its seeds'.
 func TestMapCellsArriveOnceEqualSweepRun(t *testing.T) {
-	hs, _, _ := mapTestServer(t, Limits{})
+	hs, _, _ := mapTestServer(t, kit.Limits{})
 	q, _ := url.ParseQuery(testMap)
 	spec, err := sweep.ParseSpec(q, sweep.CLILimits)
 	if err != nil {
@@ -225,8 +245,8 @@ func ptrStr(f *float64) any {
 // clients for an hour, which a cancel must cut.
 const slowMap = "x=outage_for&x_from=10s&x_to=40s&x_steps=8&y=clients&y_from=10000&y_to=20000&y_steps=8&duration=1h&a.strategy=fixed&b.strategy=fixed"
 
-// waitServerRunning waits until ok(Server.Running()).
-func waitServerRunning(t *testing.T, s *Server, what string, ok func(int64) bool) {
+// waitServerRunning waits until ok(s.Running()).
+func waitServerRunning(t *testing.T, s *kit.Kit, what string, ok func(int64) bool) {
 	t.Helper()
 	testwait.Eventually(t, what, func() bool { return ok(s.Running()) })
 }
@@ -238,7 +258,7 @@ func waitServerRunning(t *testing.T, s *Server, what string, ok func(int64) bool
 // (TestMain) finds nothing left.
 func TestMapCancel(t *testing.T) {
 	t.Run("leave", func(t *testing.T) {
-		hs, s, _ := mapTestServer(t, Limits{RunMemory: 64 << 20})
+		hs, s, _ := mapTestServer(t, kit.Limits{RunMemory: 64 << 20})
 		ctx, cancel := context.WithCancel(context.Background())
 		st := openMapStream(t, ctx, hs.URL, slowMap)
 		st.next(t) // start
@@ -247,7 +267,7 @@ func TestMapCancel(t *testing.T) {
 		waitServerRunning(t, s, "after the page left", func(n int64) bool { return n == 0 })
 	})
 	t.Run("change", func(t *testing.T) {
-		hs, s, _ := mapTestServer(t, Limits{RunMemory: 64 << 20, AnalysisCores: 2})
+		hs, s, _ := mapTestServer(t, kit.Limits{RunMemory: 64 << 20, AnalysisCores: 2})
 		ctx1, cancel1 := context.WithCancel(context.Background())
 		st1 := openMapStream(t, ctx1, hs.URL, slowMap)
 		st1.next(t)
@@ -265,7 +285,7 @@ func TestMapCancel(t *testing.T) {
 		waitServerRunning(t, s, "after the second left", func(n int64) bool { return n == 0 })
 	})
 	t.Run("shutdown", func(t *testing.T) {
-		hs, s, shutdown := mapTestServer(t, Limits{RunMemory: 64 << 20})
+		hs, s, shutdown := mapTestServer(t, kit.Limits{RunMemory: 64 << 20})
 		st := openMapStream(t, context.Background(), hs.URL, slowMap)
 		st.next(t)
 		waitServerRunning(t, s, "the map runs", func(n int64) bool { return n > 0 })
@@ -290,7 +310,7 @@ func TestMapCancel(t *testing.T) {
 // naming its parameter and value; a map past the server's cap of maps is
 // told the server is busy, 503.
 func TestMapBadInput(t *testing.T) {
-	hs, _, _ := mapTestServer(t, Limits{MaxAnalyses: 1, MaxClients: 5000})
+	hs, _, _ := mapTestServer(t, kit.Limits{MaxAnalyses: 1, MaxClients: 5000})
 	good := "x=outage_for&x_from=2s&x_to=30s&x_steps=3&duration=30s"
 	for _, tc := range []struct {
 		name, query, param, words string
@@ -357,7 +377,7 @@ func TestMapBadInput(t *testing.T) {
 // (GET) or formats the cells the page posts (POST); a post that lacks a
 // cell, repeats one or names one outside the map is refused.
 func TestMapExports(t *testing.T) {
-	hs, _, _ := mapTestServer(t, Limits{})
+	hs, _, _ := mapTestServer(t, kit.Limits{})
 	q, _ := url.ParseQuery(testMap)
 	spec, err := sweep.ParseSpec(q, sweep.CLILimits)
 	if err != nil {
@@ -437,7 +457,7 @@ func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 // it in the playground.
 func TestMapView(t *testing.T) {
 	q, _ := url.ParseQuery("speed=4&a.strategy=fixed&b.strategy=exponential&clients=500&x=b.factor&x_from=1&x_to=3&x_steps=5")
-	v := newMapView(q, nil, Limits{}.WithDefaults())
+	v := newMapView(q, nil, kit.Limits{}.WithDefaults())
 	if !v.State.Valid {
 		t.Fatalf("not a whole map: %v", v.General)
 	}
@@ -456,7 +476,7 @@ func TestMapView(t *testing.T) {
 	}
 	for name, s := range v.State.Suggest {
 		p := url.Values{"x": {name}, "x_from": {s.From}, "x_to": {s.To}, "x_steps": {"16"}, "x_scale": {s.Scale}}
-		if _, errs := decodeMap(p, Limits{}.WithDefaults()); len(errs) > 0 {
+		if _, errs := decodeMap(p, kit.Limits{}.WithDefaults()); len(errs) > 0 {
 			t.Errorf("the suggested range of %s (%s to %s, %s) is refused: %v", name, s.From, s.To, s.Scale, errs[0])
 		}
 	}
@@ -485,8 +505,8 @@ func TestMapView(t *testing.T) {
 // for it, with or without axes, without an error, and names the number
 // of lanes among the scenario's parameters.
 func TestMapOfPlaygroundLinks(t *testing.T) {
-	hs, _, _ := mapTestServer(t, Limits{})
-	lim := Limits{}.WithDefaults()
+	hs, _, _ := mapTestServer(t, kit.Limits{})
+	lim := kit.Limits{}.WithDefaults()
 	for _, tc := range []struct {
 		name, query, lanes string
 	}{

@@ -1,4 +1,4 @@
-package web
+package mapview
 
 import (
 	"context"
@@ -130,7 +130,7 @@ func handleMapPageExport(k *kit.Kit, format string) http.Handler {
 
 // readPostedCells reads every cell of spec, in any order, each once.
 func readPostedCells(dec *json.Decoder, spec sweep.Spec) ([]sweep.Cell, error) {
-	p, err := scenario.Parse(spec.Cell(0).Query())
+	p, err := spec.Cell(0).Params()
 	if err != nil {
 		return nil, err
 	}

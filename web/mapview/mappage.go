@@ -1,4 +1,8 @@
-package web
+// Package mapview is the phase map's view (/map): a grid over two
+// parameters of the vocabulary, computed by package sweep as "backofflab
+// sweep" computes it, streamed to its page (mappage.templ, whose script,
+// mappage.js, is embedded here and served as /static/mappage.js).
+package mapview
 
 // The phase map (GET /map): a grid over two parameters of the vocabulary,
 // every cell a whole simulation of the scenario with the cell's values,
@@ -7,7 +11,7 @@ package web
 // (sweep.Table) is the form's, sweep.ParseSpec reads the URL, and each cell
 // is sweep.RunCell's. This file decodes the map's URL and builds what
 // mappage.templ renders; mapstream.go runs the cells and streams them to
-// the page (static/mappage.js) as they end.
+// the page (mappage.js) as they end.
 
 import (
 	"fmt"
@@ -29,14 +33,14 @@ import (
 // mapLimits are the bounds of a map on this server: the axes' steps, the
 // seeds and the cells from lim, and each cell's run within the playground's
 // bounds on clients and duration.
-func mapLimits(lim Limits) sweep.Limits {
+func mapLimits(lim kit.Limits) sweep.Limits {
 	return sweep.Limits{MaxSteps: lim.MapMaxSteps, MaxSeeds: lim.MapMaxSeeds, MaxCells: lim.MapMaxCells,
 		Check: func(p scenario.Params) error { return runBounds(p, lim) }}
 }
 
 // runBounds checks a run against the server's bounds on one run, as the
 // playground's decode does.
-func runBounds(p scenario.Params, lim Limits) error {
+func runBounds(p scenario.Params, lim kit.Limits) error {
 	if p.Clients > lim.MaxClients {
 		return &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
 			Allow: fmt.Sprintf("a whole number from 1 to %d on this server", lim.MaxClients)}
@@ -53,7 +57,7 @@ func runBounds(p scenario.Params, lim Limits) error {
 // parameters are taken as the playground means them: its speed does not
 // matter to a map, a lane's source must be sim (a map simulates every
 // cell). Every error names its parameter.
-func decodeMap(q url.Values, lim Limits) (sweep.Spec, []*scenario.ParamError) {
+func decodeMap(q url.Values, lim kit.Limits) (sweep.Spec, []*scenario.ParamError) {
 	q = mapScenario(q, true)
 	var errs []*scenario.ParamError
 	for name, v := range q {
@@ -94,7 +98,7 @@ func givesSweep(q url.Values) bool {
 
 // decodeMapQuery is decodeMap of a raw query, for the map's stream and
 // exports: a query that does not read (kit.ParseQuery) is refused as it is.
-func decodeMapQuery(raw string, lim Limits) (sweep.Spec, []*scenario.ParamError) {
+func decodeMapQuery(raw string, lim kit.Limits) (sweep.Spec, []*scenario.ParamError) {
 	q, errs := kit.ParseQuery(raw)
 	if len(errs) > 0 {
 		return sweep.Spec{}, errs
@@ -259,7 +263,7 @@ type axisSuggestion struct {
 // newMapView builds the page of the map q names, or of its form only,
 // with every bad value named beside its control: qerrs are the errors of
 // reading q from its URL (kit.ParseQuery).
-func newMapView(q url.Values, qerrs []*scenario.ParamError, lim Limits) mapView {
+func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapView {
 	spec, errs := decodeMap(q, lim)
 	if !givesSweep(q) {
 		// The form before any axis is chosen, as the playground's link
@@ -461,7 +465,7 @@ func mapIdle(valid bool) string {
 
 // handleMap renders the map's page for its URL: the form, and when the
 // URL names a whole map, the page starts it (GET /map/cells).
-func handleMap(log *slog.Logger, lim Limits) http.Handler {
+func handleMap(log *slog.Logger, lim kit.Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q, qerrs := kit.ParseQuery(r.URL.RawQuery)
 		v := newMapView(q, qerrs, lim)

@@ -1,7 +1,8 @@
-package web
+package mapview
 
 import (
 	"context"
+	"embed"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -11,7 +12,6 @@ import (
 
 	"backofflab/internal/parallel"
 	"backofflab/scenario"
-	"backofflab/static"
 	"backofflab/sweep"
 	"backofflab/web/kit"
 )
@@ -181,18 +181,23 @@ func writeMapErrors(w http.ResponseWriter, code int, errs []mapError) {
 	json.NewEncoder(w).Encode(mapErrors{Errors: errs})
 }
 
-// mountMap adds the phase map's routes: its page, its cells as they end,
+// Mount adds the phase map's routes: its page, its cells as they end,
 // and its cells as CSV or JSON (a GET runs the map headless, the page
 // posts the cells it holds: mapexport.go).
-func mountMap(mux *http.ServeMux, k *kit.Kit) {
+func Mount(mux *http.ServeMux, k *kit.Kit) {
 	mux.Handle("GET /map", handleMap(k.Log, k.Limits))
 	mux.Handle("GET /map/cells", k.Stream(handleMapCells(k)))
 	mux.Handle("GET /map.csv", k.Export(handleMapExport(k, sweep.FormatCSV)))
 	mux.Handle("GET /map.json", k.Export(handleMapExport(k, sweep.FormatJSON)))
 	mux.Handle("POST /map.csv", k.Stream(handleMapPageExport(k, sweep.FormatCSV)))
 	mux.Handle("POST /map.json", k.Stream(handleMapPageExport(k, sweep.FormatJSON)))
-	mux.Handle("GET /static/mappage.js", kit.Assets(static.FS))
+	mux.Handle("GET /static/mappage.js", kit.Assets(mapAssets))
 }
+
+// mapAssets holds the page's script.
+//
+//go:embed mappage.js
+var mapAssets embed.FS
 
 // startMap takes what a map needs before its first cell: one of the
 // many-run views' slots, and an estimate of its cost within the budget of

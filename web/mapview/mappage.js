@@ -1,6 +1,6 @@
-// The phase map's page (web/mappage.templ): it reads the map's state from
-// the page (web/mappage.go), streams the cells from GET /map/cells as they
-// end (web/mapstream.go: one JSON value a line), and draws per lane a
+// The phase map's page (web/mapview/mappage.templ): it reads the map's state from
+// the page (web/mapview/mappage.go), streams the cells from GET /map/cells as they
+// end (web/mapview/mapstream.go: one JSON value a line), and draws per lane a
 // heatmap of the cells' verdicts and the difference between two lanes.
 // Every list it shows (the sweep's parameters, the axes' values and
 // labels, the outcomes and their words) comes from Go; what it computes is
