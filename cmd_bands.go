@@ -61,7 +61,7 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{err}
 	}
 	r, err := bands.Run(ctx, p, seeds, bands.Options{Parallel: workers,
-		Memory: func() (*budget.Run, error) { return budget.NewRun(nil, int64(*maxMemory)), nil }})
+		Memory: func() (*budget.Account, error) { return budget.NewAccount(nil, int64(*maxMemory)), nil }})
 	if err != nil {
 		return stopCause(ctx, err)
 	}

@@ -97,7 +97,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	mem := budget.NewRun(nil, int64(*maxMemory))
+	mem := budget.NewAccount(nil, int64(*maxMemory))
 	switch *format {
 	case "csv":
 		return simengine.WriteCSV(ctx, stdout, p, mem)
@@ -167,7 +167,7 @@ func defaultText(v string) string {
 
 // writeText prints, every report interval, one line per lane in the format of
 // 001's client plus the server's concurrency and latency, then the verdicts.
-func writeText(ctx context.Context, w io.Writer, p scenario.Params, report time.Duration, mem *budget.Run) error {
+func writeText(ctx context.Context, w io.Writer, p scenario.Params, report time.Duration, mem *budget.Account) error {
 	bw := bufio.NewWriter(w)
 	label := make([]string, len(p.Lanes))
 	for i, l := range p.Lanes {

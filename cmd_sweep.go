@@ -92,7 +92,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		err = sweep.Run(ctx, spec, sweep.Options{
 			Parallel: workers,
 			Shard:    sh,
-			Memory:   func() *budget.Run { return budget.NewRun(nil, int64(*maxMemory)) },
+			Memory:   func() *budget.Account { return budget.NewAccount(nil, int64(*maxMemory)) },
 		}, func(c sweep.Cell) {
 			if err := sw.Add(c); err != nil {
 				cancel(err)

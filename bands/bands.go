@@ -110,11 +110,11 @@ type Options struct {
 	// means none (simengine.RunWithBudget with a nil budget). Each call
 	// returns a fresh budget, closed when that seed's run ends; calls may
 	// come from several goroutines at once.
-	Memory func() (*budget.Run, error)
+	Memory func() (*budget.Account, error)
 	// Store, if not nil, is charged Bytes before any seed runs, and given
 	// back when Run returns: a caller that keeps the Result longer
 	// charges its own budget instead.
-	Store *budget.Run
+	Store *budget.Account
 	// Progress, if not nil, is called after each seed has finished, with
 	// the number finished so far, one call at a time.
 	Progress func(done int)
@@ -246,7 +246,7 @@ func Run(ctx context.Context, p scenario.Params, seeds int, opts Options) (*Resu
 	err := parallel.Do(ctx, opts.Parallel, seeds, func(ctx context.Context, s int) error {
 		one := p.Clone()
 		one.Seed = p.Seed + uint64(s)
-		var mem *budget.Run
+		var mem *budget.Account
 		if opts.Memory != nil {
 			var err error
 			if mem, err = opts.Memory(); err != nil {

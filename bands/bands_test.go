@@ -212,12 +212,12 @@ func TestStoreBudget(t *testing.T) {
 	if Bytes(p, 3) != size {
 		t.Fatalf("Bytes %d, want %d", Bytes(p, 3), size)
 	}
-	tight := budget.NewRun(nil, size-1)
+	tight := budget.NewAccount(nil, size-1)
 	var ex *budget.ExceededError
 	if _, err := Run(context.Background(), p, 3, Options{Store: tight}); !errors.As(err, &ex) {
 		t.Fatalf("err %v, want a budget.ExceededError", err)
 	}
-	store := budget.NewRun(nil, size)
+	store := budget.NewAccount(nil, size)
 	if _, err := Run(context.Background(), p, 3, Options{Store: store}); err != nil {
 		t.Fatal(err)
 	}
@@ -234,10 +234,10 @@ func TestCancelStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pool := budget.NewPool(1 << 30)
-	store := budget.NewRun(pool, 1<<30)
+	store := budget.NewAccount(pool, 1<<30)
 	var started atomic.Int32
 	_, err := Run(ctx, p, 50, Options{Parallel: 2, Store: store,
-		Memory: func() (*budget.Run, error) { started.Add(1); return budget.NewRun(pool, 64<<20), nil },
+		Memory: func() (*budget.Account, error) { started.Add(1); return budget.NewAccount(pool, 64<<20), nil },
 		Progress: func(done int) {
 			if done == 1 {
 				cancel()

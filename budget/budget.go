@@ -1,6 +1,6 @@
 // Package budget accounts for the memory that runs take, so that no request
 // can grow the process without bound: each run (a live session, an export)
-// has a Run budget of its own, and every Run of a server draws on one Pool
+// has an Account of its own, and every Account of a server draws on one Pool
 // that all of them share.
 //
 // Accounting is explicit: the code that allocates state whose size a request
@@ -51,28 +51,28 @@ func (p *Pool) take(n int64) bool {
 
 func (p *Pool) give(n int64) { p.used.Add(-n) }
 
-// Run is one run's budget: at most its limit, and only while its pool (if
-// any) has room. A Run is used by one goroutine at a time.
-type Run struct {
+// Account is one run's budget: at most its limit, and only while its pool (if
+// any) has room. An Account is used by one goroutine at a time.
+type Account struct {
 	pool  *Pool
 	limit int64
 	used  int64
 }
 
-// NewRun returns a budget of limit bytes drawn from p; a nil p means the
+// NewAccount returns a budget of limit bytes drawn from p; a nil p means the
 // run's limit alone bounds it.
-func NewRun(p *Pool, limit int64) *Run { return &Run{pool: p, limit: limit} }
+func NewAccount(p *Pool, limit int64) *Account { return &Account{pool: p, limit: limit} }
 
 // Limit returns the run's limit in bytes.
-func (r *Run) Limit() int64 { return r.limit }
+func (r *Account) Limit() int64 { return r.limit }
 
 // Used returns the bytes the run holds.
-func (r *Run) Used() int64 { return r.used }
+func (r *Account) Used() int64 { return r.used }
 
 // Grow takes n more bytes, or returns an *ExceededError and takes nothing
-// when the run's limit or its pool would be exceeded. A nil Run allows
+// when the run's limit or its pool would be exceeded. A nil Account allows
 // everything.
-func (r *Run) Grow(n int64) error {
+func (r *Account) Grow(n int64) error {
 	if r == nil || n <= 0 {
 		return nil
 	}
@@ -87,7 +87,7 @@ func (r *Run) Grow(n int64) error {
 }
 
 // Shrink gives back n bytes taken by Grow.
-func (r *Run) Shrink(n int64) {
+func (r *Account) Shrink(n int64) {
 	if r == nil || n <= 0 {
 		return
 	}
@@ -99,7 +99,7 @@ func (r *Run) Shrink(n int64) {
 }
 
 // Close gives back everything the run holds. The run may grow again.
-func (r *Run) Close() {
+func (r *Account) Close() {
 	if r != nil {
 		r.Shrink(r.used)
 	}

@@ -11,9 +11,9 @@ import (
 
 func TestRunGrowShrink(t *testing.T) {
 	pool := budget.NewPool(100)
-	a, b := budget.NewRun(pool, 60), budget.NewRun(pool, 60)
+	a, b := budget.NewAccount(pool, 60), budget.NewAccount(pool, 60)
 	steps := []struct {
-		run     *budget.Run
+		run     *budget.Account
 		grow    int64
 		wantErr string // "" for none
 		used    int64  // the run's after the step
@@ -50,7 +50,7 @@ func TestRunGrowShrink(t *testing.T) {
 	if b.Used() != 0 || pool.Used() != 0 || pool.Free() != 100 {
 		t.Errorf("after Close: run %d, pool %d, free %d", b.Used(), pool.Used(), pool.Free())
 	}
-	var none *budget.Run // a nil run bounds nothing
+	var none *budget.Account // a nil run bounds nothing
 	if err := none.Grow(1 << 40); err != nil {
 		t.Errorf("nil run: %v", err)
 	}
@@ -65,7 +65,7 @@ func TestPoolConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			r := budget.NewRun(pool, 500)
+			r := budget.NewAccount(pool, 500)
 			for k := range 10_000 {
 				if r.Grow(int64(k%7)) == nil && pool.Used() > pool.Max() {
 					t.Errorf("pool used %d of %d", pool.Used(), pool.Max())
@@ -119,9 +119,9 @@ func TestBytes(t *testing.T) {
 	}
 }
 
-func ExampleRun() {
+func ExampleAccount() {
 	pool := budget.NewPool(1 << 30)     // the server's budget
-	run := budget.NewRun(pool, 256<<20) // one page's run
+	run := budget.NewAccount(pool, 256<<20) // one page's run
 	fmt.Println(run.Grow(200 << 20))    // fits
 	fmt.Println(run.Grow(100 << 20))    // would pass the run's limit
 	run.Close()                         // the page left

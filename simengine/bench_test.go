@@ -148,7 +148,7 @@ func BenchmarkSlice(b *testing.B) {
 		l.MinDelay = time.Millisecond
 		p.Lanes = append(p.Lanes, l)
 	}
-	e, err := NewWithBudget(p, budget.NewRun(nil, 128<<20))
+	e, err := NewWithBudget(p, budget.NewAccount(nil, 128<<20))
 	if err != nil {
 		b.Fatal(err)
 	}

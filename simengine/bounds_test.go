@@ -48,7 +48,7 @@ func TestBudgetHaltsLane(t *testing.T) {
 	p := simStorm()
 	const limit = 4 << 20
 	pool := budget.NewPool(1 << 30)
-	mem := budget.NewRun(pool, limit)
+	mem := budget.NewAccount(pool, limit)
 	e, err := NewWithBudget(p, mem)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestBudgetRefusesRun(t *testing.T) {
 	p := scenariotest.CurveDefaults()
 	p.Clients = 100_000
 	pool := budget.NewPool(1 << 20)
-	mem := budget.NewRun(pool, 1<<30)
+	mem := budget.NewAccount(pool, 1<<30)
 	_, err := NewWithBudget(p, mem)
 	var ex *budget.ExceededError
 	if !errors.As(err, &ex) || !ex.Shared {
@@ -129,7 +129,7 @@ func TestBudgetSharedPool(t *testing.T) {
 	p := simStorm()
 	p.Lanes = p.Lanes[:1]
 	pool := budget.NewPool(6 << 20)
-	first, second := budget.NewRun(pool, 64<<20), budget.NewRun(pool, 64<<20)
+	first, second := budget.NewAccount(pool, 64<<20), budget.NewAccount(pool, 64<<20)
 	e1, err := NewWithBudget(p, first)
 	if err != nil {
 		t.Fatal(err)

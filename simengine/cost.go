@@ -30,7 +30,7 @@ type Cost struct {
 // core (parallel.Yield) nor the time other processes had it.
 // A run whose first state does not fit in mem costs nothing: it stops at
 // once.
-func MeasureCost(ctx context.Context, p scenario.Params, mem *budget.Run, limit time.Duration) (Cost, error) {
+func MeasureCost(ctx context.Context, p scenario.Params, mem *budget.Account, limit time.Duration) (Cost, error) {
 	e, err := NewWithBudget(p, mem)
 	if exceeded := (*budget.ExceededError)(nil); errors.As(err, &exceeded) && !exceeded.Shared {
 		return Cost{Whole: true}, nil

@@ -27,7 +27,7 @@ type Engine struct {
 	lanes    []*lane
 	now      time.Duration
 	nextTick time.Duration
-	mem      *budget.Run
+	mem      *budget.Account
 
 	// eff is p with the faults in effect applied (load, latency,
 	// capacity): what the lanes read. errFrac is the share of answers an
@@ -74,7 +74,7 @@ func New(p scenario.Params) (*Engine, error) { return NewWithBudget(p, nil) }
 // back to mem, its ticks carry no values from then on and its scenario.Summary says
 // why (scenario.Summary.Stopped). NewWithBudget returns mem's *budget.ExceededError
 // when the run's initial state does not fit at all.
-func NewWithBudget(p scenario.Params, mem *budget.Run) (*Engine, error) {
+func NewWithBudget(p scenario.Params, mem *budget.Account) (*Engine, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}

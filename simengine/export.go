@@ -28,7 +28,7 @@ const SliceEvents = 1 << 16
 
 // RunWithBudget is Run with the run's memory drawn from mem, as
 // NewWithBudget does: a lane that outgrows it halts, and the run goes on.
-func RunWithBudget(ctx context.Context, p scenario.Params, mem *budget.Run, emit func(scenario.Tick)) ([]scenario.Summary, error) {
+func RunWithBudget(ctx context.Context, p scenario.Params, mem *budget.Account, emit func(scenario.Tick)) ([]scenario.Summary, error) {
 	e, err := NewWithBudget(p, mem)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func CSVHeader() string {
 
 // WriteCSV runs p within mem (nil: unbounded) and writes its time series
 // as CSV: CSVHeader, then one row per lane per tick, as the run goes.
-func WriteCSV(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Run) error {
+func WriteCSV(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Account) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(CSVHeader())
 	var row []byte
@@ -85,7 +85,7 @@ type LaneRecord struct {
 // alone runs exactly as beside the others, see Engine) and writes each
 // lane's ticks as they come and its summary after them, so that no tick is
 // kept in memory however long the run.
-func WriteJSON(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Run) error {
+func WriteJSON(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Account) error {
 	bw := bufio.NewWriter(w)
 	params, err := json.Marshal(p.Map())
 	if err != nil {

@@ -38,7 +38,7 @@ type fifo struct {
 // push adds a request that started at start, no earlier than the back one,
 // and returns its absolute index, or the budget's error, having added
 // nothing, when the budget has no room for it.
-func (f *fifo) push(start time.Duration, c int32, mem *budget.Run) (uint64, error) {
+func (f *fifo) push(start time.Duration, c int32, mem *budget.Account) (uint64, error) {
 	if f.q.n == 0 {
 		f.start, f.last = start, start
 		return f.q.push(request{c: c}, mem)
@@ -91,7 +91,7 @@ const chunkLen = 1024
 
 // push adds v and returns its absolute index, or mem's error, having added
 // nothing, when the queue needs a new chunk and mem has no room for it.
-func (q *chunked[T]) push(v T, mem *budget.Run) (uint64, error) {
+func (q *chunked[T]) push(v T, mem *budget.Account) (uint64, error) {
 	i := q.head + q.n
 	if i/chunkLen == len(q.chunks) {
 		var c *[chunkLen]T
@@ -154,7 +154,7 @@ func (q *chunked[T]) chunkBytes() int64 {
 }
 
 // free drops every value and chunk, and gives their memory back to mem.
-func (q *chunked[T]) free(mem *budget.Run) {
+func (q *chunked[T]) free(mem *budget.Account) {
 	mem.Shrink(int64(len(q.chunks)+len(q.spare)) * q.chunkBytes())
 	*q = chunked[T]{base: q.base + uint64(q.n)}
 }

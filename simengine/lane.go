@@ -143,7 +143,7 @@ type lane struct {
 	// mem is the run's memory budget (nil: unbounded), held is what the
 	// lane's clients and events take of it, and halt, once set, is why
 	// the lane stopped: it processes no more events.
-	mem  *budget.Run
+	mem  *budget.Account
 	held int64
 	halt *Halt
 }
@@ -187,7 +187,7 @@ func groupDigits(n int) string {
 // lanes with the same strategy and parameters draw the same numbers.
 const strategyStream = 0x5851f42d4c957f2d
 
-func newLane(p *scenario.Params, i int, mem *budget.Run) *lane {
+func newLane(p *scenario.Params, i int, mem *budget.Account) *lane {
 	l := &lane{p: p, next: never, mem: mem}
 	l.onReject = l.rejectedNow
 	l.rng = rand.New(rand.NewPCG(p.Seed, strategyStream))

@@ -462,7 +462,7 @@ func TestModelFifo(t *testing.T) {
 func TestFifoBudget(t *testing.T) {
 	chunk := requestBytes * chunkLen
 	pool := budget.NewPool(10 * chunk)
-	run := budget.NewRun(pool, 3*chunk)
+	run := budget.NewAccount(pool, 3*chunk)
 	var f fifo
 	n := 0
 	for ; ; n++ {

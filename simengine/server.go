@@ -19,7 +19,7 @@ type serverModel interface {
 	// slot (by which the client finds it), or, having taken nothing,
 	// errFull when the model has no room (the connect is dropped) or mem's
 	// error.
-	admit(now time.Duration, c int32, mem *budget.Run) (uint64, error)
+	admit(now time.Duration, c int32, mem *budget.Account) (uint64, error)
 	// next returns when the next request completes, no earlier than now,
 	// or never while none is inside.
 	next(now time.Duration) time.Duration
@@ -52,7 +52,7 @@ type serverModel interface {
 	// held returns how many requests the model keeps in memory, and free
 	// gives their memory back to mem.
 	held() int
-	free(mem *budget.Run)
+	free(mem *budget.Account)
 	// setParams applies changed parameters from now on.
 	setParams(p *scenario.Params)
 }

@@ -22,7 +22,7 @@ var _ serverModel = (*curveModel)(nil)
 
 func newCurveModel(p *scenario.Params) serverModel { return &curveModel{curve: newCurve(p)} }
 
-func (m *curveModel) admit(now time.Duration, c int32, mem *budget.Run) (uint64, error) {
+func (m *curveModel) admit(now time.Duration, c int32, mem *budget.Account) (uint64, error) {
 	slot, err := m.q.push(now, c, mem)
 	if err == nil {
 		m.live++
@@ -87,7 +87,7 @@ func (m *curveModel) setParams(p *scenario.Params) { m.curve = newCurve(p) }
 
 // free drops every request: an empty fifo's start and last are set anew
 // by its next push.
-func (m *curveModel) free(mem *budget.Run) {
+func (m *curveModel) free(mem *budget.Account) {
 	m.q.q.free(mem)
 	m.live = 0
 }

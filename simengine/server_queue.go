@@ -73,7 +73,7 @@ func (m *queueModel) setParams(p *scenario.Params) {
 	m.line.Discipline = workq.DisciplineOf(p)
 }
 
-func (m *queueModel) admit(now time.Duration, c int32, mem *budget.Run) (uint64, error) {
+func (m *queueModel) admit(now time.Duration, c int32, mem *budget.Account) (uint64, error) {
 	id := m.nextID
 	m.line.Arrive(now)
 	if len(m.busy) < m.workers && !m.frozen {
@@ -208,7 +208,7 @@ func (m *queueModel) latency() time.Duration {
 
 func (m *queueModel) held() int { return len(m.busy) + m.wait.n }
 
-func (m *queueModel) free(mem *budget.Run) {
+func (m *queueModel) free(mem *budget.Account) {
 	m.busy = m.busy[:0]
 	m.wait.free(mem)
 	m.line.Drop()

@@ -94,7 +94,7 @@ func BenchmarkEstimate(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			s := mustSpec(b, bc.query)
 			pool := budget.NewPool(8 << 30)
-			memory := func() (*budget.Run, error) { return budget.NewRun(pool, 128<<20), nil }
+			memory := func() (*budget.Account, error) { return budget.NewAccount(pool, 128<<20), nil }
 			for b.Loop() {
 				est, err := EstimateCost(context.Background(), s, 250*time.Millisecond, memory)
 				if err != nil {

@@ -12,13 +12,13 @@ import (
 // Run's one cell, for a caller that schedules the cells itself: a server
 // that runs each cell inside its own slot for a core and takes each cell's
 // memory from its pool, which may refuse.
-func RunCell(ctx context.Context, s Spec, i int, mem *budget.Run) (Cell, error) {
+func RunCell(ctx context.Context, s Spec, i int, mem *budget.Account) (Cell, error) {
 	if i < 0 || i >= s.Cells() {
 		return Cell{}, fmt.Errorf("sweep: cell %d of a sweep of %d cells", i, s.Cells())
 	}
-	var memory func() *budget.Run
+	var memory func() *budget.Account
 	if mem != nil {
-		memory = func() *budget.Run { return mem }
+		memory = func() *budget.Account { return mem }
 	}
 	return runCell(ctx, s.Cell(i), memory)
 }

@@ -27,7 +27,7 @@ type Estimate struct {
 // four), each for at most limit of work, on parallel.Do's goroutines (a
 // pool's share, under one), with each corner's memory from memory (nil:
 // unbounded).
-func EstimateCost(ctx context.Context, s Spec, limit time.Duration, memory func() (*budget.Run, error)) (Estimate, error) {
+func EstimateCost(ctx context.Context, s Spec, limit time.Duration, memory func() (*budget.Account, error)) (Estimate, error) {
 	est := Estimate{spec: s, Whole: true}
 	ys := 1
 	if s.Y.Name != "" {
@@ -41,7 +41,7 @@ func EstimateCost(ctx context.Context, s Spec, limit time.Duration, memory func(
 		if err != nil {
 			return err
 		}
-		var mem *budget.Run
+		var mem *budget.Account
 		if memory != nil {
 			if mem, err = memory(); err != nil {
 				return err

@@ -125,7 +125,7 @@ type Options struct {
 	// is OutcomeStopped); a run whose first state does not fit in a budget
 	// of its own stops all its lanes, while one that does not fit in a
 	// shared pool ends the sweep with the pool's *budget.ExceededError.
-	Memory func() *budget.Run
+	Memory func() *budget.Account
 }
 
 // Run runs every cell of o.Shard's part of s, o.Parallel at a time (by
@@ -154,12 +154,12 @@ func Run(ctx context.Context, s Spec, o Options, emit func(Cell)) error {
 }
 
 // runCell runs the cell k: the single run k.Params gives.
-func runCell(ctx context.Context, k CellKey, memory func() *budget.Run) (Cell, error) {
+func runCell(ctx context.Context, k CellKey, memory func() *budget.Account) (Cell, error) {
 	p, err := k.Params()
 	if err != nil {
 		return Cell{}, fmt.Errorf("cell %d: %w", k.Index, err)
 	}
-	var mem *budget.Run
+	var mem *budget.Account
 	if memory != nil {
 		mem = memory()
 		defer mem.Close()

@@ -159,9 +159,9 @@ func cancelStorms(tb testing.TB) (err error, emitted int32, held int64) {
 	s := mustSpec(tb, "clients=20000&duration=1h&x=outage_for&x_from=10s&x_to=60s&x_steps=8")
 	pool := budget.NewPool(1 << 40)
 	var runs atomic.Int32
-	memory := func() *budget.Run {
+	memory := func() *budget.Account {
 		runs.Add(1)
-		return budget.NewRun(pool, 1<<36)
+		return budget.NewAccount(pool, 1<<36)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
@@ -184,13 +184,13 @@ func TestRunMemory(t *testing.T) {
 	s := mustSpec(t, "server_model=curve&clients=2000&duration=60s&x=outage_for&x_from=10s&x_to=20s&x_steps=2")
 	for _, tc := range []struct {
 		name   string
-		memory func() *budget.Run
+		memory func() *budget.Account
 		lane   [2]string // lane a's and b's outcome in the last cell
 		err    bool
 	}{
-		{"growing", func() *budget.Run { return budget.NewRun(nil, 512<<10) }, [2]string{OutcomeStopped, OutcomeCollapsed}, false},
-		{"first state", func() *budget.Run { return budget.NewRun(nil, 1<<10) }, [2]string{OutcomeStopped, OutcomeStopped}, false},
-		{"pool", func() *budget.Run { return budget.NewRun(budget.NewPool(1<<10), 1<<30) }, [2]string{}, true},
+		{"growing", func() *budget.Account { return budget.NewAccount(nil, 512<<10) }, [2]string{OutcomeStopped, OutcomeCollapsed}, false},
+		{"first state", func() *budget.Account { return budget.NewAccount(nil, 1<<10) }, [2]string{OutcomeStopped, OutcomeStopped}, false},
+		{"pool", func() *budget.Account { return budget.NewAccount(budget.NewPool(1<<10), 1<<30) }, [2]string{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var last Cell

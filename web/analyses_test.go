@@ -151,7 +151,7 @@ func TestTooDearRefusedUpFront(t *testing.T) {
 	}{
 		{"map", "/map/cells?" + heavyMap, `"name":"cells"`},
 		{"map export", "/map.csv?" + heavyMap, "cells:"},
-		{"band", "/bands/run?" + strings.Replace(strings.Split(heavyMap, "&x=")[0], "&tick=10ms", "", 1) + "&seeds=3", "seeds:"},
+		{"band", "/bands/run?" + strings.Replace(strings.Split(heavyMap, "&x=")[0], "&tick=10ms", "&tick=1s", 1) + "&seeds=60", "seeds:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := http.Get(hs.URL + tc.path)

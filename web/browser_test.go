@@ -395,7 +395,7 @@ func replayOutage(t *testing.T, query string, stopped, resumed, until float64) [
 	if len(errs) > 0 {
 		t.Fatal(errs[0])
 	}
-	eng, err := simengine.NewWithBudget(st.Params, budget.NewRun(nil, 32<<20))
+	eng, err := simengine.NewWithBudget(st.Params, budget.NewAccount(nil, 32<<20))
 	if err != nil {
 		t.Fatal(err)
 	}

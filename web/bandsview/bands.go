@@ -218,7 +218,7 @@ func progressMsg(done, total int, left float64) seedsMsg {
 func measureSeed(ctx context.Context, p scenario.Params, k *kit.Kit) (cost time.Duration, whole bool, err error) {
 	var c simengine.Cost
 	err = parallel.Do(ctx, 1, 1, func(ctx context.Context, _ int) error {
-		mem, err := k.NewRun()
+		mem, err := k.NewAccount()
 		if err != nil {
 			return err
 		}
@@ -264,7 +264,7 @@ func handleBandsRun(k *kit.Kit) http.Handler {
 			http.Error(w, "seeds: "+msg, http.StatusBadRequest)
 			return
 		}
-		store, err := k.NewRun()
+		store, err := k.NewAccount()
 		if err != nil {
 			w.Header().Set("Retry-After", "60")
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)
@@ -294,7 +294,7 @@ func handleBandsRun(k *kit.Kit) http.Handler {
 		go func() {
 			defer close(finished)
 			res, runErr = bands.Run(ctx, st.Params, seeds, bands.Options{Parallel: lim.AnalysisCores,
-				Memory: k.NewRun, MaxCells: lim.MaxBandCells,
+				Memory: k.NewAccount, MaxCells: lim.MaxBandCells,
 				Progress: func(n int) {
 					mu.Lock()
 					done = n

@@ -151,7 +151,7 @@ func beginContention(ctx context.Context, k *kit.Kit, spec contention.Spec) (sha
 	if err != nil {
 		return nil, nil, err
 	}
-	mem, err := k.NewRun()
+	mem, err := k.NewAccount()
 	if err != nil {
 		endSlot()
 		return nil, nil, err

@@ -2,7 +2,7 @@
 // (Page), the query's reading (ParseQuery), the server's limits (Limits),
 // and for the views of many runs (the phase map, the seed bands, the
 // contention study) their slot and share of the cores (Kit.Begin), their
-// estimate's check (TooDear), their memory (Kit.NewRun), their NDJSON
+// estimate's check (TooDear), their memory (Kit.NewAccount), their NDJSON
 // stream that always ends with a last line (Kit.OpenStream), their
 // exports (Kit.TakeExport, ExportHeaders) and the routes' guards
 // (Kit.Stream, Kit.Export). A view is a package that mounts its routes
@@ -58,14 +58,14 @@ func New(live context.Context, log *slog.Logger, lim Limits, pool *budget.Pool) 
 // Live is the server's live context: it ends when the server shuts down.
 func (k *Kit) Live() context.Context { return k.live }
 
-// NewRun returns a run's memory budget, or a "server busy" error when the
+// NewAccount returns a run's memory budget, or a "server busy" error when the
 // pool has too little left to start one: an eighth of a run's budget.
-func (k *Kit) NewRun() (*budget.Run, error) {
+func (k *Kit) NewAccount() (*budget.Account, error) {
 	if free := k.pool.Free(); free < k.Limits.RunMemory/8 {
 		return nil, fmt.Errorf("server busy: its memory budget is taken (%s of %s in use by other pages and exports); try again in a minute",
 			budget.Bytes(k.pool.Used()), budget.Bytes(k.pool.Max()))
 	}
-	return budget.NewRun(k.pool, k.Limits.RunMemory), nil
+	return budget.NewAccount(k.pool, k.Limits.RunMemory), nil
 }
 
 // Begin takes a many-run view's slot, or says why it cannot: the caller

@@ -209,7 +209,7 @@ func startMap(r *http.Request, spec sweep.Spec, k *kit.Kit) (context.Context, sw
 	if err != nil {
 		return nil, sweep.Estimate{}, nil, http.StatusServiceUnavailable, []mapError{{Message: err.Error()}}
 	}
-	est, err := sweep.EstimateCost(ctx, spec, kit.PilotCPU, k.NewRun)
+	est, err := sweep.EstimateCost(ctx, spec, kit.PilotCPU, k.NewAccount)
 	if err != nil {
 		end()
 		return nil, sweep.Estimate{}, nil, http.StatusServiceUnavailable, []mapError{{Message: kit.BusyMessage(err)}}
@@ -271,7 +271,7 @@ func runCells(ctx context.Context, spec sweep.Spec, k *kit.Kit, emit func(sweep.
 	go func() {
 		defer close(done)
 		errc <- parallel.Do(ctx, 0, spec.Cells(), func(ctx context.Context, i int) error {
-			mem, err := k.NewRun()
+			mem, err := k.NewAccount()
 			if err != nil {
 				return err
 			}

@@ -52,7 +52,7 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 			conn.Write(wctx, websocket.MessageText, mustJSON(errorMsg{Type: "error", Message: msg}))
 			conn.Close(websocket.StatusTryAgainLater, "server busy")
 		}
-		mem, err := live.NewRun()
+		mem, err := live.NewAccount()
 		if err != nil {
 			busy(err.Error())
 			return
@@ -83,7 +83,7 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 			return
 		}
 		defer release()
-		mem, err := live.NewRun()
+		mem, err := live.NewAccount()
 		if err != nil {
 			w.Header().Set("Retry-After", "60")
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)

@@ -60,7 +60,7 @@ type session struct {
 	stopped chan struct{}
 	// mem is the run's memory budget, drawn from the server's pool; the
 	// session gives it all back when it ends.
-	mem *budget.Run
+	mem *budget.Account
 
 	// Owned by run.
 	eng     *simengine.Engine
@@ -98,7 +98,7 @@ type session struct {
 // newSession returns the session of st's run, whose memory mem bounds. It
 // fails with mem's *budget.ExceededError when the run's initial state
 // does not fit.
-func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, mem *budget.Run, st state, bad []*scenario.ParamError) (*session, error) {
+func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, mem *budget.Account, st state, bad []*scenario.ParamError) (*session, error) {
 	eng, err := simengine.NewWithBudget(st.p, mem)
 	if err != nil {
 		return nil, err
