@@ -141,7 +141,7 @@ func TestBandsEdgeValues(t *testing.T) {
 		for _, e := range edgeCases {
 			p := mustDefaults(t, name)
 			e.mod(&p)
-			bs := mustBands(t, p, 10*time.Second, 40, 50, 1)
+			bs := mustRetryDelays(t, p, 10*time.Second, 40, 50, 1)
 			for _, b := range bs {
 				if b.P5 < 0 || b.P5 > b.P50 || b.P50 > b.P95 {
 					t.Errorf("%s/%s retry %d: %+v out of order", name, e.name, b.Retry, b)

@@ -51,10 +51,10 @@ func ExampleGRPC() {
 	// wait: 700ms backoff now: 1.6s
 }
 
-func ExampleBands() {
+func ExampleRetryDelays() {
 	p, _ := strategies.Defaults(strategies.NameFixed)
 	p.MaxAttempts = 3
-	bands, _ := strategies.Bands(p, 10*time.Second, 5, 100, 1)
+	bands, _ := strategies.RetryDelays(p, 10*time.Second, 5, 100, 1)
 	for _, b := range bands {
 		fmt.Println(b.Retry, b.P5, b.P50, b.P95)
 	}

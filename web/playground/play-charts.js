@@ -99,7 +99,7 @@ function toggle(id, what) {
     if (what === 'smooth') Object.assign(o, sourceOf(id, i));
     c.setOption(o);
   });
-  if (SPEC[id].x === 'retry') drawBands();
+  if (SPEC[id].x === 'retry') drawDelays();
   else markDirty();
 }
 
@@ -177,7 +177,7 @@ function ensureChart(id, i) {
   c.setOption({ graphic: helpGraphic(id, c) });
   charts[key] = c;
   resizeWithBox(dom);
-  if (spec.x === 'retry') drawBands();
+  if (spec.x === 'retry') drawDelays();
   else markDirty();
   return c;
 }
@@ -199,7 +199,7 @@ function tooltip(id, i, ps) {
     return row;
   };
   if (spec.x === 'retry') {
-    const b = bands[i];
+    const b = delays[i];
     const j = ps[0].dataIndex;
     if (!b || j < 0 || j >= b.retry.length) return '';
     const s = v => dur(v, 3);

@@ -220,7 +220,7 @@ function outageView(t) {
 }
 
 // BAND_DATA gives each series of a retry chart its values from a lane's
-// bands message: the band is an invisible p5 series with (p95 − p5)
+// delays message: the band is an invisible p5 series with (p95 − p5)
 // stacked on it.
 const BAND_DATA = {
   p5: (b, at) => b.retry.map((_, j) => at(b.p5, j)),
@@ -228,17 +228,17 @@ const BAND_DATA = {
   p50: (b, at) => b.retry.map((_, j) => at(b.p50, j)),
 };
 
-// drawBands redraws the retry charts from the lanes' bands.
-function drawBands() {
+// drawDelays redraws the retry charts from the lanes' delays messages.
+function drawDelays() {
   const top = b => (b ? Math.max(0, ...b.p95) : 0);
-  const all = Math.max(0, ...bands.map(top));
+  const all = Math.max(0, ...delays.map(top));
   for (const id of RETRY_CHARTS) {
     const spec = SPEC[id];
     const log = view[id].log;
     const floor = log ? 1e-3 : 0; // a log axis cannot show 0
     for (let i = 0; i < laneCount(); i++) {
       const c = charts[`${id}.${LETTERS[i]}`];
-      const b = bands[i];
+      const b = delays[i];
       if (!c || !b) continue;
       const at = (arr, j) => Math.max(arr[j], floor);
       const nice = niceAxis(Math.max(view[id].shared ? all : top(b), floor), spec.units[0], log);

@@ -84,9 +84,9 @@ function onMessage(m) {
       ensureOption($('#speed'), m.speed);
       $('#speed').value = m.speed;
       return markDirty();
-    case 'bands':
-      bands[m.lane] = m;
-      return drawBands();
+    case 'delays':
+      delays[m.lane] = m;
+      return drawDelays();
     case 'marks':
       marks = m;
       renderExplain();
@@ -134,7 +134,7 @@ function onHello(m) {
   srows = [];
   lastSummary = null;
   lastVerdicts = null;
-  bands = [];
+  delays = [];
   marks = { marks: [], levels: [] };
   maxes = lanes.map(() => ({}));
   seen = lanes.map(() => ({}));

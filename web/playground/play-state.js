@@ -21,7 +21,7 @@ const LETTERS = page.laneNames;
 const KEEP = new Set(page.keep);
 // The charts' specs (ChartSpecs in web/playground/charts.go): the script draws what
 // they say and names no chart itself. A time chart plots columns of the
-// tick rows; a retry chart plots a lane's bands. Each series carries its
+// tick rows; a retry chart plots a lane's delays (5 %, median, 95 % by retry). Each series carries its
 // label in words (from Go: the script keeps no copy).
 const SPECS = page.charts;
 const SPEC = Object.fromEntries(SPECS.map(k => [k.id, k]));
@@ -63,7 +63,7 @@ const outageWins = new Map();
 let maxOutages = 100;
 let faultKinds = {}; // by name: whether it takes the server down, its colour (hello.fault_kinds)
 let plan = []; // the scheduled faults, {at, end, kind} (hello and params)
-let bands = [];
+let delays = [];
 // The moments that decide each lane's outcome and the levels its
 // verdict is judged by (the marks message, web/playground/marks.go).
 let marks = { marks: [], levels: [] };
@@ -82,5 +82,5 @@ onThemeChange(() => {
   T = theme();
   forCharts((c, id) => c.setOption(themed(id)));
   markDirty();
-  drawBands();
+  drawDelays();
 });

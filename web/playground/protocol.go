@@ -31,7 +31,7 @@ import (
 //	         the run's phase does (an outage starts or ends, the run ends)
 //	state    virtual time, playing or not, speed, server down or not, done, and the outage
 //	         windows that changed since the previous state (outages_from: the first one's index)
-//	bands    the delay-by-retry bands of one lane's strategy, after hello and every set
+//	delays   the delay-by-retry quantiles of one lane's strategy, after hello and every set
 //	params   the canonical query after a set that applied (the page puts it in its URL), and
 //	         boxes: what each number box of the run shows, as in hello
 //	marks    the moments that decide each lane's outcome so far (its retries landing, the
@@ -172,8 +172,8 @@ type stateMsg struct {
 	Note string `json:"note,omitempty"`
 }
 
-type bandsMsg struct {
-	Type  string    `json:"type"` // "bands"
+type delaysMsg struct {
+	Type  string    `json:"type"` // "delays"
 	Lane  int       `json:"lane"`
 	Retry []int     `json:"retry"`
 	P5    []float64 `json:"p5"` // seconds

@@ -38,8 +38,8 @@ const (
 	// any parameters, so a page is answered, and a closed page's session
 	// ends, at once.
 	sliceEvents = simengine.SliceEvents
-	// bandDraws and bandRetries size the delay-by-retry chart.
-	bandDraws, bandRetries = 2000, 12
+	// delayDraws and delayRetries size the delay-by-retry chart.
+	delayDraws, delayRetries = 2000, 12
 )
 
 // session is one page's live simulation. Three goroutines serve it: the
@@ -508,7 +508,7 @@ func (s *session) handle(m inMsg) {
 		s.out.send(s.params(), false)
 		s.marks.setParams(&s.st.p)
 		s.sendMarks()
-		s.bands()
+		s.delays()
 		s.syncDown()
 		s.state()
 	case "outage":
@@ -621,7 +621,7 @@ func (s *session) hello() {
 	}
 	s.marks = newMarker(&p)
 	s.sendMarks()
-	s.bands()
+	s.delays()
 	s.state()
 }
 
@@ -692,20 +692,20 @@ func (s *session) state() {
 	}
 }
 
-// bands sends every lane's delay-by-retry bands.
-func (s *session) bands() {
+// delays sends every lane's delay-by-retry quantiles.
+func (s *session) delays() {
 	for i, l := range s.st.p.Lanes {
-		s.out.send(laneBands(i, l, s.st.p), false)
+		s.out.send(laneDelays(i, l, s.st.p), false)
 	}
 }
 
-func laneBands(i int, l scenario.Lane, p scenario.Params) bandsMsg {
-	m := bandsMsg{Type: "bands", Lane: i, Retry: []int{}, P5: []float64{}, P50: []float64{}, P95: []float64{}}
-	bands, err := strategies.Bands(l.Params, p.Think, bandRetries, bandDraws, p.Seed)
+func laneDelays(i int, l scenario.Lane, p scenario.Params) delaysMsg {
+	m := delaysMsg{Type: "delays", Lane: i, Retry: []int{}, P5: []float64{}, P50: []float64{}, P95: []float64{}}
+	delays, err := strategies.RetryDelays(l.Params, p.Think, delayRetries, delayDraws, p.Seed)
 	if err != nil {
 		return m
 	}
-	for _, b := range bands {
+	for _, b := range delays {
 		m.Retry = append(m.Retry, b.Retry)
 		m.P5 = append(m.P5, b.P5.Seconds())
 		m.P50 = append(m.P50, b.P50.Seconds())

@@ -139,7 +139,7 @@ func TestSocketRoundTrips(t *testing.T) {
 	if lanes := field[[]laneInfo](t, hello, "lanes"); len(lanes) != 2 || lanes[0].Strategy != "fixed" {
 		t.Fatalf("hello lanes %v", lanes)
 	}
-	p.await("bands", nil)
+	p.await("delays", nil)
 	p.await("state", nil)
 	p.await("tick", nil)
 

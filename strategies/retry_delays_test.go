@@ -8,19 +8,19 @@ import (
 	"time"
 )
 
-func mustBands(t *testing.T, p Params, think time.Duration, retries, n int, seed uint64) []Band {
+func mustRetryDelays(t *testing.T, p Params, think time.Duration, retries, n int, seed uint64) []RetryDelay {
 	t.Helper()
-	bs, err := Bands(p, think, retries, n, seed)
+	bs, err := RetryDelays(p, think, retries, n, seed)
 	if err != nil {
-		t.Fatalf("Bands(%+v): %v", p, err)
+		t.Fatalf("RetryDelays(%+v): %v", p, err)
 	}
 	return bs
 }
 
-func TestBandsOrderedAndNumbered(t *testing.T) {
+func TestRetryDelaysOrderedAndNumbered(t *testing.T) {
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
-			bs := mustBands(t, mustDefaults(t, name), 10*time.Second, 12, 2000, 1)
+			bs := mustRetryDelays(t, mustDefaults(t, name), 10*time.Second, 12, 2000, 1)
 			want := 12
 			if name == NameNone {
 				want = 0
@@ -40,12 +40,12 @@ func TestBandsOrderedAndNumbered(t *testing.T) {
 	}
 }
 
-func TestBandsFixed(t *testing.T) {
+func TestRetryDelaysFixed(t *testing.T) {
 	for _, md := range []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 3 * time.Second} {
 		t.Run(md.String(), func(t *testing.T) {
 			p := mustDefaults(t, NameFixed)
 			p.MinDelay = md
-			bs := mustBands(t, p, 10*time.Second, 8, 500, 2)
+			bs := mustRetryDelays(t, p, 10*time.Second, 8, 500, 2)
 			if len(bs) != 8 {
 				t.Fatalf("%d bands, want 8", len(bs))
 			}
@@ -58,10 +58,10 @@ func TestBandsFixed(t *testing.T) {
 	}
 }
 
-func TestBandsFullJitterQuantiles(t *testing.T) {
+func TestRetryDelaysFullJitterQuantiles(t *testing.T) {
 	p := mustDefaults(t, NameFullJitter) // 100 ms, 1 min
 	const n = 20000
-	bs := mustBands(t, p, 10*time.Second, 14, n, 3)
+	bs := mustRetryDelays(t, p, 10*time.Second, 14, n, 3)
 	if len(bs) != 14 {
 		t.Fatalf("%d bands, want 14", len(bs))
 	}
@@ -82,9 +82,9 @@ func TestBandsFullJitterQuantiles(t *testing.T) {
 	}
 }
 
-func TestBandsKnownShapes(t *testing.T) {
+func TestRetryDelaysKnownShapes(t *testing.T) {
 	t.Run("exponential_first_retry_is_base", func(t *testing.T) {
-		bs := mustBands(t, mustDefaults(t, NameExponential), 0, 3, 1000, 4)
+		bs := mustRetryDelays(t, mustDefaults(t, NameExponential), 0, 3, 1000, 4)
 		if b := bs[0]; b.P5 != 100*time.Millisecond || b.P95 != 100*time.Millisecond {
 			t.Errorf("retry 1: %+v, want exactly 100ms", b)
 		}
@@ -93,7 +93,7 @@ func TestBandsKnownShapes(t *testing.T) {
 		}
 	})
 	t.Run("truncated_reaches_cap", func(t *testing.T) {
-		bs := mustBands(t, mustDefaults(t, NameTruncated), 0, 10, 1000, 5)
+		bs := mustRetryDelays(t, mustDefaults(t, NameTruncated), 0, 10, 1000, 5)
 		for _, b := range bs {
 			n := b.Retry - 1
 			if n >= 5 && (b.P5 != 32*time.Second || b.P95 != 32*time.Second) {
@@ -105,7 +105,7 @@ func TestBandsKnownShapes(t *testing.T) {
 		}
 	})
 	t.Run("grpc_first_wait_is_initial", func(t *testing.T) {
-		bs := mustBands(t, mustDefaults(t, NameGRPC), 0, 2, 1000, 6)
+		bs := mustRetryDelays(t, mustDefaults(t, NameGRPC), 0, 2, 1000, 6)
 		if b := bs[0]; b.P5 != time.Second || b.P95 != time.Second {
 			t.Errorf("retry 1: %+v, want exactly 1s", b)
 		}
@@ -115,7 +115,7 @@ func TestBandsKnownShapes(t *testing.T) {
 	})
 	t.Run("think_scaled_scales_the_think_time", func(t *testing.T) {
 		// think ~ Exp(mean 10 s): the first delay's median is e·10 s·ln 2.
-		bs := mustBands(t, mustDefaults(t, NameThinkScaled), 10*time.Second, 1, 20000, 7)
+		bs := mustRetryDelays(t, mustDefaults(t, NameThinkScaled), 10*time.Second, 1, 20000, 7)
 		want := math.E * 10 * math.Ln2
 		if got := secs(bs[0].P50); math.Abs(got-want) > 0.03*want {
 			t.Errorf("retry 1 median %.4gs, want %.4gs within 3%%", got, want)
@@ -123,16 +123,16 @@ func TestBandsKnownShapes(t *testing.T) {
 	})
 }
 
-func TestBandsDeterministic(t *testing.T) {
+func TestRetryDelaysDeterministic(t *testing.T) {
 	for _, name := range []string{NameFullJitter, NameExponential, NameDecorrelated, NameThinkScaled, NameGRPC} {
 		t.Run(name, func(t *testing.T) {
 			p := mustDefaults(t, name)
-			a := mustBands(t, p, 10*time.Second, 10, 300, 42)
-			b := mustBands(t, p, 10*time.Second, 10, 300, 42)
+			a := mustRetryDelays(t, p, 10*time.Second, 10, 300, 42)
+			b := mustRetryDelays(t, p, 10*time.Second, 10, 300, 42)
 			if !reflect.DeepEqual(a, b) {
 				t.Fatalf("same seed, different bands:\n%v\n%v", a, b)
 			}
-			c := mustBands(t, p, 10*time.Second, 10, 300, 43)
+			c := mustRetryDelays(t, p, 10*time.Second, 10, 300, 43)
 			if reflect.DeepEqual(a, c) {
 				t.Fatalf("seeds 42 and 43 gave identical bands: the seed is ignored")
 			}
@@ -140,7 +140,7 @@ func TestBandsDeterministic(t *testing.T) {
 	}
 }
 
-func TestBandsRespectLimits(t *testing.T) {
+func TestRetryDelaysRespectLimits(t *testing.T) {
 	cases := []struct {
 		name        string
 		strategy    string
@@ -158,21 +158,21 @@ func TestBandsRespectLimits(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := mustDefaults(t, c.strategy)
 			p.MaxAttempts, p.Deadline = c.maxAttempts, c.deadline
-			if bs := mustBands(t, p, time.Second, 10, 200, 8); len(bs) != c.want {
+			if bs := mustRetryDelays(t, p, time.Second, 10, 200, 8); len(bs) != c.want {
 				t.Errorf("%d bands, want %d: %v", len(bs), c.want, bs)
 			}
 		})
 	}
 }
 
-func TestBandsEmptyAndErrors(t *testing.T) {
-	if bs := mustBands(t, mustDefaults(t, NameFixed), 0, 5, 0, 1); len(bs) != 0 {
+func TestRetryDelaysEmptyAndErrors(t *testing.T) {
+	if bs := mustRetryDelays(t, mustDefaults(t, NameFixed), 0, 5, 0, 1); len(bs) != 0 {
 		t.Errorf("0 draws: %v, want no bands", bs)
 	}
-	if bs := mustBands(t, mustDefaults(t, NameFixed), 0, 0, 100, 1); len(bs) != 0 {
+	if bs := mustRetryDelays(t, mustDefaults(t, NameFixed), 0, 0, 100, 1); len(bs) != 0 {
 		t.Errorf("0 retries: %v, want no bands", bs)
 	}
-	bs, err := Bands(Params{Strategy: "linear"}, 0, 5, 10, 1)
+	bs, err := RetryDelays(Params{Strategy: "linear"}, 0, 5, 10, 1)
 	if err == nil || bs != nil {
 		t.Errorf("unknown strategy: %v, %v; want an error", bs, err)
 	}

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Band summarizes the distribution of one retry's delay over many draws.
-type Band struct {
+// RetryDelay summarizes the distribution of one retry's delay over many draws.
+type RetryDelay struct {
 	Retry int           // 1 for the first retry
 	P5    time.Duration // 5th percentile
 	P50   time.Duration // median
@@ -20,8 +20,8 @@ type Band struct {
 // independent requests, each failing every attempt the moment it starts, up to
 // retries retries or until the policy gives up. think is the mean think time
 // that think_scaled scales (think times are exponential, as in the model).
-// The result has one Band per retry that at least one draw reached.
-func Bands(p Params, think time.Duration, retries, draws int, seed uint64) ([]Band, error) {
+// The result has one RetryDelay per retry that at least one draw reached.
+func RetryDelays(p Params, think time.Duration, retries, draws int, seed uint64) ([]RetryDelay, error) {
 	pol, err := New(p)
 	if err != nil {
 		return nil, err
@@ -41,20 +41,20 @@ func Bands(p Params, think time.Duration, retries, draws int, seed uint64) ([]Ba
 			delays[r] = append(delays[r], d)
 		}
 	}
-	var bands []Band
+	var out []RetryDelay
 	for r, ds := range delays {
 		if len(ds) == 0 {
 			break
 		}
 		slices.Sort(ds)
-		bands = append(bands, Band{
+		out = append(out, RetryDelay{
 			Retry: r + 1,
 			P5:    Quantile(ds, 0.05),
 			P50:   Quantile(ds, 0.50),
 			P95:   Quantile(ds, 0.95),
 		})
 	}
-	return bands, nil
+	return out, nil
 }
 
 // Quantile returns the q-quantile (0 ≤ q ≤ 1) of sorted by the nearest-rank
