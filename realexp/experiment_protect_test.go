@@ -164,9 +164,9 @@ func TestExperimentShedAbove(t *testing.T) {
 		}
 		shed = sm.st.Shed
 	}
-	realSum := l.summary(p, end)
+	realSum := l.summary(p, l.end)
 	say := func(s scenario.Summary) string { return s.Verdict(scenario.Finished).Text }
-	after := l.okRate(l.resumed+time.Second, end)
+	after := l.okRate(l.resumed+time.Second, l.end)
 	t.Logf("simulator: %.0f errors in the 2 s after the resume, %.0f in its first tick; %s", simErr, simFlood, say(simSum))
 	t.Logf("real:      resumed at %v; %d errors in the 2 s after the resume, %d in its first tick (server: %d shed in all); peak concurrency %d; ok/s %.1f before, %.1f from 1 s after the resume; %s",
 		l.resumed, realErr, realFlood, shed, maxC, base, after, say(realSum))
