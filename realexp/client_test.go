@@ -100,7 +100,10 @@ func TestClientNoLeakOnTimeouts(t *testing.T) {
 	const clients = 40
 	cfg := clientConfig(addr, clients, 5*ms, 20*ms, strategies.NameFixed)
 	cfg.Strategy.MinDelay = 5 * ms
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*ms)
+	cfg.Report = 100 * ms
+	// The run lasts until 300 timeouts, however slowly a busy machine
+	// runs it.
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Bound)
 	defer cancel()
 	peak := 0
 	var wg sync.WaitGroup
@@ -108,10 +111,14 @@ func TestClientNoLeakOnTimeouts(t *testing.T) {
 		for ctx.Err() == nil {
 			peak = max(peak, runtime.NumGoroutine())
 			time.Sleep(20 * ms) // samples the peak over the run, not a wait
-
 		}
 	})
-	total, err := RunClients(ctx, cfg, nil)
+	var timeouts int64
+	total, err := RunClients(ctx, cfg, func(w Window) {
+		if timeouts += w.Timeouts; timeouts >= 300 {
+			cancel()
+		}
+	})
 	wg.Wait()
 	if err != nil {
 		t.Fatal(err)
@@ -140,9 +147,15 @@ func TestClientRefused(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cfg := clientConfig(addr, 5, 10*ms, time.Second, strategies.NameNone)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*ms)
+	cfg.Report = 10 * ms
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Bound)
 	defer cancel()
-	total, err := RunClients(ctx, cfg, nil)
+	var errs int64
+	total, err := RunClients(ctx, cfg, func(w Window) { // until 10 errors
+		if errs += w.Errors; errs >= 10 {
+			cancel()
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,9 +356,17 @@ func TestPopulationConnCap(t *testing.T) {
 		}
 		return &closeHook{Conn: c, closed: func() { open.Add(-1) }}, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*ms)
+	// The run lasts until 200 timeouts, however slowly a busy machine
+	// runs it.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p.Run(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(ctx) }()
+	testwait.Eventually(t, "200 timeouts", func() bool { return p.Totals().Timeouts >= 200 })
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
 
 	total, cs := p.Totals(), p.Conns()
 	if pk := peak.Load(); pk != limit {

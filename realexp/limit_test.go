@@ -53,9 +53,20 @@ func TestClientTellsEveryOutcome(t *testing.T) {
 	}
 	lim := &countLimit{}
 	p.pol = strategies.NewPolicy(p.pol.Strategy, append(p.pol.Limits(), lim)...)
-	ctx, cancel := context.WithTimeout(context.Background(), 800*ms)
+	// The run lasts until every outcome came ten times, however slowly a
+	// busy machine runs it.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p.Run(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(ctx) }()
+	testwait.Eventually(t, "every outcome ten times", func() bool {
+		tot := p.Totals()
+		return tot.OK >= 10 && tot.Errors >= 10 && tot.Timeouts >= 10
+	})
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
 	tot := p.Totals()
 	if want := [3]int64{tot.OK, tot.Errors, tot.Timeouts}; lim.seen != want {
 		t.Errorf("limit saw %v, the client counted ok, errors, timeouts %v", lim.seen, want)
