@@ -202,10 +202,17 @@ func TestClientCountsShedAsError(t *testing.T) {
 	cfg.Scenario.ShedAbove = 2
 	s, addr := startServer(t, cfg, nil)
 	sp, _ := strategies.Defaults(strategies.NameFixed)
-	ccfg := ClientConfig{Addr: addr, Clients: 6, Think: 20 * ms, Timeout: 2 * time.Second, Strategy: sp, Seed: 1}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	// A timeout no busy machine reaches on a 200 ms answer; the run lasts
+	// until 20 shed answers, however slowly it runs.
+	ccfg := ClientConfig{Addr: addr, Clients: 6, Think: 20 * ms, Timeout: testwait.Bound, Strategy: sp, Seed: 1, Report: 50 * ms}
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Bound)
 	defer cancel()
-	tot, err := RunClients(ctx, ccfg, nil)
+	var errs int64
+	tot, err := RunClients(ctx, ccfg, func(w Window) {
+		if errs += w.Errors; errs >= 20 {
+			cancel()
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
