@@ -210,9 +210,9 @@ func (l *lane) okRate(from, to time.Duration) float64 {
 	return float64(n) / d.Seconds()
 }
 
-// lateness is how much later than their 100 ms ticks the samples came, in
-// all and at most: the time the process, clients and server with it, was
-// starved of the CPU, which a model of its load does not know of.
+// lateness is how much later than their ticks (sampleEvery) the samples
+// came, in all and at most: the time the process, clients and server with
+// it, was starved of the CPU, which a model of its load does not know of.
 func (l *lane) lateness() (all, most time.Duration) {
 	for i := 1; i < len(l.samples); i++ {
 		if late := l.samples[i].t - l.samples[i-1].t - sampleEvery; late > 0 {
