@@ -151,7 +151,8 @@ func TestServerCoDel(t *testing.T) {
 	// 200 ms: taken at 400 ms, newest first, it is served, and b, taken
 	// after it, has waited past its 150 ms. A c that a busy machine
 	// delivers after 400 ms finds b expired and the worker free: the same
-	// answers. Only the order of the answers is timed by the server.
+	// answers. Only the order of the answers is timed, by the server's
+	// clock (serverTrace).
 	for _, codel := range []bool{false, true} {
 		t.Run(map[bool]string{false: "off", true: "codel"}[codel], func(t *testing.T) {
 			cfg := queueConfig(1, 400*ms, 10)
@@ -160,6 +161,7 @@ func TestServerCoDel(t *testing.T) {
 					scenario.QueueControlCoDel, 200*ms, 150*ms
 			}
 			s, addr := startServer(t, cfg, nil)
+			tr := traceServer(s)
 			hc, url := testClient(t), "http://"+addr+"/api"
 			a := goGet(context.Background(), hc, url)
 			if !testwait.Within(testwait.Bound, func() bool { return s.Stats().Concurrency == 1 }) {
@@ -171,15 +173,17 @@ func TestServerCoDel(t *testing.T) {
 				t.Fatal("b never entered")
 			}
 			time.Sleep(300*ms - time.Since(entered)) // the scenario: c comes 300 ms after a
-			cSent := time.Now()
 			c := goGet(context.Background(), hc, url)
 			ra, rb, rc := <-a, <-b, <-c
 			if ra.status != http.StatusOK || rc.status != http.StatusOK {
 				t.Fatalf("a %+v, c %+v; want both served", ra, rc)
 			}
-			bEnd, cEnd := entered.Add(rb.took), cSent.Add(rc.took)
 			if !codel {
-				if rb.status != http.StatusOK || !bEnd.Before(cEnd) {
+				done, _, _, _ := tr.snapshot()
+				if len(done) != 3 {
+					t.Fatalf("trace: %+v; want a, b and c", done)
+				}
+				if rb.status != http.StatusOK || !done[1].end.Before(done[2].end) {
 					t.Errorf("fifo: b %+v, c %+v; want b served before c", rb, rc)
 				}
 				return
