@@ -148,6 +148,7 @@ func TestExperimentShedAbove(t *testing.T) {
 	if l.err != nil {
 		t.Fatal(l.err)
 	}
+	l.skipIfStarved(t)
 	base := l.okRate(time.Second, p.OutageAt)
 	if base < 120 {
 		t.Skipf("baseline %.1f ok/s, the model's is about 180: the machine is too busy for this experiment", base)

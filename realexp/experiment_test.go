@@ -77,10 +77,28 @@ type lane struct {
 	// end is when the run ended, after the start: the scenario's end and
 	// the time the process was starved of the CPU (see runLane).
 	end time.Duration
+	// starved is set when the process was starved of the CPU for longer
+	// than the run could make up for: it ended before the scenario's end
+	// of running time.
+	starved bool
+}
+
+// skipIfStarved skips the test, naming l, if l's run was starved of the
+// CPU beyond what it could make up for: on such a machine the clients
+// cannot send the load the scenario means, and the experiment has nothing
+// to compare with the model.
+func (l *lane) skipIfStarved(t *testing.T) {
+	t.Helper()
+	if l.starved {
+		all, most := l.lateness()
+		t.Skipf("%s: the process was starved of the CPU for %v of its %v run (%v at once), more than the run can make up for: the machine is too busy for this experiment",
+			l.strategy, all, l.end, most)
+	}
 }
 
 // runLanes runs p's lanes a and b at once, each with a server of its own
-// (runLane), logs them, and stops the test if either failed.
+// (runLane), logs them, and stops the test if either failed, or skips it
+// if either was starved of the CPU (skipIfStarved).
 func runLanes(t *testing.T, p scenario.Params, watch time.Duration) (a, b *lane) {
 	t.Helper()
 	a, b = &lane{}, &lane{}
@@ -96,6 +114,8 @@ func runLanes(t *testing.T, p scenario.Params, watch time.Duration) (a, b *lane)
 			t.Fatalf("%s: %v", l.strategy, l.err)
 		}
 	}
+	a.skipIfStarved(t)
+	b.skipIfStarved(t)
 	return a, b
 }
 
@@ -105,7 +125,8 @@ func runLanes(t *testing.T, p scenario.Params, watch time.Duration) (a, b *lane)
 // CPU, for seconds in all under load, and the scenario gets that much
 // less done in its time: the run goes on as much longer, as the samples'
 // lateness measures it, up to half the watch more (under -race the fixed
-// lanes' storms may not grow much past their watch).
+// lanes' storms may not grow much past their watch); a run starved longer
+// than that is marked so (skipIfStarved).
 func runLane(t *testing.T, p scenario.Params, i int, l *lane, watch time.Duration) {
 	l.strategy = p.Lanes[i].Strategy
 	s, addr := startServer(t, ServerConfigOf(&p, i), nil)
@@ -151,7 +172,7 @@ func runLane(t *testing.T, p scenario.Params, i int, l *lane, watch time.Duratio
 			}
 			l.samples = append(l.samples, sample{time.Since(start), s.Stats(), s.TakePeak()})
 			if late, _ := l.lateness(); now-late >= end || now >= end+watch/2 {
-				l.end = now
+				l.end, l.starved = now, now-late < end
 				cancel()
 				return
 			}
