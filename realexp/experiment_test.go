@@ -215,6 +215,18 @@ func (l *lane) lateIn(from, to time.Duration) time.Duration {
 	return d
 }
 
+// ranFor returns when, after from, the process had run for d: d, and the
+// time it was starved of the CPU in between (lateIn), as far as the
+// samples tell.
+func (l *lane) ranFor(from, d time.Duration) time.Duration {
+	to := from + d
+	// Each round counts the lateness of the time the previous one added.
+	for range 4 {
+		to = from + d + l.lateIn(from, to)
+	}
+	return to
+}
+
 // okRate is the clients' ok/s over [from, to).
 func (l *lane) okRate(from, to time.Duration) float64 {
 	var n int64
