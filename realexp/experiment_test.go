@@ -68,9 +68,14 @@ type sample struct {
 
 type lane struct {
 	strategy string
-	windows  []Window
-	samples  []sample
-	err      error
+	// until, if set, is the state the lane's run waits for past its end,
+	// up to the bound runLane sets (see there); it is called with mu held.
+	until func(l *lane, now time.Duration) bool
+	// mu guards windows while the run goes on.
+	mu      sync.Mutex
+	windows []Window
+	samples []sample
+	err     error
 	// resumed is when the server was told to resume, after the start: on
 	// a busy machine, later than the scenario's time.
 	resumed time.Duration
@@ -99,9 +104,9 @@ func (l *lane) skipIfStarved(t *testing.T) {
 // runLanes runs p's lanes a and b at once, each with a server of its own
 // (runLane), logs them, and stops the test if either failed, or skips it
 // if either was starved of the CPU (skipIfStarved).
-func runLanes(t *testing.T, p scenario.Params, watch time.Duration) (a, b *lane) {
+func runLanes(t *testing.T, p scenario.Params, watch time.Duration, untilB func(*lane, time.Duration) bool) (a, b *lane) {
 	t.Helper()
-	a, b = &lane{}, &lane{}
+	a, b = &lane{}, &lane{until: untilB}
 	var wg sync.WaitGroup
 	for i, l := range []*lane{a, b} {
 		wg.Go(func() { runLane(t, p, i, l, watch) })
@@ -126,7 +131,9 @@ func runLanes(t *testing.T, p scenario.Params, watch time.Duration) (a, b *lane)
 // less done in its time: the run goes on as much longer, as the samples'
 // lateness measures it, up to half the watch more (under -race the fixed
 // lanes' storms may not grow much past their watch); a run starved longer
-// than that is marked so (skipIfStarved).
+// than that is marked so (skipIfStarved). A lane with until set runs on
+// past its end, to the same bound, until that state holds: a recovery
+// that a busy machine's clients, starved, take longer to show.
 func runLane(t *testing.T, p scenario.Params, i int, l *lane, watch time.Duration) {
 	l.strategy = p.Lanes[i].Strategy
 	s, addr := startServer(t, ServerConfigOf(&p, i), nil)
@@ -171,18 +178,32 @@ func runLane(t *testing.T, p scenario.Params, i int, l *lane, watch time.Duratio
 				resumed = true
 			}
 			l.samples = append(l.samples, sample{time.Since(start), s.Stats(), s.TakePeak()})
-			if late, _ := l.lateness(); now-late >= end || now >= end+watch/2 {
+			if late, _ := l.lateness(); now-late >= end && l.reached(now) || now >= end+watch/2 {
 				l.end, l.starved = now, now-late < end
 				cancel()
 				return
 			}
 		}
 	})
-	_, err := RunClients(ctx, ccfg, func(w Window) { l.windows = append(l.windows, w) })
+	_, err := RunClients(ctx, ccfg, func(w Window) {
+		l.mu.Lock()
+		l.windows = append(l.windows, w)
+		l.mu.Unlock()
+	})
 	wg.Wait()
 	if err != nil {
 		l.err = err
 	}
+}
+
+// reached reports whether l's until, if any, holds at now.
+func (l *lane) reached(now time.Duration) bool {
+	if l.until == nil {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.until(l, now)
 }
 
 // sampleEvery is how often runLane samples the server.
@@ -287,7 +308,7 @@ func TestExperimentFixedVsBackoff(t *testing.T) {
 		watch = 4 * time.Second
 	}
 	p := curveExperiment()
-	fixed, backoff := runLanes(t, p, watch)
+	fixed, backoff := runLanes(t, p, watch, nil)
 
 	resume := expPauseAt + expPauseFor
 	// The experiment means something only if the steady state before the
