@@ -126,7 +126,9 @@ func TestClientLimiters(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := clientConfig(srv.URL, clients, 2*ms, 100*ms, strategies.NameFixed)
+			// A timeout no busy machine reaches on an answer at once:
+			// every attempt fails as an error, at the quota's retry cost.
+			cfg := clientConfig(srv.URL, clients, 2*ms, testwait.Bound, strategies.NameFixed)
 			cfg.Strategy.MinDelay = ms
 			c.set(&cfg.Strategy)
 			p, err := NewPopulation(cfg)
