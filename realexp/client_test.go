@@ -40,15 +40,23 @@ func sum(ws []Window) Counts {
 
 // TestClientWindows: report windows follow each other with no gap and no
 // overlap, their events add up to the totals, and each rate is its count
-// over the window's measured length.
+// over the window's measured length. The run lasts until 200 successes in
+// 5 windows, however slowly a busy machine runs it; the timeout, far past
+// any delay of a 5 ms answer, is not one a busy machine reaches.
 func TestClientWindows(t *testing.T) {
 	_, addr := startServer(t, serverConfig(scenario.Curve{Base: 5 * ms, Limit: 1000, Factor: 2, K: 1, Max: time.Hour}), nil)
-	cfg := clientConfig(addr, 50, 20*ms, time.Second, strategies.NameFixed)
+	cfg := clientConfig(addr, 50, 20*ms, testwait.Bound, strategies.NameFixed)
 	cfg.Report = 100 * ms
-	ctx, cancel := context.WithTimeout(context.Background(), 1200*ms)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Bound)
 	defer cancel()
 	var ws []Window
-	total, err := RunClients(ctx, cfg, func(w Window) { ws = append(ws, w) })
+	var ok int64
+	total, err := RunClients(ctx, cfg, func(w Window) {
+		ws = append(ws, w)
+		if ok += w.OK; ok >= 200 && len(ws) >= 5 {
+			cancel()
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +100,10 @@ func TestClientNoLeakOnTimeouts(t *testing.T) {
 	const clients = 40
 	cfg := clientConfig(addr, clients, 5*ms, 20*ms, strategies.NameFixed)
 	cfg.Strategy.MinDelay = 5 * ms
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*ms)
+	cfg.Report = 100 * ms
+	// The run lasts until 300 timeouts, however slowly a busy machine
+	// runs it.
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Bound)
 	defer cancel()
 	peak := 0
 	var wg sync.WaitGroup
@@ -100,10 +111,14 @@ func TestClientNoLeakOnTimeouts(t *testing.T) {
 		for ctx.Err() == nil {
 			peak = max(peak, runtime.NumGoroutine())
 			time.Sleep(20 * ms) // samples the peak over the run, not a wait
-
 		}
 	})
-	total, err := RunClients(ctx, cfg, nil)
+	var timeouts int64
+	total, err := RunClients(ctx, cfg, func(w Window) {
+		if timeouts += w.Timeouts; timeouts >= 300 {
+			cancel()
+		}
+	})
 	wg.Wait()
 	if err != nil {
 		t.Fatal(err)
@@ -132,9 +147,15 @@ func TestClientRefused(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cfg := clientConfig(addr, 5, 10*ms, time.Second, strategies.NameNone)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*ms)
+	cfg.Report = 10 * ms
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Bound)
 	defer cancel()
-	total, err := RunClients(ctx, cfg, nil)
+	var errs int64
+	total, err := RunClients(ctx, cfg, func(w Window) { // until 10 errors
+		if errs += w.Errors; errs >= 10 {
+			cancel()
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +242,9 @@ func TestParseSeconds(t *testing.T) {
 // success since the previous call, each at least the server's delay.
 func TestClientLatencies(t *testing.T) {
 	srv, addr := startServer(t, serverConfig(scenario.Curve{Base: 20 * ms, Limit: 1000, Factor: 2, K: 1, Max: time.Hour}), nil)
-	p, err := NewPopulation(clientConfig(addr, 20, 10*ms, time.Second, strategies.NameFixed))
+	// A timeout no busy machine reaches on a 20 ms answer: every success
+	// comes from its first attempt.
+	p, err := NewPopulation(clientConfig(addr, 20, 10*ms, testwait.Bound, strategies.NameFixed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,8 +263,8 @@ func TestClientLatencies(t *testing.T) {
 		t.Fatalf("%d latencies for %d successes, want one each (≥ 20)", len(lat), n)
 	}
 	for _, d := range lat {
-		if d < 20*ms || d > time.Second {
-			t.Fatalf("latency %v, want from the 20ms delay to the 1s timeout", d)
+		if d < 20*ms || d > testwait.Bound {
+			t.Fatalf("latency %v, want from the 20ms delay to the %v timeout", d, testwait.Bound)
 		}
 	}
 	if got := p.TakeLatencies(); len(got) != 0 {
@@ -335,9 +358,17 @@ func TestPopulationConnCap(t *testing.T) {
 		}
 		return &closeHook{Conn: c, closed: func() { open.Add(-1) }}, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*ms)
+	// The run lasts until 200 timeouts, however slowly a busy machine
+	// runs it.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p.Run(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(ctx) }()
+	testwait.Eventually(t, "200 timeouts", func() bool { return p.Totals().Timeouts >= 200 })
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
 
 	total, cs := p.Totals(), p.Conns()
 	if pk := peak.Load(); pk != limit {

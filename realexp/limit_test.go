@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"backofflab/internal/testwait"
 	"backofflab/strategies"
 )
 
@@ -52,9 +53,20 @@ func TestClientTellsEveryOutcome(t *testing.T) {
 	}
 	lim := &countLimit{}
 	p.pol = strategies.NewPolicy(p.pol.Strategy, append(p.pol.Limits(), lim)...)
-	ctx, cancel := context.WithTimeout(context.Background(), 800*ms)
+	// The run lasts until every outcome came ten times, however slowly a
+	// busy machine runs it.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p.Run(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- p.Run(ctx) }()
+	testwait.Eventually(t, "every outcome ten times", func() bool {
+		tot := p.Totals()
+		return tot.OK >= 10 && tot.Errors >= 10 && tot.Timeouts >= 10
+	})
+	cancel()
+	if err := <-ran; err != nil {
+		t.Fatal(err)
+	}
 	tot := p.Totals()
 	if want := [3]int64{tot.OK, tot.Errors, tot.Timeouts}; lim.seen != want {
 		t.Errorf("limit saw %v, the client counted ok, errors, timeouts %v", lim.seen, want)
@@ -73,7 +85,9 @@ func TestClientTellsEveryOutcome(t *testing.T) {
 // their locks). Against a server that fails every attempt the AWS quota
 // pays for exactly 500/5 = 100 retries, and a breaker of all traffic,
 // open after 100 failures, lets no attempt through but the ones already
-// decided when it opened, at most one per client.
+// decided when it opened, at most one per client. Each runs until its
+// limiter has long been spent (hundreds of requests after), however slowly
+// a busy machine runs the clients.
 func TestClientLimiters(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "down", http.StatusServiceUnavailable)
@@ -81,17 +95,26 @@ func TestClientLimiters(t *testing.T) {
 	defer srv.Close()
 	const clients = 20
 	for _, c := range []struct {
-		name  string
-		set   func(p *strategies.Params)
+		name string
+		set  func(p *strategies.Params)
+		// spent is the state the run waits for: the limiter spent, and
+		// the clients well past it.
+		spent func(tot Counts, lim strategies.Limit) bool
 		check func(t *testing.T, tot Counts, lim strategies.Limit)
 	}{
 		{"aws_quota", func(p *strategies.Params) { p.AWSQuota = strategies.LimiterOn },
+			func(tot Counts, lim strategies.Limit) bool {
+				// At most 100 retries and one attempt per client
+				// come before the quota is spent: 180 failures after.
+				return lim.(*strategies.AWSQuota).Available() == 0 && tot.Errors >= 300
+			},
 			func(t *testing.T, tot Counts, lim strategies.Limit) {
 				if tot.Retries != 100 || lim.(*strategies.AWSQuota).Available() != 0 {
 					t.Errorf("%d retries, %d tokens left; want 100, 0", tot.Retries, lim.(*strategies.AWSQuota).Available())
 				}
 			}},
 		{"breaker", func(p *strategies.Params) { p.Breaker = strategies.BreakerAll },
+			func(tot Counts, lim strategies.Limit) bool { return tot.GaveUp >= 300 },
 			func(t *testing.T, tot Counts, lim strategies.Limit) {
 				if tot.Attempts > 100+clients || tot.GaveUp < tot.Requests-clients {
 					t.Errorf("%d attempts, %d of %d requests given up; want at most %d attempts, the requests given up",
@@ -103,7 +126,9 @@ func TestClientLimiters(t *testing.T) {
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := clientConfig(srv.URL, clients, 2*ms, 100*ms, strategies.NameFixed)
+			// A timeout no busy machine reaches on an answer at once:
+			// every attempt fails as an error, at the quota's retry cost.
+			cfg := clientConfig(srv.URL, clients, 2*ms, testwait.Bound, strategies.NameFixed)
 			cfg.Strategy.MinDelay = ms
 			c.set(&cfg.Strategy)
 			p, err := NewPopulation(cfg)
@@ -114,9 +139,15 @@ func TestClientLimiters(t *testing.T) {
 			if len(lims) != 1 {
 				t.Fatalf("limits %v, want the limiter alone", lims)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 600*ms)
+			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			p.Run(ctx)
+			ran := make(chan error, 1)
+			go func() { ran <- p.Run(ctx) }()
+			testwait.Eventually(t, c.name+" spent, hundreds of requests ago", func() bool { return c.spent(p.Totals(), lims[0]) })
+			cancel()
+			if err := <-ran; err != nil {
+				t.Fatal(err)
+			}
 			tot := p.Totals()
 			if tot.OK != 0 || tot.Errors < 100 {
 				t.Fatalf("totals %+v: want only errors, at least 100", tot)

@@ -142,6 +142,27 @@ type Server struct {
 	seen    time.Time // the last time the server ran (a gap while nothing is in service stops nothing)
 
 	abandoned atomic.Int64
+
+	// trace, nil but in tests, is told under mu of what the server did and
+	// when by its own clock, so that a test of real time checks the times
+	// the server worked with rather than when its own goroutine, which a
+	// busy machine delays, saw the answers.
+	trace func(traceEvent)
+}
+
+// traceEvent is one thing the server did, as trace is told of it.
+type traceEvent struct {
+	what string   // "arrive", "pause", "resume" or "stall"
+	r    *request // the request that arrived
+	at   time.Time
+	to   time.Time // a stall's end
+}
+
+// traced tells trace, if set, of ev. s.mu is held.
+func (s *Server) traced(ev traceEvent) {
+	if s.trace != nil {
+		s.trace(ev)
+	}
 }
 
 // NewServer returns a server for cfg, which must be valid (see Validate):
@@ -187,6 +208,7 @@ func (s *Server) now() time.Time {
 	if s.beat != nil {
 		if now.Sub(s.seen) > stoppedAfter {
 			s.core.stall(s.seen, now)
+			s.traced(traceEvent{what: "stall", at: s.seen, to: now})
 		}
 		s.seen = maxTime(s.seen, now)
 	}
@@ -268,6 +290,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.now()
 	s.core.arrive(req, now)
+	s.traced(traceEvent{what: "arrive", r: req, at: now})
 	wasDropped := req.state == dropped
 	s.replan(now)
 	s.mu.Unlock()
@@ -358,6 +381,7 @@ func (s *Server) Pause() {
 	defer s.mu.Unlock()
 	now := s.now()
 	s.core.pause(now)
+	s.traced(traceEvent{what: "pause", at: now})
 	s.replan(now)
 }
 
@@ -368,6 +392,7 @@ func (s *Server) Resume() {
 	defer s.mu.Unlock()
 	now := s.now()
 	s.core.resume(now)
+	s.traced(traceEvent{what: "resume", at: now})
 	s.core.advance(now)
 	s.replan(now)
 }
