@@ -120,11 +120,11 @@ func TestBytes(t *testing.T) {
 }
 
 func ExampleAccount() {
-	pool := budget.NewPool(1 << 30)     // the server's budget
+	pool := budget.NewPool(1 << 30)         // the server's budget
 	run := budget.NewAccount(pool, 256<<20) // one page's run
-	fmt.Println(run.Grow(200 << 20))    // fits
-	fmt.Println(run.Grow(100 << 20))    // would pass the run's limit
-	run.Close()                         // the page left
+	fmt.Println(run.Grow(200 << 20))        // fits
+	fmt.Println(run.Grow(100 << 20))        // would pass the run's limit
+	run.Close()                             // the page left
 	fmt.Println(budget.Bytes(pool.Used()))
 	// Output:
 	// <nil>
