@@ -12,6 +12,7 @@ run:
 # -short skips the browser tests (even with CI=true) and the long runs;
 # make test runs them all.
 check:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }
 	$(GO) vet ./...
 	$(GO) tool templ generate -check
 	$(GO) test -short -count=1 ./...
@@ -25,6 +26,7 @@ check:
 # handlers they drive run under -race in the web package's other tests.
 # With CI=true a missing Chromium still fails the second run.
 test:
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }
 	$(GO) vet ./...
 	$(GO) tool templ generate -check
 	BACKOFFLAB_NO_BROWSER=1 $(GO) test -race -count=1 -timeout 20m ./...
