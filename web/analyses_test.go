@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"backofflab/internal/testwait"
+	"backofflab/web/internal/webtest"
 )
 
 // mapTestServer serves NewServer on loopback and returns it, so that a
@@ -21,17 +22,7 @@ func mapTestServer(t *testing.T, lim Limits) (*httptest.Server, *Server, context
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := NewServer(ctx, Options{Limits: lim})
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() {
-		cancel()
-		hs.Close()
-		wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer wcancel()
-		if err := s.Wait(wctx); err != nil {
-			t.Errorf("server wait: %v", err)
-		}
-	})
-	return hs, s, cancel
+	return webtest.Serve(t, s, cancel, s.Wait), s, cancel
 }
 
 // waitServerRunning waits until ok(Server.Running()).

@@ -11,22 +11,12 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"go.uber.org/goleak"
 
 	"backofflab/static"
 	"backofflab/web/internal/webtest"
-	"backofflab/web/kit"
 )
 
-func TestMain(m *testing.M) {
-	// The tests' long maps are estimated from their corners' CPU time,
-	// which the race detector multiplies several times: the default budget
-	// of a view would refuse them there. The budget's own tests set theirs.
-	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { webtest.Main(m) }
 
 // newTestServer serves NewServer on loopback until the test ends.
 func newTestServer(t *testing.T, lim Limits) (*httptest.Server, context.CancelFunc) {

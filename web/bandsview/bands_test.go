@@ -11,9 +11,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
-
-	"go.uber.org/goleak"
 
 	"backofflab/bands"
 	"backofflab/budget"
@@ -23,13 +20,7 @@ import (
 	"backofflab/web/kit"
 )
 
-func TestMain(m *testing.M) {
-	// The tests' bands are estimated from a seed's CPU time, which the
-	// race detector multiplies several times: the default budget of a view
-	// would refuse the long ones there.
-	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { webtest.Main(m) }
 
 var get = webtest.Get
 

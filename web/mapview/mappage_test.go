@@ -15,9 +15,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"go.uber.org/goleak"
 
 	"backofflab/internal/testwait"
 	"backofflab/sweep"
@@ -26,13 +23,7 @@ import (
 	"backofflab/web/playground"
 )
 
-func TestMain(m *testing.M) {
-	// The tests' long maps are estimated from their corners' CPU time,
-	// which the race detector multiplies several times: the default budget
-	// of a view would refuse them there.
-	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { webtest.Main(m) }
 
 var (
 	get       = webtest.Get
@@ -48,17 +39,7 @@ func mapTestServer(t *testing.T, lim kit.Limits) (*httptest.Server, *kit.Kit, co
 	s := kit.New(ctx, nil, lim, nil)
 	mux := http.NewServeMux()
 	Mount(mux, s)
-	hs := httptest.NewServer(mux)
-	t.Cleanup(func() {
-		cancel()
-		hs.Close()
-		wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer wcancel()
-		if err := s.Wait(wctx); err != nil {
-			t.Errorf("server wait: %v", err)
-		}
-	})
-	return hs, s, cancel
+	return webtest.Serve(t, mux, cancel, s.Wait), s, cancel
 }
 
 // mapStream is a test's reading of GET /map/cells.

@@ -8,9 +8,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
-
-	"go.uber.org/goleak"
 
 	"backofflab/budget"
 	"backofflab/scenario"
@@ -20,13 +17,7 @@ import (
 	"backofflab/web/kit"
 )
 
-func TestMain(m *testing.M) {
-	// The tests' long maps are estimated from their corners' CPU time,
-	// which the race detector multiplies several times: the default budget
-	// of a view would refuse them there. The budget's own tests set theirs.
-	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { webtest.Main(m) }
 
 // newTestServer serves the playground (Mount, with the shared assets
 // that its page loads) on loopback until the test ends.

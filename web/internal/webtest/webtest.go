@@ -1,19 +1,54 @@
 // Package webtest holds the helpers that the tests of several of the
-// server's packages share (the shell's and each view's): a request that
-// keeps what the server sent, a query changed by another, and a
-// column of a session's tick rows. Only tests
-// import it.
+// server's packages share (the shell's and each view's): their TestMain,
+// a loopback server that the test waits for, a request that keeps what
+// the server sent, a query changed by another, and a column of a
+// session's tick rows. Only tests import it.
 package webtest
 
 import (
+	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"testing"
+	"time"
+
+	"go.uber.org/goleak"
 
 	"backofflab/scenario"
+	"backofflab/web/kit"
 )
+
+// Main is the TestMain of a package whose tests serve views: it runs
+// them with goleak's check that no goroutine outlives them. The tests'
+// long maps and bands are estimated from their pilots' CPU time, which
+// the race detector multiplies several times, so the default budget of a
+// view would refuse them there: it is lifted, and the budget's own tests
+// set theirs.
+func Main(m *testing.M) {
+	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
+	goleak.VerifyTestMain(m)
+}
+
+// Serve serves h on loopback until the test ends; then cancel ends the
+// server's context, and the test waits for what wait says is in flight
+// (a Server's or a Kit's Wait) to end, failing it after 30 s.
+func Serve(t testing.TB, h http.Handler, cancel context.CancelFunc, wait func(context.Context) error) *httptest.Server {
+	t.Helper()
+	hs := httptest.NewServer(h)
+	t.Cleanup(func() {
+		cancel()
+		hs.Close()
+		ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+		defer stop()
+		if err := wait(ctx); err != nil {
+			t.Errorf("server wait: %v", err)
+		}
+	})
+	return hs
+}
 
 // Get requests u with the headers hdr and returns the response with its
 // whole body, failing t on any error of the transport. It asks for
