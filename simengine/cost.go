@@ -14,14 +14,17 @@ import (
 // Cost is what a run of p costs in time on one core, measured by running
 // it for at most limit of work: the whole run's time when it ends within
 // limit, else that time extrapolated over its virtual time (its work so
-// far × p.Duration / the virtual time it reached). A storm whose queues
+// far × p.Duration / the virtual time its lanes reached, on average:
+// Engine.Now moves only at ticks and transitions, and a storm of coarse
+// ticks would run a whole tick, minutes of work, before it moved). A storm whose queues
 // grow is stopped by its memory budget long before its end, so a run
 // whose memory grew is costed at most the work its lanes would take to
 // fill that budget each at the rate it grew (an overestimate: the lanes
 // share it); Whole says whether Time was measured or extrapolated.
 type Cost struct {
-	Time  time.Duration
-	Whole bool // the run ended within the limit: Time is measured, not extrapolated
+	Time   time.Duration
+	Whole  bool // the run ended within the limit: Time is measured, not extrapolated
+	Slices int  // the slices of events (SliceEvents each at most) the pilot ran
 }
 
 // MeasureCost runs p within mem, as RunWithBudget does, until it ends or
@@ -43,23 +46,34 @@ func MeasureCost(ctx context.Context, p scenario.Params, mem *budget.Account, li
 	if mem != nil {
 		used0 = mem.Used()
 	}
-	for {
+	for slices := 1; ; slices++ {
 		var done bool
 		spent += cputime.Measure(func() { done = e.Step(p.Duration, SliceEvents, nil) })
 		if done {
-			return Cost{Time: spent, Whole: true}, nil
+			return Cost{Time: spent, Whole: true, Slices: slices}, nil
 		}
-		if spent >= limit && e.Now() > 0 {
-			est := float64(spent) * float64(p.Duration) / float64(e.Now())
+		if at := e.progress(); spent >= limit && at > 0 {
+			est := float64(spent) * float64(p.Duration) / float64(at)
 			if mem != nil {
 				if grown := mem.Used() - used0; grown > 0 {
 					est = min(est, float64(spent)*float64(len(p.Lanes))*float64(mem.Limit())/float64(grown))
 				}
 			}
-			return Cost{Time: time.Duration(est)}, nil
+			return Cost{Time: time.Duration(est), Slices: slices}, nil
 		}
 		if err := parallel.Yield(ctx); err != nil {
 			return Cost{}, err
 		}
 	}
+}
+
+// progress is the virtual time e's lanes have reached on average: Now at
+// a tick, and between ticks, where a slice that stopped short has taken
+// some lanes further than others, their mean.
+func (e *Engine) progress() time.Duration {
+	var sum time.Duration
+	for _, l := range e.lanes {
+		sum += l.now
+	}
+	return sum / time.Duration(len(e.lanes))
 }
