@@ -233,10 +233,13 @@ func accessPhoneLayout(t *testing.T, env *browserEnv, _ string) {
 		t.Errorf("the focus is on %q after the drawer closed, want its button", f)
 	}
 	// The button, in view above the open drawer, closes it too.
+	// The drawer slides up: what is above it is judged once it is in place.
 	tb.do("tap the drawer's button", chromedp.Click(chromedp.ID("drawer-open")))
-	tb.waitTrue("the drawer is open", `getComputedStyle(document.querySelector('#controls-drawer')).visibility === 'visible'`)
+	tb.waitTrue("the drawer is open, in place", fmt.Sprintf(`(r => getComputedStyle(document.querySelector('#controls-drawer')).visibility === 'visible' &&
+		r.top >= 0 && Math.abs(r.bottom - %g) < 1)(document.querySelector('#controls-drawer').getBoundingClientRect())`, vh))
 	if !tb.boxOf(`.chart[data-chart="throughput"][data-lane="a"]`).inViewport(vw, vh-eval[float64](tb, `document.querySelector('#controls-drawer').getBoundingClientRect().height`)) {
-		t.Errorf("lane a's throughput chart is not in view above the open drawer")
+		t.Errorf("lane a's throughput chart is not in view above the open drawer: %+v, the drawer %+v",
+			tb.boxOf(`.chart[data-chart="throughput"][data-lane="a"]`), tb.boxOf("#controls-drawer"))
 	}
 	tb.do("tap the drawer's button again", chromedp.Click(chromedp.ID("drawer-open")))
 	tb.waitTrue("the drawer is closed", `getComputedStyle(document.querySelector('#controls-drawer')).visibility === 'hidden' && document.querySelector('#drawer-open').getAttribute('aria-expanded') === 'false'`)
