@@ -248,7 +248,7 @@ var Table = []Param{
 		Help:  "gRPC throttling: the bucket's size and start; a failed attempt takes 1 (gRFC A6's example: 10)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].GRPCMaxTokens }},
 	{Name: "grpc_token_ratio", Lane: true, Scope: ScopeLimiter, Switch: "grpc_throttle", Type: TypeFloat, Min: 0.001, Max: 1000, Unit: "tokens",
-		Help:  "gRPC throttling: tokens a success adds (gRFC A6's example: 0.1)",
+		Help:  "gRPC throttling: tokens a success adds, to three decimals, the rest dropped as gRPC drops them (gRFC A6's example: 0.1)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].GRPCTokenRatio }},
 	{Name: "aws_quota", Lane: true, Scope: ScopeLimiter, Type: TypeEnum, Choices: strategies.LimiterSwitch(),
 		Help:  "AWS SDK retry quota (standard mode): a retry takes tokens; none left, no retry",

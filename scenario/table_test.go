@@ -1347,3 +1347,34 @@ func TestValidateLane(t *testing.T) {
 		t.Errorf("ScopeServer alone: %v, want server_k's error only", err)
 	}
 }
+
+// TestParseGRPCTokenRatioTruncated: a token ratio of more than three
+// decimals is a valid value, read back as given, and the throttle it
+// builds adds its first three decimals per success, as gRPC does.
+func TestParseGRPCTokenRatioTruncated(t *testing.T) {
+	p := tblParse(t, "a.grpc_throttle=on&a.grpc_token_ratio=0.5466")
+	if got := p.Lanes[0].GRPCTokenRatio; got != 0.5466 {
+		t.Fatalf("grpc_token_ratio reads back %v, want 0.5466", got)
+	}
+	pol, err := strategies.New(p.Lanes[0].Params)
+	if err != nil {
+		t.Fatalf("strategies.New: %v", err)
+	}
+	var g *strategies.GRPCThrottle
+	for _, l := range pol.Limits() {
+		if x, ok := l.(*strategies.GRPCThrottle); ok {
+			g = x
+		}
+	}
+	if g == nil {
+		t.Fatalf("grpc_throttle=on built no GRPCThrottle: %v", pol.Limits())
+	}
+	var s strategies.State
+	for range int(p.Lanes[0].GRPCMaxTokens) {
+		g.Record(&s, 0, strategies.Error)
+	}
+	g.Record(&s, 0, strategies.Success)
+	if got := g.Tokens(); got != 0.546 {
+		t.Errorf("an empty bucket holds %v after a success, want 0.546", got)
+	}
+}

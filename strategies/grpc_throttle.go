@@ -21,7 +21,8 @@ type GRPCThrottleConfig struct {
 	// MaxTokens is the bucket's size and its tokens at the start
 	// (grpc_max_tokens). gRFC A6 allows (0, 1000].
 	MaxTokens float64
-	// TokenRatio is what a success adds (grpc_token_ratio).
+	// TokenRatio is what a success adds (grpc_token_ratio), to three
+	// decimals: the rest are dropped, as gRPC drops them.
 	TokenRatio float64
 }
 
@@ -34,8 +35,12 @@ type GRPCThrottleConfig struct {
 // as often as TokenRatio per success lets it.
 //
 // It counts in thousandths of a token, as gRPC's C core does (its
-// milli-tokens; gRFC A6 gives tokenRatio three decimal places), so that
-// ten successes of 0.1 make exactly one token. Every error and timeout
+// milli-tokens), so that ten successes of 0.1 make exactly one token; and
+// it keeps TokenRatio's first three decimals, dropping the rest, as gRPC's
+// C core reads retryThrottling.tokenRatio ("We support up to 3 decimal
+// digits": RetryGlobalConfig::JsonPostLoad, src/core/client_channel/
+// retry_service_config.cc, which keeps the first three digits after the
+// point and ignores the others): 0.5466 adds 0.546, not 0.547. Every error and timeout
 // counts as a failure: gRPC counts the status codes a service config
 // calls retryable, and every failure here is one a strategy retries.
 //
@@ -51,13 +56,32 @@ type GRPCThrottle struct {
 
 // NewGRPCThrottle returns a full bucket of c's size.
 func NewGRPCThrottle(c GRPCThrottleConfig) *GRPCThrottle {
-	t := &GRPCThrottle{cfg: c, max: milli(c.MaxTokens), ratio: milli(c.TokenRatio)}
+	t := &GRPCThrottle{cfg: c, max: milli(c.MaxTokens), ratio: milliTrunc(c.TokenRatio)}
 	t.tokens = t.max
 	return t
 }
 
 // milli returns x in thousandths, rounded.
 func milli(x float64) int64 { return int64(math.Round(x * 1000)) }
+
+// milliTrunc returns the thousandths of x, a positive number, that x's
+// shortest decimal (the one strconv.FormatFloat(x, 'f', -1, 64) writes,
+// which is what was typed) holds once truncated to three decimals:
+// 0.5466 gives 546, and 0.29 gives 290 although 0.29 × 1000 is
+// 289.99999999999997 in float64. It counts exactly: float64(k)/1000 is
+// the float64 nearest to the decimal k/1000, and rounding to the nearest
+// keeps order, so x is at least float64(k)/1000 exactly when its decimal
+// is at least k/1000.
+func milliTrunc(x float64) int64 {
+	k := math.Floor(x * 1000)
+	switch {
+	case (k+1)/1000 <= x:
+		k++
+	case k/1000 > x:
+		k--
+	}
+	return int64(k)
+}
 
 // AllowRetry implements Limit: it allows a retry while the bucket holds
 // more than half its size.

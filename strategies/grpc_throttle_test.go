@@ -140,3 +140,34 @@ func TestGRPCThrottleSteadyState(t *testing.T) {
 		})
 	}
 }
+
+// TestGRPCThrottleTokenRatioTruncated: the token ratio keeps three
+// decimals and drops the rest, as gRPC's C core reads tokenRatio, and
+// counts a ratio of three decimals exactly, whatever float64 makes of it.
+func TestGRPCThrottleTokenRatioTruncated(t *testing.T) {
+	cases := []struct {
+		ratio float64
+		want  int64 // thousandths
+	}{
+		{0.5466, 546}, {0.5469999, 546}, {0.547, 547}, {0.1, 100}, {0.29, 290}, {0.001, 1},
+		{0.0019, 1}, {1.0005, 1000}, {0.7, 700}, {0.57, 570}, {999.9999, 999999}, {1000, 1000000},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprint(c.ratio), func(t *testing.T) {
+			if got := milliTrunc(c.ratio); got != c.want {
+				t.Errorf("milliTrunc(%v) = %d, want %d", c.ratio, got, c.want)
+			}
+		})
+	}
+	t.Run("a success adds 0.546", func(t *testing.T) {
+		b := NewGRPCThrottle(GRPCThrottleConfig{MaxTokens: 10, TokenRatio: 0.5466})
+		var s State
+		for range 10 {
+			b.Record(&s, 0, Error)
+		}
+		b.Record(&s, 0, Success)
+		if got := b.Tokens(); got != 0.546 {
+			t.Errorf("an empty bucket holds %v after a success, want 0.546 (0.547 rounded)", got)
+		}
+	})
+}
