@@ -83,7 +83,7 @@ func TestClientTellsEveryOutcome(t *testing.T) {
 // TestClientLimiters: the real client builds its lane's limiters from its
 // config and shares each between its clients' goroutines (under -race,
 // their locks). Against a server that fails every attempt the AWS quota
-// pays for exactly 500/5 = 100 retries, and a breaker of all traffic,
+// pays for exactly 500/14 = 35 retries, leaving 10 tokens, and a breaker of all traffic,
 // open after 100 failures, lets no attempt through but the ones already
 // decided when it opened, at most one per client. Each runs until its
 // limiter has long been spent (hundreds of requests after), however slowly
@@ -104,13 +104,13 @@ func TestClientLimiters(t *testing.T) {
 	}{
 		{"aws_quota", func(p *strategies.Params) { p.AWSQuota = strategies.LimiterOn },
 			func(tot Counts, lim strategies.Limit) bool {
-				// At most 100 retries and one attempt per client
-				// come before the quota is spent: 180 failures after.
-				return lim.(*strategies.AWSQuota).Available() == 0 && tot.Errors >= 300
+				// At most 35 retries and one attempt per client
+				// come before the quota is spent: 245 failures after.
+				return lim.(*strategies.AWSQuota).Available() < strategies.DefaultAWSRetryCost && tot.Errors >= 300
 			},
 			func(t *testing.T, tot Counts, lim strategies.Limit) {
-				if tot.Retries != 100 || lim.(*strategies.AWSQuota).Available() != 0 {
-					t.Errorf("%d retries, %d tokens left; want 100, 0", tot.Retries, lim.(*strategies.AWSQuota).Available())
+				if tot.Retries != 35 || lim.(*strategies.AWSQuota).Available() != 10 {
+					t.Errorf("%d retries, %d tokens left; want 35, 10", tot.Retries, lim.(*strategies.AWSQuota).Available())
 				}
 			}},
 		{"breaker", func(p *strategies.Params) { p.Breaker = strategies.BreakerAll },

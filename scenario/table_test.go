@@ -1029,7 +1029,7 @@ func TestLimiterRows(t *testing.T) {
 		"sre_throttle": "*strategies.SREThrottle", "retry_budget": "*strategies.RetryBudget",
 		"breaker": "*strategies.Breaker",
 	}
-	sources := []string{"gRFC A6", "AWS SDKs'", "SRE book's", "Finagle's", "resilience4j's"}
+	sources := []string{"gRFC A6", "AWS SDKs'", "aws-sdk-go-v2", "SRE book's", "Finagle's", "resilience4j's"}
 	def := scenario.Defaults()
 	for _, param := range scenario.Table {
 		if param.Scope != scenario.ScopeLimiter || param.Name == "max_attempts" || param.Name == "deadline" {

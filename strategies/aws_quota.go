@@ -6,19 +6,42 @@ import (
 	"time"
 )
 
-// The defaults of the AWS SDKs' retry quota in standard retry mode, the
-// same in every SDK: INITIAL_RETRY_TOKENS 500, RETRY_COST 5,
-// TIMEOUT_RETRY_COST 10 and NO_RETRY_INCREMENT 1 (aws-sdk-js-v3's
-// middleware-retry constants; aws-sdk-go-v2's retry.DefaultRetryRateTokens,
-// DefaultRetryCost, DefaultRetryTimeoutCost, DefaultNoRetryIncrement; the
-// Rust SDK's token bucket, which names them its legacy costs). The AWS
-// SDKs' newer retry behaviour, opt-in in 2026 (AWS_NEW_RETRIES_2026),
-// charges other costs; aws_retry_cost and aws_timeout_cost model it.
+// The defaults of the AWS SDKs' retry quota in standard retry mode, as
+// aws-sdk-go-v2 v1.48.0 (2026-11-10) ships them, which made the SDKs'
+// Retry Behavior 2.1 its default and dropped the AWS_NEW_RETRIES_2026
+// switch:
+//
+//   - quota 500: aws-sdk-go-v2 v1.48.0, aws/retry/standard.go,
+//     DefaultRetryRateTokens;
+//   - retry cost 14: aws-sdk-go-v2 v1.48.0, aws/retry/standard.go,
+//     defaultRetryCost, the RetryCost of standardDefaults;
+//   - timeout cost 14: aws-sdk-go-v2 v1.48.0, aws/retry/standard.go, whose
+//     GetRetryToken charges a timeout RetryCost like any error
+//     (StandardOptions.RetryTimeoutCost is deprecated and unused);
+//   - no-retry increment 1: aws-sdk-go-v2 v1.48.0, aws/retry/standard.go,
+//     DefaultNoRetryIncrement.
+//
+// The same file charges a retry after a throttling error 5
+// (DefaultThrottlingRetryCost); the simulated and the real servers answer
+// no throttling error (their errors are refusals, resets and 5xx, which
+// the SDK retries at the full cost), so the quota has no cost of its own
+// for one. The legacy costs, the defaults up to aws-sdk-go-v2 v1.47.8
+// (aws/retry/standard.go, DefaultRetryCost 5 and DefaultRetryTimeoutCost
+// 10, now deprecated) and aws-sdk-js-v3's middleware-retry constants
+// RETRY_COST and TIMEOUT_RETRY_COST, are LegacyAWSRetryCost and
+// LegacyAWSTimeoutCost: aws_retry_cost=5 and aws_timeout_cost=10.
 const (
 	DefaultAWSQuotaTokens      = 500
-	DefaultAWSRetryCost        = 5
-	DefaultAWSTimeoutCost      = 10
+	DefaultAWSRetryCost        = 14
+	DefaultAWSTimeoutCost      = 14
 	DefaultAWSNoRetryIncrement = 1
+)
+
+// The legacy costs of the AWS SDKs' retry quota: aws-sdk-go-v2 v1.47.8,
+// aws/retry/standard.go, DefaultRetryCost and DefaultRetryTimeoutCost.
+const (
+	LegacyAWSRetryCost   = 5
+	LegacyAWSTimeoutCost = 10
 )
 
 // AWSQuotaConfig are the parameters of an AWSQuota.
@@ -35,9 +58,10 @@ type AWSQuotaConfig struct {
 // fewer are left: the request gives up. A success at the first attempt
 // adds NoRetryIncrement; a successful retry gives back what it took; a
 // failed one keeps it. Never above Tokens. So under a total outage the
-// quota allows Tokens/RetryCost retries (100) and then none until
-// successes refill it: what the retries of a failing service may cost is
-// bounded, and a healthy one pays for its rare retries.
+// quota allows Tokens/RetryCost retries (500/14: 35; 100 at the legacy
+// cost of 5) and then none until successes refill it: what the retries of
+// a failing service may cost is bounded, and a healthy one pays for its
+// rare retries.
 //
 // The tokens a request's retry took are the request's, kept in its
 // State.Quota as the SDK's retry token keeps them, so that its success

@@ -10,11 +10,31 @@ func newDefaultAWSQuota() *AWSQuota {
 		TimeoutCost: DefaultAWSTimeoutCost, NoRetryIncrement: DefaultAWSNoRetryIncrement})
 }
 
-// TestAWSQuotaArithmetic: a retry after an error takes 5 tokens, after a
-// timeout 10; a successful retry gives back what it took, a failed one
-// nothing; a success at the first attempt adds 1; never above 500.
+// newLegacyAWSQuota returns a quota of the legacy costs, 5 and 10, which
+// tell an error's cost from a timeout's.
+func newLegacyAWSQuota() *AWSQuota {
+	return NewAWSQuota(AWSQuotaConfig{Tokens: DefaultAWSQuotaTokens, RetryCost: LegacyAWSRetryCost,
+		TimeoutCost: LegacyAWSTimeoutCost, NoRetryIncrement: DefaultAWSNoRetryIncrement})
+}
+
+// TestAWSQuotaDefaults: the defaults are aws-sdk-go-v2 v1.48.0's, a retry
+// costing 14 whether an error or a timeout preceded it, and the legacy
+// costs are 5 and 10.
+func TestAWSQuotaDefaults(t *testing.T) {
+	if DefaultAWSQuotaTokens != 500 || DefaultAWSRetryCost != 14 || DefaultAWSTimeoutCost != 14 ||
+		DefaultAWSNoRetryIncrement != 1 || LegacyAWSRetryCost != 5 || LegacyAWSTimeoutCost != 10 {
+		t.Errorf("quota %d, costs %d/%d, increment %d, legacy %d/%d; want 500, 14/14, 1, 5/10",
+			DefaultAWSQuotaTokens, DefaultAWSRetryCost, DefaultAWSTimeoutCost, DefaultAWSNoRetryIncrement,
+			LegacyAWSRetryCost, LegacyAWSTimeoutCost)
+	}
+}
+
+// TestAWSQuotaArithmetic: at the legacy costs a retry after an error takes
+// 5 tokens, after a timeout 10; a successful retry gives back what it
+// took, a failed one nothing; a success at the first attempt adds 1;
+// never above 500.
 func TestAWSQuotaArithmetic(t *testing.T) {
-	q := newDefaultAWSQuota()
+	q := newLegacyAWSQuota()
 	pol := NewPolicy(Fixed{Delay: time.Second}, q)
 	rng := newRNG(1020)
 	var s State
@@ -64,17 +84,25 @@ func TestAWSQuotaArithmetic(t *testing.T) {
 }
 
 // TestAWSQuotaExhausted: with no success, the quota pays for exactly
-// 500/5 = 100 retries after errors, or 500/10 = 50 after timeouts, then
-// refuses every retry, touching nothing; a refusal leaves the request
-// holding nothing.
+// 500/14 = 35 retries, after errors or timeouts alike, at the defaults
+// (35 × 14 = 490 tokens, and the 10 left are fewer than a retry's 14);
+// at the legacy costs for 500/5 = 100 retries after errors, or 500/10 =
+// 50 after timeouts. Then it refuses every retry, touching nothing; a
+// refusal leaves the request holding nothing.
 func TestAWSQuotaExhausted(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		o    Outcome
-		want int
-	}{{"errors", Error, 100}, {"timeouts", Timeout, 50}} {
+		name       string
+		q          func() *AWSQuota
+		o          Outcome
+		want, left int
+	}{
+		{"errors", newDefaultAWSQuota, Error, 35, 10},
+		{"timeouts", newDefaultAWSQuota, Timeout, 35, 10},
+		{"legacy_errors", newLegacyAWSQuota, Error, 100, 0},
+		{"legacy_timeouts", newLegacyAWSQuota, Timeout, 50, 0},
+	} {
 		t.Run(c.name, func(t *testing.T) {
-			q := newDefaultAWSQuota()
+			q := c.q()
 			pol := NewPolicy(Fixed{Delay: time.Second}, q)
 			rng := newRNG(1021)
 			var s State
@@ -93,13 +121,13 @@ func TestAWSQuotaExhausted(t *testing.T) {
 					t.Fatalf("a refused request holds %d tokens", s.Quota)
 				}
 			}
-			if retries != c.want || q.Available() != 0 {
-				t.Errorf("%d retries, %d tokens left; want %d, 0", retries, q.Available(), c.want)
+			if retries != c.want || q.Available() != c.left {
+				t.Errorf("%d retries, %d tokens left; want %d, %d", retries, q.Available(), c.want, c.left)
 			}
 		})
 	}
 	t.Run("too_few_tokens", func(t *testing.T) {
-		q := newDefaultAWSQuota()
+		q := newLegacyAWSQuota()
 		q.available = 9
 		var s State
 		q.Record(&s, 0, Timeout)

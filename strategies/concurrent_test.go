@@ -67,7 +67,7 @@ func TestLimitersConcurrent(t *testing.T) {
 
 // TestLimitersConcurrentExact: the yes that takes tokens takes them under
 // the limiter's lock, so goroutines that decide at once never spend the
-// same tokens twice: the AWS quota pays for exactly 100 retries, the
+// same tokens twice: the AWS quota pays for exactly 500/14 = 35 retries, the
 // budget's reserve for exactly 100, the half-open breaker for exactly 10
 // probes, however many goroutines ask.
 func TestLimitersConcurrentExact(t *testing.T) {
@@ -95,8 +95,8 @@ func TestLimitersConcurrentExact(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if quota.Load() != 100 || budget.Load() != 100 || probes.Load() != 10 {
-		t.Errorf("quota paid %d retries, budget %d, breaker let %d probes; want 100, 100, 10",
+	if quota.Load() != 35 || budget.Load() != 100 || probes.Load() != 10 {
+		t.Errorf("quota paid %d retries, budget %d, breaker let %d probes; want 35, 100, 10",
 			quota.Load(), budget.Load(), probes.Load())
 	}
 }

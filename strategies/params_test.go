@@ -169,8 +169,8 @@ func TestDefaultsLimitersOff(t *testing.T) {
 				t.Errorf("%s: a limiter switch is %q by default, want off", name, sw)
 			}
 		}
-		if p.GRPCMaxTokens != 10 || p.GRPCTokenRatio != 0.1 || p.AWSQuotaTokens != 500 || p.AWSRetryCost != 5 ||
-			p.AWSTimeoutCost != 10 || p.AWSNoRetryIncrement != 1 || p.SREK != 2 || p.SREWindow != 2*time.Minute ||
+		if p.GRPCMaxTokens != 10 || p.GRPCTokenRatio != 0.1 || p.AWSQuotaTokens != 500 || p.AWSRetryCost != 14 ||
+			p.AWSTimeoutCost != 14 || p.AWSNoRetryIncrement != 1 || p.SREK != 2 || p.SREWindow != 2*time.Minute ||
 			p.BudgetPercent != 20 || p.BudgetMinPerSec != 10 || p.BudgetTTL != 10*time.Second ||
 			p.BreakerThreshold != 50 || p.BreakerWindow != 100 || p.BreakerMinCalls != 100 ||
 			p.BreakerOpenFor != time.Minute || p.BreakerProbes != 10 {
@@ -215,7 +215,7 @@ func TestNewLimiters(t *testing.T) {
 	if c := lims[4].(*RetryBudget).Config().(RetryBudgetConfig); c != (RetryBudgetConfig{10, 10, 10 * time.Second}) {
 		t.Errorf("retry budget %+v", c)
 	}
-	if c := lims[5].(*AWSQuota).Config().(AWSQuotaConfig); c != (AWSQuotaConfig{100, 5, 10, 1}) {
+	if c := lims[5].(*AWSQuota).Config().(AWSQuotaConfig); c != (AWSQuotaConfig{100, 14, 14, 1}) {
 		t.Errorf("AWS quota %+v", c)
 	}
 
