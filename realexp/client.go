@@ -455,6 +455,10 @@ func (p *Population) client(ctx context.Context, i int) {
 			if !slept {
 				return
 			}
+			if !p.pol.AllowSend(&st, time.Since(p.start), rng) {
+				p.gaveUp.Add(1) // a limit (a breaker) refused the retry when it was due
+				break
+			}
 			p.retries.Add(1)
 		}
 	}

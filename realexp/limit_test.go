@@ -85,7 +85,8 @@ func TestClientTellsEveryOutcome(t *testing.T) {
 // their locks). Against a server that fails every attempt the AWS quota
 // pays for exactly 500/14 = 35 retries, leaving 10 tokens, and a breaker of all traffic,
 // open after 100 failures, lets no attempt through but the ones already
-// decided when it opened, at most one per client. Each runs until its
+// sent when it opened, at most one per client: a retry due while it is
+// open is refused when due. Each runs until its
 // limiter has long been spent (hundreds of requests after), however slowly
 // a busy machine runs the clients.
 func TestClientLimiters(t *testing.T) {

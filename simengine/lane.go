@@ -429,6 +429,13 @@ func (l *lane) wake(ci int32) {
 		l.arrive()
 	case backing:
 		l.inBackoff--
+		if !l.pol.AllowSend(&c.st, l.now, l.rng) {
+			// A limit (a breaker) refused the retry when it was due:
+			// the request ends unsent.
+			l.tick.gaveUp++
+			l.think(ci, c)
+			return
+		}
 		l.tick.retries++
 		l.attempt(ci, c)
 	case waiting:

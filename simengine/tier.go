@@ -103,6 +103,12 @@ func (l *lane) wakeCall(x int32) {
 	c := &l.calls[x]
 	switch c.state {
 	case backing:
+		if !l.tiers[c.tier].pol.AllowSend(&c.st, l.now, l.rng) {
+			// A limit of the tier (a breaker) refused the retry when
+			// it was due: the call fails fast.
+			l.answer(x, strategies.Error)
+			return
+		}
 		l.callAttempt(x)
 	case waiting:
 		if l.cancel {

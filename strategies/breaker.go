@@ -7,9 +7,9 @@ import (
 )
 
 // The defaults of resilience4j's CircuitBreaker (CircuitBreakerConfig's
-// DEFAULT_ constants, and its documentation): it opens when at least 50 %
-// of the last 100 calls failed, once 100 calls were recorded; it stays open
-// 60 s; then it lets 10 calls through half-open.
+// DEFAULT_ constants, and its documentation, resilience4j 2.2.0): it opens
+// when at least 50 % of the last 100 calls failed, once 100 calls were
+// recorded; it stays open 60 s; then it lets 10 calls through half-open.
 const (
 	DefaultBreakerThreshold = 50.0
 	DefaultBreakerWindow    = 100
@@ -36,8 +36,8 @@ type BreakerConfig struct {
 	MinCalls int
 	// OpenFor is how long the breaker stays open (breaker_open_for).
 	OpenFor time.Duration
-	// Probes is how many attempts the half-open breaker lets through, and
-	// how many outcomes it judges (breaker_probes).
+	// Probes is how many attempts the half-open breaker lets through
+	// (breaker_probes); it judges min(MinCalls, Probes) outcomes.
 	Probes int
 }
 
@@ -74,10 +74,21 @@ func (s BreakerState) String() string {
 // the attempts it breaks (every attempt, or retries only) for OpenFor;
 // the first attempt asked about after that finds it half-open. Half-open,
 // it lets Probes attempts through and refuses the rest; once it heard
-// Probes outcomes it opens again if at least Threshold percent of them
-// failed, and closes otherwise, with an empty window. Every error and
-// timeout is a failure, as resilience4j records every exception by
-// default.
+// min(MinCalls, Probes) outcomes it opens again if at least Threshold
+// percent of them failed, and closes otherwise, with an empty window.
+// That is resilience4j's half-open state (CircuitBreakerStateMachine's
+// HalfOpenState, resilience4j 2.2.0, as since 1.2.0 and its
+// minimumNumberOfCalls): it hands out permittedNumberOfCallsInHalfOpenState
+// permissions, and its metrics, CircuitBreakerMetrics.forHalfOpen, are a
+// count-based window of that size whose minimum number of calls is
+// min(minimumNumberOfCalls, permittedNumberOfCallsInHalfOpenState), so it
+// decides as soon as it holds that many outcomes. Every error and timeout
+// is a failure, as resilience4j records every exception by default.
+//
+// It is asked about a retry when the retry is due, not when the attempt
+// before it failed (a SendLimit): resilience4j asks for permission when
+// the call runs, after the Retry's wait. A retry whose wait began while
+// the breaker was closed is refused if it opened during the wait.
 //
 // Outcomes heard while open are of attempts sent before it opened: they
 // are ignored, as resilience4j's open state drops them with its metrics.
@@ -96,7 +107,8 @@ func (s BreakerState) String() string {
 // concurrent use.
 type Breaker struct {
 	cfg      BreakerConfig
-	minCalls int
+	minCalls int // closed: min(MinCalls, Window), at least 1
+	halfMin  int // half-open: min(MinCalls, Probes), at least 1
 
 	mu    sync.Mutex
 	state BreakerState
@@ -114,7 +126,8 @@ type Breaker struct {
 
 // NewBreaker returns a closed breaker with an empty window.
 func NewBreaker(c BreakerConfig) *Breaker {
-	return &Breaker{cfg: c, minCalls: max(1, min(c.MinCalls, c.Window)), ring: make([]bool, max(1, c.Window))}
+	return &Breaker{cfg: c, minCalls: max(1, min(c.MinCalls, c.Window)), halfMin: max(1, min(c.MinCalls, c.Probes)),
+		ring: make([]bool, max(1, c.Window))}
 }
 
 // failing reports whether fails of n outcomes reach the threshold.
@@ -175,9 +188,13 @@ func (b *Breaker) AllowFirst(_ *State, now time.Duration, _ *rand.Rand) bool {
 	return b.allow(now, true)
 }
 
-// AllowRetry implements Limit: the breaker refuses a retry while open, and
-// half-open beyond its probes.
-func (b *Breaker) AllowRetry(_ *State, now time.Duration, _ *rand.Rand) bool {
+// AllowRetry implements Limit: it allows every retry when the attempt
+// before it fails; AllowSend decides when the retry is due.
+func (*Breaker) AllowRetry(*State, time.Duration, *rand.Rand) bool { return true }
+
+// AllowSend implements SendLimit: the breaker refuses a retry due at now
+// while open, and half-open beyond its probes.
+func (b *Breaker) AllowSend(_ *State, now time.Duration, _ *rand.Rand) bool {
 	return b.allow(now, false)
 }
 
@@ -224,7 +241,7 @@ func (b *Breaker) Record(_ *State, now time.Duration, o Outcome) {
 		if failed {
 			b.heardFails++
 		}
-		if b.heard >= b.cfg.Probes {
+		if b.heard >= b.halfMin {
 			if b.failing(b.heardFails, b.heard) {
 				b.open(now)
 			} else {
@@ -248,5 +265,6 @@ func (b *Breaker) Config() any { return b.cfg }
 var (
 	_ SharedLimit  = (*Breaker)(nil)
 	_ FirstLimit   = (*Breaker)(nil)
+	_ SendLimit    = (*Breaker)(nil)
 	_ ReserveLimit = (*Breaker)(nil)
 )

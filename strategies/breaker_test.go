@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -79,7 +80,7 @@ func TestBreakerCycle(t *testing.T) {
 			b := newBreaker(false)
 			var st State
 			record(b, 10*s, Error, 100)
-			if b.AllowFirst(&st, 10*s, nil) || b.AllowRetry(&st, 69*s, nil) {
+			if b.AllowFirst(&st, 10*s, nil) || b.AllowSend(&st, 69*s, nil) {
 				t.Fatal("open breaker let an attempt through")
 			}
 			record(b, 30*s, Success, 100) // answers to attempts sent before: ignored
@@ -91,7 +92,7 @@ func TestBreakerCycle(t *testing.T) {
 					t.Fatalf("probe %d refused", i)
 				}
 			}
-			if b.AllowFirst(&st, 70*s, nil) || b.AllowRetry(&st, 70*s, nil) {
+			if b.AllowFirst(&st, 70*s, nil) || b.AllowSend(&st, 70*s, nil) {
 				t.Fatal("an eleventh attempt let through half-open")
 			}
 			record(b, 71*s, Error, c.probeFails)
@@ -122,7 +123,7 @@ func TestBreakerRetriesOnly(t *testing.T) {
 	b := newBreaker(true)
 	var st State
 	record(b, 0, Timeout, 100)
-	if !b.AllowFirst(&st, 0, nil) || b.AllowRetry(&st, 0, nil) {
+	if !b.AllowFirst(&st, 0, nil) || b.AllowSend(&st, 0, nil) {
 		t.Fatal("open breaker of retries: want first attempts through, retries refused")
 	}
 	for range 20 {
@@ -131,11 +132,11 @@ func TestBreakerRetriesOnly(t *testing.T) {
 		}
 	}
 	for i := range 10 {
-		if !b.AllowRetry(&st, time.Minute, nil) {
+		if !b.AllowSend(&st, time.Minute, nil) {
 			t.Fatalf("probe %d refused", i)
 		}
 	}
-	if b.AllowRetry(&st, time.Minute, nil) {
+	if b.AllowSend(&st, time.Minute, nil) {
 		t.Error("an eleventh retry let through half-open")
 	}
 }
@@ -167,5 +168,83 @@ func TestBreakerReleaseAndStuckProbes(t *testing.T) {
 	}
 	if got := b.State(181 * time.Second); got != BreakerHalfOpen {
 		t.Errorf("state %v, want half-open again", got)
+	}
+}
+
+// TestBreakerDecidesWhenRetryIsDue: the breaker is asked about a retry when
+// it is due, as resilience4j asks when the call runs. A retry scheduled
+// while the breaker was closed is refused if another client's failure
+// opened it during the wait, and the AWS quota, which decided at the
+// failure, gets its tokens back; a retry due while it stays closed goes.
+func TestBreakerDecidesWhenRetryIsDue(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		failures  int // other clients' failures during the wait
+		wantSent  bool
+		wantQuota int
+	}{
+		{"opened_during_the_wait", 1, false, 500},
+		{"closed_when_due", 0, true, 486},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, mode := range []bool{false, true} {
+				b := newBreaker(mode)
+				q := newDefaultAWSQuota()
+				pol := NewPolicy(Fixed{Delay: time.Second}, b, q)
+				rng := newRNG(1060)
+				record(b, 0, Error, 98)
+				var s State
+				pol.Begin(&s, 0, 0)
+				if !pol.AllowFirst(&s, 0, rng) {
+					t.Fatal("a closed breaker refused a first attempt")
+				}
+				pol.Record(&s, 0, Error) // the 99th failure: still closed
+				d, ok := pol.Retry(&s, 0, rng)
+				if !ok || d != time.Second || q.Available() != 486 {
+					t.Fatalf("Retry = %v, %v with %d tokens left; want 1s, true, 486", d, ok, q.Available())
+				}
+				record(b, 500*time.Millisecond, Error, c.failures)
+				if got := pol.AllowSend(&s, d, rng); got != c.wantSent {
+					t.Errorf("retries only %v: AllowSend at %v = %v with the breaker %v, want %v",
+						mode, d, got, b.State(d), c.wantSent)
+				}
+				if q.Available() != c.wantQuota {
+					t.Errorf("retries only %v: %d tokens left, want %d", mode, q.Available(), c.wantQuota)
+				}
+			}
+		})
+	}
+}
+
+// TestBreakerHalfOpenMinCalls: half-open, the breaker decides once it
+// heard min(min_calls, probes) outcomes, as resilience4j's half-open
+// metrics do: 5 when min_calls is 5 of 10 probes, 10 when it is 100.
+func TestBreakerHalfOpenMinCalls(t *testing.T) {
+	for _, c := range []struct {
+		minCalls, want int
+		o              Outcome
+		state          BreakerState
+	}{
+		{5, 5, Success, BreakerClosed}, {5, 5, Error, BreakerOpen},
+		{100, 10, Success, BreakerClosed}, {100, 10, Timeout, BreakerOpen}, {1, 1, Success, BreakerClosed},
+	} {
+		t.Run(fmt.Sprintf("min_calls=%d/%v", c.minCalls, c.o), func(t *testing.T) {
+			b := NewBreaker(BreakerConfig{Threshold: 50, Window: 100, MinCalls: c.minCalls, OpenFor: time.Minute, Probes: 10})
+			record(b, 0, Error, 100)
+			var s State
+			for range 10 {
+				if !b.AllowFirst(&s, time.Minute, nil) {
+					t.Fatal("half-open breaker refused one of its 10 probes")
+				}
+			}
+			record(b, time.Minute, c.o, c.want-1)
+			if got := b.State(time.Minute); got != BreakerHalfOpen {
+				t.Fatalf("state %v after %d outcomes, want half-open", got, c.want-1)
+			}
+			record(b, time.Minute, c.o, 1)
+			if got := b.State(time.Minute); got != c.state {
+				t.Errorf("state %v after %d outcomes, want %v", got, c.want, c.state)
+			}
+		})
 	}
 }

@@ -74,7 +74,8 @@ func (o Outcome) String() string {
 type Limit interface {
 	// AllowRetry reports whether the request whose current attempt failed
 	// at now may be retried. Policy.Retry asks the limits in list order,
-	// before the strategy draws the wait, and stops at the first no: a
+	// but for SendLimits, before the strategy draws the wait, and stops at
+	// the first no: a
 	// refused retry costs the strategy no random number and leaves its
 	// memory alone. A limit that draws (SREThrottle) draws from rng, the
 	// strategy's stream, so that a run stays reproducible.
@@ -97,6 +98,27 @@ type FirstLimit interface {
 	AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool
 }
 
+// SendLimit is a Limit that decides whether a retry may be sent when it is
+// due, at its attempt's start, rather than when the attempt before it
+// failed, one wait earlier. A circuit breaker is one: resilience4j asks a
+// CircuitBreaker for permission when the decorated call runs
+// (acquirePermission, first thing in its decorate* functions), so a retry
+// whose wait began while the breaker was closed is refused if it opened
+// during the wait. The limits whose sources decide before the wait are
+// not: gRPC's retry throttling (gRFC A6 checks the tokens when the
+// attempt fails), the AWS quota (aws-sdk-go-v2's retry middleware takes
+// the retry token, then draws and sleeps the delay) and Finagle's budget
+// (its RequeueFilter and RetryFilter withdraw, then schedule the retry).
+//
+// Policy.Retry does not ask a SendLimit's AllowRetry, which may always say
+// yes: Policy.AllowSend asks its AllowSend when the retry is due.
+type SendLimit interface {
+	Limit
+	// AllowSend reports whether the retry that Policy.Retry scheduled in
+	// s, due at now, may be sent.
+	AllowSend(s *State, now time.Duration, rng *rand.Rand) bool
+}
+
 // WaitLimit is a Limit that also judges when a retry would start, as
 // DeadlineLimit does. Policy.Retry asks AllowWait, in list order, once the
 // strategy drew the wait and only when every AllowRetry said yes.
@@ -117,10 +139,12 @@ type WaitLimit interface {
 // of the limits does not matter.
 type ReserveLimit interface {
 	Limit
-	// Release gives back what the limit's yes for the request in s took
-	// at now: AllowFirst's when first is true, else AllowRetry's. It is
-	// called at most once per yes, before the request's next attempt is
-	// decided.
+	// Release gives back what the limit's yes for the request in s took:
+	// AllowFirst's when first is true, else AllowRetry's or, for a
+	// SendLimit, AllowSend's. now is when the attempt is refused: the
+	// failure's time, or for a retry a SendLimit refused when it was due,
+	// that time. It is called at most once per yes, before the request's
+	// next attempt is decided.
 	Release(s *State, now time.Duration, first bool)
 }
 

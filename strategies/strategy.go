@@ -69,8 +69,8 @@ type State struct {
 // stateful limiters whose switches are on.
 //
 // Its callers tell it of every attempt: Begin and AllowFirst before a
-// request's first attempt, Record when any attempt ends, and Retry after a
-// failed one. A Policy with only stateless limits costs them no interface
+// request's first attempt, Record when any attempt ends, Retry after a
+// failed one, and AllowSend when the retry Retry scheduled is due. A Policy with only stateless limits costs them no interface
 // call: it asks the leading MaxAttemptsLimit and DeadlineLimit directly, and
 // Record and AllowFirst have nothing to tell.
 //
@@ -89,6 +89,7 @@ type Policy struct {
 	maxAttempts *MaxAttemptsLimit
 	deadline    *DeadlineLimit
 	retry       []Limit
+	send        []SendLimit
 	wait        []WaitLimit
 	first       []FirstLimit
 	record      []Limit
@@ -105,7 +106,7 @@ func NewPolicy(s Strategy, limits ...Limit) *Policy {
 // compile sorts p.limits by the questions they are asked.
 func (p *Policy) compile() {
 	p.maxAttempts, p.deadline = nil, nil
-	p.retry, p.wait, p.first, p.record = nil, nil, nil, nil
+	p.retry, p.send, p.wait, p.first, p.record = nil, nil, nil, nil, nil
 	for _, l := range p.limits {
 		switch b := l.(type) {
 		case *MaxAttemptsLimit:
@@ -119,7 +120,11 @@ func (p *Policy) compile() {
 				continue
 			}
 		}
-		p.retry = append(p.retry, l)
+		if s, ok := l.(SendLimit); ok {
+			p.send = append(p.send, s) // its AllowRetry is not asked
+		} else {
+			p.retry = append(p.retry, l)
+		}
 		if w, ok := l.(WaitLimit); ok {
 			p.wait = append(p.wait, w)
 		}
@@ -203,7 +208,8 @@ func (p *Policy) Record(s *State, now time.Duration, o Outcome) {
 
 // Retry is called when the current attempt fails at now, after Record. It
 // returns the wait before the next attempt and true, or false when the
-// request gives up. It asks every limit's AllowRetry, then draws the
+// request gives up. It asks every limit's AllowRetry but a SendLimit's
+// (AllowSend asks those when the retry is due), then draws the
 // strategy's wait, then asks every WaitLimit's AllowWait; on true it
 // advances s to the next attempt, which starts at now plus the wait. On
 // false the ReserveLimits that allowed the retry get back what they took.
@@ -244,9 +250,28 @@ func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Durati
 	return d, true
 }
 
+// AllowSend reports whether the retry that Retry scheduled in s may be sent
+// at now, when it is due: whether every SendLimit allows it. When it does
+// not, the request ends unsent, and every ReserveLimit that allowed the
+// retry, at its failure or now, gets back what it took. A Policy without
+// SendLimits allows every retry that Retry allowed.
+func (p *Policy) AllowSend(s *State, now time.Duration, rng *rand.Rand) bool {
+	for i, l := range p.send {
+		if !l.AllowSend(s, now, rng) {
+			for _, y := range p.send[:i] {
+				if r, ok := y.(ReserveLimit); ok {
+					r.Release(s, now, false)
+				}
+			}
+			return p.release(s, now, len(p.retry))
+		}
+	}
+	return true
+}
+
 // release gives back what the ReserveLimits among the first n of p.retry,
-// which all allowed the retry that Retry now refuses, took for it. It
-// returns false, Retry's answer.
+// which all allowed the retry that Retry or AllowSend now refuses, took for
+// it. It returns false, their answer.
 func (p *Policy) release(s *State, now time.Duration, n int) bool {
 	for _, l := range p.retry[:n] {
 		if r, ok := l.(ReserveLimit); ok {
