@@ -118,8 +118,8 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 		// On 001's curve only a breaker that refuses first attempts too
 		// saves the server: one on retries cuts them and still collapses.
 		{"curve-breaker", false, "a", `\(exponential\): baseline 95\.4 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 9993; .*\(amplification 4\.09\)`},
-		{"curve-breaker", false, "b", `\(exponential\): baseline 95\.4 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 8230; .*\(amplification 1\.01\)`},
-		{"curve-breaker", false, "c", `\(exponential\): baseline 95\.4 ok/s; server back 0\.3s after the outage \(concurrency at its healthy level\), then service 46\.8s after \(ok/s at 90 % of baseline\); peak concurrency 269; .*\(amplification 0\.51\)`},
+		{"curve-breaker", false, "b", `\(exponential\): baseline 95\.4 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 8141; .*\(amplification 1\.00\)`},
+		{"curve-breaker", false, "c", `\(exponential\): baseline 95\.4 ok/s; server back 0\.2s after the outage \(concurrency at its healthy level\), then service 46\.7s after \(ok/s at 90 % of baseline\); peak concurrency 256; .*\(amplification 0\.50\)`},
 		// After the load spike, retries without backoff keep the queue
 		// full for good; the server's protections bring the service back
 		// for both lanes, and without them neither comes back.
