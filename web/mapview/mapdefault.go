@@ -78,6 +78,10 @@ func defaultAxes(p *scenario.Params, lim kit.Limits) []map[string]string {
 	readable := sweep.AxisNames(p)
 	var names []string
 	for _, name := range defaultAxisPrefs {
+		// Without a scheduled outage its length changes nothing.
+		if name == "outage_for" && p.Outage == scenario.OutageNone {
+			continue
+		}
 		if slices.Contains(readable, name) && len(names) < 2 {
 			names = append(names, name)
 		}
