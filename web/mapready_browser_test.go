@@ -252,4 +252,52 @@ func TestBrowserMapReady(t *testing.T) {
 		tb.do("emulate achromatopsia", visionDeficiency(emulation.SetEmulatedVisionDeficiencyTypeAchromatopsia))
 		saveShot(t, tb, "map-ready-achromatopsia.png")
 	})
+
+	t.Run("PatternsOnADenseMap", func(t *testing.T) {
+		// 32 × 32 cells, too small for a sign: each category's pattern
+		// is laid over its cells, drawn on the canvas.
+		tb := openMap(t, env, denseMap)
+		checkReady(t, waitReady(tb))
+		for _, id := range []string{"a", "b", "diff"} {
+			p := eval[patterns](tb, patternCounts+`('`+id+`')`)
+			if p.Signs != 0 {
+				t.Errorf("map %s draws %d signs on cells too small for them", id, p.Signs)
+			}
+			if p.Patterned == 0 || p.Drawn < p.Patterned {
+				t.Errorf("map %s: %d cells of a patterned category, %d drawn with a pattern", id, p.Patterned, p.Drawn)
+			}
+			for _, l := range p.Labels {
+				t.Logf("map %s's legend: %s", id, l)
+			}
+		}
+		tb.do("emulate deuteranopia", visionDeficiency(emulation.SetEmulatedVisionDeficiencyTypeDeuteranopia))
+		saveShot(t, tb, "map-ready-dense-deuteranopia.png")
+	})
+}
+
+// denseMap is a 32 × 32 map of short, small runs: cheap cells, too small
+// on the page for a sign each.
+const denseMap = "x=outage_for&x_from=1s&x_to=32s&x_steps=32&y=clients&y_from=25&y_to=800&y_steps=32&duration=40s&outage_at=5s"
+
+// patternCounts counts, in chart id, the categorical cells whose
+// category has a pattern, the cells drawn on the canvas with one, and
+// the signs drawn.
+const patternCounts = `(id => {
+	const c = window.backofflabMap.charts()[id];
+	const other = c.getOption().series.find(s => s.name === 'other');
+	const patterned = other.data.filter(d => d.itemStyle && d.itemStyle.decal).length;
+	const S = JSON.parse(document.querySelector('#map-state').textContent);
+	const marks = new Set([...S.outcomes, S.serverOnly].map(o => o.mark).filter(m => m));
+	for (const m of Object.values(S.diffMarks || {})) for (const v of Object.values(m)) marks.add(v);
+	let drawn = 0, signs = 0;
+	for (const el of c.getZr().storage.getDisplayList(true)) {
+		if (el.type === 'rect' && el.style && el.style.decal) drawn++;
+		if (/^(text|tspan)$/.test(el.type) && el.style && marks.has(el.style.text)) signs++;
+	}
+	return {patterned, drawn, signs, labels: c.getOption().visualMap[1].pieces.map(p => p.label)};
+})`
+
+type patterns struct {
+	Patterned, Drawn, Signs int
+	Labels                  []string
 }

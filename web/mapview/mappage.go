@@ -174,6 +174,34 @@ type mapOutcome struct {
 	// so that a map is read without telling its colours apart (red from
 	// green, above all); "" for a recovered cell, whose shade is its time.
 	Mark string `json:"mark"`
+	// Pattern is the pattern laid over its cells, which the legend names
+	// too: on a map whose cells are too small for a sign, it tells the
+	// categories apart without their colours (mapPatterns).
+	Pattern string `json:"pattern"`
+}
+
+// The patterns of a map's categorical cells (mapOutcome.Pattern), each
+// drawn by the page's script under its name.
+const (
+	patternHatched = "hatched" // diagonal lines: nothing recovered
+	patternDotted  = "dotted"  // dots: no outage
+	patternCrossed = "crossed" // a grid: stopped
+	patternLined   = "lined"   // horizontal lines: the server only
+)
+
+// mapOutcomePatterns are the outcomes' patterns.
+var mapOutcomePatterns = map[string]string{
+	sweep.OutcomeCollapsed: patternHatched,
+	sweep.OutcomeNoOutage:  patternDotted,
+	sweep.OutcomeStopped:   patternCrossed,
+}
+
+// mapDiffPatterns are the difference map's: neither lane recovered is
+// hatched as a collapse is; a lane that alone recovered is its colour
+// and its letter.
+var mapDiffPatterns = map[string]string{
+	sweep.DiffNeither:  patternHatched,
+	sweep.DiffNoOutage: patternDotted,
 }
 
 // mapOutcomeMarks are the outcomes' signs (mapOutcome.Mark): a cross for
@@ -216,7 +244,7 @@ var mapOutcomeLabels = map[string]string{
 // mapServerOnly is the maps' word for a recovered cell whose server came
 // back but whose service did not by the run's end: shading it by the
 // server's time would make it look as good as a full recovery.
-var mapServerOnly = mapOutcome{Name: "server_only", Label: "server back, service not (by the run's end)", Tone: "part", Mark: "~"}
+var mapServerOnly = mapOutcome{Name: "server_only", Label: "server back, service not (by the run's end)", Tone: "part", Mark: "~", Pattern: patternLined}
 
 // mapState is what the page's script starts from.
 type mapState struct {
@@ -255,8 +283,10 @@ type mapState struct {
 	DiffCats  []string                     `json:"diffCats"`
 	DiffWords map[string]map[string]string `json:"diffWords"`
 	// DiffMarks are the signs of DiffCats on the difference map, for
-	// each pair of lanes, by "a/b" (mapDiffMarks).
-	DiffMarks map[string]map[string]string `json:"diffMarks"`
+	// each pair of lanes, by "a/b" (mapDiffMarks); DiffPatterns their
+	// patterns, by category (mapDiffPatterns).
+	DiffMarks    map[string]map[string]string `json:"diffMarks"`
+	DiffPatterns map[string]string            `json:"diffPatterns"`
 	// Suggest gives, for each parameter the axis menus offer, the range
 	// the form fills in when it is chosen: about the scenario's value
 	// divided and multiplied by 4, within the parameter's range, in round
@@ -387,7 +417,8 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 		v.Lanes = append(v.Lanes, mapLane{Letter: scenario.LaneNames[i : i+1], Title: scenario.StrategyTitle(l.Strategy)})
 	}
 	for _, o := range sweep.Outcomes {
-		v.Outcomes = append(v.Outcomes, mapOutcome{Name: o, Label: mapOutcomeLabels[o], Tone: mapOutcomeTones[o], Mark: mapOutcomeMarks[o]})
+		v.Outcomes = append(v.Outcomes, mapOutcome{Name: o, Label: mapOutcomeLabels[o], Tone: mapOutcomeTones[o],
+			Mark: mapOutcomeMarks[o], Pattern: mapOutcomePatterns[o]})
 	}
 	v.Scenario = sweep.ScenarioParts(&p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
 	v.State.Lanes, v.State.Outcomes = v.Lanes, v.Outcomes
@@ -399,7 +430,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 		}
 		v.State.Captions = sweep.Captions(spec, &p)
 		v.State.DiffCats, v.State.DiffWords = sweep.DiffCategories, sweep.AllDiffWords(len(p.Lanes))
-		v.State.DiffMarks = diffMarks(v.State.DiffWords)
+		v.State.DiffMarks, v.State.DiffPatterns = diffMarks(v.State.DiffWords), mapDiffPatterns
 	}
 	return v
 }

@@ -15,6 +15,7 @@
   const OUTCOME = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.label]));
   const TONE = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.tone]));
   const MARK = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.mark]));
+  const PATTERN = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.pattern]));
   // The outcomes a cell is coloured by, apart from the recovered ones'
   // shade: each a piece of the categorical legend. A recovered cell whose
   // service never came back (no recovery time) is one of them.
@@ -273,7 +274,9 @@
 
   const yTicks = () => (S.y.ticks && S.y.ticks.length ? S.y.ticks : ['']);
   const LABEL_FONT = 11;
-  const NARROW = 560; // px: a map narrower stacks its legend
+  // stacks reports whether the categories' legend, of these labels,
+  // is too wide for one line of chart c: it then stacks them (fit).
+  const stacks = (c, labels) => labels.reduce((n, l) => n + l.length * LABEL_FONT * 0.56 + 30, 16) > c.getWidth();
   // every names one value in k along an axis of length px whose labels
   // are each about size px long (their width across, their height
   // down) with a gap between them: the labels never touch, however
@@ -286,12 +289,12 @@
 
   // base is what every map's option shares: the axes, the grid, the
   // tooltip.
-  function base(id, c, pieces) {
+  function base(id, c, labels) {
     const n = S.x.values.length * yValues().length;
     const axis = { axisLabel: { color: T.muted, fontSize: LABEL_FONT }, axisLine: { lineStyle: { color: T.line } },
       nameTextStyle: { color: T.fg }, splitArea: { show: false } };
     // A narrow map stacks its legend's pieces (fit), each a line more.
-    const stacked = c.getWidth() < NARROW ? 17 * (pieces - 1) : 0;
+    const stacked = stacks(c, labels) ? 17 * (labels.length - 1) : 0;
     const grid = { left: S.y.name ? 78 : 24, right: 16, top: 12, bottom: 104 + stacked, containLabel: false };
     const w = Math.max(c.getWidth() - grid.left - grid.right, 1), h = Math.max(c.getHeight() - grid.top - grid.bottom, 1);
     const tick = ticks => (v, i) => ticks[i];
@@ -327,18 +330,40 @@
     return L > 0.18 ? '#111111' : '#ffffff';
   }
 
-  // marked is a series of categorical cells whose marks (a sign per
-  // category, from Go) are drawn on them, so that the map does not rely
-  // on colour: marks[k] and colours[k] are category k's. Cells too small
-  // to hold a legible sign go without (their legend still shows it).
-  function marked(s, cell, marks, colours) {
+  // decal draws a pattern (mapview's names) over a cell of colour bg,
+  // in its ink, faint.
+  function decal(pattern, bg) {
+    const color = ink(bg) === '#ffffff' ? 'rgba(255,255,255,0.55)' : 'rgba(0,0,0,0.45)';
+    const lines = { symbol: 'rect', symbolSize: 1, color, dashArrayX: [1, 0] };
+    switch (pattern) {
+      case 'hatched':
+        return { ...lines, dashArrayY: [2, 4], rotation: -Math.PI / 4 };
+      case 'lined':
+        return { ...lines, dashArrayY: [2, 4] };
+      case 'crossed':
+        return { ...lines, dashArrayY: [1, 4], dashArrayX: [[1, 4], [4, 1]] };
+      case 'dotted':
+        return { symbol: 'circle', symbolSize: 0.6, color, dashArrayX: [[3, 3], [0, 3, 3, 0]], dashArrayY: [3, 0] };
+    }
+    return null;
+  }
+
+  // marked is a series of categorical cells drawn so that the map does
+  // not rely on colour: each category's pattern (patterns[k], from Go)
+  // over its cells, and its sign (marks[k]) on them where a cell holds
+  // a legible one; colours[k] is its colour. The legend names both.
+  function marked(s, cell, marks, patterns, colours) {
     const size = Math.min(Math.floor(cell * 0.6), 16);
-    if (size < 8) return s;
-    s.label = { show: true, fontSize: size, fontWeight: 'bold', formatter: p => marks[p.data.value[2]] || '' };
-    s.data = s.data.map(v => ({ value: v, label: { color: ink(colours[v[2]]) } }));
+    const signs = size >= 8;
+    if (signs) s.label = { show: true, fontSize: size, fontWeight: 'bold', formatter: p => marks[p.value[2]] || '' };
+    s.data = s.data.map(v => {
+      const d = decal(patterns[v[2]], colours[v[2]]);
+      return { value: v, label: signs ? { color: ink(colours[v[2]]) } : undefined, itemStyle: d ? { decal: d } : undefined };
+    });
     return s;
   }
-  const withMark = (mark, label) => (mark ? `${mark} ${label}` : label);
+  // legendLabel is a category's entry: its sign, its words, its pattern.
+  const legendLabel = (mark, label, pattern) => (mark ? `${mark} ` : '') + label + (pattern ? `, ${pattern}` : '');
 
   // The recovered cells' shade, shared by every lane's map: the longest
   // recovery of any lane is its top.
@@ -353,7 +378,8 @@
   }
 
   function laneOption(c, i) {
-    const o = base(LANES[i], c, CATS.length);
+    const labels = CATS.map(k => legendLabel(MARK[k], OUTCOME[k], PATTERN[k]));
+    const o = base(LANES[i], c, labels);
     const rec = [], other = [];
     for (const pt of Object.values(points)) {
       const l = pt.lanes[i];
@@ -361,7 +387,7 @@
       else other.push([pt.x, pt.y, CATS.indexOf(shown(l))]);
     }
     o.series = [heat('recovered', rec, o._border),
-      marked(heat('other', other, o._border), o._cell, CATS.map(c => MARK[c]), CATS.map(catColour))];
+      marked(heat('other', other, o._border), o._cell, CATS.map(c => MARK[c]), CATS.map(c => PATTERN[c]), CATS.map(catColour))];
     const top = longestRecovery();
     o.visualMap = [
       { type: 'continuous', seriesIndex: 0, dimension: 2, min: 0, max: top, calculable: false,
@@ -369,7 +395,7 @@
         textStyle: { color: T.fg, fontSize: 11 }, formatter: v => dur(v, 2), inRange: { color: [M.soon, M.mid, M.late] } },
       { type: 'piecewise', seriesIndex: 1, dimension: 2, orient: 'horizontal', left: 8, bottom: 6, itemWidth: 12, itemHeight: 12,
         textStyle: { color: T.fg, fontSize: 11 }, selectedMode: false,
-        pieces: CATS.map((c, k) => ({ value: k, label: withMark(MARK[c], OUTCOME[c]), color: catColour(c) })) },
+        pieces: CATS.map((k, i) => ({ value: i, label: labels[i], color: catColour(k) })) },
     ];
     delete o._border;
     delete o._cell;
@@ -389,7 +415,11 @@
 
   function diffOption(c) {
     const [a, b] = diffLanes();
-    const o = base('diff', c, S.diffCats.length);
+    const A = LANES[a], B = LANES[b];
+    const words = S.diffWords[diffKey(a, b)] || {};
+    const marks = S.diffMarks[diffKey(a, b)] || {};
+    const labels = S.diffCats.map(k => legendLabel(marks[k], words[k], S.diffPatterns[k]));
+    const o = base('diff', c, labels);
     const both = [], other = [];
     let span = 1;
     for (const pt of Object.values(points)) {
@@ -401,12 +431,10 @@
         span = Math.max(span, Math.abs(d.sooner));
       }
     }
-    const A = LANES[a], B = LANES[b];
-    const words = S.diffWords[diffKey(a, b)] || {};
     const colour = { only_a: T.accent, only_b: T.good, neither: T.bad, no_outage: M.none };
-    const marks = S.diffMarks[diffKey(a, b)] || {};
     o.series = [heat('both', both, o._border),
-      marked(heat('other', other, o._border), o._cell, S.diffCats.map(c => marks[c]), S.diffCats.map(c => colour[c]))];
+      marked(heat('other', other, o._border), o._cell, S.diffCats.map(k => marks[k]), S.diffCats.map(k => S.diffPatterns[k]),
+        S.diffCats.map(k => colour[k]))];
     // The shade's extent is the largest difference streamed so far: the
     // browser alone knows it, and writes it (common.js).
     o.visualMap = [
@@ -416,7 +444,7 @@
         formatter: v => dur(Math.abs(v), 2), inRange: { color: [M.aSooner, M.neutral, M.bSooner] } },
       { type: 'piecewise', seriesIndex: 1, dimension: 2, orient: 'horizontal', left: 8, bottom: 6, itemWidth: 12, itemHeight: 12,
         textStyle: { color: T.fg, fontSize: 11 }, selectedMode: false,
-        pieces: S.diffCats.map((c, k) => ({ value: k, label: withMark(marks[c], words[c]), color: colour[c] })) },
+        pieces: S.diffCats.map((k, i) => ({ value: i, label: labels[i], color: colour[k] })) },
     ];
     delete o._border;
     delete o._cell;
@@ -427,7 +455,7 @@
   // one line of them does not fit.
   // (base has made room for it.)
   function fit(c, o) {
-    if (c.getWidth() >= NARROW) return o;
+    if (!stacks(c, o.visualMap[1].pieces.map(p => p.label))) return o;
     o.visualMap[1] = { ...o.visualMap[1], orient: 'vertical', itemGap: 4, bottom: 4 };
     o.visualMap[0] = { ...o.visualMap[0], bottom: 6 + 17 * o.visualMap[1].pieces.length };
     return o;
