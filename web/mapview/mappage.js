@@ -274,6 +274,7 @@
 
   const yTicks = () => (S.y.ticks && S.y.ticks.length ? S.y.ticks : ['']);
   const LABEL_FONT = 11;
+  const STACK_MARGIN = 8; // px
   // stacks reports whether the categories' legend, of these labels,
   // is too wide for one line of chart c: it then stacks them (fit).
   const stacks = (c, labels) => labels.reduce((n, l) => n + l.length * LABEL_FONT * 0.56 + 30, 16) > c.getWidth();
@@ -294,7 +295,9 @@
     const axis = { axisLabel: { color: T.muted, fontSize: LABEL_FONT }, axisLine: { lineStyle: { color: T.line } },
       nameTextStyle: { color: T.fg }, splitArea: { show: false } };
     // A narrow map stacks its legend's pieces (fit), each a line more.
-    const stacked = stacks(c, labels) ? 17 * (labels.length - 1) : 0;
+    // A stacked legend (fit) takes a line a piece, and a margin under it
+    // that keeps an export's caption clear of its last line.
+    const stacked = stacks(c, labels) ? 17 * (labels.length - 1) + STACK_MARGIN : 0;
     const grid = { left: S.y.name ? 78 : 24, right: 16, top: 12, bottom: 104 + stacked, containLabel: false };
     const w = Math.max(c.getWidth() - grid.left - grid.right, 1), h = Math.max(c.getHeight() - grid.top - grid.bottom, 1);
     const tick = ticks => (v, i) => ticks[i];
@@ -456,8 +459,8 @@
   // (base has made room for it.)
   function fit(c, o) {
     if (!stacks(c, o.visualMap[1].pieces.map(p => p.label))) return o;
-    o.visualMap[1] = { ...o.visualMap[1], orient: 'vertical', itemGap: 4, bottom: 4 };
-    o.visualMap[0] = { ...o.visualMap[0], bottom: 6 + 17 * o.visualMap[1].pieces.length };
+    o.visualMap[1] = { ...o.visualMap[1], orient: 'vertical', itemGap: 4, bottom: 4 + STACK_MARGIN };
+    o.visualMap[0] = { ...o.visualMap[0], bottom: 6 + STACK_MARGIN + 17 * o.visualMap[1].pieces.length };
     return o;
   }
 
