@@ -49,7 +49,8 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"Runs one simulation per cell of a grid: x's values (x_from to x_to in x_steps steps)\n"+
 			"by y's, each seeds times, every other parameter as the vocabulary flags give it (those of\n"+
 			"\"backofflab run\"). Each cell is exactly the run \"backofflab run\" makes of its parameters.\n"+
-			"The CSV has one row per cell per lane, in cell order, after a first line that names the sweep.\n"+
+			"The CSV has a header, then one row per cell per lane, in cell order, each ending with the\n"+
+			"sweep's query (the sweep column, which reruns it) and its shard (k/n, or empty when whole).\n"+
 			"001's map: -server_model curve -b.strategy think_scaled -x outage_for -x_from 1s -x_to 60s\n"+
 			"-x_steps 32 -y clients -y_from 100 -y_to 3000 -y_steps 32\n\n"+
 			"The sweep's flags:\n")
@@ -140,7 +141,7 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"Joins the CSV parts (files, or directories of *.csv files) that \"backofflab sweep -shard k/n\" wrote, one per shard, into exactly\n"+
 			"what the sweep run whole writes. It fails when the parts belong to different sweeps, a shard\n"+
 			"is missing or given twice, or a cell is missing or appears twice. It checks every row against\n"+
-			"the sweep the parts' first line names (each column's type and range, and each cell's steps,\n"+
+			"the sweep the parts' sweep column names (each column's type and range, and each cell's steps,\n"+
 			"seed, axis values, lanes and strategies as that sweep gives them), and reads no line longer,\n"+
 			"and no part larger, than a legal sweep writes. An error names the part, the line, the\n"+
 			"column, the value and what was expected.\n\n")

@@ -45,6 +45,21 @@ func (a Axis) Values() []string {
 	return vs.text
 }
 
+// Quantities returns the same values as Values, as numbers in the
+// parameter's unit (nanoseconds for a duration), for a page that says
+// them in its own words; nil for an axis that ParseSpec refuses.
+func (a Axis) Quantities() []float64 {
+	r, err := a.resolve('x')
+	if err != nil {
+		return nil
+	}
+	vs, err := r.values('x')
+	if err != nil {
+		return nil
+	}
+	return vs.vals
+}
+
 // resolved is an axis whose parameter is known and whose ends are parsed.
 type resolved struct {
 	Axis

@@ -23,11 +23,10 @@ import (
 // whole part are bounded by what a legal sweep writes, and a part past a
 // bound is refused rather than read on.
 const (
-	// MaxLineBytes bounds every line of a part, its newline included, and
-	// so the memory a part's reader holds. The first line is the longest
-	// a legal sweep writes: Mark and the sweep's canonical query, which
-	// names each parameter of the vocabulary at most once a lane (with
-	// every one of them set, for four lanes, it is under a tenth of this;
+	// MaxLineBytes bounds a part's header, its newline included, and the
+	// sweep's canonical query that its sweep column holds, which names
+	// each parameter of the vocabulary at most once a lane (with every one
+	// of them set, for four lanes, it is under a tenth of this;
 	// TestMaxLineBytes); a row is at most MaxRowBytes.
 	MaxLineBytes = 64 << 10
 	// MaxStoppedBytes bounds the stopped column: the words of a lane's
@@ -37,15 +36,16 @@ const (
 
 // MaxRowBytes is the longest row, newline included, that a legal sweep
 // writes: every number at its longest, the longest strategy and outcome,
-// and a stopped column of MaxStoppedBytes quotes, which the CSV doubles.
-// A part of a sweep holds at most this many bytes a row past its first two
-// lines (partBytes).
+// a stopped column of MaxStoppedBytes quotes, which the CSV doubles, a
+// sweep column of MaxLineBytes and the longest shard. A part of a sweep
+// holds at most this many bytes a row past its header (partBytes).
 var MaxRowBytes = maxRowBytes()
 
 func maxRowBytes() int {
 	const (
-		intBytes = len("-9223372036854775808")     // an int64; a uint64 seed has as many digits
-		numBytes = len("-2.2250738585072014e-308") // the longest float64 that num writes
+		intBytes   = len("-9223372036854775808")                    // an int64; a uint64 seed has as many digits
+		shardBytes = len("9223372036854775806/9223372036854775807") // the longest k/n
+		numBytes   = len("-2.2250738585072014e-308")                // the longest float64 that num writes
 	)
 	valueBytes := max(intBytes, numBytes, len(time.Duration(math.MinInt64).String())) // an axis's value
 	strategy, _, _ := scenario.Lookup("strategy")
@@ -60,7 +60,8 @@ func maxRowBytes() int {
 			n += 2 + 2*MaxStoppedBytes
 		}
 	}
-	return n + len(Columns) + 2 + len(summaryColumns) // the commas between the columns, and the newline
+	n += MaxLineBytes + shardBytes                                       // the sweep's query and its shard
+	return n + len(Columns) + 2 + len(summaryColumns) + len(MetaColumns) // the commas between the columns, and the newline
 }
 
 func longest(names []string) int {
@@ -71,11 +72,17 @@ func longest(names []string) int {
 	return n
 }
 
-// partBytes is the most a part of shard sh of s holds: its first line and
-// header, then one row of at most MaxRowBytes per cell per lane.
-func partBytes(s Spec, sh Shard, first string, lanes int) int64 {
+// rowBytes is the longest row, newline included, of a sweep whose
+// canonical query is query bytes long: MaxRowBytes with a sweep column of
+// that length.
+func rowBytes(query int) int { return MaxRowBytes - MaxLineBytes + query }
+
+// partBytes is the most a part of shard sh of s holds: its header, then
+// one row of at most rowBytes per cell per lane.
+func partBytes(s Spec, sh Shard, lanes int) int64 {
 	header := len(strings.Join(s.Header(), ","))
-	return int64(len(first)+1+header+1) + int64(sh.Cells(s.Cells()))*int64(lanes)*int64(MaxRowBytes)
+	row := rowBytes(len(s.Encode().Encode()))
+	return int64(header+1) + int64(sh.Cells(s.Cells()))*int64(lanes)*int64(row)
 }
 
 // Part is one CSV part of a sharded sweep to merge: its name (a file's),
@@ -85,47 +92,62 @@ type Part struct {
 	R    io.Reader
 }
 
-// part is a Part being read: the sweep its first line names, and a reader
+// part is a Part being read: the sweep its first row names, and a reader
 // that bounds each line and the whole.
 type part struct {
 	Part
 	size    *sizeLimit
 	br      *bufio.Reader
 	lineNo  int
-	first   string // the first line, without its newline
-	query   string
+	maxRow  int    // the longest row: MaxRowBytes until the sweep is known, then its rowBytes
+	header  string // the first line, without its newline
+	pending []byte // the first row, read by openPart: readLine's next
+	// empty reports a part of a header alone: a shard without cells (a
+	// sweep of fewer cells than shards), which names no sweep.
+	empty   bool
+	query   string // the first row's sweep column
+	shardAt string // and its shard column
 	shard   Shard
-	sharded bool // the first line names a shard
+	sharded bool // the shard column names a shard
 }
 
 // Merge writes to w the CSV of the whole sweep whose parts are parts: each
 // part is what "backofflab sweep -shard k/n" wrote for one shard, and the
 // result is byte for byte what the sweep run whole writes. It reads the
 // parts side by side, a cell at a time, and checks every row against the
-// sweep its parts' first line names: each column's type and range, and
+// sweep its parts' sweep column names: each column's type and range, and
 // each cell's steps, seed, axis values, lanes and strategies as that
 // sweep's spec gives them. It fails with an error naming the part, the line
 // and the column at fault when the parts belong to different sweeps, a
 // shard is missing or given twice, a cell is missing, repeated or has
 // other than one row per lane, a row is not as the sweep writes it, or a
 // line or a part is longer than a legal sweep writes (MaxLineBytes,
-// MaxRowBytes, partBytes). It returns ctx's cause once ctx is done.
+// MaxRowBytes, partBytes). A part of a header alone is a shard without
+// cells (a sweep of fewer cells than shards): it names no sweep, and
+// counts as one of the n parts. It returns ctx's cause once ctx is done.
 func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 	if len(parts) == 0 {
 		return errors.New("merge: no parts")
 	}
 	ps := make([]*part, len(parts))
+	var full []*part // the parts with rows
 	for i, p := range parts {
 		pp, err := openPart(ctx, p)
 		if err != nil {
 			return err
 		}
 		ps[i] = pp
+		if !pp.empty {
+			full = append(full, pp)
+		}
 	}
-	first := ps[0]
+	if len(full) == 0 {
+		return fmt.Errorf("merge: no part holds a row (%s has a header alone): no sweep to merge", ps[0].Name)
+	}
+	first := full[0]
 	n := first.shard.N
 	byShard := map[int]*part{}
-	for _, p := range ps {
+	for _, p := range full {
 		switch {
 		case p.query != first.query:
 			return fmt.Errorf("merge: %s and %s belong to different sweeps: %s", first.Name, p.Name, queryDiff(first.query, p.query, "in "+first.Name, "in "+p.Name))
@@ -136,63 +158,57 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 		}
 		byShard[p.shard.K] = p
 	}
-	// Every part is a distinct shard k < n: n parts are all of them, and
-	// fewer miss one within their number.
-	for k := range min(n, len(ps)+1) {
+	q, err := url.ParseQuery(first.query)
+	if err != nil {
+		return fmt.Errorf("merge: %s, line 2: the sweep's query: %s", first.Name, clip(err.Error()))
+	}
+	spec, err := ParseSpec(q, CLILimits)
+	if err != nil {
+		return fmt.Errorf("merge: %s, line 2: not a sweep that backofflab runs: %s", first.Name, clip(strings.ReplaceAll(err.Error(), "\n", "; ")))
+	}
+	// Every part with rows is a distinct shard k < n; the shards k below
+	// the sweep's cells have rows, the others a header alone: n parts are
+	// all of them.
+	for k := range min(n, spec.Cells()) {
 		if byShard[k] == nil {
 			return fmt.Errorf("merge: shard %d/%d is missing (parts: %d of %d)", k, n, len(ps), n)
 		}
 	}
-	q, err := url.ParseQuery(first.query)
-	if err != nil {
-		return fmt.Errorf("merge: %s, line 1: the sweep's query: %s", first.Name, clip(err.Error()))
-	}
-	spec, err := ParseSpec(q, CLILimits)
-	if err != nil {
-		return fmt.Errorf("merge: %s, line 1: not a sweep that backofflab runs: %s", first.Name, clip(strings.ReplaceAll(err.Error(), "\n", "; ")))
+	if len(ps) != n {
+		return fmt.Errorf("merge: %d parts for the %d shards of the sweep (%d with rows): a part is missing or given twice", len(ps), n, len(full))
 	}
 	sc, err := newSchema(spec)
 	if err != nil {
-		return fmt.Errorf("merge: %s, line 1: %w", first.Name, err)
+		return fmt.Errorf("merge: %s, line 2: %w", first.Name, err)
 	}
+	canon := spec.Encode().Encode()
+	header := strings.Join(spec.Header(), ",")
 	for _, p := range ps {
-		want := spec.FirstLine(Shard{})
-		if p.sharded {
-			want = spec.FirstLine(p.shard)
+		if p.header != header {
+			return fmt.Errorf("merge: %s, line 1: %s is not the header, want %s", p.Name, quote(p.header), quote(header))
 		}
-		if p.first != want {
-			why := fmt.Sprintf("%s, want %s", quote(p.first), quote(want))
-			if canon := spec.Encode().Encode(); p.query != canon {
-				why = queryDiff(p.query, canon, "here", "as the sweep writes it")
-			}
-			return fmt.Errorf("merge: %s, line 1: not as a sweep writes it: %s", p.Name, why)
+		if p.empty {
+			continue
 		}
-		p.size.limit = partBytes(spec, p.shard, p.first, len(sc.strategies))
+		if p.query != canon {
+			return fmt.Errorf("merge: %s, line 2: column sweep: not as a sweep writes it: %s", p.Name, queryDiff(p.query, canon, "here", "as the sweep writes it"))
+		}
+		if want := shardColumn(p.shard); p.sharded && p.shardAt != want {
+			return fmt.Errorf("merge: %s, line 2: column shard: %s, want %s", p.Name, quote(p.shardAt), quote(want))
+		}
+		p.size.limit = partBytes(spec, p.shard, len(sc.strategies))
+		p.maxRow = rowBytes(len(canon))
 	}
+	sc.query = canon
 
 	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.WriteString(spec.FirstLine(Shard{}) + "\n")
-	header := strings.Join(spec.Header(), ",")
-	for k := range n {
-		p := byShard[k]
-		h, err := p.readLine(ctx, MaxLineBytes, "line")
-		if err == io.EOF {
-			return fmt.Errorf("merge: %s ends before line 2, the header: the part is incomplete", p.Name)
-		}
-		if err != nil {
-			return err
-		}
-		if got := string(bytes.TrimSuffix(h, []byte("\n"))); got != header {
-			return fmt.Errorf("merge: %s, line 2: %s is not the header, want %s", p.Name, quote(got), quote(header))
-		}
-	}
 	bw.WriteString(header + "\n")
 	lanes := len(sc.strategies)
 	for i := range spec.Cells() {
 		p := byShard[i%n]
 		key := sc.spec.Cell(i)
 		for lane := range lanes {
-			line, err := p.readLine(ctx, MaxRowBytes, "row")
+			line, err := p.readLine(ctx, p.maxRow, "row")
 			if err == io.EOF {
 				if lane == 0 {
 					return fmt.Errorf("merge: %s (shard %s) ends before cell %d: the part is incomplete", p.Name, p.shard, i)
@@ -202,17 +218,22 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 			if err != nil {
 				return err
 			}
-			if err := sc.check(line, key, lane, p.shard); err != nil {
+			if err := sc.check(line, key, lane, p.shard, p.shardAt); err != nil {
 				return fmt.Errorf("merge: %s, line %d: %w", p.Name, p.lineNo, err)
 			}
-			if _, err := bw.Write(line); err != nil {
+			// The whole sweep's rows have an empty shard column, the last.
+			bw.Write(line[:len(line)-1-len(p.shardAt)])
+			if _, err := bw.WriteString("\n"); err != nil {
 				return err
 			}
 		}
 	}
 	for k := range n {
 		p := byShard[k]
-		line, err := p.readLine(ctx, MaxRowBytes, "row")
+		if p == nil { // a shard without cells: its part was a header alone
+			continue
+		}
+		line, err := p.readLine(ctx, p.maxRow, "row")
 		if err == io.EOF {
 			continue
 		}
@@ -225,10 +246,12 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 	return bw.Flush()
 }
 
-// openPart reads p's first line: the mark, the sweep's query and the shard.
+// openPart reads p's header and its first row, whose last columns name
+// the sweep and the shard (MetaColumns); a part of a header alone is
+// empty.
 func openPart(ctx context.Context, p Part) (*part, error) {
 	size := &sizeLimit{r: p.R, limit: math.MaxInt64}
-	pp := &part{Part: p, size: size, br: bufio.NewReaderSize(size, MaxLineBytes)}
+	pp := &part{Part: p, size: size, br: bufio.NewReaderSize(size, MaxRowBytes), maxRow: MaxRowBytes}
 	line, err := pp.readLine(ctx, MaxLineBytes, "line")
 	if err == io.EOF {
 		return nil, fmt.Errorf("merge: %s is empty, not a sweep's CSV", p.Name)
@@ -236,17 +259,32 @@ func openPart(ctx context.Context, p Part) (*part, error) {
 	if err != nil {
 		return nil, err
 	}
-	pp.first = strings.TrimSuffix(string(line), "\n")
-	rest, ok := strings.CutPrefix(pp.first, Mark)
-	if !ok {
-		return nil, fmt.Errorf("merge: %s, line 1: not a sweep's CSV: the first line does not begin with %q (it is %s)", p.Name, Mark, quote(pp.first))
+	pp.header = strings.TrimSuffix(string(line), "\n")
+	if !strings.HasSuffix(pp.header, ","+strings.Join(MetaColumns, ",")) {
+		return nil, fmt.Errorf("merge: %s, line 1: not a sweep's CSV: the header does not end with the columns %s (it is %s)",
+			p.Name, strings.Join(MetaColumns, ","), quote(pp.header))
 	}
+	line, err = pp.readLine(ctx, pp.maxRow, "row")
+	if err == io.EOF {
+		pp.empty = true
+		return pp, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	pp.pending = bytes.Clone(line)
+	fields, err := splitCSV(nil, strings.TrimSuffix(string(line), "\n"))
+	if err != nil {
+		return nil, fmt.Errorf("merge: %s, line 2: %w", p.Name, err)
+	}
+	if len(fields) < len(MetaColumns) {
+		return nil, fmt.Errorf("merge: %s, line 2: %d columns, not a sweep's row", p.Name, len(fields))
+	}
+	pp.query, pp.shardAt = fields[len(fields)-2], fields[len(fields)-1]
 	pp.shard = Shard{0, 1}
-	query, shard, sharded := strings.Cut(rest, " shard ")
-	pp.query, pp.sharded = query, sharded
-	if sharded {
-		if pp.shard, err = ParseShard(shard); err != nil {
-			return nil, fmt.Errorf("merge: %s, line 1: its shard: %s", p.Name, clip(err.Error()))
+	if pp.sharded = pp.shardAt != ""; pp.sharded {
+		if pp.shard, err = ParseShard(pp.shardAt); err != nil {
+			return nil, fmt.Errorf("merge: %s, line 2: its shard: %s", p.Name, clip(err.Error()))
 		}
 	}
 	return pp, nil
@@ -256,9 +294,13 @@ func openPart(ctx context.Context, p Part) (*part, error) {
 // long, or io.EOF at the end. what names such a line in the error past
 // max.
 func (p *part) readLine(ctx context.Context, max int, what string) ([]byte, error) {
+	if line := p.pending; line != nil {
+		p.pending = nil
+		return line, nil
+	}
 	bound := "MaxLineBytes"
-	if max == MaxRowBytes {
-		bound = "MaxRowBytes"
+	if what == "row" {
+		bound = "MaxRowBytes, with the sweep's query"
 	}
 	line, err := p.br.ReadSlice('\n')
 	if len(line) > 0 || err == nil || err == bufio.ErrBufferFull {
@@ -269,8 +311,8 @@ func (p *part) readLine(ctx context.Context, max int, what string) ([]byte, erro
 	case ctx.Err() != nil:
 		return nil, context.Cause(ctx)
 	case errors.As(err, &tooLarge):
-		return nil, fmt.Errorf("merge: %s, line %d: the part is larger than %d bytes, the most a part of this sweep holds (its cells × lanes rows of at most %d bytes, MaxRowBytes)",
-			p.Name, p.lineNo, tooLarge.limit, MaxRowBytes)
+		return nil, fmt.Errorf("merge: %s, line %d: the part is larger than %d bytes, the most a part of this sweep holds (its cells × lanes rows of at most %d bytes, MaxRowBytes with the sweep's query)",
+			p.Name, p.lineNo, tooLarge.limit, p.maxRow)
 	case err == bufio.ErrBufferFull || len(line) > max:
 		return nil, fmt.Errorf("merge: %s, line %d: longer than %d bytes, the longest %s a sweep writes (%s); it begins %s",
 			p.Name, p.lineNo, max, what, bound, begins(line))
@@ -322,6 +364,9 @@ type schema struct {
 	why []func(k CellKey, lane int) string
 	// The columns of summaryColumns that must add up.
 	requests, succeeded, gaveUp, open int
+
+	// query is the sweep's canonical query, its rows' sweep column.
+	query string
 
 	// Reused from row to row.
 	fields, want, recovered []string
@@ -405,9 +450,9 @@ func (e *misplaced) Error() string {
 }
 
 // check checks line, the row of lane lane of the cell key in a part of
-// shard sh, against the sweep's schema, and that it is written as a Writer
-// writes it.
-func (sc *schema) check(line []byte, key CellKey, lane int, sh Shard) error {
+// shard sh, whose shard column is shardAt, against the sweep's schema, and
+// that it is written as a Writer writes it.
+func (sc *schema) check(line []byte, key CellKey, lane int, sh Shard, shardAt string) error {
 	text := string(line[:len(line)-1]) // the fields are slices of it
 	var err error
 	sc.fields, err = splitCSV(sc.fields[:0], text)
@@ -418,6 +463,13 @@ func (sc *schema) check(line []byte, key CellKey, lane int, sh Shard) error {
 		return fmt.Errorf("%d columns, want %d (%s)", len(sc.fields), len(sc.header), strings.Join(sc.header, ","))
 	}
 	f := sc.fields
+	if got := f[len(f)-2]; got != sc.query {
+		return &rowError{"sweep", got, "the sweep's query, as on the part's first row"}
+	}
+	if got := f[len(f)-1]; got != shardAt {
+		return &rowError{"shard", got, quote(shardAt) + ", as on the part's first row"}
+	}
+	f = f[:len(f)-len(MetaColumns)]
 	cells := sc.spec.Cells()
 	idx, ok := parseInt(f[0])
 	switch {

@@ -69,26 +69,26 @@ func TestMergeBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec[len(rec)-1] = strings.Repeat("x", MaxRowBytes)
+		rec[slices.Index(s.Header(), "stopped")] = strings.Repeat("x", rowBytes(len(s.Encode().Encode())))
 		var b bytes.Buffer
 		w := csv.NewWriter(&b)
 		w.Write(rec)
 		w.Flush()
 		return []byte(lines[0] + lines[1] + b.String() + strings.Join(lines[3:], ""))
 	}()
-	firstLine := len(s.FirstLine(Shard{1, 2})) + 1
+	headerLine := len(strings.Join(s.Header(), ",")) + 1
 	for _, tc := range []struct {
 		name string
 		p1   io.Reader
 		want string
 	}{
-		{"endless first line", zeros{}, fmt.Sprintf("p1.csv, line 1: longer than %d bytes", MaxLineBytes)},
-		{"10 MB first line", strings.NewReader(Mark + strings.Repeat("a", 10<<20) + "\n"), fmt.Sprintf("p1.csv, line 1: longer than %d bytes", MaxLineBytes)},
+		{"endless header", zeros{}, fmt.Sprintf("p1.csv, line 1: longer than %d bytes", MaxLineBytes)},
+		{"10 MB header", strings.NewReader(strings.Repeat("a", 10<<20) + "\n"), fmt.Sprintf("p1.csv, line 1: longer than %d bytes", MaxLineBytes)},
 		{"endless after its rows", io.MultiReader(bytes.NewReader(p1), zeros{}),
 			fmt.Sprintf("p1.csv, line %d: the part is larger than %d bytes", bytes.Count(p1, []byte("\n"))+1,
-				partBytes(s, Shard{1, 2}, s.FirstLine(Shard{1, 2}), 2))},
-		{"endless header", io.MultiReader(bytes.NewReader(p1[:firstLine]), zeros{}), "p1.csv, line 2: the part is larger than"},
-		{"a row past MaxRowBytes", bytes.NewReader(longStopped), fmt.Sprintf("p1.csv, line 3: longer than %d bytes, the longest row", MaxRowBytes)},
+				partBytes(s, Shard{1, 2}, 2))},
+		{"endless first row", io.MultiReader(bytes.NewReader(p1[:headerLine]), zeros{}), fmt.Sprintf("p1.csv, line 2: longer than %d bytes", MaxRowBytes)},
+		{"a row past its bound", bytes.NewReader(longStopped), fmt.Sprintf("p1.csv, line 3: longer than %d bytes, the longest row", rowBytes(len(s.Encode().Encode())))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := merge(map[string]io.Reader{"p0.csv": bytes.NewReader(p0), "p1.csv": tc.p1})
@@ -104,7 +104,8 @@ func TestMergeBounds(t *testing.T) {
 
 // TestMaxRowBytes: the longest row a legal sweep can write fits in
 // MaxRowBytes: every number at its longest, the longest strategy and
-// outcome, and a stopped column of MaxStoppedBytes quotes.
+// outcome, a stopped column of MaxStoppedBytes quotes, the longest shard
+// and a query of MaxLineBytes; and in rowBytes of its own query.
 func TestMaxRowBytes(t *testing.T) {
 	s := mustSpec(t, "x=outage_for&x_from=1ms&x_to=1h&x_steps=2&y=b.factor&y_from=1.5&y_to=3&y_steps=2&duration=10s")
 	key := s.Cell(0)
@@ -121,7 +122,7 @@ func TestMaxRowBytes(t *testing.T) {
 		Summary:  sum,
 	}}}
 	var b bytes.Buffer
-	w, err := NewWriter(&b, FormatCSV, s, Shard{})
+	w, err := NewWriter(&b, FormatCSV, s, Shard{math.MaxInt - 1, math.MaxInt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,13 +133,18 @@ func TestMaxRowBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.csv.Flush()
-	if b.Len() > MaxRowBytes || b.Len() < MaxRowBytes*9/10 {
-		t.Errorf("the longest row is %d bytes, MaxRowBytes %d: the bound is not the longest row's", b.Len(), MaxRowBytes)
+	query := len(s.Encode().Encode())
+	if b.Len() > rowBytes(query) {
+		t.Errorf("the longest row is %d bytes, rowBytes %d", b.Len(), rowBytes(query))
+	}
+	if n := b.Len() - query + MaxLineBytes; n > MaxRowBytes || n < MaxRowBytes*99/100 {
+		t.Errorf("the longest row with a query of MaxLineBytes is %d bytes, MaxRowBytes %d: the bound is not the longest row's", n, MaxRowBytes)
 	}
 }
 
-// TestMaxLineBytes: the first line of a sweep that sets every parameter of
-// the vocabulary, for four lanes, is far under MaxLineBytes.
+// TestMaxLineBytes: the query of a sweep that sets every parameter of the
+// vocabulary, for four lanes (its rows' sweep column), and its header
+// are far under MaxLineBytes.
 func TestMaxLineBytes(t *testing.T) {
 	p, err := scenario.Parse(url.Values{"lanes": {"4"}})
 	if err != nil {
@@ -163,10 +169,13 @@ func TestMaxLineBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := len(s.FirstLine(Shard{999_999_999, 1_000_000_000}))
-	t.Logf("the first line: %d bytes", n)
+	n := len(s.Encode().Encode())
+	t.Logf("the sweep's query: %d bytes", n)
 	if n > MaxLineBytes/10 {
-		t.Errorf("a first line of %d bytes, MaxLineBytes %d", n, MaxLineBytes)
+		t.Errorf("a query of %d bytes, MaxLineBytes %d", n, MaxLineBytes)
+	}
+	if h := len(strings.Join(s.Header(), ",")); h > MaxLineBytes/10 {
+		t.Errorf("a header of %d bytes, MaxLineBytes %d", h, MaxLineBytes)
 	}
 }
 
@@ -174,11 +183,11 @@ func TestMaxLineBytes(t *testing.T) {
 // value of the wrong type or out of range, a cell's parameters other than
 // the sweep's spec gives, a row of another shape) is refused with an error
 // naming the part, the line, the column, the value and what was expected;
-// so is a part of another sweep whose first line was changed.
+// so is a part of another sweep whose sweep column was changed.
 func TestMergeChecksRows(t *testing.T) {
 	s, p0, p1, _ := twoParts(t)
 	header := s.Header()
-	// p1's line 4 (1-based) is cell 1's lane b: x step 1, y step 0, seed 2.
+	// p1's line 3 (1-based) is cell 1's lane b: x step 1, y step 0, seed 2.
 	edit := func(line int, change func(rec []string) []string) []byte {
 		lines := strings.SplitAfter(string(p1), "\n")
 		rec, err := csv.NewReader(strings.NewReader(lines[line-1])).Read()
@@ -204,41 +213,43 @@ func TestMergeChecksRows(t *testing.T) {
 		lines[line-1] = text + "\n"
 		return []byte(strings.Join(lines, ""))
 	}
-	row4 := strings.SplitAfter(string(p1), "\n")[3]
+	row3 := strings.SplitAfter(string(p1), "\n")[2]
 	other := mustSpec(t, strings.Replace(small, "seed", "seed=7&seed", 1))
 	foreign := write(t, FormatCSV, other, Shard{1, 2}, sweepCells(t, other, Shard{1, 2}))
-	foreign = append([]byte(s.FirstLine(Shard{1, 2})), foreign[bytes.IndexByte(foreign, '\n'):]...)
+	foreign = bytes.ReplaceAll(foreign, []byte(other.Encode().Encode()), []byte(s.Encode().Encode()))
 	for _, tc := range []struct {
 		name string
 		part []byte
 		want []string
 	}{
-		{"an outcome that is none", set(4, "outcome", "banana"), []string{"line 4", "column outcome", `"banana"`, "one of recovered, collapsed, no_outage, stopped"}},
-		{"an axis value changed", set(4, "outage_for", "7s"), []string{"line 4", "column outage_for", `"7s"`, `want "1s" (cell 1's value of outage_for, the x axis)`}},
-		{"the y axis value changed", set(4, "b.min_delay", "11ms"), []string{"line 4", "column b.min_delay", `"11ms"`, `want "10ms"`}},
-		{"a step changed", set(4, "x", "2"), []string{"line 4", "column x", `"2"`, `want "0" (cell 1's step along x)`}},
-		{"a seed changed", set(4, "seed", "9"), []string{"line 4", "column seed", `"9"`, `want "2" (cell 1's seed)`}},
-		{"a lane that is none", set(4, "lane", "z"), []string{"line 4", "column lane", `"z"`, `want "b"`}},
-		{"a strategy the sweep does not run", set(4, "strategy", "bogus"), []string{"line 4", "column strategy", `"bogus"`, `want "exponential" (lane b's strategy`}},
-		{"a peak that is no number", set(4, "peak_concurrency", "abc"), []string{"line 4", "column peak_concurrency", `"abc"`, "a whole number ≥ 0"}},
-		{"a negative count", set(4, "attempts", "-3"), []string{"line 4", "column attempts", `"-3"`, "a whole number ≥ 0"}},
-		{"a number not as written", set(4, "baseline_ok", "1e2"), []string{"line 4", "column baseline_ok", `"1e2"`, "a number ≥ 0"}},
-		{"recovered, never recovering", edit(4, func(rec []string) []string {
+		{"an outcome that is none", set(3, "outcome", "banana"), []string{"line 3", "column outcome", `"banana"`, "one of recovered, collapsed, no_outage, stopped"}},
+		{"an axis value changed", set(3, "outage_for", "7s"), []string{"line 3", "column outage_for", `"7s"`, `want "1s" (cell 1's value of outage_for, the x axis)`}},
+		{"the y axis value changed", set(3, "b.min_delay", "11ms"), []string{"line 3", "column b.min_delay", `"11ms"`, `want "10ms"`}},
+		{"a step changed", set(3, "x", "2"), []string{"line 3", "column x", `"2"`, `want "0" (cell 1's step along x)`}},
+		{"a seed changed", set(3, "seed", "9"), []string{"line 3", "column seed", `"9"`, `want "2" (cell 1's seed)`}},
+		{"a lane that is none", set(3, "lane", "z"), []string{"line 3", "column lane", `"z"`, `want "b"`}},
+		{"a strategy the sweep does not run", set(3, "strategy", "bogus"), []string{"line 3", "column strategy", `"bogus"`, `want "exponential" (lane b's strategy`}},
+		{"a peak that is no number", set(3, "peak_concurrency", "abc"), []string{"line 3", "column peak_concurrency", `"abc"`, "a whole number ≥ 0"}},
+		{"a negative count", set(3, "attempts", "-3"), []string{"line 3", "column attempts", `"-3"`, "a whole number ≥ 0"}},
+		{"a number not as written", set(3, "baseline_ok", "1e2"), []string{"line 3", "column baseline_ok", `"1e2"`, "a number ≥ 0"}},
+		{"recovered, never recovering", edit(3, func(rec []string) []string {
 			rec[slices.Index(header, "outcome")] = "recovered"
 			rec[slices.Index(header, "service_recovered_after")], rec[slices.Index(header, "server_recovered_after")] = "", ""
 			return rec
-		}), []string{"line 4", "column outcome", `"recovered"`, "collapsed or no_outage"}},
-		{"stopped without words", set(4, "outcome", "stopped"), []string{"line 4", "column stopped", `""`, "why the lane stopped"}},
-		{"requests that do not add up", set(4, "open", "12345"), []string{"line 4", "column open", `"12345"`, "requests − succeeded − gave_up"}},
-		{"an extra column", raw(4, strings.TrimSuffix(row4, "\n")+",extra"), []string{"line 4", fmt.Sprintf("%d columns, want %d", len(header)+1, len(header))}},
-		{"a row of 6 columns", edit(4, func(rec []string) []string { return rec[:6] }), []string{"line 4", fmt.Sprintf("6 columns, want %d", len(header))}},
-		{"an index of another shard", set(4, "index", "2"), []string{"line 4", "column index", `"2"`, "a cell of shard 1/2"}},
-		{"an index that is no number", set(4, "index", "one"), []string{"line 4", "column index", `"one"`, "a cell's index"}},
-		{"a quote left open", raw(4, strings.TrimSuffix(row4, "\n")+`"`), []string{"line 4", "column 20: a quoted field is not closed"}},
-		{"a quote inside a field", raw(4, strings.Replace(row4, ",b,", `,b",`, 1)), []string{"line 4", "column 7: \"b\\\"\" has a quote inside an unquoted field"}},
-		{"a needless quote", raw(4, strings.Replace(strings.TrimSuffix(row4, "\n"), ",b,", `,"b",`, 1)), []string{"line 4", "not as a sweep writes it"}},
-		{"a header changed", raw(2, strings.Replace(strings.Join(header, ","), "peak_concurrency", "peak", 1)), []string{"p1.csv, line 2", "is not the header"}},
-		{"a part of another sweep, its first line changed", foreign, []string{"p1.csv, line 3", "column seed", `want "2"`}},
+		}), []string{"line 3", "column outcome", `"recovered"`, "collapsed or no_outage"}},
+		{"stopped without words", set(3, "outcome", "stopped"), []string{"line 3", "column stopped", `""`, "why the lane stopped"}},
+		{"requests that do not add up", set(3, "open", "12345"), []string{"line 3", "column open", `"12345"`, "requests − succeeded − gave_up"}},
+		{"an extra column", raw(3, strings.TrimSuffix(row3, "\n")+",extra"), []string{"line 3", fmt.Sprintf("%d columns, want %d", len(header)+1, len(header))}},
+		{"a row of 6 columns", edit(3, func(rec []string) []string { return rec[:6] }), []string{"line 3", fmt.Sprintf("6 columns, want %d", len(header))}},
+		{"an index of another shard", set(3, "index", "2"), []string{"line 3", "column index", `"2"`, "a cell of shard 1/2"}},
+		{"an index that is no number", set(3, "index", "one"), []string{"line 3", "column index", `"one"`, "a cell's index"}},
+		{"a quote left open", raw(3, strings.TrimSuffix(row3, "\n")+`,"`), []string{"line 3", fmt.Sprintf("column %d: a quoted field is not closed", len(header)+1)}},
+		{"a quote inside a field", raw(3, strings.Replace(row3, ",b,", `,b",`, 1)), []string{"line 3", "column 7: \"b\\\"\" has a quote inside an unquoted field"}},
+		{"a needless quote", raw(3, strings.Replace(strings.TrimSuffix(row3, "\n"), ",b,", `,"b",`, 1)), []string{"line 3", "not as a sweep writes it"}},
+		{"a header changed", raw(1, strings.Replace(strings.Join(header, ","), "peak_concurrency", "peak", 1)), []string{"p1.csv, line 1", "is not the header"}},
+		{"a part of another sweep, its sweep column changed", foreign, []string{"p1.csv, line 2", "column seed", `want "2"`}},
+		{"a row of another sweep", set(3, "sweep", "x=clients"), []string{"line 3", "column sweep", `"x=clients"`, "the sweep's query"}},
+		{"a row of another shard", set(3, "shard", "0/2"), []string{"line 3", "column shard", `"0/2"`, `"1/2"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := merge(map[string]io.Reader{"p0.csv": bytes.NewReader(p0), "p1.csv": bytes.NewReader(tc.part)})
@@ -254,17 +265,16 @@ func TestMergeChecksRows(t *testing.T) {
 	}
 }
 
-// TestMergeNonCanonical: parts whose first lines agree on a sweep but
+// TestMergeNonCanonical: parts whose sweep columns agree on a sweep but
 // not in the syntax a sweep writes are refused: the merge would not be
 // byte for byte the sweep.
 func TestMergeNonCanonical(t *testing.T) {
-	s, p0, p1, _ := twoParts(t)
-	noncanonical := func(p []byte, sh Shard) io.Reader {
-		first := s.FirstLine(sh)
-		return bytes.NewReader(append([]byte(strings.Replace(first, "x_from=1s", "x_from=1000ms", 1)), p[len(first):]...))
+	_, p0, p1, _ := twoParts(t)
+	noncanonical := func(p []byte) io.Reader {
+		return bytes.NewReader(bytes.ReplaceAll(p, []byte("x_from=1s"), []byte("x_from=1000ms")))
 	}
-	err := merge(map[string]io.Reader{"p0.csv": noncanonical(p0, Shard{0, 2}), "p1.csv": noncanonical(p1, Shard{1, 2})})
-	if err == nil || !strings.Contains(err.Error(), "p0.csv, line 1: not as a sweep writes it") || !strings.Contains(err.Error(), `x_from is "1000ms" here, "1s" as the sweep writes it`) {
+	err := merge(map[string]io.Reader{"p0.csv": noncanonical(p0), "p1.csv": noncanonical(p1)})
+	if err == nil || !strings.Contains(err.Error(), "p0.csv, line 2: column sweep: not as a sweep writes it") || !strings.Contains(err.Error(), `x_from is "1000ms" here, "1s" as the sweep writes it`) {
 		t.Errorf("Merge: %v", err)
 	}
 }

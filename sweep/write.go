@@ -21,15 +21,17 @@ const (
 // Formats are the formats a Writer writes.
 var Formats = []string{FormatCSV, FormatJSON}
 
-// Mark begins the first line of a sweep's CSV: "# backofflab sweep " and
-// the canonical query (Spec.Encode), then for a part of a sharded sweep
-// " shard k/n". Merge tells the parts of one sweep by it.
-const Mark = "# backofflab sweep "
-
 // Columns are the CSV's columns that name the cell and the lane, in order;
-// the axes' values come after "seed", under their parameters' names, and
-// SummaryColumns after "outcome".
+// the axes' values come after "seed", under their parameters' names,
+// SummaryColumns after "outcome", and MetaColumns last.
 var Columns = []string{"index", "x", "y", "seed", "lane", "strategy", "outcome"}
+
+// MetaColumns are the CSV's last columns, the same on every row: the
+// sweep's canonical query (Spec.Encode), which reruns it and tells the
+// parts of one sweep apart, and the shard a part holds ("k/n"; empty for a
+// whole sweep). Every row carries them so that the file is plain CSV, its
+// first line the header, which any CSV reader takes as it is.
+var MetaColumns = []string{"sweep", "shard"}
 
 // SummaryColumns are the columns of a lane's summary in the CSV, named as
 // scenario.Summary's JSON names them. A recovery the lane never made is
@@ -87,7 +89,7 @@ func optNum(v *float64) string {
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // Header returns the CSV's column names for s: Columns with the axes'
-// parameters after seed, then SummaryColumns.
+// parameters after seed, then SummaryColumns and MetaColumns.
 func (s Spec) Header() []string {
 	h := append([]string(nil), Columns[:4]...)
 	h = append(h, s.X.Name)
@@ -95,18 +97,17 @@ func (s Spec) Header() []string {
 		h = append(h, s.Y.Name)
 	}
 	h = append(h, Columns[4:]...)
-	return append(h, SummaryColumns...)
+	h = append(h, SummaryColumns...)
+	return append(h, MetaColumns...)
 }
 
-// FirstLine returns the first line of s's CSV (without its newline): Mark
-// and the canonical query, then " shard k/n" for a part of a sharded sweep
-// (sh.N above 0).
-func (s Spec) FirstLine(sh Shard) string {
-	line := Mark + s.Encode().Encode()
+// shardColumn is the value of the shard column for shard sh: "k/n" for a
+// part of a sharded sweep (sh.N above 0), empty for the whole.
+func shardColumn(sh Shard) string {
 	if sh.N > 0 {
-		line += " shard " + sh.String()
+		return sh.String()
 	}
-	return line
+	return ""
 }
 
 // Writer writes the cells of a sweep, or of one shard of it, in index
@@ -122,11 +123,12 @@ type Writer struct {
 	pending map[int]Cell
 	err     error
 	row     []string
+	meta    [2]string // the values of MetaColumns
 }
 
 // NewWriter starts writing the cells of shard sh of s (the zero Shard: all
 // of them) to w in format (FormatCSV or FormatJSON). A CSV begins with
-// FirstLine and the header. A JSON document is {"spec": the canonical query
+// the header (Header); each of its rows ends with MetaColumns. A JSON document is {"spec": the canonical query
 // as an object, "shard": "k/n" for a part, "cells": [each cell as
 // Cell.MarshalJSON writes it]}.
 func NewWriter(w io.Writer, format string, s Spec, sh Shard) (*Writer, error) {
@@ -137,7 +139,7 @@ func NewWriter(w io.Writer, format string, s Spec, sh Shard) (*Writer, error) {
 	switch format {
 	case FormatCSV:
 		out.csv = csv.NewWriter(out.bw)
-		out.bw.WriteString(s.FirstLine(sh) + "\n")
+		out.meta = [2]string{s.Encode().Encode(), shardColumn(sh)}
 		out.csv.Write(s.Header())
 	case FormatJSON:
 		spec := map[string]string{}
@@ -215,6 +217,7 @@ func (w *Writer) write(c *Cell) error {
 		for _, col := range summaryColumns {
 			w.row = append(w.row, col.value(&l.Summary))
 		}
+		w.row = append(w.row, w.meta[:]...)
 		if err := w.csv.Write(w.row); err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -59,16 +60,12 @@ func TestWriterOrder(t *testing.T) {
 	}
 
 	doc := string(write(t, FormatCSV, s, Shard{}, shuffled))
-	first, body, _ := strings.Cut(doc, "\n")
-	if first != Mark+s.Encode().Encode() {
-		t.Errorf("first line %q", first)
-	}
-	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	rows, err := csv.NewReader(strings.NewReader(doc)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
 	header := rows[0]
-	if want := "index,x,y,seed,outage_for,b.min_delay,lane,strategy,outcome," + strings.Join(SummaryColumns, ","); strings.Join(header, ",") != want {
+	if want := "index,x,y,seed,outage_for,b.min_delay,lane,strategy,outcome," + strings.Join(SummaryColumns, ",") + ",sweep,shard"; strings.Join(header, ",") != want {
 		t.Errorf("header %q, want %q", strings.Join(header, ","), want)
 	}
 	if len(rows)-1 != 2*s.Cells() {
@@ -83,6 +80,7 @@ func TestWriterOrder(t *testing.T) {
 			"outage_for": c.XValue, "b.min_delay": c.YValue, "lane": l.Lane, "strategy": l.Strategy, "outcome": l.Outcome,
 			"peak_concurrency": fmt.Sprint(sum.PeakConcurrency), "requests": fmt.Sprint(sum.Requests),
 			"gave_up": fmt.Sprint(sum.GaveUp), "service_recovered_after": "",
+			"sweep": s.Encode().Encode(), "shard": "",
 		}
 		if sum.ServiceRecoveredAfter != nil {
 			want["service_recovered_after"] = fmt.Sprint(*sum.ServiceRecoveredAfter)
@@ -147,19 +145,29 @@ func TestWriterRefuses(t *testing.T) {
 	}
 }
 
-// TestMerge: the parts of a sweep split into 1, 3 and 7 shards, merged,
-// are byte for byte the sweep run whole.
+// TestMerge: the parts of a sweep split into 1, 3, 7 and 30 shards
+// (more than its 24 cells: 6 parts are a header alone), merged, are byte
+// for byte the sweep run whole.
 func TestMerge(t *testing.T) {
 	s := mustSpec(t, small)
 	whole := write(t, FormatCSV, s, Shard{}, sweepCells(t, s, Shard{}))
-	for _, n := range []int{1, 3, 7} {
+	for _, n := range []int{1, 3, 7, 30} {
 		t.Run(fmt.Sprintf("%d shards", n), func(t *testing.T) {
 			var parts []Part
 			for k := n - 1; k >= 0; k-- { // in any order
 				sh := Shard{k, n}
 				doc := write(t, FormatCSV, s, sh, sweepCells(t, s, sh))
-				if first, _, _ := strings.Cut(string(doc), "\n"); first != s.FirstLine(Shard{})+fmt.Sprintf(" shard %d/%d", k, n) {
-					t.Errorf("part %d/%d's first line %q", k, n, first)
+				rows, err := csv.NewReader(bytes.NewReader(doc)).ReadAll()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if k >= s.Cells() && len(rows) != 1 {
+					t.Errorf("part %d/%d of a sweep of %d cells has %d rows", k, n, s.Cells(), len(rows)-1)
+				}
+				for _, row := range rows[1:] {
+					if got := row[len(row)-2:]; got[0] != s.Encode().Encode() || got[1] != fmt.Sprintf("%d/%d", k, n) {
+						t.Fatalf("part %d/%d's row ends with %q", k, n, got)
+					}
 				}
 				parts = append(parts, Part{fmt.Sprintf("part-%d.csv", k), bytes.NewReader(doc)})
 			}
@@ -192,7 +200,7 @@ func TestMergeRefuses(t *testing.T) {
 	// final newline), and with its first cell's rows twice.
 	l1 := lines(p1)
 	cut := strings.Join(l1[:len(l1)-3], "")
-	twice := strings.Join(slices.Concat(l1[:4], l1[2:]), "")
+	twice := strings.Join(slices.Concat(l1[:3], l1[1:]), "")
 	for _, tc := range []struct {
 		name  string
 		parts [][]byte
@@ -215,6 +223,61 @@ func TestMergeRefuses(t *testing.T) {
 			err := Merge(context.Background(), new(bytes.Buffer), parts)
 			if err == nil || !strings.Contains(err.Error(), tc.why) {
 				t.Errorf("Merge: %v, want an error saying %q", err, tc.why)
+			}
+		})
+	}
+}
+
+// TestCSVReaders: a sweep's CSV, whole or a part, is read by common CSV
+// readers as they come: Go's encoding/csv with its default settings
+// (every record as many fields as the first) and Python's csv module
+// (its DictReader takes the first line as the header), each finding the
+// header, one row per cell per lane and the sweep's query on every row.
+func TestCSVReaders(t *testing.T) {
+	s := mustSpec(t, small)
+	for _, sh := range []Shard{{}, {1, 3}} {
+		doc := write(t, FormatCSV, s, sh, sweepCells(t, s, sh))
+		rows := 2 * sh.Cells(s.Cells())
+		t.Run("encoding/csv "+shardColumn(sh), func(t *testing.T) {
+			recs, err := csv.NewReader(bytes.NewReader(doc)).ReadAll()
+			if err != nil {
+				t.Fatalf("encoding/csv: %v", err)
+			}
+			if !slices.Equal(recs[0], s.Header()) || len(recs)-1 != rows {
+				t.Fatalf("encoding/csv reads a header %q and %d rows, want %d", recs[0], len(recs)-1, rows)
+			}
+			for _, r := range recs[1:] {
+				if r[len(r)-2] != s.Encode().Encode() || r[len(r)-1] != shardColumn(sh) {
+					t.Fatalf("a row ends with %q", r[len(r)-2:])
+				}
+			}
+		})
+		t.Run("python3 csv "+shardColumn(sh), func(t *testing.T) {
+			py, err := exec.LookPath("python3")
+			if err != nil {
+				t.Skip("no python3")
+			}
+			const script = `import csv, json, sys
+rows = list(csv.DictReader(sys.stdin))
+print(json.dumps({"fields": list(rows[0].keys()), "rows": len(rows),
+	"sweeps": sorted(set(r["sweep"] for r in rows)), "shards": sorted(set(r["shard"] for r in rows))}))`
+			cmd := exec.Command(py, "-c", script)
+			cmd.Stdin = bytes.NewReader(doc)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("python3: %v", err)
+			}
+			var got struct {
+				Fields         []string
+				Rows           int
+				Sweeps, Shards []string
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got.Fields, s.Header()) || got.Rows != rows ||
+				!slices.Equal(got.Sweeps, []string{s.Encode().Encode()}) || !slices.Equal(got.Shards, []string{shardColumn(sh)}) {
+				t.Errorf("python3's csv reads %+v, want the header %q, %d rows, one sweep and shard %q", got, s.Header(), rows, shardColumn(sh))
 			}
 		})
 	}

@@ -170,6 +170,57 @@ type mapOutcome struct {
 	Label string `json:"label"`
 	// Tone picks its colour: good, bad, warn or none.
 	Tone string `json:"tone"`
+	// Mark is the sign drawn on its cells and beside its legend's entry,
+	// so that a map is read without telling its colours apart (red from
+	// green, above all); "" for a recovered cell, whose shade is its time.
+	Mark string `json:"mark"`
+	// Pattern is the pattern laid over its cells, which the legend names
+	// too: on a map whose cells are too small for a sign, it tells the
+	// categories apart without their colours (mapPatterns).
+	Pattern string `json:"pattern"`
+}
+
+// The patterns of a map's categorical cells (mapOutcome.Pattern), each
+// drawn by the page's script under its name.
+const (
+	patternHatched = "hatched" // diagonal lines: nothing recovered
+	patternDotted  = "dotted"  // dots: no outage
+	patternCrossed = "crossed" // a grid: stopped
+	patternLined   = "lined"   // horizontal lines: the server only
+)
+
+// mapOutcomePatterns are the outcomes' patterns.
+var mapOutcomePatterns = map[string]string{
+	sweep.OutcomeCollapsed: patternHatched,
+	sweep.OutcomeNoOutage:  patternDotted,
+	sweep.OutcomeStopped:   patternCrossed,
+}
+
+// mapDiffPatterns are the difference map's: neither lane recovered is
+// hatched as a collapse is; a lane that alone recovered is its colour
+// and its letter.
+var mapDiffPatterns = map[string]string{
+	sweep.DiffNeither:  patternHatched,
+	sweep.DiffNoOutage: patternDotted,
+}
+
+// mapOutcomeMarks are the outcomes' signs (mapOutcome.Mark): a cross for
+// a collapse, as a person would strike it out.
+var mapOutcomeMarks = map[string]string{
+	sweep.OutcomeRecovered: "",
+	sweep.OutcomeCollapsed: "×",
+	sweep.OutcomeNoOutage:  "–",
+	sweep.OutcomeStopped:   "!",
+}
+
+// mapDiffMarks are the signs of the difference map's categories: the
+// letter of the lane that alone recovered, a cross where neither did.
+// diffMarks fills in the letters for a pair of lanes.
+var mapDiffMarks = map[string]string{
+	sweep.DiffOnlyA:    "a",
+	sweep.DiffOnlyB:    "b",
+	sweep.DiffNeither:  "×",
+	sweep.DiffNoOutage: "–",
 }
 
 // mapOutcomeTones are the outcomes' colours, by the theme's tones: a
@@ -193,7 +244,7 @@ var mapOutcomeLabels = map[string]string{
 // mapServerOnly is the maps' word for a recovered cell whose server came
 // back but whose service did not by the run's end: shading it by the
 // server's time would make it look as good as a full recovery.
-var mapServerOnly = mapOutcome{Name: "server_only", Label: "server back, service not (by the run's end)", Tone: "part"}
+var mapServerOnly = mapOutcome{Name: "server_only", Label: "server back, service not (by the run's end)", Tone: "part", Mark: "~", Pattern: patternLined}
 
 // mapState is what the page's script starts from.
 type mapState struct {
@@ -231,9 +282,15 @@ type mapState struct {
 	// lanes, by "a/b" (sweep.DiffCategories, sweep.AllDiffWords).
 	DiffCats  []string                     `json:"diffCats"`
 	DiffWords map[string]map[string]string `json:"diffWords"`
+	// DiffMarks are the signs of DiffCats on the difference map, for
+	// each pair of lanes, by "a/b" (mapDiffMarks); DiffPatterns their
+	// patterns, by category (mapDiffPatterns).
+	DiffMarks    map[string]map[string]string `json:"diffMarks"`
+	DiffPatterns map[string]string            `json:"diffPatterns"`
 	// Suggest gives, for each parameter the axis menus offer, the range
-	// the form fills in when it is chosen: the scenario's value divided
-	// and multiplied by 4, within the parameter's range.
+	// the form fills in when it is chosen: about the scenario's value
+	// divided and multiplied by 4, within the parameter's range, in round
+	// steps (suggestRange).
 	Suggest map[string]axisSuggestion `json:"suggest"`
 }
 
@@ -242,6 +299,7 @@ type mapAxisNames struct {
 	Name  string `json:"name"`
 	From  string `json:"from"`
 	To    string `json:"to"`
+	Steps string `json:"steps"`
 	Scale string `json:"scale"`
 }
 
@@ -251,19 +309,27 @@ type mapAxisInfo struct {
 	Label  string   `json:"label"` // the parameter in words
 	Unit   string   `json:"unit"`
 	Values []string `json:"values"`
+	// Ticks are the values as the axis's labels say them: a duration in
+	// the page's words (5 s, 1 min), anything else as it is.
+	Ticks []string `json:"ticks"`
 }
 
 // axisSuggestion is a range the form offers for a parameter.
 type axisSuggestion struct {
 	From  string `json:"from"`
 	To    string `json:"to"`
+	Steps string `json:"steps"`
 	Scale string `json:"scale"`
 }
 
 // newMapView builds the page of the map q names, or of its form only,
 // with every bad value named beside its control: qerrs are the errors of
-// reading q from its URL (kit.ParseQuery).
+// reading q from its URL (kit.ParseQuery). A q that gives none of the
+// sweep's parameters names its scenario's default map (withDefaultMap).
 func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapView {
+	if len(qerrs) == 0 {
+		q = withDefaultMap(q, lim)
+	}
 	spec, errs := decodeMap(q, lim)
 	if !givesSweep(q) {
 		// The form before any axis is chosen, as the playground's link
@@ -321,6 +387,11 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 		if ax.Optional {
 			ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "none: one row"}}, choices...)
 		}
+		if !ax.Optional && ax.Name.Value == "" {
+			// No default map for this scenario: the menu asks rather than
+			// showing a parameter whose range is blank.
+			ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "choose a parameter"}}, choices...)
+		}
 		if ax.Name.Value != "" && !hasChoice(ax.Name.Choices, ax.Name.Value) {
 			// A parameter the scenario does not read, or none at all: kept
 			// in the menu, so that its error shows beside what was asked.
@@ -330,7 +401,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 		for _, s := range sweep.Scales {
 			ax.Scale.Choices = append(ax.Scale.Choices, kit.Choice{Value: s, Label: s})
 		}
-		v.State.Axes = append(v.State.Axes, mapAxisNames{Name: ax.Name.Name, From: ax.From.Name, To: ax.To.Name, Scale: ax.Scale.Name})
+		v.State.Axes = append(v.State.Axes, mapAxisNames{Name: ax.Name.Name, From: ax.From.Name, To: ax.To.Name, Steps: ax.Steps.Name, Scale: ax.Scale.Name})
 		if ax.Optional {
 			v.State.YParams = append(v.State.YParams, ax.Name.Name, ax.From.Name, ax.To.Name, ax.Steps.Name, ax.Scale.Name)
 		}
@@ -346,7 +417,8 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 		v.Lanes = append(v.Lanes, mapLane{Letter: scenario.LaneNames[i : i+1], Title: scenario.StrategyTitle(l.Strategy)})
 	}
 	for _, o := range sweep.Outcomes {
-		v.Outcomes = append(v.Outcomes, mapOutcome{Name: o, Label: mapOutcomeLabels[o], Tone: mapOutcomeTones[o]})
+		v.Outcomes = append(v.Outcomes, mapOutcome{Name: o, Label: mapOutcomeLabels[o], Tone: mapOutcomeTones[o],
+			Mark: mapOutcomeMarks[o], Pattern: mapOutcomePatterns[o]})
 	}
 	v.Scenario = sweep.ScenarioParts(&p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
 	v.State.Lanes, v.State.Outcomes = v.Lanes, v.Outcomes
@@ -358,8 +430,26 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 		}
 		v.State.Captions = sweep.Captions(spec, &p)
 		v.State.DiffCats, v.State.DiffWords = sweep.DiffCategories, sweep.AllDiffWords(len(p.Lanes))
+		v.State.DiffMarks, v.State.DiffPatterns = diffMarks(v.State.DiffWords), mapDiffPatterns
 	}
 	return v
+}
+
+// diffMarks returns the difference map's signs for each pair of lanes
+// words names ("a/b"): mapDiffMarks with the pair's own letters for the
+// lane that alone recovered.
+func diffMarks(words map[string]map[string]string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for pair := range words {
+		a, b, _ := strings.Cut(pair, "/")
+		m := map[string]string{}
+		for c, mark := range mapDiffMarks {
+			m[c] = mark
+		}
+		m[sweep.DiffOnlyA], m[sweep.DiffOnlyB] = a, b
+		out[pair] = m
+	}
+	return out
 }
 
 func hasChoice(cs []kit.Choice, v string) bool {
@@ -404,31 +494,25 @@ func numericType(t scenario.Type) bool {
 }
 
 // suggestRange is the range the form offers for param, whose value in the
-// scenario ptr points at: a quarter of it to four times it, on a log
-// scale, within the parameter's range; for a value of 0, from its least
-// value to 10 s (a duration) or 16, on a linear scale.
+// scenario ptr points at: about a quarter of it to four times it, within
+// the parameter's range, in about 16 round steps (roundRange); for a value
+// of 0 (off, or none), from its least value to 10 s (a duration) or 16.
 func suggestRange(param scenario.Param, ptr any) axisSuggestion {
-	var v float64
-	switch x := ptr.(type) {
-	case *int:
-		v = float64(*x)
-	case *float64:
-		v = *x
-	case *time.Duration:
-		v = float64(*x)
-	}
-	lo, hi, scale := v/4, v*4, sweep.ScaleLog
-	if v <= 0 { // off, or none: from the least value up to 10 s, or 16
+	v := fieldValue(ptr)
+	lo, hi := v/4, v*4
+	if v <= 0 {
 		top := 16.0
 		if param.Type == scenario.TypeDuration {
 			top = float64(10 * time.Second)
 		}
-		lo, hi, scale = param.Min, max(param.Min*16, top), sweep.ScaleLinear
+		lo, hi = param.Min, max(param.Min*16, top)
 	}
+	if r, ok := roundRange(param, lo, hi, 16); ok {
+		return r
+	}
+	// A range too narrow for two round values (a parameter whose range
+	// is the value itself): its ends as they are.
 	lo, hi = math.Max(lo, param.Min), math.Min(hi, param.Max)
-	if lo <= 0 {
-		scale = sweep.ScaleLinear
-	}
 	format := func(f float64) string {
 		switch param.Type {
 		case scenario.TypeInt:
@@ -438,14 +522,21 @@ func suggestRange(param scenario.Param, ptr any) axisSuggestion {
 		}
 		return strconv.FormatFloat(f, 'g', 4, 64)
 	}
-	return axisSuggestion{From: format(lo), To: format(hi), Scale: scale}
+	return axisSuggestion{From: format(lo), To: format(hi), Steps: "2", Scale: sweep.ScaleLinear}
 }
 
 // axisInfo labels an axis for the charts.
 func axisInfo(a sweep.Axis) mapAxisInfo {
 	info := mapAxisInfo{Name: a.Name, Label: a.Name, Values: a.Values()}
+	info.Ticks = info.Values
 	if param, lane, ok := scenario.Lookup(a.Name); ok {
 		info.Label, info.Unit = param.Label(), param.Unit
+		if param.Type == scenario.TypeDuration {
+			info.Ticks = nil
+			for _, d := range a.Quantities() {
+				info.Ticks = append(info.Ticks, kit.Say(time.Duration(d)))
+			}
+		}
 		if lane >= 0 {
 			info.Label = "lane " + scenario.LaneNames[lane:lane+1] + ": " + info.Label
 		}

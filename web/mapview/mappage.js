@@ -14,6 +14,8 @@
   const LANES = S.lanes.map(l => l.letter);
   const OUTCOME = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.label]));
   const TONE = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.tone]));
+  const MARK = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.mark]));
+  const PATTERN = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.pattern]));
   // The outcomes a cell is coloured by, apart from the recovered ones'
   // shade: each a piece of the categorical legend. A recovered cell whose
   // service never came back (no recovery time) is one of them.
@@ -61,6 +63,7 @@
     if (s) {
       $(attr('data-param', ax.from)).value = s.from;
       $(attr('data-param', ax.to)).value = s.to;
+      $(attr('data-param', ax.steps)).value = s.steps;
       $(attr('data-param', ax.scale)).value = s.scale;
     }
     go();
@@ -258,7 +261,7 @@
     if (!dom) return null;
     const c = echarts.init(dom);
     c.on('click', p => {
-      const pt = p.data && points[key(p.data[0], p.data[1])];
+      const pt = p.value && points[key(p.value[0], p.value[1])];
       if (pt) location.assign('/?' + pt.cells[0].query);
     });
     charts[id] = c;
@@ -269,26 +272,47 @@
   const yValues = () => (S.y.values && S.y.values.length ? S.y.values : ['']);
   const axisName = a => (!a.name ? '' : a.label === a.name ? a.name : `${a.label} (${a.name})`);
 
+  const yTicks = () => (S.y.ticks && S.y.ticks.length ? S.y.ticks : ['']);
+  const LABEL_FONT = 11;
+  const STACK_MARGIN = 8; // px
+  // stacks reports whether the categories' legend, of these labels,
+  // is too wide for one line of chart c: it then stacks them (fit).
+  const stacks = (c, labels) => labels.reduce((n, l) => n + l.length * LABEL_FONT * 0.56 + 30, 16) > c.getWidth();
+  // every names one value in k along an axis of length px whose labels
+  // are each about size px long (their width across, their height
+  // down) with a gap between them: the labels never touch, however
+  // narrow the map (a phone's).
+  function every(ticks, px, across) {
+    const size = across ? Math.max(...ticks.map(t => t.length)) * LABEL_FONT * 0.62 + 10 : LABEL_FONT + 6;
+    const fit = Math.max(1, Math.floor(px / size));
+    return { interval: Math.max(0, Math.ceil(ticks.length / fit) - 1) };
+  }
+
   // base is what every map's option shares: the axes, the grid, the
   // tooltip.
-  function base(id) {
+  function base(id, c, labels) {
     const n = S.x.values.length * yValues().length;
-    const axis = { axisLabel: { color: T.muted, hideOverlap: true }, axisLine: { lineStyle: { color: T.line } },
+    const axis = { axisLabel: { color: T.muted, fontSize: LABEL_FONT }, axisLine: { lineStyle: { color: T.line } },
       nameTextStyle: { color: T.fg }, splitArea: { show: false } };
-    // At most about a dozen labels an axis: a 64-step axis names every
-    // fourth or sixth value.
-    const every = k => ({ interval: Math.max(0, Math.ceil(k / 12) - 1) });
+    // A narrow map stacks its legend's pieces (fit), each a line more.
+    // A stacked legend (fit) takes a line a piece, and a margin under it
+    // that keeps an export's caption clear of its last line.
+    const stacked = stacks(c, labels) ? 17 * (labels.length - 1) + STACK_MARGIN : 0;
+    const grid = { left: S.y.name ? 78 : 24, right: 16, top: 12, bottom: 104 + stacked, containLabel: false };
+    const w = Math.max(c.getWidth() - grid.left - grid.right, 1), h = Math.max(c.getHeight() - grid.top - grid.bottom, 1);
+    const tick = ticks => (v, i) => ticks[i];
     return {
       animation: false,
       backgroundColor: T.card,
-      grid: [{ left: S.y.name ? 78 : 24, right: 16, top: 12, bottom: 104, containLabel: false }],
+      grid: [grid],
       xAxis: [{ type: 'category', data: S.x.values, name: axisName(S.x), nameLocation: 'middle', nameGap: 26, ...axis,
-        axisLabel: { ...axis.axisLabel, ...every(S.x.values.length) } }],
+        axisLabel: { ...axis.axisLabel, formatter: tick(S.x.ticks), ...every(S.x.ticks, w, true) } }],
       yAxis: [{ type: 'category', data: yValues(), name: axisName(S.y), nameLocation: 'middle', nameGap: 62, ...axis,
-        axisLabel: { ...axis.axisLabel, ...every(yValues().length) } }],
+        axisLabel: { ...axis.axisLabel, formatter: tick(yTicks()), ...every(yTicks(), h, false) } }],
       tooltip: { trigger: 'item', confine: true, className: 'chart-tip', backgroundColor: T.card, borderColor: T.line,
         textStyle: { color: T.fg }, formatter: p => tooltip(id, p) },
       _border: n > 400 ? 0 : 1,
+      _cell: Math.min(w / S.x.values.length, h / yValues().length),
     };
   }
 
@@ -296,6 +320,53 @@
     return { type: 'heatmap', name, data, progressive: 0, itemStyle: { borderColor: T.card, borderWidth: border },
       emphasis: { itemStyle: { borderColor: T.fg, borderWidth: 1.5 } } };
   }
+
+  // ink is black or white, whichever reads better on a cell of colour
+  // bg (a #rrggbb or rgb() colour): a mark is seen whatever the shade.
+  function ink(bg) {
+    let r, g, b;
+    const m = /^#([0-9a-f]{6})$/i.exec(bg.trim());
+    if (m) [r, g, b] = [0, 2, 4].map(i => parseInt(m[1].slice(i, i + 2), 16));
+    else [r, g, b] = (bg.match(/\d+(\.\d+)?/g) || [255, 255, 255]).map(Number);
+    const lin = v => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+    const L = 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+    return L > 0.18 ? '#111111' : '#ffffff';
+  }
+
+  // decal draws a pattern (mapview's names) over a cell of colour bg,
+  // in its ink, faint.
+  function decal(pattern, bg) {
+    const color = ink(bg) === '#ffffff' ? 'rgba(255,255,255,0.55)' : 'rgba(0,0,0,0.45)';
+    const lines = { symbol: 'rect', symbolSize: 1, color, dashArrayX: [1, 0] };
+    switch (pattern) {
+      case 'hatched':
+        return { ...lines, dashArrayY: [2, 4], rotation: -Math.PI / 4 };
+      case 'lined':
+        return { ...lines, dashArrayY: [2, 4] };
+      case 'crossed':
+        return { ...lines, dashArrayY: [1, 4], dashArrayX: [[1, 4], [4, 1]] };
+      case 'dotted':
+        return { symbol: 'circle', symbolSize: 0.6, color, dashArrayX: [[3, 3], [0, 3, 3, 0]], dashArrayY: [3, 0] };
+    }
+    return null;
+  }
+
+  // marked is a series of categorical cells drawn so that the map does
+  // not rely on colour: each category's pattern (patterns[k], from Go)
+  // over its cells, and its sign (marks[k]) on them where a cell holds
+  // a legible one; colours[k] is its colour. The legend names both.
+  function marked(s, cell, marks, patterns, colours) {
+    const size = Math.min(Math.floor(cell * 0.6), 16);
+    const signs = size >= 8;
+    if (signs) s.label = { show: true, fontSize: size, fontWeight: 'bold', formatter: p => marks[p.value[2]] || '' };
+    s.data = s.data.map(v => {
+      const d = decal(patterns[v[2]], colours[v[2]]);
+      return { value: v, label: signs ? { color: ink(colours[v[2]]) } : undefined, itemStyle: d ? { decal: d } : undefined };
+    });
+    return s;
+  }
+  // legendLabel is a category's entry: its sign, its words, its pattern.
+  const legendLabel = (mark, label, pattern) => (mark ? `${mark} ` : '') + label + (pattern ? `, ${pattern}` : '');
 
   // The recovered cells' shade, shared by every lane's map: the longest
   // recovery of any lane is its top.
@@ -309,15 +380,17 @@
     return { bad: T.bad, warn: T.warn, good: T.good, part: M.part }[TONE[name]] || M.none;
   }
 
-  function laneOption(i) {
-    const o = base(LANES[i]);
+  function laneOption(c, i) {
+    const labels = CATS.map(k => legendLabel(MARK[k], OUTCOME[k], PATTERN[k]));
+    const o = base(LANES[i], c, labels);
     const rec = [], other = [];
     for (const pt of Object.values(points)) {
       const l = pt.lanes[i];
       if (recovered(l)) rec.push([pt.x, pt.y, l.recovery]);
       else other.push([pt.x, pt.y, CATS.indexOf(shown(l))]);
     }
-    o.series = [heat('recovered', rec, o._border), heat('other', other, o._border)];
+    o.series = [heat('recovered', rec, o._border),
+      marked(heat('other', other, o._border), o._cell, CATS.map(c => MARK[c]), CATS.map(c => PATTERN[c]), CATS.map(catColour))];
     const top = longestRecovery();
     o.visualMap = [
       { type: 'continuous', seriesIndex: 0, dimension: 2, min: 0, max: top, calculable: false,
@@ -325,9 +398,10 @@
         textStyle: { color: T.fg, fontSize: 11 }, formatter: v => dur(v, 2), inRange: { color: [M.soon, M.mid, M.late] } },
       { type: 'piecewise', seriesIndex: 1, dimension: 2, orient: 'horizontal', left: 8, bottom: 6, itemWidth: 12, itemHeight: 12,
         textStyle: { color: T.fg, fontSize: 11 }, selectedMode: false,
-        pieces: CATS.map((c, k) => ({ value: k, label: OUTCOME[c], color: catColour(c) })) },
+        pieces: CATS.map((k, i) => ({ value: i, label: labels[i], color: catColour(k) })) },
     ];
     delete o._border;
+    delete o._cell;
     return o;
   }
 
@@ -342,9 +416,13 @@
     return [a, b];
   }
 
-  function diffOption() {
+  function diffOption(c) {
     const [a, b] = diffLanes();
-    const o = base('diff');
+    const A = LANES[a], B = LANES[b];
+    const words = S.diffWords[diffKey(a, b)] || {};
+    const marks = S.diffMarks[diffKey(a, b)] || {};
+    const labels = S.diffCats.map(k => legendLabel(marks[k], words[k], S.diffPatterns[k]));
+    const o = base('diff', c, labels);
     const both = [], other = [];
     let span = 1;
     for (const pt of Object.values(points)) {
@@ -356,10 +434,10 @@
         span = Math.max(span, Math.abs(d.sooner));
       }
     }
-    const A = LANES[a], B = LANES[b];
-    const words = S.diffWords[diffKey(a, b)] || {};
     const colour = { only_a: T.accent, only_b: T.good, neither: T.bad, no_outage: M.none };
-    o.series = [heat('both', both, o._border), heat('other', other, o._border)];
+    o.series = [heat('both', both, o._border),
+      marked(heat('other', other, o._border), o._cell, S.diffCats.map(k => marks[k]), S.diffCats.map(k => S.diffPatterns[k]),
+        S.diffCats.map(k => colour[k]))];
     // The shade's extent is the largest difference streamed so far: the
     // browser alone knows it, and writes it (common.js).
     o.visualMap = [
@@ -369,19 +447,20 @@
         formatter: v => dur(Math.abs(v), 2), inRange: { color: [M.aSooner, M.neutral, M.bSooner] } },
       { type: 'piecewise', seriesIndex: 1, dimension: 2, orient: 'horizontal', left: 8, bottom: 6, itemWidth: 12, itemHeight: 12,
         textStyle: { color: T.fg, fontSize: 11 }, selectedMode: false,
-        pieces: S.diffCats.map((c, k) => ({ value: k, label: words[c], color: colour[c] })) },
+        pieces: S.diffCats.map((k, i) => ({ value: i, label: labels[i], color: colour[k] })) },
     ];
     delete o._border;
+    delete o._cell;
     return o;
   }
 
   // fit stacks the categories' legend on a narrow map (a phone's), where
   // one line of them does not fit.
+  // (base has made room for it.)
   function fit(c, o) {
-    if (c.getWidth() >= 560) return o;
-    o.visualMap[1] = { ...o.visualMap[1], orient: 'vertical', itemGap: 4, bottom: 4 };
-    o.visualMap[0] = { ...o.visualMap[0], bottom: 6 + 17 * o.visualMap[1].pieces.length };
-    o.grid[0].bottom += 17 * (o.visualMap[1].pieces.length - 1);
+    if (!stacks(c, o.visualMap[1].pieces.map(p => p.label))) return o;
+    o.visualMap[1] = { ...o.visualMap[1], orient: 'vertical', itemGap: 4, bottom: 4 + STACK_MARGIN };
+    o.visualMap[0] = { ...o.visualMap[0], bottom: 6 + STACK_MARGIN + 17 * o.visualMap[1].pieces.length };
     return o;
   }
 
@@ -389,11 +468,11 @@
     if (!S.valid) return; // no map: the form and its errors only
     LANES.forEach((L, i) => {
       const c = chartOf(L);
-      if (c) c.setOption(fit(c, laneOption(i)), { notMerge: true });
+      if (c) c.setOption(fit(c, laneOption(c, i)), { notMerge: true });
     });
     if (LANES.length > 1) {
       const c = chartOf('diff');
-      if (c) c.setOption(fit(c, diffOption()), { notMerge: true });
+      if (c) c.setOption(fit(c, diffOption(c)), { notMerge: true });
     }
   }
   for (const id of ['#diff-a', '#diff-b']) if ($(id)) $(id).addEventListener('change', markDirty);
@@ -401,7 +480,7 @@
   // ---- tooltips: DOM nodes, as the playground's (its CSP blocks the
   // default tooltip's inline styles) ---------------------------------------
   function tooltip(id, p) {
-    const pt = p.data && points[key(p.data[0], p.data[1])];
+    const pt = p.value && points[key(p.value[0], p.value[1])];
     if (!pt) return '';
     const box = el('div', { className: 'tip' });
     box.dataset.tip = id;

@@ -849,7 +849,7 @@ func mapStage(v mapView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, "</div><p class=\"map-legend-note\" id=\"map-legend-note\">Colour: a recovered cell is shaded by how long after the outage its service came back (ok/s at 90 % of the baseline for 5 s), dark for soon, pale for late. A cell whose server came back but not its service by the run's end, a collapsed one, one without an outage and a stopped one (the run outgrew its memory budget) each have their colour; the legend under each map says which is which. The difference map counts a lane as recovered when its service did.</p><div class=\"map-grid\" id=\"map-grid\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, "</div><p class=\"map-legend-note\" id=\"map-legend-note\">Colour, sign and pattern: a recovered cell is shaded by how long after the outage its service came back (ok/s at 90 % of the baseline for 5 s), dark for soon, pale for late. A cell whose server came back but not its service by the run's end, a collapsed one, one without an outage and a stopped one (the run outgrew its memory budget) each have their colour, their sign (drawn on the cell where it has room) and their pattern, both named beside it in the legend under each map, so that the map reads without telling colours apart. The difference map counts a lane as recovered when its service did.</p><div class=\"map-grid\" id=\"map-grid\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

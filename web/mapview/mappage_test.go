@@ -456,9 +456,9 @@ func TestMapView(t *testing.T) {
 		t.Errorf("y's first choice is %q, want none", v.Axes[1].Name.Choices[0].Value)
 	}
 	for name, s := range v.State.Suggest {
-		p := url.Values{"x": {name}, "x_from": {s.From}, "x_to": {s.To}, "x_steps": {"16"}, "x_scale": {s.Scale}}
+		p := url.Values{"x": {name}, "x_from": {s.From}, "x_to": {s.To}, "x_steps": {s.Steps}, "x_scale": {s.Scale}}
 		if _, errs := decodeMap(p, kit.Limits{}.WithDefaults()); len(errs) > 0 {
-			t.Errorf("the suggested range of %s (%s to %s, %s) is refused: %v", name, s.From, s.To, s.Scale, errs[0])
+			t.Errorf("the suggested range of %s (%s to %s in %s steps, %s) is refused: %v", name, s.From, s.To, s.Steps, s.Scale, errs[0])
 		}
 	}
 	base, _ := url.ParseQuery(v.State.Base)
