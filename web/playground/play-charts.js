@@ -283,11 +283,14 @@ function tipPosition(c) {
 }
 
 // hideLegendTips hides a legend item's tooltip once the pointer leaves
-// the item: ECharts shows it on mouseover and, left to itself, keeps it
-// after the pointer has gone (off the chart, or onto a plot with no data).
+// the item, or the item is tapped: ECharts shows it on mouseover and,
+// left to itself, keeps it after a finger's tap (which toggles the line
+// and leaves no pointer to move away) and after the pointer has gone.
 function hideLegendTips(c) {
-  c.on('mouseout', { component: 'legend' }, () => c.dispatchAction({ type: 'hideTip' }));
-  c.on('globalout', () => c.dispatchAction({ type: 'hideTip' }));
+  const hide = () => c.dispatchAction({ type: 'hideTip' });
+  c.on('mouseout', { component: 'legend' }, hide);
+  c.on('globalout', hide);
+  c.on('legendselectchanged', () => setTimeout(hide, 0));
 }
 
 // tooltip builds a tooltip's nodes: the time (or the retry), then each
