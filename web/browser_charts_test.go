@@ -75,6 +75,11 @@ func chartsShots(t *testing.T, env *browserEnv) {
 			shot(fmt.Sprintf("charts-%s-storm.png", v.name))
 			tb.waitFinished()
 			shot(fmt.Sprintf("charts-%s-end.png", v.name))
+			p := filepath.Join(dir, fmt.Sprintf("charts-%s-end-full.png", v.name))
+			if err := os.WriteFile(p, tb.screenshot(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("wrote %s", p)
 		})
 	}
 }
