@@ -258,7 +258,10 @@ function ensureChart(id, i) {
   charts[key] = c;
   resizeWithBox(dom);
   fitLayout(c, id);
-  new ResizeObserver(() => fitLayout(c, id)).observe(dom);
+  new ResizeObserver(() => {
+    fitLayout(c, id);
+    markDirty(); // the annotations are placed again in the new size
+  }).observe(dom);
   hideLegendTips(c);
   if (spec.x === 'retry') drawDelays();
   else markDirty();

@@ -172,6 +172,9 @@ function annotations(c, id, i, shade) {
   return { lines, areas };
 }
 
+// placement says which of annotations a's labels show.
+const placement = a => a.lines.map(l => (l.label.show ? 1 : 0)).concat(a.areas.map(w => (w[0].label.show ? 1 : 0))).join('');
+
 // draw applies what arrived since the last frame: at most one setOption
 // per chart per frame. Each redraw re-reads every point, so redraws are
 // spaced out as the series grow (a 1 h run at 100 ms has 36 000 points).
@@ -217,6 +220,13 @@ function draw(now) {
         graphic: [{ id: 'empty', invisible: !empty, style: { text: empty, fill: T.muted } },
           { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } }],
       });
+      // The labels were placed in the layout before this frame's axes: when
+      // the new axes move them (a higher maximum, wider tick labels), they
+      // are placed again.
+      const again = annotations(c, id, i, shade);
+      if (placement(again) !== placement(ann)) {
+        c.setOption({ series: [{ id: spec.series[0].name, markArea: { data: again.areas }, markLine: { data: again.lines } }] });
+      }
     }
   }
   drawStatus(t, ov);
