@@ -35,6 +35,7 @@ func TestBrowserCharts(t *testing.T) {
 		{"SharedAxes", chartsSharedAxes},
 		{"LegendTip", chartsLegendTip},
 		{"Shots", chartsShots},
+		{"BandsPhone", chartsBandsPhone},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
 	}
@@ -84,12 +85,12 @@ func chartsShots(t *testing.T, env *browserEnv) {
 	}
 }
 
-// chartTexts is a script that returns the texts chart key drew on its
-// canvas, as ECharts laid them out: each shown text element (ECharts
+// chartTexts is a script that returns the texts the playground's chart
+// key (or the chart given second) drew on its canvas, as ECharts laid them out: each shown text element (ECharts
 // draws a label as one or more spans) with its box in the chart's pixels,
 // read from the chart's zrender display list.
-const chartTexts = `(key => {
-	const c = window.backofflab.charts()[key];
+const chartTexts = `((key, chart) => {
+	const c = chart || window.backofflab.charts()[key];
 	const out = new Map();
 	for (const el of c.getZr().storage.getDisplayList(true)) {
 		if ((el.type !== 'tspan' && el.type !== 'text') || el.invisible || !el.style || !el.style.text) continue;
@@ -337,4 +338,45 @@ func chartsSharedAxes(t *testing.T, env *browserEnv) {
 		t.Errorf("%d axes shared and %d apart, want some of each", shared, apart)
 	}
 	t.Logf("%d axes shared, %d apart", shared, apart)
+}
+
+// chartsBandsPhone: the seed bands draw the same chart rows, and on a
+// phone in the dark scheme their legends wrap rather than page, within
+// their charts, with no two texts overlapping.
+func chartsBandsPhone(t *testing.T, env *browserEnv) {
+	tb := openBands(t, env, bandsSmall, phone(), scheme("dark"))
+	tb.waitTrue("the charts are drawn", `[...document.querySelectorAll('.chart')].filter(e => !e.closest('[hidden]')).every(e => e.dataset.drawn === 'true')`)
+	eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
+	keys := eval[[]string](tb, `[...document.querySelectorAll('.chart')].filter(e => !e.closest('[hidden]')).map(e => e.dataset.chart + '.' + e.dataset.lane)`)
+	if len(keys) == 0 {
+		t.Fatal("no chart shown")
+	}
+	for _, key := range keys {
+		id, lane, _ := strings.Cut(key, ".")
+		sel := fmt.Sprintf(`echarts.getInstanceByDom(document.querySelector('.chart[data-chart=%q][data-lane=%q]'))`, id, lane)
+		if legend := eval[string](tb, sel+`.getModel().getComponent('legend', 0).type`); legend != "legend.plain" {
+			t.Errorf("%s: the legend is %s, want one that wraps (legend.plain), not pages", key, legend)
+		}
+		texts := eval[[]textBox](tb, fmt.Sprintf(`%s(null, %s)`, chartTexts, sel))
+		w, h := eval[float64](tb, sel+`.getWidth()`), eval[float64](tb, sel+`.getHeight()`)
+		for i, a := range texts {
+			if a.X < -0.5 || a.Y < -0.5 || a.R > w+0.5 || a.B > h+0.5 {
+				t.Errorf("%s: %q at %+v runs out of its %v×%v chart", key, a.Text, a, w, h)
+			}
+			for _, b := range texts[i+1:] {
+				if ow, oh := a.overlap(b); ow > 0.5 && oh > 0.5 {
+					t.Errorf("%s: %q %+v and %q %+v overlap by %.1f×%.1f px", key, a.Text, a, b.Text, b, ow, oh)
+				}
+			}
+		}
+	}
+	dir := os.Getenv("BACKOFFLAB_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	p := filepath.Join(dir, "bands-390x844-dark-full.png")
+	if err := os.WriteFile(p, tb.screenshot(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s", p)
 }

@@ -71,19 +71,8 @@ function timeInterval(c) {
 // on screen) and the plot makes room for them; the time axis takes the
 // steps its width holds.
 function fitLayout(c, id) {
-  const w = c.getWidth();
-  // A phone's chart gives its legend the whole width, in a smaller font,
-  // so that four labels take two lines rather than three.
-  const narrow = w < 320;
-  c.setOption({ legend: [{ left: narrow ? 2 : 'center', width: Math.max(60, w - (narrow ? 4 : 16)), itemGap: narrow ? 6 : 8,
-    textStyle: { fontSize: narrow ? 10 : 11 } }] });
-  const lm = c.getModel().getComponent('legend', 0);
-  const lv = lm && c.getViewOfComponentModel ? c.getViewOfComponentModel(lm) : null;
-  const lh = lv ? lv.group.getBoundingRect().height : 14;
-  const o = { grid: [{ bottom: Math.ceil(lh) + 10 }] };
-  if (SPEC[id].x === 'time') o.xAxis = [{ interval: timeInterval(c) }];
-  c.setOption(o);
-  // The plot's width moved with the grid: the steps are measured again.
+  fitLegend(c);
+  // The plot's width moved with the grid: the steps are measured in it.
   if (SPEC[id].x === 'time') c.setOption({ xAxis: [{ interval: timeInterval(c) }] });
 }
 

@@ -11,7 +11,7 @@
 // rest runs later, on the page's events, when every one is loaded.
 'use strict';
 
-const { $, $$, readJSON, attr, el, fmt, dur, durAxis, unitOf, DUR_STEPS, timeStep, ICONS, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
+const { $, $$, readJSON, attr, el, fmt, dur, durAxis, unitOf, DUR_STEPS, timeStep, ICONS, fitLegend, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
 
 const page = readJSON('page-state');
 const COLS = page.columns;
