@@ -86,9 +86,10 @@ func chartsShots(t *testing.T, env *browserEnv) {
 }
 
 // chartTexts is a script that returns the texts the playground's chart
-// key (or the chart given second) drew on its canvas, as ECharts laid them out: each shown text element (ECharts
-// draws a label as one or more spans) with its box in the chart's pixels,
-// read from the chart's zrender display list.
+// key (or the chart given second) drew on its canvas, as ECharts laid
+// them out: each shown text element (ECharts draws a label as one or more
+// spans) with its box in the chart's pixels, read from the chart's
+// zrender display list; and the box of its toolbox's icons.
 const chartTexts = `((key, chart) => {
 	const c = chart || window.backofflab.charts()[key];
 	const out = new Map();
@@ -103,8 +104,45 @@ const chartTexts = `((key, chart) => {
 			b.r = Math.max(b.r, r.x + r.width), b.b = Math.max(b.b, r.y + r.height);
 		else out.set(owner, {text: String(el.style.text), x: r.x, y: r.y, r: r.x + r.width, b: r.y + r.height});
 	}
+	// The toolbox's icons, as one box (without their titles, hidden until
+	// hovered).
+	const tm = c.getModel().getComponent('toolbox', 0), tv = tm && c.getViewOfComponentModel(tm);
+	if (tv && !tv.group.ignore) {
+		const icons = {text: '(toolbox)', x: Infinity, y: Infinity, r: -Infinity, b: -Infinity};
+		tv.group.traverse(el => {
+			if (el.type !== 'path' || el.ignore || el.invisible) return;
+			const r = el.getBoundingRect().clone();
+			r.applyTransform(el.getComputedTransform());
+			icons.x = Math.min(icons.x, r.x), icons.y = Math.min(icons.y, r.y);
+			icons.r = Math.max(icons.r, r.x + r.width), icons.b = Math.max(icons.b, r.y + r.height);
+		});
+		if (icons.r > icons.x) out.set(tv, icons);
+	}
 	return [...out.values()];
 })`
+
+// checkTexts checks that the texts chart (a script's expression for an
+// ECharts instance, key in messages) drew stay inside it and that no two
+// touch, and returns them.
+func checkTexts(t *testing.T, tb *tab, key, chart string) []string {
+	t.Helper()
+	texts := eval[[]textBox](tb, fmt.Sprintf(`%s(null, %s)`, chartTexts, chart))
+	w, h := eval[float64](tb, chart+`.getWidth()`), eval[float64](tb, chart+`.getHeight()`)
+	var names []string
+	for i, a := range texts {
+		names = append(names, a.Text)
+		if a.X < -0.5 || a.Y < -0.5 || a.R > w+0.5 || a.B > h+0.5 {
+			t.Errorf("%s: %q at %+v runs out of its %v×%v chart", key, a.Text, a, w, h)
+		}
+		for _, b := range texts[i+1:] {
+			if ow, oh := a.overlap(b); ow > 0 && oh > 0 {
+				t.Errorf("%s: %q %+v and %q %+v overlap by %.1f×%.1f px", key, a.Text, a, b.Text, b, ow, oh)
+			}
+		}
+	}
+	t.Logf("%s: %d texts: %q", key, len(texts), names)
+	return names
+}
 
 // textBox is one text a chart drew, and its box in the chart's pixels.
 type textBox struct {
@@ -112,8 +150,10 @@ type textBox struct {
 	X, Y, R, B float64
 }
 
+// overlap is how far texts a and b overlap, each widened by a pixel on
+// every side: texts that touch ("30 s60 s") overlap by 2 px.
 func (a textBox) overlap(b textBox) (w, h float64) {
-	return min(a.R, b.R) - max(a.X, b.X), min(a.B, b.B) - max(a.Y, b.Y)
+	return min(a.R, b.R) - max(a.X, b.X) + 2, min(a.B, b.B) - max(a.Y, b.Y) + 2
 }
 
 // chartsPhoneReads: on a phone in the dark scheme, at the end of the
@@ -134,25 +174,10 @@ func chartsPhoneReads(t *testing.T, env *browserEnv) {
 		if legend != "legend.plain" {
 			t.Errorf("%s: the legend is %s, want one that wraps (legend.plain), not pages", key, legend)
 		}
-		texts := eval[[]textBox](tb, fmt.Sprintf(`%s(%q)`, chartTexts, key))
-		w := eval[float64](tb, fmt.Sprintf(`window.backofflab.charts()[%q].getWidth()`, key))
-		h := eval[float64](tb, fmt.Sprintf(`window.backofflab.charts()[%q].getHeight()`, key))
-		var names []string
-		for i, a := range texts {
-			names = append(names, a.Text)
-			if a.X < -0.5 || a.Y < -0.5 || a.R > w+0.5 || a.B > h+0.5 {
-				t.Errorf("%s: %q at %+v runs out of its %v×%v chart", key, a.Text, a, w, h)
-			}
-			for _, b := range texts[i+1:] {
-				if ow, oh := a.overlap(b); ow > 0.5 && oh > 0.5 {
-					t.Errorf("%s: %q %+v and %q %+v overlap by %.1f×%.1f px", key, a.Text, a, b.Text, b, ow, oh)
-				}
-			}
-		}
+		names := checkTexts(t, tb, key, fmt.Sprintf(`window.backofflab.charts()[%q]`, key))
 		if strings.HasPrefix(key, "throughput.") && !slicesContain(names, "succeeded") {
 			t.Errorf("%s: no legend item reads \"succeeded\" on screen; the texts drawn: %q", key, names)
 		}
-		t.Logf("%s: %d texts: %q", key, len(texts), names)
 	}
 
 	// The legend, the toolbox and the axes stand out from the dark card:
@@ -280,7 +305,8 @@ func slicesContain(list []string, s string) bool {
 
 // chartsSharedAxes: lanes share a y axis for the same quantity while
 // their peaks are within the row's share ratio of each other, and each
-// chart says so when they do not.
+// chart says so when they do not; and on a desktop no two texts a chart
+// drew overlap.
 func chartsSharedAxes(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "speed=max", chromedp.EmulateViewport(1280, 800))
 	tb.waitFinished()
@@ -307,6 +333,10 @@ func chartsSharedAxes(t *testing.T, env *browserEnv) {
 		}
 		return out;
 	})()`)
+	// On a desktop too, nothing a chart draws overlaps.
+	for _, key := range eval[[]string](tb, `Object.keys(window.backofflab.charts()).filter(k => !window.backofflab.charts()[k].getDom().closest('[hidden]'))`) {
+		checkTexts(t, tb, key, fmt.Sprintf(`window.backofflab.charts()[%q]`, key))
+	}
 	var apart, shared int
 	for _, a := range got {
 		var pos []float64
@@ -357,18 +387,7 @@ func chartsBandsPhone(t *testing.T, env *browserEnv) {
 		if legend := eval[string](tb, sel+`.getModel().getComponent('legend', 0).type`); legend != "legend.plain" {
 			t.Errorf("%s: the legend is %s, want one that wraps (legend.plain), not pages", key, legend)
 		}
-		texts := eval[[]textBox](tb, fmt.Sprintf(`%s(null, %s)`, chartTexts, sel))
-		w, h := eval[float64](tb, sel+`.getWidth()`), eval[float64](tb, sel+`.getHeight()`)
-		for i, a := range texts {
-			if a.X < -0.5 || a.Y < -0.5 || a.R > w+0.5 || a.B > h+0.5 {
-				t.Errorf("%s: %q at %+v runs out of its %v×%v chart", key, a.Text, a, w, h)
-			}
-			for _, b := range texts[i+1:] {
-				if ow, oh := a.overlap(b); ow > 0.5 && oh > 0.5 {
-					t.Errorf("%s: %q %+v and %q %+v overlap by %.1f×%.1f px", key, a.Text, a, b.Text, b, ow, oh)
-				}
-			}
-		}
+		checkTexts(t, tb, key, sel)
 	}
 	dir := os.Getenv("BACKOFFLAB_SCREENSHOTS")
 	if dir == "" {

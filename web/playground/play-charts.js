@@ -173,6 +173,15 @@ function sourceOf(id, i) {
   };
 }
 
+// plotTop is where chart c's plot starts: below its title (below its
+// toolbox on a phone), and below the note that the lanes' y axes differ
+// when it shows (the 'scale' graphic, under the toolbox's icons: 26 px
+// from the top, 38 on a phone).
+function plotTop(c, note) {
+  const narrow = c.getDom().clientWidth < 320;
+  return note ? (narrow ? 62 : 44) : narrow ? 52 : 30;
+}
+
 // helpGraphic shows (or hides) the chart's description over it.
 function helpGraphic(id, c) {
   const w = c ? c.getWidth() : 300;
@@ -196,7 +205,7 @@ function ensureChart(id, i) {
     // toolbox: the title goes below it, and the plot below the title.
     const first = v => (Array.isArray(v) ? v[0] : v);
     first(opt.title).top = 20;
-    first(opt.grid).top = 52;
+    first(opt.grid).top = plotTop(c, '');
   }
   // Custom toolbox features need functions, which the JSON from the
   // server cannot carry.
@@ -239,7 +248,7 @@ function ensureChart(id, i) {
   // it elsewhere.
   opt.graphic = [{ id: 'empty', type: 'text', left: 'center', top: 'middle', invisible: true, silent: true,
     style: { text: spec.empty, fill: T.muted, font: '12px sans-serif' } },
-  { id: 'scale', type: 'text', right: 8, top: narrow ? 38 : 17, invisible: true, silent: true,
+  { id: 'scale', type: 'text', right: 8, top: narrow ? 38 : 26, invisible: true, silent: true,
     style: { text: '', fill: T.muted, font: ANNOT_FONT } }].concat(helpGraphic(id, null));
   c.setOption(opt);
   c.setOption(themed(id));

@@ -172,6 +172,13 @@ function annotations(c, id, i, shade) {
   return { lines, areas };
 }
 
+// emptyLeft is where chart c's word for no data starts: centred on the
+// plot, clear of the y axis' labels on a narrow chart.
+function emptyLeft(c, text) {
+  const r = plotRect(c);
+  return r && text ? r.x + Math.max(2, (r.width - textWidth(text, '12px sans-serif')) / 2) : 'center';
+}
+
 // placement says which of annotations a's labels show.
 const placement = a => a.lines.map(l => (l.label.show ? 1 : 0)).concat(a.areas.map(w => (w[0].label.show ? 1 : 0))).join('');
 
@@ -217,8 +224,9 @@ function draw(now) {
         dataset: { source: view[id].smooth ? srows : rows },
         series: [{ id: spec.series[0].name, markArea: { data: ann.areas }, markLine: { data: ann.lines } }],
         yAxis: spec.units.map((_, a) => yAxis(id, a, max[a])),
-        graphic: [{ id: 'empty', invisible: !empty, style: { text: empty, fill: T.muted } },
+        graphic: [{ id: 'empty', invisible: !empty, left: emptyLeft(c, empty), style: { text: empty, fill: T.muted } },
           { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } }],
+        grid: [{ top: plotTop(c, note) }],
       });
       // The labels were placed in the layout before this frame's axes: when
       // the new axes move them (a higher maximum, wider tick labels), they
@@ -318,6 +326,7 @@ function drawDelays() {
       c.setOption({
         graphic: [{ id: 'empty', invisible: b.retry.length > 0, style: { text: spec.empty, fill: T.muted } },
           { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } }],
+        grid: [{ top: plotTop(c, note) }],
         xAxis: [{ data: b.retry }],
         yAxis: [{ ...BASE[id].yAxis[0], type: log ? 'log' : 'value', min: log ? null : 0, max: nice.max, interval: nice.interval,
           axisLabel: { ...BASE[id].yAxis[0].axisLabel, color: T.muted, formatter: v => unitOf(spec.units[0]).axis(v, nice.max || 0) } }],
