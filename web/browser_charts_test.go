@@ -42,7 +42,8 @@ func TestBrowserCharts(t *testing.T) {
 }
 
 // chartsShots takes screenshots of the landing run mid-storm and at its
-// end, on a desktop in the light scheme and on a phone in the dark one.
+// end, on a desktop in the light scheme and on a phone in the dark one,
+// and checks at both moments that no two texts a chart drew overlap.
 func chartsShots(t *testing.T, env *browserEnv) {
 	dir := os.Getenv("BACKOFFLAB_SCREENSHOTS")
 	if dir == "" {
@@ -73,9 +74,16 @@ func chartsShots(t *testing.T, env *browserEnv) {
 				}
 				t.Logf("wrote %s", p)
 			}
+			texts := func() {
+				for _, key := range eval[[]string](tb, `Object.keys(window.backofflab.charts()).filter(k => !window.backofflab.charts()[k].getDom().closest('[hidden]'))`) {
+					checkTexts(t, tb, key, fmt.Sprintf(`window.backofflab.charts()[%q]`, key))
+				}
+			}
 			shot(fmt.Sprintf("charts-%s-storm.png", v.name))
+			texts()
 			tb.waitFinished()
 			shot(fmt.Sprintf("charts-%s-end.png", v.name))
+			texts()
 			p := filepath.Join(dir, fmt.Sprintf("charts-%s-end-full.png", v.name))
 			if err := os.WriteFile(p, tb.screenshot(), 0o644); err != nil {
 				t.Fatal(err)
