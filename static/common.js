@@ -107,6 +107,25 @@ window.backofflabKit = (() => {
     help: 'path://M12,2A10,10,0,1,0,12.01,2Z M9,9C9,6 15,6 15,9C15,12 12,11 12,14 M12,17V19',
   };
 
+  // fitLegend lets chart c's legend (at its bottom) wrap onto as many
+  // lines as its width needs, never paging (a paged legend hides which
+  // line is which, and its pager fades into a dark scheme), and gives the
+  // plot above it the room the lines take, as ECharts laid them out.
+  function fitLegend(c) {
+    const w = c.getWidth();
+    // A phone's chart gives its legend the whole width, in a smaller font,
+    // so that four labels take two lines rather than three.
+    const narrow = w < 320;
+    // ECharts wraps the items within width and draws them inside the
+    // legend's padding (5 px), which width does not count.
+    c.setOption({ legend: [{ type: 'plain', left: narrow ? 0 : 'center', width: Math.max(60, w - (narrow ? 10 : 24)),
+      itemGap: narrow ? 6 : 8, textStyle: { fontSize: narrow ? 10 : 11 } }] });
+    const m = c.getModel().getComponent('legend', 0);
+    const v = m && c.getViewOfComponentModel ? c.getViewOfComponentModel(m) : null;
+    const h = v ? v.group.getBoundingRect().height : 14;
+    c.setOption({ grid: [{ bottom: Math.ceil(h) + 10 }] });
+  }
+
   // resizeWithBox resizes the chart drawn in an element whenever the
   // element's size changes (a phone turned, a lane shown).
   const resizer = new ResizeObserver(entries => {
@@ -242,5 +261,5 @@ window.backofflabKit = (() => {
     download(name, Uint8Array.from(bin, ch => ch.charCodeAt(0)), 'image/png');
   }
 
-  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, rate, dur, count, durAxis, unitOf, DUR_STEPS, timeStep, ICONS, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, readLines, exportChart };
+  return { $, $$, readJSON, attr, el, plain, fmt, sig, thousands, rate, dur, count, durAxis, unitOf, DUR_STEPS, timeStep, ICONS, fitLegend, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, readLines, exportChart };
 })();

@@ -11,7 +11,7 @@
 'use strict';
 
 (() => {
-  const { $, readJSON, attr, el, dur, unitOf, timeStep, ICONS, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
+  const { $, readJSON, attr, el, dur, unitOf, timeStep, ICONS, fitLegend, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
 
   const S = readJSON('bands-state');
   const [Q5, Q50, Q95] = S.quantiles; // "p5", "p50", "p95"
@@ -159,7 +159,7 @@
       animation: false,
       backgroundColor: T.card,
       title: { text: spec.title, left: 4, top: narrow ? 20 : 2, textStyle: { fontSize: 12, color: T.fg } },
-      legend: { type: 'scroll', bottom: 0, left: 'center', itemWidth: 14, itemHeight: 8, textStyle: { fontSize: 11, color: T.fg },
+      legend: { bottom: 0, left: 'center', itemWidth: 14, itemHeight: 8, textStyle: { fontSize: 11, color: T.fg },
         data: spec.series.map(s => ({ name: s.label, itemStyle: { color: s.color } })) },
       grid: { left: 6, right: 18, top: narrow ? 48 : 30, bottom: 26, containLabel: true },
       toolbox: { right: 4, top: 0, itemSize: 13, itemGap: 7, iconStyle: { borderColor: T.muted }, feature: toolbox(spec, ln, c) },
@@ -236,11 +236,13 @@
         if (!dom || dom.hidden) continue;
         const key = `${spec.id}.${S.lanes[ln]}`;
         if (!charts[key]) {
-          charts[key] = echarts.init(dom);
+          const made = (charts[key] = echarts.init(dom));
           resizeWithBox(dom);
+          new ResizeObserver(() => fitLegend(made)).observe(dom);
         }
         const c = charts[key];
         c.setOption(option(spec, ln, c), { notMerge: true });
+        fitLegend(c); // wraps, never pages, and the plot makes room
         dom.dataset.drawn = 'true';
       }
     });

@@ -73,8 +73,9 @@ func (k ChartSpec) MarshalJSON() ([]byte, error) {
 	}
 	out := struct {
 		plain
-		Series []labelled `json:"series"`
-	}{plain: plain(k)}
+		Series     []labelled `json:"series"`
+		ShareRatio float64    `json:"share_ratio"`
+	}{plain: plain(k), ShareRatio: ShareRatio}
 	for _, s := range k.Series {
 		l := scenario.ColumnLabel(s.Name)
 		if k.X == xRetry {
@@ -89,13 +90,34 @@ func (k ChartSpec) MarshalJSON() ([]byte, error) {
 var delayLabels = map[string]string{"p5": "5th percentile", "band": "5–95 % of delays", "p50": "median delay"}
 
 // chartSeries is one line of a chart: the Columns name it plots (on a
-// time chart; on a retry chart, its id in the bands), its colour and the y
-// axis it uses.
+// time chart; on a retry chart, its id in the bands), its colour, the y
+// axis it uses and its role.
 type chartSeries struct {
 	Name  string `json:"name"`
 	Color string `json:"color"`
 	Axis  int    `json:"axis"`
+	// Role says how the line is drawn beside the others: roleSuccess, the
+	// work that reached its goal, is the thick line drawn on top and named
+	// first in the legend; roleWaste, work done for nothing (timeouts,
+	// errors), is a shaded area; roleTotal, all the work sent, a thin
+	// dashed line; "" a plain line.
+	Role string `json:"role,omitempty"`
 }
+
+// The roles of chartSeries.Role.
+const (
+	roleSuccess = "success"
+	roleWaste   = "waste"
+	roleTotal   = "total"
+)
+
+// ShareRatio is the largest ratio of two lanes' peaks at which the lanes
+// share a linear y axis for the same quantity by default: the lower
+// lane's peak then reaches at least a fifth of the plot, so its shape
+// still reads, and equal heights mean equal values. Lanes further apart
+// each get their own axis, and each chart says so (a log axis is always
+// shared: it spans the decades).
+const ShareRatio = 5
 
 // ChartSpecs are the rows of the chart grid, top to bottom. Each time
 // chart's lines are named by their Columns name so that the legend, the
@@ -103,34 +125,35 @@ type chartSeries struct {
 // comes last: it often equals attempts.
 var ChartSpecs = []ChartSpec{
 	{ID: "throughput", Title: "throughput /s", X: XTime, Units: []string{unitRate}, Log: true, Smooth: true,
-		Help:   "attempts that succeeded, failed with an error or timed out, and all attempts sent, per second",
-		Empty:  "no attempt yet",
-		Series: []chartSeries{{"attempts", "#5470c6", 0}, {"timeouts", "#ee6666", 0}, {"errors", "#fc8452", 0}, {"ok", "#3ba272", 0}}},
+		Help:  "attempts that succeeded, failed with an error or timed out, and all attempts sent, per second",
+		Empty: "no attempt yet",
+		Series: []chartSeries{{"attempts", "#5470c6", 0, roleTotal}, {"timeouts", "#ee6666", 0, roleWaste},
+			{"errors", "#fc8452", 0, roleWaste}, {"ok", "#3ba272", 0, roleSuccess}}},
 	{ID: "server", Title: "server", X: XTime, Units: []string{"", unitSeconds}, Log: true,
 		Help:   "requests inside the server, abandoned ones included (left axis), and the server's latency at that concurrency (right axis)",
 		Empty:  "no tick yet",
-		Series: []chartSeries{{"concurrency", "#5470c6", 0}, {"server_latency", "#9a60b4", 1}}},
+		Series: []chartSeries{{"concurrency", "#5470c6", 0, ""}, {"server_latency", "#9a60b4", 1, ""}}},
 	{ID: "backoff", Title: "waiting to retry", X: XTime, Units: []string{""}, Log: true,
 		Help:   "clients waiting to retry, and connections waiting in the accept backlog",
 		Empty:  "no tick yet",
-		Series: []chartSeries{{"in_backoff", "#e3a21a", 0}, {"backlog", "#73c0de", 0}}},
+		Series: []chartSeries{{"in_backoff", "#e3a21a", 0, ""}, {"backlog", "#73c0de", 0, ""}}},
 	{ID: "latency", Title: "success latency", X: XTime, Units: []string{unitSeconds}, Log: true, Smooth: true, Gaps: true,
 		Help:   "median and 99th percentile end-to-end latency of the tick's successes, retries included",
 		Empty:  "no request has succeeded yet",
-		Series: []chartSeries{{"p50", "#5470c6", 0}, {"p99", "#9a60b4", 0}}},
+		Series: []chartSeries{{"p50", "#5470c6", 0, ""}, {"p99", "#9a60b4", 0, ""}}},
 	// p5 is invisible and carries the band (p95 − p5) stacked on it, so
 	// that the area spans p5 to p95.
 	{ID: "delay", Title: "delay by retry #", X: xRetry, Units: []string{unitSeconds}, Log: true,
 		Help:   "the strategy's delay before each retry: median and 5–95 % band over many draws",
 		Empty:  "no retries: gives up at once",
-		Series: []chartSeries{{"p5", delayColor, 0}, {"band", delayColor, 0}, {"p50", delayColor, 0}}},
+		Series: []chartSeries{{"p5", delayColor, 0, ""}, {"band", delayColor, 0, ""}, {"p50", delayColor, 0, ""}}},
 	// Layered retries: each tier's attempts are the offered load of the
 	// tier below it, and they multiply down the chain.
 	{ID: "tiers", Title: "offered load by tier /s", X: XTime, Units: []string{unitRate}, Log: true, Smooth: true, OnlyWith: "tiers",
 		Empty: "no attempt yet",
 		Help:  "attempts per second each tier sends: the clients (tier 1), then each inner tier; the bottom tier's reach the server",
-		Series: []chartSeries{{"attempts", "#5470c6", 0}, {"t2_attempts", "#9a60b4", 0}, {"t3_attempts", "#fc8452", 0},
-			{"t4_attempts", "#ee6666", 0}}},
+		Series: []chartSeries{{"attempts", "#5470c6", 0, ""}, {"t2_attempts", "#9a60b4", 0, ""}, {"t3_attempts", "#fc8452", 0, ""},
+			{"t4_attempts", "#ee6666", 0, ""}}},
 }
 
 // delayColor is the delay chart's one colour: its band and median.
@@ -183,9 +206,11 @@ func chartOption(id string, duration float64) (json.RawMessage, error) {
 			TitleStyle: &opts.TextStyle{FontSize: 12, Color: "#333"}}),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		// The legend sits at the bottom, below the x labels, so that it never
-		// covers the title, the toolbox or the lines, however narrow the chart.
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0", Left: "center",
-			ItemWidth: 14, ItemHeight: 8, TextStyle: &opts.TextStyle{FontSize: 11}}),
+		// covers the title, the toolbox or the lines, however narrow the
+		// chart. It wraps onto more lines rather than paging: a reader must
+		// not have to page to find which line is success. The page script
+		// makes room for its lines.
+		charts.WithLegendOpts(legend(k)),
 		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "4", Top: "0", Feature: &opts.ToolBoxFeature{}}),
 		charts.WithGridOpts(opts.Grid{Left: "6", Right: "18", Top: "30", Bottom: "26", ContainLabel: opts.Bool(true)}),
 	)
@@ -213,10 +238,10 @@ func timeChart(line *charts.Line, k ChartSpec, duration float64) {
 		o := []charts.SeriesOpts{
 			charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), YAxisIndex: s.Axis}),
 			charts.WithSeriesAnimation(false),
-			charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: s.Color}),
 			charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = s.Name }),
 		}
+		o = append(o, seriesLook(s)...)
 		if i == 0 {
 			o = append(o, charts.WithMarkAreaStyleOpts(opts.MarkAreaStyle{
 				ItemStyle: &opts.ItemStyle{Color: OutageColor},
@@ -227,14 +252,51 @@ func timeChart(line *charts.Line, k ChartSpec, duration float64) {
 	}
 }
 
+// legend is chart k's legend: its success first, then the rest in
+// drawing order; on the delay chart, without p5, which only carries the
+// band.
+func legend(k ChartSpec) opts.Legend {
+	var names []string
+	if k.X == xRetry {
+		names = delaySeries[1:]
+	} else {
+		for _, s := range k.Series {
+			if s.Role == roleSuccess {
+				names = append(names, s.Name)
+			}
+		}
+		for _, s := range k.Series {
+			if s.Role != roleSuccess {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	return opts.Legend{Show: opts.Bool(true), Bottom: "0", Left: "center", Data: names,
+		ItemWidth: 14, ItemHeight: 8, TextStyle: &opts.TextStyle{FontSize: 11}}
+}
+
+// seriesLook is how a time chart's line of role draws: success thick,
+// waste as a shaded area under a thin line, the total thin and dashed, so
+// that a storm's attempts and timeouts, however high, read as waste and
+// the success line is the one the eye finds first.
+func seriesLook(s chartSeries) []charts.SeriesOpts {
+	switch s.Role {
+	case roleSuccess:
+		return []charts.SeriesOpts{charts.WithLineStyleOpts(opts.LineStyle{Width: 3})}
+	case roleWaste:
+		return []charts.SeriesOpts{charts.WithLineStyleOpts(opts.LineStyle{Width: 1}),
+			charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.22)})}
+	case roleTotal:
+		return []charts.SeriesOpts{charts.WithLineStyleOpts(opts.LineStyle{Width: 1.2, Type: "dashed"})}
+	}
+	return []charts.SeriesOpts{charts.WithLineStyleOpts(opts.LineStyle{Width: 1.5})}
+}
+
 // unitLabel is an axis label's formatter for unit.
 func unitLabel(unit string) types.FuncStr { return types.FuncStr("{value}" + unit) }
 
 func delayChart(line *charts.Line, k ChartSpec) {
 	line.SetGlobalOptions(
-		// p5 only carries the band: keep it out of the legend.
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0", Left: "center",
-			ItemWidth: 14, ItemHeight: 8, TextStyle: &opts.TextStyle{FontSize: 11}, Data: delaySeries[1:]}),
 		// A category axis of retry numbers: ECharts stacks the band on the
 		// y values only when the x axis is a category axis (with two value
 		// axes it stacks x, by index).

@@ -22,10 +22,58 @@ function niceAxis(v, unit, log) {
   return { max: Math.ceil(top / step) * step, interval: step };
 }
 
-// timeAxis is the x axis of the time charts: the run's duration, in
-// steps that read as durations.
-function timeAxis() {
-  return { max: duration, interval: timeStep(duration, 6), axisLabel: { hideOverlap: true, formatter: v => durAxis(v, duration) } };
+// timeAxis is the x axis of time chart c: the run's duration, in steps
+// that read as durations, as many as its plot's width holds without two
+// labels touching (a phone's chart has room for three).
+function timeAxis(c) {
+  return { max: duration, interval: timeInterval(c), axisLabel: { hideOverlap: true, formatter: v => durAxis(v, duration) } };
+}
+
+// LABEL_FONT is the font ECharts draws axis labels in; ANNOT_FONT the
+// annotations'.
+const LABEL_FONT = '12px sans-serif';
+const ANNOT_FONT = '10px sans-serif';
+
+// textWidth is the width in pixels of text drawn in font.
+const textWidth = (() => {
+  const ctx = document.createElement('canvas').getContext('2d');
+  return (text, font) => {
+    ctx.font = font;
+    return ctx.measureText(text).width;
+  };
+})();
+
+// plotRect is the rectangle of chart c's plot, in its pixels, or null
+// before ECharts has laid it out.
+function plotRect(c) {
+  const g = c && c.getModel() && c.getModel().getComponent('grid', 0);
+  return g && g.coordinateSystem ? g.coordinateSystem.getRect() : null;
+}
+
+// timeInterval is the step of a time axis over the run's duration whose
+// labels, measured, fit chart c's plot with a gap between each two: at
+// most six, fewer on a narrow chart.
+function timeInterval(c) {
+  const r = plotRect(c);
+  const width = r ? r.width : c ? c.getWidth() - 70 : 600;
+  for (const step of DUR_STEPS) {
+    const n = Math.floor(duration / step + 1e-9);
+    if (n > 6) continue;
+    let widest = 0;
+    for (let k = 0; k <= n; k++) widest = Math.max(widest, textWidth(durAxis(k * step, duration), LABEL_FONT));
+    if (n === 0 || width / (duration / step) >= widest + 12) return step;
+  }
+  return DUR_STEPS[DUR_STEPS.length - 1];
+}
+
+// fitLayout fits chart c's legend and axes to its size: the legend wraps
+// onto as many lines as it needs (it never pages: every line stays named
+// on screen) and the plot makes room for them; the time axis takes the
+// steps its width holds.
+function fitLayout(c, id) {
+  fitLegend(c);
+  // The plot's width moved with the grid: the steps are measured in it.
+  if (SPEC[id].x === 'time') c.setOption({ xAxis: [{ interval: timeInterval(c) }] });
 }
 
 // ---- lanes and charts ----------------------------------------------------
@@ -55,7 +103,7 @@ function themed(id) {
   return {
     backgroundColor: T.card, // the PNG and SVG exports keep the scheme
     title: [{ textStyle: { color: T.fg } }],
-    legend: [{ textStyle: { color: T.fg, rich: { l: { color: T.fg, fontSize: 11 }, n: { color: T.muted, fontSize: 10, fontFamily: 'monospace' } } } }],
+    legend: [{ inactiveColor: T.level, pageTextStyle: { color: T.fg }, pageIconColor: T.fg, pageIconInactiveColor: T.muted, textStyle: { color: T.fg, rich: { l: { color: T.fg, fontSize: 11 }, n: { color: T.muted, fontSize: 10, fontFamily: 'monospace' } } } }],
     xAxis: [axis],
     toolbox: [{ iconStyle: { borderColor: T.muted } }],
     tooltip: [{ backgroundColor: T.card, borderColor: T.line, textStyle: { color: T.fg } }],
@@ -83,7 +131,7 @@ function toolboxState(id) {
   const v = view[id];
   const on = b => ({ iconStyle: { borderColor: b ? T.accent : T.muted, borderWidth: b ? 1.6 : 1 } });
   const s = {
-    myShare: { title: v.shared ? 'give each lane its own y axis' : 'one y axis for every lane', ...on(v.shared) },
+    myShare: { title: shareTitle(id), ...on(v.shared === true) },
     myHelp: { title: v.help ? 'hide what this chart shows' : 'what this chart shows', ...on(v.help) },
   };
   if (SPEC[id].log) s.myLog = { title: v.log ? 'linear scale' : 'log scale', ...on(v.log) };
@@ -91,8 +139,20 @@ function toolboxState(id) {
   return s;
 }
 
+// shareTitle is what the share button offers: while the row follows the
+// lanes' ranges (shared null), to force the other way.
+function shareTitle(id) {
+  const v = view[id].shared;
+  if (v === true) return 'one y axis for every lane (click: let the ranges decide)';
+  if (v === false) return 'each lane its own y axis (click: let the ranges decide)';
+  return 'y axes shared when the lanes\' ranges allow (click: always one)';
+}
+
 function toggle(id, what) {
-  view[id][what] = !view[id][what];
+  // The share button cycles: let the ranges decide, always one axis,
+  // each lane its own.
+  if (what === 'shared') view[id].shared = view[id].shared == null ? true : view[id].shared ? false : null;
+  else view[id][what] = !view[id][what];
   forCharts((c, k, i) => {
     if (k !== id) return;
     const o = { toolbox: [{ feature: toolboxState(id) }], graphic: helpGraphic(id, c) };
@@ -113,6 +173,15 @@ function sourceOf(id, i) {
   };
 }
 
+// plotTop is where chart c's plot starts: below its title (below its
+// toolbox on a phone), and below the note that the lanes' y axes differ
+// when it shows (the 'scale' graphic, under the toolbox's icons: 26 px
+// from the top, 38 on a phone).
+function plotTop(c, note) {
+  const narrow = c.getDom().clientWidth < 320;
+  return note ? (narrow ? 62 : 44) : narrow ? 52 : 30;
+}
+
 // helpGraphic shows (or hides) the chart's description over it.
 function helpGraphic(id, c) {
   const w = c ? c.getWidth() : 300;
@@ -130,12 +199,13 @@ function ensureChart(id, i) {
   const c = echarts.init(dom);
   const opt = structuredClone(BASE[id]);
   const spec = SPEC[id];
-  if (dom.clientWidth < 320) {
+  const narrow = dom.clientWidth < 320;
+  if (narrow) {
     // A phone's narrow chart has no room for its title beside the
     // toolbox: the title goes below it, and the plot below the title.
     const first = v => (Array.isArray(v) ? v[0] : v);
     first(opt.title).top = 20;
-    first(opt.grid).top = 48;
+    first(opt.grid).top = plotTop(c, '');
   }
   // Custom toolbox features need functions, which the JSON from the
   // server cannot carry.
@@ -152,7 +222,7 @@ function ensureChart(id, i) {
       s.encode = src.series[j].encode;
       if (!spec.gaps) s.sampling = 'lttb';
     });
-    Object.assign(opt.xAxis[0], timeAxis());
+    Object.assign(opt.xAxis[0], timeAxis(null));
     // The first series carries the fault windows and the annotations.
     Object.assign(opt.series[0], {
       markLine: { symbol: ['none', 'none'], silent: true, animation: false, data: [] },
@@ -162,24 +232,66 @@ function ensureChart(id, i) {
   // beside it on hover, as in the tooltip (a quarter of the page holds
   // four labels, not four labels and four names).
   Object.assign(opt.legend, {
-    itemGap: 8, itemWidth: 10,
+    itemGap: 8, itemWidth: 10, width: Math.max(60, dom.clientWidth - 16),
     formatter: name => (LABEL[id][name] ? LABEL[id][name].label : name),
     tooltip: { show: true, formatter: p => (LABEL[id][p.name] && LABEL[id][p.name].name ? `${LABEL[id][p.name].label}: ${LABEL[id][p.name].name}` : p.name) },
   });
   opt.yAxis.forEach((a, k) => (a.axisLabel.formatter = v => unitOf(spec.units[k]).axis(v)));
   // Tooltips are DOM nodes: the default one is HTML with inline styles,
   // which the page's Content-Security-Policy blocks.
-  Object.assign(opt.tooltip, { confine: true, className: 'chart-tip', formatter: ps => tooltip(id, i, ps) });
+  // ECharts' confine keeps a tooltip inside its chart only, and a phone's
+  // chart is narrower than its tooltip: the tooltip is placed in the
+  // viewport instead.
+  Object.assign(opt.tooltip, { confine: false, className: 'chart-tip', formatter: ps => tooltip(id, i, ps), position: tipPosition(c) });
+  // 'scale' says when the lanes' y axes are not shared (play-draw.js), at
+  // the right, under the toolbox: over the plot's top on a phone, above
+  // it elsewhere.
   opt.graphic = [{ id: 'empty', type: 'text', left: 'center', top: 'middle', invisible: true, silent: true,
-    style: { text: spec.empty, fill: T.muted, font: '12px sans-serif' } }].concat(helpGraphic(id, null));
+    style: { text: spec.empty, fill: T.muted, font: '12px sans-serif' } },
+  { id: 'scale', type: 'text', right: 8, top: narrow ? 38 : 26, invisible: true, silent: true,
+    style: { text: '', fill: T.muted, font: ANNOT_FONT } }].concat(helpGraphic(id, null));
   c.setOption(opt);
   c.setOption(themed(id));
   c.setOption({ graphic: helpGraphic(id, c) });
   charts[key] = c;
   resizeWithBox(dom);
+  fitLayout(c, id);
+  new ResizeObserver(() => {
+    fitLayout(c, id);
+    markDirty(); // the annotations are placed again in the new size
+  }).observe(dom);
+  hideLegendTips(c);
   if (spec.x === 'retry') drawDelays();
   else markDirty();
   return c;
+}
+
+// tipPosition places chart c's tooltip beside the pointer, on the side
+// with room, and inside the viewport: right of and below the pointer,
+// else left of or above it, and never past an edge.
+function tipPosition(c) {
+  return (point, _params, _dom, _rect, size) => {
+    const r = c.getDom().getBoundingClientRect();
+    const [w, h] = size.contentSize;
+    const vw = document.documentElement.clientWidth, vh = window.innerHeight, pad = 4;
+    const place = (p, len, lo, view) => {
+      let a = lo + p + 12;
+      if (a + len > view - pad) a = lo + p - 12 - len;
+      return Math.min(Math.max(a, pad), Math.max(pad, view - pad - len)) - lo;
+    };
+    return [place(point[0], w, r.left, vw), place(point[1], h, r.top, vh)];
+  };
+}
+
+// hideLegendTips hides a legend item's tooltip once the pointer leaves
+// the item, or the item is tapped: ECharts shows it on mouseover and,
+// left to itself, keeps it after a finger's tap (which toggles the line
+// and leaves no pointer to move away) and after the pointer has gone.
+function hideLegendTips(c) {
+  const hide = () => c.dispatchAction({ type: 'hideTip' });
+  c.on('mouseout', { component: 'legend' }, hide);
+  c.on('globalout', hide);
+  c.on('legendselectchanged', () => setTimeout(hide, 0));
 }
 
 // tooltip builds a tooltip's nodes: the time (or the retry), then each

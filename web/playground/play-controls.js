@@ -105,7 +105,7 @@ function applyQuery(q) {
   const d = seconds('duration');
   if (d > 0 && d !== duration) {
     duration = d;
-    forCharts((c, id) => SPEC[id].x === 'time' && c.setOption({ xAxis: [timeAxis()] }));
+    forCharts((c, id) => SPEC[id].x === 'time' && c.setOption({ xAxis: [timeAxis(c)] }));
   }
 }
 

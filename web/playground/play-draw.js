@@ -99,21 +99,88 @@ function yAxis(id, a, max) {
   };
 }
 
-// annotations are the marks and levels of lane i on chart id.
-function annotations(id, i) {
-  const out = [];
+// shareAxes says, for each y axis of chart row id, whether its lanes
+// share it, given each lane's peak on it (own[lane][axis]): as the row's
+// toggle says, else by default when the peaks of the lanes that have one
+// are within the row's share ratio of each other (or the axis is
+// logarithmic, which spans the decades). ratio is the peaks' ratio where
+// they are not shared.
+function shareAxes(id, own) {
+  return SPEC[id].units.map((_, a) => {
+    const peaks = own.map(m => m[a]).filter(v => v > 0);
+    const ratio = peaks.length > 1 ? Math.max(...peaks) / Math.min(...peaks) : 1;
+    const v = view[id].shared;
+    const share = v != null ? v : view[id].log || ratio <= SPEC[id].share_ratio;
+    return { share, ratio, forced: v != null };
+  });
+}
+
+// scaleNote is what chart row id says on each lane's chart when its lanes
+// do not share a y axis: that equal heights are not equal values.
+function scaleNote(id, axes) {
+  const apart = axes.filter(a => !a.share);
+  if (!apart.length || laneCount() < 2) return '';
+  if (apart.every(a => a.forced)) return 'own y axis per lane';
+  return `own y axis: peaks ${fmt(Number(Math.max(...apart.map(a => a.ratio)).toPrecision(2)))}× apart`;
+}
+
+// annotations are the marks and levels of lane i on chart c of row id,
+// and the fault windows' shading (shade), with their labels placed so
+// that no two overlap: a label that would touch one placed before it is
+// dropped (its line or window stays, and the fault's name is in the
+// status line). Marks, which decide the outcome, are placed first, then
+// levels, then the faults' names.
+function annotations(c, id, i, shade) {
+  const lines = [];
+  const r = plotRect(c);
+  const placed = [];
+  const fits = box => {
+    if (!r) return true; // not laid out yet: the next frame places them
+    const inside = box.x >= r.x - 1 && box.x + box.w <= r.x + r.width + 1 && box.y >= r.y - 1 && box.y + box.h <= r.y + r.height + 1;
+    if (!inside || placed.some(p => box.x < p.x + p.w && p.x < box.x + box.w && box.y < p.y + p.h && p.y < box.y + box.h)) return false;
+    placed.push(box);
+    return true;
+  };
+  const px = (x, y) => c.convertToPixel({ gridIndex: 0 }, [x, y]);
+  const gap = 3;
   for (const m of marks.marks) {
     if (m.lane !== i || m.chart !== id) continue;
-    out.push({ xAxis: m.t, name: m.label, lineStyle: { color: T.mark, type: 'dashed', width: 1.2 },
-      label: { formatter: m.label, position: 'insideEndTop', color: T.mark, fontSize: 10 } });
+    // A mark's label runs up along its line, from the plot's top down,
+    // left of the line.
+    const w = textWidth(m.label, ANNOT_FONT);
+    const x = r ? px(m.t, 0)[0] : 0;
+    const show = fits({ x: x - 12 - gap, y: r ? r.y : 0, w: 12 + gap, h: w + 2 * gap });
+    lines.push({ xAxis: m.t, name: m.label, lineStyle: { color: T.mark, type: 'dashed', width: 1.2 },
+      label: { show, formatter: m.label, position: 'insideEndTop', color: T.mark, fontSize: 10 } });
   }
   for (const l of marks.levels) {
     if (l.lane !== i || l.chart !== id) continue;
-    out.push({ yAxis: l.value, name: l.label, lineStyle: { color: T.level, type: 'dotted', width: 1.2 },
-      label: { formatter: l.label, position: 'insideStartTop', color: T.muted, fontSize: 10 } });
+    // A level's label sits above its line, at the plot's left.
+    const w = textWidth(l.label, ANNOT_FONT);
+    const y = r ? px(0, l.value)[1] : 0;
+    const show = fits({ x: r ? r.x : 0, y: y - 12 - gap, w: w + 2 * gap, h: 12 + gap });
+    lines.push({ yAxis: l.value, name: l.label, lineStyle: { color: T.level, type: 'dotted', width: 1.2 },
+      label: { show, formatter: l.label, position: 'insideStartTop', color: T.muted, fontSize: 10 } });
   }
-  return out;
+  const areas = shade.map(([s, e]) => {
+    // A window's name sits at its top, centred.
+    const w = textWidth(s.name, ANNOT_FONT);
+    const mid = r ? (px(s.xAxis, 0)[0] + px(e.xAxis, 0)[0]) / 2 : 0;
+    const show = fits({ x: mid - w / 2 - gap, y: r ? r.y : 0, w: w + 2 * gap, h: 12 + 2 * gap });
+    return [{ ...s, label: { show } }, e];
+  });
+  return { lines, areas };
 }
+
+// emptyLeft is where chart c's word for no data starts: centred on the
+// plot, clear of the y axis' labels on a narrow chart.
+function emptyLeft(c, text) {
+  const r = plotRect(c);
+  return r && text ? r.x + Math.max(2, (r.width - textWidth(text, '12px sans-serif')) / 2) : 'center';
+}
+
+// placement says which of annotations a's labels show.
+const placement = a => a.lines.map(l => (l.label.show ? 1 : 0)).concat(a.areas.map(w => (w[0].label.show ? 1 : 0))).join('');
 
 // draw applies what arrived since the last frame: at most one setOption
 // per chart per frame. Each redraw re-reads every point, so redraws are
@@ -140,11 +207,14 @@ function draw(now) {
     const spec = SPEC[id];
     const own = [];
     for (let i = 0; i < n; i++) own.push(spec.units.map((_, a) => axisMax(i, id, a)));
-    const shared = spec.units.map((_, a) => Math.max(0, ...own.map(m => m[a])));
+    const top = spec.units.map((_, a) => Math.max(0, ...own.map(m => m[a])));
+    const axes = shareAxes(id, own);
+    const note = scaleNote(id, axes);
     for (let i = 0; i < n; i++) {
       const c = charts[`${id}.${LETTERS[i]}`];
       if (!c) continue;
-      const max = view[id].shared ? shared : own[i];
+      const max = axes.map((x, a) => (x.share ? top[a] : own[i][a]));
+      const ann = annotations(c, id, i, shade);
       const last = seen[i] && seen[i][id];
       // A chart with no value says so; one whose gaps mean "none" says
       // since when, once that lasts.
@@ -152,10 +222,19 @@ function draw(now) {
       if (!empty && spec.gaps && t - last >= 5) empty = `none since t = ${dur(last, 3)}`;
       c.setOption({
         dataset: { source: view[id].smooth ? srows : rows },
-        series: [{ id: spec.series[0].name, markArea: { data: shade }, markLine: { data: annotations(id, i) } }],
+        series: [{ id: spec.series[0].name, markArea: { data: ann.areas }, markLine: { data: ann.lines } }],
         yAxis: spec.units.map((_, a) => yAxis(id, a, max[a])),
-        graphic: [{ id: 'empty', invisible: !empty, style: { text: empty, fill: T.muted } }],
+        graphic: [{ id: 'empty', invisible: !empty, left: emptyLeft(c, empty), style: { text: empty, fill: T.muted } },
+          { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } }],
+        grid: [{ top: plotTop(c, note) }],
       });
+      // The labels were placed in the layout before this frame's axes: when
+      // the new axes move them (a higher maximum, wider tick labels), they
+      // are placed again.
+      const again = annotations(c, id, i, shade);
+      if (placement(again) !== placement(ann)) {
+        c.setOption({ series: [{ id: spec.series[0].name, markArea: { data: again.areas }, markLine: { data: again.lines } }] });
+      }
     }
   }
   drawStatus(t, ov);
@@ -236,14 +315,18 @@ function drawDelays() {
     const spec = SPEC[id];
     const log = view[id].log;
     const floor = log ? 1e-3 : 0; // a log axis cannot show 0
+    const axes = shareAxes(id, delays.slice(0, laneCount()).map(b => [top(b)]));
+    const note = scaleNote(id, axes);
     for (let i = 0; i < laneCount(); i++) {
       const c = charts[`${id}.${LETTERS[i]}`];
       const b = delays[i];
       if (!c || !b) continue;
       const at = (arr, j) => Math.max(arr[j], floor);
-      const nice = niceAxis(Math.max(view[id].shared ? all : top(b), floor), spec.units[0], log);
+      const nice = niceAxis(Math.max(axes[0].share ? all : top(b), floor), spec.units[0], log);
       c.setOption({
-        graphic: [{ id: 'empty', invisible: b.retry.length > 0, style: { text: spec.empty, fill: T.muted } }],
+        graphic: [{ id: 'empty', invisible: b.retry.length > 0, style: { text: spec.empty, fill: T.muted } },
+          { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } }],
+        grid: [{ top: plotTop(c, note) }],
         xAxis: [{ data: b.retry }],
         yAxis: [{ ...BASE[id].yAxis[0], type: log ? 'log' : 'value', min: log ? null : 0, max: nice.max, interval: nice.interval,
           axisLabel: { ...BASE[id].yAxis[0].axisLabel, color: T.muted, formatter: v => unitOf(spec.units[0]).axis(v, nice.max || 0) } }],

@@ -142,7 +142,7 @@ function onHello(m) {
   forCharts((c, id) => {
     const spec = SPEC[id];
     if (spec.x === 'retry') c.setOption({ xAxis: [{ data: [] }], series: spec.series.map(s => ({ id: s.name, data: [] })) });
-    else c.setOption({ xAxis: [timeAxis()] });
+    else c.setOption({ xAxis: [timeAxis(c)] });
   });
   applyQuery(query);
   updateURL();

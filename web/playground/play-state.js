@@ -11,7 +11,7 @@
 // rest runs later, on the page's events, when every one is loaded.
 'use strict';
 
-const { $, $$, readJSON, attr, el, fmt, dur, durAxis, unitOf, DUR_STEPS, timeStep, ICONS, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
+const { $, $$, readJSON, attr, el, fmt, dur, durAxis, unitOf, DUR_STEPS, timeStep, ICONS, fitLegend, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
 
 const page = readJSON('page-state');
 const COLS = page.columns;
@@ -71,9 +71,10 @@ let explain = null; // the run's "What you are seeing" panel (hello, params)
 let captions = []; // what an exported chart of each lane shows, from the server (hello, params)
 const charts = {}; // "chart.letter" → ECharts instance
 // Each chart row's options, set from its toolbox: a log scale, y axes
-// shared by the lanes (else each lane's own, so that a storm's scale
-// does not flatten a recovering lane), 1 s smoothing, the help shown.
-const view = Object.fromEntries(CHART_IDS.map(k => [k, { log: false, shared: false, smooth: !!SPEC[k].smooth, help: false }]));
+// shared by the lanes (true), each lane's own (false) or, by default
+// (null), shared while the lanes' peaks are within the row's share_ratio
+// of each other (play-draw.js: shareAxes), 1 s smoothing, the help shown.
+const view = Object.fromEntries(CHART_IDS.map(k => [k, { log: false, shared: null, smooth: !!SPEC[k].smooth, help: false }]));
 const laneCount = () => lanes.length || page.lanes;
 
 // ---- the theme: the charts' colours, read from the page's CSS (common.js)
