@@ -313,6 +313,18 @@ var Table = []Param{
 	{Name: "breaker_probes", Lane: true, Scope: ScopeLimiter, Switch: "breaker", Type: TypeInt, Min: 1, Max: 100_000, Unit: "calls",
 		Help:  "breaker: attempts let through half-open, whose failure rate closes or reopens it (resilience4j's 10)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].BreakerProbes }},
+	{Name: "envoy_retry_limit", Lane: true, Scope: ScopeLimiter, Type: TypeEnum, Choices: strategies.EnvoyRetryLimitModes(),
+		Help:  "Envoy cluster's limit on retries outstanding at once: its circuit breaker's max_retries, which every Envoy cluster has, or a retry budget",
+		field: func(p *Params, i int) any { return &p.Lanes[i].EnvoyRetryLimit }},
+	{Name: "envoy_max_retries", Lane: true, Scope: ScopeLimiter, Switch: "envoy_retry_limit", Type: TypeInt, Min: 0, Max: 1_000_000, Unit: "retries",
+		Help:  "Envoy max_retries: retries outstanding at once, read without a budget (Envoy's default: 3)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].EnvoyMaxRetries }},
+	{Name: "envoy_budget_percent", Lane: true, Scope: ScopeLimiter, Switch: "envoy_retry_limit", Type: TypeFloat, Min: 0, Max: 100, Unit: "%",
+		Help:  "Envoy retry budget: retries outstanding as a share of the requests in flight (Envoy's default: 20 %)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].EnvoyBudgetPercent }},
+	{Name: "envoy_min_retry_concurrency", Lane: true, Scope: ScopeLimiter, Switch: "envoy_retry_limit", Type: TypeInt, Min: 0, Max: 1_000_000, Unit: "retries",
+		Help:  "Envoy retry budget: retries always allowed outstanding (Envoy's default: 3)",
+		field: func(p *Params, i int) any { return &p.Lanes[i].EnvoyMinRetryConcurrency }},
 }
 
 // lanesParam is the parameter that sets the number of lanes. It stands apart

@@ -167,6 +167,8 @@ func TestTierParams(t *testing.T) {
 				want.RetryBudget = strategies.LimiterOn
 			case "breaker":
 				want.Breaker = strategies.BreakerAll
+			case "envoy_retry_limit":
+				want.EnvoyRetryLimit = strategies.EnvoyMaxRetries
 			case "":
 			default:
 				t.Fatalf("a limiter the test does not know: %s", lim)
@@ -187,7 +189,7 @@ func TestTierParams(t *testing.T) {
 			}
 		})
 	}
-	if got, want := scenario.TierLimiters(), []string{"grpc_throttle", "aws_quota", "sre_throttle", "retry_budget", "breaker"}; !slices.Equal(got, want) {
+	if got, want := scenario.TierLimiters(), []string{"grpc_throttle", "aws_quota", "sre_throttle", "retry_budget", "breaker", "envoy_retry_limit"}; !slices.Equal(got, want) {
 		t.Errorf("TierLimiters() = %v, want %v", got, want)
 	}
 }

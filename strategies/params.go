@@ -47,6 +47,11 @@ type Params struct {
 	BreakerMinCalls     int           // breaker_min_calls
 	BreakerOpenFor      time.Duration // breaker_open_for
 	BreakerProbes       int           // breaker_probes
+
+	EnvoyRetryLimit          string  // envoy_retry_limit: off, max_retries or budget (EnvoyRetryLimit)
+	EnvoyMaxRetries          int     // envoy_max_retries
+	EnvoyBudgetPercent       float64 // envoy_budget_percent
+	EnvoyMinRetryConcurrency int     // envoy_min_retry_concurrency
 }
 
 // The values of the limiters' switches. Every limiter has one switch, an
@@ -76,6 +81,8 @@ func setLimiterDefaults(p *Params) {
 	p.RetryBudget, p.BudgetPercent, p.BudgetMinPerSec, p.BudgetTTL = LimiterOff, DefaultBudgetPercent, DefaultBudgetMinPerSec, DefaultBudgetTTL
 	p.Breaker, p.BreakerThreshold, p.BreakerWindow, p.BreakerMinCalls = LimiterOff, DefaultBreakerThreshold, DefaultBreakerWindow, DefaultBreakerMinCalls
 	p.BreakerOpenFor, p.BreakerProbes = DefaultBreakerOpenFor, DefaultBreakerProbes
+	p.EnvoyRetryLimit, p.EnvoyMaxRetries = LimiterOff, DefaultEnvoyMaxRetries
+	p.EnvoyBudgetPercent, p.EnvoyMinRetryConcurrency = DefaultEnvoyBudgetPercent, DefaultEnvoyMinRetryConcurrency
 }
 
 // The strategy names, in the order the user interface lists them.
@@ -321,10 +328,11 @@ func Uses(name, param string) bool {
 // MaxAttemptsLimit when MaxAttempts is positive and a DeadlineLimit when
 // Deadline is, then the limiters whose switches are on, in this order: the
 // Breaker, the GRPCThrottle, the SREThrottle, the RetryBudget, the
-// AWSQuota. The stateless limits come first, so that the Policy asks them
-// without an interface call; the breaker and the throttles, which take
-// nothing, before the budget and the quota, which take tokens that a
-// refusal after them would have to give back. A lane whose strategy is
+// AWSQuota, the EnvoyRetryLimit. The stateless limits come first, so that
+// the Policy asks them without an interface call; the breaker and the
+// throttles, which take nothing, before the budget and the quota, which
+// take tokens that a refusal after them would have to give back; Envoy's
+// limit last, since it counts a retry in flight once it allowed its wait. A lane whose strategy is
 // none never retries and reads no limiter (scenario.Uses): it gets none,
 // so that none stays the baseline whatever its hidden switches say.
 //
@@ -397,6 +405,14 @@ func limiters(p Params) ([]Limit, error) {
 	} else if ok {
 		limits = append(limits, NewAWSQuota(AWSQuotaConfig{Tokens: p.AWSQuotaTokens, RetryCost: p.AWSRetryCost,
 			TimeoutCost: p.AWSTimeoutCost, NoRetryIncrement: p.AWSNoRetryIncrement}))
+	}
+	// Last: it counts a retry in flight from the start AllowWait tells
+	// it, which no limit after it may then refuse.
+	if ok, err := on("envoy_retry_limit", p.EnvoyRetryLimit, EnvoyRetryLimitModes()); err != nil {
+		return nil, err
+	} else if ok {
+		limits = append(limits, NewEnvoyRetryLimit(EnvoyRetryLimitConfig{Budget: p.EnvoyRetryLimit == EnvoyBudget,
+			MaxRetries: p.EnvoyMaxRetries, BudgetPercent: p.EnvoyBudgetPercent, MinRetryConcurrency: p.EnvoyMinRetryConcurrency}))
 	}
 	return limits, nil
 }
