@@ -137,15 +137,22 @@ func (l *EnvoyRetryLimit) AllowWait(_ *State, now, at time.Duration) bool {
 }
 
 // Release implements ReserveLimit: a retry refused after the limit
-// counted it outstanding is no longer outstanding. A first attempt is
-// never refused here, but another limit may refuse it after AllowFirst
-// counted it: then it is not in flight.
-func (l *EnvoyRetryLimit) Release(_ *State, now time.Duration, first bool) {
+// counted it outstanding is no longer outstanding, and when it was refused
+// once its wait was scheduled (by a limit that judges a retry when it is
+// due), its start, s.AttemptStart, is taken back from the starts to come.
+// The starts have no owner: a retry refused before its wait was scheduled
+// takes back a start only if another retry was scheduled to start at the
+// very nanosecond its failed attempt started, which the clock's
+// resolution makes negligible. A first attempt is never refused here, but
+// another limit may refuse it after AllowFirst counted it: then it is not
+// in flight.
+func (l *EnvoyRetryLimit) Release(s *State, _ time.Duration, first bool) {
 	l.mu.Lock()
 	if first {
 		l.active = max(0, l.active-1)
 	} else {
 		l.outstanding = max(0, l.outstanding-1)
+		l.starts.remove(s.AttemptStart)
 	}
 	l.mu.Unlock()
 }
@@ -191,11 +198,36 @@ func (h *startHeap) push(at time.Duration) {
 }
 
 func (h *startHeap) pop() time.Duration {
+	top := (*h)[0]
+	h.removeAt(0)
+	return top
+}
+
+// remove takes one start at from the heap, if it holds one.
+func (h *startHeap) remove(at time.Duration) {
+	for i, v := range *h {
+		if v == at {
+			h.removeAt(i)
+			return
+		}
+	}
+}
+
+// removeAt takes the heap's i-th element out.
+func (h *startHeap) removeAt(i int) {
 	a := *h
-	top, last := a[0], len(a)-1
-	a[0] = a[last]
+	last := len(a) - 1
+	a[i] = a[last]
 	a = a[:last]
-	for i := 0; ; {
+	*h = a
+	if i == last {
+		return
+	}
+	for i > 0 && a[(i-1)/2] > a[i] {
+		a[(i-1)/2], a[i] = a[i], a[(i-1)/2]
+		i = (i - 1) / 2
+	}
+	for {
 		least := i
 		for _, c := range []int{2*i + 1, 2*i + 2} {
 			if c < len(a) && a[c] < a[least] {
@@ -208,8 +240,6 @@ func (h *startHeap) pop() time.Duration {
 		a[i], a[least] = a[least], a[i]
 		i = least
 	}
-	*h = a
-	return top
 }
 
 var (

@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -184,5 +185,53 @@ func TestEnvoyRetryLimitThroughNew(t *testing.T) {
 		if _, out := l.Counts(now); out > 3 || out < 0 {
 			t.Fatalf("step %d: %d retries outstanding, want at most 3", step, out)
 		}
+	}
+}
+
+// TestEnvoyReleaseOfAScheduledRetry: a retry refused when it is due, after
+// its wait was scheduled, is neither outstanding nor ever in flight.
+func TestEnvoyReleaseOfAScheduledRetry(t *testing.T) {
+	l := NewEnvoyRetryLimit(EnvoyRetryLimitConfig{MaxRetries: 3})
+	rng := newRNG(9300)
+	var s State
+	l.AllowFirst(&s, 0, rng)
+	l.Record(&s, time.Second, Error)
+	if !l.AllowRetry(&s, time.Second, rng) {
+		t.Fatal("refused with none outstanding")
+	}
+	due := time.Second + 40*time.Millisecond
+	l.AllowWait(&s, time.Second, due)
+	s.Retries, s.AttemptStart = 1, due
+	l.Release(&s, due, false)
+	if act, out := l.Counts(due + time.Second); act != 0 || out != 0 {
+		t.Errorf("in flight %d, outstanding %d after the refused retry, want 0 and 0", act, out)
+	}
+}
+
+// TestStartHeap: pops come out in order, and remove takes out exactly one
+// start of the value given, wherever it sits.
+func TestStartHeap(t *testing.T) {
+	rng := newRNG(9400)
+	var h startHeap
+	var want []time.Duration
+	for range 500 {
+		v := time.Duration(rng.IntN(200))
+		h.push(v)
+		want = append(want, v)
+	}
+	for range 100 {
+		v := want[rng.IntN(len(want))]
+		h.remove(v)
+		i := slices.Index(want, v)
+		want = append(want[:i], want[i+1:]...)
+	}
+	h.remove(-1) // absent: nothing happens
+	slices.Sort(want)
+	var got []time.Duration
+	for len(h) > 0 {
+		got = append(got, h.pop())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("pops %v\nwant %v", got, want)
 	}
 }
