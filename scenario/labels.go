@@ -100,6 +100,7 @@ var paramLabels = map[string]string{
 	"breaker_min_calls":           "outcomes before it counts",
 	"breaker_open_for":            "open for",
 	"breaker_probes":              "half-open probes",
+	"aws_adaptive":                "AWS adaptive rate limiter",
 	"envoy_retry_limit":           "Envoy retry limit",
 	"envoy_max_retries":           "Envoy retries at once",
 	"envoy_budget_percent":        "Envoy budget share",

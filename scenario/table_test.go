@@ -1028,6 +1028,7 @@ func TestLimiterRows(t *testing.T) {
 		"grpc_throttle": "*strategies.GRPCThrottle", "aws_quota": "*strategies.AWSQuota",
 		"sre_throttle": "*strategies.SREThrottle", "retry_budget": "*strategies.RetryBudget",
 		"breaker": "*strategies.Breaker", "envoy_retry_limit": "*strategies.EnvoyRetryLimit",
+		"aws_adaptive": "*strategies.AWSAdaptive",
 	}
 	sources := []string{"gRFC A6", "AWS SDKs'", "SRE book's", "Finagle's", "resilience4j's", "Envoy's"}
 	def := scenario.Defaults()

@@ -34,6 +34,7 @@ type Params struct {
 	AWSRetryCost        int           // aws_retry_cost
 	AWSTimeoutCost      int           // aws_timeout_cost
 	AWSNoRetryIncrement int           // aws_no_retry_increment
+	AWSAdaptive         string        // aws_adaptive: off or on (AWSAdaptive)
 	SREThrottle         string        // sre_throttle: off or on (SREThrottle)
 	SREK                float64       // sre_k
 	SREWindow           time.Duration // sre_window
@@ -77,6 +78,7 @@ func setLimiterDefaults(p *Params) {
 	p.GRPCThrottle, p.GRPCMaxTokens, p.GRPCTokenRatio = LimiterOff, DefaultGRPCMaxTokens, DefaultGRPCTokenRatio
 	p.AWSQuota, p.AWSQuotaTokens = LimiterOff, DefaultAWSQuotaTokens
 	p.AWSRetryCost, p.AWSTimeoutCost, p.AWSNoRetryIncrement = DefaultAWSRetryCost, DefaultAWSTimeoutCost, DefaultAWSNoRetryIncrement
+	p.AWSAdaptive = LimiterOff
 	p.SREThrottle, p.SREK, p.SREWindow = LimiterOff, DefaultSREK, DefaultSREWindow
 	p.RetryBudget, p.BudgetPercent, p.BudgetMinPerSec, p.BudgetTTL = LimiterOff, DefaultBudgetPercent, DefaultBudgetMinPerSec, DefaultBudgetTTL
 	p.Breaker, p.BreakerThreshold, p.BreakerWindow, p.BreakerMinCalls = LimiterOff, DefaultBreakerThreshold, DefaultBreakerWindow, DefaultBreakerMinCalls
@@ -328,11 +330,14 @@ func Uses(name, param string) bool {
 // MaxAttemptsLimit when MaxAttempts is positive and a DeadlineLimit when
 // Deadline is, then the limiters whose switches are on, in this order: the
 // Breaker, the GRPCThrottle, the SREThrottle, the RetryBudget, the
-// AWSQuota, the EnvoyRetryLimit. The stateless limits come first, so that
+// AWSQuota, the AWSAdaptive, the EnvoyRetryLimit. The stateless limits
+// come first, so that
 // the Policy asks them without an interface call; the breaker and the
 // throttles, which take nothing, before the budget and the quota, which
-// take tokens that a refusal after them would have to give back; Envoy's
-// limit last, since it counts a retry in flight once it allowed its wait. A lane whose strategy is
+// take tokens that a refusal after them would have to give back; the AWS
+// adaptive mode's attempt token after the quota's retry token, as the SDK
+// takes them; Envoy's limit last, since it counts a retry in flight once
+// it allowed its wait. A lane whose strategy is
 // none never retries and reads no limiter (scenario.Uses): it gets none,
 // so that none stays the baseline whatever its hidden switches say.
 //
@@ -405,6 +410,11 @@ func limiters(p Params) ([]Limit, error) {
 	} else if ok {
 		limits = append(limits, NewAWSQuota(AWSQuotaConfig{Tokens: p.AWSQuotaTokens, RetryCost: p.AWSRetryCost,
 			TimeoutCost: p.AWSTimeoutCost, NoRetryIncrement: p.AWSNoRetryIncrement}))
+	}
+	if ok, err := on("aws_adaptive", p.AWSAdaptive, LimiterSwitch()); err != nil {
+		return nil, err
+	} else if ok {
+		limits = append(limits, NewAWSAdaptive(AWSAdaptiveConfig{}))
 	}
 	// Last: it counts a retry in flight from the start AllowWait tells
 	// it, which no limit after it may then refuse.
