@@ -190,7 +190,7 @@ func TestAbout(t *testing.T) {
 func TestDefaultsLimitersOff(t *testing.T) {
 	for _, name := range Names() {
 		p := mustDefaults(t, name)
-		for _, sw := range []string{p.GRPCThrottle, p.AWSQuota, p.SREThrottle, p.RetryBudget, p.Breaker} {
+		for _, sw := range []string{p.GRPCThrottle, p.AWSQuota, p.SREThrottle, p.RetryBudget, p.Breaker, p.AWSAdaptive, p.EnvoyRetryLimit} {
 			if sw != LimiterOff {
 				t.Errorf("%s: a limiter switch is %q by default, want off", name, sw)
 			}
@@ -199,7 +199,8 @@ func TestDefaultsLimitersOff(t *testing.T) {
 			p.AWSTimeoutCost != 10 || p.AWSNoRetryIncrement != 1 || p.SREK != 2 || p.SREWindow != 2*time.Minute ||
 			p.BudgetPercent != 20 || p.BudgetMinPerSec != 10 || p.BudgetTTL != 10*time.Second ||
 			p.BreakerThreshold != 50 || p.BreakerWindow != 100 || p.BreakerMinCalls != 100 ||
-			p.BreakerOpenFor != time.Minute || p.BreakerProbes != 10 {
+			p.BreakerOpenFor != time.Minute || p.BreakerProbes != 10 ||
+			p.EnvoyMaxRetries != 3 || p.EnvoyBudgetPercent != 20 || p.EnvoyMinRetryConcurrency != 3 {
 			t.Errorf("%s: limiter defaults %+v", name, p)
 		}
 		var want []Limit
