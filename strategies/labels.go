@@ -8,7 +8,7 @@ var labels = map[string]string{
 	NameExponential:  "exponential backoff",
 	NameTruncated:    "truncated exponential (Cloud Storage)",
 	NameGRPC:         "gRPC connection backoff",
-	NameFullJitter:   "full jitter (AWS)",
+	NameFullJitter:   "full jitter (AWS; the AWS SDKs' standard mode)",
 	NameEqualJitter:  "equal jitter (AWS)",
 	NameDecorrelated: "decorrelated jitter (AWS)",
 	NameThinkScaled:  "001's program: waits scaled by think time",
