@@ -18,6 +18,7 @@ var serverProtections = []string{"shed_above", "queue_timeout", "queue_control",
 var helpSources = []string{
 	"001",                    // 001's experiment: no limit by default
 	"gRFC A6",                // gRPC retry throttling
+	"Envoy",                  // Envoy's cluster circuit breaker on retries and its retry budget
 	"AWS SDK",                // the AWS SDKs' standard retry mode
 	"SRE book",               // Site Reliability Engineering: Handling Overload, Addressing Cascading Failures
 	"Finagle",                // Finagle's RetryBudget

@@ -1027,9 +1027,10 @@ func TestLimiterRows(t *testing.T) {
 	switches := map[string]string{ // switch: the limiter's type
 		"grpc_throttle": "*strategies.GRPCThrottle", "aws_quota": "*strategies.AWSQuota",
 		"sre_throttle": "*strategies.SREThrottle", "retry_budget": "*strategies.RetryBudget",
-		"breaker": "*strategies.Breaker",
+		"breaker": "*strategies.Breaker", "envoy_retry_limit": "*strategies.EnvoyRetryLimit",
+		"aws_adaptive": "*strategies.AWSAdaptive",
 	}
-	sources := []string{"gRFC A6", "AWS SDKs'", "aws-sdk-go-v2", "SRE book's", "Finagle's", "resilience4j's"}
+	sources := []string{"gRFC A6", "AWS SDKs'", "aws-sdk-go-v2", "SRE book's", "Finagle's", "resilience4j's", "Envoy's"}
 	def := scenario.Defaults()
 	for _, param := range scenario.Table {
 		if param.Scope != scenario.ScopeLimiter || param.Name == "max_attempts" || param.Name == "deadline" {

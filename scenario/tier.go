@@ -207,13 +207,15 @@ func TiersText(ts []Tier) string {
 
 // Params returns the strategy parameters of a tier of a lane whose own are
 // lane: the tier's strategy with the lane's delays (min_delay, max_delay,
-// factor, jitter, min_connect_timeout), the tier's attempts as
+// factor, jitter, min_connect_timeout, per_try_timeout, backoff_type,
+// use_jitter), the tier's attempts as
 // max_attempts, no deadline, and every limiter off but the tier's, on with
 // its defaults. t must be valid.
 func (t Tier) Params(lane strategies.Params) strategies.Params {
 	p, _ := strategies.Defaults(t.Strategy)
 	p.MinDelay, p.MaxDelay, p.Factor, p.Jitter = lane.MinDelay, lane.MaxDelay, lane.Factor, lane.Jitter
-	p.MinConnectTimeout = lane.MinConnectTimeout
+	p.MinConnectTimeout, p.PerTryTimeout = lane.MinConnectTimeout, lane.PerTryTimeout
+	p.BackoffType, p.UseJitter = lane.BackoffType, lane.UseJitter
 	p.MaxAttempts, p.Deadline = t.Attempts, 0
 	if t.Limiter != "" {
 		// Turn the switch on through its row, so that a new limiter needs

@@ -61,7 +61,7 @@ func TestTierListErrors(t *testing.T) {
 		{"fixed:3:1s,fixed:3:0s", `tier 3 ("fixed:3:0s"): timeout "0s" is not a duration from 1ms to 1h0m0s`},
 		{"fixed:3:1s,fixed:3:1s,backoff:3:1s", `tier 4 ("backoff:3:1s"): strategy "backoff" is not one of none, fixed, exponential, truncated, grpc, full_jitter, equal_jitter, decorrelated`},
 		{"think_scaled:3:1s", `strategy "think_scaled" is not one of`},
-		{"fixed:3:1s:bulkhead", `tier 2 ("fixed:3:1s:bulkhead"): limiter "bulkhead" is not one of grpc_throttle, aws_quota, sre_throttle, retry_budget, breaker`},
+		{"fixed:3:1s:bulkhead", `tier 2 ("fixed:3:1s:bulkhead"): limiter "bulkhead" is not one of grpc_throttle, aws_quota, aws_adaptive, sre_throttle, retry_budget, breaker, envoy_retry_limit`},
 		{"fixed:3", `tier 2 ("fixed:3"): want strategy:attempts:timeout or strategy:attempts:timeout:limiter`},
 		{"fixed:1:1s,fixed:1:1s,fixed:1:1s,fixed:1:1s", "4 tiers, at most 3 below the client"},
 	} {
@@ -98,7 +98,7 @@ func TestTiersValidate(t *testing.T) {
 		{"attempts", []scenario.Tier{with(func(t *scenario.Tier) { t.Attempts = 30 })}, `tier 2 ("fixed:30:1s"): attempts "30" is not a whole number from 1 to 10`},
 		{"timeout", []scenario.Tier{fixed, with(func(t *scenario.Tier) { t.Timeout = 0 })}, `tier 3 ("fixed:3:0s"): timeout "0s" is not a duration from 1ms to 1h0m0s`},
 		{"strategy", []scenario.Tier{with(func(t *scenario.Tier) { t.Strategy = strategies.NameThinkScaled })}, `strategy "think_scaled" is not one of`},
-		{"limiter", []scenario.Tier{with(func(t *scenario.Tier) { t.Limiter = "bulkhead" })}, `tier 2 ("fixed:3:1s:bulkhead"): limiter "bulkhead" is not one of grpc_throttle, aws_quota, sre_throttle, retry_budget, breaker`},
+		{"limiter", []scenario.Tier{with(func(t *scenario.Tier) { t.Limiter = "bulkhead" })}, `tier 2 ("fixed:3:1s:bulkhead"): limiter "bulkhead" is not one of grpc_throttle, aws_quota, aws_adaptive, sre_throttle, retry_budget, breaker, envoy_retry_limit`},
 		{"too many", []scenario.Tier{fixed, fixed, fixed, fixed}, "4 tiers, at most 3 below the client"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,6 +167,10 @@ func TestTierParams(t *testing.T) {
 				want.RetryBudget = strategies.LimiterOn
 			case "breaker":
 				want.Breaker = strategies.BreakerAll
+			case "aws_adaptive":
+				want.AWSAdaptive = strategies.LimiterOn
+			case "envoy_retry_limit":
+				want.EnvoyRetryLimit = strategies.EnvoyMaxRetries
 			case "":
 			default:
 				t.Fatalf("a limiter the test does not know: %s", lim)
@@ -187,7 +191,7 @@ func TestTierParams(t *testing.T) {
 			}
 		})
 	}
-	if got, want := scenario.TierLimiters(), []string{"grpc_throttle", "aws_quota", "sre_throttle", "retry_budget", "breaker"}; !slices.Equal(got, want) {
+	if got, want := scenario.TierLimiters(), []string{"grpc_throttle", "aws_quota", "aws_adaptive", "sre_throttle", "retry_budget", "breaker", "envoy_retry_limit"}; !slices.Equal(got, want) {
 		t.Errorf("TierLimiters() = %v, want %v", got, want)
 	}
 }

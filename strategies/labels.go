@@ -8,10 +8,21 @@ var labels = map[string]string{
 	NameExponential:  "exponential backoff",
 	NameTruncated:    "truncated exponential (Cloud Storage)",
 	NameGRPC:         "gRPC connection backoff",
-	NameFullJitter:   "full jitter (AWS)",
+	NameFullJitter:   "full jitter (AWS; the AWS SDKs' standard mode)",
 	NameEqualJitter:  "equal jitter (AWS)",
 	NameDecorrelated: "decorrelated jitter (AWS)",
 	NameThinkScaled:  "001's program: waits scaled by think time",
+
+	NameEnvoy:                     "Envoy / Istio route retries",
+	NameGRPCRetry:                 "gRPC retry policy (gRFC A6)",
+	NameAWSLegacy:                 "AWS SDK standard mode, before 2026",
+	NameResilience4j:              "resilience4j Retry",
+	NamePolly:                     "Polly v8 retry",
+	NameCenkalti:                  "cenkalti/backoff ExponentialBackOff",
+	NameClientGo:                  "client-go wait.Backoff",
+	NameTenacityExponential:       "tenacity wait_exponential",
+	NameTenacityRandomExponential: "tenacity wait_random_exponential",
+	NameUrllib3:                   "urllib3 Retry",
 }
 
 // Label returns strategy name's label, or the name when it has none.

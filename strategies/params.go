@@ -18,6 +18,9 @@ type Params struct {
 	MaxAttempts       int           // max_attempts: 0 means no limit
 	Deadline          time.Duration // deadline: 0 means none
 	MinConnectTimeout time.Duration // min_connect_timeout (grpc)
+	PerTryTimeout     time.Duration // per_try_timeout (envoy): 0 means the caller's timeout
+	BackoffType       string        // backoff_type (polly): one of PollyBackoffTypes
+	UseJitter         bool          // use_jitter (polly)
 
 	// The retry limiters' parameters (each limiter's file has its
 	// defaults and their source). A limiter is on when its switch, the
@@ -31,6 +34,7 @@ type Params struct {
 	AWSRetryCost        int           // aws_retry_cost
 	AWSTimeoutCost      int           // aws_timeout_cost
 	AWSNoRetryIncrement int           // aws_no_retry_increment
+	AWSAdaptive         string        // aws_adaptive: off or on (AWSAdaptive)
 	SREThrottle         string        // sre_throttle: off or on (SREThrottle)
 	SREK                float64       // sre_k
 	SREWindow           time.Duration // sre_window
@@ -44,6 +48,11 @@ type Params struct {
 	BreakerMinCalls     int           // breaker_min_calls
 	BreakerOpenFor      time.Duration // breaker_open_for
 	BreakerProbes       int           // breaker_probes
+
+	EnvoyRetryLimit          string  // envoy_retry_limit: off, max_retries or budget (EnvoyRetryLimit)
+	EnvoyMaxRetries          int     // envoy_max_retries
+	EnvoyBudgetPercent       float64 // envoy_budget_percent
+	EnvoyMinRetryConcurrency int     // envoy_min_retry_concurrency
 }
 
 // The values of the limiters' switches. Every limiter has one switch, an
@@ -69,10 +78,13 @@ func setLimiterDefaults(p *Params) {
 	p.GRPCThrottle, p.GRPCMaxTokens, p.GRPCTokenRatio = LimiterOff, DefaultGRPCMaxTokens, DefaultGRPCTokenRatio
 	p.AWSQuota, p.AWSQuotaTokens = LimiterOff, DefaultAWSQuotaTokens
 	p.AWSRetryCost, p.AWSTimeoutCost, p.AWSNoRetryIncrement = DefaultAWSRetryCost, DefaultAWSTimeoutCost, DefaultAWSNoRetryIncrement
+	p.AWSAdaptive = LimiterOff
 	p.SREThrottle, p.SREK, p.SREWindow = LimiterOff, DefaultSREK, DefaultSREWindow
 	p.RetryBudget, p.BudgetPercent, p.BudgetMinPerSec, p.BudgetTTL = LimiterOff, DefaultBudgetPercent, DefaultBudgetMinPerSec, DefaultBudgetTTL
 	p.Breaker, p.BreakerThreshold, p.BreakerWindow, p.BreakerMinCalls = LimiterOff, DefaultBreakerThreshold, DefaultBreakerWindow, DefaultBreakerMinCalls
 	p.BreakerOpenFor, p.BreakerProbes = DefaultBreakerOpenFor, DefaultBreakerProbes
+	p.EnvoyRetryLimit, p.EnvoyMaxRetries = LimiterOff, DefaultEnvoyMaxRetries
+	p.EnvoyBudgetPercent, p.EnvoyMinRetryConcurrency = DefaultEnvoyBudgetPercent, DefaultEnvoyMinRetryConcurrency
 }
 
 // The strategy names, in the order the user interface lists them.
@@ -86,12 +98,25 @@ const (
 	NameEqualJitter  = "equal_jitter"
 	NameDecorrelated = "decorrelated"
 	NameThinkScaled  = "think_scaled"
+
+	// The library-exact strategies (library.go). The AWS SDKs' standard
+	// mode from aws-sdk-go-v2 v1.48.0 on is full_jitter; see table.
+	NameEnvoy                     = "envoy"
+	NameGRPCRetry                 = "grpc_retry"
+	NameAWSLegacy                 = "aws_legacy"
+	NameResilience4j              = "resilience4j"
+	NamePolly                     = "polly"
+	NameCenkalti                  = "cenkalti"
+	NameClientGo                  = "client_go"
+	NameTenacityExponential       = "tenacity_exponential"
+	NameTenacityRandomExponential = "tenacity_random_exponential"
+	NameUrllib3                   = "urllib3"
 )
 
 // entry is one row of table: a strategy's name, its formula in one line,
 // the vocabulary names of the parameters the formula reads, its defaults
-// (its Strategy and, where zero, MinConnectTimeout are filled in by
-// Defaults) and the constructor of its formula.
+// (its Strategy and, where zero, MinConnectTimeout and BackoffType are
+// filled in by Defaults) and the constructor of its formula.
 type entry struct {
 	name     string
 	about    string
@@ -105,8 +130,26 @@ type entry struct {
 // reads it; the others carry it so that every lane's value is in range.
 const DefaultMinConnectTimeout = 20 * time.Second
 
+// DefaultNoCap is max_delay for a library whose cap is off by default
+// (Polly's MaxDelay, client-go's Cap, tenacity's max): the vocabulary's
+// largest max_delay, which no realistic run reaches.
+const DefaultNoCap = 24 * time.Hour
+
 // table lists the strategies in the order the user interface shows them.
-// A new strategy is a type in formulas.go and one row here.
+// A new strategy is a type in formulas.go (library.go for a library's own
+// policy) and one row here.
+//
+// The library rows' defaults are the library's own, with their source:
+// a row's max_attempts counts the first attempt, so a library's "retries"
+// N is max_attempts N+1. Where a library's policy is already a row, the
+// row is reused instead of copied: the AWS SDKs' standard mode of
+// aws-sdk-go-v2 v1.48.0 (aws/retry/jitter_backoff.go, backoffDelay2026:
+// U[0,1)·min(50 ms·2^n, 20 s), with MaxAttempts 3, standard.go) is
+// full_jitter with min_delay 50 ms, max_delay 20 s, max_attempts 3, and
+// Istio's HTTPRetry is envoy with max_attempts attempts+1. The retry
+// limiters reused likewise: gRPC's retryThrottling is grpc_throttle,
+// Linkerd's retry budget retry_budget, the AWS retry quota aws_quota,
+// resilience4j's CircuitBreaker breaker.
 var table = []entry{
 	{NameNone, "give up at the first failure", nil,
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
@@ -143,6 +186,93 @@ var table = []entry{
 		[]string{"max_delay", "factor", "jitter"},
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: 5 * time.Minute, Factor: math.E, Jitter: 0.1},
 		func(p Params) Strategy { return ThinkScaled{Cap: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter} }},
+
+	// Envoy's route retry policy: retry_back_off.base_interval 25 ms (the
+	// router's default, runtime upstream.base_retry_backoff_ms),
+	// max_interval 10 × base (250 ms), num_retries 1 (max_attempts 2), no
+	// per_try_timeout (envoy/config/route/v3/route_components.proto,
+	// RetryPolicy; source/common/router/retry_state_impl.cc).
+	{NameEnvoy, "U{0..b−1} ms, b = min_delay doubling up to max_delay, each attempt per_try_timeout (Envoy, Istio)",
+		[]string{"min_delay", "max_delay", "per_try_timeout"},
+		Params{MinDelay: 25 * time.Millisecond, MaxDelay: 250 * time.Millisecond, Factor: 2, MaxAttempts: 2},
+		func(p Params) Strategy { return Envoy{Base: p.MinDelay, Max: p.MaxDelay, PerTry: p.PerTryTimeout} }},
+	// gRPC has no default retry policy; these are gRFC A6's example:
+	// maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s,
+	// backoffMultiplier 2 (grpc/proposal A6-client-retries.md).
+	{NameGRPCRetry, "min(min_delay×factor^n, max_delay)×U[0.8,1.2), at most 5 attempts (gRPC retry policy)",
+		[]string{"min_delay", "max_delay", "factor"},
+		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Second, Factor: 2, MaxAttempts: 4},
+		func(p Params) Strategy {
+			n := GRPCMaxAttemptsCap
+			if p.MaxAttempts > 0 {
+				n = min(p.MaxAttempts, GRPCMaxAttemptsCap)
+			}
+			return GRPCRetry{Initial: p.MinDelay, Max: p.MaxDelay, Factor: p.Factor, MaxAttempts: n}
+		}},
+	// aws-sdk-go-v2 before v1.48.0: DefaultMaxBackoff 20 s,
+	// DefaultMaxAttempts 3 (aws/retry/standard.go); min_delay is unread,
+	// its base fixed at 1 s.
+	{NameAWSLegacy, "U[0,1)×2^(n+1) s, then max_delay once 2^(n+1) s would pass it (AWS SDK before 2026)",
+		[]string{"max_delay"},
+		Params{MinDelay: time.Second, MaxDelay: 20 * time.Second, Factor: 2, MaxAttempts: 3},
+		func(p Params) Strategy { return AWSLegacy{Max: p.MaxDelay} }},
+	// resilience4j's RetryConfig: maxAttempts 3, waitDuration 500 ms, a
+	// fixed interval (RetryConfig.java DEFAULT_MAX_ATTEMPTS,
+	// DEFAULT_WAIT_DURATION); its exponential functions' defaults are
+	// multiplier 1.5 and randomizationFactor 0.5 (IntervalFunction.java).
+	{NameResilience4j, "x = min_delay ×factor per retry in whole ms, ±jitter×x, capped at max_delay (resilience4j)",
+		[]string{"min_delay", "max_delay", "factor", "jitter"},
+		Params{MinDelay: 500 * time.Millisecond, MaxDelay: DefaultNoCap, Factor: 1, MaxAttempts: 3},
+		func(p Params) Strategy {
+			return Resilience4j{Initial: p.MinDelay, Max: p.MaxDelay, Multiplier: p.Factor, Randomization: p.Jitter}
+		}},
+	// Polly v8's RetryStrategyOptions: MaxRetryAttempts 3 (max_attempts
+	// 4), Delay 2 s, BackoffType Constant, UseJitter false, no MaxDelay
+	// (src/Polly.Core/Retry/RetryConstants.cs).
+	{NamePolly, "min_delay, (n+1)×min_delay or 2^n×min_delay by backoff_type, use_jitter ±25 % or decorrelated (Polly)",
+		[]string{"min_delay", "max_delay", "backoff_type", "use_jitter"},
+		Params{MinDelay: 2 * time.Second, MaxDelay: DefaultNoCap, Factor: 2, MaxAttempts: 4, BackoffType: PollyConstant},
+		func(p Params) Strategy {
+			return Polly{Type: p.BackoffType, Delay: p.MinDelay, Max: p.MaxDelay, UseJitter: p.UseJitter}
+		}},
+	// cenkalti/backoff v5.0.3's NewExponentialBackOff: InitialInterval
+	// 500 ms, RandomizationFactor 0.5, Multiplier 1.5, MaxInterval 60 s
+	// (exponential.go); its Retry stops after 15 min (DefaultMaxElapsedTime,
+	// retry.go): deadline.
+	{NameCenkalti, "c ± jitter×c, c = min_delay ×factor per retry up to max_delay (cenkalti/backoff)",
+		[]string{"min_delay", "max_delay", "factor", "jitter"},
+		Params{MinDelay: 500 * time.Millisecond, MaxDelay: time.Minute, Factor: 1.5, Jitter: 0.5, Deadline: 15 * time.Minute},
+		func(p Params) Strategy {
+			return Cenkalti{Initial: p.MinDelay, Max: p.MaxDelay, Multiplier: p.Factor, Randomization: p.Jitter}
+		}},
+	// client-go's retry.DefaultBackoff: Steps 4, Duration 10 ms, Factor 5,
+	// Jitter 0.1, no Cap (k8s.io/client-go/util/retry/util.go).
+	{NameClientGo, "d + U[0,1)×jitter×d, d = min_delay ×factor; gives up once d would pass max_delay (client-go)",
+		[]string{"min_delay", "max_delay", "factor", "jitter"},
+		Params{MinDelay: 10 * time.Millisecond, MaxDelay: DefaultNoCap, Factor: 5, Jitter: 0.1, MaxAttempts: 4},
+		func(p Params) Strategy {
+			return ClientGo{Duration: p.MinDelay, Cap: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter}
+		}},
+	// tenacity's wait_exponential(multiplier=1, max=MAX_WAIT, exp_base=2,
+	// min=0) (tenacity/wait.py); tenacity's default stop is stop_never.
+	{NameTenacityExponential, "min(min_delay×factor^n, max_delay) (tenacity wait_exponential)",
+		[]string{"min_delay", "max_delay", "factor"},
+		Params{MinDelay: time.Second, MaxDelay: DefaultNoCap, Factor: 2},
+		func(p Params) Strategy { return Tenacity{Multiplier: p.MinDelay, Max: p.MaxDelay, ExpBase: p.Factor} }},
+	{NameTenacityRandomExponential, "U(0, min(min_delay×factor^n, max_delay)) (tenacity wait_random_exponential)",
+		[]string{"min_delay", "max_delay", "factor"},
+		Params{MinDelay: time.Second, MaxDelay: DefaultNoCap, Factor: 2},
+		func(p Params) Strategy {
+			return Tenacity{Multiplier: p.MinDelay, Max: p.MaxDelay, ExpBase: p.Factor, Random: true}
+		}},
+	// urllib3's Retry: total 10 (max_attempts 11), backoff_max 120 s
+	// (DEFAULT_BACKOFF_MAX); its backoff_factor's default 0 means no wait,
+	// which min_delay cannot say: 100 ms here is the docstring's example
+	// (0.1) (src/urllib3/util/retry.py).
+	{NameUrllib3, "0 before the first retry, then min_delay×2^n up to max_delay (urllib3)",
+		[]string{"min_delay", "max_delay"},
+		Params{MinDelay: 100 * time.Millisecond, MaxDelay: 120 * time.Second, Factor: 2, MaxAttempts: 11},
+		func(p Params) Strategy { return Urllib3{BackoffFactor: p.MinDelay, Max: p.MaxDelay} }},
 }
 
 func lookup(name string) (entry, bool) {
@@ -174,6 +304,9 @@ func Defaults(name string) (Params, bool) {
 	if d.MinConnectTimeout == 0 {
 		d.MinConnectTimeout = DefaultMinConnectTimeout
 	}
+	if d.BackoffType == "" {
+		d.BackoffType = PollyConstant
+	}
 	setLimiterDefaults(&d)
 	return d, true
 }
@@ -197,10 +330,14 @@ func Uses(name, param string) bool {
 // MaxAttemptsLimit when MaxAttempts is positive and a DeadlineLimit when
 // Deadline is, then the limiters whose switches are on, in this order: the
 // Breaker, the GRPCThrottle, the SREThrottle, the RetryBudget, the
-// AWSQuota. The stateless limits come first, so that the Policy asks them
-// without an interface call; the breaker and the throttles, which take
-// nothing, before the budget and the quota, which take tokens that a
-// refusal after them would have to give back. A lane whose strategy is
+// AWSQuota, the AWSAdaptive, the EnvoyRetryLimit. The stateless limits
+// come first, so that
+// the Policy asks them without an interface call; the breaker and the
+// throttles, which take nothing, before the budget and the quota, which
+// take tokens that a refusal after them would have to give back; the AWS
+// adaptive mode's attempt token after the quota's retry token, as the SDK
+// takes them; Envoy's limit last, since it counts a retry in flight once
+// it allowed its wait. A lane whose strategy is
 // none never retries and reads no limiter (scenario.Uses): it gets none,
 // so that none stays the baseline whatever its hidden switches say.
 //
@@ -210,6 +347,9 @@ func New(p Params) (*Policy, error) {
 	e, ok := lookup(p.Strategy)
 	if !ok {
 		return nil, fmt.Errorf("strategy: %q is not one of %v", p.Strategy, Names())
+	}
+	if p.BackoffType != "" && !slices.Contains(PollyBackoffTypes(), p.BackoffType) {
+		return nil, fmt.Errorf("backoff_type: %q is not one of %v", p.BackoffType, PollyBackoffTypes())
 	}
 	s := e.make(p)
 	var limits []Limit
@@ -270,6 +410,19 @@ func limiters(p Params) ([]Limit, error) {
 	} else if ok {
 		limits = append(limits, NewAWSQuota(AWSQuotaConfig{Tokens: p.AWSQuotaTokens, RetryCost: p.AWSRetryCost,
 			TimeoutCost: p.AWSTimeoutCost, NoRetryIncrement: p.AWSNoRetryIncrement}))
+	}
+	if ok, err := on("aws_adaptive", p.AWSAdaptive, LimiterSwitch()); err != nil {
+		return nil, err
+	} else if ok {
+		limits = append(limits, NewAWSAdaptive(AWSAdaptiveConfig{}))
+	}
+	// Last: it counts a retry in flight from the start AllowWait tells
+	// it, which no limit after it may then refuse.
+	if ok, err := on("envoy_retry_limit", p.EnvoyRetryLimit, EnvoyRetryLimitModes()); err != nil {
+		return nil, err
+	} else if ok {
+		limits = append(limits, NewEnvoyRetryLimit(EnvoyRetryLimitConfig{Budget: p.EnvoyRetryLimit == EnvoyBudget,
+			MaxRetries: p.EnvoyMaxRetries, BudgetPercent: p.EnvoyBudgetPercent, MinRetryConcurrency: p.EnvoyMinRetryConcurrency}))
 	}
 	return limits, nil
 }

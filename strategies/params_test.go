@@ -59,7 +59,8 @@ func TestDefaults(t *testing.T) {
 
 func TestNewBuildsTheNamedStrategy(t *testing.T) {
 	p := Params{MinDelay: 3 * time.Second, MaxDelay: 40 * time.Second, Factor: 1.7, Jitter: 0.25,
-		MaxAttempts: 6, Deadline: time.Minute, MinConnectTimeout: 9 * time.Second}
+		MaxAttempts: 6, Deadline: time.Minute, MinConnectTimeout: 9 * time.Second,
+		PerTryTimeout: 7 * time.Second, BackoffType: PollyLinear, UseJitter: true}
 	want := map[string]Strategy{
 		NameNone:         None{},
 		NameFixed:        Fixed{Delay: 3 * time.Second},
@@ -70,6 +71,17 @@ func TestNewBuildsTheNamedStrategy(t *testing.T) {
 		NameEqualJitter:  EqualJitter{Base: 3 * time.Second, Cap: 40 * time.Second},
 		NameDecorrelated: Decorrelated{Base: 3 * time.Second, Cap: 40 * time.Second},
 		NameThinkScaled:  ThinkScaled{Cap: 40 * time.Second, Factor: 1.7, Jitter: 0.25},
+
+		NameEnvoy:                     Envoy{Base: 3 * time.Second, Max: 40 * time.Second, PerTry: 7 * time.Second},
+		NameGRPCRetry:                 GRPCRetry{Initial: 3 * time.Second, Max: 40 * time.Second, Factor: 1.7, MaxAttempts: 5},
+		NameAWSLegacy:                 AWSLegacy{Max: 40 * time.Second},
+		NameResilience4j:              Resilience4j{Initial: 3 * time.Second, Max: 40 * time.Second, Multiplier: 1.7, Randomization: 0.25},
+		NamePolly:                     Polly{Type: PollyLinear, Delay: 3 * time.Second, Max: 40 * time.Second, UseJitter: true},
+		NameCenkalti:                  Cenkalti{Initial: 3 * time.Second, Max: 40 * time.Second, Multiplier: 1.7, Randomization: 0.25},
+		NameClientGo:                  ClientGo{Duration: 3 * time.Second, Cap: 40 * time.Second, Factor: 1.7, Jitter: 0.25},
+		NameTenacityExponential:       Tenacity{Multiplier: 3 * time.Second, Max: 40 * time.Second, ExpBase: 1.7},
+		NameTenacityRandomExponential: Tenacity{Multiplier: 3 * time.Second, Max: 40 * time.Second, ExpBase: 1.7, Random: true},
+		NameUrllib3:                   Urllib3{BackoffFactor: 3 * time.Second, Max: 40 * time.Second},
 	}
 	if len(want) != len(Names()) {
 		t.Fatalf("test covers %d strategies, Names() has %d", len(want), len(Names()))
@@ -106,7 +118,8 @@ func TestNewRejectsUnknownName(t *testing.T) {
 // TestUses: a strategy uses its formula's parameters, not the limits, which
 // the Policy applies around every formula.
 func TestUses(t *testing.T) {
-	params := []string{"min_delay", "max_delay", "factor", "jitter", "min_connect_timeout", "max_attempts", "deadline"}
+	params := []string{"min_delay", "max_delay", "factor", "jitter", "min_connect_timeout", "max_attempts", "deadline",
+		"per_try_timeout", "backoff_type", "use_jitter"}
 	want := map[string][]string{
 		NameNone:         {},
 		NameFixed:        {"min_delay"},
@@ -117,6 +130,17 @@ func TestUses(t *testing.T) {
 		NameEqualJitter:  {"min_delay", "max_delay"},
 		NameDecorrelated: {"min_delay", "max_delay"},
 		NameThinkScaled:  {"max_delay", "factor", "jitter"},
+
+		NameEnvoy:                     {"min_delay", "max_delay", "per_try_timeout"},
+		NameGRPCRetry:                 {"min_delay", "max_delay", "factor"},
+		NameAWSLegacy:                 {"max_delay"},
+		NameResilience4j:              {"min_delay", "max_delay", "factor", "jitter"},
+		NamePolly:                     {"min_delay", "max_delay", "backoff_type", "use_jitter"},
+		NameCenkalti:                  {"min_delay", "max_delay", "factor", "jitter"},
+		NameClientGo:                  {"min_delay", "max_delay", "factor", "jitter"},
+		NameTenacityExponential:       {"min_delay", "max_delay", "factor"},
+		NameTenacityRandomExponential: {"min_delay", "max_delay", "factor"},
+		NameUrllib3:                   {"min_delay", "max_delay"},
 	}
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
@@ -160,11 +184,13 @@ func TestAbout(t *testing.T) {
 }
 
 // TestDefaultsLimitersOff: every strategy's defaults carry the limiters'
-// defaults, every one off, and New builds none of them.
+// defaults, every one off, and New builds none of them: only the
+// stateless limits of a library's own defaults (its max_attempts, its
+// deadline).
 func TestDefaultsLimitersOff(t *testing.T) {
 	for _, name := range Names() {
 		p := mustDefaults(t, name)
-		for _, sw := range []string{p.GRPCThrottle, p.AWSQuota, p.SREThrottle, p.RetryBudget, p.Breaker} {
+		for _, sw := range []string{p.GRPCThrottle, p.AWSQuota, p.SREThrottle, p.RetryBudget, p.Breaker, p.AWSAdaptive, p.EnvoyRetryLimit} {
 			if sw != LimiterOff {
 				t.Errorf("%s: a limiter switch is %q by default, want off", name, sw)
 			}
@@ -173,11 +199,19 @@ func TestDefaultsLimitersOff(t *testing.T) {
 			p.AWSTimeoutCost != 14 || p.AWSNoRetryIncrement != 1 || p.SREK != 2 || p.SREWindow != 2*time.Minute ||
 			p.BudgetPercent != 20 || p.BudgetMinPerSec != 10 || p.BudgetTTL != 10*time.Second ||
 			p.BreakerThreshold != 50 || p.BreakerWindow != 100 || p.BreakerMinCalls != 100 ||
-			p.BreakerOpenFor != time.Minute || p.BreakerProbes != 10 {
+			p.BreakerOpenFor != time.Minute || p.BreakerProbes != 10 ||
+			p.EnvoyMaxRetries != 3 || p.EnvoyBudgetPercent != 20 || p.EnvoyMinRetryConcurrency != 3 {
 			t.Errorf("%s: limiter defaults %+v", name, p)
 		}
-		if n := len(mustPolicy(t, p).Limits()); n != 0 {
-			t.Errorf("%s: %d limits by default, want none", name, n)
+		var want []Limit
+		if p.MaxAttempts > 0 {
+			want = append(want, &MaxAttemptsLimit{N: p.MaxAttempts})
+		}
+		if p.Deadline > 0 {
+			want = append(want, &DeadlineLimit{D: p.Deadline})
+		}
+		if got := mustPolicy(t, p).Limits(); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: limits %#v by default, want %#v", name, got, want)
 		}
 	}
 }

@@ -31,7 +31,7 @@ func TestLimiterURLRoundTrips(t *testing.T) {
 	}
 	a, b := st.p.Lanes[0], st.p.Lanes[1]
 	if a.GRPCThrottle != strategies.LimiterOn || a.GRPCTokenRatio != 0.25 || a.GRPCMaxTokens != 10 ||
-		a.AWSQuota != strategies.LimiterOn || a.AWSTimeoutCost != 12 || a.AWSRetryCost != 5 ||
+		a.AWSQuota != strategies.LimiterOn || a.AWSTimeoutCost != 12 || a.AWSRetryCost != strategies.DefaultAWSRetryCost ||
 		a.Breaker != strategies.BreakerRetries || a.BreakerOpenFor != 30*time.Second || a.BreakerThreshold != 25 ||
 		a.SREThrottle != strategies.LimiterOff || a.RetryBudget != strategies.LimiterOff {
 		t.Errorf("lane a decoded as %+v", a.Params)
