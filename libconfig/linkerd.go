@@ -92,7 +92,7 @@ func ParseLinkerd(data []byte) (LinkerdConfig, []Warning, error) {
 			"spec": func(v *yaml.Node, p string) {
 				if !hasKey(top, "kind") || kindOf(top) == "ServiceProfile" {
 					r.object(v, p, fields{"retryBudget": budget}, map[string]string{
-						"routes":   "a route's isRetryable and timeout are per route; a lane is one route",
+						"routes":       "a route's isRetryable and timeout are per route; a lane is one route",
 						"dstOverrides": "traffic splitting is not a retry setting", "opaquePorts": "not a retry setting",
 					}, nil)
 					return
@@ -237,7 +237,9 @@ func (c LinkerdConfig) Marshal() ([]byte, error) {
 	add := func(m *yaml.Node, k string, v *yaml.Node) {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
 	}
-	str := func(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: styleFor(s)} }
+	str := func(s string) *yaml.Node {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: styleFor(s)}
+	}
 	if len(c.HTTP) > 0 {
 		add(ann, "retry.linkerd.io/http", str(strings.Join(c.HTTP, ",")))
 	}

@@ -269,7 +269,7 @@ func genResilience4j(rng *rand.Rand) Config {
 				SlidingWindowType: pick(rng, "COUNT_BASED", "TIME_BASED"), SlidingWindowSize: 1 + rng.IntN(200),
 				MinimumNumberOfCalls: 1 + rng.IntN(200), WaitDurationInOpenState: durIn(rng, time.Millisecond, 10*time.Minute, time.Millisecond),
 				PermittedNumberOfCallsInHalfOpenState: 1 + rng.IntN(20), SlowCallRateThreshold: round(0.5+rng.Float64()*99.5, 1),
-				SlowCallDurationThreshold: durIn(rng, time.Nanosecond, time.Minute, pick(rng, time.Nanosecond, time.Millisecond)),
+				SlowCallDurationThreshold:                    durIn(rng, time.Nanosecond, time.Minute, pick(rng, time.Nanosecond, time.Millisecond)),
 				AutomaticTransitionFromOpenToHalfOpenEnabled: rng.IntN(2) == 0}
 			in.CircuitBreaker = &b
 		}
