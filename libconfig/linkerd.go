@@ -168,7 +168,7 @@ func (r *reader) linkerdAnnotations(v *yaml.Node, path string, c *LinkerdConfig,
 			switch {
 			case slicesContains(skip, k.Value):
 			case strings.HasPrefix(k.Value, "retry.linkerd.io/") || strings.HasPrefix(k.Value, "timeout.linkerd.io/"):
-				r.fail(k, p, ErrUnknownField, "", "retry.linkerd.io/http, …/grpc, …/limit, …/timeout, timeout.linkerd.io/request, …/response, …/idle")
+				r.fail(k, p, ErrUnknownField, "", "one of retry.linkerd.io/http, retry.linkerd.io/grpc, retry.linkerd.io/limit, retry.linkerd.io/timeout, timeout.linkerd.io/request, timeout.linkerd.io/response, timeout.linkerd.io/idle")
 			default:
 				r.warn(p, "not read: not a Linkerd retry annotation")
 			}
