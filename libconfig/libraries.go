@@ -22,8 +22,8 @@ type Library struct {
 	Parse func(data []byte) (Config, []Warning, error)
 }
 
-// parser adapts a typed parser to Library.Parse.
-func parser[C Config](parse func([]byte) (C, []Warning, error)) func([]byte) (Config, []Warning, error) {
+// typed adapts a typed parser to Library.Parse.
+func typed[C Config](parse func([]byte) (C, []Warning, error)) func([]byte) (Config, []Warning, error) {
 	return func(data []byte) (Config, []Warning, error) {
 		c, w, err := parse(data)
 		if err != nil {
@@ -36,13 +36,13 @@ func parser[C Config](parse func([]byte) (C, []Warning, error)) func([]byte) (Co
 // libraries lists the libraries whose configuration is text. A new one is
 // a model with its Parse and Marshal in a file of its own and a row here.
 var libraries = []Library{
-	{"grpc", "a gRPC service config (JSON): methodConfig[].retryPolicy, retryThrottling", parser(ParseGRPC)},
-	{"envoy", "an Envoy YAML fragment: a route's timeout and retry_policy, a cluster's circuit_breakers", parser(ParseEnvoy)},
-	{"istio", "an Istio VirtualService (YAML), whole or its spec: http[].timeout and http[].retries", parser(ParseIstio)},
-	{"linkerd", "Linkerd's retry annotations (retry.linkerd.io/…) on a Service or route, or a ServiceProfile's retryBudget (YAML)", parser(ParseLinkerd)},
-	{"aws", "an AWS shared config file (INI): retry_mode and max_attempts per profile", parser(ParseAWS)},
-	{"resilience4j", "a Spring Boot application.yml block: resilience4j.retry and resilience4j.circuitbreaker instances", parser(ParseResilience4j)},
-	{"polly", "Polly v8 RetryStrategyOptions as JSON (an appsettings.json section)", parser(ParsePolly)},
+	{"grpc", "a gRPC service config (JSON): methodConfig[].retryPolicy, retryThrottling", typed(ParseGRPC)},
+	{"envoy", "an Envoy YAML fragment: a route's timeout and retry_policy, a cluster's circuit_breakers", typed(ParseEnvoy)},
+	{"istio", "an Istio VirtualService (YAML), whole or its spec: http[].timeout and http[].retries", typed(ParseIstio)},
+	{"linkerd", "Linkerd's retry annotations (retry.linkerd.io/…) on a Service or route, or a ServiceProfile's retryBudget (YAML)", typed(ParseLinkerd)},
+	{"aws", "an AWS shared config file (INI): retry_mode and max_attempts per profile", typed(ParseAWS)},
+	{"resilience4j", "a Spring Boot application.yml block: resilience4j.retry and resilience4j.circuitbreaker instances", typed(ParseResilience4j)},
+	{"polly", "Polly v8 RetryStrategyOptions as JSON (an appsettings.json section)", typed(ParsePolly)},
 }
 
 // Libraries lists the libraries whose configuration is read and written,
