@@ -598,9 +598,6 @@ func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
 			}
 		}
 		if l.Jitter > 0 {
-			if l.Jitter >= 1 {
-				why = append(why, fmt.Sprintf("randomizedWaitFactor is below 1; the lane's jitter is %g", l.Jitter))
-			}
 			t.EnableRandomizedWait, t.RandomizedWaitFactor = true, l.Jitter
 		}
 		in.Retry = &t

@@ -33,7 +33,8 @@ type R4jInstance struct {
 }
 
 // R4jRetry is a retry instance's settings (RetryConfig; the intervals of
-// IntervalFunction).
+// IntervalFunction, resilience4j-core 2.x IntervalFunction.java, whose
+// checkInterval wants at least 1 ms).
 type R4jRetry struct {
 	// MaxAttempts is maxAttempts, the first call included: 1 or more; 3 by
 	// default.
@@ -45,8 +46,9 @@ type R4jRetry struct {
 	// EnableExponentialBackoff is enableExponentialBackoff: each wait is
 	// the previous one × ExponentialBackoffMultiplier.
 	EnableExponentialBackoff bool
-	// ExponentialBackoffMultiplier is exponentialBackoffMultiplier: 1 or
-	// more; 1.5 by default.
+	// ExponentialBackoffMultiplier is exponentialBackoffMultiplier,
+	// greater than 0; 1.5 by default. (resilience4j 2.x's IntervalFunction
+	// checks no multiplier; 1.x required at least 1.)
 	ExponentialBackoffMultiplier float64
 	// ExponentialMaxWaitDuration is exponentialMaxWaitDuration, the cap on
 	// a wait; 0 when unset (no cap).
@@ -54,8 +56,8 @@ type R4jRetry struct {
 	// EnableRandomizedWait is enableRandomizedWait: each wait is drawn
 	// from [w×(1−f), w×(1+f)].
 	EnableRandomizedWait bool
-	// RandomizedWaitFactor is randomizedWaitFactor f: in [0, 1); 0.5 by
-	// default.
+	// RandomizedWaitFactor is randomizedWaitFactor f: in [0, 1] (2.x's
+	// checkRandomizationFactor; 1.x excluded 1); 0.5 by default.
 	RandomizedWaitFactor float64
 }
 
@@ -271,7 +273,7 @@ func (r *reader) r4jRetry(v *yaml.Node, path string, t *R4jRetry) {
 			}
 		},
 		"exponentialbackoffmultiplier": func(v *yaml.Node, p string) {
-			if x, ok := r.number(v, p, func(x float64) bool { return x >= 1 }, "a number, 1 or more", true); ok {
+			if x, ok := r.number(v, p, func(x float64) bool { return x > 0 }, "a number greater than 0", true); ok {
 				t.ExponentialBackoffMultiplier = x
 			}
 		},
@@ -286,7 +288,7 @@ func (r *reader) r4jRetry(v *yaml.Node, path string, t *R4jRetry) {
 			}
 		},
 		"randomizedwaitfactor": func(v *yaml.Node, p string) {
-			if x, ok := r.number(v, p, func(x float64) bool { return x >= 0 && x < 1 }, "a number in [0, 1)", true); ok {
+			if x, ok := r.number(v, p, func(x float64) bool { return x >= 0 && x <= 1 }, "a number in [0, 1]", true); ok {
 				t.RandomizedWaitFactor = x
 			}
 		},

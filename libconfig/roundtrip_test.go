@@ -256,9 +256,9 @@ func genResilience4j(rng *rand.Rand) Config {
 			t := R4jRetry{MaxAttempts: 1 + rng.IntN(10),
 				WaitDuration:                 durIn(rng, time.Millisecond, 10*time.Second, pick(rng, time.Millisecond, time.Second, time.Microsecond)),
 				EnableExponentialBackoff:     rng.IntN(2) == 0,
-				ExponentialBackoffMultiplier: round(1+rng.Float64()*3, rng.IntN(3)),
+				ExponentialBackoffMultiplier: round(0.1+rng.Float64()*3, rng.IntN(3)+1),
 				EnableRandomizedWait:         rng.IntN(2) == 0,
-				RandomizedWaitFactor:         round(rng.Float64()*0.99, 2)}
+				RandomizedWaitFactor:         round(rng.Float64(), 2)}
 			if rng.IntN(2) == 0 {
 				t.ExponentialMaxWaitDuration = durIn(rng, time.Millisecond, time.Hour, time.Millisecond)
 			}
