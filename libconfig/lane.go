@@ -167,7 +167,7 @@ func noLimiters(l strategies.Params, lib string, allowed ...string) []string {
 	var out []string
 	for _, s := range []struct{ name, value string }{
 		{"grpc_throttle", l.GRPCThrottle}, {"aws_quota", l.AWSQuota}, {"sre_throttle", l.SREThrottle},
-		{"retry_budget", l.RetryBudget}, {"breaker", l.Breaker},
+		{"retry_budget", l.RetryBudget}, {"breaker", l.Breaker}, {"envoy_retry_limit", l.EnvoyRetryLimit},
 	} {
 		if s.value != "" && s.value != strategies.LimiterOff && !slices.Contains(allowed, s.name) {
 			out = append(out, fmt.Sprintf("%s has no setting for the lane's %s limiter", lib, s.name))
@@ -263,8 +263,28 @@ func envoyToLane(c EnvoyConfig) (strategies.Params, []Warning, map[string]string
 			w = append(w, Warning{"timeout", "the lane's deadline stops new attempts only; Envoy also cuts the attempt in flight"})
 		}
 	}
-	if c.CircuitBreakers != nil {
-		w = append(w, Warning{"circuit_breakers", "not expressed: Envoy's limit on retries in flight (max_retries, retry_budget) is not a row yet"})
+	if c.CircuitBreakers == nil {
+		w = append(w, Warning{"circuit_breakers", "absent: the lane sets no limit on retries in flight; in Envoy the cluster's own applies (max_retries 3 unless set)"})
+		return l, w, field, nil
+	}
+	// A lane's requests are of the default routing priority: its
+	// thresholds are the DEFAULT entry's, or Envoy's defaults without one.
+	l.EnvoyRetryLimit = strategies.EnvoyMaxRetries
+	for i, t := range c.CircuitBreakers.Thresholds {
+		tp := fmt.Sprintf("circuit_breakers.thresholds[%d]", i)
+		if t.Priority != "DEFAULT" {
+			w = append(w, Warning{tp, "not read: a lane's requests are of the DEFAULT priority"})
+			continue
+		}
+		l.EnvoyMaxRetries = int(t.MaxRetries)
+		field["envoy_max_retries"] = tp + ".max_retries"
+		if b := t.RetryBudget; b != nil {
+			l.EnvoyRetryLimit, l.EnvoyBudgetPercent, l.EnvoyMinRetryConcurrency = strategies.EnvoyBudget, b.BudgetPercent, int(b.MinRetryConcurrency)
+			field["envoy_budget_percent"], field["envoy_min_retry_concurrency"] = tp+".retry_budget.budget_percent.value", tp+".retry_budget.min_retry_concurrency"
+			if b.BudgetInterval != 0 {
+				w = append(w, Warning{tp + ".retry_budget.budget_interval", "not expressed: the lane's budget counts the requests in flight now"})
+			}
+		}
 	}
 	return l, w, field, nil
 }
@@ -512,7 +532,7 @@ func envoyFromLane(l strategies.Params) (Config, []Warning, error) {
 	if l.MaxAttempts < 1 {
 		why = append(why, "Envoy's num_retries is a count; the lane has no max_attempts")
 	}
-	why = append(why, noLimiters(l, "Envoy")...)
+	why = append(why, noLimiters(l, "Envoy", "envoy_retry_limit")...)
 	p := &EnvoyRetryPolicy{RetryOn: []string{"5xx", "reset", "connect-failure"}, NumRetries: uint32(max(l.MaxAttempts-1, 0)), PerTryTimeout: l.PerTryTimeout}
 	if l.MinDelay != EnvoyDefaultBaseInterval || l.MaxDelay != 10*EnvoyDefaultBaseInterval {
 		p.BackOff = &EnvoyBackOff{BaseInterval: l.MinDelay}
@@ -521,7 +541,19 @@ func envoyFromLane(l strategies.Params) (Config, []Warning, error) {
 		}
 	}
 	d := l.Deadline
-	return EnvoyConfig{Timeout: &d, RetryPolicy: p}, []Warning{{"retry_policy.retry_on", everyFailure}}, cannot("envoy", why)
+	c := EnvoyConfig{Timeout: &d, RetryPolicy: p}
+	w := []Warning{{"retry_policy.retry_on", everyFailure}}
+	switch l.EnvoyRetryLimit {
+	case strategies.EnvoyMaxRetries, strategies.EnvoyBudget:
+		t := EnvoyThresholds{Priority: "DEFAULT", MaxRetries: uint32(l.EnvoyMaxRetries)}
+		if l.EnvoyRetryLimit == strategies.EnvoyBudget {
+			t.RetryBudget = &EnvoyRetryBudget{BudgetPercent: l.EnvoyBudgetPercent, MinRetryConcurrency: uint32(l.EnvoyMinRetryConcurrency)}
+		}
+		c.CircuitBreakers = &EnvoyCircuitBreakers{Thresholds: []EnvoyThresholds{t}}
+	default:
+		w = append(w, Warning{"circuit_breakers", "left out: the lane sets no limit on retries in flight; in Envoy the cluster's own applies (max_retries 3 unless set)"})
+	}
+	return c, w, cannot("envoy", why)
 }
 
 func istioFromLane(l strategies.Params) (Config, []Warning, error) {

@@ -39,6 +39,13 @@ var laneGenerators = map[string]func(rng *rand.Rand) strategies.Params{
 			l.MinDelay, l.MaxDelay = EnvoyDefaultBaseInterval, 10*EnvoyDefaultBaseInterval
 		}
 		l.MaxAttempts, l.PerTryTimeout, l.Deadline = 1+rng.IntN(10), maybeDur(rng, time.Millisecond, 10*time.Second), maybeDur(rng, time.Millisecond, time.Hour)
+		switch rng.IntN(3) {
+		case 1:
+			l.EnvoyRetryLimit, l.EnvoyMaxRetries = strategies.EnvoyMaxRetries, rng.IntN(100)
+		case 2:
+			l.EnvoyRetryLimit, l.EnvoyMaxRetries = strategies.EnvoyBudget, rng.IntN(100)
+			l.EnvoyBudgetPercent, l.EnvoyMinRetryConcurrency = round(rng.Float64()*100, rng.IntN(3)), rng.IntN(20)
+		}
 		return l
 	},
 	"istio": func(rng *rand.Rand) strategies.Params {
@@ -200,7 +207,7 @@ func TestImportRealConfigs(t *testing.T) {
 		lib, file, query string
 	}{
 		{"grpc", "grpc_service_config.json", "a.deadline=10s&a.grpc_throttle=on&a.strategy=grpc_retry"},
-		{"envoy", "envoy_route.yaml", "a.deadline=15s&a.max_attempts=4&a.max_delay=1s&a.min_delay=50ms&a.per_try_timeout=2s&a.strategy=envoy"},
+		{"envoy", "envoy_route.yaml", "a.deadline=15s&a.envoy_budget_percent=25&a.envoy_max_retries=5&a.envoy_min_retry_concurrency=10&a.envoy_retry_limit=budget&a.max_attempts=4&a.max_delay=1s&a.min_delay=50ms&a.per_try_timeout=2s&a.strategy=envoy"},
 		{"istio", "istio_virtualservice.yaml", "a.deadline=10s&a.max_attempts=4&a.per_try_timeout=2s&a.strategy=envoy"},
 		{"linkerd", "linkerd_httproute.yaml", "a.deadline=2s&a.max_attempts=3&a.min_delay=1ms&a.strategy=fixed"},
 		{"linkerd", "linkerd_serviceprofile.yaml", "a.min_delay=1ms&a.retry_budget=on&a.strategy=fixed"},
@@ -254,6 +261,8 @@ func TestImportErrors(t *testing.T) {
 		{"grpc backoff under 1ms", "grpc", `{"methodConfig":[{"retryPolicy":{"maxAttempts":2,"initialBackoff":"0.0005s","maxBackoff":"2s","backoffMultiplier":2,"retryableStatusCodes":["UNAVAILABLE"]}}]}`,
 			"methodConfig[0].retryPolicy.initialBackoff", ErrUnsupported},
 		{"envoy without retry policy", "envoy", "timeout: 5s\n", "retry_policy", ErrMissing},
+		{"envoy max_retries past the vocabulary", "envoy", "retry_policy: {}\ncircuit_breakers:\n  thresholds:\n  - max_retries: 2000000\n",
+			"circuit_breakers.thresholds[0].max_retries", ErrUnsupported},
 		{"aws legacy", "aws", "[default]\nretry_mode = legacy\n", "[default].retry_mode", ErrUnsupported},
 		{"aws two profiles", "aws", "[default]\nmax_attempts = 3\n[profile b]\nmax_attempts = 4\n", "[profile b]", ErrAmbiguous},
 		{"resilience4j time window", "resilience4j", "resilience4j:\n  circuitbreaker:\n    instances:\n      a:\n        slidingWindowType: TIME_BASED\n",
@@ -295,6 +304,7 @@ func TestCannotExpress(t *testing.T) {
 		{"grpc", with(laneOf(strategies.NameGRPCRetry), func(l *strategies.Params) { l.MaxAttempts = 7 }), "2 to 5"},
 		{"envoy", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.SREThrottle = strategies.LimiterOn }), "sre_throttle"},
 		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.MaxDelay = time.Second }), "10 × that"},
+		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.EnvoyRetryLimit = strategies.EnvoyMaxRetries }), "envoy_retry_limit"},
 		{"linkerd", with(laneOf(strategies.NameFixed), func(l *strategies.Params) { l.MaxAttempts = 3 }), "at once"},
 		{"aws", with(laneOf(strategies.NameFullJitter), func(l *strategies.Params) { l.MaxAttempts = 3 }), "sets no delays"},
 		{"resilience4j", with(laneOf(strategies.NameResilience4j), func(l *strategies.Params) { l.Breaker = strategies.BreakerRetries }), "retries only"},
