@@ -155,6 +155,7 @@ func TestParseErrors(t *testing.T) {
 		{"resilience4j multiplier 0", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        exponentialBackoffMultiplier: 0\n", "resilience4j.retry.instances.a.exponentialBackoffMultiplier", ErrOutOfRange, "greater than 0"},
 		{"resilience4j decimal duration", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        waitDuration: 1.5s\n", "resilience4j.retry.instances.a.waitDuration", ErrType, "PT0.5S"},
 		{"resilience4j missing base", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        baseConfig: shared\n", "resilience4j.retry.instances.a.baseConfig", ErrOutOfRange, "configs"},
+		{"resilience4j base loop", "resilience4j", "resilience4j:\n  retry:\n    configs:\n      x:\n        baseConfig: y\n      y:\n        baseConfig: x\n    instances:\n      a:\n        baseConfig: x\n", "resilience4j.retry.configs.y.baseConfig", ErrOutOfRange, "do not loop"},
 		{"resilience4j interval function", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        intervalBiFunction: com.x.F\n", "resilience4j.retry.instances.a.intervalBiFunction", ErrUnsupported, ""},
 		{"resilience4j window type", "resilience4j", "resilience4j:\n  circuitbreaker:\n    instances:\n      a:\n        slidingWindowType: SLIDING\n", "resilience4j.circuitbreaker.instances.a.slidingWindowType", ErrOutOfRange, "COUNT_BASED"},
 		{"polly zero retries", "polly", `{"MaxRetryAttempts": 0}`, "MaxRetryAttempts", ErrOutOfRange, "1 to 2147483647"},
@@ -182,6 +183,28 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("message %q does not start with the path %q", err, tt.path)
 			}
 		})
+	}
+}
+
+// TestYAMLMergeKeys: a mapping merged in with "<<: *anchor" is read as if
+// written in place, and a key written beside it overrides it.
+func TestYAMLMergeKeys(t *testing.T) {
+	c, _, err := ParseResilience4j([]byte(`resilience4j:
+  retry:
+    instances:
+      a:
+        <<: &base
+          maxAttempts: 5
+          waitDuration: 1s
+        waitDuration: 2s
+      b: *base
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Instances) != 2 || c.Instances[0].Retry.MaxAttempts != 5 || c.Instances[0].Retry.WaitDuration != 2*time.Second ||
+		c.Instances[1].Retry.WaitDuration != time.Second {
+		t.Errorf("read %+v %+v", c.Instances[0].Retry, c.Instances[1].Retry)
 	}
 }
 

@@ -1,6 +1,7 @@
 package libconfig
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -210,6 +211,9 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 	return c, r.warns, r.err()
 }
 
+// maxBaseDepth bounds a chain of base configs, which also stops a loop.
+const maxBaseDepth = 8
+
 // r4jBases lists the configs an instance inherits, the most distant first:
 // its baseConfig and that config's own baseConfig, or configs.default when
 // it names none.
@@ -225,10 +229,10 @@ func (r *reader) r4jBases(configs map[string]*yaml.Node, in r4jNamed, configsPat
 			return chain
 		}
 		next, ok := configs[base]
-		if !ok || depth > len(configs) {
+		if !ok || depth >= maxBaseDepth {
 			allowed := "the name of one of " + configsPath
 			if ok {
-				allowed = "base configs that do not loop"
+				allowed = fmt.Sprintf("base configs that do not loop, at most %d deep", maxBaseDepth)
 			}
 			r.fail(bp, join(path, "baseConfig"), ErrOutOfRange, base, allowed)
 			return nil
