@@ -339,18 +339,22 @@ func linkerdToLane(c LinkerdConfig) (strategies.Params, []Warning, map[string]st
 		return l, nil, nil, &FieldError{Path: `["retry.linkerd.io/http"]`, Kind: ErrMissing,
 			Allowed: "Linkerd retries with retry.linkerd.io/http or /grpc, or by a ServiceProfile's retryBudget"}
 	}
-	if annotated {
-		l.MaxAttempts = c.Limit + 1
-		w = append(w, Warning{`["retry.linkerd.io/http"]`, "not expressed: the lane retries every failure, a timeout or an error answer"})
-	}
 	l.Deadline = c.RequestTimeout
-	if c.Timeout != 0 {
-		w = append(w, Warning{`["retry.linkerd.io/timeout"]`, "not expressed: the row fixed reads no per-attempt timeout; set the clients' timeout to it"})
-	}
 	if b := c.Budget; b != nil {
+		// A ServiceProfile's retries have no limit per request: its budget
+		// bounds them.
 		l.RetryBudget = strategies.LimiterOn
 		l.BudgetPercent, l.BudgetMinPerSec, l.BudgetTTL = decimalShift(b.RetryRatio, 2), b.MinRetriesPerSecond, b.TTL
 		field["budget_percent"], field["budget_min_per_sec"], field["budget_ttl"] = "spec.retryBudget.retryRatio", "spec.retryBudget.minRetriesPerSecond", "spec.retryBudget.ttl"
+		if annotated {
+			w = append(w, Warning{`["retry.linkerd.io/limit"]`, "ignored: Linkerd uses a service's ServiceProfile and ignores its retry annotations; the lane retries within the budget, with no limit per request"})
+		}
+		return l, w, field, nil
+	}
+	l.MaxAttempts = c.Limit + 1
+	w = append(w, Warning{`["retry.linkerd.io/http"]`, "not expressed: the lane retries every failure, a timeout or an error answer"})
+	if c.Timeout != 0 {
+		w = append(w, Warning{`["retry.linkerd.io/timeout"]`, "not expressed: the row fixed reads no per-attempt timeout; set the clients' timeout to it"})
 	}
 	return l, w, field, nil
 }
@@ -586,13 +590,15 @@ func linkerdFromLane(l strategies.Params) (Config, []Warning, error) {
 		why = append(why, "Linkerd's timeouts are whole milliseconds; the lane's deadline is "+l.Deadline.String())
 	}
 	switch {
+	case l.RetryBudget == strategies.LimiterOn && l.MaxAttempts > 0:
+		why = append(why, "Linkerd bounds retries by a ServiceProfile's budget or by the annotations' limit, never both: a proxy ignores the annotations of a service with a ServiceProfile")
+	case l.RetryBudget == strategies.LimiterOn:
+		c.Budget = &LinkerdBudget{RetryRatio: decimalShift(l.BudgetPercent, -2), MinRetriesPerSecond: l.BudgetMinPerSec, TTL: l.BudgetTTL}
+		return c, nil, cannot("linkerd", why)
 	case l.MaxAttempts > 0:
 		c.HTTP, c.Limit = []string{"5xx"}, l.MaxAttempts-1
-	case l.RetryBudget != strategies.LimiterOn:
+	default:
 		why = append(why, "Linkerd's retry annotations need a limit: the lane has neither max_attempts nor a retry_budget")
-	}
-	if l.RetryBudget == strategies.LimiterOn {
-		c.Budget = &LinkerdBudget{RetryRatio: decimalShift(l.BudgetPercent, -2), MinRetriesPerSecond: l.BudgetMinPerSec, TTL: l.BudgetTTL}
 	}
 	return c, []Warning{{`["retry.linkerd.io/http"]`, everyFailure}}, cannot("linkerd", why)
 }

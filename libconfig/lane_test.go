@@ -57,8 +57,9 @@ var laneGenerators = map[string]func(rng *rand.Rand) strategies.Params{
 	},
 	"linkerd": func(rng *rand.Rand) strategies.Params {
 		l := laneOf(strategies.NameFixed)
-		l.MinDelay, l.MaxAttempts, l.Deadline = linkerdDelay, rng.IntN(10), maybeDur(rng, time.Millisecond, time.Hour)
-		if l.MaxAttempts == 0 || rng.IntN(2) == 0 {
+		l.MinDelay, l.MaxAttempts, l.Deadline = linkerdDelay, 1+rng.IntN(10), maybeDur(rng, time.Millisecond, time.Hour)
+		if rng.IntN(2) == 0 {
+			l.MaxAttempts = 0
 			l.RetryBudget, l.BudgetPercent = strategies.LimiterOn, round(rng.Float64()*1000, rng.IntN(3))
 			l.BudgetMinPerSec, l.BudgetTTL = rng.IntN(1000), durIn(rng, time.Second, time.Minute, time.Millisecond)
 		}
@@ -306,6 +307,9 @@ func TestCannotExpress(t *testing.T) {
 		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.MaxDelay = time.Second }), "10 × that"},
 		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.EnvoyRetryLimit = strategies.EnvoyMaxRetries }), "envoy_retry_limit"},
 		{"linkerd", with(laneOf(strategies.NameFixed), func(l *strategies.Params) { l.MaxAttempts = 3 }), "at once"},
+		{"linkerd", with(laneOf(strategies.NameFixed), func(l *strategies.Params) {
+			l.MinDelay, l.MaxAttempts, l.RetryBudget = linkerdDelay, 3, strategies.LimiterOn
+		}), "never both"},
 		{"aws", with(laneOf(strategies.NameFullJitter), func(l *strategies.Params) { l.MaxAttempts = 3 }), "sets no delays"},
 		{"resilience4j", with(laneOf(strategies.NameResilience4j), func(l *strategies.Params) { l.Breaker = strategies.BreakerRetries }), "retries only"},
 		{"polly", with(laneOf(strategies.NamePolly), func(l *strategies.Params) { l.MaxAttempts = 0 }), "MaxRetryAttempts is at least 1"},
