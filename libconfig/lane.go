@@ -429,8 +429,10 @@ func r4jToLane(c Resilience4jConfig) (strategies.Params, []Warning, map[string]s
 			l.Jitter = t.RandomizedWaitFactor
 		}
 	} else {
-		l = laneOf(strategies.NameNone)
-		w = append(w, Warning{rp, "unset: the lane does not retry (strategy none)"})
+		// Not strategy none, which reads no limiter: the breaker must still
+		// judge the one attempt.
+		l.MaxAttempts = 1
+		w = append(w, Warning{rp, "unset: the lane makes one attempt per request (max_attempts 1)"})
 	}
 	if b := in.CircuitBreaker; b != nil {
 		if b.SlidingWindowType != "COUNT_BASED" {
@@ -639,9 +641,8 @@ func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
 			t.EnableRandomizedWait, t.RandomizedWaitFactor = true, l.Jitter
 		}
 		in.Retry = &t
-	case strategies.NameNone:
 	default:
-		why = append(why, wrongRow("resilience4j", l, strategies.NameResilience4j, strategies.NameNone))
+		why = append(why, wrongRow("resilience4j", l, strategies.NameResilience4j))
 	}
 	switch l.Breaker {
 	case strategies.BreakerAll:
@@ -651,9 +652,6 @@ func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
 		in.CircuitBreaker = &b
 	case strategies.BreakerRetries:
 		why = append(why, "resilience4j's CircuitBreaker sees every call; the lane's breaker refuses retries only")
-	}
-	if in.Retry == nil && in.CircuitBreaker == nil {
-		why = append(why, "a lane that neither retries nor breaks is no resilience4j instance")
 	}
 	why = append(why, noLimiters(l, "resilience4j", "breaker")...)
 	return Resilience4jConfig{Instances: []R4jInstance{in}}, nil, cannot("resilience4j", why)

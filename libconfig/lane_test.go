@@ -73,21 +73,17 @@ var laneGenerators = map[string]func(rng *rand.Rand) strategies.Params{
 	},
 	"resilience4j": func(rng *rand.Rand) strategies.Params {
 		l := laneOf(strategies.NameResilience4j)
-		if rng.IntN(8) == 0 {
-			l = laneOf(strategies.NameNone)
-		} else {
-			l.MinDelay, l.MaxAttempts = durIn(rng, time.Millisecond, 10*time.Second, time.Millisecond), 1+rng.IntN(10)
-			if rng.IntN(2) == 0 {
-				l.Factor = round(1+rng.Float64()*9, 2)
-			}
-			if rng.IntN(2) == 0 {
-				l.MaxDelay = l.MinDelay + durIn(rng, 0, time.Hour, time.Millisecond)
-			}
-			if rng.IntN(2) == 0 {
-				l.Jitter = round(0.01+rng.Float64()*0.99, 2)
-			}
+		l.MinDelay, l.MaxAttempts = durIn(rng, time.Millisecond, 10*time.Second, time.Millisecond), 1+rng.IntN(10)
+		if rng.IntN(2) == 0 {
+			l.Factor = round(1+rng.Float64()*9, 2)
 		}
-		if l.Strategy == strategies.NameNone || rng.IntN(2) == 0 {
+		if rng.IntN(2) == 0 {
+			l.MaxDelay = l.MinDelay + durIn(rng, 0, time.Hour, time.Millisecond)
+		}
+		if rng.IntN(2) == 0 {
+			l.Jitter = round(0.01+rng.Float64()*0.99, 2)
+		}
+		if rng.IntN(2) == 0 {
 			l.Breaker, l.BreakerThreshold = strategies.BreakerAll, round(1+rng.Float64()*99, 1)
 			l.BreakerWindow, l.BreakerMinCalls, l.BreakerProbes = 1+rng.IntN(1000), 1+rng.IntN(1000), 1+rng.IntN(100)
 			l.BreakerOpenFor = durIn(rng, time.Millisecond, 10*time.Minute, time.Millisecond)
@@ -208,6 +204,7 @@ func TestImportRealConfigs(t *testing.T) {
 		lib, file, query string
 	}{
 		{"grpc", "grpc_service_config.json", "a.deadline=10s&a.grpc_throttle=on&a.strategy=grpc_retry"},
+		{"resilience4j", "resilience4j_breaker_only.yml", "a.breaker=all&a.breaker_open_for=10s&a.max_attempts=1&a.strategy=resilience4j"},
 		{"envoy", "envoy_route.yaml", "a.deadline=15s&a.envoy_budget_percent=25&a.envoy_max_retries=5&a.envoy_min_retry_concurrency=10&a.envoy_retry_limit=budget&a.max_attempts=4&a.max_delay=1s&a.min_delay=50ms&a.per_try_timeout=2s&a.strategy=envoy"},
 		{"istio", "istio_virtualservice.yaml", "a.deadline=10s&a.max_attempts=4&a.per_try_timeout=2s&a.strategy=envoy"},
 		{"linkerd", "linkerd_httproute.yaml", "a.deadline=2s&a.max_attempts=3&a.min_delay=1ms&a.strategy=fixed"},
@@ -312,6 +309,7 @@ func TestCannotExpress(t *testing.T) {
 		}), "never both"},
 		{"aws", with(laneOf(strategies.NameFullJitter), func(l *strategies.Params) { l.MaxAttempts = 3 }), "sets no delays"},
 		{"resilience4j", with(laneOf(strategies.NameResilience4j), func(l *strategies.Params) { l.Breaker = strategies.BreakerRetries }), "retries only"},
+		{"resilience4j", laneOf(strategies.NameNone), "the row resilience4j; the lane's strategy is none"},
 		{"polly", with(laneOf(strategies.NamePolly), func(l *strategies.Params) { l.MaxAttempts = 0 }), "MaxRetryAttempts is at least 1"},
 		{"polly-csharp", exp, "the row polly"},
 		{"cenkalti", exp, "the row cenkalti"},

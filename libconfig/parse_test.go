@@ -208,6 +208,31 @@ func TestYAMLMergeKeys(t *testing.T) {
 	}
 }
 
+// TestSpringDottedKeys: Spring reads "a.b: v" as "a: {b: v}", merged with
+// the siblings that share the prefix; brackets keep a name's dots.
+func TestSpringDottedKeys(t *testing.T) {
+	c, _, err := ParseResilience4j([]byte(`resilience4j.retry.instances.a.maxAttempts: 5
+resilience4j:
+  retry:
+    instances:
+      a:
+        waitDuration: 1s
+resilience4j.retry.instances.[b.c].max-attempts: 2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Instances) != 2 || c.Instances[0].Name != "a" || c.Instances[0].Retry.MaxAttempts != 5 ||
+		c.Instances[0].Retry.WaitDuration != time.Second || c.Instances[1].Name != "b.c" || c.Instances[1].Retry.MaxAttempts != 2 {
+		t.Errorf("read %+v", c.Instances)
+	}
+	_, _, err = ParseResilience4j([]byte("resilience4j.retry.instances.a.maxAttempts: 5\nresilience4j.retry.instances.a:\n  maxAttempts: 6\n"))
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Path != "resilience4j.retry.instances.a.maxAttempts" || !errors.Is(err, ErrDuplicate) {
+		t.Errorf("a property given twice = %v", err)
+	}
+}
+
 // TestParseReportsEveryError checks that one pass reports every bad field,
 // not only the first.
 func TestParseReportsEveryError(t *testing.T) {

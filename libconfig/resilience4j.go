@@ -114,6 +114,84 @@ func springKey(s string) string {
 	return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
 }
 
+// springTree rewrites mapping n as Spring Boot reads YAML properties: a
+// key with dots ("resilience4j.retry:") is a path of nested keys, merged
+// with its siblings that share a prefix; a segment in brackets
+// ("[backend.a]") keeps its dots.
+func springTree(n *yaml.Node) *yaml.Node {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		return n
+	}
+	type entry struct {
+		key, value *yaml.Node
+		rest       string
+	}
+	var order []string
+	groups := map[string][]entry{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := resolve(n.Content[i])
+		head, rest := splitSpring(k.Value)
+		if k.ShortTag() == "!!merge" {
+			head, rest = "<<", ""
+		}
+		if _, ok := groups[head]; !ok {
+			order = append(order, head)
+		}
+		groups[head] = append(groups[head], entry{k, n.Content[i+1], rest})
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Line: n.Line, Column: n.Column}
+	keyOf := func(k *yaml.Node, name string) *yaml.Node {
+		c := *k
+		c.Value = name
+		return &c
+	}
+	for _, head := range order {
+		g := groups[head]
+		if len(g) == 1 && g[0].rest == "" {
+			out.Content = append(out.Content, keyOf(g[0].key, head), springTree(g[0].value))
+			continue
+		}
+		child := &yaml.Node{Kind: yaml.MappingNode, Line: g[0].key.Line, Column: g[0].key.Column}
+		for _, e := range g {
+			switch v := resolve(e.value); {
+			case e.rest != "":
+				child.Content = append(child.Content, keyOf(e.key, e.rest), e.value)
+			case v.Kind == yaml.MappingNode:
+				child.Content = append(child.Content, v.Content...)
+			default: // a value beside a path under the same key: both kept, so the reader names the clash
+				out.Content = append(out.Content, keyOf(e.key, head), e.value)
+			}
+		}
+		out.Content = append(out.Content, keyOf(g[0].key, head), springTree(child))
+	}
+	return out
+}
+
+// splitSpring splits a Spring property key at its first dot outside
+// brackets, and takes the brackets off the first segment.
+func splitSpring(key string) (head, rest string) {
+	depth := 0
+	for i, c := range key {
+		switch {
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+		case c == '.' && depth == 0:
+			return unbracket(key[:i]), key[i+1:]
+		}
+	}
+	return unbracket(key), ""
+}
+
+func unbracket(s string) string {
+	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
 // r4jSection is one of resilience4j.retry or resilience4j.circuitbreaker:
 // its configs and instances as written, by name, with their paths.
 type r4jSection struct {
@@ -135,6 +213,7 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 	if err != nil {
 		return c, nil, err
 	}
+	top = springTree(top)
 	r := &reader{}
 	var retry, breaker r4jSection
 	section := func(s *r4jSection, other map[string]string) func(v *yaml.Node, p string) {
