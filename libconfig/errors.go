@@ -47,6 +47,9 @@ type FieldError struct {
 	Allowed string // what the library accepts, in words; may be empty
 }
 
+// Error says the path first, then what is wrong, the value, what the
+// library allows and the line: "retryThrottling.maxTokens: out of range
+// "1001" (an integer in (0, 1000]) at line 3".
 func (e *FieldError) Error() string {
 	var b strings.Builder
 	if e.Path != "" {
@@ -82,6 +85,7 @@ type Warning struct {
 	Message string // what happened to it, in words
 }
 
+// String is the warning as the command prints it: "path: message".
 func (w Warning) String() string {
 	if w.Path == "" {
 		return w.Message

@@ -27,6 +27,7 @@ type CannotExpress struct {
 	Reasons []string
 }
 
+// Error names the library and every reason, as one sentence.
 func (e *CannotExpress) Error() string {
 	return fmt.Sprintf("%s cannot express this lane: %s", e.Lib, strings.Join(e.Reasons, "; "))
 }
