@@ -144,7 +144,22 @@ func (r *reader) envoyRetry(v *yaml.Node, path string) *EnvoyRetryPolicy {
 	hostChoice := "which host a retry goes to is not a timing setting"
 	ok := r.object(v, path, fields{
 		"retry_on": func(v *yaml.Node, f string) {
-			p.RetryOn = r.conditions(v, f, envoyRetryOn, false)
+			// Envoy's route loader keeps the conditions it knows and drops
+			// the rest (RetryPolicyImpl takes parseRetryOn's bits, not its
+			// all-valid flag): so does this, aloud.
+			s, ok := r.text(v, f, false)
+			if !ok {
+				return
+			}
+			for _, c := range strings.Split(s, ",") {
+				switch c = strings.TrimSpace(c); {
+				case c == "":
+				case slices.Contains(envoyRetryOn, c):
+					p.RetryOn = append(p.RetryOn, c)
+				default:
+					r.warn(f, "Envoy ignores the unknown condition %q (it knows %s)", c, strings.Join(envoyRetryOn, ", "))
+				}
+			}
 		},
 		"num_retries": func(v *yaml.Node, f string) {
 			n, _ := r.integer(v, f, 0, math.MaxUint32, "a whole number of retries, 0 to 4294967295", true)

@@ -41,7 +41,9 @@ type IstioRetry struct {
 	PerTryTimeout time.Duration
 	// RetryOn is retryOn, split: Envoy's conditions and HTTP status codes;
 	// empty means Istio's default connect-failure,refused-stream,
-	// unavailable,cancelled.
+	// unavailable,cancelled. Unlike Envoy, which drops a condition it does
+	// not know, Istio's validation refuses the VirtualService: so does
+	// the parser.
 	RetryOn []string
 	// Backoff is backoff, the base interval of Envoy's back-off; 0 when
 	// unset (25 ms).

@@ -132,7 +132,6 @@ func TestParseErrors(t *testing.T) {
 		{"grpc duplicate key", "grpc", `{"retryThrottling":{"maxTokens":10,"maxTokens":20,"tokenRatio":1}}`,
 			"retryThrottling.maxTokens", ErrDuplicate, ""},
 		{"envoy unknown field", "envoy", "retry_policy:\n  num_retry: 3\n", "retry_policy.num_retry", ErrUnknownField, ""},
-		{"envoy bad condition", "envoy", "retry_policy:\n  retry_on: 5xx,conect-failure\n", "retry_policy.retry_on", ErrOutOfRange, "connect-failure"},
 		{"envoy go duration", "envoy", "retry_policy:\n  per_try_timeout: 250ms\n", "retry_policy.per_try_timeout", ErrType, "0.025s"},
 		{"envoy base missing", "envoy", "retry_policy:\n  retry_back_off:\n    max_interval: 1s\n", "retry_policy.retry_back_off.base_interval", ErrMissing, ""},
 		{"envoy max below base", "envoy", "retry_policy:\n  retry_back_off:\n    base_interval: 2s\n    max_interval: 1s\n", "retry_policy.retry_back_off.max_interval", ErrOutOfRange, "at least base_interval"},
@@ -141,6 +140,7 @@ func TestParseErrors(t *testing.T) {
 		{"istio attempts negative", "istio", "http:\n- retries:\n    attempts: -1\n", "http[0].retries.attempts", ErrOutOfRange, "0 or more"},
 		{"istio perTryTimeout under 1ms", "istio", "http:\n- retries:\n    perTryTimeout: 500us\n", "http[0].retries.perTryTimeout", ErrOutOfRange, "at least 1ms"},
 		{"istio unknown retry field", "istio", "spec:\n  http:\n  - retries:\n      attempt: 3\n", "spec.http[0].retries.attempt", ErrUnknownField, ""},
+		{"istio bad condition", "istio", "http:\n- retries:\n    retryOn: 5xx,conect-failure\n", "http[0].retries.retryOn", ErrOutOfRange, "connect-failure"},
 		{"istio wrong kind", "istio", "kind: DestinationRule\nspec: {}\n", "kind", ErrOutOfRange, "VirtualService"},
 		{"linkerd unknown annotation", "linkerd", "retry.linkerd.io/limt: \"3\"\n", `["retry.linkerd.io/limt"]`, ErrUnknownField, "retry.linkerd.io/limit"},
 		{"linkerd timeout without unit", "linkerd", "retry.linkerd.io/timeout: \"300\"\n", `["retry.linkerd.io/timeout"]`, ErrType, "unit"},
@@ -230,6 +230,22 @@ resilience4j.retry.instances.[b.c].max-attempts: 2
 	var fe *FieldError
 	if !errors.As(err, &fe) || fe.Path != "resilience4j.retry.instances.a.maxAttempts" || !errors.Is(err, ErrDuplicate) {
 		t.Errorf("a property given twice = %v", err)
+	}
+}
+
+// TestEnvoyUnknownCondition: Envoy loads a route whose retry_on names a
+// condition it does not know, and ignores that condition; so does the
+// parser, with a warning that names it.
+func TestEnvoyUnknownCondition(t *testing.T) {
+	c, warns, err := ParseEnvoy([]byte("retry_policy:\n  retry_on: 5xx,conect-failure\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.RetryPolicy.RetryOn; !slices.Equal(got, []string{"5xx"}) {
+		t.Errorf("retry_on read as %q", got)
+	}
+	if len(warns) != 1 || warns[0].Path != "retry_policy.retry_on" || !strings.Contains(warns[0].Message, `"conect-failure"`) {
+		t.Errorf("warnings %v", warns)
 	}
 }
 
