@@ -21,7 +21,7 @@ func TestConfigImport(t *testing.T) {
 		{"grpc", "grpc_service_config.json", "loadBalancingConfig: not read"},
 		{"envoy", "envoy_route.yaml", "retry_policy.retry_host_predicate: not read"},
 		{"istio", "istio_virtualservice.yaml", "spec.http[0].route: not read"},
-		{"linkerd", "linkerd_httproute.yaml", "Linkerd retries at once"},
+		{"linkerd", "linkerd_httproute.yaml", "Linkerd's retry timing is not a row"},
 		{"aws", "aws_config.ini", "[profile prod].retry_mode: adaptive"},
 		{"resilience4j", "resilience4j_application.yml", "spring: not read"},
 		{"polly", "polly_options.json", "Name: not read"},

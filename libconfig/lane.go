@@ -47,8 +47,9 @@ const (
 	awsRetryCost2026 = 14
 	// envoyDefaultRouteTimeout is RouteAction.timeout when unset.
 	envoyDefaultRouteTimeout = 15 * time.Second
-	// linkerdDelay stands for Linkerd's immediate retry: the least
-	// min_delay of the vocabulary.
+	// linkerdDelay stands for a Linkerd retry with no back-off, the least
+	// min_delay of the vocabulary. No row models linkerd2-proxy's retry
+	// timing yet; import says so in a warning.
 	linkerdDelay = time.Millisecond
 )
 
@@ -333,7 +334,7 @@ func istioToLane(c IstioConfig) (strategies.Params, []Warning, map[string]string
 func linkerdToLane(c LinkerdConfig) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameFixed)
 	l.MinDelay = linkerdDelay
-	w := []Warning{{"", "Linkerd retries at once: the lane waits 1ms, the least min_delay"}}
+	w := []Warning{{"", "Linkerd's retry timing is not a row (its back-off was not checked against linkerd2-proxy): the lane retries after 1ms, the least min_delay, as a retry with no back-off; the limit, the budget and the timeouts are Linkerd's"}}
 	field := map[string]string{"deadline": `["timeout.linkerd.io/request"]`, "max_attempts": `["retry.linkerd.io/limit"]`}
 	annotated := len(c.HTTP)+len(c.GRPC) > 0
 	if !annotated && c.Budget == nil {
@@ -585,7 +586,7 @@ func istioFromLane(l strategies.Params) (Config, []Warning, error) {
 func linkerdFromLane(l strategies.Params) (Config, []Warning, error) {
 	var why []string
 	if l.Strategy != strategies.NameFixed || l.MinDelay != linkerdDelay {
-		why = append(why, fmt.Sprintf("Linkerd retries at once: the lane's strategy must be fixed with min_delay 1ms (it is %s, %v)", l.Strategy, l.MinDelay))
+		why = append(why, fmt.Sprintf("Linkerd's configuration sets no back-off: the lane's strategy must be fixed with min_delay 1ms, a retry with no back-off (it is %s, %v)", l.Strategy, l.MinDelay))
 	}
 	why = append(why, noLimiters(l, "Linkerd", "retry_budget")...)
 	c := LinkerdConfig{Limit: LinkerdDefaultLimit, RequestTimeout: l.Deadline}
