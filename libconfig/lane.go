@@ -265,13 +265,14 @@ func envoyToLane(c EnvoyConfig) (strategies.Params, []Warning, map[string]string
 			w = append(w, Warning{"timeout", "the lane's deadline stops new attempts only; Envoy also cuts the attempt in flight"})
 		}
 	}
+	// Every Envoy cluster limits the retries outstanding at once. A lane's
+	// requests are of the default routing priority: its thresholds are the
+	// DEFAULT entry's, or Envoy's defaults (max_retries 3) without one.
+	l.EnvoyRetryLimit = strategies.EnvoyMaxRetries
 	if c.CircuitBreakers == nil {
-		w = append(w, Warning{"circuit_breakers", "absent: the lane sets no limit on retries in flight; in Envoy the cluster's own applies (max_retries 3 unless set)"})
+		w = append(w, Warning{"circuit_breakers", "absent: the lane takes Envoy's default, max_retries 3 outstanding at once; paste the cluster's circuit_breakers if it sets its own"})
 		return l, w, field, nil
 	}
-	// A lane's requests are of the default routing priority: its
-	// thresholds are the DEFAULT entry's, or Envoy's defaults without one.
-	l.EnvoyRetryLimit = strategies.EnvoyMaxRetries
 	for i, t := range c.CircuitBreakers.Thresholds {
 		tp := fmt.Sprintf("circuit_breakers.thresholds[%d]", i)
 		if t.Priority != "DEFAULT" {
@@ -559,7 +560,7 @@ func envoyFromLane(l strategies.Params) (Config, []Warning, error) {
 		}
 		c.CircuitBreakers = &EnvoyCircuitBreakers{Thresholds: []EnvoyThresholds{t}}
 	default:
-		w = append(w, Warning{"circuit_breakers", "left out: the lane sets no limit on retries in flight; in Envoy the cluster's own applies (max_retries 3 unless set)"})
+		why = append(why, "every Envoy cluster limits the retries outstanding at once (circuit_breakers max_retries, 3 by default), and the lane's envoy_retry_limit is off: set it to max_retries or budget")
 	}
 	return c, w, cannot("envoy", why)
 }

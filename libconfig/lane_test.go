@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,10 +40,10 @@ var laneGenerators = map[string]func(rng *rand.Rand) strategies.Params{
 			l.MinDelay, l.MaxDelay = EnvoyDefaultBaseInterval, 10*EnvoyDefaultBaseInterval
 		}
 		l.MaxAttempts, l.PerTryTimeout, l.Deadline = 1+rng.IntN(10), maybeDur(rng, time.Millisecond, 10*time.Second), maybeDur(rng, time.Millisecond, time.Hour)
-		switch rng.IntN(3) {
-		case 1:
+		switch rng.IntN(2) {
+		case 0:
 			l.EnvoyRetryLimit, l.EnvoyMaxRetries = strategies.EnvoyMaxRetries, rng.IntN(100)
-		case 2:
+		case 1:
 			l.EnvoyRetryLimit, l.EnvoyMaxRetries = strategies.EnvoyBudget, rng.IntN(100)
 			l.EnvoyBudgetPercent, l.EnvoyMinRetryConcurrency = round(rng.Float64()*100, rng.IntN(3)), rng.IntN(20)
 		}
@@ -301,6 +302,7 @@ func TestCannotExpress(t *testing.T) {
 		{"grpc", exp, "the row grpc_retry; the lane's strategy is exponential"},
 		{"grpc", with(laneOf(strategies.NameGRPCRetry), func(l *strategies.Params) { l.MaxAttempts = 7 }), "2 to 5"},
 		{"envoy", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.SREThrottle = strategies.LimiterOn }), "sre_throttle"},
+		{"envoy", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.MaxAttempts = 3 }), "envoy_retry_limit is off"},
 		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.MaxDelay = time.Second }), "10 × that"},
 		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.EnvoyRetryLimit = strategies.EnvoyMaxRetries }), "envoy_retry_limit"},
 		{"linkerd", with(laneOf(strategies.NameFixed), func(l *strategies.Params) { l.MaxAttempts = 3 }), "sets no back-off"},
@@ -335,4 +337,23 @@ func TestCannotExpress(t *testing.T) {
 func with(l strategies.Params, f func(*strategies.Params)) strategies.Params {
 	f(&l)
 	return l
+}
+
+// TestEnvoyDefaultRetryLimit: a route without its cluster's
+// circuit_breakers takes Envoy's default limit, max_retries 3, and says so.
+func TestEnvoyDefaultRetryLimit(t *testing.T) {
+	c, _, err := ParseEnvoy([]byte("retry_policy:\n  num_retries: 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, warns, err := ToLane(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Query(l, "a").Encode(); got != "a.deadline=15s&a.envoy_retry_limit=max_retries&a.max_attempts=3&a.strategy=envoy" {
+		t.Errorf("query %s", got)
+	}
+	if !slices.ContainsFunc(warns, func(w Warning) bool { return w.Path == "circuit_breakers" }) {
+		t.Errorf("no warning about the absent circuit_breakers: %v", warns)
+	}
 }
