@@ -9,7 +9,6 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/go-echarts/go-echarts/v2 v2.7.2
 	go.uber.org/goleak v1.3.0
-	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.51.0
 )
 
@@ -31,3 +30,5 @@ require (
 )
 
 tool github.com/a-h/templ/cmd/templ
+
+require go.yaml.in/yaml/v3 v3.0.6
