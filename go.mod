@@ -37,3 +37,5 @@ require (
 )
 
 tool github.com/a-h/templ/cmd/templ
+
+require go.yaml.in/yaml/v3 v3.0.6

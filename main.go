@@ -10,6 +10,7 @@
 //	backofflab contention [flags]      the AWS blog's contention study
 //	backofflab sweep [flags]           a phase map: one run per cell of a grid, as CSV or JSON
 //	backofflab sweep merge PART...     join the CSV parts of a sharded sweep
+//	backofflab config import|export    a library's retry configuration as a lane, and back
 //
 // Run "backofflab run -h" for the flags: they are the parameter vocabulary.
 package main
@@ -81,6 +82,12 @@ Usage:
   backofflab client [flags]          001's clients against it, retrying as -strategy says
   backofflab contention [flags]      the AWS blog's contention study (2015): calls and
                                      completion time of each strategy against N clients
+  backofflab config import -lib NAME FILE
+                                     a real library's retry configuration (gRPC, Envoy,
+                                     Istio, Linkerd, AWS, resilience4j, Polly) as a lane's
+                                     flags and URL query
+  backofflab config export [-lib NAME] [lane flags]
+                                     a lane as each library's configuration or code
   backofflab help                    this text
 
 Run "backofflab run -h" for the simulation's flags, "backofflab sweep -h" for a sweep's.
@@ -119,6 +126,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runClient(ctx, args[1:], stdout, stderr)
 	case "contention":
 		return runContention(ctx, args[1:], stdout, stderr)
+	case "config":
+		return runConfig(ctx, args[1:], stdout, stderr)
 	}
 	if isHelp(args[0]) {
 		_, err := io.WriteString(stdout, usage)

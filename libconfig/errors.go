@@ -1,0 +1,94 @@
+package libconfig
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The kinds of problem a FieldError reports; errors.Is(err, ErrUnknownField)
+// and the like tell them apart.
+var (
+	// ErrSyntax is text that is not the syntax the library reads (JSON,
+	// YAML, INI) at all.
+	ErrSyntax = errors.New("syntax error")
+	// ErrUnknownField is a field the library does not have: a typo, or a
+	// field of another library or version.
+	ErrUnknownField = errors.New("unknown field")
+	// ErrDuplicate is a field given twice in one object.
+	ErrDuplicate = errors.New("given twice")
+	// ErrType is a value of the wrong type or format (a string where the
+	// library reads a number, a duration without its unit).
+	ErrType = errors.New("malformed value")
+	// ErrOutOfRange is a value of the right type outside the range the
+	// library accepts.
+	ErrOutOfRange = errors.New("out of range")
+	// ErrMissing is a field the library requires that is absent.
+	ErrMissing = errors.New("required field missing")
+	// ErrUnsupported is a setting the library has but backofflab cannot
+	// represent, where dropping it would change what the configuration
+	// does (gRPC's hedging policy, resilience4j's custom interval
+	// function).
+	ErrUnsupported = errors.New("cannot be represented")
+	// ErrAmbiguous is a file that holds several retry configurations
+	// where one lane takes one.
+	ErrAmbiguous = errors.New("ambiguous")
+)
+
+// FieldError is a problem with one field of a configuration: its path in
+// the document, in the library's own field names (methodConfig[0].retryPolicy.maxAttempts),
+// the value as written, what is wrong (Kind, one of the Err variables) and
+// what the library allows.
+type FieldError struct {
+	Path    string // the field's path; empty for the whole document
+	Line    int    // 1-based line of the value, 0 when unknown
+	Value   string // the value as written, empty for an unknown or missing field
+	Kind    error  // ErrUnknownField, ErrOutOfRange, …
+	Allowed string // what the library accepts, in words; may be empty
+}
+
+// Error says the path first, then what is wrong, the value, what the
+// library allows and the line: "retryThrottling.maxTokens: out of range
+// "1001" (an integer in (0, 1000]) at line 3".
+func (e *FieldError) Error() string {
+	var b strings.Builder
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Kind.Error())
+	if e.Value != "" {
+		fmt.Fprintf(&b, " %q", e.Value)
+	}
+	if e.Allowed != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Allowed)
+		b.WriteString(")")
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " at line %d", e.Line)
+	}
+	return b.String()
+}
+
+// Unwrap returns the error's Kind, so that errors.Is(err, ErrOutOfRange)
+// works on a FieldError.
+func (e *FieldError) Unwrap() error { return e.Kind }
+
+// Warning is a setting that a configuration holds and the typed model does
+// not: a field that does not bear on retries (a load-balancing policy, a
+// header matcher), read and left out, or a value the library itself
+// changes (gRPC's maxAttempts above 5). A warning is never silent: the
+// command prints every one.
+type Warning struct {
+	Path    string // the field's path, in the library's own names
+	Message string // what happened to it, in words
+}
+
+// String is the warning as the command prints it: "path: message".
+func (w Warning) String() string {
+	if w.Path == "" {
+		return w.Message
+	}
+	return w.Path + ": " + w.Message
+}

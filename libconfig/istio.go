@@ -1,0 +1,174 @@
+package libconfig
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// IstioConfig is the retry part of an Istio VirtualService (istio.io/api
+// v1.31.4, networking/v1 VirtualService; its HTTPRoute and HTTPRetry
+// messages in networking/v1alpha3/virtual_service.proto), with the
+// camelCase field names of its YAML.
+type IstioConfig struct {
+	// Routes are spec.http's routes, in order.
+	Routes []IstioRoute
+}
+
+// IstioRoute is one HTTPRoute's name, timeout and retries.
+type IstioRoute struct {
+	// Name is name, the route's name for logs; may be empty.
+	Name string
+	// Timeout is timeout, the request's whole deadline with its retries;
+	// 0 when unset (Istio then sets none).
+	Timeout time.Duration
+	// Retries is retries, or nil when unset: Istio's default policy, 2
+	// retries on connect-failure,refused-stream,unavailable,cancelled,
+	// retriable-status-codes.
+	Retries *IstioRetry
+}
+
+// IstioRetry is HTTPRetry. Istio programs Envoy's retry policy from it, so
+// the back-off is Envoy's: U(0, min(base×2^n, 10×base)).
+type IstioRetry struct {
+	// Attempts is attempts: retries after the first attempt, at least 0; 0
+	// disables retries.
+	Attempts int32
+	// PerTryTimeout is perTryTimeout ("1h/1m/1s/1ms", at least 1 ms); 0
+	// when unset (each try has the route's timeout).
+	PerTryTimeout time.Duration
+	// RetryOn is retryOn, split: Envoy's conditions and HTTP status codes;
+	// empty means Istio's default connect-failure,refused-stream,
+	// unavailable,cancelled. Unlike Envoy, which drops a condition it does
+	// not know, Istio's validation refuses the VirtualService: so does
+	// the parser.
+	RetryOn []string
+	// Backoff is backoff, the base interval of Envoy's back-off; 0 when
+	// unset (25 ms).
+	Backoff time.Duration
+}
+
+// The defaults Istio applies (HTTPRetry's documentation).
+const IstioDefaultAttempts = 2
+
+const istioDurationRule = `a duration such as "1h", "1m", "1s" or "250ms", at least 1ms`
+
+// ParseIstio reads a VirtualService in YAML: the whole object (apiVersion,
+// kind, metadata, spec) or its spec (hosts, http, …). Every HTTP route's
+// timeout and retries are read; the other fields of a route (match,
+// route, fault, …) are warnings.
+func ParseIstio(data []byte) (IstioConfig, []Warning, error) {
+	var c IstioConfig
+	top, err := document(data, false)
+	if err != nil {
+		return c, nil, err
+	}
+	r := &reader{}
+	spec := func(v *yaml.Node, p string) {
+		r.object(v, p, fields{
+			"http": func(v *yaml.Node, p string) {
+				r.list(v, p, func(i int, v *yaml.Node, p string) { c.Routes = append(c.Routes, r.istioRoute(v, p)) })
+			},
+			"hosts": func(*yaml.Node, string) {}, "gateways": func(*yaml.Node, string) {}, "exportTo": func(*yaml.Node, string) {},
+		}, map[string]string{
+			"tls": "TLS routes have no retries", "tcp": "TCP routes have no retries",
+		}, nil)
+	}
+	if hasKey(top, "spec") || hasKey(top, "kind") {
+		r.object(top, "", fields{
+			"apiVersion": func(*yaml.Node, string) {}, "metadata": func(*yaml.Node, string) {},
+			"kind": func(v *yaml.Node, p string) {
+				if s, ok := r.text(v, p, false); ok && s != "VirtualService" {
+					r.fail(v, p, ErrOutOfRange, s, "VirtualService")
+				}
+			},
+			"spec": spec,
+		}, map[string]string{"status": "the status is written by Istio"}, nil)
+	} else {
+		spec(top, "")
+	}
+	return c, r.warns, r.err()
+}
+
+func (r *reader) istioRoute(v *yaml.Node, path string) IstioRoute {
+	var rt IstioRoute
+	notRetry := "not a retry setting"
+	r.object(v, path, fields{
+		"name": func(v *yaml.Node, p string) { rt.Name, _ = r.text(v, p, false) },
+		"timeout": func(v *yaml.Node, p string) {
+			rt.Timeout, _ = r.duration(v, p, parseGoDuration, func(d time.Duration) bool { return d >= time.Millisecond }, istioDurationRule)
+		},
+		"retries": func(v *yaml.Node, p string) { rt.Retries = r.istioRetry(v, p) },
+	}, map[string]string{
+		"match": notRetry, "route": notRetry, "redirect": notRetry, "directResponse": notRetry, "delegate": notRetry,
+		"rewrite": notRetry, "fault": notRetry, "mirror": notRetry, "mirrors": notRetry, "mirrorPercentage": notRetry,
+		"mirrorPercent": notRetry, "corsPolicy": notRetry, "headers": notRetry,
+	}, nil)
+	return rt
+}
+
+func (r *reader) istioRetry(v *yaml.Node, path string) *IstioRetry {
+	var t IstioRetry
+	hostChoice := "which host a retry goes to is not a timing setting"
+	ok := r.object(v, path, fields{
+		"attempts": func(v *yaml.Node, p string) {
+			n, _ := r.integer(v, p, 0, math.MaxInt32, "a whole number of retries, 0 or more", false)
+			t.Attempts = int32(n)
+		},
+		"perTryTimeout": func(v *yaml.Node, p string) {
+			t.PerTryTimeout, _ = r.duration(v, p, parseGoDuration, func(d time.Duration) bool { return d >= time.Millisecond }, istioDurationRule)
+		},
+		"retryOn": func(v *yaml.Node, p string) { t.RetryOn = r.conditions(v, p, envoyRetryOn, true) },
+		"backoff": func(v *yaml.Node, p string) {
+			t.Backoff, _ = r.duration(v, p, parseGoDuration, func(d time.Duration) bool { return d >= time.Millisecond }, istioDurationRule)
+		},
+	}, map[string]string{"retryRemoteLocalities": hostChoice, "retryIgnorePreviousHosts": hostChoice}, nil)
+	if !ok {
+		return nil
+	}
+	return &t
+}
+
+// The YAML shapes that IstioConfig.Marshal writes.
+type (
+	istioWire struct {
+		HTTP []istioRouteWire `yaml:"http"`
+	}
+	istioRouteWire struct {
+		Name    string          `yaml:"name,omitempty"`
+		Timeout string          `yaml:"timeout,omitempty"`
+		Retries *istioRetryWire `yaml:"retries,omitempty"`
+	}
+	istioRetryWire struct {
+		Attempts      int32  `yaml:"attempts"`
+		PerTryTimeout string `yaml:"perTryTimeout,omitempty"`
+		RetryOn       string `yaml:"retryOn,omitempty"`
+		Backoff       string `yaml:"backoff,omitempty"`
+	}
+)
+
+// Marshal writes c as a VirtualService's spec fragment: its http routes'
+// names, timeouts and retries (a route's match and destination are the
+// user's to add).
+func (c IstioConfig) Marshal() ([]byte, error) {
+	w := istioWire{HTTP: []istioRouteWire{}}
+	for _, rt := range c.Routes {
+		rw := istioRouteWire{Name: rt.Name}
+		if rt.Timeout != 0 {
+			rw.Timeout = formatGoDuration(rt.Timeout)
+		}
+		if t := rt.Retries; t != nil {
+			rw.Retries = &istioRetryWire{Attempts: t.Attempts, RetryOn: strings.Join(t.RetryOn, ",")}
+			if t.PerTryTimeout != 0 {
+				rw.Retries.PerTryTimeout = formatGoDuration(t.PerTryTimeout)
+			}
+			if t.Backoff != 0 {
+				rw.Retries.Backoff = formatGoDuration(t.Backoff)
+			}
+		}
+		w.HTTP = append(w.HTTP, rw)
+	}
+	return marshalYAML(w)
+}

@@ -1,0 +1,335 @@
+package libconfig
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxInput is the largest configuration a parser reads, 256 KiB: a retry
+// configuration is a few hundred bytes and a whole application.yml or
+// VirtualService a few KiB, and a bound keeps a pasted file's cost
+// bounded (reading 1 MiB of YAML took 1.5 s here, most of it in the YAML
+// parser).
+const MaxInput = 256 << 10
+
+// reader walks one parsed document, collecting every error and warning
+// with its path, so that one pass reports all that is wrong.
+type reader struct {
+	errs  []error
+	warns []Warning
+}
+
+// fail records a FieldError for the value at n.
+func (r *reader) fail(n *yaml.Node, path string, kind error, value, allowed string) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	r.errs = append(r.errs, &FieldError{Path: path, Line: line, Value: value, Kind: kind, Allowed: allowed})
+}
+
+// warn records a warning.
+func (r *reader) warn(path, format string, args ...any) {
+	r.warns = append(r.warns, Warning{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// err is every error recorded, joined, or nil.
+func (r *reader) err() error { return errors.Join(r.errs...) }
+
+// document parses data as one YAML document (JSON when json is true, which
+// is then checked to be JSON, not merely YAML) and returns its top node,
+// which must be a mapping.
+func document(data []byte, isJSON bool) (*yaml.Node, error) {
+	if len(data) > MaxInput {
+		return nil, &FieldError{Kind: ErrSyntax, Allowed: fmt.Sprintf("at most %d bytes, got %d", MaxInput, len(data))}
+	}
+	if isJSON && !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line := 1 + bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n"))
+			return nil, &FieldError{Kind: ErrSyntax, Line: line, Allowed: "JSON: " + se.Error()}
+		}
+		return nil, &FieldError{Kind: ErrSyntax, Allowed: "JSON: " + err.Error()}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if err.Error() == "EOF" {
+			return nil, &FieldError{Kind: ErrMissing, Allowed: "the document is empty"}
+		}
+		return nil, &FieldError{Kind: ErrSyntax, Allowed: err.Error()}
+	}
+	var more yaml.Node
+	if err := dec.Decode(&more); err == nil {
+		return nil, &FieldError{Kind: ErrAmbiguous, Line: more.Line, Allowed: "one YAML document, found a second after ---"}
+	}
+	top := resolve(&doc)
+	if top.Kind == yaml.DocumentNode && len(top.Content) == 1 {
+		top = resolve(top.Content[0])
+	}
+	if top.Kind != yaml.MappingNode {
+		return nil, &FieldError{Kind: ErrType, Line: top.Line, Allowed: "the document must be an object (a mapping of field names to values)"}
+	}
+	return top, nil
+}
+
+// resolve follows a YAML alias to its anchor.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// join is the path of field key inside path: a.b, or a["k.x/y"] for a key
+// that holds dots or slashes (Kubernetes annotations).
+func join(path, key string) string {
+	if strings.ContainsAny(key, "./ ") {
+		return path + "[" + strconv.Quote(key) + "]"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// index is the path of element i of the list at path.
+func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+
+// fields maps a field's name to the function that reads its value.
+type fields map[string]func(v *yaml.Node, path string)
+
+// object reads the mapping n at path: each key that fields holds is read by
+// its function; each key that ignored holds is a warning with the reason
+// given there; any other key is an ErrUnknownField. fold, when not nil,
+// normalises a key before the look-up (for libraries whose keys are
+// case-insensitive or relaxed). It reports whether n was a mapping.
+func (r *reader) object(n *yaml.Node, path string, f fields, ignored map[string]string, fold func(string) string) bool {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		r.fail(n, path, ErrType, short(n), "an object")
+		return false
+	}
+	seen := make(map[string]bool, len(n.Content)/2)
+	pairs, explicit := mergedPairs(n)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		k, v := resolve(pairs[i]), resolve(pairs[i+1])
+		key := k.Value
+		if i < explicit && hasExplicit(pairs[explicit:], key) {
+			continue // a key written in the mapping overrides the one merged in
+		}
+		p := join(path, key)
+		name := key
+		if fold != nil {
+			name = fold(key)
+		}
+		if seen[name] {
+			r.fail(k, p, ErrDuplicate, "", "each field once")
+			continue
+		}
+		seen[name] = true
+		if read, ok := f[name]; ok {
+			read(v, p)
+		} else if why, ok := ignored[name]; ok {
+			r.warn(p, "not read: %s", why)
+		} else {
+			r.fail(k, p, ErrUnknownField, "", "")
+		}
+	}
+	return true
+}
+
+// mergedPairs lists the key-value pairs of mapping n with YAML merge keys
+// ("<<: *defaults") expanded: the merged pairs first, then from index
+// explicit on the pairs written in n itself.
+func mergedPairs(n *yaml.Node) (pairs []*yaml.Node, explicit int) {
+	var own []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
+		if k.ShortTag() != "!!merge" {
+			own = append(own, n.Content[i], n.Content[i+1])
+			continue
+		}
+		from := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			from = v.Content
+		}
+		for _, m := range from {
+			if m = resolve(m); m.Kind == yaml.MappingNode {
+				pairs = append(pairs, m.Content...)
+			}
+		}
+	}
+	return append(pairs, own...), len(pairs)
+}
+
+// hasExplicit reports whether pairs hold key.
+func hasExplicit(pairs []*yaml.Node, key string) bool {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if resolve(pairs[i]).Value == key {
+			return true
+		}
+	}
+	return false
+}
+
+// list reads the sequence n at path, calling each with every element.
+func (r *reader) list(n *yaml.Node, path string, each func(i int, v *yaml.Node, path string)) {
+	n = resolve(n)
+	if n.Kind != yaml.SequenceNode {
+		r.fail(n, path, ErrType, short(n), "a list")
+		return
+	}
+	for i, v := range n.Content {
+		each(i, resolve(v), index(path, i))
+	}
+}
+
+// short is a scalar's text, or the kind of a node that is not a scalar.
+func short(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return n.Value
+	case yaml.MappingNode:
+		return "{…}"
+	case yaml.SequenceNode:
+		return "[…]"
+	}
+	return ""
+}
+
+// scalar reports whether n is a scalar, recording an error if not.
+func (r *reader) scalar(n *yaml.Node, path, want string) bool {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		r.fail(n, path, ErrType, short(n), want)
+		return false
+	}
+	return true
+}
+
+// text reads a string. With loose, a number or boolean written without
+// quotes is read as its text too (YAML annotations, Spring properties).
+func (r *reader) text(n *yaml.Node, path string, loose bool) (string, bool) {
+	if !r.scalar(n, path, "a string") {
+		return "", false
+	}
+	if n.ShortTag() != "!!str" && !loose {
+		r.fail(n, path, ErrType, n.Value, "a string")
+		return "", false
+	}
+	return n.Value, true
+}
+
+// integer reads a whole number in [lo, hi]; allowed says the range in the
+// library's words. With loose, a quoted number is read too (libraries whose
+// configuration binders read every value from text).
+func (r *reader) integer(n *yaml.Node, path string, lo, hi int64, allowed string, loose bool) (int64, bool) {
+	if !r.scalar(n, path, "a whole number") {
+		return 0, false
+	}
+	var v int64
+	switch {
+	case n.ShortTag() == "!!int":
+		if err := n.Decode(&v); err != nil {
+			r.fail(n, path, ErrOutOfRange, n.Value, allowed)
+			return 0, false
+		}
+	case loose && n.ShortTag() == "!!str":
+		var err error
+		if v, err = strconv.ParseInt(strings.TrimSpace(n.Value), 10, 64); err != nil {
+			r.fail(n, path, ErrType, n.Value, "a whole number")
+			return 0, false
+		}
+	default:
+		r.fail(n, path, ErrType, n.Value, "a whole number")
+		return 0, false
+	}
+	if v < lo || v > hi {
+		r.fail(n, path, ErrOutOfRange, n.Value, allowed)
+		return 0, false
+	}
+	return v, true
+}
+
+// number reads a finite number that ok accepts; allowed says the range in
+// the library's words.
+func (r *reader) number(n *yaml.Node, path string, ok func(float64) bool, allowed string, loose bool) (float64, bool) {
+	if !r.scalar(n, path, "a number") {
+		return 0, false
+	}
+	var v float64
+	switch tag := n.ShortTag(); {
+	case tag == "!!int" || tag == "!!float":
+		if err := n.Decode(&v); err != nil {
+			r.fail(n, path, ErrType, n.Value, "a number")
+			return 0, false
+		}
+	case loose && tag == "!!str":
+		var err error
+		if v, err = strconv.ParseFloat(strings.TrimSpace(n.Value), 64); err != nil {
+			r.fail(n, path, ErrType, n.Value, "a number")
+			return 0, false
+		}
+	default:
+		r.fail(n, path, ErrType, n.Value, "a number")
+		return 0, false
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		r.fail(n, path, ErrType, n.Value, "a finite number")
+		return 0, false
+	}
+	if !ok(v) {
+		r.fail(n, path, ErrOutOfRange, n.Value, allowed)
+		return 0, false
+	}
+	return v, true
+}
+
+// boolean reads true or false. With loose, the quoted words are read too,
+// in any case (the .NET and Spring binders).
+func (r *reader) boolean(n *yaml.Node, path string, loose bool) (bool, bool) {
+	if !r.scalar(n, path, "true or false") {
+		return false, false
+	}
+	if n.ShortTag() == "!!bool" && (n.Value == "true" || n.Value == "false") {
+		return n.Value == "true", true
+	}
+	if loose {
+		switch strings.ToLower(strings.TrimSpace(n.Value)) {
+		case "true":
+			return true, true
+		case "false":
+			return false, true
+		}
+	}
+	r.fail(n, path, ErrType, n.Value, "true or false")
+	return false, false
+}
+
+// duration reads a duration in a library's own format with parse, and
+// checks it with ok; allowed says both in the library's words.
+func (r *reader) duration(n *yaml.Node, path string, parse func(string) (time.Duration, error), ok func(time.Duration) bool, allowed string) (time.Duration, bool) {
+	if !r.scalar(n, path, allowed) {
+		return 0, false
+	}
+	d, err := parse(n.Value)
+	if err != nil {
+		r.fail(n, path, ErrType, n.Value, allowed)
+		return 0, false
+	}
+	if !ok(d) {
+		r.fail(n, path, ErrOutOfRange, n.Value, allowed)
+		return 0, false
+	}
+	return d, true
+}

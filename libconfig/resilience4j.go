@@ -1,0 +1,512 @@
+package libconfig
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Resilience4jConfig is the retry and circuit-breaker part of a Spring Boot
+// application.yml for resilience4j (resilience4j 2.x's Spring Boot
+// starter: resilience4j.retry and resilience4j.circuitbreaker, each with
+// configs and instances; the property names of RetryConfigurationProperties
+// and CircuitBreakerConfigurationProperties, in camelCase or Spring's
+// relaxed kebab-case). Each instance's settings are resolved: an instance
+// inherits its baseConfig, or configs.default when it names none.
+type Resilience4jConfig struct {
+	// Instances are the named instances, in the order they first appear:
+	// the retry instances as written, then the circuit breakers that no
+	// retry instance shares a name with.
+	Instances []R4jInstance
+}
+
+// R4jInstance is one instance name's retry and circuit breaker.
+type R4jInstance struct {
+	Name           string
+	Retry          *R4jRetry          // resilience4j.retry.instances.<name>, or nil
+	CircuitBreaker *R4jCircuitBreaker // resilience4j.circuitbreaker.instances.<name>, or nil
+}
+
+// R4jRetry is a retry instance's settings (RetryConfig; the intervals of
+// IntervalFunction, resilience4j-core 2.x IntervalFunction.java, whose
+// checkInterval wants at least 1 ms).
+type R4jRetry struct {
+	// MaxAttempts is maxAttempts, the first call included: 1 or more; 3 by
+	// default.
+	MaxAttempts int
+	// WaitDuration is waitDuration, the wait before the first retry (and
+	// every retry without back-off): 0 or more, at least 1 ms with
+	// back-off or a randomized wait; 500 ms by default.
+	WaitDuration time.Duration
+	// EnableExponentialBackoff is enableExponentialBackoff: each wait is
+	// the previous one × ExponentialBackoffMultiplier.
+	EnableExponentialBackoff bool
+	// ExponentialBackoffMultiplier is exponentialBackoffMultiplier,
+	// greater than 0; 1.5 by default. (resilience4j 2.x's IntervalFunction
+	// checks no multiplier; 1.x required at least 1.)
+	ExponentialBackoffMultiplier float64
+	// ExponentialMaxWaitDuration is exponentialMaxWaitDuration, the cap on
+	// a wait; 0 when unset (no cap).
+	ExponentialMaxWaitDuration time.Duration
+	// EnableRandomizedWait is enableRandomizedWait: each wait is drawn
+	// from [w×(1−f), w×(1+f)].
+	EnableRandomizedWait bool
+	// RandomizedWaitFactor is randomizedWaitFactor f: in [0, 1] (2.x's
+	// checkRandomizationFactor; 1.x excluded 1); 0.5 by default.
+	RandomizedWaitFactor float64
+}
+
+// R4jCircuitBreaker is a circuit-breaker instance's settings
+// (CircuitBreakerConfig).
+type R4jCircuitBreaker struct {
+	// FailureRateThreshold is failureRateThreshold, a percentage in
+	// (0, 100]; 50 by default.
+	FailureRateThreshold float64
+	// SlidingWindowType is slidingWindowType: COUNT_BASED (the default)
+	// or TIME_BASED.
+	SlidingWindowType string
+	// SlidingWindowSize is slidingWindowSize: calls, or seconds for
+	// TIME_BASED; 1 or more; 100 by default.
+	SlidingWindowSize int
+	// MinimumNumberOfCalls is minimumNumberOfCalls: 1 or more; 100 by
+	// default.
+	MinimumNumberOfCalls int
+	// WaitDurationInOpenState is waitDurationInOpenState: at least 1 ms;
+	// 60 s by default.
+	WaitDurationInOpenState time.Duration
+	// PermittedNumberOfCallsInHalfOpenState is
+	// permittedNumberOfCallsInHalfOpenState: 1 or more; 10 by default.
+	PermittedNumberOfCallsInHalfOpenState int
+	// SlowCallRateThreshold is slowCallRateThreshold, a percentage in
+	// (0, 100]; 100 by default.
+	SlowCallRateThreshold float64
+	// SlowCallDurationThreshold is slowCallDurationThreshold: at least
+	// 1 ns; 60 s by default.
+	SlowCallDurationThreshold time.Duration
+	// AutomaticTransitionFromOpenToHalfOpenEnabled is
+	// automaticTransitionFromOpenToHalfOpenEnabled; false by default.
+	AutomaticTransitionFromOpenToHalfOpenEnabled bool
+}
+
+// R4jRetryDefaults are RetryConfig's defaults.
+func R4jRetryDefaults() R4jRetry {
+	return R4jRetry{MaxAttempts: 3, WaitDuration: 500 * time.Millisecond, ExponentialBackoffMultiplier: 1.5, RandomizedWaitFactor: 0.5}
+}
+
+// R4jCircuitBreakerDefaults are CircuitBreakerConfig's defaults.
+func R4jCircuitBreakerDefaults() R4jCircuitBreaker {
+	return R4jCircuitBreaker{FailureRateThreshold: 50, SlidingWindowType: "COUNT_BASED", SlidingWindowSize: 100,
+		MinimumNumberOfCalls: 100, WaitDurationInOpenState: time.Minute, PermittedNumberOfCallsInHalfOpenState: 10,
+		SlowCallRateThreshold: 100, SlowCallDurationThreshold: time.Minute}
+}
+
+const springDurationRule = `a duration such as "500ms", "10s" or "PT0.5S" (a bare number is milliseconds)`
+
+// springKey folds a property name as Spring's relaxed binding does:
+// maxAttempts, max-attempts and max_attempts are one property.
+func springKey(s string) string {
+	return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
+}
+
+// springTree rewrites mapping n as Spring Boot reads YAML properties: a
+// key with dots ("resilience4j.retry:") is a path of nested keys, merged
+// with its siblings that share a prefix; a segment in brackets
+// ("[backend.a]") keeps its dots.
+func springTree(n *yaml.Node) *yaml.Node {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		return n
+	}
+	type entry struct {
+		key, value *yaml.Node
+		rest       string
+	}
+	var order []string
+	groups := map[string][]entry{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := resolve(n.Content[i])
+		head, rest := splitSpring(k.Value)
+		if k.ShortTag() == "!!merge" {
+			head, rest = "<<", ""
+		}
+		if _, ok := groups[head]; !ok {
+			order = append(order, head)
+		}
+		groups[head] = append(groups[head], entry{k, n.Content[i+1], rest})
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Line: n.Line, Column: n.Column}
+	keyOf := func(k *yaml.Node, name string) *yaml.Node {
+		c := *k
+		c.Value = name
+		return &c
+	}
+	for _, head := range order {
+		g := groups[head]
+		if len(g) == 1 && g[0].rest == "" {
+			out.Content = append(out.Content, keyOf(g[0].key, head), springTree(g[0].value))
+			continue
+		}
+		child := &yaml.Node{Kind: yaml.MappingNode, Line: g[0].key.Line, Column: g[0].key.Column}
+		for _, e := range g {
+			switch v := resolve(e.value); {
+			case e.rest != "":
+				child.Content = append(child.Content, keyOf(e.key, e.rest), e.value)
+			case v.Kind == yaml.MappingNode:
+				child.Content = append(child.Content, v.Content...)
+			default: // a value beside a path under the same key: both kept, so the reader names the clash
+				out.Content = append(out.Content, keyOf(e.key, head), e.value)
+			}
+		}
+		out.Content = append(out.Content, keyOf(g[0].key, head), springTree(child))
+	}
+	return out
+}
+
+// splitSpring splits a Spring property key at its first dot outside
+// brackets, and takes the brackets off the first segment.
+func splitSpring(key string) (head, rest string) {
+	depth := 0
+	for i, c := range key {
+		switch {
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+		case c == '.' && depth == 0:
+			return unbracket(key[:i]), key[i+1:]
+		}
+	}
+	return unbracket(key), ""
+}
+
+func unbracket(s string) string {
+	if len(s) >= 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// r4jSection is one of resilience4j.retry or resilience4j.circuitbreaker:
+// its configs and instances as written, by name, with their paths.
+type r4jSection struct {
+	configs   map[string]*yaml.Node
+	instances []r4jNamed
+}
+
+type r4jNamed struct {
+	name, path string
+	node       *yaml.Node
+}
+
+// ParseResilience4j reads a resilience4j block of a Spring Boot
+// application.yml (the document's top level holds resilience4j; other
+// top-level keys are warnings).
+func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
+	var c Resilience4jConfig
+	top, err := document(data, false)
+	if err != nil {
+		return c, nil, err
+	}
+	top = springTree(top)
+	r := &reader{}
+	var retry, breaker r4jSection
+	section := func(s *r4jSection, other map[string]string) func(v *yaml.Node, p string) {
+		return func(v *yaml.Node, p string) {
+			s.configs = map[string]*yaml.Node{}
+			named := func(each func(name, path string, v *yaml.Node)) func(v *yaml.Node, p string) {
+				return func(v *yaml.Node, p string) {
+					v = resolve(v)
+					if v.Kind != yaml.MappingNode {
+						r.fail(v, p, ErrType, short(v), "a mapping of names to settings")
+						return
+					}
+					for i := 0; i+1 < len(v.Content); i += 2 {
+						name := resolve(v.Content[i]).Value
+						each(name, join(p, name), resolve(v.Content[i+1]))
+					}
+				}
+			}
+			r.object(v, p, fields{
+				"configs": named(func(name, path string, v *yaml.Node) { s.configs[name] = v }),
+				"instances": named(func(name, path string, v *yaml.Node) {
+					s.instances = append(s.instances, r4jNamed{name, path, v})
+				}),
+			}, other, springKey)
+		}
+	}
+	r.object(top, "", fields{
+		"resilience4j": func(v *yaml.Node, p string) {
+			other := "not a retry or circuit-breaker setting"
+			r.object(v, p, fields{
+				"retry":          section(&retry, map[string]string{"retryaspectorder": "aspect order is not a retry setting", "metrics": other}),
+				"circuitbreaker": section(&breaker, map[string]string{"circuitbreakeraspectorder": "aspect order is not a retry setting", "metrics": other}),
+			}, map[string]string{"bulkhead": other, "threadpoolbulkhead": other, "ratelimiter": other, "timelimiter": other}, springKey)
+		},
+	}, map[string]string{"spring": "not resilience4j", "server": "not resilience4j", "management": "not resilience4j", "logging": "not resilience4j"}, nil)
+
+	// Each config and instance is checked once, with its own path; an
+	// instance's values are then resolved through its base configs
+	// without reporting their errors again.
+	for _, name := range slices.Sorted(maps.Keys(retry.configs)) {
+		t := R4jRetryDefaults()
+		r.r4jRetry(retry.configs[name], join("resilience4j.retry.configs", name), &t)
+	}
+	for _, name := range slices.Sorted(maps.Keys(breaker.configs)) {
+		t := R4jCircuitBreakerDefaults()
+		r.r4jBreaker(breaker.configs[name], join("resilience4j.circuitbreaker.configs", name), &t)
+	}
+	byName := map[string]int{}
+	instance := func(name string) *R4jInstance {
+		i, ok := byName[name]
+		if !ok {
+			i = len(c.Instances)
+			byName[name] = i
+			c.Instances = append(c.Instances, R4jInstance{Name: name})
+		}
+		return &c.Instances[i]
+	}
+	for _, in := range retry.instances {
+		t := R4jRetryDefaults()
+		for _, base := range r.r4jBases(retry.configs, in, "resilience4j.retry.configs") {
+			(&reader{}).r4jRetry(base, "", &t)
+		}
+		r.r4jRetry(in.node, in.path, &t)
+		instance(in.name).Retry = &t
+	}
+	for _, in := range breaker.instances {
+		t := R4jCircuitBreakerDefaults()
+		for _, base := range r.r4jBases(breaker.configs, in, "resilience4j.circuitbreaker.configs") {
+			(&reader{}).r4jBreaker(base, "", &t)
+		}
+		r.r4jBreaker(in.node, in.path, &t)
+		instance(in.name).CircuitBreaker = &t
+	}
+	return c, r.warns, r.err()
+}
+
+// maxBaseDepth bounds a chain of base configs, which also stops a loop.
+const maxBaseDepth = 8
+
+// r4jBases lists the configs an instance inherits, the most distant first:
+// its baseConfig and that config's own baseConfig, or configs.default when
+// it names none.
+func (r *reader) r4jBases(configs map[string]*yaml.Node, in r4jNamed, configsPath string) []*yaml.Node {
+	var chain []*yaml.Node
+	node, path := in.node, in.path
+	for depth := 0; ; depth++ {
+		base, bp := baseConfigOf(node)
+		if base == "" {
+			if _, ok := configs["default"]; ok && depth == 0 {
+				chain = append([]*yaml.Node{configs["default"]}, chain...)
+			}
+			return chain
+		}
+		next, ok := configs[base]
+		if !ok || depth >= maxBaseDepth {
+			allowed := "the name of one of " + configsPath
+			if ok {
+				allowed = fmt.Sprintf("base configs that do not loop, at most %d deep", maxBaseDepth)
+			}
+			r.fail(bp, join(path, "baseConfig"), ErrOutOfRange, base, allowed)
+			return nil
+		}
+		chain = append([]*yaml.Node{next}, chain...)
+		node, path = next, join(configsPath, base)
+	}
+}
+
+// baseConfigOf is the baseConfig a mapping names, and its node.
+func baseConfigOf(n *yaml.Node) (string, *yaml.Node) {
+	n = resolve(n)
+	if n.Kind != yaml.MappingNode {
+		return "", nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if springKey(resolve(n.Content[i]).Value) == "baseconfig" {
+			v := resolve(n.Content[i+1])
+			return v.Value, v
+		}
+	}
+	return "", nil
+}
+
+func (r *reader) r4jRetry(v *yaml.Node, path string, t *R4jRetry) {
+	what := "decides which failures are retried, not when"
+	r.object(v, path, fields{
+		"baseconfig": func(*yaml.Node, string) {},
+		"maxattempts": func(v *yaml.Node, p string) {
+			if n, ok := r.integer(v, p, 1, math.MaxInt32, "a whole number of attempts, 1 or more", true); ok {
+				t.MaxAttempts = int(n)
+			}
+		},
+		"waitduration": func(v *yaml.Node, p string) {
+			if d, ok := r.duration(v, p, parseSpringDuration, func(d time.Duration) bool { return d >= 0 }, springDurationRule+", 0 or more"); ok {
+				t.WaitDuration = d
+			}
+		},
+		"enableexponentialbackoff": func(v *yaml.Node, p string) {
+			if b, ok := r.boolean(v, p, true); ok {
+				t.EnableExponentialBackoff = b
+			}
+		},
+		"exponentialbackoffmultiplier": func(v *yaml.Node, p string) {
+			if x, ok := r.number(v, p, func(x float64) bool { return x > 0 }, "a number greater than 0", true); ok {
+				t.ExponentialBackoffMultiplier = x
+			}
+		},
+		"exponentialmaxwaitduration": func(v *yaml.Node, p string) {
+			if d, ok := r.duration(v, p, parseSpringDuration, func(d time.Duration) bool { return d >= time.Millisecond }, springDurationRule+", at least 1ms"); ok {
+				t.ExponentialMaxWaitDuration = d
+			}
+		},
+		"enablerandomizedwait": func(v *yaml.Node, p string) {
+			if b, ok := r.boolean(v, p, true); ok {
+				t.EnableRandomizedWait = b
+			}
+		},
+		"randomizedwaitfactor": func(v *yaml.Node, p string) {
+			if x, ok := r.number(v, p, func(x float64) bool { return x >= 0 && x <= 1 }, "a number in [0, 1]", true); ok {
+				t.RandomizedWaitFactor = x
+			}
+		},
+		"intervalbifunction": func(v *yaml.Node, p string) {
+			r.fail(v, p, ErrUnsupported, "", "a class that computes the waits in code")
+		},
+	}, map[string]string{
+		"retryexceptions": what, "ignoreexceptions": what, "retryexceptionpredicate": what,
+		"resultpredicate": what, "retryonresultpredicate": what,
+		"failaftermaxattempts":      "how exhaustion is reported, not when",
+		"writablestacktraceenabled": "not a retry setting", "eventconsumerbuffersize": "not a retry setting",
+	}, springKey)
+	if path != "" && (t.EnableExponentialBackoff || t.EnableRandomizedWait) && t.WaitDuration < time.Millisecond {
+		r.fail(v, join(path, "waitDuration"), ErrOutOfRange, formatSpringDuration(t.WaitDuration),
+			"at least 1ms with exponential back-off or a randomized wait (IntervalFunction)")
+	}
+}
+
+func (r *reader) r4jBreaker(v *yaml.Node, path string, t *R4jCircuitBreaker) {
+	what := "decides which calls count as failures"
+	percent := func(dst *float64) func(v *yaml.Node, p string) {
+		return func(v *yaml.Node, p string) {
+			if x, ok := r.number(v, p, func(x float64) bool { return x > 0 && x <= 100 }, "a percentage in (0, 100]", true); ok {
+				*dst = x
+			}
+		}
+	}
+	count := func(dst *int) func(v *yaml.Node, p string) {
+		return func(v *yaml.Node, p string) {
+			if n, ok := r.integer(v, p, 1, math.MaxInt32, "a whole number, 1 or more", true); ok {
+				*dst = int(n)
+			}
+		}
+	}
+	openWait := "the open state's back-off: backofflab's breaker stays open breaker_open_for"
+	r.object(v, path, fields{
+		"baseconfig":           func(*yaml.Node, string) {},
+		"failureratethreshold": percent(&t.FailureRateThreshold),
+		"slidingwindowtype": func(v *yaml.Node, p string) {
+			if s, ok := r.text(v, p, false); ok {
+				k := strings.ToUpper(strings.ReplaceAll(s, "-", "_"))
+				if k != "COUNT_BASED" && k != "TIME_BASED" {
+					r.fail(v, p, ErrOutOfRange, s, "COUNT_BASED or TIME_BASED")
+					return
+				}
+				t.SlidingWindowType = k
+			}
+		},
+		"slidingwindowsize":    count(&t.SlidingWindowSize),
+		"minimumnumberofcalls": count(&t.MinimumNumberOfCalls),
+		"waitdurationinopenstate": func(v *yaml.Node, p string) {
+			if d, ok := r.duration(v, p, parseSpringDuration, func(d time.Duration) bool { return d >= time.Millisecond }, springDurationRule+", at least 1ms"); ok {
+				t.WaitDurationInOpenState = d
+			}
+		},
+		"permittednumberofcallsinhalfopenstate": count(&t.PermittedNumberOfCallsInHalfOpenState),
+		"slowcallratethreshold":                 percent(&t.SlowCallRateThreshold),
+		"slowcalldurationthreshold": func(v *yaml.Node, p string) {
+			if d, ok := r.duration(v, p, parseSpringDuration, func(d time.Duration) bool { return d >= 1 }, springDurationRule+", at least 1ns"); ok {
+				t.SlowCallDurationThreshold = d
+			}
+		},
+		"automatictransitionfromopentohalfopenenabled": func(v *yaml.Node, p string) {
+			if b, ok := r.boolean(v, p, true); ok {
+				t.AutomaticTransitionFromOpenToHalfOpenEnabled = b
+			}
+		},
+	}, map[string]string{
+		"recordexceptions": what, "ignoreexceptions": what, "recordfailurepredicate": what,
+		"ignoreexceptionpredicate": what, "recordresultpredicate": what,
+		"maxwaitdurationinhalfopenstate": "backofflab's half-open state ends with its probes",
+		"enableexponentialbackoff":       openWait, "exponentialbackoffmultiplier": openWait,
+		"exponentialmaxwaitdurationinopenstate": openWait, "enablerandomizedwait": openWait, "randomizedwaitfactor": openWait,
+		"registerhealthindicator": "not a breaker setting", "allowhealthindicatortofail": "not a breaker setting",
+		"eventconsumerbuffersize": "not a breaker setting", "writablestacktraceenabled": "not a breaker setting",
+	}, springKey)
+}
+
+// Marshal writes c as an application.yml block, every setting of every
+// instance written out (none inherited).
+func (c Resilience4jConfig) Marshal() ([]byte, error) {
+	retries, breakers := mapping(), mapping()
+	for _, in := range c.Instances {
+		if t := in.Retry; t != nil {
+			m := mapping("maxAttempts", intNode(t.MaxAttempts), "waitDuration", strNode(formatSpringDuration(t.WaitDuration)),
+				"enableExponentialBackoff", boolNode(t.EnableExponentialBackoff),
+				"exponentialBackoffMultiplier", floatNode(t.ExponentialBackoffMultiplier))
+			if t.ExponentialMaxWaitDuration != 0 {
+				m.Content = append(m.Content, mapping("exponentialMaxWaitDuration", strNode(formatSpringDuration(t.ExponentialMaxWaitDuration))).Content...)
+			}
+			m.Content = append(m.Content, mapping("enableRandomizedWait", boolNode(t.EnableRandomizedWait),
+				"randomizedWaitFactor", floatNode(t.RandomizedWaitFactor)).Content...)
+			retries.Content = append(retries.Content, strNode(in.Name), m)
+		}
+		if t := in.CircuitBreaker; t != nil {
+			m := mapping("failureRateThreshold", floatNode(t.FailureRateThreshold), "slidingWindowType", strNode(t.SlidingWindowType),
+				"slidingWindowSize", intNode(t.SlidingWindowSize), "minimumNumberOfCalls", intNode(t.MinimumNumberOfCalls),
+				"waitDurationInOpenState", strNode(formatSpringDuration(t.WaitDurationInOpenState)),
+				"permittedNumberOfCallsInHalfOpenState", intNode(t.PermittedNumberOfCallsInHalfOpenState),
+				"slowCallRateThreshold", floatNode(t.SlowCallRateThreshold),
+				"slowCallDurationThreshold", strNode(formatSpringDuration(t.SlowCallDurationThreshold)),
+				"automaticTransitionFromOpenToHalfOpenEnabled", boolNode(t.AutomaticTransitionFromOpenToHalfOpenEnabled))
+			breakers.Content = append(breakers.Content, strNode(in.Name), m)
+		}
+	}
+	r4j := mapping()
+	if len(retries.Content) > 0 {
+		r4j.Content = append(r4j.Content, mapping("retry", mapping("instances", retries)).Content...)
+	}
+	if len(breakers.Content) > 0 {
+		r4j.Content = append(r4j.Content, mapping("circuitbreaker", mapping("instances", breakers)).Content...)
+	}
+	return marshalYAML(mapping("resilience4j", r4j))
+}
+
+// mapping builds a YAML mapping from keys and value nodes, in order.
+func mapping(kv ...any) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: kv[i].(string)}, kv[i+1].(*yaml.Node))
+	}
+	return m
+}
+
+func strNode(s string) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: styleFor(s)}
+}
+func intNode(n int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(n)}
+}
+func boolNode(b bool) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(b)}
+}
+func floatNode(x float64) *yaml.Node {
+	// No tag: a whole number is written as one ("85"), which every
+	// reader of a number takes.
+	return &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(x, 'g', -1, 64)}
+}
