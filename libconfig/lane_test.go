@@ -210,7 +210,7 @@ func TestImportRealConfigs(t *testing.T) {
 		{"istio", "istio_virtualservice.yaml", "a.deadline=10s&a.max_attempts=4&a.per_try_timeout=2s&a.strategy=envoy"},
 		{"linkerd", "linkerd_httproute.yaml", "a.deadline=2s&a.max_attempts=3&a.min_delay=1ms&a.strategy=fixed"},
 		{"linkerd", "linkerd_serviceprofile.yaml", "a.min_delay=1ms&a.retry_budget=on&a.strategy=fixed"},
-		{"aws", "aws_config.ini", "a.aws_quota=on&a.aws_retry_cost=14&a.aws_timeout_cost=14&a.max_attempts=5&a.max_delay=20s&a.min_delay=50ms&a.strategy=full_jitter"},
+		{"aws", "aws_config.ini", "a.aws_quota=on&a.max_attempts=5&a.max_delay=20s&a.min_delay=50ms&a.strategy=full_jitter"},
 		{"resilience4j", "resilience4j_application.yml", "a.breaker=all&a.breaker_min_calls=10&a.breaker_open_for=30s&a.breaker_probes=3&a.breaker_window=20&a.factor=2&a.jitter=0.5&a.max_attempts=4&a.max_delay=5s&a.min_delay=200ms&a.strategy=resilience4j"},
 		{"polly", "polly_options.json", "a.backoff_type=exponential&a.max_attempts=5&a.max_delay=30s&a.min_delay=200ms&a.strategy=polly&a.use_jitter=true"},
 	}
