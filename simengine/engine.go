@@ -13,6 +13,7 @@ package simengine
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -45,6 +46,16 @@ type Engine struct {
 	// while it lasts) and kind; dropped counts the older ones.
 	outages []window
 	dropped int
+
+	// base is the run's parameters at virtual time 0; pending are the
+	// live changes still to take, in time order (a replay's), and applied
+	// those taken, each at its time (see Record).
+	base    scenario.Params
+	pending []scenario.Change
+	applied []scenario.Change
+	// partial: the latest Step stopped short of its target, so a lane may
+	// have processed some of the events at its current time.
+	partial bool
 }
 
 // transition is a scheduled fault's start or end.
@@ -79,7 +90,9 @@ func NewWithBudget(p scenario.Params, mem *budget.Account) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{p: p.Clone(), mem: mem}
+	e.p.Changes = nil
 	e.Reset()
+	e.pending = slices.Clone(p.Changes)
 	for _, l := range e.lanes {
 		if l.halt != nil {
 			err := l.halt.Reason
@@ -153,6 +166,7 @@ func (e *Engine) Reset() {
 	e.release()
 	e.now, e.down, e.outages, e.dropped, e.downs = 0, false, nil, 0, 0
 	e.effects, e.errFrac = nil, 0
+	e.base, e.pending, e.applied, e.partial = e.p.Clone(), nil, nil, false
 	e.eff = e.p.Clone()
 	e.nextTick = e.p.Tick
 	e.lanes = make([]*lane, len(e.p.Lanes))
@@ -192,13 +206,17 @@ func (e *Engine) schedule() {
 	})
 }
 
-// nextTransition returns when the next scheduled transition comes, or
-// never.
+// nextTransition returns when the next scheduled transition or live
+// change comes, or never.
 func (e *Engine) nextTransition() time.Duration {
-	if len(e.plan) == 0 {
-		return never
+	next := never
+	if len(e.plan) > 0 {
+		next = e.plan[0].at
 	}
-	return e.plan[0].at
+	if len(e.pending) > 0 {
+		next = min(next, e.pending[0].At)
+	}
+	return next
 }
 
 // transit applies the next scheduled transition, which is due now.
@@ -303,6 +321,12 @@ const tickCost = 32
 // the run's events are. A Set or Outage between two slices applies at one
 // time for every lane (see settle).
 func (e *Engine) Step(t time.Duration, maxEvents int, emit func(scenario.Tick)) bool {
+	done := e.step(t, maxEvents, emit)
+	e.partial = !done
+	return done
+}
+
+func (e *Engine) step(t time.Duration, maxEvents int, emit func(scenario.Tick)) bool {
 	if t < e.now {
 		return true
 	}
@@ -332,7 +356,13 @@ func (e *Engine) Step(t time.Duration, maxEvents int, emit func(scenario.Tick)) 
 			if !e.runTo(next, &budget) {
 				return false
 			}
-			e.transit()
+			// At one time, the scheduled faults come before a live
+			// change, in a live run as in its replay.
+			if len(e.plan) > 0 && e.plan[0].at == next {
+				e.transit()
+			} else {
+				e.takeChange()
+			}
 		default:
 			return e.runTo(t, &budget)
 		}
@@ -523,3 +553,80 @@ func (e *Engine) Halted() []*Halt {
 	}
 	return out
 }
+
+// takeChange takes the next live change, which is due now, and records it.
+func (e *Engine) takeChange() {
+	c := e.pending[0]
+	e.pending = e.pending[1:]
+	c.At = e.now
+	switch c.Outage {
+	case scenario.ChangeStop, scenario.ChangeResume:
+		e.Outage(c.Outage == scenario.ChangeStop)
+	default:
+		p := e.p.Clone()
+		for _, a := range c.Set {
+			a.Apply(&p)
+		}
+		// A change is checked before it is pending (Params.Validate for a
+		// replay's, Change for a live one): it always applies on the fly.
+		if err := e.Set(p); err != nil {
+			panic("simengine: a checked live change did not apply: " + err.Error())
+		}
+	}
+	e.applied = append(e.applied, c)
+}
+
+// ErrTooManyChanges is Change's error once a run holds
+// scenario.MaxChanges live changes: a new run (Reset) takes more.
+var ErrTooManyChanges = fmt.Errorf("changes: a run holds at most %d live changes; reset to start a new run", scenario.MaxChanges)
+
+// Change takes a live change now, at the first virtual time at which every
+// lane can take it as a replay of the run would (where the latest Step
+// stopped short, a lane may have processed some events of its current
+// time: the change comes a nanosecond later). c's At is ignored; the
+// change that took, with its time, is returned, and it drops the changes
+// still pending (a replay's future, which no longer happens). Ticks that
+// end before it go to emit. A change of parameters that the running
+// simulation cannot take (scenario.LiveError) or with bad values is an
+// error, and changes nothing.
+func (e *Engine) Change(c scenario.Change, emit func(scenario.Tick)) (scenario.Change, error) {
+	if len(e.applied) >= scenario.MaxChanges {
+		return c, ErrTooManyChanges
+	}
+	at := e.now
+	if e.partial {
+		for _, l := range e.lanes {
+			at = max(at, l.now)
+		}
+		at++
+	}
+	c.At = at
+	if c.Outage == "" {
+		next := e.p.Clone()
+		for _, a := range c.Set {
+			a.Apply(&next)
+		}
+		if err := scenario.LiveError(&e.p, &next); err != nil {
+			return c, err
+		}
+		if err := next.Validate(); err != nil {
+			return c, err
+		}
+	}
+	e.pending = append(e.pending[:0], c)
+	e.Step(at, math.MaxInt, emit)
+	return e.applied[len(e.applied)-1], nil
+}
+
+// Record returns the run so far as parameters that replay it: those at
+// virtual time 0 with the live changes taken since (Changes), each at its
+// time. Run, or New then Step, of Record gives the same ticks and
+// summaries, tick for tick.
+func (e *Engine) Record() scenario.Params {
+	p := e.base.Clone()
+	p.Changes = slices.Clone(e.applied)
+	return p
+}
+
+// Applied returns the live changes taken since the run's start, in order.
+func (e *Engine) Applied() []scenario.Change { return slices.Clone(e.applied) }
