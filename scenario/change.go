@@ -47,11 +47,11 @@ type Assign struct {
 
 // MaxChanges bounds a run's live changes: a link stays a link, and a
 // replay's cost stays that of a run.
-const MaxChanges = 500
+const MaxChanges = 1000
 
 // ChangesSyntax describes the syntax of the changes parameter.
 const ChangesSyntax = "live changes, each @time then name=value … (values changed at once) or stop or resume (the server by hand), " +
-	"space-separated, times from 0 up to duration that never go back, at most 500 (such as @48s b.factor=1.1 @60s stop)"
+	"space-separated, times from 0 up to duration that never go back, at most 1000 (such as @48s b.factor=1.1 @60s stop)"
 
 // changesParam is the parameter that holds a run's live changes. It stands
 // apart from Table because no control sets it: the run records it, and a
@@ -487,7 +487,7 @@ func (p Params) Canonical() url.Values {
 
 // EncodeQuery writes q as a URL's query, keys sorted, as url.Values.Encode
 // does but for the characters that a query may hold as they are and that
-// the vocabulary's syntaxes use (: , @ /): a link stays readable. A space
+// the vocabulary's syntaxes use (: , @ / =): a link stays readable. A space
 // is a plus sign.
 func EncodeQuery(q url.Values) string {
 	keys := make([]string, 0, len(q))
@@ -509,10 +509,10 @@ func EncodeQuery(q url.Values) string {
 	return b.String()
 }
 
-// queryEscape escapes s for a query's key or value, leaving : , @ / as
+// queryEscape escapes s for a query's key or value, leaving : , @ / = as
 // they are.
 var queryEscape = func() func(string) string {
-	keep := strings.NewReplacer("%3A", ":", "%2C", ",", "%40", "@", "%2F", "/")
+	keep := strings.NewReplacer("%3A", ":", "%2C", ",", "%40", "@", "%2F", "/", "%3D", "=")
 	return func(s string) string { return keep.Replace(url.QueryEscape(s)) }
 }()
 
@@ -521,4 +521,17 @@ var queryEscape = func() func(string) string {
 func laneOf(strategy string) Lane {
 	p, _ := strategies.Defaults(strategy)
 	return Lane{Params: p}
+}
+
+// LaneChangeWords returns in words the changes of cs that touched lane i's
+// run, for its verdict: "b.factor changed to 1.1 at 48s; the server
+// stopped by hand at 1m0s", or "" when none did.
+func LaneChangeWords(cs []Change, i int) string {
+	var out []string
+	for _, c := range cs {
+		if c.Touches(i) {
+			out = append(out, c.OfLane(i).Words())
+		}
+	}
+	return strings.Join(out, "; ")
 }

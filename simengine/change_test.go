@@ -74,7 +74,7 @@ func setChange(f func(*scenario.Params)) func(*Engine, func(scenario.Tick)) {
 	return func(e *Engine, emit func(scenario.Tick)) {
 		old, p := e.Params(), e.Params()
 		f(&p)
-		if _, err := e.Change(scenario.Change{Set: scenario.Diff(&old, &p)}, emit); err != nil {
+		if _, err := e.Change(scenario.Change{Set: scenario.Diff(&old, &p)}, old.Duration, emit); err != nil {
 			panic(err)
 		}
 	}
@@ -83,7 +83,7 @@ func setChange(f func(*scenario.Params)) func(*Engine, func(scenario.Tick)) {
 // outageChange returns a change of the server by hand.
 func outageChange(what string) func(*Engine, func(scenario.Tick)) {
 	return func(e *Engine, emit func(scenario.Tick)) {
-		if _, err := e.Change(scenario.Change{Outage: what}, emit); err != nil {
+		if _, err := e.Change(scenario.Change{Outage: what}, e.Params().Duration, emit); err != nil {
 			panic(err)
 		}
 	}

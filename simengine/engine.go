@@ -89,10 +89,8 @@ func NewWithBudget(p scenario.Params, mem *budget.Account) (*Engine, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{p: p.Clone(), mem: mem}
-	e.p.Changes = nil
-	e.Reset()
-	e.pending = slices.Clone(p.Changes)
+	e := &Engine{mem: mem}
+	e.start(p)
 	for _, l := range e.lanes {
 		if l.halt != nil {
 			err := l.halt.Reason
@@ -161,7 +159,34 @@ func (e *Engine) OutagesDropped() int { return e.dropped }
 // those Outages returns and those it no longer does, without copying any.
 func (e *Engine) OutageCount() int { return e.dropped + len(e.outages) }
 
-// Reset starts the run again from virtual time 0 with the current parameters.
+// start sets p as the run's parameters and starts it from virtual time 0,
+// its live changes pending.
+func (e *Engine) start(p scenario.Params) {
+	e.p = p.Clone()
+	e.p.Changes = nil
+	e.Reset()
+	e.pending = slices.Clone(p.Changes)
+}
+
+// Restart starts a new run of p from virtual time 0, its live changes
+// (p.Changes) to be taken at their times, or returns p's errors and
+// changes nothing.
+func (e *Engine) Restart(p scenario.Params) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	e.start(p)
+	return nil
+}
+
+// DropChangesFrom drops the pending live changes at or after t: a run whose
+// duration is now t does not reach them.
+func (e *Engine) DropChangesFrom(t time.Duration) {
+	e.pending = slices.DeleteFunc(e.pending, func(c scenario.Change) bool { return c.At >= t })
+}
+
+// Reset starts the run again from virtual time 0 with the current
+// parameters, without live changes.
 func (e *Engine) Reset() {
 	e.release()
 	e.now, e.down, e.outages, e.dropped, e.downs = 0, false, nil, 0, 0
@@ -459,6 +484,7 @@ func (e *Engine) Set(p scenario.Params) error {
 	e.settle()
 	old := e.p
 	e.p = p.Clone()
+	e.p.Changes = nil
 	if len(p.Lanes) != len(old.Lanes) || p.Seed != old.Seed || p.Tick != old.Tick || !sameServer(&p, &old) ||
 		p.Arrival != old.Arrival || !sameTiers(&p, &old) {
 		e.Reset()
@@ -576,6 +602,10 @@ func (e *Engine) takeChange() {
 	e.applied = append(e.applied, c)
 }
 
+// ErrRunOver is Change's error when the change would come at or after the
+// run's end.
+var ErrRunOver = errors.New("changes: the run is over: a change now would come after its end")
+
 // ErrTooManyChanges is Change's error once a run holds
 // scenario.MaxChanges live changes: a new run (Reset) takes more.
 var ErrTooManyChanges = fmt.Errorf("changes: a run holds at most %d live changes; reset to start a new run", scenario.MaxChanges)
@@ -583,13 +613,14 @@ var ErrTooManyChanges = fmt.Errorf("changes: a run holds at most %d live changes
 // Change takes a live change now, at the first virtual time at which every
 // lane can take it as a replay of the run would (where the latest Step
 // stopped short, a lane may have processed some events of its current
-// time: the change comes a nanosecond later). c's At is ignored; the
+// time: the change comes a nanosecond later), which must be before end,
+// the run's end (else ErrRunOver). c's At is ignored; the
 // change that took, with its time, is returned, and it drops the changes
 // still pending (a replay's future, which no longer happens). Ticks that
 // end before it go to emit. A change of parameters that the running
 // simulation cannot take (scenario.LiveError) or with bad values is an
 // error, and changes nothing.
-func (e *Engine) Change(c scenario.Change, emit func(scenario.Tick)) (scenario.Change, error) {
+func (e *Engine) Change(c scenario.Change, end time.Duration, emit func(scenario.Tick)) (scenario.Change, error) {
 	if len(e.applied) >= scenario.MaxChanges {
 		return c, ErrTooManyChanges
 	}
@@ -599,6 +630,9 @@ func (e *Engine) Change(c scenario.Change, emit func(scenario.Tick)) (scenario.C
 			at = max(at, l.now)
 		}
 		at++
+	}
+	if at >= end {
+		return c, ErrRunOver
 	}
 	c.At = at
 	if c.Outage == "" {
@@ -618,15 +652,18 @@ func (e *Engine) Change(c scenario.Change, emit func(scenario.Tick)) (scenario.C
 	return e.applied[len(e.applied)-1], nil
 }
 
-// Record returns the run so far as parameters that replay it: those at
-// virtual time 0 with the live changes taken since (Changes), each at its
-// time. Run, or New then Step, of Record gives the same ticks and
-// summaries, tick for tick.
+// Record returns the run as parameters that replay it: those at virtual
+// time 0 with the live changes taken since (Changes), each at its time,
+// and those still pending. Run, or New then Step, of Record gives the same
+// ticks and summaries, tick for tick.
 func (e *Engine) Record() scenario.Params {
 	p := e.base.Clone()
-	p.Changes = slices.Clone(e.applied)
+	p.Changes = append(slices.Clone(e.applied), e.pending...)
 	return p
 }
+
+// Taken returns how many live changes the run has taken since its start.
+func (e *Engine) Taken() int { return len(e.applied) }
 
 // Applied returns the live changes taken since the run's start, in order.
 func (e *Engine) Applied() []scenario.Change { return slices.Clone(e.applied) }

@@ -103,7 +103,8 @@ function yAxis(id, a, max) {
 function annotations(id, i) {
   const out = [];
   for (const m of marks.marks) {
-    if (m.lane !== i || m.chart !== id) continue;
+    // A live change is marked on every chart of its lane ('*').
+    if (m.lane !== i || (m.chart !== id && m.chart !== '*')) continue;
     out.push({ xAxis: m.t, name: m.label, lineStyle: { color: T.mark, type: 'dashed', width: 1.2 },
       label: { formatter: m.label, position: 'insideEndTop', color: T.mark, fontSize: 10 } });
   }
