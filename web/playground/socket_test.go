@@ -30,6 +30,8 @@ type page struct {
 
 	mu   sync.Mutex
 	rows [][]any
+	// summary is the latest summary message.
+	summary map[string]json.RawMessage
 }
 
 func dialPage(t *testing.T, srv *httptest.Server, query string) *page {
@@ -68,6 +70,11 @@ func (p *page) read() {
 			}
 			p.mu.Lock()
 			p.rows = append(p.rows, tm.Ticks...)
+			p.mu.Unlock()
+		}
+		if string(m["type"]) == `"summary"` {
+			p.mu.Lock()
+			p.summary = m
 			p.mu.Unlock()
 		}
 		select {
