@@ -452,9 +452,6 @@ func changesError(p *Params, err error) *ParamError {
 func (p Params) Canonical() url.Values {
 	q := url.Values{}
 	def := Defaults()
-	if len(p.Lanes) != len(def.Lanes) {
-		q.Set(lanesParam.Name, strconv.Itoa(len(p.Lanes)))
-	}
 	for _, row := range Table {
 		if row.Lane {
 			continue
@@ -481,6 +478,20 @@ func (p Params) Canonical() url.Values {
 	}
 	if len(p.Changes) > 0 {
 		q.Set(changesParam.Name, ChangesText(p.Changes))
+	}
+	// Parse takes the number of lanes from the highest lane letter given,
+	// else 2: lanes is written when that is not the run's.
+	lanes, highest := len(def.Lanes), -1
+	for name := range q {
+		if _, lane, _ := Lookup(name); lane > highest {
+			highest = lane
+		}
+	}
+	if highest >= 0 {
+		lanes = highest + 1
+	}
+	if lanes != len(p.Lanes) {
+		q.Set(lanesParam.Name, strconv.Itoa(len(p.Lanes)))
 	}
 	return q
 }
