@@ -161,3 +161,49 @@ func firstDiff(a, b []byte) string {
 	}
 	return "one is a prefix of the other"
 }
+
+// TestChangesRejectedOnEveryPath: a bad change is an error named changes
+// that says why, from the page's URL, a headless export's, the socket's
+// URL and a set message; the session goes on.
+func TestChangesRejectedOnEveryPath(t *testing.T) {
+	srv, _ := newTestServer(t, Limits{})
+	for _, tc := range []struct{ changes, want string }{
+		{"@5m stop", "out of range"},
+		{"@5s b.factr=1.1", `unknown parameter "b.factr"`},
+		{"@5s seed=2", "seed cannot change on the fly"},
+		{"@5s stop @4s resume", "times must not go back"},
+	} {
+		t.Run(tc.changes, func(t *testing.T) {
+			q := "duration=60s&changes=" + strings.ReplaceAll(tc.changes, " ", "+")
+			res, err := http.Get(srv.URL + "/export.csv?" + q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "changes") || !strings.Contains(string(body), tc.want) {
+				t.Errorf("export: %s %q, want 400 saying %q", res.Status, body, tc.want)
+			}
+			html := string(getOK(t, srv.URL+"/?"+q))
+			if !strings.Contains(html, "changes: ") || !strings.Contains(html, htmlEscape(tc.want)) {
+				t.Errorf("the page does not show the error %q", tc.want)
+			}
+			p := dialPage(t, srv, q+"&speed=max")
+			m := p.await("error", nil)
+			if field[string](t, m, "param") != "changes" || !strings.Contains(field[string](t, m, "message"), tc.want) {
+				t.Errorf("socket URL: %v", m)
+			}
+			p.send(inMsg{Type: "set", Query: q})
+			m = p.await("error", nil)
+			if field[string](t, m, "param") != "changes" || !strings.Contains(field[string](t, m, "message"), tc.want) {
+				t.Errorf("set: %v", m)
+			}
+			syncPage(t, p, "10") // the session answers on
+		})
+	}
+}
+
+// htmlEscape escapes s as the page's text is.
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
