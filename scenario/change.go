@@ -498,8 +498,9 @@ func (p Params) Canonical() url.Values {
 
 // EncodeQuery writes q as a URL's query, keys sorted, as url.Values.Encode
 // does but for the characters that a query may hold as they are and that
-// the vocabulary's syntaxes use (: , @ / =): a link stays readable. A space
-// is a plus sign.
+// the vocabulary's syntaxes use (, @ / =): a link stays readable. A space
+// is a plus sign. A colon stays escaped: an HTML template takes a relative
+// link with a colon before its first slash for one with a scheme.
 func EncodeQuery(q url.Values) string {
 	keys := make([]string, 0, len(q))
 	for k := range q {
@@ -520,10 +521,10 @@ func EncodeQuery(q url.Values) string {
 	return b.String()
 }
 
-// queryEscape escapes s for a query's key or value, leaving : , @ / = as
+// queryEscape escapes s for a query's key or value, leaving , @ / = as
 // they are.
 var queryEscape = func() func(string) string {
-	keep := strings.NewReplacer("%3A", ":", "%2C", ",", "%40", "@", "%2F", "/", "%3D", "=")
+	keep := strings.NewReplacer("%2C", ",", "%40", "@", "%2F", "/", "%3D", "=")
 	return func(s string) string { return keep.Replace(url.QueryEscape(s)) }
 }()
 

@@ -121,9 +121,14 @@ func (tb *tab) waitRowsT(sec float64) {
 // is one of those.
 func (tb *tab) waitQuery(name, value string) {
 	tb.t.Helper()
+	// A run with a real lane plays in real time: its speed's default is 1.
+	isDefault := fmt.Sprint(value == defaultOf(name))
+	if name == playground.SpeedParam {
+		isDefault = fmt.Sprintf(`([...q.values()].includes('real') ? '1' : %q) === %q`, playground.DefaultSpeed, value)
+	}
 	tb.waitTrue(fmt.Sprintf("the settings have %s=%s", name, value),
-		fmt.Sprintf(`(q => q.has(%q) ? q.get(%q) === %q : %t)(new URLSearchParams(window.backofflab.settings()))`,
-			name, name, value, value == defaultOf(name)))
+		fmt.Sprintf(`(q => q.has(%q) ? q.get(%q) === %q : %s)(new URLSearchParams(window.backofflab.settings()))`,
+			name, name, value, isDefault))
 }
 
 // defaultOf returns the value of the parameter name that a canonical query
