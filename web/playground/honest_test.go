@@ -123,6 +123,21 @@ func TestHonestRunReplays(t *testing.T) {
 	if bytes.Contains(headless, []byte("\n#")) || headless[0] == '#' {
 		t.Error("the CSV has a comment line")
 	}
+	// The JSON: the page's export (its rows and summaries) and its link's,
+	// which runs lane after lane, each lane with the changes it saw; the
+	// params carry the changes.
+	live.mu.Lock()
+	sums := field[[]scenario.Summary](t, live.summary, "lanes")
+	live.mu.Unlock()
+	_, pageJSON := post(t, srv.URL+"/export.json?"+link, pageBody(t, sums, pageRows(live)))
+	headlessJSON := getOK(t, srv.URL+"/export.json?"+link)
+	if !bytes.Equal(pageJSON, headlessJSON) {
+		t.Errorf("the page's JSON (%d bytes) differs from its link's (%d bytes)", len(pageJSON), len(headlessJSON))
+	}
+	var rec struct{ Params map[string]any }
+	if err := json.Unmarshal(headlessJSON, &rec); err != nil || rec.Params["changes"] != scenario.ChangesText(cs) {
+		t.Errorf("the JSON's params hold changes %q (%v), want %q", rec.Params["changes"], err, scenario.ChangesText(cs))
+	}
 
 	replay := dialPage(t, srv, link)
 	replay.await("hello", nil)
