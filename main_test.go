@@ -614,8 +614,8 @@ func TestRunChangesFlag(t *testing.T) {
 	}
 	verdicts := text[strings.LastIndex(text, "\n\n"):]
 	a, b, _ := strings.Cut(strings.TrimSpace(verdicts), "\n")
-	if !strings.Contains(b, "(b.factor changed to 1.1 at 12s; the server stopped by hand at 15s; the server resumed by hand at 17s)") ||
-		strings.Contains(a, "b.factor") || !strings.Contains(a, "(the server stopped by hand at 15s; the server resumed by hand at 17s)") {
+	if !strings.Contains(b, "(b.factor changed to 1.1 at 12 s; the server stopped by hand at 15 s; the server resumed by hand at 17 s)") ||
+		strings.Contains(a, "b.factor") || !strings.Contains(a, "(the server stopped by hand at 15 s; the server resumed by hand at 17 s)") {
 		t.Errorf("the verdicts do not name the changes of their lanes:\n%s", verdicts)
 	}
 }

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -212,10 +213,11 @@ func (a Assign) Text() string {
 	return fmt.Sprint(v)
 }
 
-// Words returns the change in words for a reader, as a verdict mentions it:
-// "b.factor changed to 1.1 at 48s", "the server stopped by hand at 60s".
+// Words returns the change in words for a reader, as a verdict mentions it,
+// its time to a tenth of a second: "b.factor changed to 1.1 at 48 s",
+// "the server stopped by hand at 60.2 s".
 func (c Change) Words() string {
-	at := c.At.String()
+	at := strconv.FormatFloat(math.Round(c.At.Seconds()*10)/10, 'f', -1, 64) + " s"
 	switch c.Outage {
 	case ChangeStop:
 		return "the server stopped by hand at " + at

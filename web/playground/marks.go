@@ -327,16 +327,8 @@ func (m *marker) setChanges(cs []scenario.Change) {
 				label = strings.TrimPrefix(scenario.ChangesText([]scenario.Change{own}), "@"+own.At.String()+" ")
 			}
 			m.changes = append(m.changes, mark{T: own.At.Seconds(), Lane: i, Kind: markChange, Chart: everyChart,
-				Label: label, Text: capitalize(own.Words()) + ": the run is judged with it from then on."})
+				Label: label, Text: "Changed live: " + own.Words() + "; the rest of the run is judged with it."})
 		}
 	}
 	m.changed = true
-}
-
-// capitalize returns s with its first letter upper case.
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
