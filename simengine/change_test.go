@@ -22,6 +22,10 @@ func TestChangeReplaysTickForTick(t *testing.T) {
 		at      []time.Duration // when each change is made, roughly
 	}{
 		{"set in slices that stop short", 997, []func(*Engine, func(scenario.Tick)){setChange(fast)}, []time.Duration{12 * time.Second}},
+		// The resume lets the backlog in at one time: slices of a few
+		// events stop among them, and a change then comes a nanosecond
+		// after, as its replay can take it.
+		{"set in the resume's flood", 7, []func(*Engine, func(scenario.Tick)){setChange(func(p *scenario.Params) { p.ShedAbove = 20 })}, []time.Duration{15 * time.Second}},
 		{"set after whole steps", 1 << 30, []func(*Engine, func(scenario.Tick)){setChange(fast)}, []time.Duration{12 * time.Second}},
 		{"stop, set, resume", 1501, []func(*Engine, func(scenario.Tick)){
 			outageChange(scenario.ChangeStop),
