@@ -136,6 +136,8 @@ func paramFlags(fs *flag.FlagSet, q url.Values) {
 	}
 	lanes, _, _ := scenario.Lookup("lanes")
 	fs.Func("lanes", fmt.Sprintf("%s (%s)", lanes.Help, lanes.Allowed()), store("lanes"))
+	changes := scenario.ChangesParam()
+	fs.Func(changes.Name, changes.Help+" (default none)", store(changes.Name))
 	for _, param := range scenario.Table {
 		if !param.Lane {
 			define(param, param.Name, fmt.Sprintf("%s (%s; default %s)", param.Help, param.Allowed(),
@@ -203,7 +205,12 @@ func writeText(ctx context.Context, w io.Writer, p scenario.Params, report time.
 	}
 	bw.WriteString("\n")
 	for i, s := range sum {
-		fmt.Fprintf(bw, "%s %s\n", label[i], s.Verdict(scenario.Finished).Text)
+		text := s.Verdict(scenario.Finished).Text
+		// A lane judged on a run that changed says so, with the values.
+		if w := scenario.LaneChangeWords(p.Changes, i); w != "" {
+			text += " (" + w + ")"
+		}
+		fmt.Fprintf(bw, "%s %s\n", label[i], text)
 	}
 	return bw.Flush()
 }

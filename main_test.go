@@ -456,6 +456,12 @@ func TestRunBadInput(t *testing.T) {
 		// Another server model's parameter, which the run would not read.
 		{"other_model_default", withSmall("-server_limit", "5"), []string{"-server_limit 5", "server_model curve", "not of queue (the default)", "give -server_model curve"}},
 		{"other_model_given", withSmall("-server_model", "linear", "-workers", "3"), []string{"-workers 3", "server_model queue", "not of linear;"}},
+		// A run's live changes: each bad one names changes, the change and why.
+		{"changes_out_of_range", withSmall("-changes", "@40s stop"), []string{"changes", `"@40s stop"`, "time 40s out of range (from 0 to below duration, 30s)"}},
+		{"changes_unknown", withSmall("-changes", "@5s b.factr=2"), []string{"changes", `unknown parameter "b.factr"`}},
+		{"changes_not_live", withSmall("-changes", "@5s seed=3"), []string{"changes", "seed cannot change on the fly"}},
+		{"changes_going_back", withSmall("-changes", "@5s stop @4s resume"), []string{"changes", "times must not go back"}},
+		{"changes_bad_value", withSmall("-changes", "@5s b.factor=0"), []string{"changes", `b.factor: "0" is not allowed`}},
 		// The flag package rejects these before the table sees them; its
 		// message names the flag (the help it prints lists every flag).
 		{"undefined_lane_z", withSmall("-z.factor", "2"), []string{"z.factor"}},
@@ -583,5 +589,33 @@ func TestFlagHelpNamesEmptyDefaults(t *testing.T) {
 	run(context.Background(), []string{"run", "-h"}, new(strings.Builder), &errOut)
 	if !strings.Contains(errOut.String(), "default none)") {
 		t.Error(`run -h names no empty default as "none" (faults, tiers)`)
+	}
+}
+
+// TestRunChangesFlag: -changes replays a run's live changes, in the CSV's
+// last column and in the verdicts of the lanes they changed.
+func TestRunChangesFlag(t *testing.T) {
+	const changes = "@12s b.factor=1.1 @15s stop @17s resume"
+	out, _, err := runArgs(t, withSmall("-changes", changes, "-format", "csv")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, strings.TrimSuffix(simengine.CSVHeader(), "\n")+",changes\n") {
+		t.Errorf("the CSV's header %.200q has no changes column", out)
+	}
+	for _, cell := range []string{",b,", "@12s b.factor=1.1\n", "@15s stop\n", "@17s resume\n"} {
+		if !strings.Contains(out, cell) {
+			t.Errorf("the CSV does not hold %q", cell)
+		}
+	}
+	text, _, err := runArgs(t, withSmall("-changes", changes)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := text[strings.LastIndex(text, "\n\n"):]
+	a, b, _ := strings.Cut(strings.TrimSpace(verdicts), "\n")
+	if !strings.Contains(b, "(b.factor changed to 1.1 at 12 s; the server stopped by hand at 15 s; the server resumed by hand at 17 s)") ||
+		strings.Contains(a, "b.factor") || !strings.Contains(a, "(the server stopped by hand at 15 s; the server resumed by hand at 17 s)") {
+		t.Errorf("the verdicts do not name the changes of their lanes:\n%s", verdicts)
 	}
 }

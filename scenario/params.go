@@ -42,6 +42,9 @@ type Params struct {
 	Tick           time.Duration // tick
 	Seed           uint64        // seed
 	Lanes          []Lane        // lanes, a to d
+	// Changes are the run's live changes (changes), in time order: a run
+	// of p starts with the values above and takes each at its time.
+	Changes []Change
 }
 
 // Lane holds one lane's own parameters: its retry strategy, whether the
@@ -136,6 +139,7 @@ func DefaultLane(i int) Lane {
 // Clone returns a copy of p that shares no memory with it.
 func (p Params) Clone() Params {
 	p.Faults = slices.Clone(p.Faults)
+	p.Changes = slices.Clone(p.Changes)
 	p.Lanes = slices.Clone(p.Lanes)
 	for i := range p.Lanes {
 		p.Lanes[i].Tiers = slices.Clone(p.Lanes[i].Tiers)

@@ -31,6 +31,9 @@ const (
 	// that parameter's syntax), the contention study's list of Ns. No row
 	// of Table has it.
 	TypeText
+	// TypeChanges is a run's live changes, in ChangesSyntax: the changes
+	// parameter's type, which stands apart from Table.
+	TypeChanges
 )
 
 // Scope is the part of the experiment that reads a parameter. The real
@@ -338,8 +341,11 @@ var lanesParam = Param{Name: "lanes", Scope: ScopeRun, Type: TypeInt, Min: 1, Ma
 // Lookup returns the parameter with the given name, with or without a lane
 // letter ("clients", "a.factor" or "factor"), and the lane index or -1.
 func Lookup(name string) (Param, int, bool) {
-	if name == lanesParam.Name {
+	switch name {
+	case lanesParam.Name:
 		return lanesParam, -1, true
+	case changesParam.Name:
+		return changesParam, -1, true
 	}
 	lane := -1
 	if len(name) > 2 && name[1] == '.' {
@@ -406,6 +412,8 @@ func (p Param) Allowed() string {
 		return FaultSyntax
 	case TypeTiers:
 		return TierSyntax
+	case TypeChanges:
+		return ChangesSyntax
 	case TypeText:
 		return "text: " + p.Help
 	case TypeSeed:
@@ -455,6 +463,13 @@ func (p Param) Set(ptr any, name, raw string) error {
 			return &ParamError{Name: name, Value: raw, Allow: err.Error() + "; " + TierSyntax}
 		}
 		*dst = ts
+		return nil
+	case *[]Change:
+		cs, err := ParseChanges(raw)
+		if err != nil {
+			return &ParamError{Name: name, Value: raw, Allow: err.Error() + "; " + ChangesSyntax}
+		}
+		*dst = cs
 		return nil
 	default:
 		panic(fmt.Sprintf("scenario: Param.Set into %T", ptr))
@@ -536,6 +551,8 @@ func format(ptr any) string {
 		return FaultsText(*v)
 	case *[]Tier:
 		return TiersText(*v)
+	case *[]Change:
+		return ChangesText(*v)
 	}
 	panic(fmt.Sprintf("scenario: no format for %T", ptr))
 }
@@ -624,6 +641,11 @@ func Parse(q url.Values) (Params, error) {
 		errs = delayOrder(errs, &p.Lanes[i], laneName(i, ""))
 	}
 	errs = faultsApart(errs, &p)
+	if len(errs) == 0 && len(p.Changes) > 0 {
+		if err := checkChanges(&p); err != nil {
+			errs = append(errs, changesError(&p, err))
+		}
+	}
 	if len(errs) > 0 {
 		return Params{}, joinSorted(errs)
 	}
@@ -686,6 +708,9 @@ func (p Params) Encode() url.Values {
 			q.Set(laneName(i, param.Name), param.Value(&p, i))
 		}
 	}
+	if len(p.Changes) > 0 {
+		q.Set(changesParam.Name, ChangesText(p.Changes))
+	}
 	return q
 }
 
@@ -705,6 +730,11 @@ func (p Params) Validate() error {
 		lanes[i] = i
 	}
 	errs = p.check(errs, func(Param) bool { return true }, lanes, func(i int) string { return laneName(i, "") })
+	if len(errs) == 0 && len(p.Changes) > 0 {
+		if err := checkChanges(&p); err != nil {
+			errs = append(errs, changesError(&p, err))
+		}
+	}
 	return joinSorted(errs)
 }
 

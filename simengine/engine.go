@@ -13,6 +13,7 @@ package simengine
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -45,6 +46,16 @@ type Engine struct {
 	// while it lasts) and kind; dropped counts the older ones.
 	outages []window
 	dropped int
+
+	// base is the run's parameters at virtual time 0; pending are the
+	// live changes still to take, in time order (a replay's), and applied
+	// those taken, each at its time (see Record).
+	base    scenario.Params
+	pending []scenario.Change
+	applied []scenario.Change
+	// partial: the latest Step stopped short of its target, so a lane may
+	// have processed some of the events at its current time.
+	partial bool
 }
 
 // transition is a scheduled fault's start or end.
@@ -78,8 +89,8 @@ func NewWithBudget(p scenario.Params, mem *budget.Account) (*Engine, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{p: p.Clone(), mem: mem}
-	e.Reset()
+	e := &Engine{mem: mem}
+	e.start(p)
 	for _, l := range e.lanes {
 		if l.halt != nil {
 			err := l.halt.Reason
@@ -148,11 +159,39 @@ func (e *Engine) OutagesDropped() int { return e.dropped }
 // those Outages returns and those it no longer does, without copying any.
 func (e *Engine) OutageCount() int { return e.dropped + len(e.outages) }
 
-// Reset starts the run again from virtual time 0 with the current parameters.
+// start sets p as the run's parameters and starts it from virtual time 0,
+// its live changes pending.
+func (e *Engine) start(p scenario.Params) {
+	e.p = p.Clone()
+	e.p.Changes = nil
+	e.Reset()
+	e.pending = slices.Clone(p.Changes)
+}
+
+// Restart starts a new run of p from virtual time 0, its live changes
+// (p.Changes) to be taken at their times, or returns p's errors and
+// changes nothing.
+func (e *Engine) Restart(p scenario.Params) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	e.start(p)
+	return nil
+}
+
+// DropChangesFrom drops the pending live changes at or after t: a run whose
+// duration is now t does not reach them.
+func (e *Engine) DropChangesFrom(t time.Duration) {
+	e.pending = slices.DeleteFunc(e.pending, func(c scenario.Change) bool { return c.At >= t })
+}
+
+// Reset starts the run again from virtual time 0 with the current
+// parameters, without live changes.
 func (e *Engine) Reset() {
 	e.release()
 	e.now, e.down, e.outages, e.dropped, e.downs = 0, false, nil, 0, 0
 	e.effects, e.errFrac = nil, 0
+	e.base, e.pending, e.applied, e.partial = e.p.Clone(), nil, nil, false
 	e.eff = e.p.Clone()
 	e.nextTick = e.p.Tick
 	e.lanes = make([]*lane, len(e.p.Lanes))
@@ -192,13 +231,17 @@ func (e *Engine) schedule() {
 	})
 }
 
-// nextTransition returns when the next scheduled transition comes, or
-// never.
+// nextTransition returns when the next scheduled transition or live
+// change comes, or never.
 func (e *Engine) nextTransition() time.Duration {
-	if len(e.plan) == 0 {
-		return never
+	next := never
+	if len(e.plan) > 0 {
+		next = e.plan[0].at
 	}
-	return e.plan[0].at
+	if len(e.pending) > 0 {
+		next = min(next, e.pending[0].At)
+	}
+	return next
 }
 
 // transit applies the next scheduled transition, which is due now.
@@ -303,6 +346,12 @@ const tickCost = 32
 // the run's events are. A Set or Outage between two slices applies at one
 // time for every lane (see settle).
 func (e *Engine) Step(t time.Duration, maxEvents int, emit func(scenario.Tick)) bool {
+	done := e.step(t, maxEvents, emit)
+	e.partial = !done
+	return done
+}
+
+func (e *Engine) step(t time.Duration, maxEvents int, emit func(scenario.Tick)) bool {
 	if t < e.now {
 		return true
 	}
@@ -332,7 +381,13 @@ func (e *Engine) Step(t time.Duration, maxEvents int, emit func(scenario.Tick)) 
 			if !e.runTo(next, &budget) {
 				return false
 			}
-			e.transit()
+			// At one time, the scheduled faults come before a live
+			// change, in a live run as in its replay.
+			if len(e.plan) > 0 && e.plan[0].at == next {
+				e.transit()
+			} else {
+				e.takeChange()
+			}
 		default:
 			return e.runTo(t, &budget)
 		}
@@ -429,6 +484,7 @@ func (e *Engine) Set(p scenario.Params) error {
 	e.settle()
 	old := e.p
 	e.p = p.Clone()
+	e.p.Changes = nil
 	if len(p.Lanes) != len(old.Lanes) || p.Seed != old.Seed || p.Tick != old.Tick || !sameServer(&p, &old) ||
 		p.Arrival != old.Arrival || !sameTiers(&p, &old) {
 		e.Reset()
@@ -523,3 +579,91 @@ func (e *Engine) Halted() []*Halt {
 	}
 	return out
 }
+
+// takeChange takes the next live change, which is due now, and records it.
+func (e *Engine) takeChange() {
+	c := e.pending[0]
+	e.pending = e.pending[1:]
+	c.At = e.now
+	switch c.Outage {
+	case scenario.ChangeStop, scenario.ChangeResume:
+		e.Outage(c.Outage == scenario.ChangeStop)
+	default:
+		p := e.p.Clone()
+		for _, a := range c.Set {
+			a.Apply(&p)
+		}
+		// A change is checked before it is pending (Params.Validate for a
+		// replay's, Change for a live one): it always applies on the fly.
+		if err := e.Set(p); err != nil {
+			panic("simengine: a checked live change did not apply: " + err.Error())
+		}
+	}
+	e.applied = append(e.applied, c)
+}
+
+// ErrRunOver is Change's error when the change would come at or after the
+// run's end.
+var ErrRunOver = errors.New("changes: the run is over: a change now would come after its end")
+
+// ErrTooManyChanges is Change's error once a run holds
+// scenario.MaxChanges live changes: a new run (Reset) takes more.
+var ErrTooManyChanges = fmt.Errorf("changes: a run holds at most %d live changes; reset to start a new run", scenario.MaxChanges)
+
+// Change takes a live change now, at the first virtual time at which every
+// lane can take it as a replay of the run would (where the latest Step
+// stopped short, a lane may have processed some events of its current
+// time: the change comes a nanosecond later), which must be before end,
+// the run's end (else ErrRunOver). c's At is ignored; the
+// change that took, with its time, is returned, and it drops the changes
+// still pending (a replay's future, which no longer happens). Ticks that
+// end before it go to emit. A change of parameters that the running
+// simulation cannot take (scenario.LiveError) or with bad values is an
+// error, and changes nothing.
+func (e *Engine) Change(c scenario.Change, end time.Duration, emit func(scenario.Tick)) (scenario.Change, error) {
+	if len(e.applied) >= scenario.MaxChanges {
+		return c, ErrTooManyChanges
+	}
+	at := e.now
+	if e.partial {
+		for _, l := range e.lanes {
+			at = max(at, l.now)
+		}
+		at++
+	}
+	if at >= end {
+		return c, ErrRunOver
+	}
+	c.At = at
+	if c.Outage == "" {
+		next := e.p.Clone()
+		for _, a := range c.Set {
+			a.Apply(&next)
+		}
+		if err := scenario.LiveError(&e.p, &next); err != nil {
+			return c, err
+		}
+		if err := next.Validate(); err != nil {
+			return c, err
+		}
+	}
+	e.pending = append(e.pending[:0], c)
+	e.Step(at, math.MaxInt, emit)
+	return e.applied[len(e.applied)-1], nil
+}
+
+// Record returns the run as parameters that replay it: those at virtual
+// time 0 with the live changes taken since (Changes), each at its time,
+// and those still pending. Run, or New then Step, of Record gives the same
+// ticks and summaries, tick for tick.
+func (e *Engine) Record() scenario.Params {
+	p := e.base.Clone()
+	p.Changes = append(slices.Clone(e.applied), e.pending...)
+	return p
+}
+
+// Taken returns how many live changes the run has taken since its start.
+func (e *Engine) Taken() int { return len(e.applied) }
+
+// Applied returns the live changes taken since the run's start, in order.
+func (e *Engine) Applied() []scenario.Change { return slices.Clone(e.applied) }

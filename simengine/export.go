@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
+	"time"
 
 	"backofflab/budget"
 	"backofflab/internal/parallel"
@@ -47,15 +49,86 @@ func CSVHeader() string {
 	return "t,lane," + strings.Join(scenario.Columns, ",") + "\n"
 }
 
+// ChangesColumn is the last column of the CSV time series of a run with
+// live changes (scenario.Params.Changes): on a lane's row of the tick in
+// which a change was taken, the change as the changes parameter writes it,
+// if it changed that lane's run. A run without changes has no such column.
+const ChangesColumn = "changes"
+
+// CSVHeaderOf is the header row of p's CSV time series: CSVHeader, and the
+// ChangesColumn when p has live changes.
+func CSVHeaderOf(p *scenario.Params) string {
+	if len(p.Changes) == 0 {
+		return CSVHeader()
+	}
+	return "t,lane," + strings.Join(scenario.Columns, ",") + "," + ChangesColumn + "\n"
+}
+
+// ChangeCells finds, tick after tick, the live changes taken in each tick
+// of a run, for the ChangesColumn: a change at virtual time c.At is taken
+// after the tick that ends at c.At, so it belongs to the tick that starts
+// there.
+type ChangeCells struct {
+	changes []scenario.Change
+	cur     []scenario.Change
+}
+
+// NewChangeCells returns the cells of a run with the live changes cs, in
+// time order.
+func NewChangeCells(cs []scenario.Change) *ChangeCells { return &ChangeCells{changes: cs} }
+
+// Tick moves to the tick that ends at t seconds.
+func (cc *ChangeCells) Tick(t float64) {
+	end := time.Duration(math.Round(t * 1e9))
+	n := 0
+	for n < len(cc.changes) && cc.changes[n].At < end {
+		n++
+	}
+	cc.cur, cc.changes = cc.changes[:n], cc.changes[n:]
+}
+
+// Append appends to a CSV row (AppendCSV's, with its newline) lane i's
+// cell of the current tick: the changes that touched lane i, quoted as CSV
+// quotes a field with a comma.
+func (cc *ChangeCells) Append(row []byte, i int) []byte {
+	row = row[:len(row)-1]
+	var cell []scenario.Change
+	for _, c := range cc.cur {
+		if c.Touches(i) {
+			cell = append(cell, c.OfLane(i))
+		}
+	}
+	text := scenario.ChangesText(cell)
+	row = append(row, ',')
+	if strings.ContainsAny(text, ",\"") {
+		row = append(row, '"')
+		row = append(row, strings.ReplaceAll(text, `"`, `""`)...)
+		row = append(row, '"')
+	} else {
+		row = append(row, text...)
+	}
+	return append(row, '\n')
+}
+
 // WriteCSV runs p within mem (nil: unbounded) and writes its time series
-// as CSV: CSVHeader, then one row per lane per tick, as the run goes.
+// as CSV: CSVHeaderOf(p), then one row per lane per tick, as the run goes.
 func WriteCSV(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Account) error {
 	bw := bufio.NewWriter(w)
-	bw.WriteString(CSVHeader())
+	bw.WriteString(CSVHeaderOf(&p))
 	var row []byte
+	var cells *ChangeCells
+	if len(p.Changes) > 0 {
+		cells = NewChangeCells(p.Changes)
+	}
 	_, err := RunWithBudget(ctx, p, mem, func(t scenario.Tick) {
+		if cells != nil {
+			cells.Tick(t.T)
+		}
 		for i := range t.Lanes {
 			row = t.Lanes[i].AppendCSV(row[:0], scenario.LaneNames[i:i+1])
+			if cells != nil {
+				row = cells.Append(row, i)
+			}
 			bw.Write(row)
 		}
 	})
@@ -104,6 +177,9 @@ func WriteJSON(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.
 		fmt.Fprintf(bw, `{"name":%s,"strategy":%s,"ticks":[`, name, strategy)
 		one := p.Clone()
 		one.Lanes = one.Lanes[i : i+1]
+		for k, c := range one.Changes {
+			one.Changes[k] = c.ForLane(i)
+		}
 		n := 0
 		sums, err := RunWithBudget(ctx, one, mem, func(t scenario.Tick) {
 			if n > 0 {

@@ -99,9 +99,9 @@ type tab struct {
 // openTab opens a new tab in the shared browser. The tab records its
 // console errors from the start; when the test ends they fail it, then the
 // tab is closed.
-func openTab(t *testing.T, browserCtx context.Context) *tab {
+func openTab(t *testing.T, browserCtx context.Context, opts ...chromedp.ContextOption) *tab {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(browserCtx)
+	ctx, cancel := chromedp.NewContext(browserCtx, opts...)
 	t.Cleanup(cancel) // runs after the check below (cleanups run last-in first-out)
 	tb := &tab{t: t, ctx: ctx}
 	if err := chromedp.Listen(ctx, tb.onEvent); err != nil { // creates the tab

@@ -150,7 +150,7 @@ func browserOwnAxes(t *testing.T, env *browserEnv) {
 func browserAnnotations(t *testing.T, env *browserEnv) {
 	// The default speed: the outage comes 5 s in.
 	tb := openPage(t, env, "")
-	if q := eval[string](tb, `new URLSearchParams(location.search).get('speed')`); q != playground.DefaultSpeed {
+	if q := eval[string](tb, `window.backofflab.state().speed`); q != playground.DefaultSpeed {
 		t.Errorf("the landing URL's speed %q, want %s", q, playground.DefaultSpeed)
 	}
 	clock := poll[string](tb, "the clock counts down to the pause", `(s => /pause in [0-9.]+ s/.test(s) && s)(document.querySelector('#clock').textContent)`)

@@ -75,6 +75,7 @@ func TestBrowser(t *testing.T) {
 		{"Annotations", browserAnnotations},
 		{"LiveVerdicts", browserLiveVerdicts},
 		{"PresetSpeed", browserPresetSpeed},
+		{"HonestLink", browserHonestLink},
 	} {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
@@ -113,12 +114,42 @@ func (tb *tab) waitRowsT(sec float64) {
 		fmt.Sprintf(`(r => r.length > 0 && r[r.length - 1][0] >= %g)(window.backofflab.rows())`, sec))
 }
 
-// waitQuery waits until the page's URL holds name=value (the server
-// answered the change with params and the page replaced its URL).
+// waitQuery waits until the settings in effect hold name=value (the
+// server answered the change with params): the settings' canonical query
+// has it, or leaves it out as the default. The page's URL holds the run,
+// its values at t = 0 and its live changes; a change made while it plays
+// is one of those.
 func (tb *tab) waitQuery(name, value string) {
 	tb.t.Helper()
-	tb.waitTrue(fmt.Sprintf("the URL has %s=%s", name, value),
-		fmt.Sprintf(`new URLSearchParams(location.search).get(%q) === %q`, name, value))
+	// A run with a real lane plays in real time: its speed's default is 1.
+	isDefault := fmt.Sprint(value == defaultOf(name))
+	if name == playground.SpeedParam {
+		isDefault = fmt.Sprintf(`([...q.values()].includes('real') ? '1' : %q) === %q`, playground.DefaultSpeed, value)
+	}
+	tb.waitTrue(fmt.Sprintf("the settings have %s=%s", name, value),
+		fmt.Sprintf(`(q => q.has(%q) ? q.get(%q) === %q : %s)(new URLSearchParams(window.backofflab.settings()))`,
+			name, name, value, isDefault))
+}
+
+// defaultOf returns the value of the parameter name that a canonical query
+// leaves out: its default (a lane's of its default strategy).
+func defaultOf(name string) string {
+	switch {
+	case name == playground.SpeedParam:
+		return playground.DefaultSpeed
+	case strings.HasSuffix(name, ".source"):
+		return playground.SourceSim
+	}
+	row, lane, ok := scenario.Lookup(name)
+	if !ok {
+		return ""
+	}
+	def := scenario.Defaults()
+	def.Lanes = nil
+	for i := range scenario.MaxLanes {
+		def.Lanes = append(def.Lanes, scenario.DefaultLane(i))
+	}
+	return row.Value(&def, max(lane, 0))
 }
 
 // pause pauses the run and waits until no more rows arrive: rows queued
@@ -279,6 +310,7 @@ func browserURLRestoresControls(t *testing.T, env *browserEnv) {
 	tb.waitQuery("speed", "50")
 
 	href := eval[string](tb, `location.href`)
+	settings := eval[string](tb, `window.backofflab.settings()`)
 	want := tb.controls()
 	t.Logf("%d controls; URL %s", len(want), href)
 
@@ -290,6 +322,9 @@ func browserURLRestoresControls(t *testing.T, env *browserEnv) {
 	if got := eval[string](tb2, `location.href`); got != href {
 		t.Errorf("the second tab's URL became\n%s\nwant\n%s", got, href)
 	}
+	// The link replays the run: its changes, made while the first tab
+	// played, move the second tab's controls at their virtual times.
+	tb2.waitTrue("the replay reaches the first tab's settings", fmt.Sprintf(`window.backofflab.settings() === %q`, settings))
 	got := tb2.controls()
 	for name, w := range want {
 		if g, ok := got[name]; !ok || g != w {
@@ -428,7 +463,7 @@ func browserBadValue(t *testing.T, env *browserEnv) {
 	if !eval[bool](tb, `document.querySelector('[data-param="a.factor"]').getAttribute('aria-invalid') === 'true' && !!document.querySelector('.ctl.bad [data-param="a.factor"]')`) {
 		t.Errorf("a.factor is not marked invalid")
 	}
-	if q := eval[string](tb, `new URLSearchParams(location.search).get('a.factor')`); q != "2" {
+	if q := eval[string](tb, `new URLSearchParams(window.backofflab.settings()).get('a.factor') || '2'`); q != "2" {
 		t.Errorf("the URL's a.factor became %q, want the last good value 2", q)
 	}
 	n := tb.rowCount()
@@ -802,7 +837,7 @@ func browserRealLane(t *testing.T, env *browserEnv) {
 	// Back to a simulated lane b, from its menu: the run restarts, the URL
 	// and the lane's head drop the real lane.
 	tb.selectValue(`[data-param="b.source"]`, "sim")
-	tb.waitTrue("the URL has no b.source", `!new URLSearchParams(location.search).has('b.source') && new URLSearchParams(location.search).get('clients') === '200'`)
+	tb.waitTrue("the URL has no b.source", `!new URLSearchParams(window.backofflab.settings()).has('b.source') && new URLSearchParams(window.backofflab.settings()).get('clients') === '200'`)
 	tb.waitTrue("lane b's head and the note drop the real lane", `document.querySelector('[data-lane-source="b"]').textContent === '' && document.querySelector('#note').textContent === ''`)
 	if k := eval[string](tb, `document.querySelector('[data-param="b.source"]').value`); k != "sim" {
 		t.Errorf("b.source menu shows %q after the change", k)

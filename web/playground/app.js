@@ -78,7 +78,8 @@ function wire() {
   $('#reset').addEventListener('click', () => send({ type: 'reset' }));
   $('#outage').addEventListener('click', () => send({ type: 'outage', on: $('#outage').dataset.down !== 'true' }));
   $('#speed').addEventListener('change', e => send({ type: 'speed', speed: e.target.value }));
-  $('#copy-link').addEventListener('click', copyLink);
+  $('#copy-link').addEventListener('click', () => copyLink(false));
+  $('#copy-settings').addEventListener('click', () => copyLink(true));
   $('#export-csv').addEventListener('click', () => exportRows('csv', 'text/csv'));
   $('#export-json').addEventListener('click', () => exportRows('json', 'application/json'));
   window.addEventListener('pagehide', () => {
@@ -101,6 +102,8 @@ window.backofflab = {
   marks: () => marks,
   view: () => view,
   caption: i => captionOf(i),
+  query: () => query,
+  settings: () => settings,
 };
 
 wire();

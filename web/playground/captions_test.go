@@ -43,7 +43,7 @@ func TestSocketSendsCaptions(t *testing.T) {
 			p.send(inMsg{Type: "set", Query: q.Encode()})
 			params := p.await("params", func(m map[string]json.RawMessage) bool { return field[string](t, m, "query") != "" })
 			got = field[[]string](t, params, "captions")
-			if w := want(field[string](t, params, "query")); !slices.Equal(got, w) || !everyHas(got, "clients=321") {
+			if w := want(field[string](t, params, "settings")); !slices.Equal(got, w) || !everyHas(got, "clients=321") {
 				t.Errorf("params' captions\n%q\nwant\n%q, each naming clients=321", got, w)
 			}
 		})

@@ -263,15 +263,31 @@ func sides(e *scenario.ParamError) []*scenario.ParamError {
 	return []*scenario.ParamError{e, e.Other}
 }
 
-// encode writes st as the canonical query of its URL. A lane's source is
-// written only for the real lane: sim is the default.
+// encode writes st as the canonical query of its URL: what differs from
+// the defaults and the run reads (scenario.Params.Canonical), with its live
+// changes, the speed when it is not the default one, and the real lane's
+// source (sim is the default).
 func (st state) encode() string {
-	q := st.p.Encode()
-	q.Set(SpeedParam, st.speed)
+	q := st.p.Canonical()
+	def := DefaultSpeed
+	if st.real != "" {
+		def = "1"
+	}
+	if st.speed != def {
+		q.Set(SpeedParam, st.speed)
+	}
 	if st.real != "" {
 		q.Set(st.real+"."+sourceParam, sourceReal)
 	}
-	return q.Encode()
+	return scenario.EncodeQuery(q)
+}
+
+// settings is st without its live changes: the run of the values in
+// effect from t = 0.
+func (st state) settings() state {
+	st.p = st.p.Clone()
+	st.p.Changes = nil
+	return st
 }
 
 // Scenario is a URL's scenario as the views that run it headless read it

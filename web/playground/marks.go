@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"backofflab/scenario"
 	"backofflab/simengine"
@@ -24,7 +25,17 @@ const (
 	markFlood   = "flood"   // the backlog enters the server at the resume
 	markService = "service" // the service is back (Summary.ServiceRecoveredAfter)
 	markServer  = "server"  // the server is back (Summary.ServerRecoveredAfter)
+	markChange  = "change"  // a live change (a value, or the server by hand) the run took
 )
+
+// everyChart is the chart of a mark that every time chart of its lane
+// shows: a live change changes the whole run from its time on.
+const everyChart = "*"
+
+// maxChangeMarks is how many of the latest live changes the marks show: a
+// run holds up to scenario.MaxChanges, and every marks message carries
+// them all.
+const maxChangeMarks = 100
 
 // markCharts is the chart that shows each kind of mark.
 var markCharts = map[string]string{
@@ -79,6 +90,7 @@ type marker struct {
 	start, end              float64 // of the latest outage; end is NaN while it lasts
 	lanes                   []laneMarks
 	marks                   []mark
+	changes                 []mark // the live changes', kept apart from the outage's marks
 	levels                  []level
 	changed                 bool      // since the last take
 	healthy                 int       // the server's healthy concurrency
@@ -270,7 +282,7 @@ func (m *marker) take() *marksMsg {
 	}
 	m.changed = false
 	// Never null in JSON: the page reads them as lists.
-	msg := &marksMsg{Type: "marks", Marks: append([]mark{}, m.marks...), Levels: append([]level{}, m.levels...)}
+	msg := &marksMsg{Type: "marks", Marks: append(append([]mark{}, m.marks...), m.changes...), Levels: append([]level{}, m.levels...)}
 	slices.SortStableFunc(msg.Marks, func(a, b mark) int { return cmpFloat(a.T, b.T) })
 	return msg
 }
@@ -297,3 +309,26 @@ func count(v float64) string {
 
 // atTime writes a virtual time.
 func atTime(t float64) string { return fmt.Sprintf("t = %s s", trimNum(t)) }
+
+// setChanges takes the run's live changes so far (the latest
+// maxChangeMarks of them): each is a mark on every chart of each lane it
+// changed, at its virtual time, in the lane's words.
+func (m *marker) setChanges(cs []scenario.Change) {
+	cs = cs[max(0, len(cs)-maxChangeMarks):]
+	m.changes = m.changes[:0]
+	for _, c := range cs {
+		for i := range m.lanes {
+			if !c.Touches(i) {
+				continue
+			}
+			own := c.OfLane(i)
+			label := own.Outage + " by hand"
+			if own.Outage == "" {
+				label = strings.TrimPrefix(scenario.ChangesText([]scenario.Change{own}), "@"+own.At.String()+" ")
+			}
+			m.changes = append(m.changes, mark{T: own.At.Seconds(), Lane: i, Kind: markChange, Chart: everyChart,
+				Label: label, Text: "Changed live: " + own.Words() + "; the rest of the run is judged with it."})
+		}
+	}
+	m.changed = true
+}

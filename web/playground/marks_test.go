@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"backofflab/scenario"
 	"backofflab/simengine"
@@ -188,4 +189,34 @@ func BenchmarkMarker(b *testing.B) {
 		m.take()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(steps)), "ns/row")
+}
+
+// TestChangeMarks: a live change is a mark on every chart of each lane it
+// changed, at its virtual time, in that lane's words.
+func TestChangeMarks(t *testing.T) {
+	p := scenario.Defaults()
+	m := newMarker(&p)
+	m.take()
+	m.setChanges([]scenario.Change{
+		{At: 48 * time.Second, Set: []scenario.Assign{{Name: "b.factor", Value: 1.1}}},
+		{At: 60 * time.Second, Outage: scenario.ChangeStop},
+	})
+	msg := m.take()
+	if msg == nil {
+		t.Fatal("no marks message after the changes")
+	}
+	var got []string
+	for _, mk := range msg.Marks {
+		if mk.Kind == markChange {
+			got = append(got, fmt.Sprintf("%g %d %s %s | %s", mk.T, mk.Lane, mk.Chart, mk.Label, mk.Text))
+		}
+	}
+	want := []string{
+		"48 1 * b.factor=1.1 | Changed live: b.factor changed to 1.1 at 48 s; the rest of the run is judged with it.",
+		"60 0 * stop by hand | Changed live: the server stopped by hand at 60 s; the rest of the run is judged with it.",
+		"60 1 * stop by hand | Changed live: the server stopped by hand at 60 s; the rest of the run is judged with it.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("change marks:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 }

@@ -57,7 +57,7 @@ func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
 		if format == "json" {
 			err = writePageJSON(w, st.p, sums, rows)
 		} else {
-			err = writePageCSV(w, rows)
+			err = writePageCSV(w, &st.p, rows)
 		}
 		if err != nil { // returned only before anything was written
 			http.Error(w, "export: "+err.Error(), http.StatusBadRequest)
@@ -108,10 +108,16 @@ func laneTick(row []float64, i int) scenario.LaneTick {
 	return scenario.LaneTickOf(row[0], row[1+i*len(scenario.Columns):][:len(scenario.Columns)])
 }
 
-// writePageCSV writes the rows as simengine.WriteCSV does, as they come: it
-// holds one row. A bad row after the first bytes went out aborts the
-// response, so that the page gets a failed download, not a short file.
-func writePageCSV(w http.ResponseWriter, rows *rowReader) error {
+// writePageCSV writes the rows of a run of p as simengine.WriteCSV does,
+// as they come: it holds one row. The live changes of p (its query's)
+// are the last column, as in WriteCSV. A bad row after the first bytes
+// went out aborts the response, so that the page gets a failed download,
+// not a short file.
+func writePageCSV(w http.ResponseWriter, p *scenario.Params, rows *rowReader) error {
+	var cells *simengine.ChangeCells
+	if len(p.Changes) > 0 {
+		cells = simengine.NewChangeCells(p.Changes)
+	}
 	cw := &kit.CountingWriter{W: w}
 	bw := bufio.NewWriter(cw)
 	var row []float64
@@ -130,14 +136,20 @@ func writePageCSV(w http.ResponseWriter, rows *rowReader) error {
 		}
 		if first {
 			kit.ExportHeaders(w, "csv", "backofflab")
-			bw.WriteString(simengine.CSVHeader())
+			bw.WriteString(simengine.CSVHeaderOf(p))
 			if err != nil { // no rows: the header alone
 				break
 			}
 		}
+		if cells != nil {
+			cells.Tick(row[0])
+		}
 		for i := range rows.lanes {
 			lt := laneTick(row, i)
 			line = lt.AppendCSV(line[:0], scenario.LaneNames[i:i+1])
+			if cells != nil {
+				line = cells.Append(line, i)
+			}
 			bw.Write(line)
 		}
 	}

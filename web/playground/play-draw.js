@@ -144,7 +144,8 @@ function annotations(c, id, i, shade) {
   const px = (x, y) => c.convertToPixel({ gridIndex: 0 }, [x, y]);
   const gap = 3;
   for (const m of marks.marks) {
-    if (m.lane !== i || m.chart !== id) continue;
+    // A live change is marked on every chart of its lane ('*').
+    if (m.lane !== i || (m.chart !== id && m.chart !== '*')) continue;
     // A mark's label runs up along its line, from the plot's top down,
     // left of the line.
     const w = textWidth(m.label, ANNOT_FONT);

@@ -30,12 +30,16 @@ function exportImage(c, id, i, format) {
   exportChart(c, `backofflab-${LETTERS[i]}-${strategy}-${id}.${format}`, captionOf(i), format);
 }
 
-async function copyLink() {
-  const btn = $('#copy-link');
-  const url = location.href;
+// copyLink copies the link to the run shown (the page's URL: its values
+// at t = 0 and its live changes) or, with fromZero, to the values in
+// effect run from t = 0.
+async function copyLink(fromZero) {
+  const btn = $(fromZero ? '#copy-settings' : '#copy-link');
+  const label = btn.dataset.label || (btn.dataset.label = btn.textContent);
+  const url = fromZero ? `${location.origin}${location.pathname}?${settings}` : location.href;
   const done = text => {
     btn.textContent = text;
-    setTimeout(() => (btn.textContent = 'Copy link'), 1500);
+    setTimeout(() => (btn.textContent = label), 1500);
   };
   try {
     await navigator.clipboard.writeText(url);

@@ -93,12 +93,13 @@ function onMessage(m) {
       return markDirty();
     case 'params':
       query = m.query;
+      settings = m.settings;
       boxes = m.boxes;
       plan = m.plan;
       explain = m.explain;
       captions = m.captions;
       clearErrors();
-      applyQuery(query);
+      applyQuery(settings);
       updateURL();
       renderExplain();
       return markDirty();
@@ -115,6 +116,7 @@ function onMessage(m) {
 
 function onHello(m) {
   query = m.query;
+  settings = m.settings;
   boxes = m.boxes;
   maxOutages = m.max_outages;
   faultKinds = Object.fromEntries(m.fault_kinds.map(k => [k.name, k]));
@@ -144,7 +146,7 @@ function onHello(m) {
     if (spec.x === 'retry') c.setOption({ xAxis: [{ data: [] }], series: spec.series.map(s => ({ id: s.name, data: [] })) });
     else c.setOption({ xAxis: [timeAxis(c)] });
   });
-  applyQuery(query);
+  applyQuery(settings);
   updateURL();
   renderExplain();
   markDirty();

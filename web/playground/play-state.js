@@ -46,7 +46,8 @@ const LANE_SWITCHES = page.switches.filter(s => s.lane).map(s => s.param);
 const SECONDS_RE = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
 // ---- what the page knows about the run ----------------------------------
-let query = page.query; // the canonical query in effect (from hello/params)
+let query = page.query; // the run's canonical query, its live changes included (from hello/params)
+let settings = page.query; // the values in effect, without the live changes (hello/params)
 let duration = page.duration;
 let tickLen = 0.1; // seconds a tick row spans (hello)
 let lanes = []; // [{name, strategy}] from hello

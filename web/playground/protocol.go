@@ -32,7 +32,9 @@ import (
 //	state    virtual time, playing or not, speed, server down or not, done, and the outage
 //	         windows that changed since the previous state (outages_from: the first one's index)
 //	delays   the delay-by-retry quantiles of one lane's strategy, after hello and every set
-//	params   the canonical query after a set that applied (the page puts it in its URL), and
+//	params   the canonical query after a set or outage that applied, or a replayed live change
+//	         (the page puts it in its URL): the run's values at t = 0 and its live changes
+//	         (changes=@48s b.factor=1.1 @60s stop), beside settings, the values in effect; and
 //	         boxes: what each number box of the run shows, as in hello
 //	marks    the moments that decide each lane's outcome so far (its retries landing, the
 //	         backlog flooding in at the resume, its service and its server back) and the
@@ -75,8 +77,13 @@ type inMsg struct {
 
 // helloMsg starts (or restarts) a run on the page.
 type helloMsg struct {
-	Type     string     `json:"type"` // "hello"
+	Type string `json:"type"` // "hello"
+	// Query is the run's canonical query, its live changes included:
+	// opening it replays the run shown. Settings is the values in effect,
+	// without the changes: the run of these settings from t = 0, which
+	// the controls show.
 	Query    string     `json:"query"`
+	Settings string     `json:"settings"`
 	Duration float64    `json:"duration"` // seconds
 	Tick     float64    `json:"tick"`     // seconds
 	Lanes    []laneInfo `json:"lanes"`
@@ -182,10 +189,12 @@ type delaysMsg struct {
 }
 
 type paramsMsg struct {
-	Type  string             `json:"type"` // "params"
-	Query string             `json:"query"`
-	Boxes map[string]boxView `json:"boxes"` // every number box of the run
-	Plan  []planWindow       `json:"plan"`  // the scheduled faults, as in hello
+	Type string `json:"type"` // "params"
+	// Query and Settings are as in hello.
+	Query    string             `json:"query"`
+	Settings string             `json:"settings"`
+	Boxes    map[string]boxView `json:"boxes"` // every number box of the run
+	Plan     []planWindow       `json:"plan"`  // the scheduled faults, as in hello
 	// Explain is the run's panel, as in hello: a server model or a
 	// number it quotes may have changed.
 	Explain explainView `json:"explain"`

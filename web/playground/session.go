@@ -71,6 +71,8 @@ type session struct {
 	// lastPhase is the run's phase when the page got its verdicts: they
 	// change with it (an outage starts, the run ends) as with the summary.
 	lastPhase scenario.Phase
+	// lastTaken is how many live changes the verdicts mention.
+	lastTaken int
 	// target is the virtual time the engine is to reach, slice by slice;
 	// burstEnd is the wall time until which a run at speed max may work
 	// before it waits for the next step.
@@ -91,6 +93,10 @@ type session struct {
 	// marks finds the moments that decide the run's outcome, for the
 	// page's annotations (marks.go).
 	marks *marker
+	// taken is how many of the run's live changes the page has been told
+	// of: a replay's changes, taken by the engine at their times, move
+	// the page's controls (params) as they come.
+	taken int
 
 	out outbox
 }
@@ -99,11 +105,13 @@ type session struct {
 // fails with mem's *budget.ExceededError when the run's initial state
 // does not fit.
 func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, mem *budget.Account, st state, bad []*scenario.ParamError) (*session, error) {
+	// The URL's live changes are the engine's to take at their times; the
+	// session's state is the values in effect.
 	eng, err := simengine.NewWithBudget(st.p, mem)
 	if err != nil {
 		return nil, err
 	}
-	s := &session{conn: conn, log: log, lim: lim, slots: slots, mem: mem, in: make(chan inMsg, 16), stopped: make(chan struct{}), eng: eng, st: st, playing: true}
+	s := &session{conn: conn, log: log, lim: lim, slots: slots, mem: mem, in: make(chan inMsg, 16), stopped: make(chan struct{}), eng: eng, st: st.settings(), playing: true}
 	for _, e := range bad {
 		s.initial = append(s.initial, errorMsg{Type: "error", Param: e.Name, Message: e.Error()})
 	}
@@ -379,8 +387,8 @@ func (s *session) slice() {
 	end := s.st.p.Duration
 	down, outages := s.eng.Down(), s.eng.OutageCount()
 	s.eng.Step(min(s.target, end), sliceEvents, s.emit)
-	s.out.push(s.rows)
-	s.rows = s.rows[:0]
+	s.flush()
+	s.follow()
 	s.syncDown()
 	s.summarize()
 	s.sendMarks()
@@ -401,6 +409,59 @@ func (s *session) advance() {
 	for s.playing && s.eng.Now() < min(s.target, s.st.p.Duration) {
 		s.slice()
 	}
+}
+
+// flush sends the page the rows the engine emitted since the last flush.
+func (s *session) flush() {
+	s.out.push(s.rows)
+	s.rows = s.rows[:0]
+}
+
+// follow tells the page of the live changes the engine took since it was
+// last told: the replay of a link's changes moves the controls as the run
+// that was shown moved them, and its charts mark them.
+func (s *session) follow() {
+	n := s.eng.Taken()
+	if n == s.taken {
+		return
+	}
+	applied := s.eng.Applied()
+	for _, c := range applied[s.taken:] {
+		for _, a := range c.Set {
+			a.Apply(&s.st.p)
+		}
+	}
+	s.taken = n
+	s.marks.setParams(&s.st.p)
+	s.marks.setChanges(applied)
+	s.out.send(s.params(), false)
+	s.delays()
+}
+
+// honest is the canonical query of the run as it is shown: its values at
+// t = 0 and its live changes, each at its virtual time, with the duration
+// and speed in effect. Opening it replays the run tick for tick.
+func (s *session) honest() string {
+	st := s.st
+	st.p = s.eng.Record()
+	st.p.Duration = s.st.p.Duration
+	return st.encode()
+}
+
+// changeNow makes c, a change of the values or of the server by hand, at
+// the engine's current time, records it and sends the page the rows
+// before it. It reports whether the change was made; an error (the run
+// over, too many changes) is sent to the page.
+func (s *session) changeNow(c scenario.Change) bool {
+	_, err := s.eng.Change(c, s.st.p.Duration, s.emit)
+	s.flush()
+	if err != nil {
+		s.fail(scenario.ChangesParam().Name, err.Error())
+		return false
+	}
+	s.taken = s.eng.Taken()
+	s.marks.setChanges(s.eng.Applied())
+	return true
 }
 
 // emit adds the engine's tick to the slice's rows, and shows it to the
@@ -443,13 +504,19 @@ func (s *session) summarize() {
 	}
 	ph := phaseOf(s.eng, s.st.p)
 	s.marks.summaries(sum, ph)
-	if summariesEqual(sum, s.lastSum) && ph == s.lastPhase {
+	if summariesEqual(sum, s.lastSum) && ph == s.lastPhase && s.eng.Taken() == s.lastTaken {
 		return
 	}
-	s.lastSum, s.lastPhase = sum, ph
+	s.lastSum, s.lastPhase, s.lastTaken = sum, ph, s.eng.Taken()
 	m := summaryMsg{Type: "summary", Lanes: sum}
-	for _, l := range sum {
-		m.Verdicts = append(m.Verdicts, l.Headline(ph))
+	applied := s.eng.Applied()
+	for i, l := range sum {
+		v := l.Headline(ph)
+		// A lane judged on a run that changed says so, with the values.
+		if w := scenario.LaneChangeWords(applied, i); w != "" {
+			v.Headline += " (" + w + ")"
+		}
+		m.Verdicts = append(m.Verdicts, v)
 	}
 	s.out.send(m, false)
 }
@@ -490,24 +557,50 @@ func (s *session) handle(m inMsg) {
 		}
 		// A run that reached its end shows nothing of a change at its end:
 		// it runs again from 0 with the new values, as does a change the
-		// running simulation cannot take on the fly.
-		restart := s.restarts(st) || s.eng.Now() >= s.st.p.Duration
-		s.st = st
+		// running simulation cannot take on the fly, one that ends the run
+		// before now, and a query with live changes of its own (a run to
+		// replay).
+		cur := s.eng.Params()
+		now := s.eng.Now()
+		restart := s.restarts(st) || now >= s.st.p.Duration || st.p.Duration <= now ||
+			len(st.p.Changes) > 0 || scenario.LiveError(&cur, &st.p) != nil
+		if !restart {
+			if diff := scenario.Diff(&cur, &st.p); len(diff) > 0 {
+				_, err := s.eng.Change(scenario.Change{Set: diff}, st.p.Duration, s.emit)
+				s.flush()
+				switch {
+				case errors.Is(err, simengine.ErrRunOver):
+					restart = true
+				case err != nil:
+					s.fail(scenario.ChangesParam().Name, err.Error())
+					s.out.send(s.params(), false) // the controls go back to the values in effect
+					return
+				}
+			}
+		}
+		s.st = st.settings()
 		s.speed, _ = parseSpeed(st.speed)
 		if st.real == "" {
 			s.releaseSlot()
 		}
-		if err := s.eng.Set(st.p); errors.Is(err, simengine.ErrRestarted) || restart {
-			if err == nil {
-				s.eng.Reset()
+		if restart {
+			if err := s.eng.Restart(st.p); err != nil { // decode checked it: never
+				s.fail("", err.Error())
+				return
 			}
 			s.playing = true
 			s.hello()
 			return
 		}
+		// A replay's changes the new duration no longer reaches are not
+		// part of the run any more.
+		s.eng.DropChangesFrom(s.st.p.Duration)
+		s.taken = s.eng.Taken()
 		s.out.send(s.params(), false)
 		s.marks.setParams(&s.st.p)
+		s.marks.setChanges(s.eng.Applied())
 		s.sendMarks()
+		s.summarize()
 		s.delays()
 		s.syncDown()
 		s.state()
@@ -515,7 +608,15 @@ func (s *session) handle(m inMsg) {
 		if s.live() != nil { // catch up: the outage starts now in both
 			s.advance()
 		}
-		s.eng.Outage(m.On)
+		c := scenario.Change{Outage: scenario.ChangeResume}
+		if m.On {
+			c.Outage = scenario.ChangeStop
+		}
+		if !s.changeNow(c) {
+			return
+		}
+		s.out.send(s.params(), false) // the run's link holds the change
+		s.sendMarks()
 		s.syncDown()
 		s.state()
 	case "speed":
@@ -603,7 +704,7 @@ func (s *session) hello() {
 		s.lanes = append(s.lanes, l)
 	}
 	p := s.st.p
-	h := helloMsg{Type: "hello", Query: s.st.encode(), Duration: p.Duration.Seconds(),
+	h := helloMsg{Type: "hello", Query: s.honest(), Settings: s.st.settings().encode(), Duration: p.Duration.Seconds(),
 		Tick: p.Tick.Seconds(), Columns: scenario.Columns, MaxOutages: simengine.MaxOutages,
 		Boxes: boxesOf(s.st, s.lim), FaultKinds: faultKinds(), Plan: planOf(&p), Explain: explainOf(&p),
 		Captions: scenario.LaneCaptions(&p)}
@@ -613,6 +714,7 @@ func (s *session) hello() {
 	}
 	s.out.lanes = len(p.Lanes)
 	s.lastSum = nil
+	s.taken = s.eng.Taken()
 	s.target = s.eng.Now()
 	s.sentOutages, s.sentOpen = 0, false
 	s.out.send(h, true)
@@ -627,7 +729,7 @@ func (s *session) hello() {
 
 // params is the params message of the run in effect.
 func (s *session) params() paramsMsg {
-	return paramsMsg{Type: "params", Query: s.st.encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p),
+	return paramsMsg{Type: "params", Query: s.honest(), Settings: s.st.settings().encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p),
 		Explain: explainOf(&s.st.p), Captions: scenario.LaneCaptions(&s.st.p)}
 }
 

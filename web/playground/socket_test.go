@@ -30,6 +30,8 @@ type page struct {
 
 	mu   sync.Mutex
 	rows [][]any
+	// summary is the latest summary message.
+	summary map[string]json.RawMessage
 }
 
 func dialPage(t *testing.T, srv *httptest.Server, query string) *page {
@@ -68,6 +70,11 @@ func (p *page) read() {
 			}
 			p.mu.Lock()
 			p.rows = append(p.rows, tm.Ticks...)
+			p.mu.Unlock()
+		}
+		if string(m["type"]) == `"summary"` {
+			p.mu.Lock()
+			p.summary = m
 			p.mu.Unlock()
 		}
 		select {
@@ -146,7 +153,11 @@ func TestSocketRoundTrips(t *testing.T) {
 	t.Run("set applies live", func(t *testing.T) {
 		p.send(inMsg{Type: "set", Query: "clients=600&duration=60s&speed=20"})
 		m := p.await("params", nil)
-		if q := field[string](t, m, "query"); !strings.Contains(q, "clients=600") {
+		if q := field[string](t, m, "settings"); !strings.Contains(q, "clients=600") {
+			t.Fatalf("params' settings %q", q)
+		}
+		// The run's query holds the change, at the virtual time it took.
+		if q := field[string](t, m, "query"); !strings.Contains(q, "clients=300") || !strings.Contains(q, "clients=600") || !strings.Contains(q, "changes=@") {
 			t.Fatalf("params %q", q)
 		}
 	})

@@ -103,7 +103,7 @@ func TestTiersSocket(t *testing.T) {
 	p.send(inMsg{Type: "set", Query: "clients=100&duration=20s&speed=max&outage=crash&outage_at=0s&outage_for=20s&lanes=1&" +
 		"a.max_attempts=3&a.tiers=fixed:3:1s,fixed:3:1s"})
 	hello := p.await("hello", nil)
-	if q := field[string](t, hello, "query"); !strings.Contains(q, "a.tiers=fixed%3A3%3A1s%2Cfixed%3A3%3A1s") {
+	if q := field[string](t, hello, "query"); !strings.Contains(q, "a.tiers=fixed%3A3%3A1s,fixed%3A3%3A1s") {
 		t.Fatalf("hello query %q", q)
 	}
 	t2, t3 := 1+indexOfColumn(t, "t2_attempts"), 1+indexOfColumn(t, "t3_attempts")
