@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -13,6 +14,25 @@ func TestVerdict(t *testing.T) {
 		s := base
 		mod(&s)
 		return s
+	}
+	// The headline in plain words, case by case: the time to recover is
+	// the service's, what the clients felt.
+	plain := map[string]string{
+		"before the scheduled outage":       "Running normally until the outage",
+		"no outage at all":                  "Running normally",
+		"no outage ended, at the end":       "No outage to recover from",
+		"outage in progress":                "Server stopped — outage in progress",
+		"collapsed so far":                  "Not recovered yet",
+		"collapsed at the end":              "Never recovered — a retry storm",
+		"server back, service not yet":      "Server calm again, answers not yet back",
+		"server back, service never":        "Server calm again, but answers never recovered",
+		"service back, server never":        "Recovered 3.0 s after the outage",
+		"service back, server not yet":      "Recovered 3.0 s after the outage",
+		"recovered":                         "Recovered 36 s after the outage",
+		"service back first":                "Recovered as soon as the outage ended",
+		"recovered, at the end":             "Recovered 36 s after the outage",
+		"stopped by the budget, at the end": "Never recovered — the run was stopped",
+		"stopped by the budget":             "Never recovered — the run was stopped",
 	}
 	const counts = "; 9331 attempts for 8529 requests (amplification 1.09): 8509 ok, 0 gave up, 20 open"
 	for _, tc := range []struct {
@@ -60,17 +80,25 @@ func TestVerdict(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := tc.s.Verdict(tc.ph)
-			if v.Headline != tc.headline || v.Tone != tc.tone {
-				t.Errorf("Verdict = %q (%q)\nwant      %q (%q)", v.Headline, v.Tone, tc.headline, tc.tone)
+			if v.Figures != tc.headline || v.Tone != tc.tone {
+				t.Errorf("Figures = %q (%q)\nwant      %q (%q)", v.Figures, v.Tone, tc.headline, tc.tone)
+			}
+			if want := plain[tc.name]; v.Headline != want {
+				t.Errorf("Headline = %q, want %q", v.Headline, want)
+			}
+			for _, w := range []string{"Before the outage, the server answered 95 requests a second.", "At most 865 requests were inside the server at once."} {
+				if !strings.Contains(v.Details, w) {
+					t.Errorf("Details = %q, want it to say %q", v.Details, w)
+				}
 			}
 			if v.Brief != tc.brief {
 				t.Errorf("Brief = %q, want %q", v.Brief, tc.brief)
 			}
-			if v.Text != tc.headline+counts {
+			if v.Text != v.Headline+". "+tc.headline+counts {
 				t.Errorf("Text = %q, want the headline and %q", v.Text, counts)
 			}
-			if h := tc.s.Headline(tc.ph); h != (Verdict{Headline: v.Headline, Tone: v.Tone}) {
-				t.Errorf("Headline = %+v, want Verdict's without its text", h)
+			if h := tc.s.Headline(tc.ph); h != (Verdict{Headline: v.Headline, Details: v.Details, Tone: v.Tone}) {
+				t.Errorf("Headline = %+v, want Verdict's without its figures, text and brief", h)
 			}
 		})
 	}
@@ -83,7 +111,7 @@ func ExampleSummary_Verdict() {
 		Attempts: 9331, Requests: 8529, Amplification: 9331.0 / 8529, Succeeded: 8509, Open: 20}
 	fmt.Println(s.Verdict(Finished).Text)
 	// Output:
-	// baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), service never (ok/s under 90 % of baseline); peak concurrency 865; 9331 attempts for 8529 requests (amplification 1.09): 8509 ok, 0 gave up, 20 open
+	// Server calm again, but answers never recovered. baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), service never (ok/s under 90 % of baseline); peak concurrency 865; 9331 attempts for 8529 requests (amplification 1.09): 8509 ok, 0 gave up, 20 open
 }
 
 // TestVerdictTiers: a lane with layered retries says, in its headline, how
@@ -98,11 +126,14 @@ func TestVerdictTiers(t *testing.T) {
 		t.Errorf("BottomAmplification = %v, want 2701/100", s.BottomAmplification)
 	}
 	v := s.Verdict(Finished)
-	const head = "baseline 95.4 ok/s; no outage ended; peak concurrency 865; 3 tiers: 27.0 server attempts per request"
-	if v.Headline != head {
-		t.Errorf("Headline = %q\nwant       %q", v.Headline, head)
+	if !strings.Contains(v.Details, "Its 3 layers of retries sent 27.0 attempts to the server per request.") {
+		t.Errorf("Details = %q, want the layers' attempts per request", v.Details)
 	}
-	const text = head + "; 300 attempts for 100 requests (amplification 3.00): 0 ok, 100 gave up, 0 open" +
+	const head = "baseline 95.4 ok/s; no outage ended; peak concurrency 865; 3 tiers: 27.0 server attempts per request"
+	if v.Figures != head {
+		t.Errorf("Figures = %q\nwant       %q", v.Figures, head)
+	}
+	const text = "No outage to recover from. " + head + "; 300 attempts for 100 requests (amplification 3.00): 0 ok, 100 gave up, 0 open" +
 		"; attempts sent by tier 2: 900, tier 3: 2701 (27.01 at the server per request)"
 	if v.Text != text {
 		t.Errorf("Text = %q\nwant   %q", v.Text, text)

@@ -11,7 +11,7 @@ var labels = map[string]string{
 	NameFullJitter:   "full jitter (AWS)",
 	NameEqualJitter:  "equal jitter (AWS)",
 	NameDecorrelated: "decorrelated jitter (AWS)",
-	NameThinkScaled:  "001's program: waits scaled by think time",
+	NameThinkScaled:  "the 2014 program: waits scaled by think time",
 }
 
 // Label returns strategy name's label, or the name when it has none.

@@ -624,7 +624,7 @@ func TestPresetOutcomesAreMeasured(t *testing.T) {
 						t.Errorf("%s: brief %q, verdict's outcome %q", o.Lane, o.Brief, outcome)
 					}
 				case strings.HasSuffix(o.Brief, " ok/s over the last 60 s"):
-					lane := p.Description[j+len(verdict):]
+					lane := withoutHeadline(p.Description[j:])[len(verdict):]
 					if k := strings.Index(lane, ". "); k >= 0 {
 						lane = lane[:k+1]
 					}
