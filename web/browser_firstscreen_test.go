@@ -16,6 +16,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -41,6 +43,7 @@ func TestBrowserFirstScreen(t *testing.T) {
 		{"InView", firstScreenInView},
 		{"PlainWords", firstScreenPlainWords},
 		{"PresetFollowsState", firstScreenPreset},
+		{"Moments", firstScreenMoments},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
 	}
@@ -224,4 +227,61 @@ func firstScreenPreset(t *testing.T, env *browserEnv) {
 	tb.waitTrue("landing's chip is current again", `(c => c.length === 1 && c[0].dataset.preset === 'landing')(document.querySelectorAll('a[data-preset][aria-current]'))`)
 	raw, _ := json.Marshal(current())
 	t.Logf("current chips after the way back: %s", raw)
+}
+
+// firstScreenMoments takes the landing view's first screen at three
+// moments of its run, on a desktop in light mode and on a phone in dark
+// mode: in its first second, in the storm (10 s after the outage, lane a
+// storming while lane b recovers) and at its end. With
+// BACKOFFLAB_SCREENSHOTS=dir it writes them there as
+// playground-<w>x<h>-<scheme>-<moment>.png (docs/playground.md shows
+// them); else in a temporary directory. At each moment each lane's
+// verdict headline is in view.
+func firstScreenMoments(t *testing.T, env *browserEnv) {
+	dir := os.Getenv("BACKOFFLAB_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []struct {
+		w, h   int64
+		phone  bool
+		scheme string
+	}{{firstW, firstH, false, "light"}, {phoneW, phoneH, true, "dark"}} {
+		for _, m := range []struct {
+			name, query string
+			reach       func(tb *tab)
+		}{
+			{"start", "speed=1", func(tb *tab) { tb.waitRowsT(1) }},
+			{"storm", "speed=20", func(tb *tab) {
+				tb.waitRowsT(45)
+				tb.pause()
+			}},
+			{"end", "speed=max", func(tb *tab) { tb.waitFinished() }},
+		} {
+			name := fmt.Sprintf("playground-%dx%d-%s-%s.png", v.w, v.h, v.scheme, m.name)
+			t.Run(name, func(t *testing.T) {
+				vp := chromedp.EmulateViewport(v.w, v.h)
+				if v.phone {
+					vp = phone()
+				}
+				tb := openPage(t, env, m.query, vp, scheme(v.scheme))
+				m.reach(tb)
+				eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
+				for i, b := range tb.boxesOf(`[data-verdict="a"]`, `[data-verdict="b"]`) {
+					if !b.inViewport(float64(v.w), float64(v.h)) {
+						t.Errorf("lane %c's headline is not on the first screen: %+v", 'a'+i, b)
+					}
+				}
+				shot, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
+				if err != nil {
+					t.Fatalf("screenshot: %v", err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, name), shot, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
 }

@@ -901,8 +901,9 @@ func browserServerModel(t *testing.T, env *browserEnv) {
 	}
 }
 
-// 12. Every fault window is shaded on every time chart with its kind's name
-// and colour: the scheduled outage, and the faults of the faults list.
+// 12. Every fault window is shaded on every time chart with its name in words
+// (an outage, for any kind that stops the server) and its kind's colour: the
+// scheduled outage, and the faults of the faults list.
 func browserFaultWindows(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "outage=pause&outage_at=2s&outage_for=2s&faults=load_spike:5s:5s:2,error_burst:12s:3s:0.5&duration=20s&speed=max")
 	tb.waitTrue("the run is done", `window.backofflab.state().done === true`)
@@ -911,7 +912,9 @@ func browserFaultWindows(t *testing.T, env *browserEnv) {
 			const d = c.getOption().series[0].markArea.data;
 			return d.length === 3 ? JSON.stringify(d.map(([a, b]) => [a.name, a.xAxis, b.xAxis, a.itemStyle.color])) : '';
 		})(window.backofflab.charts()[%q])`, id))
-		want := fmt.Sprintf(`[["pause",2,4,%q],["load_spike",5,10,%q],["error_burst",12,15,%q]]`, playground.OutageColor, playground.EffectColor, playground.EffectColor)
+		// A window that stops the server is an outage, whatever its kind;
+		// the others are named in words.
+		want := fmt.Sprintf(`[["outage",2,4,%q],["load spike",5,10,%q],["error burst",12,15,%q]]`, playground.OutageColor, playground.EffectColor, playground.EffectColor)
 		if got != want {
 			t.Errorf("%s shades %s, want %s", id, got, want)
 		}
