@@ -254,9 +254,11 @@ func firstScreenMoments(t *testing.T, env *browserEnv) {
 			reach       func(tb *tab)
 		}{
 			{"start", "speed=1", func(tb *tab) { tb.waitRowsT(1) }},
-			{"storm", "speed=20", func(tb *tab) {
-				tb.waitRowsT(45)
-				tb.pause()
+			{"storm", "speed=4", func(tb *tab) {
+				// Paused from the page's side as soon as a row reaches
+				// 45 s: the run would go on while a click travels.
+				tb.waitTrue("a row at t ≥ 45 s, and the pause asked for", `(r => r.length > 0 && r[r.length - 1][0] >= 45 && (document.querySelector('#play').click(), true))(window.backofflab.rows())`)
+				tb.waitTrue("the run is paused", `window.backofflab.state().playing === false && document.querySelector('#play').textContent === 'Play'`)
 			}},
 			{"end", "speed=max", func(tb *tab) { tb.waitFinished() }},
 		} {
