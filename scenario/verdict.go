@@ -48,8 +48,8 @@ type Verdict struct {
 	// counts of attempts and requests. Like Figures, a page that shows
 	// headlines is sent none.
 	Text string `json:"text,omitempty"`
-	// Brief is what happened after the outage in a few words ("COLLAPSED",
-	// "recovered in 21.8s"), for a label too small for the headline, such
+	// Brief is what happened after the outage in a few words ("never
+	// recovered", "recovered in 22 s"), for a label too small for the headline, such
 	// as a preset's chip; like Text, a page that shows headlines alone is
 	// sent none.
 	Brief string `json:"brief,omitempty"`
@@ -142,8 +142,15 @@ func (s Summary) plainHeadline(ph Phase) (string, string) {
 // details says the outcome in plain sentences with the run's figures.
 func (s Summary) details(ph Phase) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Before the outage, the server answered %s requests a second.", plainRate(s.BaselineOK))
 	server, service := s.ServerRecoveredAfter, s.ServiceRecoveredAfter
+	// A run without an outage (none yet, or none that ended) has a rate,
+	// not a rate before an outage.
+	noOutage := (!ph.Done && !ph.AnyOutage && !ph.Down) || (ph.Done && server == nil && service == nil && !s.Collapsed && s.Stopped == "")
+	if noOutage {
+		fmt.Fprintf(&b, "The server answered %s requests a second.", plainRate(s.BaselineOK))
+	} else {
+		fmt.Fprintf(&b, "Before the outage, the server answered %s requests a second.", plainRate(s.BaselineOK))
+	}
 	answers := fmt.Sprintf("answers came back to %.0f %% of that rate", serviceLevel*100)
 	load := "the server's load was back to its healthy level"
 	switch {
@@ -235,23 +242,25 @@ func (s Summary) outcome(ph Phase) (string, string) {
 	return "not recovered yet", tone
 }
 
-// brief is the outcome in a few words. A finished run says only whether
-// the service came back and when (what the clients felt: the time to the
-// service's recovery), the server's own recovery staying in the headline;
-// a run still going says its outcome clause as it is.
+// brief is the outcome in a few plain words. A finished run says only
+// whether the service came back and when (what the clients felt: the time
+// to the service's recovery), the server's own recovery staying in the
+// details; a run still going says its outcome clause as it is.
 func (s Summary) brief(ph Phase) string {
 	outcome, tone := s.outcome(ph)
 	switch {
 	case !ph.Done:
 		return outcome
 	case tone == ToneBad:
-		return "COLLAPSED"
+		return "never recovered"
+	case s.ServiceRecoveredAfter != nil && *s.ServiceRecoveredAfter < 0.05:
+		return "recovered at once"
 	case s.ServiceRecoveredAfter != nil:
-		return fmt.Sprintf("recovered in %.1fs", *s.ServiceRecoveredAfter)
+		return "recovered in " + plainSeconds(*s.ServiceRecoveredAfter)
 	case s.ServerRecoveredAfter != nil:
-		return "service never recovered"
+		return "answers never recovered"
 	}
-	return outcome // no outage ended
+	return "no outage to recover from"
 }
 
 // ServiceLevel and RecoveryWindow are the Detector's rules for the
