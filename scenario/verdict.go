@@ -121,8 +121,10 @@ func (s Summary) plainHeadline(ph Phase) (string, string) {
 		return "Recovered as soon as the outage ended", tone
 	case service != nil:
 		return "Recovered " + plainSeconds(*service) + " after the outage", tone
-	case ph.Done && s.Collapsed:
+	case ph.Done && s.Collapsed && s.storm():
 		return "Never recovered — a retry storm", tone
+	case ph.Done && s.Collapsed:
+		return "Never recovered — the server stayed overloaded", tone
 	case ph.Done && server == nil:
 		return "No outage to recover from", tone
 	case ph.Done:
@@ -162,8 +164,10 @@ func (s Summary) details(ph Phase) string {
 		fmt.Fprintf(&b, " After the outage, %s in %s; the server stayed overloaded%s.", answers, plainSeconds(*service), soFar(ph))
 	case server != nil:
 		fmt.Fprintf(&b, " After the outage, %s in %s, but answers stayed under %.0f %% of that rate%s.", load, plainSeconds(*server), serviceLevel*100, soFar(ph))
+	case ph.Done && s.Collapsed && s.storm():
+		fmt.Fprintf(&b, " After the outage, neither answers nor the server's load came back before the run ended: its clients kept retrying faster than the server could answer, %.1f attempts per request.", s.Amplification)
 	case ph.Done && s.Collapsed:
-		b.WriteString(" After the outage, neither answers nor the server's load came back before the run ended: clients kept retrying faster than the server could answer.")
+		b.WriteString(" After the outage, neither answers nor the server's load came back before the run ended: the server never worked through its load.")
 	case ph.Down:
 		b.WriteString(" The server is stopped now.")
 	case ph.AnyOutage:
@@ -175,6 +179,16 @@ func (s Summary) details(ph Phase) string {
 	}
 	return b.String()
 }
+
+// stormAmplification is the attempts per request from which a lane that
+// never recovered is said to have stormed: from 2 on, its clients sent more
+// retries than first attempts, so retries were most of the load that kept
+// the server down. Below it, the load itself did (a flood at the resume, or
+// more clients than the server serves), and retries cannot be blamed.
+const stormAmplification = 2
+
+// storm reports whether the lane's retries were most of its load.
+func (s Summary) storm() bool { return s.Amplification >= stormAmplification }
 
 // soFar ends a sentence on what has not happened: by the end of a
 // finished run, or so far.

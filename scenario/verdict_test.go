@@ -23,7 +23,7 @@ func TestVerdict(t *testing.T) {
 		"no outage ended, at the end":       "No outage to recover from",
 		"outage in progress":                "Server stopped — outage in progress",
 		"collapsed so far":                  "Not recovered yet",
-		"collapsed at the end":              "Never recovered — a retry storm",
+		"collapsed at the end":              "Never recovered — the server stayed overloaded",
 		"server back, service not yet":      "Server calm again, answers not yet back",
 		"server back, service never":        "Server calm again, but answers never recovered",
 		"service back, server never":        "Recovered 3.0 s after the outage",
@@ -105,6 +105,25 @@ func TestVerdict(t *testing.T) {
 				t.Errorf("Headline = %+v, want Verdict's without its figures, text and brief", h)
 			}
 		})
+	}
+}
+
+// TestVerdictStorm: a lane that never recovered stormed when its clients
+// sent more retries than first attempts (2 attempts per request and more),
+// and the headline says so; below, the server's load is to blame.
+func TestVerdictStorm(t *testing.T) {
+	for _, tc := range []struct {
+		amp  float64
+		head string
+	}{
+		{15.5, "Never recovered — a retry storm"},
+		{2, "Never recovered — a retry storm"},
+		{1.99, "Never recovered — the server stayed overloaded"},
+	} {
+		s := Summary{BaselineOK: 95.3, Collapsed: true, Amplification: tc.amp}
+		if v := s.Verdict(Finished); v.Headline != tc.head {
+			t.Errorf("amplification %v: headline %q, want %q", tc.amp, v.Headline, tc.head)
+		}
 	}
 }
 
