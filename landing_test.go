@@ -50,7 +50,7 @@ type outcome struct {
 	peak            int
 }
 
-var verdictLine = regexp.MustCompile(`^\[([a-d]) (\w+)\] baseline [0-9.]+ ok/s; (.*?); peak concurrency (\d+);`)
+var verdictLine = regexp.MustCompile(`^\[([a-d]) (\w+)\] .*? baseline [0-9.]+ ok/s; (.*?); peak concurrency (\d+);`)
 
 // When the server and the service came back, in a verdict's clause:
 // "server back 25.1s after the outage (…)", "then server 25.1s after (…)"
@@ -65,7 +65,7 @@ func outcomes(t *testing.T, out string) []outcome {
 	t.Helper()
 	var vs []outcome
 	for _, l := range strings.Split(out, "\n") {
-		if !strings.Contains(l, "] baseline ") {
+		if !strings.Contains(l, ". baseline ") {
 			continue
 		}
 		m := verdictLine.FindStringSubmatch(l)

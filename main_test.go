@@ -157,8 +157,8 @@ func TestRunText(t *testing.T) {
 			}
 			for i, label := range c.labels {
 				l := lines[reports*n+1+i]
-				if line.MatchString(l) || !strings.HasPrefix(l, label+" baseline ") || !strings.Contains(l, "amplification") {
-					t.Errorf("verdict line %q, want %q then baseline … amplification", l, label)
+				if line.MatchString(l) || !strings.HasPrefix(l, label+" ") || !strings.Contains(l, ". baseline ") || !strings.Contains(l, "amplification") {
+					t.Errorf("verdict line %q, want %q, its headline, then baseline … amplification", l, label)
 				}
 			}
 		})

@@ -80,7 +80,7 @@ func TestProtectionsTables(t *testing.T) {
 
 // laneVerdict finds lane a's verdict line in the text report of "backofflab
 // run", from its baseline on.
-var laneVerdict = regexp.MustCompile(`(?m)^\[a [a-z_]+\] (baseline .*)$`)
+var laneVerdict = regexp.MustCompile(`(?m)^\[a [a-z_]+\] .*? (baseline .*)$`)
 
 // laneAVerdict runs "backofflab run" with the flags of base and flags, and
 // returns lane a's verdict, from its baseline on.

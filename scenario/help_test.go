@@ -16,7 +16,7 @@ var serverProtections = []string{"shed_above", "queue_timeout", "queue_control",
 // helpSources are the names by which a Help cites where a limit or a
 // protection and its defaults come from.
 var helpSources = []string{
-	"001",                    // 001's experiment: no limit by default
+	"the 2014 experiment",    // the 2014 experiment (001): no limit by default
 	"gRFC A6",                // gRPC retry throttling
 	"Envoy",                  // Envoy's cluster circuit breaker on retries and its retry budget
 	"AWS SDK",                // the AWS SDKs' standard retry mode

@@ -1,5 +1,7 @@
 package scenario
 
+import "backofflab/strategies"
+
 // Plain-language labels of the vocabulary, for the page: it shows each
 // beside its vocabulary name (a legend "clients waiting to retry
 // in_backoff", a control "first delay a.min_delay"), so that a reader who
@@ -114,4 +116,21 @@ func (p Param) Label() string {
 		return l
 	}
 	return p.Name
+}
+
+// choiceLabels are, in words, the choices of an enum parameter whose value
+// is a snake_case name a reader would have to know (keyed by parameter,
+// then value); the menu shows the words and keeps the value.
+var choiceLabels = map[string]map[string]string{
+	"envoy_retry_limit": {strategies.EnvoyMaxRetries: "a fixed number at once"},
+}
+
+// ChoiceLabel returns the words for value of enum parameter param: its
+// label where the value is a name a reader would have to know, else the
+// value itself, which is a plain word.
+func ChoiceLabel(param, value string) string {
+	if l, ok := choiceLabels[param][value]; ok {
+		return l
+	}
+	return value
 }

@@ -1,6 +1,10 @@
 package scenario
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestEveryNameHasALabel: every column and every parameter of the
 // vocabulary has its label, and no label is left of a name that is gone.
@@ -39,4 +43,25 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// TestEveryChoiceReads: a choice of an enum parameter that is a snake_case
+// name has words for the page's menu, and no words are left of a choice
+// that is gone.
+func TestEveryChoiceReads(t *testing.T) {
+	for _, p := range Table {
+		for _, c := range p.Choices {
+			if p.Name != "strategy" && strings.Contains(c, "_") && ChoiceLabel(p.Name, c) == c {
+				t.Errorf("%s's choice %s has no words in choiceLabels", p.Name, c)
+			}
+		}
+	}
+	for param, m := range choiceLabels {
+		row, _, ok := Lookup(param)
+		for c := range m {
+			if !ok || !slices.Contains(row.Choices, c) {
+				t.Errorf("choiceLabels holds %s=%s, which is not a choice", param, c)
+			}
+		}
+	}
 }

@@ -45,7 +45,7 @@ type ServerModel struct {
 // simulator, the real server, the flags, the URL and the page all read it.
 var ServerModels = []ServerModel{
 	{Name: "curve",
-		About:   "001's: server_delay up to server_limit requests inside, then ×server_factor per server_k more, up to max_server_delay",
+		About:   "the 2014 experiment's: server_delay up to server_limit requests inside, then ×server_factor per server_k more, up to max_server_delay",
 		Uses:    []string{"server_limit", "server_delay", "server_factor", "server_k", "max_server_delay"},
 		Latency: func(p *Params) Latency { return CurveOf(p) },
 		Healthy: func(p *Params) int { return p.ServerLimit }},

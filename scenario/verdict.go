@@ -29,15 +29,27 @@ const (
 // Verdict is a lane's summary in words, and its tone: ToneGood, ToneWarn,
 // ToneBad or "" for none.
 type Verdict struct {
-	// Headline is the baseline, what happened after the outage and the
-	// peak concurrency: the figures that change only when the verdict
-	// does, so that a page showing it live is not rewritten every tick.
+	// Headline is the outcome in plain words, for a reader who has never
+	// seen the vocabulary ("Never recovered — a retry storm", "Recovered
+	// 22 s after the outage"). It changes only when the outcome does, so
+	// that a page showing it live (and a screen reader announcing it) is
+	// not rewritten every tick.
 	Headline string `json:"headline"`
-	// Text is Headline followed by the counts of attempts and requests;
-	// a page that shows the headline alone is sent none.
+	// Details says the same in plain sentences with the run's figures:
+	// the rate before the outage, when answers and the server's load came
+	// back, the most requests inside the server at once.
+	Details string `json:"details"`
+	// Figures is the outcome in the measures' own terms (baseline ok/s,
+	// each recovery and its rule, peak concurrency), for a reader of the
+	// command line who compares runs; a page that shows headlines is sent
+	// none.
+	Figures string `json:"figures,omitempty"`
+	// Text is what the command line prints: Headline, then Figures and the
+	// counts of attempts and requests. Like Figures, a page that shows
+	// headlines is sent none.
 	Text string `json:"text,omitempty"`
-	// Brief is what happened after the outage in a few words ("COLLAPSED",
-	// "recovered in 21.8s"), for a label too small for the headline, such
+	// Brief is what happened after the outage in a few words ("never
+	// recovered", "recovered in 22 s"), for a label too small for the headline, such
 	// as a preset's chip; like Text, a page that shows headlines alone is
 	// sent none.
 	Brief string `json:"brief,omitempty"`
@@ -50,7 +62,8 @@ type Verdict struct {
 func (s Summary) Verdict(ph Phase) Verdict {
 	v := s.Headline(ph)
 	v.Brief = s.brief(ph)
-	v.Text = v.Headline + fmt.Sprintf("; %d attempts for %d requests (amplification %.2f): %d ok, %d gave up, %d open",
+	v.Figures = s.figures(ph)
+	v.Text = v.Headline + ". " + v.Figures + fmt.Sprintf("; %d attempts for %d requests (amplification %.2f): %d ok, %d gave up, %d open",
 		s.Attempts, s.Requests, s.Amplification, s.Succeeded, s.GaveUp, s.Open)
 	for i, n := range s.TierAttempts {
 		sep := ", "
@@ -76,15 +89,130 @@ func (s Summary) LayeredFigure() string {
 	return fmt.Sprintf("%d tiers: %.1f server attempts per request", len(s.TierAttempts)+1, s.BottomAmplification)
 }
 
-// Headline is Verdict without its Text, for a page that shows verdicts
-// live and needs only their headlines and tones.
+// Headline is Verdict without its Figures, Text and Brief: the plain
+// headline, the details and the tone, for a page that shows verdicts live.
 func (s Summary) Headline(ph Phase) Verdict {
-	outcome, tone := s.outcome(ph)
+	head, tone := s.plainHeadline(ph)
+	return Verdict{Headline: head, Details: s.details(ph), Tone: tone}
+}
+
+// figures is the outcome in the measures' own terms: the baseline, what
+// happened after the outage and the peak concurrency.
+func (s Summary) figures(ph Phase) string {
+	outcome, _ := s.outcome(ph)
 	h := fmt.Sprintf("baseline %.1f ok/s; %s; peak concurrency %d", s.BaselineOK, outcome, s.PeakConcurrency)
 	if f := s.LayeredFigure(); f != "" {
 		h += "; " + f
 	}
-	return Verdict{Headline: h, Tone: tone}
+	return h
+}
+
+// plainHeadline is the outcome in plain words, and the verdict's tone
+// (outcome's, which judges by the same rules). The time a lane took to
+// recover is the service's, what its clients felt: answers at 90 % of the
+// rate before the outage.
+func (s Summary) plainHeadline(ph Phase) (string, string) {
+	_, tone := s.outcome(ph)
+	server, service := s.ServerRecoveredAfter, s.ServiceRecoveredAfter
+	switch {
+	case s.Stopped != "":
+		return "Never recovered — the run was stopped", tone
+	case service != nil && *service < 0.05:
+		return "Recovered as soon as the outage ended", tone
+	case service != nil:
+		return "Recovered " + plainSeconds(*service) + " after the outage", tone
+	case ph.Done && s.Collapsed && s.storm():
+		return "Never recovered — a retry storm", tone
+	case ph.Done && s.Collapsed:
+		return "Never recovered — the server stayed overloaded", tone
+	case ph.Done && server == nil:
+		return "No outage to recover from", tone
+	case ph.Done:
+		return "Server calm again, but answers never recovered", tone
+	case ph.Down:
+		return "Server stopped — outage in progress", tone
+	case !ph.AnyOutage && ph.Scheduled:
+		return "Running normally until the outage", tone
+	case !ph.AnyOutage:
+		return "Running normally", tone
+	case server != nil:
+		return "Server calm again, answers not yet back", tone
+	}
+	return "Not recovered yet", tone
+}
+
+// details says the outcome in plain sentences with the run's figures.
+func (s Summary) details(ph Phase) string {
+	var b strings.Builder
+	server, service := s.ServerRecoveredAfter, s.ServiceRecoveredAfter
+	// A run without an outage (none yet, or none that ended) has a rate,
+	// not a rate before an outage.
+	noOutage := (!ph.Done && !ph.AnyOutage && !ph.Down) || (ph.Done && server == nil && service == nil && !s.Collapsed && s.Stopped == "")
+	if noOutage {
+		fmt.Fprintf(&b, "The server answered %s requests a second.", plainRate(s.BaselineOK))
+	} else {
+		fmt.Fprintf(&b, "Before the outage, the server answered %s requests a second.", plainRate(s.BaselineOK))
+	}
+	answers := fmt.Sprintf("answers came back to %.0f %% of that rate", serviceLevel*100)
+	load := "the server's load was back to its healthy level"
+	switch {
+	case s.Stopped != "":
+		fmt.Fprintf(&b, " The run stopped this lane: %s.", strings.TrimPrefix(s.Stopped, "collapsed: "))
+	case server != nil && service != nil:
+		fmt.Fprintf(&b, " After the outage, %s in %s; %s in %s.", answers, plainSeconds(*service), load, plainSeconds(*server))
+	case service != nil:
+		fmt.Fprintf(&b, " After the outage, %s in %s; the server stayed overloaded%s.", answers, plainSeconds(*service), soFar(ph))
+	case server != nil:
+		fmt.Fprintf(&b, " After the outage, %s in %s, but answers stayed under %.0f %% of that rate%s.", load, plainSeconds(*server), serviceLevel*100, soFar(ph))
+	case ph.Done && s.Collapsed && s.storm():
+		fmt.Fprintf(&b, " After the outage, neither answers nor the server's load came back before the run ended: its clients kept retrying faster than the server could answer, %.1f attempts per request.", s.Amplification)
+	case ph.Done && s.Collapsed:
+		b.WriteString(" After the outage, neither answers nor the server's load came back before the run ended: the server never worked through its load.")
+	case ph.Down:
+		b.WriteString(" The server is stopped now.")
+	case ph.AnyOutage:
+		fmt.Fprintf(&b, " Since the outage, answers have stayed under %.0f %% of that rate.", serviceLevel*100)
+	}
+	fmt.Fprintf(&b, " At most %d requests were inside the server at once.", s.PeakConcurrency)
+	if len(s.TierAttempts) > 0 {
+		fmt.Fprintf(&b, " Its %d layers of retries sent %.1f attempts to the server per request.", len(s.TierAttempts)+1, s.BottomAmplification)
+	}
+	return b.String()
+}
+
+// stormAmplification is the attempts per request from which a lane that
+// never recovered is said to have stormed: from 2 on, its clients sent more
+// retries than first attempts, so retries were most of the load that kept
+// the server down. Below it, the load itself did (a flood at the resume, or
+// more clients than the server serves), and retries cannot be blamed.
+const stormAmplification = 2
+
+// storm reports whether the lane's retries were most of its load.
+func (s Summary) storm() bool { return s.Amplification >= stormAmplification }
+
+// soFar ends a sentence on what has not happened: by the end of a
+// finished run, or so far.
+func soFar(ph Phase) string {
+	if ph.Done {
+		return " to the end of the run"
+	}
+	return " so far"
+}
+
+// plainSeconds writes a time as a reader says it: 22 s, 3.5 s.
+func plainSeconds(sec float64) string {
+	if sec >= 10 {
+		return fmt.Sprintf("%.0f s", sec)
+	}
+	return fmt.Sprintf("%.1f s", sec)
+}
+
+// plainRate writes a rate to whole units, one decimal under 10.
+func plainRate(v float64) string {
+	if v >= 10 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.1f", v)
 }
 
 // outcome is the verdict's middle clause: what happened after the outage.
@@ -128,23 +256,25 @@ func (s Summary) outcome(ph Phase) (string, string) {
 	return "not recovered yet", tone
 }
 
-// brief is the outcome in a few words. A finished run says only whether
-// the service came back and when (what the clients felt: the time to the
-// service's recovery), the server's own recovery staying in the headline;
-// a run still going says its outcome clause as it is.
+// brief is the outcome in a few plain words. A finished run says only
+// whether the service came back and when (what the clients felt: the time
+// to the service's recovery), the server's own recovery staying in the
+// details; a run still going says its outcome clause as it is.
 func (s Summary) brief(ph Phase) string {
 	outcome, tone := s.outcome(ph)
 	switch {
 	case !ph.Done:
 		return outcome
 	case tone == ToneBad:
-		return "COLLAPSED"
+		return "never recovered"
+	case s.ServiceRecoveredAfter != nil && *s.ServiceRecoveredAfter < 0.05:
+		return "recovered at once"
 	case s.ServiceRecoveredAfter != nil:
-		return fmt.Sprintf("recovered in %.1fs", *s.ServiceRecoveredAfter)
+		return "recovered in " + plainSeconds(*s.ServiceRecoveredAfter)
 	case s.ServerRecoveredAfter != nil:
-		return "service never recovered"
+		return "answers never recovered"
 	}
-	return outcome // no outage ended
+	return "no outage to recover from"
 }
 
 // ServiceLevel and RecoveryWindow are the Detector's rules for the
@@ -157,14 +287,14 @@ const (
 )
 
 // RecoveryRules says, for p's run, how a verdict measures the recovery of
-// the service and of the server: the rules of Detector, in the words of
-// the verdicts, for a reader of the page.
+// the service and of the server: the rules of Detector, in plain words,
+// for a reader of the page.
 func RecoveryRules(p *Params) string {
 	w := recoveryWindow.Seconds()
-	return fmt.Sprintf("A lane's verdict says when, after the outage, its service came back (ok/s over %g s at %.0f %% of its baseline, the ok/s before the outage) "+
-		"and when its server did (at most %d requests inside for %g s, its healthy level). Answers may flow again while a queue still drains, so either may come first. "+
-		"COLLAPSED: neither came back by the end of the run.",
-		w, serviceLevel*100, HealthyOf(p), w)
+	return fmt.Sprintf("How a lane is judged: it has recovered once its answers are back to %.0f %% of the rate before the outage for %g s, "+
+		"and its server is calm again once at most %d requests are inside it for %g s, its healthy level. Answers may flow again while a queue still drains, so either may come first. "+
+		"A lane that gets neither back before the run ends never recovered.",
+		serviceLevel*100, w, HealthyOf(p), w)
 }
 
 // What each recovery measures, as the verdicts word it.

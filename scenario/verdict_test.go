@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -13,6 +14,25 @@ func TestVerdict(t *testing.T) {
 		s := base
 		mod(&s)
 		return s
+	}
+	// The headline in plain words, case by case: the time to recover is
+	// the service's, what the clients felt.
+	plain := map[string]string{
+		"before the scheduled outage":       "Running normally until the outage",
+		"no outage at all":                  "Running normally",
+		"no outage ended, at the end":       "No outage to recover from",
+		"outage in progress":                "Server stopped — outage in progress",
+		"collapsed so far":                  "Not recovered yet",
+		"collapsed at the end":              "Never recovered — the server stayed overloaded",
+		"server back, service not yet":      "Server calm again, answers not yet back",
+		"server back, service never":        "Server calm again, but answers never recovered",
+		"service back, server never":        "Recovered 3.0 s after the outage",
+		"service back, server not yet":      "Recovered 3.0 s after the outage",
+		"recovered":                         "Recovered 36 s after the outage",
+		"service back first":                "Recovered as soon as the outage ended",
+		"recovered, at the end":             "Recovered 36 s after the outage",
+		"stopped by the budget, at the end": "Never recovered — the run was stopped",
+		"stopped by the budget":             "Never recovered — the run was stopped",
 	}
 	const counts = "; 9331 attempts for 8529 requests (amplification 1.09): 8509 ok, 0 gave up, 20 open"
 	for _, tc := range []struct {
@@ -28,19 +48,19 @@ func TestVerdict(t *testing.T) {
 		{"no outage at all", base, Phase{},
 			"baseline 95.4 ok/s; no outage; peak concurrency 865", "", "no outage"},
 		{"no outage ended, at the end", base, Finished,
-			"baseline 95.4 ok/s; no outage ended; peak concurrency 865", "", "no outage ended"},
+			"baseline 95.4 ok/s; no outage ended; peak concurrency 865", "", "no outage to recover from"},
 		{"outage in progress", base, Phase{Down: true, AnyOutage: true},
 			"baseline 95.4 ok/s; outage in progress; peak concurrency 865", "", "outage in progress"},
 		{"collapsed so far", with(func(s *Summary) { s.Collapsed = true }), Phase{AnyOutage: true},
 			"baseline 95.4 ok/s; not recovered yet; peak concurrency 865", ToneWarn, "not recovered yet"},
 		{"collapsed at the end", with(func(s *Summary) { s.Collapsed = true }), Finished,
-			"baseline 95.4 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 865", ToneBad, "COLLAPSED"},
+			"baseline 95.4 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 865", ToneBad, "never recovered"},
 		{"server back, service not yet", with(func(s *Summary) { s.ServerRecoveredAfter = f(1.6) }), Phase{AnyOutage: true},
 			"baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), service not yet (ok/s under 90 % of baseline); peak concurrency 865", "", "server back 1.6s after the outage (concurrency at its healthy level), service not yet (ok/s under 90 % of baseline)"},
 		{"server back, service never", with(func(s *Summary) { s.ServerRecoveredAfter = f(1.6) }), Finished,
-			"baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), service never (ok/s under 90 % of baseline); peak concurrency 865", "", "service never recovered"},
+			"baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), service never (ok/s under 90 % of baseline); peak concurrency 865", "", "answers never recovered"},
 		{"service back, server never", with(func(s *Summary) { s.ServiceRecoveredAfter = f(3) }), Finished,
-			"baseline 95.4 ok/s; service back 3.0s after the outage (ok/s at 90 % of baseline), server never (concurrency above its healthy level); peak concurrency 865", ToneGood, "recovered in 3.0s"},
+			"baseline 95.4 ok/s; service back 3.0s after the outage (ok/s at 90 % of baseline), server never (concurrency above its healthy level); peak concurrency 865", ToneGood, "recovered in 3.0 s"},
 		{"service back, server not yet", with(func(s *Summary) { s.ServiceRecoveredAfter = f(3) }), Phase{AnyOutage: true},
 			"baseline 95.4 ok/s; service back 3.0s after the outage (ok/s at 90 % of baseline), server not yet (concurrency above its healthy level); peak concurrency 865", ToneGood, "service back 3.0s after the outage (ok/s at 90 % of baseline), server not yet (concurrency above its healthy level)"},
 		{"recovered", with(func(s *Summary) { s.ServerRecoveredAfter, s.ServiceRecoveredAfter = f(1.6), f(36) }), Phase{AnyOutage: true},
@@ -48,11 +68,11 @@ func TestVerdict(t *testing.T) {
 		// The service may come back before the server: answers flow while
 		// the queue still drains. The clause says so in that order.
 		{"service back first", with(func(s *Summary) { s.ServerRecoveredAfter, s.ServiceRecoveredAfter = f(1.2), f(0) }), Finished,
-			"baseline 95.4 ok/s; service back 0.0s after the outage (ok/s at 90 % of baseline), then server 1.2s after (concurrency at its healthy level); peak concurrency 865", ToneGood, "recovered in 0.0s"},
+			"baseline 95.4 ok/s; service back 0.0s after the outage (ok/s at 90 % of baseline), then server 1.2s after (concurrency at its healthy level); peak concurrency 865", ToneGood, "recovered at once"},
 		{"recovered, at the end", with(func(s *Summary) { s.ServerRecoveredAfter, s.ServiceRecoveredAfter = f(1.6), f(36) }), Finished,
-			"baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), then service 36.0s after (ok/s at 90 % of baseline); peak concurrency 865", ToneGood, "recovered in 36.0s"},
+			"baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), then service 36.0s after (ok/s at 90 % of baseline); peak concurrency 865", ToneGood, "recovered in 36 s"},
 		{"stopped by the budget, at the end", with(func(s *Summary) { s.Collapsed, s.Stopped = true, "collapsed: stopped at t = 1.6 s" }), Finished,
-			"baseline 95.4 ok/s; COLLAPSED: stopped at t = 1.6 s; peak concurrency 865", ToneBad, "COLLAPSED"},
+			"baseline 95.4 ok/s; COLLAPSED: stopped at t = 1.6 s; peak concurrency 865", ToneBad, "never recovered"},
 		{"stopped by the budget", with(func(s *Summary) {
 			s.Collapsed, s.Stopped = true, "collapsed: stopped at 15 856 640 queued requests at t = 1.6 s, the memory budget of a run (128 MiB)"
 		}), Phase{AnyOutage: true},
@@ -60,19 +80,50 @@ func TestVerdict(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := tc.s.Verdict(tc.ph)
-			if v.Headline != tc.headline || v.Tone != tc.tone {
-				t.Errorf("Verdict = %q (%q)\nwant      %q (%q)", v.Headline, v.Tone, tc.headline, tc.tone)
+			if v.Figures != tc.headline || v.Tone != tc.tone {
+				t.Errorf("Figures = %q (%q)\nwant      %q (%q)", v.Figures, v.Tone, tc.headline, tc.tone)
+			}
+			if want := plain[tc.name]; v.Headline != want {
+				t.Errorf("Headline = %q, want %q", v.Headline, want)
+			}
+			rate := "Before the outage, the server answered 95 requests a second."
+			if strings.HasPrefix(v.Headline, "Running normally") || v.Headline == "No outage to recover from" {
+				rate = "The server answered 95 requests a second."
+			}
+			for _, w := range []string{rate, "At most 865 requests were inside the server at once."} {
+				if !strings.Contains(v.Details, w) {
+					t.Errorf("Details = %q, want it to say %q", v.Details, w)
+				}
 			}
 			if v.Brief != tc.brief {
 				t.Errorf("Brief = %q, want %q", v.Brief, tc.brief)
 			}
-			if v.Text != tc.headline+counts {
+			if v.Text != v.Headline+". "+tc.headline+counts {
 				t.Errorf("Text = %q, want the headline and %q", v.Text, counts)
 			}
-			if h := tc.s.Headline(tc.ph); h != (Verdict{Headline: v.Headline, Tone: v.Tone}) {
-				t.Errorf("Headline = %+v, want Verdict's without its text", h)
+			if h := tc.s.Headline(tc.ph); h != (Verdict{Headline: v.Headline, Details: v.Details, Tone: v.Tone}) {
+				t.Errorf("Headline = %+v, want Verdict's without its figures, text and brief", h)
 			}
 		})
+	}
+}
+
+// TestVerdictStorm: a lane that never recovered stormed when its clients
+// sent more retries than first attempts (2 attempts per request and more),
+// and the headline says so; below, the server's load is to blame.
+func TestVerdictStorm(t *testing.T) {
+	for _, tc := range []struct {
+		amp  float64
+		head string
+	}{
+		{15.5, "Never recovered — a retry storm"},
+		{2, "Never recovered — a retry storm"},
+		{1.99, "Never recovered — the server stayed overloaded"},
+	} {
+		s := Summary{BaselineOK: 95.3, Collapsed: true, Amplification: tc.amp}
+		if v := s.Verdict(Finished); v.Headline != tc.head {
+			t.Errorf("amplification %v: headline %q, want %q", tc.amp, v.Headline, tc.head)
+		}
 	}
 }
 
@@ -83,7 +134,7 @@ func ExampleSummary_Verdict() {
 		Attempts: 9331, Requests: 8529, Amplification: 9331.0 / 8529, Succeeded: 8509, Open: 20}
 	fmt.Println(s.Verdict(Finished).Text)
 	// Output:
-	// baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), service never (ok/s under 90 % of baseline); peak concurrency 865; 9331 attempts for 8529 requests (amplification 1.09): 8509 ok, 0 gave up, 20 open
+	// Server calm again, but answers never recovered. baseline 95.4 ok/s; server back 1.6s after the outage (concurrency at its healthy level), service never (ok/s under 90 % of baseline); peak concurrency 865; 9331 attempts for 8529 requests (amplification 1.09): 8509 ok, 0 gave up, 20 open
 }
 
 // TestVerdictTiers: a lane with layered retries says, in its headline, how
@@ -98,11 +149,14 @@ func TestVerdictTiers(t *testing.T) {
 		t.Errorf("BottomAmplification = %v, want 2701/100", s.BottomAmplification)
 	}
 	v := s.Verdict(Finished)
-	const head = "baseline 95.4 ok/s; no outage ended; peak concurrency 865; 3 tiers: 27.0 server attempts per request"
-	if v.Headline != head {
-		t.Errorf("Headline = %q\nwant       %q", v.Headline, head)
+	if !strings.Contains(v.Details, "Its 3 layers of retries sent 27.0 attempts to the server per request.") {
+		t.Errorf("Details = %q, want the layers' attempts per request", v.Details)
 	}
-	const text = head + "; 300 attempts for 100 requests (amplification 3.00): 0 ok, 100 gave up, 0 open" +
+	const head = "baseline 95.4 ok/s; no outage ended; peak concurrency 865; 3 tiers: 27.0 server attempts per request"
+	if v.Figures != head {
+		t.Errorf("Figures = %q\nwant       %q", v.Figures, head)
+	}
+	const text = "No outage to recover from. " + head + "; 300 attempts for 100 requests (amplification 3.00): 0 ok, 100 gave up, 0 open" +
 		"; attempts sent by tier 2: 900, tier 3: 2701 (27.01 at the server per request)"
 	if v.Text != text {
 		t.Errorf("Text = %q\nwant   %q", v.Text, text)

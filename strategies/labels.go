@@ -11,7 +11,7 @@ var labels = map[string]string{
 	NameFullJitter:   "full jitter (AWS; the AWS SDKs' standard mode)",
 	NameEqualJitter:  "equal jitter (AWS)",
 	NameDecorrelated: "decorrelated jitter (AWS)",
-	NameThinkScaled:  "001's program: waits scaled by think time",
+	NameThinkScaled:  "the 2014 program: waits scaled by think time",
 
 	NameEnvoy:                     "Envoy / Istio route retries",
 	NameGRPCRetry:                 "gRPC retry policy (gRFC A6)",

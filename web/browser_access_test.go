@@ -429,7 +429,7 @@ func accessURLError(t *testing.T, env *browserEnv, _ string) {
 	if got := eval[string](tb, `document.querySelector('[data-param="b.strategy"]').value + ' ' + document.querySelector('[data-param="b.min_delay"]').value + ' ' + new URLSearchParams(location.search).get('b.strategy')`); got != "grpc 1h grpc" {
 		t.Errorf("lane b's strategy, min_delay box and URL: %q, want grpc, the bad 1h, grpc", got)
 	}
-	if got := eval[string](tb, `document.querySelector('[data-param="b.min_delay"]').getAttribute('aria-invalid') + ' ' + document.querySelector('[data-lane-strategy="b"]').textContent`); got != "true gRPC connection backoff (grpc)" {
+	if got := eval[string](tb, `document.querySelector('[data-param="b.min_delay"]').getAttribute('aria-invalid') + ' ' + document.querySelector('[data-lane-strategy="b"]').textContent + ' (' + document.querySelector('code[data-lane-strategy-name="b"]').textContent + ')'`); got != "true gRPC connection backoff (grpc)" {
 		t.Errorf("b.min_delay's aria-invalid and lane b's head: %q, want true and grpc's label", got)
 	}
 	if m := eval[string](tb, `document.querySelector('[data-error-for="b.max_delay"]').textContent + document.querySelector('#errors').textContent`); m != "" {

@@ -236,7 +236,7 @@ func browserPageLoads(t *testing.T, env *browserEnv) {
 	t.Logf("points per chart: %v", counts)
 	// The clock and the verdicts follow the ticks.
 	poll[string](tb, "the clock runs", `(s => /^t = [1-9][0-9.]* s \/ 600 s/.test(s) && s)(document.querySelector('#clock').textContent)`)
-	poll[bool](tb, "both verdicts show a summary", `[...document.querySelectorAll('[data-verdict]')].filter(e => !e.closest('[hidden]')).every(e => e.textContent.startsWith('baseline '))`)
+	poll[bool](tb, "both verdicts show a summary", `[...document.querySelectorAll('[data-verdict]')].filter(e => !e.closest('[hidden]')).every(e => /^(Before the outage, t|T)he server answered /.test(document.querySelector('[data-verdict-details="' + e.dataset.verdict + '"]').textContent))`)
 }
 
 // 2. A control changes the running simulation, not a new one, and the URL.
@@ -864,14 +864,17 @@ func browserHaltedLane(t *testing.T, env *browserEnv) {
 	// Filling a run's memory budget takes the engine seconds of CPU, many
 	// more under -race on a busy machine: this wait is longer than others.
 	got := pollFor[string](tb, "lane a's verdict says it stopped",
-		`(t => t.includes('stopped at') ? t : '')(document.querySelector('[data-verdict="a"]').textContent)`, 3*pollTimeout)
+		`(t => t.includes('stopped at') ? t : '')(document.querySelector('[data-verdict-details="a"]').textContent)`, 3*pollTimeout)
 	if !strings.Contains(got, "queued requests") || !strings.Contains(got, "the memory budget of a run (32 MiB)") {
 		t.Errorf("lane a's verdict: %q", got)
 	}
 	if cls := eval[string](tb, `document.querySelector('[data-verdict="a"]').className`); !strings.Contains(cls, "bad") {
 		t.Errorf("lane a's verdict has class %q, want bad", cls)
 	}
-	if b := eval[string](tb, `document.querySelector('[data-verdict="b"]').textContent`); strings.Contains(b, "stopped at") {
+	if h := eval[string](tb, `document.querySelector('[data-verdict="a"]').textContent`); h != "Never recovered — the run was stopped" {
+		t.Errorf("lane a's headline: %q", h)
+	}
+	if b := eval[string](tb, `document.querySelector('[data-verdict="b"]').textContent + document.querySelector('[data-verdict-details="b"]').textContent`); strings.Contains(b, "stopped at") {
 		t.Errorf("lane b's verdict: %q", b)
 	}
 	tb.waitTrue("lane a's last row has no values, lane b's has", fmt.Sprintf(
@@ -933,8 +936,9 @@ func browserServerModel(t *testing.T, env *browserEnv) {
 	}
 }
 
-// 12. Every fault window is shaded on every time chart with its kind's name
-// and colour: the scheduled outage, and the faults of the faults list.
+// 12. Every fault window is shaded on every time chart with its name in words
+// (an outage, for any kind that stops the server) and its kind's colour: the
+// scheduled outage, and the faults of the faults list.
 func browserFaultWindows(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "outage=pause&outage_at=2s&outage_for=2s&faults=load_spike:5s:5s:2,error_burst:12s:3s:0.5&duration=20s&speed=max")
 	tb.waitTrue("the run is done", `window.backofflab.state().done === true`)
@@ -943,7 +947,9 @@ func browserFaultWindows(t *testing.T, env *browserEnv) {
 			const d = c.getOption().series[0].markArea.data;
 			return d.length === 3 ? JSON.stringify(d.map(([a, b]) => [a.name, a.xAxis, b.xAxis, a.itemStyle.color])) : '';
 		})(window.backofflab.charts()[%q])`, id))
-		want := fmt.Sprintf(`[["pause",2,4,%q],["load_spike",5,10,%q],["error_burst",12,15,%q]]`, playground.OutageColor, playground.EffectColor, playground.EffectColor)
+		// A window that stops the server is an outage, whatever its kind;
+		// the others are named in words.
+		want := fmt.Sprintf(`[["outage",2,4,%q],["load spike",5,10,%q],["error burst",12,15,%q]]`, playground.OutageColor, playground.EffectColor, playground.EffectColor)
 		if got != want {
 			t.Errorf("%s shades %s, want %s", id, got, want)
 		}
@@ -967,10 +973,10 @@ func browserLandingVerdicts(t *testing.T, env *browserEnv) {
 	poll[bool](tb, "both verdicts have a tone", `['a', 'b'].every(L => /\b(good|bad)\b/.test(document.querySelector('[data-verdict="' + L + '"]').className))`)
 	a, b := read("a"), read("b")
 	t.Logf("lane a: %q (%s); lane b: %q (%s)", a.Text, a.Class, b.Text, b.Class)
-	if !strings.Contains(a.Class, scenario.ToneBad) || !strings.Contains(a.Text, "COLLAPSED") {
-		t.Errorf("lane a's verdict %q, class %q: want COLLAPSED, tone %s", a.Text, a.Class, scenario.ToneBad)
+	if !strings.Contains(a.Class, scenario.ToneBad) || a.Text != "Never recovered — a retry storm" {
+		t.Errorf("lane a's verdict %q, class %q: want a retry storm, tone %s", a.Text, a.Class, scenario.ToneBad)
 	}
-	if !strings.Contains(b.Class, scenario.ToneGood) || !strings.Contains(b.Text, "service back") || !strings.Contains(b.Text, "then server") {
+	if !strings.Contains(b.Class, scenario.ToneGood) || b.Text != "Recovered 22 s after the outage" {
 		t.Errorf("lane b's verdict %q, class %q: want recovered, tone %s", b.Text, b.Class, scenario.ToneGood)
 	}
 	if got := eval[string](tb, `['server_model', 'a.strategy', 'b.strategy'].map(n => document.querySelector('[data-param="' + n + '"]').value).join(' ')`); got != "queue fixed exponential" {
@@ -1036,7 +1042,7 @@ func browserTiers(t *testing.T, env *browserEnv) {
 	if !(a > 50 && m2 > 1.5*a && m3 > 2.5*m2) {
 		t.Errorf("offered load by tier %.1f, %.1f, %.1f: want clients > 50/s, tier 2 over 1.5 times that, tier 3 over 2.5 times tier 2's", a, m2, m3)
 	}
-	poll[string](tb, "lane a's verdict counts its tiers", `(s => s.includes('3 tiers: ') && s)(document.querySelector('[data-verdict="a"]').textContent)`)
+	poll[string](tb, "lane a's verdict counts its tiers", `(s => s.includes('Its 3 layers of retries sent ') && s)(document.querySelector('[data-verdict-details="a"]').textContent)`)
 
 	tb.setBox("b.tiers", "exponential:2:1s")
 	tb.waitQuery("b.tiers", "exponential:2:1s")

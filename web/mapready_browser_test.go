@@ -101,12 +101,13 @@ const tickBoxes = `(id => {
 	return out;
 })`
 
-type textBox struct {
+// tickBox is one tick label a map drew, and its box in the chart's pixels.
+type tickBox struct {
 	Text       string
 	X, Y, W, H float64
 }
 
-func (a textBox) overlaps(b textBox) bool {
+func (a tickBox) overlaps(b tickBox) bool {
 	return a.X < b.X+b.W && b.X < a.X+a.W && a.Y < b.Y+b.H && b.Y < a.Y+a.H
 }
 
@@ -204,7 +205,7 @@ func TestBrowserMapReady(t *testing.T) {
 				t.Fatalf("the window is %g px wide, want %d", w, phoneW)
 			}
 			for _, id := range eval[[]string](tb, `Object.keys(window.backofflabMap.charts())`) {
-				boxes := eval[[]textBox](tb, tickBoxes+`('`+id+`')`)
+				boxes := eval[[]tickBox](tb, tickBoxes+`('`+id+`')`)
 				if len(boxes) < 4 {
 					t.Errorf("map %s shows %d tick labels: %v", id, len(boxes), boxes)
 				}

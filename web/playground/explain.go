@@ -18,16 +18,22 @@ import (
 // shows it as it comes (helloMsg.Explain, paramsMsg.Explain), and the
 // README points here rather than keeping a second copy.
 
-// explainView is the panel for one run.
+// explainView is the panel for one run. The page gets its sentences as
+// prose parts, the vocabulary's names in them set apart as code.
 type explainView struct {
 	Title string `json:"title"`
 	// Gist is the story in a sentence, shown while the panel is closed.
-	Gist string `json:"gist"`
+	Gist string `json:"-"`
 	// Story is the server model's mechanism, paragraph by paragraph, with
 	// the run's numbers.
-	Story []string `json:"story"`
+	Story []string `json:"-"`
 	// Verdicts says how a verdict's recovery is measured.
-	Verdicts string `json:"verdicts"`
+	Verdicts string `json:"-"`
+	// GistParts, StoryParts and VerdictParts are Gist, Story and Verdicts
+	// as the page shows them (prose).
+	GistParts    []prosePart   `json:"gist"`
+	StoryParts   [][]prosePart `json:"story"`
+	VerdictParts []prosePart   `json:"verdicts"`
 	// Source names and links 001, the experiment the playground
 	// reproduces.
 	Source sourceLink `json:"source"`
@@ -44,7 +50,7 @@ type sourceLink struct {
 // smira.ru (in Russian), whose Go client and server the simulator
 // reproduces. The post links its code on GitHub, the address given here.
 var source001 = sourceLink{
-	Text: "001 is Andrey Smirnov's 2014 post on exponential backoff (smira.ru, in Russian): 1000 Go clients against one Go server, paused with SIGSTOP for 15 s and resumed. The simulator reproduces its client and server; its code is",
+	Text: "The experiment comes from Andrey Smirnov's 2014 post on exponential backoff (smira.ru, in Russian): 1000 Go clients against one Go server, paused with SIGSTOP for 15 s and resumed. The simulator reproduces its client and server; its code is",
 	Link: "github.com/smira/exponential-backoff",
 	URL:  "https://github.com/smira/exponential-backoff",
 }
@@ -65,6 +71,7 @@ func explainOf(p *scenario.Params) explainView {
 	if f, ok := storyOf[m.Name]; ok {
 		v.Gist, v.Story = f(p)
 	}
+	v.GistParts, v.StoryParts, v.VerdictParts = prose(v.Gist), proseAll(v.Story), prose(v.Verdicts)
 	return v
 }
 
@@ -125,7 +132,7 @@ func curveStory(p *scenario.Params) (string, []string) {
 	gist := "after an outage, the requests waiting to get in flood the server at once; the more they are, the slower it answers, " +
 		"until every attempt times out and is retried: a retry storm. A lane whose first retry comes after the outage keeps the flood small."
 	return gist, []string{
-		fmt.Sprintf("001's server answers in %s up to %d requests inside; every %s more multiply its latency by %s, up to %s. %s.",
+		fmt.Sprintf("The 2014 experiment's server answers in %s up to %d requests inside; every %s more multiply its latency by %s, up to %s. %s.",
 			say(p.ServerDelay), p.ServerLimit, fmtNum(p.ServerK), fmtNum(p.ServerFactor), say(p.MaxServerDelay),
 			loadSentence(p, p.ServerDelay, math.NaN())),
 		down,

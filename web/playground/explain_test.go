@@ -62,11 +62,11 @@ func TestExplainCarriesTheRunsNumbers(t *testing.T) {
 					t.Errorf("story lacks %q:\n%s", w, text)
 				}
 			}
-			healthy := fmt.Sprintf("at most %d requests inside for 5 s", scenario.HealthyOf(&st.p))
-			if !strings.Contains(v.Verdicts, healthy) || !strings.Contains(v.Verdicts, "ok/s over 5 s at 90 % of its baseline") {
+			healthy := fmt.Sprintf("at most %d requests are inside it for 5 s", scenario.HealthyOf(&st.p))
+			if !strings.Contains(v.Verdicts, healthy) || !strings.Contains(v.Verdicts, "answers are back to 90 % of the rate before the outage for 5 s") {
 				t.Errorf("verdicts %q lack %q", v.Verdicts, healthy)
 			}
-			if v.Source.URL != "https://github.com/smira/exponential-backoff" || !strings.Contains(v.Source.Text, "001 is") {
+			if v.Source.URL != "https://github.com/smira/exponential-backoff" || !strings.Contains(v.Source.Text, "Andrey Smirnov's 2014 post") {
 				t.Errorf("source %+v", v.Source)
 			}
 		})

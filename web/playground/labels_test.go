@@ -34,7 +34,7 @@ func TestLabelsReachThePage(t *testing.T) {
 			plains = append(plains, textOf(n))
 		}
 	})
-	if len(heads) == 0 || heads[0] != "001's program: waits scaled by think time (think_scaled)" {
+	if len(heads) == 0 || heads[0] != "the 2014 program: waits scaled by think time" {
 		t.Errorf("lane heads %q", heads)
 	}
 	if !containsAll(plains, "first delay", "attempt timeout") {

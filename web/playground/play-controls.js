@@ -127,9 +127,11 @@ function showStrategy(i, strategy) {
     if (base !== 'strategy' && base !== 'source') ctl.hidden = !uses.has(base) || off.has(base);
   }
   const about = $(attr('data-about-for', L));
-  if (about) about.textContent = info.about;
+  if (about) about.replaceChildren(...proseNodes(info.about_parts));
   const head = $(attr('data-lane-strategy', L));
-  if (head) head.textContent = info.title;
+  if (head) head.textContent = info.label;
+  const name = $(attr('data-lane-strategy-name', L));
+  if (name) name.textContent = strategy;
 }
 
 // showLaneCharts shows each chart that needs a lane parameter (its
@@ -170,7 +172,29 @@ function updateURL() {
   $('#headless-csv').href = '/export.csv?' + query;
   $('#headless-json').href = '/export.json?' + query;
   presetSpeed();
+  presetCurrent();
   seedsLink();
+}
+
+// presetCurrent marks the preset whose state the page shows, at any speed
+// (aria-current on its chip, selected in the phone's menu), and no other:
+// a slider moved off a preset's value leaves it. The server marks the
+// same on the page it renders (currentPreset in web/playground/view.go).
+function presetCurrent() {
+  const bare = q => [...new URLSearchParams(q)].filter(([k]) => k !== 'speed').map(([k, v]) => `${k}=${v}`).sort().join('&');
+  const here = bare(query);
+  for (const a of $$('a[data-preset]')) {
+    const on = bare(a.dataset.presetQuery) === here;
+    if (on !== a.hasAttribute('aria-current')) {
+      if (on) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
+    }
+  }
+  const menu = $('#preset-select');
+  if (menu) {
+    const opt = [...menu.options].find(o => o.value && bare(o.value.slice(1)) === here);
+    menu.value = opt ? opt.value : '';
+  }
 }
 
 // seedsLink points the "Run K seeds" link at the seed bands view of the
@@ -203,6 +227,10 @@ function presetSpeed() {
     a.setAttribute('href', '?' + q.toString()); // a query, as the server wrote it
   }
 }
+
+// proseNodes makes a sentence's nodes from its prose parts (prose in
+// web/playground/prose.go): the vocabulary's names as code.
+const proseNodes = parts => parts.map(p => (p.code ? el('code', { textContent: p.t }) : document.createTextNode(p.t)));
 
 // ---- error messages --------------------------------------------------------
 const general = $('#errors');

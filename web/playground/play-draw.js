@@ -201,7 +201,7 @@ function draw(now) {
   const shade = ov.windows.map(([s, e, kind, ahead]) => {
     const k = faultKinds[kind];
     const color = (k && k.outage && T.outage) || (k ? k.color : undefined);
-    return [{ xAxis: s, name: ahead ? `${kind} in ${dur(s - t, 2)}` : kind, itemStyle: { color, opacity: ahead ? 0.45 : 1 } }, { xAxis: e }];
+    return [{ xAxis: s, name: ahead ? `${faultWord(kind)} in ${dur(s - t, 2)}` : faultWord(kind), itemStyle: { color, opacity: ahead ? 0.45 : 1 } }, { xAxis: e }];
   });
   const n = Math.min(laneCount(), maxes.length);
   for (const id of TIME_CHARTS) {
@@ -243,23 +243,18 @@ function draw(now) {
 
 function drawStatus(t, ov) {
   const done = lastState && lastState.done;
-  const next = ov.next ? ` · ${ov.next.kind} in ${dur(ov.next.at - t, 2)}` : '';
+  const next = ov.next ? ` · ${faultWord(ov.next.kind)} in ${dur(ov.next.at - t, 2)}` : '';
   $('#clock').textContent = `t = ${t.toFixed(1)} s / ${fmt(duration)} s${done ? ' · done' : next}`;
   const out = $('#outage');
   out.textContent = ov.down ? 'Resume server' : 'Stop server';
   out.dataset.down = ov.down ? 'true' : 'false';
-  for (let i = 0; i < LETTERS.length; i++) {
-    const e = $(attr('data-verdict', LETTERS[i]));
-    if (!e) continue;
-    const v = lastVerdicts && lastVerdicts[i];
-    const text = v ? v.headline : 'waiting for the first ticks…';
-    const cls = 'verdict ' + (v ? v.tone : '');
-    // A live region announces every change: the text changes only when
-    // the verdict does, never rewritten with the same words.
-    if (e.textContent !== text) e.textContent = text;
-    if (e.className !== cls) e.className = cls;
-  }
+  showVerdicts();
 }
+
+// faultWord names a fault window on the page: one that stops the server
+// is an outage, whatever its kind (a pause, a crash, a partition), so that
+// it is never called a pause beside the playback's Pause.
+const faultWord = kind => (faultKinds[kind] && faultKinds[kind].outage ? 'outage' : kind.replace(/_/g, ' '));
 
 // outageView says which fault windows to shade at t, [start, end, kind,
 // ahead], and whether the server is down. The state message is

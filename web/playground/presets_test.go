@@ -33,8 +33,16 @@ func laneVerdict(part string, lane int) string {
 	if end := strings.Index(s, ". lane "); end >= 0 {
 		s = s[:end+1]
 	}
-	return s
+	return withoutHeadline(s)
 }
+
+// headlineBefore is a lane's plain headline in a description, which comes
+// before its figures ("): Never recovered — a retry storm. baseline …").
+var headlineBefore = regexp.MustCompile(`\): [A-Z][^;]*?\. baseline `)
+
+// withoutHeadline drops the plain headlines of the lanes' verdicts in s,
+// which then read from their figures on.
+func withoutHeadline(s string) string { return headlineBefore.ReplaceAllString(s, "): baseline ") }
 
 // TestPresetsSayWhatTheyShow pins what the engine measures for the presets
 // whose verdict the page's landing view, the README and the presets' intros

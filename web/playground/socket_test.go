@@ -444,7 +444,7 @@ func TestSocketSendsMarksAndExplain(t *testing.T) {
 	srv, _ := newTestServer(t, Limits{})
 	p := dialPage(t, srv, "speed=max&duration=60s")
 	hello := p.await("hello", nil)
-	if ex := field[explainView](t, hello, "explain"); len(ex.Story) == 0 || ex.Source.URL == "" {
+	if ex := field[explainView](t, hello, "explain"); len(ex.StoryParts) == 0 || ex.Source.URL == "" {
 		t.Fatalf("hello's explain: %+v", ex)
 	}
 	p.await("marks", func(m map[string]json.RawMessage) bool {

@@ -122,7 +122,7 @@ func TestTiersSocket(t *testing.T) {
 	sumOK := func(m map[string]json.RawMessage) bool {
 		var v []scenario.Verdict
 		json.Unmarshal(m["verdicts"], &v)
-		return len(v) == 1 && strings.Contains(v[0].Headline, "3 tiers: ") && strings.Contains(v[0].Headline, " server attempts per request")
+		return len(v) == 1 && strings.Contains(v[0].Details, "Its 3 layers of retries sent ") && strings.Contains(v[0].Details, " attempts to the server per request")
 	}
 	var sawTick bool
 	var sum map[string]json.RawMessage

@@ -48,15 +48,33 @@ var keepOnStrategyChange = func() []string {
 	return keep
 }()
 
+// missionGroup is the first section of shared controls, open on the
+// first screen: the few the landing view's question turns on (how many
+// clients, how much the server serves, how long it stays down), each
+// shown only where the run's server model reads it.
+const missionGroup = "mission"
+
+// missionShared are missionGroup's parameters, in the order of the page:
+// the clients, the server's capacity (workers for the worker queue, the
+// healthy concurrency for the latency curves) and the outage's length.
+var missionShared = []string{"clients", "workers", "server_limit", "outage_for"}
+
+// missionLane are the lane parameters that show on the first screen, under
+// the lane's strategy (those its strategy reads): the backoff's own. The
+// lane's other parameters (its limits, limiters, source) wait in a section
+// of their own, closed.
+var missionLane = []string{"min_delay", "factor", "jitter", "max_delay"}
+
 // controlGroups are the control sections for the parameters shared by
-// every lane, in the order of the page; each shows the rows of its group
-// (scenario.Param.Group). A parameter of no listed group lands in a last
-// section, so that every parameter always has a control.
+// every lane, in the order of the page, after missionGroup's; each shows
+// the rows of its group (scenario.Param.Group) that missionShared has not
+// placed, closed until opened. A parameter of no listed group lands in a
+// last section, so that every parameter always has a control.
 var controlGroups = []struct{ id, title string }{
-	{scenario.GroupClients, "Clients"},
-	{scenario.GroupServer, "Server"},
-	{scenario.GroupOutage, "Outage"},
-	{scenario.GroupRun, "Run"},
+	{scenario.GroupClients, "More about the clients"},
+	{scenario.GroupServer, "Server model and protections"},
+	{scenario.GroupOutage, "Outage timing and other faults"},
+	{scenario.GroupRun, "Run settings"},
 }
 
 // speedChoices are the playback speeds the speed menu offers: virtual seconds per
@@ -89,6 +107,9 @@ type pageView struct {
 type controlGroup struct {
 	ID, Title string
 	Controls  []paramCtl
+	// Open is the section of the first screen (missionGroup); the others
+	// are closed until opened.
+	Open bool
 }
 
 // lanePanel is one lane's controls: its strategy and the parameters the
@@ -103,7 +124,11 @@ type lanePanel struct {
 	// clients, see real.go); SourceLabel is what the lane's head says of it.
 	Source      paramCtl
 	SourceLabel string
-	Controls    []paramCtl
+	// Controls are the lane's parameters but its strategy, in the table's
+	// order; Mission and More split them for the page: the backoff's own
+	// (missionLane) on the first screen, the rest in a closed section.
+	Controls      []paramCtl
+	Mission, More []paramCtl
 }
 
 // hidesChart reports whether lane lp leaves out chart k: a chart that
@@ -206,11 +231,13 @@ type choiceShows struct {
 
 // strategyInfo tells the script which lane parameters a strategy uses.
 type strategyInfo struct {
-	Name  string   `json:"name"`
-	Label string   `json:"label"` // in plain words (strategies.Label)
-	Title string   `json:"title"` // label and name, as a lane's head and menu show it
-	About string   `json:"about"`
-	Uses  []string `json:"uses"`
+	Name  string `json:"name"`
+	Label string `json:"label"` // in plain words (strategies.Label)
+	Title string `json:"title"` // label and name, as a lane's head and menu show it
+	About string `json:"about"`
+	// AboutParts is About as the page shows it (prose).
+	AboutParts []prosePart `json:"about_parts"`
+	Uses       []string    `json:"uses"`
 }
 
 // newView builds the page's view model from its input.
@@ -258,10 +285,22 @@ func newView(in pageInput) pageView {
 	shown["lanes"] = true
 
 	placed := map[string]bool{}
+	mission := controlGroup{ID: missionGroup, Title: "Clients, server, outage", Open: true}
+	for _, name := range missionShared {
+		param, _, ok := scenario.Lookup(name)
+		if !ok || param.Lane {
+			panic("web: missionShared names " + name + ", not a shared parameter") // a bug of the list
+		}
+		c := mk(param, -1)
+		c.Hidden = !scenario.ReadsParam(&p, param.Name)
+		mission.Controls = append(mission.Controls, c)
+		placed[name] = true
+	}
+	v.Groups = append(v.Groups, mission)
 	for _, g := range controlGroups {
 		cg := controlGroup{ID: g.id, Title: g.title}
 		for _, param := range scenario.Table {
-			if param.Lane || param.Group != g.id {
+			if param.Lane || param.Group != g.id || placed[param.Name] {
 				continue
 			}
 			c := mk(param, -1)
@@ -312,6 +351,11 @@ func newView(in pageInput) pageView {
 			} else {
 				c.Hidden = !scenario.Uses(strategy, param.Name) || !scenario.ReadsLaneParam(&all, i, param.Name)
 				lp.Controls = append(lp.Controls, c)
+				if slices.Contains(missionLane, param.Name) {
+					lp.Mission = append(lp.Mission, c)
+				} else {
+					lp.More = append(lp.More, c)
+				}
 			}
 			if lp.Active && !c.Hidden {
 				shown[c.Name] = true
@@ -451,7 +495,7 @@ func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 	}
 	for _, name := range strategies.Names() {
 		si := strategyInfo{Name: name, Label: strategies.Label(name), Title: strategyLabel(name), About: strategies.About(name),
-			Uses: []string{}}
+			AboutParts: prose(strategies.About(name)), Uses: []string{}}
 		for _, param := range scenario.Table {
 			if param.Lane && param.Name != "strategy" && scenario.Uses(name, param.Name) {
 				si.Uses = append(si.Uses, param.Name)
@@ -511,9 +555,11 @@ func newControl(param scenario.Param, lane int, ps *scenario.Params, in pageInpu
 	case scenario.TypeEnum:
 		c.Value = goText
 		for _, ch := range param.Choices {
-			h, label := "", ch
+			h, label := "", scenario.ChoiceLabel(param.Name, ch)
 			if param.Name == "strategy" {
-				h, label = strategies.About(ch), strategyLabel(ch)
+				// Its name shows as code beside the menu and in the
+				// lane's head: the menu says it in plain words.
+				h, label = strategies.About(ch), strategies.Label(ch)
 			}
 			c.Choices = append(c.Choices, kit.Choice{Value: ch, Label: label, Help: h})
 		}

@@ -1,0 +1,95 @@
+package playground
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"backofflab/scenario"
+	"backofflab/strategies"
+	"backofflab/web/kit"
+)
+
+// vocabularyNames are the names a reader would have to know the vocabulary
+// to read: every parameter's, lane-prefixed or not, and every strategy's
+// and choice's that is not an English word (its snake_case ones), and 001,
+// the source's number among the project's documents, which the page names
+// once by its author and year.
+func vocabularyNames() []string {
+	names := []string{"001"}
+	add := func(n string) {
+		if strings.Contains(n, "_") && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, p := range scenario.Table {
+		add(p.Name)
+		for _, c := range p.Choices {
+			add(c)
+		}
+	}
+	for _, n := range strategies.Names() {
+		add(n)
+	}
+	return names
+}
+
+// namesRE matches any of vocabularyNames as a word.
+func namesRE() *regexp.Regexp {
+	quoted := make([]string, 0)
+	for _, n := range vocabularyNames() {
+		quoted = append(quoted, regexp.QuoteMeta(n))
+	}
+	return regexp.MustCompile(`\b(` + strings.Join(quoted, "|") + `)\b`)
+}
+
+// TestNoNameOutsideCode: on the rendered page, every text a reader sees
+// (labels, helps, headings, menus, buttons, the presets' notes) names the
+// vocabulary only inside a code element; the browser test
+// (TestBrowserFirstScreen) checks the same of what the script writes.
+func TestNoNameOutsideCode(t *testing.T) {
+	re := namesRE()
+	for _, q := range []string{"", "a.strategy=think_scaled&b.strategy=full_jitter&lanes=3&c.strategy=decorrelated", "server_model=curve&shed_above=100"} {
+		t.Run(q, func(t *testing.T) {
+			in := pageFor(t, q)
+			in.Presets = newPresets(kit.DefaultLimits).list() // their notes quote the measured verdicts
+			doc := render(t, in)
+			var skip func(n *html.Node) bool
+			skip = func(n *html.Node) bool {
+				for ; n != nil; n = n.Parent {
+					if n.Type == html.ElementNode && (n.Data == "code" || n.Data == "script" || n.Data == "style" || n.Data == "head") {
+						return true
+					}
+				}
+				return false
+			}
+			walk(doc, func(n *html.Node) {
+				if n.Type != html.TextNode || skip(n.Parent) {
+					return
+				}
+				if m := re.FindString(n.Data); m != "" {
+					t.Errorf("%q outside a code element, in <%s>: %q", m, n.Parent.Data, strings.TrimSpace(n.Data))
+				}
+			})
+		})
+	}
+}
+
+func TestProse(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []prosePart
+	}{
+		{"", nil},
+		{"plain words", []prosePart{{Text: "plain words"}}},
+		{"wait min_delay, then a.max_delay.", []prosePart{{Text: "wait "}, {Text: "min_delay", Code: true}, {Text: ", then "}, {Text: "a.max_delay", Code: true}, {Text: "."}}},
+		{"shed_above=100", []prosePart{{Text: "shed_above", Code: true}, {Text: "=100"}}},
+	} {
+		if got := prose(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("prose(%q) = %+v, want %+v", tc.in, got, tc.want)
+		}
+	}
+}
