@@ -55,7 +55,9 @@ func TestTickLevelsAddUp(t *testing.T) {
 				}
 				for _, tk := range simAdvance(t, e, now+step) {
 					for i, lt := range tk.Lanes {
-						where := func() string { return string(scenario.LaneNames[i]) + " at " + time.Duration(tk.T*float64(time.Second)).String() }
+						where := func() string {
+							return string(scenario.LaneNames[i]) + " at " + time.Duration(tk.T*float64(time.Second)).String()
+						}
 						if lt.Thinking+lt.Alive != clients || lt.Thinking < 0 || lt.InBackoff > lt.Alive {
 							t.Fatalf("lane %s: thinking %d + alive %d (in backoff %d) = %d, want the %d clients",
 								where(), lt.Thinking, lt.Alive, lt.InBackoff, lt.Thinking+lt.Alive, clients)
