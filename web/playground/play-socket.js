@@ -97,6 +97,7 @@ function onMessage(m) {
       plan = m.plan;
       explain = m.explain;
       captions = m.captions;
+      picture = m.picture;
       clearErrors();
       applyQuery(query);
       updateURL();
@@ -121,6 +122,7 @@ function onHello(m) {
   plan = m.plan;
   explain = m.explain;
   captions = m.captions;
+  picture = m.picture;
   outageWins.clear();
   duration = m.duration;
   tickLen = m.tick;
