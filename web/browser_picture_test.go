@@ -73,7 +73,20 @@ const pictureInk = `(letter => {
 func (tb *tab) pictureDrawn() {
 	tb.t.Helper()
 	tb.waitTrue("the picture drew the last row", `picSeenRows === window.backofflab.rows().length && !picDirty`)
-	eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
+	evalAwait[bool](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+}
+
+// evalAwait evaluates a JavaScript expression whose value is a promise in
+// tb's page, and decodes what the promise resolves to.
+func evalAwait[T any](tb *tab, expr string) T {
+	tb.t.Helper()
+	ctx, cancel := context.WithTimeout(tb.ctx, actionTimeout)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		tb.t.Fatalf("evaluate %.80q: %v", expr, err)
+	}
+	return v
 }
 
 // pictureDraws: each shown lane's canvas has ink, and its size follows its
@@ -199,15 +212,24 @@ func pictureAxe(t *testing.T, env *browserEnv, axe string) {
 // benchmark's matter: the test logs it and asserts only that frames were
 // drawn.
 func pictureFrameTime(t *testing.T, env *browserEnv, _ string) {
-	tb := openPage(t, env, "speed=4&lanes=4&clients=20000&c.strategy=full_jitter&d.strategy=decorrelated&outage_at=2s&outage_for=3s")
+	tb := openPage(t, env, "speed=4&lanes=4&clients=20000&c.strategy=full_jitter&d.strategy=decorrelated&outage_at=2s&outage_for=3s&duration=10m")
 	tb.waitTrue("ten seconds of the run", `window.backofflab.rows().length && window.backofflab.rows().at(-1)[0] >= 10`)
-	eval[chromedp.Void](tb, `Object.assign(picStats, {frames: 0, total: 0, worst: 0})`)
-	tb.waitTrue("120 frames drawn", `picStats.frames >= 120`)
-	live := eval[map[string]float64](tb, `({frames: picStats.frames, mean: picStats.total / picStats.frames, worst: picStats.worst,
-		clients: window.backofflab.rows().at(-1).length})`)
+	eval[chromedp.Void](tb, `Object.assign(picStats, {frames: 0, total: 0, worst: 0, since: performance.now()}) && null`)
+	// The page as a whole draws slowly here (four lanes of six charts on
+	// a shared machine): its frames are waited for, however long they take.
+	pollFor[bool](tb, "60 frames drawn", `picStats.frames >= 60`, 4*pollTimeout)
+	live := eval[map[string]float64](tb, `(() => {
+		const ts = Array.from(picStats.times.slice(0, Math.min(picStats.frames, picStats.times.length))).sort((a, b) => a - b);
+		return {frames: picStats.frames, mean: picStats.total / picStats.frames, worst: picStats.worst,
+			median: ts[Math.floor(ts.length / 2)], p95: ts[Math.min(ts.length - 1, Math.ceil(ts.length * 0.95) - 1)],
+			fps: picStats.frames / (performance.now() - picStats.since) * 1000};
+	})()`)
+	if halted := eval[int](tb, `[0, 1, 2, 3].filter(i => window.backofflab.rows().at(-1)[1 + i * NC + COL.concurrency] === null).length`); halted > 0 {
+		t.Errorf("%d lanes stopped during the measurement: the frames drew less than four lanes", halted)
+	}
 	back := eval[float64](tb, `(() => { const t0 = performance.now(); for (let k = 0; k < 100; k++) picDrawAll(false); return (performance.now() - t0) / 100; })()`)
-	t.Logf("picture frame time, 4 lanes, 20 000 clients, 4×: live mean %.3f ms, worst %.3f ms over %v frames; back to back %.3f ms a frame (16.7 ms at 60 Hz)",
-		live["mean"], live["worst"], live["frames"], back)
+	t.Logf("picture frame time, 4 lanes, 20 000 clients, 4×, over %v frames while the run played: median %.2f ms, 95 %% %.2f ms, mean %.2f ms, worst %.2f ms (the page drew %.1f frames/s); back to back %.2f ms a frame (a frame is 16.7 ms at 60 Hz)",
+		live["frames"], live["median"], live["p95"], live["mean"], live["worst"], live["fps"], back)
 }
 
 // pictureScreenshots writes the landing run's pictures as screenshots

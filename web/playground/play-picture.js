@@ -41,8 +41,9 @@ const picMaxSlots = 64;
 const picMaxFlow = 36;
 
 // picStats measures the picture's drawing, for the browser benchmark:
-// frames drawn, their total and their worst time in milliseconds.
-const picStats = { frames: 0, total: 0, worst: 0 };
+// frames drawn, their total and their worst time in milliseconds, and the
+// times of the last 256.
+const picStats = { frames: 0, total: 0, worst: 0, times: new Float64Array(256) };
 const picLanes = []; // per lane: {canvas, ctx, text, w, h, dpr, said, saidAt, peak}
 let picClock = 0; // seconds of animation, advanced while the run plays
 let picLastNow = 0;
@@ -426,6 +427,7 @@ function picDrawAll(force) {
     }
   }
   const dt = performance.now() - t0;
+  picStats.times[picStats.frames % picStats.times.length] = dt;
   picStats.frames++;
   picStats.total += dt;
   picStats.worst = Math.max(picStats.worst, dt);
