@@ -13,14 +13,18 @@ package web
 // phone, light and dark, into dir, to be looked at.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	_ "image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -39,6 +43,7 @@ func TestBrowserPicture(t *testing.T) {
 		{"Words", pictureWords},
 		{"ReducedMotion", pictureReducedMotion},
 		{"Axe", pictureAxe},
+		{"Export", pictureExport},
 		{"FrameTime", pictureFrameTime},
 		{"Screenshots", pictureScreenshots},
 	} {
@@ -108,6 +113,42 @@ func pictureDraws(t *testing.T, env *browserEnv, _ string) {
 	}
 	if n := eval[int](tb, `document.querySelectorAll('[data-lane-col]:not([hidden]) canvas[data-picture]').length`); n != 2 {
 		t.Errorf("%d pictures shown, want one per lane (2)", n)
+	}
+}
+
+// pictureExport: the picture's PNG button downloads the picture at twice
+// its size with its caption under it.
+func pictureExport(t *testing.T, env *browserEnv, _ string) {
+	dir := t.TempDir()
+	tb := openPage(t, env, "speed=max&duration=30s")
+	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
+	}); err != nil {
+		t.Fatalf("setDownloadBehavior: %v", err)
+	}
+	t.Cleanup(func() {
+		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorDefault})
+	})
+	tb.waitDone()
+	tb.pictureDrawn()
+	size := eval[[]float64](tb, `(r => [r.width, r.height])(document.querySelector('canvas[data-picture="b"]').getBoundingClientRect())`)
+	png, name := tb.download(dir, chromedp.Click(`[data-picture-png="b"]`))
+	if name != "backofflab-b-exponential-picture.png" {
+		t.Errorf("the picture's PNG is named %q", name)
+	}
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(png))
+	if err != nil || format != "png" {
+		t.Fatalf("the picture's PNG does not decode: %v (%s)", err, format)
+	}
+	t.Logf("the picture's PNG: %d bytes, %d×%d; the canvas is %v×%v", len(png), cfg.Width, cfg.Height, size[0], size[1])
+	if math.Abs(float64(cfg.Width)-2*size[0]) > 2 || float64(cfg.Height) < 2*size[1]+40 {
+		t.Errorf("the picture's PNG is %d×%d, want twice the canvas (%v×%v) and a caption under it", cfg.Width, cfg.Height, size[0], size[1])
+	}
+	if d := os.Getenv("BACKOFFLAB_PICTURE_SHOTS"); d != "" {
+		if err := os.WriteFile(filepath.Join(d, name), png, 0o644); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
@@ -240,17 +281,20 @@ func pictureScreenshots(t *testing.T, env *browserEnv, _ string) {
 		t.Skip("BACKOFFLAB_PICTURE_SHOTS is not set")
 	}
 	for _, v := range []struct {
-		name string
-		vp   chromedp.Action[chromedp.Void]
-		sch  string
+		name, query string
+		vp          chromedp.Action[chromedp.Void]
+		sch         string
 	}{
-		{"desktop-light", chromedp.EmulateViewport(1280, 800), "light"},
-		{"desktop-dark", chromedp.EmulateViewport(1280, 800), "dark"},
-		{"phone-light", phone(), "light"},
-		{"phone-dark", phone(), "dark"},
+		// Mid-storm (50 s): lane a's queue is full, lane b's drains.
+		{"desktop-light", "duration=50s", chromedp.EmulateViewport(1280, 800), "light"},
+		{"desktop-dark", "duration=50s", chromedp.EmulateViewport(1280, 800), "dark"},
+		{"phone-light", "duration=50s", phone(), "light"},
+		{"phone-dark", "duration=50s", phone(), "dark"},
+		// The whole landing run: lane a still storms, lane b recovered.
+		{"desktop-light-finished", "", chromedp.EmulateViewport(1280, 800), "light"},
 	} {
 		t.Run(v.name, func(t *testing.T) {
-			tb := openPage(t, env, "speed=max&duration=50s", v.vp, scheme(v.sch))
+			tb := openPage(t, env, "speed=max&"+v.query, v.vp, scheme(v.sch))
 			tb.waitDone()
 			tb.pictureDrawn()
 			tb.do("scroll to the pictures", chromedp.ScrollIntoView(`canvas[data-picture="a"]`))

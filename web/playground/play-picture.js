@@ -366,7 +366,8 @@ function picServer(c, s, l, x, y, sw) {
   const words = [];
   if (picture.workers > 0 || s.queued > 0) words.push(`${picCount(s.queued)} queued`);
   if (s.accept > 0 || picture.workers === 0) words.push(`${picCount(s.accept)} in backlog`);
-  c.fillText(`${words.join(', ')} of ${picCount(picture.backlog)}`, x, y);
+  const full = `${words.join(', ')} of ${picCount(picture.backlog)}`;
+  c.fillText(c.measureText(full).width <= sw ? full : words.join(', '), x, y);
   // Work nobody waits for: more inside than the clients waiting.
   const orphans = picture.open ? 0 : s.inside + s.accept - s.flight;
   if (orphans > 0) {
@@ -476,34 +477,33 @@ function picFrame(now) {
 function exportPicture(i) {
   const l = picLane(i);
   if (!l) return;
-  const cap = [captionOf(i), picSentence(i)].filter(Boolean);
-  const lineH = 14, capH = 8 + lineH * cap.length * 2;
-  const w = l.w, h = l.h + capH, k = 2;
+  const w = l.w, k = 2, lineH = 14, font = '10.5px system-ui, sans-serif';
+  // The caption and the sentence, broken into lines that fit.
   const out = document.createElement('canvas');
+  const c = out.getContext('2d');
+  c.font = font;
+  const lines = [];
+  for (const text of [captionOf(i), picSentence(i)].filter(Boolean)) {
+    let line = '';
+    for (const word of text.split(' ')) {
+      const next = line ? line + ' ' + word : word;
+      if (line && c.measureText(next).width > w - 16) {
+        lines.push(line);
+        line = word;
+      } else line = next;
+    }
+    lines.push(line);
+  }
+  const h = l.h + 8 + lineH * lines.length;
   out.width = w * k;
   out.height = h * k;
-  const c = out.getContext('2d');
   c.setTransform(k, 0, 0, k, 0, 0);
   c.fillStyle = T.card;
   c.fillRect(0, 0, w, h);
   picDraw(c, i, w, l.h, null, { peak: l.peak });
   c.fillStyle = T.muted;
-  c.font = '10.5px system-ui, sans-serif';
-  // The caption, broken into lines that fit.
-  let y = l.h + 4 + lineH;
-  for (const text of cap) {
-    let line = '';
-    for (const word of text.split(' ')) {
-      const next = line ? line + ' ' + word : word;
-      if (c.measureText(next).width > w - 16 && line) {
-        c.fillText(line, 8, y);
-        y += lineH;
-        line = word;
-      } else line = next;
-    }
-    c.fillText(line, 8, y);
-    y += lineH;
-  }
+  c.font = font;
+  lines.forEach((line, j) => c.fillText(line, 8, l.h + 4 + lineH * (j + 1)));
   const strategy = lanes[i] ? lanes[i].strategy : '';
   out.toBlob(b => b && download(`backofflab-${LETTERS[i]}-${strategy}-picture.png`, b, 'image/png'), 'image/png');
 }
