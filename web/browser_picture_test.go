@@ -95,24 +95,41 @@ func evalAwait[T any](tb *tab, expr string) T {
 }
 
 // pictureDraws: each shown lane's canvas has ink, and its size follows its
-// box.
+// box, for each shape of server and of load: a queue, 001's latency curve,
+// an open loop, layered retries.
 func pictureDraws(t *testing.T, env *browserEnv, _ string) {
-	tb := openPage(t, env, "speed=max&duration=30s")
-	tb.waitDone()
-	tb.pictureDrawn()
-	for _, l := range []string{"a", "b"} {
-		ink := eval[int](tb, pictureInk+`('`+l+`')`)
-		size := eval[[]float64](tb, `(c => [c.width, c.height, c.getBoundingClientRect().width])(document.querySelector('canvas[data-picture="`+l+`"]'))`)
-		t.Logf("lane %s: %d pixels of ink on a %v×%v canvas", l, ink, size[0], size[1])
-		if ink < 2000 {
-			t.Errorf("lane %s's picture has %d pixels of ink, want a drawing", l, ink)
-		}
-		if size[0] < size[2] {
-			t.Errorf("lane %s's canvas is %v px wide in a box of %v px", l, size[0], size[2])
-		}
-	}
-	if n := eval[int](tb, `document.querySelectorAll('[data-lane-col]:not([hidden]) canvas[data-picture]').length`); n != 2 {
-		t.Errorf("%d pictures shown, want one per lane (2)", n)
+	for _, v := range []struct{ name, query string }{
+		{"queue", "duration=30s"},
+		{"curve", "duration=40s&server_model=curve"},
+		{"open loop", "duration=30s&arrival=open&rate=150"},
+		{"tiers", "duration=30s&b.tiers=fixed:3:1s"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			tb := openPage(t, env, "speed=max&"+v.query)
+			tb.waitDone()
+			tb.pictureDrawn()
+			for _, l := range []string{"a", "b"} {
+				ink := eval[int](tb, pictureInk+`('`+l+`')`)
+				size := eval[[]float64](tb, `(c => [c.width, c.height, c.getBoundingClientRect().width])(document.querySelector('canvas[data-picture="`+l+`"]'))`)
+				t.Logf("lane %s: %d pixels of ink on a %v×%v canvas; %s", l, ink, size[0], size[1],
+					eval[string](tb, `document.querySelector('[data-picture-text="`+l+`"]').textContent`))
+				if ink < 2000 {
+					t.Errorf("lane %s's picture has %d pixels of ink, want a drawing", l, ink)
+				}
+				if size[0] < size[2] {
+					t.Errorf("lane %s's canvas is %v px wide in a box of %v px", l, size[0], size[2])
+				}
+			}
+			if n := eval[int](tb, `document.querySelectorAll('[data-lane-col]:not([hidden]) canvas[data-picture]').length`); n != 2 {
+				t.Errorf("%d pictures shown, want one per lane (2)", n)
+			}
+			if d := os.Getenv("BACKOFFLAB_PICTURE_SHOTS"); d != "" {
+				tb.do("scroll to the pictures", chromedp.ScrollIntoView(`canvas[data-picture="a"]`))
+				if err := os.WriteFile(filepath.Join(d, "picture-draws-"+strings.ReplaceAll(v.name, " ", "-")+".png"), tb.screenshot(), 0o644); err != nil {
+					t.Error(err)
+				}
+			}
+		})
 	}
 }
 
