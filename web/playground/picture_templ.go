@@ -64,9 +64,9 @@ func lanePicture(letter string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var4 string
-		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.ResolveAttributeValue("lane " + letter + ": the system, live: clients, the attempts between them and the server, and the server's workers and queue")
+		templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.ResolveAttributeValue("lane " + letter + ": the system, live: its clients, the attempts between them and the server, and what the server holds")
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/playground/picture.templ`, Line: 9, Col: 207}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/playground/picture.templ`, Line: 9, Col: 202}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var4)
 		if templ_7745c5c3_Err != nil {
@@ -79,7 +79,7 @@ func lanePicture(letter string) templ.Component {
 		var templ_7745c5c3_Var5 string
 		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.ResolveAttributeValue("picture-text-" + letter)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/playground/picture.templ`, Line: 9, Col: 253}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/playground/picture.templ`, Line: 9, Col: 248}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 		if templ_7745c5c3_Err != nil {
