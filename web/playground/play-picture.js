@@ -203,10 +203,11 @@ function picDraw(c, i, w, h, t, l) {
     return;
   }
   // Stacked: the clients on top, the flows, the server below them.
-  const crowdH = Math.round(h * 0.34);
+  const crowdH = Math.round(h * 0.3);
   picCrowd(c, s, pad, 0, w - 2 * pad, crowdH);
   picFlows(c, s, t, pad, crowdH + 2, w - 2 * pad, 60);
   picServer(c, s, l, pad, crowdH + 64, w - 2 * pad);
+  picLegend(c, pad, h - 19, w);
 }
 
 // picCrowd draws the clients in the box at (x, y), cw by ch, its title
@@ -377,12 +378,17 @@ function picServer(c, s, l, x, y, sw) {
 }
 
 // picLegend writes the marks' meanings, in shapes as well as colours,
-// from (x, y) as far as w allows.
+// from (x, y) to the width w, on a second line below when they do not fit
+// on one.
 function picLegend(c, x, y, w) {
   const legend = [['dot', T.accent, 'waiting'], ['square', T.warn, 'to retry'], ['hollow', T.muted, 'thinking'], ['cross', T.bad, 'timed out']];
+  const x0 = x;
   for (const [kind, color, word] of picture.open ? legend.filter(g => g[0] !== 'hollow') : legend) {
     const ww = 9 + c.measureText(word).width;
-    if (x + ww > w - 4) break;
+    if (x + ww > w - 4 && x > x0) {
+      x = x0;
+      y += 14;
+    }
     picMarks(c, kind, color, [[x + 3, y - 3]], 3);
     c.fillStyle = T.muted;
     c.fillText(word, x + 9, y);
