@@ -208,7 +208,7 @@ func TestRefusals(t *testing.T) {
 // past it, and given back when Run returns.
 func TestStoreBudget(t *testing.T) {
 	p := small(t)
-	size := int64((3+3)*2*200) * 64
+	size := int64((3+3)*2*200) * int64(len(scenario.Columns)) * 4
 	if Bytes(p, 3) != size {
 		t.Fatalf("Bytes %d, want %d", Bytes(p, 3), size)
 	}

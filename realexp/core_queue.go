@@ -287,6 +287,7 @@ func (c *queueCore) stats() Stats {
 	return c.counted(Stats{
 		Concurrency:      c.concurrency(),
 		Backlog:          c.line.Waiting() + c.parkedN,
+		Queued:           c.line.Waiting(),
 		LastDelay:        d,
 		LastDelaySeconds: d.Seconds(),
 		Latency:          d,

@@ -90,6 +90,10 @@ type Stats struct {
 	// Backlog is the requests waiting for the server to resume; for the
 	// worker queue, also those waiting for a worker, which share its room.
 	Backlog int `json:"backlog"`
+	// Queued is the requests inside that wait for a worker (the worker
+	// queue's; 0 for a latency of the concurrency, which serves every
+	// request inside at once), as the simulator's queued column has it.
+	Queued int `json:"queued"`
 	// LastDelay is the delay the server last computed (001's "last delay");
 	// for the worker queue, what a request arriving now would take.
 	LastDelay        time.Duration `json:"-"`

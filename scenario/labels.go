@@ -23,6 +23,8 @@ var columnLabels = map[string]string{
 	"p50":            "median latency",
 	"p99":            "99th percentile latency",
 	"alive":          "requests under way",
+	"thinking":       "clients thinking",
+	"queued":         "waiting for a worker",
 	"t2_attempts":    "tier 2's attempts",
 	"t3_attempts":    "tier 3's attempts",
 	"t4_attempts":    "tier 4's attempts",

@@ -33,6 +33,14 @@ type LaneTick struct {
 	P50           float64 // p50: median end-to-end latency of the tick's successes; NaN if none
 	P99           float64 // p99: their 99th percentile; NaN if none
 	Alive         int     // alive: requests begun and not ended, in flight or waiting to retry
+	// Thinking counts the clients between requests: with Alive's, every
+	// client of a closed loop (an open loop's requests have no client
+	// between them, so it is 0 there).
+	Thinking int // thinking: clients thinking between requests
+	// Queued counts the requests inside the server that wait for a worker
+	// (a model with workers; 0 for a latency curve's, which serves every
+	// request inside at once): Concurrency less Queued are in service.
+	Queued int // queued: requests inside the server waiting for a worker
 	// The attempts each inner tier of layered retries sends (tier 2 is
 	// the one the clients call; see Lane.Tiers): the offered load of the
 	// tier below it, the server's for the bottom one. 0 for a tier the
@@ -61,20 +69,20 @@ func (lt *LaneTick) SetLatencies(lat []time.Duration) {
 // AppendJSON write them, after t (and lane, in CSV).
 var Columns = []string{"ok", "errors", "timeouts", "attempts", "retries", "gave_up",
 	"concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99", "alive",
-	"t2_attempts", "t3_attempts", "t4_attempts"}
+	"thinking", "queued", "t2_attempts", "t3_attempts", "t4_attempts"}
 
 // Values returns lt's values in the order of Columns.
-func (lt *LaneTick) Values() [16]float64 {
+func (lt *LaneTick) Values() [18]float64 {
 	if lt.Halted {
-		var v [16]float64
+		var v [18]float64
 		for i := range v {
 			v[i] = math.NaN()
 		}
 		return v
 	}
-	return [16]float64{lt.OK, lt.Errors, lt.Timeouts, lt.Attempts, lt.Retries, lt.GaveUp,
+	return [18]float64{lt.OK, lt.Errors, lt.Timeouts, lt.Attempts, lt.Retries, lt.GaveUp,
 		float64(lt.Concurrency), lt.ServerLatency, float64(lt.Backlog), float64(lt.InBackoff), lt.P50, lt.P99,
-		float64(lt.Alive), lt.T2Attempts, lt.T3Attempts, lt.T4Attempts}
+		float64(lt.Alive), float64(lt.Thinking), float64(lt.Queued), lt.T2Attempts, lt.T3Attempts, lt.T4Attempts}
 }
 
 // LaneTickOf returns the LaneTick at t whose Values are v, of Columns'
@@ -86,7 +94,8 @@ func LaneTickOf(t float64, v []float64) LaneTick {
 	}
 	return LaneTick{T: t, OK: v[0], Errors: v[1], Timeouts: v[2], Attempts: v[3], Retries: v[4],
 		GaveUp: v[5], Concurrency: int(v[6]), ServerLatency: v[7], Backlog: int(v[8]), InBackoff: int(v[9]),
-		P50: v[10], P99: v[11], Alive: int(v[12]), T2Attempts: v[13], T3Attempts: v[14], T4Attempts: v[15]}
+		P50: v[10], P99: v[11], Alive: int(v[12]), Thinking: int(v[13]), Queued: int(v[14]),
+		T2Attempts: v[15], T3Attempts: v[16], T4Attempts: v[17]}
 }
 
 // appendNum writes v in the shortest form that reads back exactly; NaN

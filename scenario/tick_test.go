@@ -20,7 +20,7 @@ import (
 func tickValues(lt scenario.LaneTick) []float64 {
 	return []float64{lt.T, lt.OK, lt.Errors, lt.Timeouts, lt.Attempts, lt.Retries, lt.GaveUp,
 		float64(lt.Concurrency), lt.ServerLatency, float64(lt.Backlog), float64(lt.InBackoff), lt.P50, lt.P99,
-		float64(lt.Alive), lt.T2Attempts, lt.T3Attempts, lt.T4Attempts}
+		float64(lt.Alive), float64(lt.Thinking), float64(lt.Queued), lt.T2Attempts, lt.T3Attempts, lt.T4Attempts}
 }
 
 // tickSame reports whether a and b are the same value, NaN matching NaN.
@@ -39,11 +39,11 @@ var tickCases = []struct {
 		name: "no_percentiles",
 		lt: scenario.LaneTick{T: 20.3, OK: 120, Errors: 0.5, Timeouts: 30, Attempts: 150.25, Retries: 1e-7,
 			GaveUp: 0, Concurrency: 31, ServerLatency: 0.105, Backlog: 4096, InBackoff: 7,
-			P50: math.NaN(), P99: math.NaN(), Alive: 38, T2Attempts: 451.5, T3Attempts: 1354.75, T4Attempts: 0.1},
+			P50: math.NaN(), P99: math.NaN(), Alive: 38, Thinking: 962, Queued: 11, T2Attempts: 451.5, T3Attempts: 1354.75, T4Attempts: 0.1},
 		lane: "b",
-		csv:  "20.3,b,120,0.5,30,150.25,0.0000001,0,31,0.105,4096,7,,,38,451.5,1354.75,0.1\n",
+		csv:  "20.3,b,120,0.5,30,150.25,0.0000001,0,31,0.105,4096,7,,,38,962,11,451.5,1354.75,0.1\n",
 		json: `{"t":20.3,"ok":120,"errors":0.5,"timeouts":30,"attempts":150.25,"retries":0.0000001,"gave_up":0,` +
-			`"concurrency":31,"server_latency":0.105,"backlog":4096,"in_backoff":7,"p50":null,"p99":null,"alive":38,` +
+			`"concurrency":31,"server_latency":0.105,"backlog":4096,"in_backoff":7,"p50":null,"p99":null,"alive":38,"thinking":962,"queued":11,` +
 			`"t2_attempts":451.5,"t3_attempts":1354.75,"t4_attempts":0.1}`,
 	},
 	{
@@ -52,26 +52,26 @@ var tickCases = []struct {
 			GaveUp: 2.5, Concurrency: 1_000_000, ServerLatency: 3600, Backlog: 0, InBackoff: 999,
 			P50: 0.1, P99: 2.0000000000000004},
 		lane: "d",
-		csv:  "0.1,d,10,20,0,1000000000000000000000,3,2.5,1000000,3600,0,999,0.1,2.0000000000000004,0,0,0,0\n",
+		csv:  "0.1,d,10,20,0,1000000000000000000000,3,2.5,1000000,3600,0,999,0.1,2.0000000000000004,0,0,0,0,0,0\n",
 		json: `{"t":0.1,"ok":10,"errors":20,"timeouts":0,"attempts":1000000000000000000000,"retries":3,"gave_up":2.5,` +
-			`"concurrency":1000000,"server_latency":3600,"backlog":0,"in_backoff":999,"p50":0.1,"p99":2.0000000000000004,"alive":0,` +
+			`"concurrency":1000000,"server_latency":3600,"backlog":0,"in_backoff":999,"p50":0.1,"p99":2.0000000000000004,"alive":0,"thinking":0,"queued":0,` +
 			`"t2_attempts":0,"t3_attempts":0,"t4_attempts":0}`,
 	},
 	{
 		name: "zero",
 		lane: "a",
-		csv:  "0,a,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n",
+		csv:  "0,a,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n",
 		json: `{"t":0,"ok":0,"errors":0,"timeouts":0,"attempts":0,"retries":0,"gave_up":0,` +
-			`"concurrency":0,"server_latency":0,"backlog":0,"in_backoff":0,"p50":0,"p99":0,"alive":0,` +
+			`"concurrency":0,"server_latency":0,"backlog":0,"in_backoff":0,"p50":0,"p99":0,"alive":0,"thinking":0,"queued":0,` +
 			`"t2_attempts":0,"t3_attempts":0,"t4_attempts":0}`,
 	},
 	{
 		name: "one_percentile",
 		lt:   scenario.LaneTick{T: 120, OK: 1, P50: 0.25, P99: math.NaN()},
 		lane: "c",
-		csv:  "120,c,1,0,0,0,0,0,0,0,0,0,0.25,,0,0,0,0\n",
+		csv:  "120,c,1,0,0,0,0,0,0,0,0,0,0.25,,0,0,0,0,0,0\n",
 		json: `{"t":120,"ok":1,"errors":0,"timeouts":0,"attempts":0,"retries":0,"gave_up":0,` +
-			`"concurrency":0,"server_latency":0,"backlog":0,"in_backoff":0,"p50":0.25,"p99":null,"alive":0,` +
+			`"concurrency":0,"server_latency":0,"backlog":0,"in_backoff":0,"p50":0.25,"p99":null,"alive":0,"thinking":0,"queued":0,` +
 			`"t2_attempts":0,"t3_attempts":0,"t4_attempts":0}`,
 	},
 }
@@ -196,7 +196,7 @@ func TestCSVHeader(t *testing.T) {
 		t.Errorf("header %v, want %v", recs[0], want)
 	}
 	// The vocabulary's names, spelled out: a renamed column breaks readers.
-	const literal = "t,lane,ok,errors,timeouts,attempts,retries,gave_up,concurrency,server_latency,backlog,in_backoff,p50,p99,alive," +
+	const literal = "t,lane,ok,errors,timeouts,attempts,retries,gave_up,concurrency,server_latency,backlog,in_backoff,p50,p99,alive,thinking,queued," +
 		"t2_attempts,t3_attempts,t4_attempts\n"
 	if h != literal {
 		t.Errorf("CSVHeader() = %q, want %q", h, literal)
@@ -221,8 +221,8 @@ func TestColumnsVocabulary(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	if len(scenario.Columns) != 16 {
-		t.Errorf("%d columns, want the 16 of LaneTick", len(scenario.Columns))
+	if len(scenario.Columns) != 18 {
+		t.Errorf("%d columns, want the 18 of LaneTick", len(scenario.Columns))
 	}
 }
 

@@ -770,6 +770,16 @@ func (l *lane) setParams(i int) {
 	l.plan()
 }
 
+// thinking returns how many of a closed loop's clients are between
+// requests: every active client is thinking, waiting for an answer or
+// waiting to retry. An open loop's clients are its requests.
+func (l *lane) thinking() int {
+	if l.open {
+		return 0
+	}
+	return l.active - l.waiting - l.inBackoff
+}
+
 // level returns the lane's levels and rates over the tick that ends now,
 // and starts the next tick.
 func (l *lane) endTick(t time.Duration) scenario.LaneTick {
@@ -793,6 +803,8 @@ func (l *lane) endTick(t time.Duration) scenario.LaneTick {
 		Backlog:       l.blLive + l.model.queued(),
 		InBackoff:     l.inBackoff,
 		Alive:         l.waiting + l.inBackoff,
+		Thinking:      l.thinking(),
+		Queued:        l.model.queued(),
 		T2Attempts:    rate(l.tick.tier[0]),
 		T3Attempts:    rate(l.tick.tier[1]),
 		T4Attempts:    rate(l.tick.tier[2]),

@@ -93,7 +93,7 @@ var levels = func() map[int]bool {
 	m := map[int]bool{}
 	for i, c := range scenario.Columns {
 		switch c {
-		case "concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99":
+		case "concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99", "alive", "thinking", "queued":
 			m[i] = true
 		}
 	}

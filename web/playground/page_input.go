@@ -10,7 +10,7 @@ import (
 // order they load: one file per concern, sharing one scope, app.js last,
 // which starts the page.
 var playgroundScripts = []string{"play-state.js", "play-controls.js", "play-socket.js", "play-charts.js",
-	"play-draw.js", "play-explain.js", "play-exports.js", "app.js"}
+	"play-draw.js", "play-explain.js", "play-exports.js", "play-picture.js", "app.js"}
 
 // pageInput is what the playground page shows. handlePlayground fills it
 // from the request's URL; the page's components (page.templ) render it.

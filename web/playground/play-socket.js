@@ -98,6 +98,7 @@ function onMessage(m) {
       plan = m.plan;
       explain = m.explain;
       captions = m.captions;
+      picture = m.picture;
       clearErrors();
       applyQuery(settings);
       updateURL();
@@ -123,6 +124,7 @@ function onHello(m) {
   plan = m.plan;
   explain = m.explain;
   captions = m.captions;
+  picture = m.picture;
   outageWins.clear();
   duration = m.duration;
   tickLen = m.tick;

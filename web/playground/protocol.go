@@ -101,6 +101,8 @@ type helloMsg struct {
 	// Captions say what an exported chart of each lane shows
 	// (scenario.LaneCaption): the page puts them under its images.
 	Captions []string `json:"captions"`
+	// Picture is what the live picture of each lane's system needs.
+	Picture pictureView `json:"picture"`
 }
 
 // faultKindInfo is one fault kind for the page.
@@ -200,6 +202,8 @@ type paramsMsg struct {
 	Explain explainView `json:"explain"`
 	// Captions are the lanes' captions, as in hello.
 	Captions []string `json:"captions"`
+	// Picture is the picture's view of the run, as in hello.
+	Picture pictureView `json:"picture"`
 }
 
 type errorMsg struct {

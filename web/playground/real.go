@@ -150,6 +150,8 @@ type realRun struct {
 	srv   *realexp.Server
 	pop   *realexp.Population
 	conns int // the connection budget of each side
+	// clients is the population's size: those not under way think.
+	clients int
 
 	// warned: the page was told that the clients reached their budget;
 	// note is that message until takeNote takes it.
@@ -203,7 +205,7 @@ func startReal(p scenario.Params, lane int, now time.Duration, log *slog.Logger,
 		ln.Close()
 		return nil, err
 	}
-	r := &realRun{lane: lane, addr: cfg.client.Addr, tick: p.Tick, conns: conns,
+	r := &realRun{lane: lane, addr: cfg.client.Addr, tick: p.Tick, conns: conns, clients: cfg.client.Clients,
 		srv: realexp.NewServer(cfg.server), pop: pop, det: scenario.NewDetector(p),
 		popDone: make(chan struct{}), srvDone: make(chan struct{}), ticks: int64(now / p.Tick)}
 	sctx, stopSrv := context.WithCancel(context.Background())
@@ -281,6 +283,10 @@ func (r *realRun) measure(now time.Time, to time.Duration) {
 		Backlog:       st.Backlog,
 		InBackoff:     int(cur.InBackoff),
 		Alive:         int(cur.InBackoff + cur.InFlight),
+		// The population's counters are read one by one while its
+		// clients run: a client between two of them can be counted twice.
+		Thinking: max(0, r.clients-int(cur.InBackoff+cur.InFlight)),
+		Queued:   st.Queued,
 	}
 	lt.SetLatencies(lat)
 	r.cur = reading{n: n, delta: d, lt: lt, peak: r.srv.TakePeak()}

@@ -407,6 +407,7 @@ func TestRealLaneQueue(t *testing.T) {
 		"&server_model=queue&workers=2&service_time=100ms&service_dist=fixed")
 	addr := field[[]laneInfo](t, p.await("hello", nil), "lanes")[1].Addr
 	okB, cB, latB := col(t, 1, "ok"), col(t, 1, "concurrency"), col(t, 1, "server_latency")
+	qB, thB, alB := col(t, 1, "queued"), col(t, 1, "thinking"), col(t, 1, "alive")
 	rows := waitRows(t, p, "lane b's queue builds up", 2*realWait(), func(rows []realRow) bool {
 		return len(rows) > 0 && rows[len(rows)-1].at(0) >= 3 && rows[len(rows)-1].at(cB) > 10
 	})
@@ -419,6 +420,15 @@ func TestRealLaneQueue(t *testing.T) {
 		}
 		if c := r.at(cB); c > 2+50 {
 			t.Fatalf("t = %v: concurrency %v, want at most the 2 workers and the 50 clients", r.at(0), c)
+		}
+		// The real server's queued are those inside its two workers do not
+		// serve; the clients not under way think (the counters are read
+		// one by one, so a client may be counted twice).
+		if c, q := r.at(cB), r.at(qB); q != max(0, c-2) {
+			t.Fatalf("t = %v: %v queued of %v inside, want all but the 2 workers' %v", r.at(0), q, c, max(0, c-2))
+		}
+		if th, al := r.at(thB), r.at(alB); th < 0 || th+al < 49 || th+al > 51 {
+			t.Fatalf("t = %v: %v thinking and %v under way, want the 50 clients", r.at(0), th, al)
 		}
 		if lat, c := r.at(latB), r.at(cB); lat < 0.1 || c > 2 && math.Abs(lat-(0.1+0.05*(c-2))) > 1e-6 {
 			t.Fatalf("t = %v: latency %v at concurrency %v, want 100 ms and 50 ms per request waiting", r.at(0), lat, c)
