@@ -207,9 +207,11 @@ func firstScreenPlainWords(t *testing.T, env *browserEnv) {
 	}
 }
 
-// firstScreenPreset: the chip of the preset whose state the page shows is
-// current (aria-current), and only while the state is the preset's: a
-// slider moved off it leaves it, moved back marks it again.
+// firstScreenPreset: the chip of the preset whose run the page shows is
+// current (aria-current), and only while the run is the preset's: a
+// slider moved off it leaves it; moved back, the run still holds both
+// changes (its link replays them), so no chip is current until Reset runs
+// the preset's values from t = 0 again.
 func firstScreenPreset(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "speed=20")
 	tb.navigate(env.base + "/?" + eval[string](tb, `document.querySelector('a[data-preset="landing"]').dataset.presetQuery`) + "&speed=20")
@@ -224,6 +226,12 @@ func firstScreenPreset(t *testing.T, env *browserEnv) {
 	tb.waitQuery("b.factor", "3")
 	tb.waitTrue("no chip is current", `document.querySelectorAll('a[data-preset][aria-current]').length === 0 && document.querySelector('#preset-select').value === ''`)
 	tb.setBox("b.factor", "2")
+	tb.waitQuery("b.factor", "2")
+	tb.waitTrue("the link holds both changes", `/changes=.*b\.factor=3.*b\.factor=2/.test(decodeURIComponent(location.search))`)
+	if c := current(); len(c) != 0 {
+		t.Errorf("current chips %q for a run that changed twice, want none", c)
+	}
+	tb.do("reset", chromedp.Click(chromedp.ID("reset")))
 	tb.waitTrue("landing's chip is current again", `(c => c.length === 1 && c[0].dataset.preset === 'landing')(document.querySelectorAll('a[data-preset][aria-current]'))`)
 	raw, _ := json.Marshal(current())
 	t.Logf("current chips after the way back: %s", raw)

@@ -173,11 +173,29 @@ function annotations(c, id, i, shade) {
   return { lines, areas };
 }
 
-// emptyLeft is where chart c's word for no data starts: centred on the
-// plot, clear of the y axis' labels on a narrow chart.
+// emptyText is chart c's word for no data as it fits the plot: on one
+// line, or broken before its time where the plot is narrower than the
+// line (a phone's latency chart), so that it never runs over the y axis'
+// labels.
+function emptyText(c, text) {
+  const r = plotRect(c);
+  if (!r || !text || textWidth(text, '12px sans-serif') + 4 <= r.width) return text;
+  return text.replace(/ (t = )/, '\n$1');
+}
+
+// emptyLeft is where chart c's word for no data (as emptyText broke it)
+// starts: centred on the plot, clear of the y axis' labels.
 function emptyLeft(c, text) {
   const r = plotRect(c);
-  return r && text ? r.x + Math.max(2, (r.width - textWidth(text, '12px sans-serif')) / 2) : 'center';
+  if (!r || !text) return 'center';
+  const w = Math.max(...text.split('\n').map(l => textWidth(l, '12px sans-serif')));
+  return r.x + Math.max(2, (r.width - w) / 2);
+}
+
+// emptyGraphic is the graphic of chart c's word for no data.
+function emptyGraphic(c, empty) {
+  const text = emptyText(c, empty);
+  return { id: 'empty', invisible: !empty, left: emptyLeft(c, text), style: { text, fill: T.muted } };
 }
 
 // placement says which of annotations a's labels show.
@@ -225,8 +243,7 @@ function draw(now) {
         dataset: { source: view[id].smooth ? srows : rows },
         series: [{ id: spec.series[0].name, markArea: { data: ann.areas }, markLine: { data: ann.lines } }],
         yAxis: spec.units.map((_, a) => yAxis(id, a, max[a])),
-        graphic: [{ id: 'empty', invisible: !empty, left: emptyLeft(c, empty), style: { text: empty, fill: T.muted } },
-          { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } }],
+        graphic: [emptyGraphic(c, empty), { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } }],
         grid: [{ top: plotTop(c, note) }],
       });
       // The labels were placed in the layout before this frame's axes: when
@@ -236,6 +253,8 @@ function draw(now) {
       if (placement(again) !== placement(ann)) {
         c.setOption({ series: [{ id: spec.series[0].name, markArea: { data: again.areas }, markLine: { data: again.lines } }] });
       }
+      // So is the word for no data, which the new axes may have narrowed.
+      if (empty) c.setOption({ graphic: [emptyGraphic(c, empty)] });
     }
   }
   drawStatus(t, ov);
