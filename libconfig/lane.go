@@ -335,6 +335,9 @@ func istioToLane(c IstioConfig) (strategies.Params, []Warning, map[string]string
 	} else {
 		w = append(w, Warning{base + ".retries", "unset: Istio's default, 2 retries with Envoy's back-off"})
 	}
+	// Istio's DestinationRule, not this file, sets its clusters' limit;
+	// its default, 2^32−1 retries outstanding at once, is no limit.
+	w = append(w, Warning{"", "a DestinationRule's trafficPolicy.connectionPool.http.maxRetries limits the retries outstanding at once (Envoy's max_retries; Istio's default, 2^32−1, is no limit): the lane's envoy_retry_limit is off; if your DestinationRule sets maxRetries, set envoy_retry_limit=max_retries and envoy_max_retries to it"})
 	l.MaxDelay = 10 * l.MinDelay
 	l.MaxAttempts = int(attempts) + 1
 	l.Deadline = rt.Timeout
@@ -589,7 +592,13 @@ func istioFromLane(l strategies.Params) (Config, []Warning, error) {
 	if l.MaxDelay != 10*l.MinDelay {
 		why = append(why, fmt.Sprintf("Istio sets only the back-off's base (backoff); its cap is 10 × that, %v, and the lane's max_delay is %v", 10*l.MinDelay, l.MaxDelay))
 	}
-	why = append(why, noLimiters(l, "Istio")...)
+	why = append(why, noLimiters(l, "Istio", "envoy_retry_limit")...)
+	switch l.EnvoyRetryLimit {
+	case strategies.EnvoyMaxRetries:
+		why = append(why, fmt.Sprintf("a VirtualService has no retry limit across requests: the lane's envoy_max_retries %d is a DestinationRule's trafficPolicy.connectionPool.http.maxRetries, which export does not write", l.EnvoyMaxRetries))
+	case strategies.EnvoyBudget:
+		why = append(why, "Istio has no setting for an Envoy retry_budget, the lane's envoy_retry_limit")
+	}
 	t := &IstioRetry{Attempts: int32(max(l.MaxAttempts-1, 0)), PerTryTimeout: l.PerTryTimeout, RetryOn: []string{"5xx", "reset", "connect-failure"}}
 	if l.MinDelay != EnvoyDefaultBaseInterval {
 		t.Backoff = l.MinDelay

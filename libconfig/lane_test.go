@@ -307,7 +307,8 @@ func TestCannotExpress(t *testing.T) {
 		{"envoy", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.SREThrottle = strategies.LimiterOn }), "sre_throttle"},
 		{"envoy", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.MaxAttempts = 3 }), "envoy_retry_limit is off"},
 		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.MaxDelay = time.Second }), "10 × that"},
-		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.EnvoyRetryLimit = strategies.EnvoyMaxRetries }), "envoy_retry_limit"},
+		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.EnvoyRetryLimit = strategies.EnvoyMaxRetries }), "DestinationRule"},
+		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.EnvoyRetryLimit = strategies.EnvoyBudget }), "retry_budget"},
 		{"linkerd", with(laneOf(strategies.NameFixed), func(l *strategies.Params) { l.MaxAttempts = 3 }), "sets no back-off"},
 		{"linkerd", with(laneOf(strategies.NameFixed), func(l *strategies.Params) {
 			l.MinDelay, l.MaxAttempts, l.RetryBudget = linkerdDelay, 3, strategies.LimiterOn
