@@ -429,3 +429,23 @@ func TestAWSModes(t *testing.T) {
 		})
 	}
 }
+
+// TestIstioRetryLimit: an Istio route leaves its clusters' retry limit to
+// a DestinationRule, whose default is no limit; import says so and leaves
+// the lane's envoy_retry_limit off.
+func TestIstioRetryLimit(t *testing.T) {
+	c, _, err := ParseIstio([]byte("http:\n- retries:\n    attempts: 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, warns, err := ToLane(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.EnvoyRetryLimit != strategies.LimiterOff {
+		t.Errorf("envoy_retry_limit %q, want off", l.EnvoyRetryLimit)
+	}
+	if !slices.ContainsFunc(warns, func(w Warning) bool { return strings.Contains(w.Message, "connectionPool.http.maxRetries") }) {
+		t.Errorf("no warning about the DestinationRule's maxRetries: %v", warns)
+	}
+}
