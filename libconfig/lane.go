@@ -169,7 +169,7 @@ func noLimiters(l strategies.Params, lib string, allowed ...string) []string {
 	var out []string
 	for _, s := range []struct{ name, value string }{
 		{"grpc_throttle", l.GRPCThrottle}, {"aws_quota", l.AWSQuota}, {"sre_throttle", l.SREThrottle},
-		{"retry_budget", l.RetryBudget}, {"breaker", l.Breaker}, {"envoy_retry_limit", l.EnvoyRetryLimit},
+		{"aws_adaptive", l.AWSAdaptive}, {"retry_budget", l.RetryBudget}, {"breaker", l.Breaker}, {"envoy_retry_limit", l.EnvoyRetryLimit},
 	} {
 		if s.value != "" && s.value != strategies.LimiterOff && !slices.Contains(allowed, s.name) {
 			out = append(out, fmt.Sprintf("%s has no setting for the lane's %s limiter", lib, s.name))
@@ -182,6 +182,16 @@ func noLimiters(l strategies.Params, lib string, allowed ...string) []string {
 // library lib's configuration.
 func wrongRow(lib string, l strategies.Params, rows ...string) string {
 	return fmt.Sprintf("%s's back-off is the row %s; the lane's strategy is %s", lib, strings.Join(rows, " or "), l.Strategy)
+}
+
+// noDeadline is the reason a lane with a deadline cannot be written as
+// library lib's configuration, which has none; nothing when the lane has
+// none.
+func noDeadline(l strategies.Params, lib string) []string {
+	if l.Deadline == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s has no deadline for a request's retries; the lane's deadline is %v", lib, l.Deadline)}
 }
 
 // decimalShift returns x × 10^n computed on x's shortest decimal form, so
@@ -325,6 +335,9 @@ func istioToLane(c IstioConfig) (strategies.Params, []Warning, map[string]string
 	} else {
 		w = append(w, Warning{base + ".retries", "unset: Istio's default, 2 retries with Envoy's back-off"})
 	}
+	// Istio's DestinationRule, not this file, sets its clusters' limit;
+	// its default, 2^32−1 retries outstanding at once, is no limit.
+	w = append(w, Warning{"", "a DestinationRule's trafficPolicy.connectionPool.http.maxRetries limits the retries outstanding at once (Envoy's max_retries; Istio's default, 2^32−1, is no limit): the lane's envoy_retry_limit is off; if your DestinationRule sets maxRetries, set envoy_retry_limit=max_retries and envoy_max_retries to it"})
 	l.MaxDelay = 10 * l.MinDelay
 	l.MaxAttempts = int(attempts) + 1
 	l.Deadline = rt.Timeout
@@ -385,13 +398,16 @@ func awsToLane(c AWSConfig) (strategies.Params, []Warning, map[string]string, er
 	switch p.RetryMode {
 	case "legacy":
 		return l, nil, nil, &FieldError{Path: section + ".retry_mode", Value: p.RetryMode, Kind: ErrUnsupported,
-			Allowed: "legacy is each SDK's own older behaviour, not a row; standard or adaptive"}
+			Allowed: "legacy is each SDK's own behaviour from before standard mode (botocore's, for one), not a row; standard or adaptive (the row aws_legacy is aws-sdk-go-v2's standard mode before v1.48.0, not this)"}
 	case "adaptive":
-		w = append(w, Warning{section + ".retry_mode", "adaptive: its client-side rate limiter is not modelled; the lane runs standard mode"})
+		// Adaptive mode is standard mode's retries and quota with the
+		// client rate limiter in front of every attempt.
+		l.AWSAdaptive = strategies.LimiterOn
+		w = append(w, Warning{section + ".retry_mode", "adaptive: its client rate limiter is the lane's aws_adaptive, with two choices of the model: an attempt that finds no token fails at once (the SDK's FailOnNoAttemptTokens; by default the SDK waits for a token), and an error answer is a throttling error, a timeout is not"})
 	case "":
 		w = append(w, Warning{section + ".retry_mode", "unset: the SDKs' default, standard"})
 	}
-	w = append(w, Warning{section + ".retry_mode", "standard mode as aws-sdk-go-v2 v1.48.0 runs it (base 50ms, cap 20s, retry cost 14); before v1.48.0 it is the row aws_legacy"})
+	w = append(w, Warning{section + ".retry_mode", "standard mode's back-off and quota as aws-sdk-go-v2 v1.48.0 runs them (base 50ms, cap 20s, retry cost 14); before v1.48.0 the back-off is the row aws_legacy"})
 	l.MinDelay, l.MaxDelay = awsBaseDelay, awsMaxBackoff
 	l.MaxAttempts = AWSDefaultMaxAttempts
 	if p.MaxAttempts != 0 {
@@ -576,7 +592,13 @@ func istioFromLane(l strategies.Params) (Config, []Warning, error) {
 	if l.MaxDelay != 10*l.MinDelay {
 		why = append(why, fmt.Sprintf("Istio sets only the back-off's base (backoff); its cap is 10 × that, %v, and the lane's max_delay is %v", 10*l.MinDelay, l.MaxDelay))
 	}
-	why = append(why, noLimiters(l, "Istio")...)
+	why = append(why, noLimiters(l, "Istio", "envoy_retry_limit")...)
+	switch l.EnvoyRetryLimit {
+	case strategies.EnvoyMaxRetries:
+		why = append(why, fmt.Sprintf("a VirtualService has no retry limit across requests: the lane's envoy_max_retries %d is a DestinationRule's trafficPolicy.connectionPool.http.maxRetries, which export does not write", l.EnvoyMaxRetries))
+	case strategies.EnvoyBudget:
+		why = append(why, "Istio has no setting for an Envoy retry_budget, the lane's envoy_retry_limit")
+	}
 	t := &IstioRetry{Attempts: int32(max(l.MaxAttempts-1, 0)), PerTryTimeout: l.PerTryTimeout, RetryOn: []string{"5xx", "reset", "connect-failure"}}
 	if l.MinDelay != EnvoyDefaultBaseInterval {
 		t.Backoff = l.MinDelay
@@ -610,18 +632,26 @@ func linkerdFromLane(l strategies.Params) (Config, []Warning, error) {
 
 func awsFromLane(l strategies.Params) (Config, []Warning, error) {
 	var why []string
-	if l.Strategy != strategies.NameFullJitter || l.MinDelay != awsBaseDelay || l.MaxDelay != awsMaxBackoff {
+	switch {
+	case l.Strategy == strategies.NameAWSLegacy:
+		why = append(why, "the row aws_legacy is aws-sdk-go-v2's standard mode before v1.48.0, and the shared config cannot choose an SDK's version: v1.48.0's standard mode is full_jitter with min_delay 50ms and max_delay 20s")
+	case l.Strategy != strategies.NameFullJitter || l.MinDelay != awsBaseDelay || l.MaxDelay != awsMaxBackoff:
 		why = append(why, fmt.Sprintf("the shared config sets no delays: standard mode is full_jitter with min_delay 50ms and max_delay 20s (the lane: %s, %v, %v)", l.Strategy, l.MinDelay, l.MaxDelay))
 	}
 	if l.MaxAttempts < 1 {
 		why = append(why, "max_attempts is a count; the lane has no max_attempts")
 	}
+	why = append(why, noDeadline(l, "the AWS SDKs' retryer")...)
 	if l.AWSQuota != strategies.LimiterOn || l.AWSQuotaTokens != strategies.DefaultAWSQuotaTokens || l.AWSRetryCost != awsRetryCost2026 ||
 		l.AWSTimeoutCost != awsRetryCost2026 || l.AWSNoRetryIncrement != strategies.DefaultAWSNoRetryIncrement {
 		why = append(why, "the SDKs' retry quota is always on, with 500 tokens and a retry cost of 14 (aws-sdk-go-v2 v1.48.0): the lane's aws_quota differs")
 	}
-	why = append(why, noLimiters(l, "the AWS shared config", "aws_quota")...)
-	return AWSConfig{Profiles: []AWSProfile{{Name: "default", RetryMode: "standard", MaxAttempts: l.MaxAttempts}}}, nil, cannot("aws", why)
+	why = append(why, noLimiters(l, "the AWS shared config", "aws_quota", "aws_adaptive")...)
+	mode := "standard"
+	if l.AWSAdaptive == strategies.LimiterOn {
+		mode = "adaptive"
+	}
+	return AWSConfig{Profiles: []AWSProfile{{Name: "default", RetryMode: mode, MaxAttempts: l.MaxAttempts}}}, nil, cannot("aws", why)
 }
 
 func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
@@ -656,6 +686,7 @@ func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
 	case strategies.BreakerRetries:
 		why = append(why, "resilience4j's CircuitBreaker sees every call; the lane's breaker refuses retries only")
 	}
+	why = append(why, noDeadline(l, "resilience4j's Retry")...)
 	why = append(why, noLimiters(l, "resilience4j", "breaker")...)
 	return Resilience4jConfig{Instances: []R4jInstance{in}}, nil, cannot("resilience4j", why)
 }
@@ -676,6 +707,7 @@ func pollyFromLane(l strategies.Params, lib string) (Config, []Warning, error) {
 			why = append(why, fmt.Sprintf("a TimeSpan is whole 100 ns ticks up to 1 day; the lane's %s is %v", d.name, d.v))
 		}
 	}
+	why = append(why, noDeadline(l, "Polly's retry strategy")...)
 	why = append(why, noLimiters(l, "Polly")...)
 	i := slices.Index(strategies.PollyBackoffTypes(), l.BackoffType)
 	if i < 0 {
@@ -707,9 +739,7 @@ func clientGoFromLane(l strategies.Params) (Config, []Warning, error) {
 	if l.MaxAttempts < 1 {
 		why = append(why, "Steps is a count; the lane has no max_attempts")
 	}
-	if l.Deadline != 0 {
-		why = append(why, "wait.Backoff has no deadline; the lane's is "+l.Deadline.String())
-	}
+	why = append(why, noDeadline(l, "client-go's wait.Backoff")...)
 	why = append(why, noLimiters(l, "client-go")...)
 	c := ClientGoBackoff{Duration: l.MinDelay, Factor: l.Factor, Jitter: l.Jitter, Steps: l.MaxAttempts}
 	if l.MaxDelay != strategies.DefaultNoCap {
@@ -740,9 +770,7 @@ func urllib3FromLane(l strategies.Params) (Config, []Warning, error) {
 	if l.MaxAttempts < 1 {
 		why = append(why, "total is a count; the lane has no max_attempts")
 	}
-	if l.Deadline != 0 {
-		why = append(why, "Retry has no deadline; the lane's is "+l.Deadline.String())
-	}
+	why = append(why, noDeadline(l, "urllib3's Retry")...)
 	why = append(why, noLimiters(l, "urllib3")...)
 	return Urllib3Retry{Total: max(l.MaxAttempts-1, 0), BackoffFactor: l.MinDelay, BackoffMax: l.MaxDelay}, nil, cannot("urllib3", why)
 }

@@ -70,6 +70,9 @@ var laneGenerators = map[string]func(rng *rand.Rand) strategies.Params{
 		l := laneOf(strategies.NameFullJitter)
 		l.MinDelay, l.MaxDelay, l.MaxAttempts = awsBaseDelay, awsMaxBackoff, 1+rng.IntN(10)
 		l.AWSQuota, l.AWSRetryCost, l.AWSTimeoutCost = strategies.LimiterOn, awsRetryCost2026, awsRetryCost2026
+		if rng.IntN(2) == 0 {
+			l.AWSAdaptive = strategies.LimiterOn
+		}
 		return l
 	},
 	"resilience4j": func(rng *rand.Rand) strategies.Params {
@@ -210,7 +213,7 @@ func TestImportRealConfigs(t *testing.T) {
 		{"istio", "istio_virtualservice.yaml", "a.deadline=10s&a.max_attempts=4&a.per_try_timeout=2s&a.strategy=envoy"},
 		{"linkerd", "linkerd_httproute.yaml", "a.deadline=2s&a.max_attempts=3&a.min_delay=1ms&a.strategy=fixed"},
 		{"linkerd", "linkerd_serviceprofile.yaml", "a.min_delay=1ms&a.retry_budget=on&a.strategy=fixed"},
-		{"aws", "aws_config.ini", "a.aws_quota=on&a.max_attempts=5&a.max_delay=20s&a.min_delay=50ms&a.strategy=full_jitter"},
+		{"aws", "aws_config.ini", "a.aws_adaptive=on&a.aws_quota=on&a.max_attempts=5&a.max_delay=20s&a.min_delay=50ms&a.strategy=full_jitter"},
 		{"resilience4j", "resilience4j_application.yml", "a.breaker=all&a.breaker_min_calls=10&a.breaker_open_for=30s&a.breaker_probes=3&a.breaker_window=20&a.factor=2&a.jitter=0.5&a.max_attempts=4&a.max_delay=5s&a.min_delay=200ms&a.strategy=resilience4j"},
 		{"polly", "polly_options.json", "a.backoff_type=exponential&a.max_attempts=5&a.max_delay=30s&a.min_delay=200ms&a.strategy=polly&a.use_jitter=true"},
 	}
@@ -304,23 +307,33 @@ func TestCannotExpress(t *testing.T) {
 		{"envoy", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.SREThrottle = strategies.LimiterOn }), "sre_throttle"},
 		{"envoy", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.MaxAttempts = 3 }), "envoy_retry_limit is off"},
 		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.MaxDelay = time.Second }), "10 × that"},
-		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.EnvoyRetryLimit = strategies.EnvoyMaxRetries }), "envoy_retry_limit"},
+		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.EnvoyRetryLimit = strategies.EnvoyMaxRetries }), "DestinationRule"},
+		{"istio", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) { l.EnvoyRetryLimit = strategies.EnvoyBudget }), "retry_budget"},
 		{"linkerd", with(laneOf(strategies.NameFixed), func(l *strategies.Params) { l.MaxAttempts = 3 }), "sets no back-off"},
 		{"linkerd", with(laneOf(strategies.NameFixed), func(l *strategies.Params) {
 			l.MinDelay, l.MaxAttempts, l.RetryBudget = linkerdDelay, 3, strategies.LimiterOn
 		}), "never both"},
 		{"aws", with(laneOf(strategies.NameFullJitter), func(l *strategies.Params) { l.MaxAttempts = 3 }), "sets no delays"},
+		{"aws", with(awsLane(), func(l *strategies.Params) { l.Strategy = strategies.NameAWSLegacy }), "before v1.48.0"},
+		{"aws", with(awsLane(), func(l *strategies.Params) { l.Deadline = time.Minute }), "no deadline"},
+		{"aws", with(awsLane(), func(l *strategies.Params) { l.RetryBudget = strategies.LimiterOn }), "retry_budget"},
+		{"envoy", with(laneOf(strategies.NameEnvoy), func(l *strategies.Params) {
+			l.EnvoyRetryLimit, l.AWSAdaptive = strategies.EnvoyMaxRetries, strategies.LimiterOn
+		}), "aws_adaptive"},
+		{"grpc", with(laneOf(strategies.NameGRPCRetry), func(l *strategies.Params) { l.AWSAdaptive = strategies.LimiterOn }), "aws_adaptive"},
+		{"resilience4j", with(laneOf(strategies.NameResilience4j), func(l *strategies.Params) { l.Deadline = time.Minute }), "no deadline"},
 		{"resilience4j", with(laneOf(strategies.NameResilience4j), func(l *strategies.Params) { l.Breaker = strategies.BreakerRetries }), "retries only"},
 		{"resilience4j", laneOf(strategies.NameNone), "the row resilience4j; the lane's strategy is none"},
 		{"polly", with(laneOf(strategies.NamePolly), func(l *strategies.Params) { l.MaxAttempts = 0 }), "MaxRetryAttempts is at least 1"},
 		{"polly-csharp", exp, "the row polly"},
+		{"polly", with(laneOf(strategies.NamePolly), func(l *strategies.Params) { l.Deadline = time.Minute }), "no deadline"},
 		{"cenkalti", exp, "the row cenkalti"},
 		{"client-go", with(laneOf(strategies.NameClientGo), func(l *strategies.Params) { l.Deadline = time.Minute }), "no deadline"},
 		{"tenacity", exp, "tenacity_exponential or tenacity_random_exponential"},
 		{"urllib3", with(laneOf(strategies.NameUrllib3), func(l *strategies.Params) { l.MaxAttempts = 0 }), "total is a count"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.lib, func(t *testing.T) {
+		t.Run(tt.lib+"/"+tt.reason, func(t *testing.T) {
 			e, ok := LookupExporter(tt.lib)
 			if !ok {
 				t.Fatalf("no exporter %s", tt.lib)
@@ -355,5 +368,84 @@ func TestEnvoyDefaultRetryLimit(t *testing.T) {
 	}
 	if !slices.ContainsFunc(warns, func(w Warning) bool { return w.Path == "circuit_breakers" }) {
 		t.Errorf("no warning about the absent circuit_breakers: %v", warns)
+	}
+}
+
+// awsLane is the lane an AWS shared config's standard mode makes with
+// its defaults.
+func awsLane() strategies.Params {
+	l := laneOf(strategies.NameFullJitter)
+	l.MinDelay, l.MaxDelay, l.MaxAttempts = awsBaseDelay, awsMaxBackoff, AWSDefaultMaxAttempts
+	l.AWSQuota, l.AWSRetryCost, l.AWSTimeoutCost = strategies.LimiterOn, awsRetryCost2026, awsRetryCost2026
+	return l
+}
+
+// TestAWSModes: standard mode is the full_jitter row with the quota;
+// adaptive mode is the same with the aws_adaptive limiter on, and says
+// which choices of the model it makes; each lane is written back as its
+// mode.
+func TestAWSModes(t *testing.T) {
+	adaptive := with(awsLane(), func(l *strategies.Params) { l.AWSAdaptive = strategies.LimiterOn })
+	tests := []struct {
+		mode, warn string
+		lane       strategies.Params
+	}{
+		{"standard", "v1.48.0", awsLane()},
+		{"adaptive", "FailOnNoAttemptTokens", adaptive},
+		{"", "unset: the SDKs' default, standard", awsLane()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			text := "[default]\nmax_attempts = 3\n"
+			if tt.mode != "" {
+				text += "retry_mode = " + tt.mode + "\n"
+			}
+			c, _, err := ParseAWS([]byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, warns, err := ToLane(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(l, tt.lane) {
+				t.Errorf("lane\n%+v\nwant\n%+v", l, tt.lane)
+			}
+			if !slices.ContainsFunc(warns, func(w Warning) bool { return strings.Contains(w.Message, tt.warn) }) {
+				t.Errorf("warnings %v: want one saying %q", warns, tt.warn)
+			}
+			e, _ := LookupExporter("aws")
+			back, _, err := e.Export(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.mode
+			if want == "" {
+				want = "standard"
+			}
+			if got := back.(AWSConfig).Profiles[0].RetryMode; got != want {
+				t.Errorf("exported retry_mode %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestIstioRetryLimit: an Istio route leaves its clusters' retry limit to
+// a DestinationRule, whose default is no limit; import says so and leaves
+// the lane's envoy_retry_limit off.
+func TestIstioRetryLimit(t *testing.T) {
+	c, _, err := ParseIstio([]byte("http:\n- retries:\n    attempts: 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, warns, err := ToLane(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.EnvoyRetryLimit != strategies.LimiterOff {
+		t.Errorf("envoy_retry_limit %q, want off", l.EnvoyRetryLimit)
+	}
+	if !slices.ContainsFunc(warns, func(w Warning) bool { return strings.Contains(w.Message, "connectionPool.http.maxRetries") }) {
+		t.Errorf("no warning about the DestinationRule's maxRetries: %v", warns)
 	}
 }
