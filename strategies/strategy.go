@@ -256,6 +256,13 @@ func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Durati
 // retry, at its failure or now, gets back what it took. A Policy without
 // SendLimits allows every retry that Retry allowed.
 func (p *Policy) AllowSend(s *State, now time.Duration, rng *rand.Rand) bool {
+	// Small enough to inline: a Policy without SendLimits, the usual one,
+	// costs its callers' retries no call.
+	return len(p.send) == 0 || p.allowSend(s, now, rng)
+}
+
+// allowSend is AllowSend for a Policy with SendLimits.
+func (p *Policy) allowSend(s *State, now time.Duration, rng *rand.Rand) bool {
 	for i, l := range p.send {
 		if !l.AllowSend(s, now, rng) {
 			for _, y := range p.send[:i] {
