@@ -135,6 +135,12 @@ type importRequest struct {
 type fieldNote struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
+	// Parts are Message with the vocabulary's names set apart (prose).
+	Parts []prosePart `json:"parts"`
+}
+
+func newNote(path, message string) fieldNote {
+	return fieldNote{Path: path, Message: message, Parts: prose(message)}
 }
 
 // importAnswer is /config/import's answer: on success the lane's values
@@ -153,7 +159,7 @@ type importAnswer struct {
 func importConfig(r *http.Request) (int, importAnswer) {
 	ans := importAnswer{Warnings: []fieldNote{}, Errors: []fieldNote{}}
 	fail := func(status int, path, format string, args ...any) (int, importAnswer) {
-		ans.Errors = append(ans.Errors, fieldNote{Path: path, Message: fmt.Sprintf(format, args...)})
+		ans.Errors = append(ans.Errors, newNote(path, fmt.Sprintf(format, args...)))
 		return status, ans
 	}
 	var req importRequest
@@ -198,7 +204,7 @@ func importConfig(r *http.Request) (int, importAnswer) {
 func notes(ws []libconfig.Warning) []fieldNote {
 	out := make([]fieldNote, len(ws))
 	for i, w := range ws {
-		out[i] = fieldNote{Path: w.Path, Message: w.String()}
+		out[i] = newNote(w.Path, w.String())
 	}
 	return out
 }
@@ -214,11 +220,11 @@ func errorNotes(err error) []fieldNote {
 			}
 			return
 		}
-		n := fieldNote{Message: err.Error()}
+		path := ""
 		if fe, ok := errors.AsType[*libconfig.FieldError](err); ok {
-			n.Path = fe.Path
+			path = fe.Path
 		}
-		out = append(out, n)
+		out = append(out, newNote(path, err.Error()))
 	}
 	walk(err)
 	return out
@@ -243,6 +249,10 @@ type exportSnippet struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Cannot holds every reason the library cannot express the lane.
 	Cannot []string `json:"cannot,omitempty"`
+	// WarningParts and CannotParts are the same with the vocabulary's
+	// names set apart (prose).
+	WarningParts [][]prosePart `json:"warning_parts,omitempty"`
+	CannotParts  [][]prosePart `json:"cannot_parts,omitempty"`
 }
 
 // exportAnswer is /config/export/{lane}'s answer.
@@ -258,15 +268,15 @@ func exportLane(q url.Values, letter string, lim Limits) (int, exportAnswer) {
 	ans := exportAnswer{Lane: letter, Snippets: []exportSnippet{}, Errors: []fieldNote{}}
 	st, errs := decode(q, lim)
 	for _, e := range errs {
-		ans.Errors = append(ans.Errors, fieldNote{Path: e.Name, Message: e.Error()})
+		ans.Errors = append(ans.Errors, newNote(e.Name, e.Error()))
 	}
 	if len(errs) > 0 {
 		return http.StatusBadRequest, ans
 	}
 	i := strings.Index(scenario.LaneNames, letter)
 	if len(letter) != 1 || i < 0 || i >= len(st.p.Lanes) {
-		ans.Errors = append(ans.Errors, fieldNote{Path: "lane", Message: fmt.Sprintf("lane %q: one of the run's %d lanes, %s", letter, len(st.p.Lanes),
-			strings.Join(strings.Split(scenario.LaneNames[:len(st.p.Lanes)], ""), ", "))})
+		ans.Errors = append(ans.Errors, newNote("lane", fmt.Sprintf("lane %q: one of the run's %d lanes, %s", letter, len(st.p.Lanes),
+			strings.Join(strings.Split(scenario.LaneNames[:len(st.p.Lanes)], ""), ", "))))
 		return http.StatusBadRequest, ans
 	}
 	l := st.p.Lanes[i].Params
@@ -288,6 +298,7 @@ func exportLane(q url.Values, letter string, lim Limits) (int, exportAnswer) {
 				}
 			}
 		}
+		s.WarningParts, s.CannotParts = proseAll(s.Warnings), proseAll(s.Cannot)
 		ans.Snippets = append(ans.Snippets, s)
 	}
 	return http.StatusOK, ans
@@ -301,7 +312,7 @@ func handleExportLane(lim Limits) http.Handler {
 		if len(qerrs) > 0 {
 			ans := exportAnswer{Lane: r.PathValue("lane"), Snippets: []exportSnippet{}}
 			for _, e := range qerrs {
-				ans.Errors = append(ans.Errors, fieldNote{Path: e.Name, Message: e.Error()})
+				ans.Errors = append(ans.Errors, newNote(e.Name, e.Error()))
 			}
 			writeJSONAnswer(w, http.StatusBadRequest, ans)
 			return
