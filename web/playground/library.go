@@ -155,7 +155,9 @@ type importAnswer struct {
 }
 
 // importConfig decodes and maps an import request: the one place its
-// values are checked. It returns the HTTP status with the answer.
+// values are checked. It returns the HTTP status with the answer: 200 for
+// every configuration read, good or not (its errors are the answer, as a
+// lane's values are), 400 or 413 for a request that is not one.
 func importConfig(r *http.Request) (int, importAnswer) {
 	ans := importAnswer{Warnings: []fieldNote{}, Errors: []fieldNote{}}
 	fail := func(status int, path, format string, args ...any) (int, importAnswer) {
@@ -188,13 +190,13 @@ func importConfig(r *http.Request) (int, importAnswer) {
 	ans.Warnings = append(ans.Warnings, notes(warns)...)
 	if err != nil {
 		ans.Errors = append(ans.Errors, errorNotes(err)...)
-		return http.StatusUnprocessableEntity, ans
+		return http.StatusOK, ans
 	}
 	l, warns, err := libconfig.ToLane(c)
 	ans.Warnings = append(ans.Warnings, notes(warns)...)
 	if err != nil {
 		ans.Errors = append(ans.Errors, errorNotes(err)...)
-		return http.StatusUnprocessableEntity, ans
+		return http.StatusOK, ans
 	}
 	ans.Values = laneValues(l)
 	ans.Query = libconfig.Query(l, req.Lane).Encode()

@@ -99,9 +99,9 @@ func TestImportEndpoint(t *testing.T) {
 		want   string // in the first error's message
 	}{
 		{"unknown field", importBody(t, "envoy", "b", strings.Replace(envoy, "num_retries:", "num_retrys:", 1)),
-			http.StatusUnprocessableEntity, "retry_policy.num_retrys", "unknown field"},
+			http.StatusOK, "retry_policy.num_retrys", "unknown field"},
 		{"out of range", importBody(t, "grpc", "a", `{"methodConfig":[{"name":[{}],"retryPolicy":{"maxAttempts":1,"initialBackoff":"0.1s","maxBackoff":"1s","backoffMultiplier":2,"retryableStatusCodes":["UNAVAILABLE"]}}]}`),
-			http.StatusUnprocessableEntity, "methodConfig[0].retryPolicy.maxAttempts", "out of range"},
+			http.StatusOK, "methodConfig[0].retryPolicy.maxAttempts", "out of range"},
 		{"unknown library", importBody(t, "hystrix", "b", envoy),
 			http.StatusBadRequest, "lib", strings.Join(libconfig.Names(), ", ")},
 		{"bad lane", importBody(t, "envoy", "z", envoy),

@@ -120,7 +120,9 @@ async function exportLane(L) {
       const code = el('code', { textContent: s.text });
       const copy = el('button', { type: 'button', textContent: 'Copy' });
       copy.addEventListener('click', () => copyText(copy, code));
-      sec.append(el('pre', {}, code), copy);
+      // A snippet wider or longer than its box scrolls: the keyboard
+      // reaches it.
+      sec.append(el('pre', { tabIndex: 0 }, code), copy);
       if (s.warning_parts) sec.append(el('ul', { className: 'library-list warn' }, ...s.warning_parts.map(p => el('li', {}, ...proseNodes(p)))));
     } else {
       sec.classList.add('cannot');
