@@ -31,7 +31,10 @@ type libraryView struct {
 	// lane's letter): the page sets them all, so that nothing of the lane's
 	// last strategy stays.
 	Values map[string]string `json:"values"`
-	Knobs  []libconfig.Knob  `json:"knobs"`
+	// Boxes are what the number boxes among them show, as boxesOf writes
+	// them for the run's lanes.
+	Boxes map[string]boxView `json:"boxes"`
+	Knobs []libconfig.Knob   `json:"knobs"`
 	// Presets are the library's defaults measured on the landing view's
 	// server and on the 2014 experiment's.
 	Presets []Preset `json:"-"`
@@ -39,7 +42,7 @@ type libraryView struct {
 
 // libraryViews lists every library of libconfig with its measured presets
 // (presets, by name).
-func libraryViews(presets []Preset) []libraryView {
+func libraryViews(presets []Preset, lim Limits) []libraryView {
 	byName := map[string]Preset{}
 	for _, p := range presets {
 		byName[p.Name] = p
@@ -47,7 +50,7 @@ func libraryViews(presets []Preset) []libraryView {
 	var out []libraryView
 	for _, pr := range libconfig.Profiles() {
 		lib, _ := libconfig.Lookup(pr.Name)
-		v := libraryView{Name: pr.Name, Title: pr.Title, Syntax: lib.Syntax, Values: laneValues(pr.Lane), Knobs: pr.Knobs}
+		v := libraryView{Name: pr.Name, Title: pr.Title, Syntax: lib.Syntax, Values: laneValues(pr.Lane), Boxes: laneBoxes(pr.Lane, lim), Knobs: pr.Knobs}
 		for _, s := range libraryServers {
 			if p, ok := byName[libraryPresetName(pr.Name, s.name)]; ok {
 				v.Presets = append(v.Presets, p)
@@ -67,6 +70,21 @@ func laneValues(l strategies.Params) map[string]string {
 	for _, row := range scenario.Table {
 		if row.Lane && (row.Scope == scenario.ScopeStrategy || row.Scope == scenario.ScopeLimiter) {
 			out[row.Name] = row.Value(&p, 0)
+		}
+	}
+	return out
+}
+
+// laneBoxes is what lane l's number boxes among laneValues show.
+func laneBoxes(l strategies.Params, lim Limits) map[string]boxView {
+	p := scenario.Defaults()
+	p.Lanes[0].Params = l
+	st := state{p: p}
+	boxes := boxesOf(st, lim)
+	out := map[string]boxView{}
+	for name := range laneValues(l) {
+		if b, ok := boxes[scenario.LaneNames[:1]+"."+name]; ok {
+			out[name] = b
 		}
 	}
 	return out
@@ -148,17 +166,18 @@ func newNote(path, message string) fieldNote {
 // and what differs from its defaults); the warnings in both cases; the
 // errors, each naming its field, on failure.
 type importAnswer struct {
-	Values   map[string]string `json:"values,omitempty"`
-	Query    string            `json:"query,omitempty"`
-	Warnings []fieldNote       `json:"warnings"`
-	Errors   []fieldNote       `json:"errors"`
+	Values   map[string]string  `json:"values,omitempty"`
+	Boxes    map[string]boxView `json:"boxes,omitempty"`
+	Query    string             `json:"query,omitempty"`
+	Warnings []fieldNote        `json:"warnings"`
+	Errors   []fieldNote        `json:"errors"`
 }
 
 // importConfig decodes and maps an import request: the one place its
 // values are checked. It returns the HTTP status with the answer: 200 for
 // every configuration read, good or not (its errors are the answer, as a
 // lane's values are), 400 or 413 for a request that is not one.
-func importConfig(r *http.Request) (int, importAnswer) {
+func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
 	ans := importAnswer{Warnings: []fieldNote{}, Errors: []fieldNote{}}
 	fail := func(status int, path, format string, args ...any) (int, importAnswer) {
 		ans.Errors = append(ans.Errors, newNote(path, fmt.Sprintf(format, args...)))
@@ -198,7 +217,7 @@ func importConfig(r *http.Request) (int, importAnswer) {
 		ans.Errors = append(ans.Errors, errorNotes(err)...)
 		return http.StatusOK, ans
 	}
-	ans.Values = laneValues(l)
+	ans.Values, ans.Boxes = laneValues(l), laneBoxes(l, lim)
 	ans.Query = libconfig.Query(l, req.Lane).Encode()
 	return http.StatusOK, ans
 }
@@ -234,10 +253,10 @@ func errorNotes(err error) []fieldNote {
 
 // handleImport answers a configuration the page posts with the lane it
 // makes, or the errors naming its fields.
-func handleImport() http.Handler {
+func handleImport(lim Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, maxImportBody)
-		status, ans := importConfig(r)
+		status, ans := importConfig(r, lim)
 		writeJSONAnswer(w, status, ans)
 	})
 }

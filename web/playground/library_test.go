@@ -198,7 +198,7 @@ func TestLibraryPresets(t *testing.T) {
 	if want := len(libconfig.Names()) * len(libraryServers); len(libs) != want {
 		t.Fatalf("%d library presets, want %d", len(libs), want)
 	}
-	views := libraryViews(libs)
+	views := libraryViews(libs, kit.DefaultLimits)
 	for _, v := range views {
 		if len(v.Presets) != len(libraryServers) {
 			t.Errorf("%s: %d presets", v.Name, len(v.Presets))

@@ -21,12 +21,17 @@ const LIBRARIES = Object.fromEntries(page.libraries.map(l => [l.name, l]));
 
 const libNotes = L => $(attr('data-library-notes', L));
 
-// setLane sets lane L's controls to values and sends the whole state, as a
-// change of the controls does: the server takes it as part of the run.
-function setLane(L, values) {
+// setLane sets lane L's controls to values, its number boxes to what
+// boxes says they show, and sends the whole state, as a change of the
+// controls does: the server takes it as part of the run.
+function setLane(L, values, boxes) {
   for (const [base, v] of Object.entries(values)) {
     const e = $(attr('data-param', L + '.' + base));
-    if (e) setControl(e, v);
+    if (!e) continue;
+    if (boxes[base] && e.type === 'text') {
+      e.value = boxes[base].text;
+      setBox(e, boxes[base]);
+    } else setControl(e, v);
   }
   showStrategy(LETTERS.indexOf(L), values.strategy);
   sendSet();
@@ -93,7 +98,7 @@ async function importConfig(L) {
   box.replaceChildren(...out);
   if (ans.values) {
     showLibrary(L, name);
-    setLane(L, ans.values);
+    setLane(L, ans.values, ans.boxes);
   }
 }
 
@@ -150,7 +155,7 @@ function wireLibraries() {
       const L = s.dataset.libraryPick;
       libNotes(L).replaceChildren();
       showLibrary(L, s.value);
-      if (s.value) setLane(L, LIBRARIES[s.value].values);
+      if (s.value) setLane(L, LIBRARIES[s.value].values, LIBRARIES[s.value].boxes);
     });
   }
   for (const b of $$('[data-library-import]')) b.addEventListener('click', () => importConfig(b.dataset.libraryImport));

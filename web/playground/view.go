@@ -399,7 +399,7 @@ func newView(in pageInput) pageView {
 	v.State = newPageState(query, p, in.Presets)
 	v.Libraries = in.Libraries
 	if v.Libraries == nil {
-		v.Libraries = libraryViews(nil)
+		v.Libraries = libraryViews(nil, in.Limits)
 	}
 	v.State.Libraries = v.Libraries
 	v.State.Sliders, v.State.Scales = sliderTables(v)
