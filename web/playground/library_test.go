@@ -91,6 +91,22 @@ func TestImportEndpoint(t *testing.T) {
 		}
 	})
 
+	t.Run("cross-site", func(t *testing.T) {
+		req, err := http.NewRequest("POST", srv.URL+"/config/import", bytes.NewReader(importBody(t, "envoy", "b", envoy)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a cross-site import: status %d, want 403", resp.StatusCode)
+		}
+	})
+
 	for _, tc := range []struct {
 		name   string
 		body   []byte
