@@ -22,6 +22,9 @@ type Profile struct {
 	Lane strategies.Params
 	// Defaults is that configuration, in the library's own syntax.
 	Defaults string
+	// Note says where the defaults come from when the library has none
+	// of its own; empty otherwise.
+	Note string
 	// Knobs are the lane parameters the library's settings map to, in the
 	// vocabulary table's order.
 	Knobs []Knob
@@ -38,6 +41,7 @@ type Knob struct {
 // name the knobs.
 type profileDef struct {
 	name     string
+	note     string // where the defaults come from, when not the library's own
 	defaults string // the least configuration that retries, in the library's syntax
 	full     string // every retry setting set, its optional sections too
 }
@@ -46,25 +50,25 @@ type profileDef struct {
 // retry policy: its defaults are gRFC A6's example, as the grpc_retry
 // row's are.
 var profileDefs = []profileDef{
-	{"grpc",
+	{"grpc", "gRPC has no default retry policy: these are gRFC A6's example's values",
 		`{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`,
 		`{"methodConfig": [{"name": [{}], "timeout": "10s", "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}], "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}}`},
-	{"envoy",
+	{"envoy", "",
 		"retry_policy:\n  retry_on: 5xx\n",
 		"timeout: 15s\nretry_policy:\n  retry_on: 5xx\n  num_retries: 1\n  per_try_timeout: 2s\n  retry_back_off:\n    base_interval: 0.025s\n    max_interval: 0.25s\ncircuit_breakers:\n  thresholds:\n  - priority: DEFAULT\n    max_retries: 3\n    retry_budget:\n      budget_percent:\n        value: 20.0\n      min_retry_concurrency: 3\n"},
-	{"istio",
+	{"istio", "",
 		"http:\n- route:\n  - destination:\n      host: backend\n",
 		"http:\n- route:\n  - destination:\n      host: backend\n  timeout: 10s\n  retries:\n    attempts: 2\n    perTryTimeout: 2s\n    backoff: 25ms\n"},
-	{"linkerd",
+	{"linkerd", "",
 		"metadata:\n  annotations:\n    retry.linkerd.io/http: 5xx\n",
 		"metadata:\n  annotations:\n    retry.linkerd.io/http: 5xx\n    retry.linkerd.io/limit: \"1\"\n    timeout.linkerd.io/request: 10s\n"},
-	{"aws",
+	{"aws", "",
 		"[default]\nretry_mode = standard\n",
 		"[default]\nretry_mode = standard\nmax_attempts = 3\n"},
-	{"resilience4j",
+	{"resilience4j", "",
 		"resilience4j.retry.instances.backend.maxAttempts: 3\n",
 		"resilience4j:\n  retry:\n    instances:\n      backend:\n        maxAttempts: 3\n        waitDuration: 500ms\n        enableExponentialBackoff: true\n        exponentialBackoffMultiplier: 2\n        exponentialMaxWaitDuration: 10s\n        enableRandomizedWait: true\n        randomizedWaitFactor: 0.5\n  circuitbreaker:\n    instances:\n      backend:\n        failureRateThreshold: 50\n        slidingWindowSize: 100\n        minimumNumberOfCalls: 100\n        waitDurationInOpenState: 60s\n        permittedNumberOfCallsInHalfOpenState: 10\n"},
-	{"polly",
+	{"polly", "",
 		"{}",
 		`{"MaxRetryAttempts": 3, "Delay": "00:00:02", "MaxDelay": "00:00:30", "BackoffType": "Exponential", "UseJitter": true}`},
 }
@@ -108,7 +112,7 @@ func profileOf(d profileDef) (Profile, error) {
 	if err != nil {
 		return Profile{}, fmt.Errorf("libconfig: %s's settings: %w", d.name, err)
 	}
-	p := Profile{Name: d.name, Title: Title(d.name), Lane: lane, Defaults: d.defaults}
+	p := Profile{Name: d.name, Title: Title(d.name), Lane: lane, Defaults: d.defaults, Note: d.note}
 	for _, row := range scenario.Table {
 		if f, ok := field[row.Name]; ok && row.Lane {
 			p.Knobs = append(p.Knobs, Knob{Param: row.Name, Field: f})

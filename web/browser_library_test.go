@@ -129,6 +129,29 @@ func TestBrowserLibrary(t *testing.T) {
 		t.Error("no copy button beside the snippets")
 	}
 
+	// What the section and its script write names the vocabulary only
+	// inside code elements.
+	texts := eval[[]string](tb, `(() => {
+		const out = [];
+		const root = document.querySelector('[data-lane-library="b"]');
+		const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+		for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+			const e = n.parentElement;
+			if (!e || e.closest('code, [hidden]') || !n.data.trim()) continue;
+			out.push(n.data.trim());
+		}
+		return out;
+	})()`)
+	if len(texts) < 20 {
+		t.Errorf("%d texts in lane b's library section: %q", len(texts), texts)
+	}
+	re := vocabularyRE()
+	for _, s := range texts {
+		if m := re.FindString(s); m != "" {
+			t.Errorf("%q outside a code element in lane b's library section: %q", m, s)
+		}
+	}
+
 	if dir := os.Getenv("BACKOFFLAB_SCREENSHOTS"); dir != "" {
 		if err := os.WriteFile(filepath.Join(dir, "library-section.png"), tb.screenshot(), 0o644); err != nil {
 			t.Fatal(err)

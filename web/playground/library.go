@@ -26,6 +26,8 @@ type libraryView struct {
 	Name   string `json:"name"`
 	Title  string `json:"title"`
 	Syntax string `json:"syntax"`
+	// Note says where the defaults come from when the library has none.
+	Note string `json:"note,omitempty"`
 	// Values are the lane's values with the library's defaults, for every
 	// parameter of the lane's strategy and limiters (named without the
 	// lane's letter): the page sets them all, so that nothing of the lane's
@@ -50,7 +52,7 @@ func libraryViews(presets []Preset, lim Limits) []libraryView {
 	var out []libraryView
 	for _, pr := range libconfig.Profiles() {
 		lib, _ := libconfig.Lookup(pr.Name)
-		v := libraryView{Name: pr.Name, Title: pr.Title, Syntax: lib.Syntax, Values: laneValues(pr.Lane), Boxes: laneBoxes(pr.Lane, lim), Knobs: pr.Knobs}
+		v := libraryView{Name: pr.Name, Title: pr.Title, Syntax: lib.Syntax, Note: pr.Note, Values: laneValues(pr.Lane), Boxes: laneBoxes(pr.Lane, lim), Knobs: pr.Knobs}
 		for _, s := range libraryServers {
 			if p, ok := byName[libraryPresetName(pr.Name, s.name)]; ok {
 				v.Presets = append(v.Presets, p)
@@ -122,12 +124,15 @@ func libraryPresetDefs() []presetDef {
 				set = append(set, row.Name+" "+v[0])
 			}
 		}
+		about := possessive(pr.Title) + " defaults, as a configuration that sets only what the library requires makes them"
+		if pr.Note != "" {
+			about = possessive(pr.Title) + " defaults (" + pr.Note + ")"
+		}
 		for _, s := range libraryServers {
 			out = append(out, presetDef{
 				name:  libraryPresetName(pr.Name, s.name),
 				title: possessive(pr.Title) + " defaults " + s.title,
-				intro: s.intro + " Lane a retries every 100 ms; lane b runs " + possessive(pr.Title) + " defaults, as its configuration without retry settings makes them (" +
-					strings.Join(set, ", ") + ").",
+				intro: s.intro + " Lane a retries every 100 ms; lane b runs " + about + ": " + strings.Join(set, ", ") + ".",
 				query: s.query + "&a.strategy=fixed&" + q.Encode(),
 			})
 		}
