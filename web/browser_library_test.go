@@ -57,8 +57,8 @@ func TestBrowserLibrary(t *testing.T) {
 		}
 	}
 	presets := eval[[]string](tb, `[...document.querySelectorAll('[data-library-of="b"][data-library-name="envoy"] .library-presets li')].map(li => li.textContent.replace(/\s+/g, ' ').trim())`)
-	if len(presets) != 2 || !strings.HasPrefix(presets[0], "Envoy's defaults on the worker queue") || !strings.Contains(presets[0], "b: ") {
-		t.Errorf("Envoy's presets %q: want its defaults on both servers with lane b's outcome", presets)
+	if len(presets) != 2 || !strings.HasPrefix(presets[0], "Envoy's defaults on the worker queue") || !strings.Contains(presets[0], "a: ") {
+		t.Errorf("Envoy's presets %q: want its defaults on both servers with its lane's outcome", presets)
 	}
 
 	// A real Envoy fragment pasted in: lane b's controls take it.

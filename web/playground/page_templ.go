@@ -3005,7 +3005,7 @@ func pgLibrary(lp lanePanel, libs []libraryView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if len(l.Presets) > 0 {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 257, "<p class=\"help\">Its defaults, measured against lane a's retries every 100 ms:</p><ul class=\"library-presets\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 257, "<p class=\"help\">Its defaults, measured (each link loads the run):</p><ul class=\"library-presets\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
