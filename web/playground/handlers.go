@@ -22,7 +22,7 @@ func handlePlayground(log *slog.Logger, lim Limits, presets *presets) http.Handl
 		raw, qerrs := kit.ParseQuery(r.URL.RawQuery)
 		st, errs := decodeLenient(raw, lim)
 		in := pageInput{St: st, Query: st.encode(), Raw: raw, Errors: kit.WithQueryErrors(qerrs, errs),
-			Presets: presets.list(), Limits: lim}
+			Presets: presets.list(), Limits: lim, Libraries: libraryViews(presets.library(), lim)}
 		kit.WritePage(w, r, log, "playground", playground(in))
 	})
 }

@@ -10,7 +10,7 @@ import (
 // order they load: one file per concern, sharing one scope, app.js last,
 // which starts the page.
 var playgroundScripts = []string{"play-state.js", "play-controls.js", "play-socket.js", "play-charts.js",
-	"play-draw.js", "play-explain.js", "play-exports.js", "play-picture.js", "app.js"}
+	"play-draw.js", "play-explain.js", "play-exports.js", "play-picture.js", "play-library.js", "app.js"}
 
 // pageInput is what the playground page shows. handlePlayground fills it
 // from the request's URL; the page's components (page.templ) render it.
@@ -29,6 +29,9 @@ type pageInput struct {
 	Presets []Preset
 	// Limits are the server's caps, for the controls' ranges.
 	Limits Limits
+	// Libraries are the libraries each lane's "Your library" section
+	// offers, with their measured presets; nil shows them without presets.
+	Libraries []libraryView
 }
 
 // Preset is a named shortcut to a full URL query. Its Description ends

@@ -88,6 +88,7 @@ function forCharts(fn) {
 function showLanes(n) {
   $$('[data-lane-col]').forEach((el, i) => (el.hidden = i >= n));
   $$('[data-lane-panel]').forEach((el, i) => (el.hidden = i >= n));
+  $$('[data-lane-library]').forEach((el, i) => (el.hidden = i >= n));
   $$('[data-lane-skip]').forEach((el, i) => (el.hidden = i >= n));
   $('#lane-count').textContent = n;
   $('[data-param="lanes"]').value = n;

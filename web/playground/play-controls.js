@@ -102,6 +102,7 @@ function applyQuery(q) {
   }
   showSwitches();
   showLaneCharts(p);
+  showKnobs();
   const d = seconds('duration');
   if (d > 0 && d !== duration) {
     duration = d;

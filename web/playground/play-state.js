@@ -4,7 +4,7 @@
 //
 // The playground's scripts (page.templ loads them in this order, deferred:
 // play-state.js, play-controls.js, play-socket.js, play-charts.js,
-// play-draw.js, play-explain.js, play-exports.js, play-picture.js, then app.js, which
+// play-draw.js, play-explain.js, play-exports.js, play-picture.js, play-library.js, then app.js, which
 // starts the page) share one scope without a bundler: each is a classic
 // script whose top-level declarations the scripts after it see. A script
 // only calls, while it loads, what the scripts before it declared; the

@@ -113,6 +113,7 @@ type presets struct {
 	lim  Limits
 	once sync.Once
 	all  []Preset
+	libs []Preset // libraryPresetDefs', measured with the others
 }
 
 func newPresets(lim Limits) *presets { return &presets{lim: lim} }
@@ -122,19 +123,28 @@ func (ps *presets) list() []Preset {
 		// The presets' runs are independent: measured side by side, so
 		// that the first page view waits for the longest of them, not
 		// for their sum, on every core there is.
-		ps.all = make([]Preset, len(presetDefs))
+		defs := append(slices.Clone(presetDefs), libraryPresetDefs()...)
+		all := make([]Preset, len(defs))
 		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 		var wg sync.WaitGroup
-		for i, d := range presetDefs {
+		for i, d := range defs {
 			wg.Go(func() {
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				ps.all[i] = measure(d, ps.lim)
+				all[i] = measure(d, ps.lim)
 			})
 		}
 		wg.Wait()
+		ps.all, ps.libs = all[:len(presetDefs)], all[len(presetDefs):]
 	})
 	return ps.all
+}
+
+// library returns the presets of each library's defaults
+// (libraryPresetDefs), measured.
+func (ps *presets) library() []Preset {
+	ps.list()
+	return ps.libs
 }
 
 // measure runs a preset headless and appends its verdicts to its intro,

@@ -101,6 +101,8 @@ type pageView struct {
 	// ExportCSV and ExportJSON are the headless exports of the same run.
 	ExportCSV, ExportJSON string
 	Duration              string // seconds, for the clock before the first tick
+	// Libraries are what each lane's "Your library" section offers.
+	Libraries []libraryView
 }
 
 // controlGroup is one collapsible section of controls.
@@ -206,6 +208,9 @@ type pageState struct {
 	Charts  []ChartSpec `json:"charts"`
 	Steps   int         `json:"steps"` // slider resolution
 	Presets []Preset    `json:"presets"`
+	// Libraries are the libraries a lane can take the defaults of: their
+	// values and knobs.
+	Libraries []libraryView `json:"libraries"`
 	// Sliders maps each slider's control name to its table in Scales;
 	// Scales[i][pos] is the box's text at slider position pos, so that the
 	// page moves the box with the slider without a formula of its own.
@@ -392,6 +397,11 @@ func newView(in pageInput) pageView {
 	}
 	v.Current = currentPreset(in.Presets, query)
 	v.State = newPageState(query, p, in.Presets)
+	v.Libraries = in.Libraries
+	if v.Libraries == nil {
+		v.Libraries = libraryViews(nil, in.Limits)
+	}
+	v.State.Libraries = v.Libraries
 	v.State.Sliders, v.State.Scales = sliderTables(v)
 	return v
 }

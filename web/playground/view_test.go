@@ -501,7 +501,7 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 	// The playground's scripts share one scope, in this order (app.js).
 	if !slices.Equal(scripts, []string{"/static/vendor/echarts/echarts.min.js", "/static/common.js", "/static/play-state.js",
 		"/static/play-controls.js", "/static/play-socket.js", "/static/play-charts.js", "/static/play-draw.js",
-		"/static/play-explain.js", "/static/play-exports.js", "/static/play-picture.js", "/static/app.js"}) {
+		"/static/play-explain.js", "/static/play-exports.js", "/static/play-picture.js", "/static/play-library.js", "/static/app.js"}) {
 		t.Errorf("scripts %v", scripts)
 	}
 	for _, k := range ChartSpecs {

@@ -1,0 +1,358 @@
+package playground
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"backofflab/libconfig"
+	"backofflab/scenario"
+	"backofflab/strategies"
+	"backofflab/web/kit"
+)
+
+// Each lane's "Your library" section: a real library's defaults and knobs,
+// its configuration pasted in (POST /config/import) and the lane written
+// as every library's configuration (GET /config/export/{lane}). The
+// libraries, their syntax, their mapping onto a lane and back are
+// libconfig's; this file decodes a request once, answers JSON, and turns a
+// lane into the values its controls take.
+
+// libraryView is one library as the page offers it.
+type libraryView struct {
+	Name   string `json:"name"`
+	Title  string `json:"title"`
+	Syntax string `json:"syntax"`
+	// Note says where the defaults come from when the library has none.
+	Note string `json:"note,omitempty"`
+	// Values are the lane's values with the library's defaults, for every
+	// parameter of the lane's strategy and limiters (named without the
+	// lane's letter): the page sets them all, so that nothing of the lane's
+	// last strategy stays.
+	Values map[string]string `json:"values"`
+	// Boxes are what the number boxes among them show, as boxesOf writes
+	// them for the run's lanes.
+	Boxes map[string]boxView `json:"boxes"`
+	Knobs []libconfig.Knob   `json:"knobs"`
+	// Presets are the library's defaults measured on the landing view's
+	// server and on the 2014 experiment's.
+	Presets []Preset `json:"-"`
+}
+
+// libraryViews lists every library of libconfig with its measured presets
+// (presets, by name).
+func libraryViews(presets []Preset, lim Limits) []libraryView {
+	byName := map[string]Preset{}
+	for _, p := range presets {
+		byName[p.Name] = p
+	}
+	var out []libraryView
+	for _, pr := range libconfig.Profiles() {
+		lib, _ := libconfig.Lookup(pr.Name)
+		v := libraryView{Name: pr.Name, Title: pr.Title, Syntax: lib.Syntax, Note: pr.Note, Values: laneValues(pr.Lane), Boxes: laneBoxes(pr.Lane, lim), Knobs: pr.Knobs}
+		for _, s := range libraryServers {
+			if p, ok := byName[libraryPresetName(pr.Name, s.name)]; ok {
+				v.Presets = append(v.Presets, p)
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// laneValues is lane l's value of every strategy and limiter parameter, as
+// the vocabulary's table writes them.
+func laneValues(l strategies.Params) map[string]string {
+	p := scenario.Defaults()
+	p.Lanes[0].Params = l
+	out := map[string]string{}
+	for _, row := range scenario.Table {
+		if row.Lane && (row.Scope == scenario.ScopeStrategy || row.Scope == scenario.ScopeLimiter) {
+			out[row.Name] = row.Value(&p, 0)
+		}
+	}
+	return out
+}
+
+// laneBoxes is what lane l's number boxes among laneValues show.
+func laneBoxes(l strategies.Params, lim Limits) map[string]boxView {
+	p := scenario.Defaults()
+	p.Lanes[0].Params = l
+	st := state{p: p}
+	boxes := boxesOf(st, lim)
+	out := map[string]boxView{}
+	for name := range laneValues(l) {
+		if b, ok := boxes[scenario.LaneNames[:1]+"."+name]; ok {
+			out[name] = b
+		}
+	}
+	return out
+}
+
+// libraryServers are the servers each library's defaults are measured on:
+// the landing view's worker queue and the 2014 experiment's curve, each
+// with its outage. The run has one lane, the library's: the landing
+// view and 001-published show a retry storm beside a backoff on the same
+// servers, and a lane of fixed retries in each of these would cost most of
+// their measure, the same run every time.
+var libraryServers = []struct{ name, title, intro, query string }{
+	{"queue", "on the worker queue", "The landing view's server and outage (30 workers, paused at 20 s for 15 s).", "server_model=queue"},
+	{"curve", "on the 2014 server", "The 2014 experiment's curve server and outage, as published.", "server_model=curve"},
+}
+
+// possessive is a name with its possessive ending: Envoy's, the AWS SDKs'.
+func possessive(name string) string {
+	if strings.HasSuffix(name, "s") {
+		return name + "'"
+	}
+	return name + "'s"
+}
+
+func libraryPresetName(lib, server string) string { return "lib-" + lib + "-" + server }
+
+// libraryPresetDefs are the presets of every library's defaults on every
+// one of libraryServers: its one lane runs the library's defaults as the
+// library sets them.
+func libraryPresetDefs() []presetDef {
+	var out []presetDef
+	for _, pr := range libconfig.Profiles() {
+		q := libconfig.Query(pr.Lane, "a")
+		var set []string
+		for _, row := range scenario.Table {
+			if v, ok := q["a."+row.Name]; ok {
+				set = append(set, row.Name+" "+v[0])
+			}
+		}
+		about := possessive(pr.Title) + " defaults, as a configuration that sets only what the library requires makes them"
+		if pr.Note != "" {
+			about = possessive(pr.Title) + " defaults (" + pr.Note + ")"
+		}
+		for _, s := range libraryServers {
+			out = append(out, presetDef{
+				name:  libraryPresetName(pr.Name, s.name),
+				title: possessive(pr.Title) + " defaults " + s.title,
+				intro: s.intro + " One lane, which runs " + about + ": " + strings.Join(set, ", ") + ".",
+				query: s.query + "&lanes=1&" + q.Encode(),
+			})
+		}
+	}
+	return out
+}
+
+// maxImportBody bounds an import's body: the configuration, at most
+// libconfig.MaxInput bytes, JSON-escaped (six bytes for a control
+// character at worst), and the library's and lane's names.
+const maxImportBody = 6*libconfig.MaxInput + 1024
+
+// importRequest is what the page posts to /config/import.
+type importRequest struct {
+	Lib  string `json:"lib"`
+	Lane string `json:"lane"`
+	Text string `json:"text"`
+}
+
+// fieldNote is an error or a warning about one field: its path, in the
+// library's names ("" for the whole document or the request), and the
+// whole message, which names the path too.
+type fieldNote struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+	// Parts are Message with the vocabulary's names set apart (prose).
+	Parts []prosePart `json:"parts"`
+}
+
+func newNote(path, message string) fieldNote {
+	return fieldNote{Path: path, Message: message, Parts: prose(message)}
+}
+
+// importAnswer is /config/import's answer: on success the lane's values
+// (Values, as libraryView's) and its query (libconfig.Query: the strategy
+// and what differs from its defaults); the warnings in both cases; the
+// errors, each naming its field, on failure.
+type importAnswer struct {
+	Values   map[string]string  `json:"values,omitempty"`
+	Boxes    map[string]boxView `json:"boxes,omitempty"`
+	Query    string             `json:"query,omitempty"`
+	Warnings []fieldNote        `json:"warnings"`
+	Errors   []fieldNote        `json:"errors"`
+}
+
+// importConfig decodes and maps an import request: the one place its
+// values are checked. It returns the HTTP status with the answer: 200 for
+// every configuration read, good or not (its errors are the answer, as a
+// lane's values are), 400 or 413 for a request that is not one.
+func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
+	ans := importAnswer{Warnings: []fieldNote{}, Errors: []fieldNote{}}
+	fail := func(status int, path, format string, args ...any) (int, importAnswer) {
+		ans.Errors = append(ans.Errors, newNote(path, fmt.Sprintf(format, args...)))
+		return status, ans
+	}
+	var req importRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return fail(http.StatusRequestEntityTooLarge, "", "the request is larger than %d bytes: a configuration may have at most %d bytes", maxImportBody, libconfig.MaxInput)
+		}
+		return fail(http.StatusBadRequest, "", "the request is not {\"lib\", \"lane\", \"text\"} as JSON: %v", err)
+	}
+	lib, ok := libconfig.Lookup(req.Lib)
+	if !ok {
+		return fail(http.StatusBadRequest, "lib", "library %q: one of %s", req.Lib, strings.Join(libconfig.Names(), ", "))
+	}
+	if len(req.Lane) != 1 || !strings.Contains(scenario.LaneNames, req.Lane) {
+		return fail(http.StatusBadRequest, "lane", "lane %q: one of %s", req.Lane, strings.Join(strings.Split(scenario.LaneNames, ""), ", "))
+	}
+	if len(req.Text) > libconfig.MaxInput {
+		return fail(http.StatusRequestEntityTooLarge, "", "the configuration has %d bytes: at most %d", len(req.Text), libconfig.MaxInput)
+	}
+	if strings.TrimSpace(req.Text) == "" {
+		return fail(http.StatusBadRequest, "", "the configuration is empty: paste %s", lib.Syntax)
+	}
+	c, warns, err := lib.Parse([]byte(req.Text))
+	ans.Warnings = append(ans.Warnings, notes(warns)...)
+	if err != nil {
+		ans.Errors = append(ans.Errors, errorNotes(err)...)
+		return http.StatusOK, ans
+	}
+	l, warns, err := libconfig.ToLane(c)
+	ans.Warnings = append(ans.Warnings, notes(warns)...)
+	if err != nil {
+		ans.Errors = append(ans.Errors, errorNotes(err)...)
+		return http.StatusOK, ans
+	}
+	ans.Values, ans.Boxes = laneValues(l), laneBoxes(l, lim)
+	ans.Query = libconfig.Query(l, req.Lane).Encode()
+	return http.StatusOK, ans
+}
+
+func notes(ws []libconfig.Warning) []fieldNote {
+	out := make([]fieldNote, len(ws))
+	for i, w := range ws {
+		out[i] = newNote(w.Path, w.String())
+	}
+	return out
+}
+
+// errorNotes splits a joined error into its field errors.
+func errorNotes(err error) []fieldNote {
+	var out []fieldNote
+	var walk func(error)
+	walk = func(err error) {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		path := ""
+		if fe, ok := errors.AsType[*libconfig.FieldError](err); ok {
+			path = fe.Path
+		}
+		out = append(out, newNote(path, err.Error()))
+	}
+	walk(err)
+	return out
+}
+
+// handleImport answers a configuration the page posts with the lane it
+// makes, or the errors naming its fields.
+func handleImport(lim Limits) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxImportBody)
+		status, ans := importConfig(r, lim)
+		writeJSONAnswer(w, status, ans)
+	})
+}
+
+// exportSnippet is one library's configuration or code for a lane, or why
+// the library cannot express it.
+type exportSnippet struct {
+	Lib      string   `json:"lib"`
+	Title    string   `json:"title"`
+	Text     string   `json:"text,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+	// Cannot holds every reason the library cannot express the lane.
+	Cannot []string `json:"cannot,omitempty"`
+	// WarningParts and CannotParts are the same with the vocabulary's
+	// names set apart (prose).
+	WarningParts [][]prosePart `json:"warning_parts,omitempty"`
+	CannotParts  [][]prosePart `json:"cannot_parts,omitempty"`
+}
+
+// exportAnswer is /config/export/{lane}'s answer.
+type exportAnswer struct {
+	Lane     string          `json:"lane"`
+	Snippets []exportSnippet `json:"snippets"`
+	Errors   []fieldNote     `json:"errors"`
+}
+
+// exportLane writes lane letter of the state query q as every exporter's
+// configuration or code.
+func exportLane(q url.Values, letter string, lim Limits) (int, exportAnswer) {
+	ans := exportAnswer{Lane: letter, Snippets: []exportSnippet{}, Errors: []fieldNote{}}
+	st, errs := decode(q, lim)
+	for _, e := range errs {
+		ans.Errors = append(ans.Errors, newNote(e.Name, e.Error()))
+	}
+	if len(errs) > 0 {
+		return http.StatusBadRequest, ans
+	}
+	i := strings.Index(scenario.LaneNames, letter)
+	if len(letter) != 1 || i < 0 || i >= len(st.p.Lanes) {
+		ans.Errors = append(ans.Errors, newNote("lane", fmt.Sprintf("lane %q: one of the run's %d lanes, %s", letter, len(st.p.Lanes),
+			strings.Join(strings.Split(scenario.LaneNames[:len(st.p.Lanes)], ""), ", "))))
+		return http.StatusBadRequest, ans
+	}
+	l := st.p.Lanes[i].Params
+	for _, e := range libconfig.Exporters() {
+		s := exportSnippet{Lib: e.Name, Title: libconfig.Title(e.Name)}
+		c, warns, err := e.Export(l)
+		if ce, ok := errors.AsType[*libconfig.CannotExpress](err); ok {
+			s.Cannot = ce.Reasons
+		} else if err != nil {
+			s.Cannot = []string{err.Error()}
+		} else {
+			text, err := c.Marshal()
+			if err != nil {
+				s.Cannot = []string{err.Error()}
+			} else {
+				s.Text = string(text)
+				for _, w := range warns {
+					s.Warnings = append(s.Warnings, w.String())
+				}
+			}
+		}
+		s.WarningParts, s.CannotParts = proseAll(s.Warnings), proseAll(s.Cannot)
+		ans.Snippets = append(ans.Snippets, s)
+	}
+	return http.StatusOK, ans
+}
+
+// handleExportLane answers the page's state, its query, with its lane
+// written as every library's configuration.
+func handleExportLane(lim Limits) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q, qerrs := kit.ParseQuery(r.URL.RawQuery)
+		if len(qerrs) > 0 {
+			ans := exportAnswer{Lane: r.PathValue("lane"), Snippets: []exportSnippet{}}
+			for _, e := range qerrs {
+				ans.Errors = append(ans.Errors, newNote(e.Name, e.Error()))
+			}
+			writeJSONAnswer(w, http.StatusBadRequest, ans)
+			return
+		}
+		status, ans := exportLane(q, r.PathValue("lane"), lim)
+		writeJSONAnswer(w, status, ans)
+	})
+}
+
+func writeJSONAnswer(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(mustJSON(v))
+}

@@ -1,0 +1,251 @@
+package playground
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"backofflab/libconfig"
+	"backofflab/scenario"
+	"backofflab/simengine"
+	"backofflab/web/kit"
+)
+
+// postImport posts body to srv's /config/import and decodes the answer.
+func postImport(t *testing.T, srv string, body []byte) (int, importAnswer) {
+	t.Helper()
+	req, err := http.NewRequest("POST", srv+"/config/import", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ans importAnswer
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+		t.Fatalf("answer %d does not decode: %v", resp.StatusCode, err)
+	}
+	return resp.StatusCode, ans
+}
+
+func importBody(t *testing.T, lib, lane, text string) []byte {
+	t.Helper()
+	b, err := json.Marshal(importRequest{Lib: lib, Lane: lane, Text: text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func testdata(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("../../libconfig/testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestImportEndpoint posts configurations to /config/import: a good one
+// answers the lane's values and query, which decode as the page's state;
+// a bad field, an oversize body, an unknown library and a bad lane each
+// answer an error that names what is wrong.
+func TestImportEndpoint(t *testing.T) {
+	srv, _ := newTestServer(t, kit.DefaultLimits)
+	envoy := testdata(t, "envoy_route.yaml")
+
+	t.Run("good", func(t *testing.T) {
+		status, ans := postImport(t, srv.URL, importBody(t, "envoy", "b", envoy))
+		if status != http.StatusOK || len(ans.Errors) > 0 {
+			t.Fatalf("status %d, errors %v", status, ans.Errors)
+		}
+		for k, want := range map[string]string{"strategy": "envoy", "max_attempts": "4", "per_try_timeout": "2s",
+			"min_delay": "50ms", "max_delay": "1s", "envoy_retry_limit": "budget", "envoy_budget_percent": "25", "envoy_min_retry_concurrency": "10"} {
+			if got := ans.Values[k]; got != want {
+				t.Errorf("values[%s] = %q, want %q", k, got, want)
+			}
+		}
+		q, err := url.ParseQuery(ans.Query)
+		if err != nil || q.Get("b.strategy") != "envoy" || q.Get("b.max_attempts") != "4" {
+			t.Errorf("query %q (%v): want b.strategy=envoy, b.max_attempts=4", ans.Query, err)
+		}
+		// The query is the lane as the page's state takes it.
+		if _, errs := decode(q, kit.DefaultLimits); len(errs) > 0 {
+			t.Errorf("query %q does not decode: %v", ans.Query, errs)
+		}
+		var paths []string
+		for _, w := range ans.Warnings {
+			paths = append(paths, w.Path)
+		}
+		if !strings.Contains(strings.Join(paths, " "), "retry_policy.retry_on") {
+			t.Errorf("warnings %v: none for retry_policy.retry_on", ans.Warnings)
+		}
+	})
+
+	t.Run("cross-site", func(t *testing.T) {
+		req, err := http.NewRequest("POST", srv.URL+"/config/import", bytes.NewReader(importBody(t, "envoy", "b", envoy)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a cross-site import: status %d, want 403", resp.StatusCode)
+		}
+	})
+
+	for _, tc := range []struct {
+		name   string
+		body   []byte
+		status int
+		path   string // the first error's path
+		want   string // in the first error's message
+	}{
+		{"unknown field", importBody(t, "envoy", "b", strings.Replace(envoy, "num_retries:", "num_retrys:", 1)),
+			http.StatusOK, "retry_policy.num_retrys", "unknown field"},
+		{"out of range", importBody(t, "grpc", "a", `{"methodConfig":[{"name":[{}],"retryPolicy":{"maxAttempts":1,"initialBackoff":"0.1s","maxBackoff":"1s","backoffMultiplier":2,"retryableStatusCodes":["UNAVAILABLE"]}}]}`),
+			http.StatusOK, "methodConfig[0].retryPolicy.maxAttempts", "out of range"},
+		{"unknown library", importBody(t, "hystrix", "b", envoy),
+			http.StatusBadRequest, "lib", strings.Join(libconfig.Names(), ", ")},
+		{"bad lane", importBody(t, "envoy", "z", envoy),
+			http.StatusBadRequest, "lane", "one of a, b, c, d"},
+		{"empty", importBody(t, "envoy", "b", "  \n"),
+			http.StatusBadRequest, "", "empty"},
+		{"text too long", importBody(t, "envoy", "b", strings.Repeat("#", libconfig.MaxInput+1)),
+			http.StatusRequestEntityTooLarge, "", "at most 262144"},
+		{"body too large", bytes.Repeat([]byte(" "), maxImportBody+1),
+			http.StatusRequestEntityTooLarge, "", "larger than"},
+		{"not JSON", []byte("retry_policy: {}"),
+			http.StatusBadRequest, "", "not {"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, ans := postImport(t, srv.URL, tc.body)
+			if status != tc.status {
+				t.Errorf("status %d, want %d", status, tc.status)
+			}
+			if len(ans.Errors) == 0 {
+				t.Fatalf("no error; values %v", ans.Values)
+			}
+			if e := ans.Errors[0]; e.Path != tc.path || !strings.Contains(e.Message, tc.want) {
+				t.Errorf("error %+v: want path %q and %q", e, tc.path, tc.want)
+			}
+			if ans.Values != nil {
+				t.Errorf("values %v beside an error", ans.Values)
+			}
+		})
+	}
+}
+
+// getExport gets srv's export of lane with the state query.
+func getExport(t *testing.T, srv, lane, query string) (int, exportAnswer) {
+	t.Helper()
+	resp, err := http.Get(srv + "/config/export/" + lane + "?" + query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var ans exportAnswer
+	if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, ans
+}
+
+// TestExportEndpoint gets a lane written as every library: a gRPC lane as
+// a service config that libconfig reads back, a plain statement from each
+// library that cannot express it, and errors for a bad state or lane.
+func TestExportEndpoint(t *testing.T) {
+	srv, _ := newTestServer(t, kit.DefaultLimits)
+	status, ans := getExport(t, srv.URL, "b", "b.strategy=grpc_retry&b.max_attempts=3")
+	if status != http.StatusOK || len(ans.Errors) > 0 {
+		t.Fatalf("status %d, errors %v", status, ans.Errors)
+	}
+	if len(ans.Snippets) != len(libconfig.Exporters()) {
+		t.Fatalf("%d snippets, %d exporters", len(ans.Snippets), len(libconfig.Exporters()))
+	}
+	by := map[string]exportSnippet{}
+	for _, s := range ans.Snippets {
+		by[s.Lib] = s
+		if (s.Text == "") == (len(s.Cannot) == 0) {
+			t.Errorf("%s: text %q and reasons %v: want one of them", s.Lib, s.Text, s.Cannot)
+		}
+	}
+	g := by["grpc"]
+	c, _, err := libconfig.ParseGRPC([]byte(g.Text))
+	if err != nil {
+		t.Fatalf("the gRPC snippet does not parse: %v\n%s", err, g.Text)
+	}
+	if got := c.MethodConfigs[0].RetryPolicy.MaxAttempts; got != 3 {
+		t.Errorf("gRPC snippet's maxAttempts %d, want 3", got)
+	}
+	if e := by["envoy"]; len(e.Cannot) == 0 || !strings.Contains(strings.Join(e.Cannot, "; "), "grpc_retry") {
+		t.Errorf("envoy: reasons %v: want the lane's strategy named", e.Cannot)
+	}
+	for _, tc := range []struct{ lane, query, path string }{
+		{"c", "lanes=2", "lane"},
+		{"b", "b.max_attempts=-1", "b.max_attempts"},
+	} {
+		status, ans := getExport(t, srv.URL, tc.lane, tc.query)
+		if status != http.StatusBadRequest || len(ans.Errors) == 0 || ans.Errors[0].Path != tc.path {
+			t.Errorf("lane %s of %q: status %d, errors %v: want 400 naming %s", tc.lane, tc.query, status, ans.Errors, tc.path)
+		}
+	}
+}
+
+// TestLibraryPresets recomputes each library preset's run: its
+// description carries each lane's verdict as the engine words it, and its
+// chips each lane's brief; every library has one preset per server.
+func TestLibraryPresets(t *testing.T) {
+	ps := newPresets(kit.DefaultLimits)
+	libs := ps.library()
+	if want := len(libconfig.Names()) * len(libraryServers); len(libs) != want {
+		t.Fatalf("%d library presets, want %d", len(libs), want)
+	}
+	views := libraryViews(libs, kit.DefaultLimits)
+	for _, v := range views {
+		if len(v.Presets) != len(libraryServers) {
+			t.Errorf("%s: %d presets", v.Name, len(v.Presets))
+		}
+	}
+	for _, p := range libs {
+		t.Run(p.Name, func(t *testing.T) {
+			q, err := url.ParseQuery(p.Query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, errs := decode(q, kit.DefaultLimits)
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			sums, err := simengine.Run(context.Background(), st.p, func(scenario.Tick) {})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Outcomes) != len(sums) {
+				t.Fatalf("%d outcomes, %d lanes", len(p.Outcomes), len(sums))
+			}
+			for i, s := range sums {
+				v := s.Verdict(scenario.Finished)
+				if want := "lane " + scenario.LaneNames[i:i+1] + " (" + st.p.Lanes[i].Strategy + "): " + v.Text; !strings.Contains(p.Description, want) {
+					t.Errorf("description %q lacks %q", p.Description, want)
+				}
+				if p.Outcomes[i].Brief != v.Brief || p.Outcomes[i].Tone != v.Tone {
+					t.Errorf("lane %d's chip %+v, verdict %q %q", i, p.Outcomes[i], v.Brief, v.Tone)
+				}
+			}
+		})
+	}
+}
