@@ -288,7 +288,14 @@ function picFlows(c, s, t, x, y, fw, fh) {
   c.fillText(`${picRate(s.attempts)}/s sent`, x, yIn - 6);
   c.fillText(`${picRate(s.ok)}/s served`, x, yBack - 7);
   c.fillStyle = s.timeouts > 0 ? T.bad : T.muted;
-  c.fillText(`${picRate(s.timeouts)}/s timed out`, x + fw * 0.42, yLost);
+  // Right of the crosses, within the flows' box: on two lines where one
+  // would run into the server's.
+  const lostText = `${picRate(s.timeouts)}/s timed out`;
+  if (c.measureText(lostText).width <= fw * 0.58) c.fillText(lostText, x + fw * 0.42, yLost);
+  else {
+    c.fillText(`${picRate(s.timeouts)}/s`, x + fw * 0.42, yLost - 6);
+    c.fillText('timed out', x + fw * 0.42, yLost + 6);
+  }
 }
 
 // picServer draws the server from (x, y) down, sw wide: its workers, each
