@@ -38,6 +38,7 @@ const (
 const phoneW, phoneH = 390, 844
 
 func TestBrowserAccess(t *testing.T) {
+	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
 	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
 	env.base = srv.URL

@@ -83,6 +83,7 @@ var viewReady = map[string]struct{ ready, progress, failure string }{
 // start, the map of the same run with its axes chosen, has the links of a
 // whole map (its headless exports).
 func TestBrowserLinks(t *testing.T) {
+	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
 	ctx := startBrowser(t)
 	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
 	base := srv.URL

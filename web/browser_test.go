@@ -43,6 +43,7 @@ type browserEnv struct {
 }
 
 func TestBrowser(t *testing.T) {
+	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
 	start := time.Now()
 	env := &browserEnv{ctx: startBrowser(t)}
 	t.Logf("browser up in %v", time.Since(start).Round(time.Millisecond))

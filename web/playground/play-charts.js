@@ -231,11 +231,13 @@ function ensureChart(id, i) {
   }
   // The legend names each line in words; its vocabulary name shows
   // beside it on hover, as in the tooltip (a quarter of the page holds
-  // four labels, not four labels and four names).
+  // four labels, not four labels and four names). A screen worked by a
+  // finger (a phone) shows none: a tap toggles the line and would leave
+  // the tooltip standing, with no pointer to move away.
   Object.assign(opt.legend, {
     itemGap: 8, itemWidth: 10, width: Math.max(60, dom.clientWidth - 16),
     formatter: name => (LABEL[id][name] ? LABEL[id][name].label : name),
-    tooltip: { show: true, formatter: p => (LABEL[id][p.name] && LABEL[id][p.name].name ? `${LABEL[id][p.name].label}: ${LABEL[id][p.name].name}` : p.name) },
+    tooltip: { show: !matchMedia('(pointer: coarse)').matches, formatter: p => (LABEL[id][p.name] && LABEL[id][p.name].name ? `${LABEL[id][p.name].label}: ${LABEL[id][p.name].name}` : p.name) },
   });
   opt.yAxis.forEach((a, k) => (a.axisLabel.formatter = v => unitOf(spec.units[k]).axis(v)));
   // Tooltips are DOM nodes: the default one is HTML with inline styles,
