@@ -69,6 +69,13 @@ func laneOf(row string) strategies.Params {
 // one with none ErrMissing; a value outside the vocabulary's range is a
 // FieldError naming the library's field and the lane's parameter.
 func ToLane(c Config) (strategies.Params, []Warning, error) {
+	l, w, _, err := toLane(c)
+	return l, w, err
+}
+
+// toLane is ToLane with the map from each lane parameter it set to the
+// library's field that set it (nil for a code-configured library).
+func toLane(c Config) (strategies.Params, []Warning, map[string]string, error) {
 	var (
 		l     strategies.Params
 		w     []Warning
@@ -115,12 +122,12 @@ func ToLane(c Config) (strategies.Params, []Warning, error) {
 		l = laneOf(strategies.NameUrllib3)
 		l.MinDelay, l.MaxDelay, l.MaxAttempts = c.BackoffFactor, c.BackoffMax, c.Total+1
 	default:
-		return l, nil, fmt.Errorf("libconfig: no lane mapping for %T", c)
+		return l, nil, nil, fmt.Errorf("libconfig: no lane mapping for %T", c)
 	}
 	if err != nil {
-		return l, w, err
+		return l, w, field, err
 	}
-	return l, w, checkLane(l, field)
+	return l, w, field, checkLane(l, field)
 }
 
 // checkLane checks l against the vocabulary's ranges; each error names

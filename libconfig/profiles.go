@@ -129,34 +129,8 @@ func laneFields(lib Library, text string) (strategies.Params, []Warning, map[str
 	if err != nil {
 		return strategies.Params{}, w, nil, err
 	}
-	var (
-		l     strategies.Params
-		lw    []Warning
-		field map[string]string
-	)
-	switch c := c.(type) {
-	case GRPCServiceConfig:
-		l, lw, field, err = grpcToLane(c)
-	case EnvoyConfig:
-		l, lw, field, err = envoyToLane(c)
-	case IstioConfig:
-		l, lw, field, err = istioToLane(c)
-	case LinkerdConfig:
-		l, lw, field, err = linkerdToLane(c)
-	case AWSConfig:
-		l, lw, field, err = awsToLane(c)
-	case Resilience4jConfig:
-		l, lw, field, err = r4jToLane(c)
-	case PollyRetry:
-		l, lw, field = pollyToLane(c)
-	default:
-		return l, w, nil, fmt.Errorf("libconfig: no lane mapping for %T", c)
-	}
-	w = append(w, lw...)
-	if err == nil {
-		err = checkLane(l, field)
-	}
-	return l, w, field, err
+	l, lw, field, err := toLane(c)
+	return l, append(w, lw...), field, err
 }
 
 // titles are the libraries, and the exporters' other targets, in words.
