@@ -19,6 +19,7 @@ const (
 	ToolSweep      Tool = iota // "backofflab sweep" and the /map page
 	ToolBands                  // "backofflab bands" and the /bands page
 	ToolContention             // "backofflab contention" and the /contention page
+	ToolAdvise                 // "backofflab advise" and the /advise page
 )
 
 // String returns the tool's command name.
@@ -30,6 +31,8 @@ func (t Tool) String() string {
 		return "bands"
 	case ToolContention:
 		return "contention"
+	case ToolAdvise:
+		return "advise"
 	}
 	return "tool(" + strconv.Itoa(int(t)) + ")"
 }
@@ -65,7 +68,11 @@ const (
 // every seed's time series, so at most 100. The contention study's 100
 // seeds a point are its original simulator's (100 runs at each N), and up
 // to 10 000 put a mean's standard error at 1 % of the runs' spread. The
-// contention study called them runs: each of its runs has its own random
+// advice runs every candidate setting on each of its seeds and counts a
+// goal as met only when every seed meets it, so its cost is seeds ×
+// candidates and its answer must come within seconds: 5 seeds by
+// default, at most 20 (a setting that holds on 20 seeds is what the seed
+// bands then show). The contention study called them runs: each of its runs has its own random
 // stream, so they are seeds, and runs is kept as an alias (Aliases).
 //
 // parallel is how many runs go at once on this machine: it is not the
@@ -81,6 +88,7 @@ var StudyTable = []Param{
 			ToolSweep:      {Default: "1", Max: 1000},
 			ToolBands:      {Default: "20", Max: 100},
 			ToolContention: {Default: "100", Max: 10_000},
+			ToolAdvise:     {Default: "5", Max: 20},
 		}},
 	{Name: ParallelParam, Scope: ScopeStudy, Type: TypeInt, Min: 0, Unit: "runs",
 		Help: "runs at once on this machine, 0 for one per CPU; it changes no result, unlike workers, the queue model's servers",
@@ -88,6 +96,7 @@ var StudyTable = []Param{
 			ToolSweep:      {Default: "0", Max: 10_000},
 			ToolBands:      {Default: "0", Max: 10_000},
 			ToolContention: {Default: "0", Max: 256},
+			ToolAdvise:     {Default: "0", Max: 10_000},
 		}},
 }
 

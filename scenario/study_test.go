@@ -25,6 +25,8 @@ func TestStudyPerTool(t *testing.T) {
 		{scenario.ParallelParam, scenario.ToolSweep, "0", "a whole number from 0 to 10000"},
 		{scenario.ParallelParam, scenario.ToolBands, "0", "a whole number from 0 to 10000"},
 		{scenario.ParallelParam, scenario.ToolContention, "0", "a whole number from 0 to 256"},
+		{scenario.SeedsParam, scenario.ToolAdvise, "5", "a whole number from 1 to 20"},
+		{scenario.ParallelParam, scenario.ToolAdvise, "0", "a whole number from 0 to 10000"},
 	} {
 		t.Run(c.name+"/"+c.tool.String(), func(t *testing.T) {
 			p, ok := scenario.Study(c.name, c.tool)
@@ -48,7 +50,7 @@ func TestStudyPerTool(t *testing.T) {
 // TestStudyParallelWording: every tool refuses a bad -parallel with one
 // wording: the name, the value and the tool's range.
 func TestStudyParallelWording(t *testing.T) {
-	for _, tool := range []scenario.Tool{scenario.ToolSweep, scenario.ToolBands, scenario.ToolContention} {
+	for _, tool := range []scenario.Tool{scenario.ToolSweep, scenario.ToolBands, scenario.ToolContention, scenario.ToolAdvise} {
 		t.Run(tool.String(), func(t *testing.T) {
 			p := scenario.MustStudy(scenario.ParallelParam, tool)
 			var n int

@@ -1,0 +1,281 @@
+// Package advise answers "what should I set?": given a system, the outage
+// it must survive, the client library in use and the user's goals, it
+// searches that library's retry knobs (and, where no setting meets the
+// goals, the protections that could), running every candidate as one lane
+// of a whole simulation on several seeds, and says which setting to use,
+// by what margin it holds, and the configuration to paste.
+//
+// The search is honest and bounded. A candidate meets a goal only if it
+// does on every seed. Recovery is the lane's summary's: the time from
+// the outage's end until answers came back to 90 % of the rate before it
+// for 5 s (scenario.Summary's ServiceRecoveredAfter); a lane that
+// collapsed, stopped, or whose answers never came back has not recovered.
+// Attempts per request are the run's (the summary's amplification). The
+// cost is known before the first run (EstimateCost), every run draws its
+// memory from Options.Memory, runs go on internal/parallel's goroutines,
+// and a cancel stops them all. The same request gives the same advice:
+// the seeds are the request's seed, seed+1, …, and every figure the advice
+// states is one a run with its printed flags reproduces.
+package advise
+
+import (
+	"time"
+
+	"backofflab/budget"
+)
+
+// The phases of a search, in the order they run, as Progress names them.
+const (
+	PhaseSearch      = "searching the library's settings"
+	PhaseProtections = "searching the protections that could meet the goals"
+	PhaseMargin      = "finding the recommendation's margins"
+	PhaseMap         = "mapping the settings around the recommendation"
+)
+
+// Options say how a search runs; none of them changes its result.
+type Options struct {
+	// Parallel is the number of runs at once (parallel.Do); 0 or less: one
+	// per CPU.
+	Parallel int
+	// Memory returns the budget of one run, closed when the run ends; nil:
+	// unbounded. A run's lane that outgrows it stops, and a stopped lane
+	// has not recovered.
+	Memory func() (*budget.Account, error)
+	// Progress, when not nil, is told of every run that ends: from the
+	// goroutine that called Run, one call at a time, Done counting up.
+	Progress func(Progress)
+}
+
+// Progress is how far a search has come.
+type Progress struct {
+	// Phase is what the search is doing, in words for a reader (one of
+	// the Phase… constants).
+	Phase string `json:"phase"`
+	// Done counts the runs that have ended, of Total. Total is every run
+	// the search will make; it grows once, when no setting of the library
+	// meets the goals and the protections are searched too.
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+// Estimate is what a search will cost, known before its first run.
+type Estimate struct {
+	// Runs is the most runs the search makes: every candidate on every
+	// seed, the margins' bisections, the map, and the protections.
+	Runs int `json:"runs"`
+	// CPU is Runs costed by a pilot run of the request's scenario (its
+	// lane a today, its first seed), each run weighted by its size (a
+	// margin's longer outage or higher load costs more).
+	CPU time.Duration `json:"cpu_ns"`
+	// Pilot is the pilot run's CPU time.
+	Pilot time.Duration `json:"pilot_ns"`
+	// Whole reports whether the pilot ran to its end within its limit
+	// (else its cost was extrapolated).
+	Whole bool `json:"whole"`
+}
+
+// Advice is the search's answer: everything the text, the JSON and the
+// page show, computed and put into words here (a page's script only draws
+// it). Durations are in seconds.
+type Advice struct {
+	// Query is the request's canonical query (Request.Query, written by
+	// scenario.EncodeQuery): the advice's own link.
+	Query string `json:"query"`
+	// Library is the library searched, and LibraryTitle it in words.
+	Library      string `json:"library"`
+	LibraryTitle string `json:"library_title"`
+	// Goals are the request's goals.
+	Goals Goals `json:"goals"`
+	// Seeds are the seeds every candidate ran on.
+	Seeds []uint64 `json:"seeds"`
+	// Met reports whether Recommended meets every goal on every seed. It
+	// may be a setting of the library alone or, when none of those met
+	// them, one with a protection (Suggestion).
+	Met bool `json:"met"`
+	// Headline says the answer in one plain sentence; Details says how it
+	// was found and what it means, sentence by sentence.
+	Headline string   `json:"headline"`
+	Details  []string `json:"details"`
+	// Today is the user's settings today (lane a of the request) as the
+	// search measured them.
+	Today Candidate `json:"today"`
+	// Recommended is the best candidate found: the first by the goals'
+	// ranking (every goal met, then recovery, then attempts per request).
+	// Nil only when no candidate recovered on any seed.
+	Recommended *Candidate `json:"recommended,omitempty"`
+	// Margin is how far Recommended holds beyond the request's outage and
+	// load; nil when Recommended does not recover on every seed.
+	Margin *Margin `json:"margin,omitempty"`
+	// Pareto is the trade-off between recovery and attempts per request
+	// among the candidates that recovered on every seed: each is beaten by
+	// no other on both, in order of recovery.
+	Pareto []Candidate `json:"pareto"`
+	// Map is the outcome around Recommended over its two most sensitive
+	// knobs; nil when Recommended has fewer than two knobs to vary.
+	Map *Map `json:"map,omitempty"`
+	// Snippet is Recommended written as the library's configuration by
+	// libconfig's exporter (for OwnLibrary: the lane's flags), SnippetLib
+	// the exporter's name, and SnippetWarnings what the exporter had to
+	// choose.
+	Snippet         string   `json:"snippet"`
+	SnippetLib      string   `json:"snippet_lib"`
+	SnippetWarnings []string `json:"snippet_warnings,omitempty"`
+	// PlaygroundQuery opens the playground with lane a today and lane b
+	// recommended, on the request's system, outage and first seed.
+	PlaygroundQuery string `json:"playground_query"`
+	// RunFlags are "backofflab run"'s flags for the same two lanes: the
+	// run that reproduces Today's and Recommended's first seed.
+	RunFlags []string `json:"run_flags"`
+	// Closest says, when no setting of the library met the goals, how
+	// near the best came to each goal.
+	Closest []GoalGap `json:"closest,omitempty"`
+	// Suggestion is, when no setting of the library met the goals, the
+	// protection or capacity change that does (or that came closest),
+	// with its measured result; Protections every one that was tried.
+	Suggestion  *Candidate  `json:"suggestion,omitempty"`
+	Protections []Candidate `json:"protections,omitempty"`
+	// Candidates counts the settings searched, Runs the runs made in all.
+	Candidates int `json:"candidates"`
+	Runs       int `json:"runs"`
+}
+
+// Goals are a request's goals, as numbers and in words.
+type Goals struct {
+	RecoverWithin      float64 `json:"recover_within"`
+	AttemptsPerRequest float64 `json:"attempts_per_request"`
+	P99                float64 `json:"p99"` // 0: no goal
+	Words              string  `json:"words"`
+}
+
+// Candidate is one setting and its result over the seeds.
+type Candidate struct {
+	// Settings are the lane's values that differ from the library's
+	// defaults (or, for a protection, the values it adds, the server's
+	// included), by vocabulary name without a lane letter.
+	Settings map[string]string `json:"settings"`
+	// Words says the setting for a reader ("exponential backoff: 500 ms
+	// first wait, ×2, jitter 0.1").
+	Words string `json:"words"`
+	// LaneQuery is the lane as lane b's query values (scenario.EncodeQuery
+	// of its b.… parameters, and of the server's for a protection on the
+	// server).
+	LaneQuery string `json:"lane_query"`
+	// Runs is the result on each seed, in seed order.
+	Runs []SeedRun `json:"runs"`
+	// Recovery is the slowest seed's recovery in seconds; nil when a seed
+	// did not recover.
+	Recovery *float64 `json:"recovery"`
+	// AttemptsPerRequest and P99 are the worst seed's (P99 only when the
+	// request has a p99 goal, else 0).
+	AttemptsPerRequest float64 `json:"attempts_per_request"`
+	P99                float64 `json:"p99"`
+	// WorstSeed is the seed of the slowest recovery (a seed that did not
+	// recover first).
+	WorstSeed uint64 `json:"worst_seed"`
+	// Meets says which goals it meets on every seed.
+	Meets Meets `json:"meets"`
+}
+
+// Meets says which goals a candidate meets on every seed.
+type Meets struct {
+	Recovery bool `json:"recovery"`
+	Attempts bool `json:"attempts"`
+	P99      bool `json:"p99"` // true when there is no p99 goal
+	All      bool `json:"all"`
+}
+
+// SeedRun is a candidate's run on one seed.
+type SeedRun struct {
+	Seed uint64 `json:"seed"`
+	// Outcome is the lane's, as a phase map names it (sweep.Outcomes).
+	Outcome string `json:"outcome"`
+	// Recovery is the service's recovery in seconds; nil when it did not
+	// recover.
+	Recovery           *float64 `json:"recovery"`
+	AttemptsPerRequest float64  `json:"attempts_per_request"`
+	// P99 is the highest tick p99 once recovered, when the request has a
+	// p99 goal; NaN-free: 0 when no tick had a success.
+	P99 float64 `json:"p99"`
+}
+
+// Margin is how far a setting holds: the longest outage and the highest
+// load at which it still recovers on every seed.
+type Margin struct {
+	Outage MarginAxis `json:"outage"`
+	Load   MarginAxis `json:"load"`
+}
+
+// MarginAxis is a margin along one parameter, found by bisection between
+// the request's value and a bound.
+type MarginAxis struct {
+	// Param is the parameter varied: outage_for, clients or rate.
+	Param string `json:"param"`
+	// Request is the request's value; Holds the largest value tried at
+	// which every seed recovered; Fails the smallest tried at which one
+	// did not ("" when every value up to Bound held).
+	Request string `json:"request"`
+	Holds   string `json:"holds"`
+	Fails   string `json:"fails,omitempty"`
+	Bound   string `json:"bound"`
+	// Scale is Holds over the request's value (2.5: the setting holds at
+	// 2.5 × the outage, or the load).
+	Scale float64 `json:"scale"`
+	// FailSeed is a seed that did not recover at Fails.
+	FailSeed uint64 `json:"fail_seed,omitempty"`
+	// HoldsFlags and FailsFlags are "backofflab run"'s flags of the
+	// recommended lane (as lane b) at Holds on the slowest seed, and at
+	// Fails on FailSeed.
+	HoldsFlags []string `json:"holds_flags"`
+	FailsFlags []string `json:"fails_flags,omitempty"`
+	// Words says the margin for a reader.
+	Words string `json:"words"`
+}
+
+// Map is the outcome around the recommendation over two knobs, each cell
+// over every seed.
+type Map struct {
+	// X and Y are the knobs (vocabulary names), XValues and YValues their
+	// values, the recommendation's among them.
+	X       string   `json:"x"`
+	Y       string   `json:"y"`
+	XValues []string `json:"x_values"`
+	YValues []string `json:"y_values"`
+	// Cells are the outcomes, Cells[j][i] at YValues[j] and XValues[i].
+	Cells [][]MapCell `json:"cells"`
+	// Why says how the two knobs were chosen: the ones whose change moved
+	// the outcome most, with that change.
+	Why string `json:"why"`
+}
+
+// MapCell is one setting of a Map.
+type MapCell struct {
+	// Outcome is "meets" (every goal on every seed), "recovers" (on every
+	// seed, but not every goal) or "fails" (some seed did not recover).
+	Outcome string `json:"outcome"`
+	// Recovered counts the seeds that recovered.
+	Recovered int `json:"recovered"`
+	// Recovery is the slowest seed's recovery in seconds (nil: a seed did
+	// not recover), AttemptsPerRequest the worst seed's.
+	Recovery           *float64 `json:"recovery"`
+	AttemptsPerRequest float64  `json:"attempts_per_request"`
+}
+
+// The outcomes of a map's cell.
+const (
+	CellMeets    = "meets"
+	CellRecovers = "recovers"
+	CellFails    = "fails"
+)
+
+// GoalGap is how near the best candidate came to one goal.
+type GoalGap struct {
+	// Goal is the goal's parameter (recover_within, attempts_per_request,
+	// p99).
+	Goal string `json:"goal"`
+	// Want is the goal's value, Best the best any candidate reached on
+	// every seed (nil: none recovered on every seed).
+	Want float64  `json:"want"`
+	Best *float64 `json:"best"`
+	// Words says it for a reader.
+	Words string `json:"words"`
+}
