@@ -105,7 +105,7 @@ func TestAdviceLanding(t *testing.T) {
 					t.Errorf("recommended seed %d: %s", run.Seed, run.Outcome)
 				}
 			}
-			if !a.Met || !rec.Meets.All || *rec.Recovery > 10 || rec.AttemptsPerRequest > 1.5 {
+			if !a.Met || a.Advised != AdvisedRecommended || !rec.Meets.All || *rec.Recovery > 10 || rec.AttemptsPerRequest > 1.5 {
 				t.Errorf("the default goals are not met: %s", a.Headline)
 			}
 			// The run flags reproduce today (lane a) and the advice
@@ -220,7 +220,7 @@ func TestAdviceCurve(t *testing.T) {
 		t.Errorf("closest %+v: want recovery, none on every seed", a.Closest)
 	}
 	sug := a.Suggestion
-	if sug == nil || !sug.Meets.All || sug.Protection == "" {
+	if sug == nil || !sug.Meets.All || sug.Protection == "" || a.Advised != AdvisedSuggestion {
 		t.Fatalf("suggestion %+v: want a protection that meets the goals", sug)
 	}
 	if !strings.Contains(a.Headline, sug.Protection[:strings.Index(sug.Protection, " (")]) {

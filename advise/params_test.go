@@ -76,7 +76,7 @@ func TestParseRequestErrors(t *testing.T) {
 	}{
 		{"unknown library", "library", "hystrix", "one of backofflab, grpc", url.Values{"library": {"hystrix"}}},
 		{"negative recovery", "recover_within", "-1s", "a duration from 0s to 1h0m0s", url.Values{"recover_within": {"-1s"}}},
-		{"recovery past the run", "recover_within", "1m45s", "a duration from 0s to 1m20s", url.Values{"recover_within": {"105s"}}},
+		{"recovery past the run", "recover_within", "105s", "a duration from 0s to 1m20s", url.Values{"recover_within": {"105s"}}},
 		{"attempts under one", "attempts_per_request", "0.5", "a number from 1 to 1000", url.Values{"attempts_per_request": {"0.5"}}},
 		{"p99 not a duration", "p99", "fast", "a duration from 0s to 1h0m0s", url.Values{"p99": {"fast"}}},
 		{"too many seeds", "seeds", "21", "a whole number from 1 to 20", url.Values{"seeds": {"21"}}},

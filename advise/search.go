@@ -67,7 +67,6 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 		a.Seeds = append(a.Seeds, r.Scenario.Seed+uint64(i))
 	}
 	a.Today = s.candidate(todaySet, runs[0])
-	a.Today.Words = "your settings today: " + a.Today.Words
 	cands := make([]Candidate, len(sets))
 	for i, set := range sets {
 		cands[i] = s.candidate(set, runs[i+1])
@@ -109,6 +108,13 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 				}
 			}
 		}
+	}
+	switch {
+	case advised == nil:
+	case advised.prot != nil:
+		a.Advised = AdvisedSuggestion
+	default:
+		a.Advised = AdvisedRecommended
 	}
 	if advised != nil && advisedC.Recovery != nil {
 		if a.Margin, err = s.margin(advised, advisedC); err != nil {
