@@ -259,8 +259,10 @@ type MarginAxis struct {
 	// Scale is Holds over the request's value (2.5: the setting holds at
 	// 2.5 × the outage, or the load).
 	Scale float64 `json:"scale"`
-	// FailSeed is a seed that did not recover at Fails.
+	// FailSeed is a seed that did not recover at Fails, and FailsWhy says
+	// what it missed.
 	FailSeed uint64 `json:"fail_seed,omitempty"`
+	FailsWhy string `json:"fails_why,omitempty"`
 	// HoldsFlags and FailsFlags are "backofflab run"'s flags of the
 	// recommended lane (as lane b) at Holds on the slowest seed, and at
 	// Fails on FailSeed.

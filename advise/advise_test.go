@@ -93,7 +93,11 @@ func sameRun(s scenario.Summary, run SeedRun) bool {
 // its flags are run: both lanes of its run flags on every seed, and its
 // margins just inside and just outside.
 func TestAdviceLanding(t *testing.T) {
-	for _, lib := range []string{OwnLibrary, "grpc", "envoy"} {
+	libs := []string{OwnLibrary, "grpc", "envoy"}
+	if testing.Short() {
+		libs = libs[:1]
+	}
+	for _, lib := range libs {
 		t.Run(lib, func(t *testing.T) {
 			a := advise(t, request(t, url.Values{"library": {lib}}))
 			rec := a.Recommended
@@ -301,7 +305,11 @@ func TestAdviceMemory(t *testing.T) {
 
 // TestEstimateCost: the estimate bounds the runs a search makes.
 func TestEstimateCost(t *testing.T) {
-	for _, q := range []url.Values{{}, {"server_model": {"curve"}, "seeds": {"2"}}} {
+	qs := []url.Values{{"server_model": {"curve"}, "seeds": {"2"}}, {}}
+	if testing.Short() {
+		qs = qs[:1]
+	}
+	for _, q := range qs {
 		t.Run(scenario.EncodeQuery(q), func(t *testing.T) {
 			r := request(t, q)
 			est, err := EstimateCost(context.Background(), r, Options{})

@@ -111,7 +111,7 @@ var CLILimits = Limits{MaxSeeds: int(seedsRow.Max)}
 // first: the longest outage is the largest of them whose run the limits
 // allow times the request's, and so is the highest load (clients or
 // rate).
-var marginScales = []float64{8, 4, 2}
+var marginScales = []float64{32, 16, 8, 4, 2}
 
 // Request is one question to the advice: the system and the outage, the
 // user's settings today, the library, the goals and the seeds, parsed
