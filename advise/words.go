@@ -61,7 +61,7 @@ func (s *search) words(a *Advice, advised *Candidate) {
 		knobs = append(knobs, kn.param)
 	}
 	d = append(d, fmt.Sprintf("The goals: %s.", a.Goals.Words))
-	d = append(d, fmt.Sprintf("Searched %d settings of %s's %s (%d on a grid of round values with today's among them, %d more on the map around the best), each a whole run of %s on seeds %d to %d: %d runs in all.",
+	d = append(d, fmt.Sprintf("Searched %d settings of %s, over its knobs %s (%d on a grid of round values with today's among them, %d more on the map around the best), each a whole run of %s on seeds %d to %d: %d runs in all.",
 		a.Candidates, s.title, strings.Join(knobs, ", "), s.grid0, a.Candidates-s.grid0, s.system(), a.Seeds[0], a.Seeds[len(a.Seeds)-1], a.Runs))
 	d = append(d, fmt.Sprintf("Today, %s %s.", a.Today.Words, outcomeWords(&a.Today, k)))
 	if a.Met {
