@@ -410,3 +410,38 @@ func TestWriteText(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviceP99: with a p99 goal, each seed's p99 is the highest tick p99
+// from the outage's end plus recover_within to the run's end, as the
+// run's ticks give it, and a setting meets the goal only if every seed
+// stays under it.
+func TestAdviceP99(t *testing.T) {
+	r := request(t, url.Values{"library": {"aws"}, "seeds": {"2"}, "p99": {"300ms"}})
+	a := advise(t, r)
+	for _, c := range append([]Candidate{a.Today}, a.Searched...) {
+		want := c.Recovery != nil
+		for _, run := range c.Runs {
+			want = want && run.P99 <= 0.3
+		}
+		if c.Meets.P99 != want {
+			t.Errorf("%s: meets p99 %v, its runs %+v", c.Words, c.Meets.P99, c.Runs)
+		}
+	}
+	q := parseFlags(t, a.RunFlags)
+	p, err := scenario.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := (p.OutageAt + p.OutageFor + r.RecoverWithin).Seconds()
+	worst := 0.0
+	if _, err := simengine.Run(context.Background(), p, func(tk scenario.Tick) {
+		if v := tk.Lanes[1].P99; tk.T > from && v == v {
+			worst = max(worst, v)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Recommended.Runs[0].P99; got != worst || got == 0 {
+		t.Errorf("seed 1's p99 once recovered: the advice %g, the run's ticks %g", got, worst)
+	}
+}
