@@ -44,7 +44,7 @@ type search struct {
 // run stops, and Run returns ctx's error once every goroutine it started
 // has returned.
 func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
-	if len(r.Scenario.Lanes) != 1 || r.Seeds < 1 {
+	if len(r.Scenario.Lanes) != 1 || r.Seeds < 1 || r.outageScale < 1 || r.loadScale < 1 {
 		return nil, errors.New("advise: a Request that ParseRequest did not return")
 	}
 	s := &search{r: r, rn: newRunner(ctx, r, o), title: LibraryTitle(r.Library)}
