@@ -343,6 +343,10 @@ func TestKnobs(t *testing.T) {
 		{"istio", []string{"min_delay", "max_attempts"}, "max_delay"},
 		{"aws", []string{"max_attempts"}, ""},
 		{"linkerd", []string{"max_attempts"}, ""},
+		{"cenkalti", []string{"min_delay", "factor", "jitter", "max_delay", "max_attempts"}, ""},
+		{"client-go", []string{"min_delay", "factor", "jitter", "max_delay", "max_attempts"}, ""},
+		{"tenacity", []string{"min_delay", "factor", "max_delay", "max_attempts"}, ""},
+		{"urllib3", []string{"min_delay", "max_delay", "max_attempts"}, ""},
 	} {
 		t.Run(c.lib, func(t *testing.T) {
 			today, _ := TodayLane(c.lib)

@@ -216,8 +216,11 @@ func valueText(row scenario.Param, v float64) string {
 // max_attempts − 1), and the snippet says it in the library's names.
 func knobWords(k knob, v float64) string {
 	val := valueText(k.row, v)
-	if k.row.Name == "max_attempts" && v == 0 {
+	switch {
+	case k.row.Name == "max_attempts" && v == 0:
 		val = "no limit"
+	case k.row.Name == "max_delay" && v == float64(strategies.DefaultNoCap):
+		val = "no cap" // a library whose cap is off: its snippet leaves it out
 	}
 	return fmt.Sprintf("%s %s", k.param, val)
 }

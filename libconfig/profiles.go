@@ -28,6 +28,9 @@ type Profile struct {
 	// Knobs are the lane parameters the library's settings map to, in the
 	// vocabulary table's order.
 	Knobs []Knob
+	// Code is true for a library configured in code: Defaults is the code
+	// its exporter writes, and there is nothing to parse back.
+	Code bool
 }
 
 // Knob is one setting of a library and the lane parameter it maps to.
@@ -73,13 +76,44 @@ var profileDefs = []profileDef{
 		`{"MaxRetryAttempts": 3, "Delay": "00:00:02", "MaxDelay": "00:00:30", "BackoffType": "Exponential", "UseJitter": true}`},
 }
 
-// Profiles lists every library's profile, in Libraries' order.
+// codeProfileDef is a library configured in code (code.go): with nothing
+// to parse, its defaults are its strategy row's, which are the library's
+// own with their source (strategies/library.go), and its knobs name the
+// model's fields, which its exporter writes from the lane.
+type codeProfileDef struct {
+	name  string // its exporter's name
+	row   string // its strategy row
+	knobs []Knob
+}
+
+// codeProfileDefs holds the libraries configured in code (their knobs in
+// any order: the profile sorts them). Polly's C# is
+// Polly's profile, written by another exporter.
+var codeProfileDefs = []codeProfileDef{
+	{"cenkalti", strategies.NameCenkalti, []Knob{{"min_delay", "InitialInterval"}, {"factor", "Multiplier"},
+		{"jitter", "RandomizationFactor"}, {"max_delay", "MaxInterval"}, {"max_attempts", "WithMaxTries"}, {"deadline", "WithMaxElapsedTime"}}},
+	{"client-go", strategies.NameClientGo, []Knob{{"min_delay", "Duration"}, {"factor", "Factor"},
+		{"jitter", "Jitter"}, {"max_delay", "Cap"}, {"max_attempts", "Steps"}}},
+	{"tenacity", strategies.NameTenacityExponential, []Knob{{"min_delay", "wait_exponential(multiplier)"}, {"factor", "wait_exponential(exp_base)"},
+		{"max_delay", "wait_exponential(max)"}, {"max_attempts", "stop_after_attempt"}, {"deadline", "stop_after_delay"}}},
+	{"urllib3", strategies.NameUrllib3, []Knob{{"min_delay", "backoff_factor"}, {"max_delay", "backoff_max"}, {"max_attempts", "total + 1"}}},
+}
+
+// Profiles lists every library's profile: those whose configuration is
+// text, in Libraries' order, then those configured in code.
 func Profiles() []Profile {
-	out := make([]Profile, 0, len(profileDefs))
+	out := make([]Profile, 0, len(profileDefs)+len(codeProfileDefs))
 	for _, d := range profileDefs {
 		p, err := profileOf(d)
 		if err != nil {
 			panic(err) // a bad row of profileDefs: its test catches it
+		}
+		out = append(out, p)
+	}
+	for _, d := range codeProfileDefs {
+		p, err := codeProfileOf(d)
+		if err != nil {
+			panic(err) // a bad row of codeProfileDefs: its test catches it
 		}
 		out = append(out, p)
 	}
@@ -88,15 +122,41 @@ func Profiles() []Profile {
 
 // LookupProfile returns the profile of the library named name.
 func LookupProfile(name string) (Profile, bool) {
-	i := slices.IndexFunc(profileDefs, func(d profileDef) bool { return d.name == name })
+	ps := Profiles()
+	i := slices.IndexFunc(ps, func(p Profile) bool { return p.Name == name })
 	if i < 0 {
 		return Profile{}, false
 	}
-	p, err := profileOf(profileDefs[i])
-	if err != nil {
-		panic(err)
+	return ps[i], true
+}
+
+// codeProfileOf is d's profile: its row's defaults, written by its
+// exporter.
+func codeProfileOf(d codeProfileDef) (Profile, error) {
+	lane, ok := strategies.Defaults(d.row)
+	if !ok {
+		return Profile{}, fmt.Errorf("libconfig: profile of %s: no strategy row %s", d.name, d.row)
 	}
-	return p, true
+	e, ok := LookupExporter(d.name)
+	if !ok {
+		return Profile{}, fmt.Errorf("libconfig: profile of %s: no such exporter", d.name)
+	}
+	c, _, err := e.Export(lane)
+	if err != nil {
+		return Profile{}, fmt.Errorf("libconfig: %s's defaults: %w", d.name, err)
+	}
+	text, err := c.Marshal()
+	if err != nil {
+		return Profile{}, fmt.Errorf("libconfig: %s's defaults: %w", d.name, err)
+	}
+	knobs := slices.Clone(d.knobs)
+	slices.SortStableFunc(knobs, func(a, b Knob) int {
+		at := func(name string) int {
+			return slices.IndexFunc(scenario.Table, func(r scenario.Param) bool { return r.Name == name })
+		}
+		return at(a.Param) - at(b.Param)
+	})
+	return Profile{Name: d.name, Title: Title(d.name), Lane: lane, Defaults: string(text), Knobs: knobs, Code: true}, nil
 }
 
 func profileOf(d profileDef) (Profile, error) {

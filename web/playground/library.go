@@ -51,6 +51,9 @@ func libraryViews(presets []Preset, lim Limits) []libraryView {
 	}
 	var out []libraryView
 	for _, pr := range libconfig.Profiles() {
+		if pr.Code { // nothing to import; the export lists its code
+			continue
+		}
 		lib, _ := libconfig.Lookup(pr.Name)
 		v := libraryView{Name: pr.Name, Title: pr.Title, Syntax: lib.Syntax, Note: pr.Note, Values: laneValues(pr.Lane), Boxes: laneBoxes(pr.Lane, lim), Knobs: pr.Knobs}
 		for _, s := range libraryServers {
@@ -119,6 +122,9 @@ func libraryPresetName(lib, server string) string { return "lib-" + lib + "-" + 
 func libraryPresetDefs() []presetDef {
 	var out []presetDef
 	for _, pr := range libconfig.Profiles() {
+		if pr.Code {
+			continue
+		}
 		q := libconfig.Query(pr.Lane, "a")
 		var set []string
 		for _, row := range scenario.Table {
