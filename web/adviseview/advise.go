@@ -77,7 +77,7 @@ type adviseView struct {
 	// settings today, a seed, a run's length…), carried by the form as
 	// they are: name and value.
 	Hidden [][2]string
-	State      adviseState
+	State  adviseState
 }
 
 // ctlGroup is a section of the form.
