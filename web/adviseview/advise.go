@@ -128,6 +128,16 @@ var formGroups = []struct {
 	{"outage", "The outage to survive", []string{"outage", "outage_for"}},
 }
 
+// ownLabels are the advice's own parameters (advise.Table) in words, as
+// scenario's labels are its table's.
+var ownLabels = map[string]string{
+	advise.LibraryParam:  "your retry library",
+	advise.RecoverParam:  "recover within",
+	advise.AttemptsParam: "attempts per request, at most",
+	advise.P99Param:      "p99 latency once recovered, at most",
+	scenario.SeedsParam:  "seeds per setting",
+}
+
 // newAdviseView builds the page of the request q names (req when errs is
 // empty), every bad value named beside its control; run says whether the
 // URL asks for advice at all (a bare /advise shows the form only).
@@ -148,13 +158,29 @@ func newAdviseView(req advise.Request, q url.Values, errs []*scenario.ParamError
 	}
 	shown := map[string]bool{}
 	ctl := func(p scenario.Param, value string) control {
-		c := control{Name: p.Name, Label: p.Label(), Help: p.Help, Unit: p.Unit, Allowed: p.Allowed(), Value: value,
+		label := p.Label()
+		if l, ok := ownLabels[p.Name]; ok {
+			label = l
+		}
+		c := control{Name: p.Name, Label: label, Help: p.Help, Unit: p.Unit, Allowed: p.Allowed(), Value: value,
 			Error: strings.Join(byName[p.Name], "; ")}
 		if vs, ok := vals[p.Name]; ok && len(vs) > 0 {
 			c.Value = vs[len(vs)-1]
 		}
 		for _, ch := range p.Choices {
-			c.Choices = append(c.Choices, kit.Choice{Value: ch, Label: scenario.ChoiceLabel(p.Name, ch)})
+			switch {
+			case p.Name == "outage" && ch == scenario.OutageNone:
+				continue // the advice is of an outage to survive
+			case p.Name == advise.LibraryParam:
+				c.Choices = append(c.Choices, kit.Choice{Value: ch, Label: advise.LibraryTitle(ch)})
+			default:
+				c.Choices = append(c.Choices, kit.Choice{Value: ch, Label: scenario.ChoiceLabel(p.Name, ch)})
+			}
+		}
+		if len(c.Choices) > 0 && !slices.ContainsFunc(c.Choices, func(ch kit.Choice) bool { return ch.Value == c.Value }) {
+			// A value the menu does not offer (none, a typo): kept, so
+			// that its error shows beside what was asked.
+			c.Choices = append(c.Choices, kit.Choice{Value: c.Value, Label: c.Value})
 		}
 		shown[p.Name] = true
 		v.State.Params = append(v.State.Params, p.Name)

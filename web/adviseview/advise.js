@@ -8,7 +8,7 @@
 'use strict';
 
 (() => {
-  const { $, $$, readJSON, el, dur, sig, theme, onThemeChange, readLines, download, resizeWithBox } = window.backofflabKit;
+  const { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, resizeWithBox } = window.backofflabKit;
   const S = readJSON('advise-state');
   const state = { phase: '', done: 0, total: 0, left: -1, running: false, finished: false, cancelled: false, error: '', advice: null, text: '' };
 
@@ -74,6 +74,7 @@
       case 'advice':
         state.finished = true;
         state.advice = m.advice;
+        state.view = m.view;
         state.text = m.text;
         $('#adv-progress').value = $('#adv-progress').max;
         status(m.status, m.advice.met ? 'ok' : 'bad');
@@ -132,7 +133,129 @@
   window.addEventListener('pagehide', () => ac && ac.abort());
 
   // ---- the advice -----------------------------------------------------------
-  function draw() {}
+  // Everything drawn here is the advice's own words and the figures Go
+  // wrote (the stream's view): the script lays them out.
+  const para = text => el('p', { textContent: text });
+  let pareto = null;
+
+  function draw() {
+    const a = state.advice, v = state.view;
+    $('#adv-result').hidden = false;
+    const h = $('#adv-headline');
+    h.textContent = a.headline;
+    h.className = a.met ? 'met' : 'unmet';
+    $('#adv-details').replaceChildren(...a.details.map(para));
+    drawMeasured(v.measured);
+    $('#adv-margin').replaceChildren(...v.margins.flatMap(m => [
+      para(m.words),
+      el('pre', { className: 'adv-code' }, el('code', { textContent: m.inside + (m.beyond ? '\n' + m.beyond : '') })),
+    ]));
+    $('#adv-snippet-lib').textContent = `${a.library_title}: ${a.snippet_lib}` + (a.snippet_warnings && a.snippet_warnings.length ? `. ${a.snippet_warnings.join(' ')}` : '');
+    $('#adv-snippet').textContent = a.snippet;
+    const closest = $('#adv-closest');
+    closest.hidden = a.met;
+    if (!a.met) {
+      closest.replaceChildren(el('h3', { textContent: 'How close the best came' }),
+        ...(a.closest || []).map(g => para(g.words)),
+        ...(a.suggestion ? [el('h3', { textContent: 'What would meet them' }), para(a.suggestion.words)] : []));
+    }
+    drawPareto();
+    drawMap(v.map);
+    const link = $('#adv-playground');
+    link.href = v.playground;
+    $('#adv-flags').textContent = v.command;
+    $('#adv-headless-json').href = '/advise.json?' + S.query;
+    $('#adv-headless-text').href = '/advise.txt?' + S.query;
+  }
+
+  function drawMeasured(t) {
+    const head = el('tr', {}, ...t.head.map(c => el('th', { scope: 'col', textContent: c })));
+    const rows = t.rows.map(r => el('tr', {},
+      el('th', { scope: 'row' }, el('span', { textContent: r.label }), el('br'), el('span', { className: 'adv-note', textContent: r.words })),
+      ...r.cells.map((c, i) => el('td', { className: r.tones[i] ? 'tone-' + r.tones[i] : '', textContent: c }))));
+    $('#adv-measured').replaceChildren(el('div', { className: 'adv-scroll' },
+      el('table', { className: 'adv-table' }, el('thead', {}, head), el('tbody', {}, ...rows))));
+  }
+
+  // drawPareto draws the front: recovery across, attempts per request
+  // up, the recommended point marked apart. The axes' ticks are the
+  // browser's (common.js writes them); the tooltips are Go's words.
+  function drawPareto() {
+    const pts = state.view.pareto;
+    const dom = $('#adv-pareto');
+    if (!pareto) {
+      pareto = echarts.init(dom, null, { renderer: 'canvas' });
+      resizeWithBox(dom);
+    }
+    const T = theme();
+    const axis = { axisLabel: { color: T.muted }, axisLine: { lineStyle: { color: T.line } },
+      splitLine: { lineStyle: { color: T.line } }, nameTextStyle: { color: T.muted } };
+    const row = p => ({ value: [p.recovery, p.attempts], tip: p.tip });
+    pareto.setOption({
+      animation: false,
+      backgroundColor: T.card,
+      grid: { left: 56, right: 18, top: 30, bottom: 70 },
+      legend: { bottom: 4, textStyle: { color: T.fg } },
+      tooltip: { trigger: 'item', renderMode: 'richText', confine: true, backgroundColor: T.card, borderColor: T.line,
+        textStyle: { color: T.fg, width: 260, overflow: 'break' }, formatter: p => p.data.tip },
+      xAxis: { type: 'value', name: 'recovery after the outage', nameLocation: 'middle', nameGap: 28, scale: true, ...axis,
+        axisLabel: { color: T.muted, formatter: v => dur(v, 2) } },
+      yAxis: { type: 'value', name: 'attempts per request', nameLocation: 'end', scale: true, ...axis,
+        nameTextStyle: { color: T.muted, align: 'left' } },
+      series: [
+        { name: 'the front', type: 'scatter', symbol: 'circle', symbolSize: 9, color: T.accent,
+          data: pts.filter(p => !p.recommended).map(row) },
+        { name: 'recommended', type: 'scatter', symbol: 'diamond', symbolSize: 18, color: T.good,
+          itemStyle: { borderColor: T.fg, borderWidth: 1.5 },
+          label: { show: true, position: 'top', formatter: 'recommended', color: T.fg },
+          data: pts.filter(p => p.recommended).map(row) },
+      ],
+    }, { notMerge: true });
+  }
+
+  // drawMap lays out the small map as a table: each cell's class gives
+  // its colour and pattern, its text its sign, its title its words.
+  function drawMap(m) {
+    const box = $('#adv-map');
+    $('#adv-map-caption').textContent = m ? m.description : 'no map: the recommended setting has fewer than two knobs to vary';
+    if (!m) {
+      box.replaceChildren();
+      $('#adv-map-legend').replaceChildren();
+      return;
+    }
+    const head = el('tr', {}, el('th', { className: 'axis', scope: 'col', textContent: `${m.y_label} ↓ · ${m.x_label} →` }),
+      ...m.x_values.map(x => el('th', { scope: 'col', textContent: x })));
+    const rows = m.rows.map((r, j) => el('tr', {}, el('th', { scope: 'row', textContent: m.y_values[j] }),
+      ...r.map((c, i) => el('td', {
+        className: c.outcome + (i === m.chosen_x && j === m.chosen_y ? ' chosen' : ''),
+        title: c.tip, textContent: c.sign, ariaLabel: c.tip }))));
+    box.replaceChildren(el('div', { className: 'adv-scroll' },
+      el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows))));
+    box.querySelector('table').setAttribute('aria-label', m.description);
+    $('#adv-map-legend').replaceChildren(para(m.why), ...m.legend.map(l => el('span', {},
+      el('span', { className: 'swatch ' + l.outcome, textContent: l.sign, ariaHidden: 'true' }), `${l.sign} ${l.label}, ${l.pattern}`)));
+  }
+
+  // ---- copying and saving ---------------------------------------------------
+  async function copy(text, what) {
+    try {
+      await navigator.clipboard.writeText(text);
+      $('#adv-copied').textContent = `${what} copied`;
+    } catch (e) {
+      // No clipboard (an insecure page, a denied permission): select the
+      // text, for the reader to copy.
+      const r = document.createRange();
+      r.selectNodeContents(what === 'snippet' ? $('#adv-snippet') : $('#adv-flags'));
+      getSelection().removeAllRanges();
+      getSelection().addRange(r);
+      $('#adv-copied').textContent = `${what} selected: press Ctrl+C or ⌘C`;
+    }
+  }
+  $('#adv-copy-snippet').addEventListener('click', () => copy(state.advice.snippet, 'snippet'));
+  $('#adv-copy-flags').addEventListener('click', () => copy(state.view.command, 'command'));
+  $('#adv-save-json').addEventListener('click', () => download('backofflab-advice.json', JSON.stringify(state.advice, null, 2) + '\n', 'application/json'));
+  $('#adv-save-text').addEventListener('click', () => download('backofflab-advice.txt', state.text, 'text/plain'));
+  onThemeChange(() => state.advice && drawPareto());
 
   if (S.run) {
     // The link is the request's canonical query.
@@ -142,7 +265,9 @@
 
   // For the tests: where the search stands.
   window.backofflabAdvise = {
-    state: () => ({ ...state, advice: undefined, text: undefined }),
+    state: () => ({ ...state, advice: undefined, view: undefined, text: undefined }),
     advice: () => state.advice,
+    view: () => state.view,
+    pareto: () => pareto && pareto.getOption().series.map(s => ({ name: s.name, points: s.data.length })),
   };
 })();
