@@ -33,6 +33,16 @@
   }
   follow();
 
+  // Lane a's values from the link are the settings today in the library
+  // they came with: another library's today is its own defaults.
+  const lib = $('[data-param="library"]');
+  if (lib) {
+    lib.addEventListener('change', () => {
+      for (const h of $$('[data-hidden^="a."]')) h.remove();
+      for (const c of $$('[data-carried^="a."]')) c.remove();
+    });
+  }
+
   // ---- the status and the progress ----------------------------------------
   function status(text, tone) {
     const s = $('#adv-status');
