@@ -134,9 +134,12 @@ type Advice struct {
 	// with its measured result; Protections every one that was tried.
 	Suggestion  *Candidate  `json:"suggestion,omitempty"`
 	Protections []Candidate `json:"protections,omitempty"`
-	// Candidates counts the settings searched, Runs the runs made in all.
-	Candidates int `json:"candidates"`
-	Runs       int `json:"runs"`
+	// Searched is every setting of the library the search ran, in the
+	// order it ran them (the knobs' values, the last knob fastest);
+	// Candidates counts them, Runs counts the runs made in all.
+	Searched   []Candidate `json:"searched"`
+	Candidates int         `json:"candidates"`
+	Runs       int         `json:"runs"`
 }
 
 // Goals are a request's goals, as numbers and in words.
@@ -153,9 +156,13 @@ type Candidate struct {
 	// defaults (or, for a protection, the values it adds, the server's
 	// included), by vocabulary name without a lane letter.
 	Settings map[string]string `json:"settings"`
-	// Words says the setting for a reader ("exponential backoff: 500 ms
-	// first wait, ×2, jitter 0.1").
+	// Words says the setting for a reader, its knobs in the library's
+	// own names ("gRPC: initialBackoff 2s, backoffMultiplier 2, …").
 	Words string `json:"words"`
+	// Protection is, for a setting with a protection, that protection in
+	// a few words with its parameter ("load shedding (shed_above=60)");
+	// empty for a setting of the library alone.
+	Protection string `json:"protection,omitempty"`
 	// LaneQuery is the lane as lane b's query values (scenario.EncodeQuery
 	// of its b.… parameters, and of the server's for a protection on the
 	// server).
@@ -191,15 +198,28 @@ type SeedRun struct {
 	Outcome string `json:"outcome"`
 	// Recovery is the service's recovery in seconds; nil when it did not
 	// recover.
-	Recovery           *float64 `json:"recovery"`
-	AttemptsPerRequest float64  `json:"attempts_per_request"`
+	Recovery *float64 `json:"recovery"`
+	// ServerRecovery is the server's recovery in seconds: its load back to
+	// its healthy level for 5 s (scenario.Summary's ServerRecoveredAfter);
+	// nil when it did not come back.
+	ServerRecovery *float64 `json:"server_recovery"`
+	// BaselineOK is the ok rate before the outage, per second.
+	BaselineOK         float64 `json:"baseline_ok"`
+	AttemptsPerRequest float64 `json:"attempts_per_request"`
 	// P99 is the highest tick p99 once recovered, when the request has a
 	// p99 goal; NaN-free: 0 when no tick had a success.
 	P99 float64 `json:"p99"`
 }
 
 // Margin is how far a setting holds: the longest outage and the highest
-// load at which it still recovers on every seed.
+// load at which it still recovers on every seed, both its answers and its
+// server's load coming back before the run's end (a load the server
+// cannot carry even before the outage never brings its load back to its
+// healthy level, though its answers may reach 90 % of a rate that is
+// already the most it serves). A higher load holds only if, before the
+// outage, the run answered at least 90 % of what the request's run did
+// times the load's scale, seed by seed: a load the system cannot carry
+// at all is no margin.
 type Margin struct {
 	Outage MarginAxis `json:"outage"`
 	Load   MarginAxis `json:"load"`

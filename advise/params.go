@@ -107,13 +107,11 @@ type Limits struct {
 // CLILimits are the command line's: the seeds row's largest value.
 var CLILimits = Limits{MaxSeeds: int(seedsRow.Max)}
 
-// The margins' bounds: the longest outage searched is maxOutageScale
-// times the request's, the highest load maxLoadScale times its clients
-// (or rate).
-const (
-	maxOutageScale = 4
-	maxLoadScale   = 4
-)
+// marginScales are the bounds a margin may search to, the largest
+// first: the longest outage is the largest of them whose run the limits
+// allow times the request's, and so is the highest load (clients or
+// rate).
+var marginScales = []float64{8, 4, 2}
 
 // Request is one question to the advice: the system and the outage, the
 // user's settings today, the library, the goals and the seeds, parsed
@@ -136,6 +134,11 @@ type Request struct {
 	// Seeds is the number of seeds each candidate runs on: Scenario.Seed,
 	// Scenario.Seed+1, …
 	Seeds int
+
+	// outageScale and loadScale are the margins' bounds, as multiples of
+	// the request's outage and load: the largest of marginScales whose
+	// run the limits allow, 1 when none is.
+	outageScale, loadScale float64
 }
 
 // ParseRequest reads a request from q: the advice's own parameters
@@ -254,22 +257,20 @@ func ParseRequest(q url.Values, lim Limits) (Request, error) {
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) == 0 {
-		for _, m := range []struct {
-			name string
-			x    scenario.Params
-		}{{"outage_for", outageScaled(p, maxOutageScale)}, {loadParam(&p), loadScaled(p, maxLoadScale)}} {
-			err := m.x.Validate()
-			if err == nil && lim.Check != nil {
-				err = lim.Check(m.x)
-			}
-			if err != nil {
-				errs = append(errs, marginError(m.name, &p, &m.x, err))
-			}
-		}
-	}
 	if len(errs) > 0 {
 		return Request{}, errors.Join(errs...)
+	}
+	allowed := func(x scenario.Params) bool {
+		return x.Validate() == nil && (lim.Check == nil || lim.Check(x) == nil)
+	}
+	r.outageScale, r.loadScale = 1, 1
+	for _, k := range slices.Backward(marginScales) {
+		if allowed(outageScaled(p, k)) {
+			r.outageScale = max(r.outageScale, k)
+		}
+		if allowed(loadScaled(p, k)) {
+			r.loadScale = max(r.loadScale, k)
+		}
 	}
 	return r, nil
 }
@@ -315,19 +316,6 @@ func (r Request) Query() url.Values {
 		}
 	}
 	return q
-}
-
-// marginError is err, which a margin's largest run x of the request's
-// scenario p met, as an error of the parameter the margin varies: its
-// value as the request gave it, and why the margin's run is refused.
-func marginError(name string, p, x *scenario.Params, err error) error {
-	row, _, _ := scenario.Lookup(name)
-	scale := maxOutageScale
-	if name != "outage_for" {
-		scale = maxLoadScale
-	}
-	return &scenario.ParamError{Name: name, Value: row.Value(p, 0),
-		Allow: fmt.Sprintf("a value whose margin's largest run (%d×: %s=%s) is allowed, where %v", scale, name, row.Value(x, 0), err)}
 }
 
 // loadParam is the parameter of p's load: clients, or for an open loop

@@ -1,0 +1,692 @@
+package advise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"backofflab/libconfig"
+	"backofflab/scenario"
+)
+
+// The bounds of a margin's bisection and of a map.
+const (
+	// marginTests is the most values a margin tries along one axis:
+	// doubling from the request's value up to its bound (2, 4, 8 times
+	// it), then a bisection between the last that held and the first
+	// that did not.
+	marginTests = 9
+	// mapSide is the most values of a map's knob.
+	mapSide = 5
+	// serviceLevel is the share of the rate before the outage that counts
+	// as served, as scenario's Detector counts a recovery.
+	serviceLevel = scenario.ServiceLevel
+)
+
+// search is one Run: the request, its knobs, and what it has found.
+type search struct {
+	r     Request
+	rn    *runner
+	knobs []knob
+	title string
+}
+
+// Run searches the settings of r's library that meet r's goals, as the
+// package's doc says, and returns the advice. Progress is reported to
+// o.Progress from the calling goroutine, in order. When ctx is done every
+// run stops, and Run returns ctx's error once every goroutine it started
+// has returned.
+func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
+	if len(r.Scenario.Lanes) != 1 || r.Seeds < 1 {
+		return nil, errors.New("advise: a Request that ParseRequest did not return")
+	}
+	s := &search{r: r, rn: newRunner(ctx, r, o), title: LibraryTitle(r.Library)}
+	today := r.Scenario.Lanes[0].Params
+	s.knobs = knobsOf(r.Library, today)
+	sets := s.grid()
+	todaySet := &setting{p: r.Scenario.Clone(), values: s.todayValues()}
+	k := r.Seeds
+	all := append([]*setting{todaySet}, sets...)
+	s.rn.plan(s.rn.fresh(all) + k*2*marginTests + k*mapSide*mapSide)
+
+	runs, err := s.rn.measure(PhaseSearch, all)
+	if err != nil {
+		return nil, err
+	}
+	a := &Advice{
+		Query: scenario.EncodeQuery(r.Query()), Library: r.Library, LibraryTitle: s.title,
+		Goals: s.goals(), Candidates: len(sets),
+	}
+	for i := range k {
+		a.Seeds = append(a.Seeds, r.Scenario.Seed+uint64(i))
+	}
+	a.Today = s.candidate(todaySet, runs[0])
+	a.Today.Words = "your settings today: " + a.Today.Words
+	cands := make([]Candidate, len(sets))
+	for i, set := range sets {
+		cands[i] = s.candidate(set, runs[i+1])
+	}
+	order := make([]int, len(cands))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		switch {
+		case better(&cands[i], &cands[j]):
+			return -1
+		case better(&cands[j], &cands[i]):
+			return 1
+		}
+		return 0
+	})
+	a.Searched = cands
+	a.Pareto = pareto(cands)
+	var advised *setting
+	var advisedC *Candidate
+	if len(order) > 0 {
+		best := cands[order[0]]
+		a.Recommended = &best
+		a.Met = best.Meets.All
+		advised, advisedC = sets[order[0]], a.Recommended
+	}
+	if !a.Met {
+		a.Closest = s.closest(cands)
+		if advised != nil {
+			sug, set, err := s.protections(advised, &a.Protections)
+			if err != nil {
+				return nil, err
+			}
+			if sug != nil {
+				a.Suggestion = sug
+				if sug.Recovery != nil || advisedC.Recovery == nil {
+					advised, advisedC = set, sug
+				}
+			}
+		}
+	}
+	if advised != nil && advisedC.Recovery != nil {
+		if a.Margin, err = s.margin(advised, advisedC); err != nil {
+			return nil, err
+		}
+	} else {
+		s.rn.plan(-k * 2 * marginTests)
+	}
+	if advised != nil && len(s.knobs) >= 2 {
+		if a.Map, err = s.mapAround(advised); err != nil {
+			return nil, err
+		}
+	} else {
+		s.rn.plan(-k * mapSide * mapSide)
+	}
+	if advised != nil {
+		s.finish(a, advised)
+	}
+	a.Runs = s.rn.runs
+	s.words(a, advisedC)
+	return a, nil
+}
+
+// grid returns every setting of the knobs' search values that the
+// scenario accepts and that the library can express (its exporter writes
+// it), in the knobs' order, the last knob fastest.
+func (s *search) grid() []*setting {
+	var out []*setting
+	vals := make([]float64, len(s.knobs))
+	var walk func(i int)
+	walk = func(i int) {
+		if i == len(s.knobs) {
+			if set, ok := s.setting(vals, nil); ok {
+				out = append(out, set)
+			}
+			return
+		}
+		for _, v := range s.knobs[i].vals {
+			vals[i] = v
+			walk(i + 1)
+		}
+	}
+	walk(0)
+	return out
+}
+
+// setting returns the request's scenario with the knobs at vals and prot
+// added, and whether it is a setting: one the scenario accepts and the
+// library can express.
+func (s *search) setting(vals []float64, prot *protection) (*setting, bool) {
+	p := s.r.Scenario.Clone()
+	var names []string
+	for i, k := range s.knobs {
+		setKnob(k, &p, vals[i])
+		names = append(names, "a."+k.param)
+		if k.tied != nil {
+			names = append(names, "a."+k.tied.param)
+		}
+	}
+	if p.ValidateChanged(names...) != nil {
+		return nil, false
+	}
+	if s.r.Library != OwnLibrary {
+		if e, ok := libconfig.LookupExporter(s.r.Library); !ok {
+			return nil, false
+		} else if _, _, err := e.Export(p.Lanes[0].Params); err != nil {
+			return nil, false
+		}
+	}
+	if prot != nil {
+		prot.apply(&p)
+	}
+	return &setting{p: p, values: slices.Clone(vals), prot: prot}, true
+}
+
+// todayValues are the knobs' values today.
+func (s *search) todayValues() []float64 {
+	out := make([]float64, len(s.knobs))
+	for i, k := range s.knobs {
+		out[i] = k.today
+	}
+	return out
+}
+
+// candidate judges set's runs and says set in words.
+func (s *search) candidate(set *setting, runs []SeedRun) Candidate {
+	c := judge(s.r, runs)
+	c.Settings = map[string]string{}
+	var words []string
+	for i, k := range s.knobs {
+		c.Settings[k.param] = valueText(k.row, set.values[i])
+		words = append(words, knobWords(k, set.values[i]))
+		if k.tied != nil {
+			row, _, _ := scenario.Lookup(k.tied.param)
+			c.Settings[k.tied.param] = valueText(row, set.values[i]*k.tied.ratio)
+		}
+	}
+	c.Words = s.title
+	if len(words) > 0 {
+		c.Words += ": " + strings.Join(words, ", ")
+	}
+	if set.prot != nil {
+		c.Settings[set.prot.name] = set.prot.value
+		c.Words += ", with " + set.prot.label()
+		c.Protection = fmt.Sprintf("%s (%s=%s)", set.prot.short, set.prot.name, set.prot.value)
+	}
+	c.LaneQuery = scenario.EncodeQuery(s.laneQuery(set))
+	return c
+}
+
+// twoLanes is set's run beside today's: lane a today, lane b set's lane,
+// on set's scenario (a protection of the server is both lanes') and the
+// given seed.
+func (s *search) twoLanes(set *setting, seed uint64) scenario.Params {
+	p := set.p.Clone()
+	p.Lanes = []scenario.Lane{s.r.Scenario.Lanes[0], set.p.Lanes[0]}
+	p.Seed = seed
+	return p
+}
+
+// laneQuery is set's lane as lane b's values, and the server's values
+// that set changes.
+func (s *search) laneQuery(set *setting) url.Values {
+	q := s.twoLanes(set, s.r.Scenario.Seed).Canonical()
+	req := s.r.Scenario.Canonical()
+	out := url.Values{}
+	for name, v := range q {
+		if strings.HasPrefix(name, "b.") || (!strings.Contains(name, ".") && name != "lanes" && req.Get(name) != v[0]) {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// flags writes p as "backofflab run"'s flags, from its canonical query.
+func flags(p scenario.Params) []string {
+	q := p.Canonical()
+	var out []string
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range q {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		out = append(out, "-"+name+"="+q.Get(name))
+	}
+	return out
+}
+
+// goals are the request's goals in numbers and words.
+func (s *search) goals() Goals {
+	g := Goals{RecoverWithin: s.r.RecoverWithin.Seconds(), AttemptsPerRequest: s.r.AttemptsPerRequest, P99: s.r.P99.Seconds()}
+	g.Words = fmt.Sprintf("recover within %s of the outage's end and send at most %s attempts per request on every one of %d seeds",
+		secs(g.RecoverWithin), num(g.AttemptsPerRequest), s.r.Seeds)
+	if g.P99 > 0 {
+		g.Words += fmt.Sprintf(", with a p99 latency under %s once recovered", secs(g.P99))
+	}
+	return g
+}
+
+// closest says how near the best of cs came to each goal.
+func (s *search) closest(cs []Candidate) []GoalGap {
+	var rec, p99 *float64
+	att := math.Inf(1)
+	for _, c := range cs {
+		att = min(att, c.AttemptsPerRequest)
+		if c.Recovery != nil {
+			if rec == nil || *c.Recovery < *rec {
+				v := *c.Recovery
+				rec = &v
+			}
+			if p99 == nil || c.P99 < *p99 {
+				v := c.P99
+				p99 = &v
+			}
+		}
+	}
+	g := s.goals()
+	out := []GoalGap{{Goal: RecoverParam, Want: g.RecoverWithin, Best: rec}}
+	if rec != nil {
+		out[0].Words = fmt.Sprintf("recovery: the fastest setting recovered within %s on every seed (goal: %s)", secs(*rec), secs(g.RecoverWithin))
+	} else {
+		out[0].Words = fmt.Sprintf("recovery: no setting recovered on every seed (goal: within %s)", secs(g.RecoverWithin))
+	}
+	if len(cs) > 0 {
+		out = append(out, GoalGap{Goal: AttemptsParam, Want: g.AttemptsPerRequest, Best: &att,
+			Words: fmt.Sprintf("attempts per request: the fewest were %s on the worst seed (goal: at most %s)", num(att), num(g.AttemptsPerRequest))})
+	}
+	if g.P99 > 0 {
+		gap := GoalGap{Goal: P99Param, Want: g.P99, Best: p99}
+		if p99 != nil {
+			gap.Words = fmt.Sprintf("p99 once recovered: the lowest was %s on the worst seed (goal: under %s)", secs(*p99), secs(g.P99))
+		} else {
+			gap.Words = fmt.Sprintf("p99 once recovered: no setting recovered on every seed (goal: under %s)", secs(g.P99))
+		}
+		out = append(out, gap)
+	}
+	return out
+}
+
+// protections runs every protection on base (the library's best setting)
+// and returns the one to suggest with its setting: the first tier with
+// one that meets every goal, its best; else the best of all by the goals'
+// ranking. tried gets every protection's result.
+func (s *search) protections(base *setting, tried *[]Candidate) (*Candidate, *setting, error) {
+	ps := protectionsFor(base.p, s.r.Library)
+	var sets []*setting
+	for i := range ps {
+		if set, ok := s.setting(base.values, &ps[i]); ok {
+			sets = append(sets, set)
+		}
+	}
+	if len(sets) == 0 {
+		return nil, nil, nil
+	}
+	s.rn.plan(s.rn.fresh(sets))
+	runs, err := s.rn.measure(PhaseProtections, sets)
+	if err != nil {
+		return nil, nil, err
+	}
+	cs := make([]Candidate, len(sets))
+	for i, set := range sets {
+		cs[i] = s.candidate(set, runs[i])
+	}
+	*tried = cs
+	pick := -1
+	for i := range cs {
+		switch {
+		case pick < 0:
+			pick = i
+		case cs[i].Meets.All && !cs[pick].Meets.All:
+			pick = i
+		case cs[i].Meets.All && cs[pick].Meets.All:
+			if sets[i].prot.tier < sets[pick].prot.tier || (sets[i].prot.tier == sets[pick].prot.tier && better(&cs[i], &cs[pick])) {
+				pick = i
+			}
+		case !cs[pick].Meets.All && better(&cs[i], &cs[pick]):
+			pick = i
+		}
+	}
+	c := cs[pick]
+	return &c, sets[pick], nil
+}
+
+// margin finds how far set holds: the longest outage and the highest
+// load at which every seed still recovers (its answers come back before
+// the run's end), each by a bisection from the request's value (which
+// holds: c recovered on every seed) to maxOutageScale or maxLoadScale
+// times it.
+func (s *search) margin(set *setting, c *Candidate) (*Margin, error) {
+	p := set.p
+	m := &Margin{}
+	// The outage: whole seconds, or tenths under 5 s.
+	step := float64(time.Second)
+	if p.OutageFor < 5*time.Second {
+		step = float64(100 * time.Millisecond)
+	}
+	axis, err := s.bisect(set, c, "outage_for", float64(p.OutageFor), s.r.outageScale, step,
+		func(q *scenario.Params, v float64) { *q = withOutage(*q, time.Duration(v)) },
+		func(v float64) string { return time.Duration(v).String() })
+	if err != nil {
+		return nil, err
+	}
+	m.Outage = axis
+	name := loadParam(&p)
+	if name == "rate" {
+		axis, err = s.bisect(set, c, name, p.Rate, s.r.loadScale, math.Max(0.01, math.Round(p.Rate)/100),
+			func(q *scenario.Params, v float64) { q.Rate = v },
+			func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
+	} else {
+		axis, err = s.bisect(set, c, name, float64(p.Clients), s.r.loadScale, math.Max(1, math.Round(float64(p.Clients)/100)),
+			func(q *scenario.Params, v float64) { q.Clients = int(v) },
+			func(v float64) string { return strconv.Itoa(int(v)) })
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.Load = axis
+	return m, nil
+}
+
+// bisect finds along one parameter the largest value, from lo (which
+// holds) to scale × lo, in steps of step, at which set recovers on every
+// seed: it doubles lo until a value fails or the bound is reached, then
+// bisects between the last that held and the first that failed,
+// marginTests values at most.
+func (s *search) bisect(set *setting, c *Candidate, name string, lo, scale, step float64,
+	put func(p *scenario.Params, v float64), text func(float64) string) (MarginAxis, error) {
+	round := func(v float64) float64 { return math.Max(step, math.Round(v/step)*step) }
+	bound := round(lo * scale)
+	lo0 := lo
+	ax := MarginAxis{Param: name, Request: text(lo), Bound: text(bound)}
+	holdV, holdSeed := lo, c.WorstSeed
+	failV, failSeed := math.NaN(), uint64(0)
+	tests, made := 0, 0
+	test := func(v float64) (bool, error) {
+		tests++
+		t := *set
+		t.p = set.p.Clone()
+		put(&t.p, v)
+		made += s.rn.fresh([]*setting{&t})
+		runs, err := s.rn.measure(PhaseMargin, []*setting{&t})
+		if err != nil {
+			return false, err
+		}
+		ok, seed := settled(runs[0]), firstUnsettled(runs[0])
+		if ok && name != "outage_for" {
+			// A higher load must be carried before the outage too.
+			for i, r := range runs[0] {
+				if r.BaselineOK < serviceLevel*c.Runs[i].BaselineOK*v/lo0 {
+					ok, seed = false, r.Seed
+					break
+				}
+			}
+		}
+		if ok {
+			holdV, holdSeed = v, judge(s.r, runs[0]).WorstSeed
+			return true, nil
+		}
+		failV, failSeed = v, seed
+		return false, nil
+	}
+	hi := lo
+	if !settled(c.Runs) {
+		// At the request's own value the server's load did not come back
+		// on every seed: there is no margin to find.
+		failV, failSeed, bound = lo, firstUnsettled(c.Runs), lo
+	}
+	for hi < bound && math.IsNaN(failV) {
+		hi = min(bound, round(hi*2))
+		if _, err := test(hi); err != nil {
+			return ax, err
+		}
+	}
+	if !math.IsNaN(failV) && failV > lo {
+		lo, hi = holdV, failV
+		for tests < marginTests && hi-lo > step*1.5 {
+			mid := round(lo + (hi-lo)/2)
+			if mid <= lo || mid >= hi {
+				break
+			}
+			ok, err := test(mid)
+			if err != nil {
+				return ax, err
+			}
+			if ok {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		// The value just outside is the smallest that failed.
+		failV = hi
+	}
+	s.rn.plan(made - s.r.Seeds*marginTests)
+	ax.Holds = text(holdV)
+	ax.Scale = holdV / float64OfRequest(set, name)
+	held := s.twoLanes(set, holdSeed)
+	put(&held, holdV)
+	ax.HoldsFlags = flags(held)
+	if !math.IsNaN(failV) {
+		ax.Fails, ax.FailSeed = text(failV), failSeed
+		failed := s.twoLanes(set, failSeed)
+		put(&failed, failV)
+		ax.FailsFlags = flags(failed)
+	}
+	ax.Words = marginWords(ax, name)
+	return ax, nil
+}
+
+// float64OfRequest is the request's value of the margin's parameter.
+func float64OfRequest(set *setting, name string) float64 {
+	switch name {
+	case "outage_for":
+		return float64(set.p.OutageFor)
+	case "rate":
+		return set.p.Rate
+	}
+	return float64(set.p.Clients)
+}
+
+// marginWords says a margin for a reader.
+func marginWords(ax MarginAxis, name string) string {
+	what := map[string]string{"outage_for": "an outage of %s", "clients": "a load of %s clients", "rate": "a load of %s requests a second"}[name]
+	holds := fmt.Sprintf(what, ax.Holds)
+	if ax.Fails == ax.Request {
+		return fmt.Sprintf("At the request's own %s, seed %d's answers or server's load did not come back before the run's end: no margin.", fmt.Sprintf(what, ax.Request), ax.FailSeed)
+	}
+	if ax.Fails == "" {
+		return fmt.Sprintf("It recovers on every seed up to %s (%s× the request's %s), the most tried.", holds, num(ax.Scale), ax.Request)
+	}
+	return fmt.Sprintf("It recovers on every seed up to %s (%s× the request's %s); at %s seed %d does not recover.",
+		holds, num(ax.Scale), ax.Request, fmt.Sprintf(what, ax.Fails), ax.FailSeed)
+}
+
+// mapAround maps the outcome around set over its two most sensitive
+// knobs: those whose one step on the search's grid, up or down, moves the
+// outcome most (its worst recovery relative to the goal, a seed that did
+// not recover counting as the whole time after the outage, plus its
+// attempts per request relative to theirs).
+func (s *search) mapAround(set *setting) (*Map, error) {
+	type move struct {
+		knob int
+		set  *setting
+	}
+	var moves []move
+	for i, k := range s.knobs {
+		j := slices.Index(k.vals, set.values[i])
+		for _, n := range []int{j - 1, j + 1} {
+			if j < 0 || n < 0 || n >= len(k.vals) {
+				continue
+			}
+			vals := slices.Clone(set.values)
+			vals[i] = k.vals[n]
+			if t, ok := s.setting(vals, set.prot); ok {
+				moves = append(moves, move{i, t})
+			}
+		}
+	}
+	sets := []*setting{set}
+	for _, m := range moves {
+		sets = append(sets, m.set)
+	}
+	s.rn.plan(s.rn.fresh(sets))
+	runs, err := s.rn.measure(PhaseMap, sets)
+	if err != nil {
+		return nil, err
+	}
+	base := s.score(judge(s.r, runs[0]))
+	moved := make([]float64, len(s.knobs))
+	for i, m := range moves {
+		moved[m.knob] = max(moved[m.knob], math.Abs(s.score(judge(s.r, runs[i+1]))-base))
+	}
+	order := make([]int, len(s.knobs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case moved[a] > moved[b]:
+			return -1
+		case moved[a] < moved[b]:
+			return 1
+		}
+		return 0
+	})
+	xi, yi := order[0], order[1]
+	xk, yk := s.knobs[xi], s.knobs[yi]
+	m := &Map{X: xk.param, Y: yk.param,
+		Why: fmt.Sprintf("%s and %s moved the outcome most: one step of either on the searched grid changed the score (worst recovery over %s plus attempts per request over %s) by up to %s and %s; the other knobs stay at the recommendation's values",
+			xk.param, yk.param, secs(s.r.RecoverWithin.Seconds()), num(s.r.AttemptsPerRequest), num(moved[xi]), num(moved[yi]))}
+	xs := s.window(xi, set.values[xi], set)
+	ys := s.window(yi, set.values[yi], set)
+	var cells []*setting
+	for _, y := range ys {
+		for _, x := range xs {
+			vals := slices.Clone(set.values)
+			vals[xi], vals[yi] = x, y
+			t, ok := s.setting(vals, set.prot)
+			if !ok {
+				t = nil
+			}
+			cells = append(cells, t)
+		}
+	}
+	var valid []*setting
+	for _, t := range cells {
+		if t != nil {
+			valid = append(valid, t)
+		}
+	}
+	s.rn.plan(s.rn.fresh(valid) - s.r.Seeds*mapSide*mapSide)
+	cellRuns, err := s.rn.measure(PhaseMap, valid)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range xs {
+		m.XValues = append(m.XValues, valueText(xk.row, x))
+	}
+	for _, y := range ys {
+		m.YValues = append(m.YValues, valueText(yk.row, y))
+	}
+	v := 0
+	for j := range ys {
+		row := make([]MapCell, len(xs))
+		for i := range xs {
+			if cells[j*len(xs)+i] == nil {
+				row[i] = MapCell{Outcome: CellNotAllowed}
+				continue
+			}
+			c := judge(s.r, cellRuns[v])
+			v++
+			row[i] = MapCell{Recovered: recovered(&c), Recovery: c.Recovery, AttemptsPerRequest: c.AttemptsPerRequest}
+			switch {
+			case c.Meets.All:
+				row[i].Outcome = CellMeets
+			case c.Recovery != nil:
+				row[i].Outcome = CellRecovers
+			default:
+				row[i].Outcome = CellFails
+			}
+		}
+		m.Cells = append(m.Cells, row)
+	}
+	return m, nil
+}
+
+// score is a candidate's outcome as one number, lower better: its worst
+// recovery over the goal (a seed that did not recover counts as the
+// whole time after the outage) plus its attempts per request over the
+// goal's.
+func (s *search) score(c Candidate) float64 {
+	p := &s.r.Scenario
+	rec := (p.Duration - p.OutageAt - p.OutageFor).Seconds()
+	if c.Recovery != nil {
+		rec = *c.Recovery
+	}
+	return rec/math.Max(s.r.RecoverWithin.Seconds(), 1) + c.AttemptsPerRequest/s.r.AttemptsPerRequest
+}
+
+// window returns up to mapSide values of knob i's map values around v
+// (v among them) that the library can express with set's other values.
+func (s *search) window(i int, v float64, set *setting) []float64 {
+	k := s.knobs[i]
+	var ok []float64
+	for _, x := range withToday(slices.Clone(k.full), v) {
+		vals := slices.Clone(set.values)
+		vals[i] = x
+		if _, fine := s.setting(vals, set.prot); fine || x == v {
+			ok = append(ok, x)
+		}
+	}
+	j := slices.Index(ok, v)
+	from := max(0, min(j-mapSide/2, len(ok)-mapSide))
+	return ok[from:min(len(ok), from+mapSide)]
+}
+
+// finish adds what the advised setting set gives: the snippet, the
+// playground's link and the run's flags.
+func (s *search) finish(a *Advice, set *setting) {
+	two := s.twoLanes(set, s.r.Scenario.Seed)
+	a.PlaygroundQuery = scenario.EncodeQuery(two.Canonical())
+	a.RunFlags = flags(two)
+	lane := set.p.Lanes[0].Params
+	if s.r.Library == OwnLibrary {
+		// The lane whole: its strategy and every knob, defaults included.
+		a.SnippetLib = OwnLibrary
+		fl := []string{"-b.strategy=" + lane.Strategy}
+		for i, k := range s.knobs {
+			fl = append(fl, "-b."+k.param+"="+valueText(k.row, set.values[i]))
+		}
+		if set.prot != nil && !set.prot.server {
+			fl = append(fl, "-b."+set.prot.name+"="+set.prot.value)
+		}
+		a.Snippet = strings.Join(fl, " ") + "\n"
+	} else if e, ok := libconfig.LookupExporter(s.r.Library); ok {
+		a.SnippetLib = e.Name
+		if pr := set.prot; pr != nil && !pr.server && pr.tier != tierLibrary {
+			// The library cannot hold the limiter: its configuration is
+			// the setting without it, and a warning says what it lacks.
+			if base, ok := s.setting(set.values, nil); ok {
+				lane = base.p.Lanes[0].Params
+			}
+		}
+		c, warns, err := e.Export(lane)
+		if err != nil {
+			a.SnippetWarnings = append(a.SnippetWarnings, err.Error())
+		} else if text, err := c.Marshal(); err != nil {
+			a.SnippetWarnings = append(a.SnippetWarnings, err.Error())
+		} else {
+			a.Snippet = string(text)
+		}
+		for _, w := range warns {
+			a.SnippetWarnings = append(a.SnippetWarnings, w.String())
+		}
+	}
+	if pr := set.prot; pr != nil && (pr.server || (s.r.Library != OwnLibrary && pr.tier != tierLibrary)) {
+		a.SnippetWarnings = append(a.SnippetWarnings, fmt.Sprintf("%s=%s is not in this configuration: %s", pr.name, pr.value, pr.label()))
+	}
+}

@@ -1,0 +1,165 @@
+package advise
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteJSON writes a as one indented JSON object, its fields as Advice's
+// tags name them.
+func WriteJSON(w io.Writer, a *Advice) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(a)
+}
+
+// WriteText writes a for a reader of the command line: the headline, the
+// settings today and recommended with each seed's result, the margins
+// with the runs that check them, the trade-off, the map, the snippet, and
+// the flags and link that reproduce it.
+func WriteText(w io.Writer, a *Advice) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\nGoals: %s.\n", a.Headline, a.Goals.Words)
+	cand := func(title string, c *Candidate) {
+		fmt.Fprintf(&b, "\n%s: %s\n", title, c.Words)
+		for _, r := range c.Runs {
+			fmt.Fprintf(&b, "  seed %-3d %s\n", r.Seed, seedText(r, a.Goals.P99 > 0))
+		}
+		fmt.Fprintf(&b, "  goals met on every seed: recovery %s, attempts per request %s", yes(c.Meets.Recovery), yes(c.Meets.Attempts))
+		if a.Goals.P99 > 0 {
+			fmt.Fprintf(&b, ", p99 %s", yes(c.Meets.P99))
+		}
+		b.WriteString("\n")
+	}
+	cand("Today", &a.Today)
+	if a.Recommended != nil {
+		cand("Recommended", a.Recommended)
+	}
+	for _, g := range a.Closest {
+		fmt.Fprintf(&b, "  how close: %s\n", g.Words)
+	}
+	if a.Suggestion != nil {
+		fmt.Fprintf(&b, "\nProtections tried on the best setting (same seeds):\n")
+		for _, c := range a.Protections {
+			fmt.Fprintf(&b, "  %-45s %s\n", c.Protection, summaryText(&c))
+		}
+		cand("Suggested", a.Suggestion)
+	}
+	if m := a.Margin; m != nil {
+		b.WriteString("\nMargin (recovers on every seed: answers and the server's load back before the run's end):\n")
+		for _, ax := range []MarginAxis{m.Outage, m.Load} {
+			fmt.Fprintf(&b, "  %s\n", ax.Words)
+			fmt.Fprintf(&b, "    holds: backofflab run %s\n", shellJoin(ax.HoldsFlags))
+			if ax.Fails != "" {
+				fmt.Fprintf(&b, "    fails: backofflab run %s\n", shellJoin(ax.FailsFlags))
+			}
+		}
+	}
+	if len(a.Pareto) > 0 {
+		b.WriteString("\nTrade-off (recovery vs attempts per request, worst seed; none faster with fewer attempts):\n")
+		for _, c := range a.Pareto {
+			fmt.Fprintf(&b, "  %8s  %5s  %s\n", secs(*c.Recovery), num(c.AttemptsPerRequest), c.Words)
+		}
+	}
+	if m := a.Map; m != nil {
+		fmt.Fprintf(&b, "\nMap around the recommendation: %s.\n", m.Why)
+		fmt.Fprintf(&b, "  each cell: slowest recovery / attempts per request over the seeds; * meets every goal, ! a seed did not recover\n")
+		fmt.Fprintf(&b, "  %12s", m.Y+" \\ "+m.X)
+		for _, x := range m.XValues {
+			fmt.Fprintf(&b, " %13s", x)
+		}
+		b.WriteString("\n")
+		for j, row := range m.Cells {
+			fmt.Fprintf(&b, "  %12s", m.YValues[j])
+			for _, c := range row {
+				fmt.Fprintf(&b, " %13s", cellText(c))
+			}
+			b.WriteString("\n")
+		}
+	}
+	if a.Snippet != "" || len(a.SnippetWarnings) > 0 {
+		fmt.Fprintf(&b, "\nConfiguration (%s):\n", a.SnippetLib)
+		for _, line := range strings.Split(strings.TrimRight(a.Snippet, "\n"), "\n") {
+			if line != "" {
+				fmt.Fprintf(&b, "  %s\n", line)
+			}
+		}
+		for _, wn := range a.SnippetWarnings {
+			fmt.Fprintf(&b, "  note: %s\n", wn)
+		}
+	}
+	if len(a.RunFlags) > 0 {
+		fmt.Fprintf(&b, "\nReproduce (lane a today, lane b the advice, seed %d): backofflab run %s\n", a.Seeds[0], shellJoin(a.RunFlags))
+		fmt.Fprintf(&b, "Playground: /?%s\n", a.PlaygroundQuery)
+	}
+	b.WriteString("\n")
+	for _, d := range a.Details {
+		fmt.Fprintf(&b, "%s\n", d)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// seedText is one seed's run in a few words.
+func seedText(r SeedRun, p99 bool) string {
+	var s string
+	if r.Recovery == nil {
+		s = fmt.Sprintf("%-20s", "did not recover ("+r.Outcome+")")
+	} else {
+		s = fmt.Sprintf("%-20s", "recovered in "+secs(*r.Recovery))
+	}
+	s += fmt.Sprintf("  %s attempts per request", num(r.AttemptsPerRequest))
+	if p99 {
+		s += fmt.Sprintf("  p99 once recovered %s", secs(r.P99))
+	}
+	return s
+}
+
+// summaryText is a candidate's result over the seeds in a few words.
+func summaryText(c *Candidate) string {
+	s := "did not recover on every seed"
+	if c.Recovery != nil {
+		s = "recovered within " + secs(*c.Recovery)
+	}
+	s += ", " + num(c.AttemptsPerRequest) + " attempts per request"
+	if c.Meets.All {
+		s += ": meets every goal"
+	}
+	return s
+}
+
+// cellText is a map's cell in a few characters.
+func cellText(c MapCell) string {
+	switch c.Outcome {
+	case CellNotAllowed:
+		return "—"
+	case CellFails:
+		return fmt.Sprintf("!%d seeds/%s", c.Recovered, num(c.AttemptsPerRequest))
+	}
+	mark := ""
+	if c.Outcome == CellMeets {
+		mark = "*"
+	}
+	return fmt.Sprintf("%s%s/%s", mark, secs(*c.Recovery), num(c.AttemptsPerRequest))
+}
+
+// shellJoin writes flags for a shell, quoting those that need it.
+func shellJoin(flags []string) string {
+	out := make([]string, len(flags))
+	for i, f := range flags {
+		if strings.ContainsAny(f, " \t'\"$`\\!*?[]{}()<>|&;#~") {
+			f = "'" + strings.ReplaceAll(f, "'", `'\''`) + "'"
+		}
+		out[i] = f
+	}
+	return strings.Join(out, " ")
+}
