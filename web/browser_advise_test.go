@@ -13,12 +13,15 @@ package web
 // Run it with: go test -count=1 -run TestBrowserAdvise -v ./web
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"backofflab/advise"
 )
 
 // adviseEnv is a server and a browser for the advice's subtests.
@@ -33,8 +36,208 @@ func TestBrowserAdvise(t *testing.T) {
 	env := &adviseEnv{browserEnv: &browserEnv{ctx: startBrowser(t)}, axe: readAxe(t)}
 	hs, s, _ := newContentionServer(t, Limits{RunMemory: 32 << 20})
 	env.base, env.srv = hs.URL, s
+	t.Run("Desktop", func(t *testing.T) { adviseDesktop(t, env) })
+	t.Run("DarkPhone", func(t *testing.T) { adviseDarkPhone(t, env) })
 	t.Run("BadValue", func(t *testing.T) { adviseBadValue(t, env) })
+	t.Run("Cancel", func(t *testing.T) { adviseCancel(t, env) })
 	waitIdle(t, s)
+}
+
+// smallAdvice is a search of two seeds a setting on the landing view's
+// system: a second or two of both cores.
+const smallAdvice = "seeds=2"
+
+// adviceProgress is what changes as a search goes on, for pollProgress.
+const adviceProgress = `(s => [s.done, s.phase, s.finished, s.error])(window.backofflabAdvise.state())`
+
+// waitAdvice waits while the search in tb goes on until its advice is
+// drawn, and fails at once if it stops with an error.
+func waitAdvice(tb *tab) {
+	tb.t.Helper()
+	msg := pollProgress[string](tb, "the advice is drawn",
+		`(s => s.finished && !document.querySelector('#adv-result').hidden ? 'done' : s.error && 'error: ' + s.error)(window.backofflabAdvise.state())`,
+		adviceProgress)
+	if msg != "done" {
+		tb.t.Fatalf("the search stopped: %s", msg)
+	}
+}
+
+// adviceShown is what the page shows of its advice, beside the advice
+// it drew it from.
+type adviceShown struct {
+	Headline, HeadlineWant string
+	Snippet, SnippetWant   string
+	Met                    bool
+	Recommended            string // its words
+	Measured               string // the table's text
+	Pareto                 []struct {
+		Name   string
+		Points int
+	}
+	ParetoWant int
+	Canvas     bool
+	Cells      int
+	CellsWant  int
+	Signs      int
+	Chosen     int
+	Playground string
+	PlaygroundQuery,
+	TodayLane, RecommendedLane string
+	Command string
+	Phases  []string
+	Lines   int
+	Search  string
+}
+
+const adviceShownJS = `(() => {
+	const A = window.backofflabAdvise, a = A.advice(), v = A.view(), s = A.state();
+	const $ = q => document.querySelector(q);
+	const cells = v.map ? v.map.rows.reduce((n, r) => n + r.length, 0) : 0;
+	return {
+		headline: $('#adv-headline').textContent, headlineWant: a.headline,
+		snippet: $('#adv-snippet').textContent, snippetWant: a.snippet,
+		met: a.met, recommended: a.recommended ? a.recommended.words : '',
+		measured: $('#adv-measured').textContent,
+		pareto: A.pareto(), paretoWant: v.pareto.length, canvas: !!$('#adv-pareto canvas'),
+		cells: document.querySelectorAll('#adv-map td').length, cellsWant: cells,
+		signs: [...document.querySelectorAll('#adv-map td')].filter(td => td.textContent.trim() !== '').length,
+		chosen: document.querySelectorAll('#adv-map td.chosen').length,
+		playground: $('#adv-playground').getAttribute('href'), playgroundQuery: a.playground_query,
+		todayLane: a.today.lane_query, recommendedLane: a.recommended ? a.recommended.lane_query : '',
+		command: $('#adv-flags').textContent,
+		phases: s.phases, lines: s.lines, search: location.search.slice(1),
+	};
+})()`
+
+// checkAdviceShown checks that the page drew its advice whole: the
+// recommendation, the snippet, the Pareto front with the recommended
+// point apart, the small map with a sign on every cell, the link and
+// the command.
+func checkAdviceShown(t *testing.T, tb *tab) adviceShown {
+	t.Helper()
+	a := eval[adviceShown](tb, adviceShownJS)
+	if a.Headline == "" || a.Headline != a.HeadlineWant {
+		t.Errorf("headline %q, want the advice's %q", a.Headline, a.HeadlineWant)
+	}
+	if !a.Met || a.Recommended == "" {
+		t.Errorf("on the landing system the advice meets its goals: met %v, recommended %q", a.Met, a.Recommended)
+	}
+	if !strings.Contains(a.Measured, a.Recommended) || !strings.Contains(a.Measured, "recommended") || !strings.Contains(a.Measured, "today") {
+		t.Errorf("the measured table %q lacks today and the recommended %q", a.Measured, a.Recommended)
+	}
+	if a.Snippet == "" || a.Snippet != a.SnippetWant {
+		t.Errorf("snippet %q, want the advice's %q", a.Snippet, a.SnippetWant)
+	}
+	points, marked := 0, 0
+	for _, s := range a.Pareto {
+		points += s.Points
+		if s.Name == "recommended" {
+			marked = s.Points
+		}
+	}
+	if !a.Canvas || points != a.ParetoWant || a.ParetoWant == 0 || marked != 1 {
+		t.Errorf("the Pareto chart: canvas %v, series %+v; want %d points, the recommended one marked", a.Canvas, a.Pareto, a.ParetoWant)
+	}
+	if a.Cells == 0 || a.Cells != a.CellsWant || a.Signs != a.Cells || a.Chosen != 1 {
+		t.Errorf("the small map: %d cells (want %d), %d with a sign, %d outlined (want 1)", a.Cells, a.CellsWant, a.Signs, a.Chosen)
+	}
+	if a.Playground != "/?"+a.PlaygroundQuery {
+		t.Errorf("the playground link %q, want /?%s", a.Playground, a.PlaygroundQuery)
+	}
+	if !strings.HasPrefix(a.Command, "backofflab run ") {
+		t.Errorf("the command %q", a.Command)
+	}
+	return a
+}
+
+// adviseDesktop fills in the form, submits it, sees the search's
+// progress and its advice, opens the playground link and checks its two
+// lanes: a today, b recommended.
+func adviseDesktop(t *testing.T, env *adviseEnv) {
+	tb := openAdvise(t, env, "")
+	if s := eval[string](tb, `document.querySelector('#adv-status').textContent`); !strings.Contains(s, "press Get advice") {
+		t.Errorf("a bare /advise's status %q", s)
+	}
+	// The queue model's rows show, the curve's are hidden; the switch
+	// follows the menu.
+	tb.setBox("server_model", "curve")
+	if !eval[bool](tb, `document.querySelector('[data-ctl="workers"]').hidden && !document.querySelector('[data-ctl="server_limit"]').hidden`) {
+		t.Errorf("server_model=curve does not show the curve's rows alone")
+	}
+	tb.setBox("server_model", "queue")
+	tb.setBox("seeds", "2")
+	tb.setBox("outage_for", "15s")
+	tb.setBox("recover_within", "10s")
+	tb.do("submit", chromedp.Click(chromedp.ID("adv-submit")))
+	// The form's GET navigates: a poll in between may meet no page.
+	if !pollLeft(tb, `location.search.includes('seeds=2') && !!window.backofflabAdvise`) {
+		t.Fatalf("submitting the form did not open the request's page")
+	}
+	waitAdvice(tb)
+	a := checkAdviceShown(t, tb)
+	if a.Lines == 0 || len(a.Phases) == 0 || a.Phases[0] != "searching the library's settings" {
+		t.Errorf("progress seen: %d lines, phases %q", a.Lines, a.Phases)
+	}
+	if a.Search != "seeds=2" && !strings.Contains(a.Search, "seeds=2") {
+		t.Errorf("the URL %q is not the request's", a.Search)
+	}
+	if s := eval[string](tb, `document.querySelector('#adv-status').textContent`); !strings.HasPrefix(s, "done: ") {
+		t.Errorf("status %q, want done: …", s)
+	}
+	tb.axeCheck(env.axe, "advice, desktop")
+	adviseShot(t, tb, "advise-1280x800-light")
+
+	// The playground link: lane a today, lane b recommended.
+	tb.do("open the playground link", chromedp.Click(chromedp.ID("adv-playground")))
+	if !pollLeft(tb, `!!window.backofflab && location.pathname === '/'`) {
+		t.Fatalf("the playground link did not open the playground")
+	}
+	// The playground's settings as its link writes them, every lane's
+	// strategy included.
+	settings, err := url.ParseQuery(eval[string](tb, `window.backofflab.settings()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl := tb.controls()
+	for _, lane := range []string{"a", "b"} {
+		if settings.Get(lane+".strategy") == "" {
+			settings.Set(lane+".strategy", ctl[lane+".strategy"])
+		}
+	}
+	// Lane a is today's settings, the library's row with the values the
+	// advice measured; lane b the recommended's.
+	today, _ := advise.TodayLane(advise.OwnLibrary)
+	for lane, lq := range map[string]string{"a": a.TodayLane, "b": a.RecommendedLane} {
+		if got := settings.Get(lane + ".strategy"); got != today.Strategy {
+			t.Errorf("the playground's lane %s runs %q, want the library's %q", lane, got, today.Strategy)
+		}
+		q, err := url.ParseQuery(lq)
+		if err != nil {
+			t.Fatalf("lane query %q: %v", lq, err)
+		}
+		if lane == "b" && len(q) == 0 {
+			t.Errorf("the recommended lane has no values of its own")
+		}
+		for name, vs := range q {
+			_, base, _ := strings.Cut(name, ".")
+			if got := settings.Get(lane + "." + base); got != vs[0] {
+				t.Errorf("the playground's %s.%s shows %q, want %q (%s)", lane, base, got, vs[0], lq)
+			}
+		}
+	}
+}
+
+// adviseDarkPhone: the advice on a phone in the dark scheme fits the
+// screen's width, and axe finds nothing serious.
+func adviseDarkPhone(t *testing.T, env *adviseEnv) {
+	tb := openAdvise(t, env, smallAdvice, phone(), scheme("dark"))
+	waitAdvice(tb)
+	checkAdviceShown(t, tb)
+	if w := eval[float64](tb, `document.documentElement.scrollWidth`); w > phoneW {
+		t.Errorf("the page is %v px wide on a %d px phone", w, phoneW)
+	}
+	tb.axeCheck(env.axe, "advice, dark phone")
+	adviseShot(t, tb, "advise-390x844-dark")
 }
 
 // openAdvise opens /advise?query in a new tab, emulating what is asked,
@@ -90,4 +293,24 @@ func adviseBadValue(t *testing.T, env *adviseEnv) {
 		t.Errorf("status %q, want not run", s)
 	}
 	tb.axeCheck(env.axe, "advice, bad value")
+}
+
+// adviseCancel: Cancel stops the search on the server at once, and the
+// page says so.
+func adviseCancel(t *testing.T, env *adviseEnv) {
+	waitIdle(t, env.srv)
+	// Twenty seeds a setting: the dearest search the page allows, many
+	// seconds of both cores were it not cancelled.
+	tb := openAdvise(t, env, "seeds=20")
+	tb.waitTrue("the search is under way", `window.backofflabAdvise.state().done > 0`)
+	tb.do("cancel", chromedp.Click(chromedp.ID("adv-cancel")))
+	tb.waitTrue("the page says it cancelled", `(s => s.cancelled && !s.running)(window.backofflabAdvise.state()) && /cancelled/.test(document.querySelector('#adv-status').textContent)`)
+	waitIdle(t, env.srv)
+	waitEnded(t, env.srv)
+	if st := eval[bool](tb, `window.backofflabAdvise.state().finished`); st {
+		t.Errorf("the cancelled search finished")
+	}
+	if !eval[bool](tb, `document.querySelector('#adv-submit').disabled === false`) {
+		t.Errorf("Get advice stays disabled after Cancel")
+	}
 }

@@ -25,6 +25,9 @@ import (
 // its script.
 func Mount(mux *http.ServeMux, k *kit.Kit) {
 	mux.Handle("GET /advise", handleAdvisePage(k))
+	mux.Handle("GET /advise/stream", k.Stream(handleAdviseStream(k)))
+	mux.Handle("GET /advise.json", k.Export(handleAdviseExport(k, formatJSON)))
+	mux.Handle("GET /advise.txt", k.Export(handleAdviseExport(k, formatText)))
 	mux.Handle("GET /static/advise.js", kit.Assets(adviseAssets))
 }
 
@@ -76,8 +79,21 @@ type adviseView struct {
 	// Hidden are the request's values that no control shows (lane a's
 	// settings today, a seed, a run's length…), carried by the form as
 	// they are: name and value.
-	Hidden [][2]string
+	Hidden []hiddenValue
 	State  adviseState
+}
+
+// hiddenValue is a value of the request that no control shows: Listed
+// when the page says it, as a value the link carries that is not a
+// default.
+type hiddenValue struct {
+	Name, Value string
+	Listed      bool
+}
+
+// listed reports whether any of hs is listed.
+func listed(hs []hiddenValue) bool {
+	return slices.ContainsFunc(hs, func(h hiddenValue) bool { return h.Listed })
 }
 
 // ctlGroup is a section of the form.
@@ -232,9 +248,25 @@ func newAdviseView(req advise.Request, q url.Values, errs []*scenario.ParamError
 			}
 		}
 	}
+	// Lane a's values that are the library's own defaults go without
+	// saying: the library's request without them has them too.
+	libDefaults := url.Values{}
+	lib := url.Values{}
+	if l := vals.Get(advise.LibraryParam); l != "" {
+		lib.Set(advise.LibraryParam, l)
+	}
+	if r, err := advise.ParseRequest(lib, advise.CLILimits); err == nil {
+		libDefaults = r.Query()
+	}
 	for _, name := range slices.Sorted(maps.Keys(vals)) {
+		if len(vals[name]) > 0 && strings.HasPrefix(name, "a.") && libDefaults.Get(name) == vals.Get(name) {
+			// Sent all the same, so that the request's link is its
+			// canonical query; not listed.
+			v.Hidden = append(v.Hidden, hiddenValue{Name: name, Value: vals.Get(name)})
+			continue
+		}
 		if !shown[name] && len(vals[name]) > 0 {
-			v.Hidden = append(v.Hidden, [2]string{name, vals[name][len(vals[name])-1]})
+			v.Hidden = append(v.Hidden, hiddenValue{Name: name, Value: vals[name][len(vals[name])-1], Listed: true})
 		}
 	}
 	for _, e := range errs {

@@ -10,7 +10,8 @@
 (() => {
   const { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, resizeWithBox } = window.backofflabKit;
   const S = readJSON('advise-state');
-  const state = { phase: '', done: 0, total: 0, left: -1, running: false, finished: false, cancelled: false, error: '', advice: null, text: '' };
+  const state = { phase: '', done: 0, total: 0, left: -1, running: false, finished: false, cancelled: false, error: '',
+    phases: [], lines: 0, advice: null, view: null, text: '' };
 
   // ---- the form: the switches hide what their value does not read --------
   function follow() {
@@ -75,6 +76,8 @@
         progress();
         break;
       case 'progress':
+        state.lines++;
+        if (!state.phases.includes(m.phase)) state.phases.push(m.phase);
         state.phase = m.phase;
         state.done = m.done;
         state.total = m.total;
@@ -178,12 +181,21 @@
     $('#adv-headless-text').href = '/advise.txt?' + S.query;
   }
 
+  // scroller is a box that scrolls a wide table across on a narrow
+  // screen: a region a keyboard can reach, and scroll.
+  function scroller(label, table) {
+    const d = el('div', { className: 'adv-scroll', tabIndex: 0 }, table);
+    d.setAttribute('role', 'region');
+    d.setAttribute('aria-label', label);
+    return d;
+  }
+
   function drawMeasured(t) {
     const head = el('tr', {}, ...t.head.map(c => el('th', { scope: 'col', textContent: c })));
     const rows = t.rows.map(r => el('tr', {},
       el('th', { scope: 'row' }, el('span', { textContent: r.label }), el('br'), el('span', { className: 'adv-note', textContent: r.words })),
       ...r.cells.map((c, i) => el('td', { className: r.tones[i] ? 'tone-' + r.tones[i] : '', textContent: c }))));
-    $('#adv-measured').replaceChildren(el('div', { className: 'adv-scroll' },
+    $('#adv-measured').replaceChildren(scroller('the settings measured, seed by seed',
       el('table', { className: 'adv-table' }, el('thead', {}, head), el('tbody', {}, ...rows))));
   }
 
@@ -204,14 +216,13 @@
     pareto.setOption({
       animation: false,
       backgroundColor: T.card,
-      grid: { left: 56, right: 18, top: 30, bottom: 70 },
+      grid: { left: 58, right: 24, top: 34, bottom: 70 },
       legend: { bottom: 4, textStyle: { color: T.fg } },
       tooltip: { trigger: 'item', renderMode: 'richText', confine: true, backgroundColor: T.card, borderColor: T.line,
         textStyle: { color: T.fg, width: 260, overflow: 'break' }, formatter: p => p.data.tip },
       xAxis: { type: 'value', name: 'recovery after the outage', nameLocation: 'middle', nameGap: 28, scale: true, ...axis,
         axisLabel: { color: T.muted, formatter: v => dur(v, 2) } },
-      yAxis: { type: 'value', name: 'attempts per request', nameLocation: 'end', scale: true, ...axis,
-        nameTextStyle: { color: T.muted, align: 'left' } },
+      yAxis: { type: 'value', name: 'attempts per request', nameLocation: 'middle', nameGap: 40, scale: true, ...axis },
       series: [
         { name: 'the front', type: 'scatter', symbol: 'circle', symbolSize: 9, color: T.accent,
           data: pts.filter(p => !p.recommended).map(row) },
@@ -237,13 +248,13 @@
       ...m.x_values.map(x => el('th', { scope: 'col', textContent: x })));
     const rows = m.rows.map((r, j) => el('tr', {}, el('th', { scope: 'row', textContent: m.y_values[j] }),
       ...r.map((c, i) => el('td', {
-        className: c.outcome + (i === m.chosen_x && j === m.chosen_y ? ' chosen' : ''),
+        className: `${c.outcome} pat-${c.pattern}` + (i === m.chosen_x && j === m.chosen_y ? ' chosen' : ''),
         title: c.tip, textContent: c.sign, ariaLabel: c.tip }))));
-    box.replaceChildren(el('div', { className: 'adv-scroll' },
+    box.replaceChildren(scroller(m.description,
       el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows))));
     box.querySelector('table').setAttribute('aria-label', m.description);
     $('#adv-map-legend').replaceChildren(para(m.why), ...m.legend.map(l => el('span', {},
-      el('span', { className: 'swatch ' + l.outcome, textContent: l.sign, ariaHidden: 'true' }), `${l.sign} ${l.label}, ${l.pattern}`)));
+      el('span', { className: `swatch ${l.outcome} pat-${l.pattern}`, textContent: l.sign, ariaHidden: 'true' }), `${l.label}, ${l.pattern}`)));
   }
 
   // ---- copying and saving ---------------------------------------------------

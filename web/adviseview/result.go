@@ -79,6 +79,7 @@ type mapGrid struct {
 type mapBox struct {
 	Outcome string `json:"outcome"`
 	Sign    string `json:"sign"`
+	Pattern string `json:"pattern"`
 	Tip     string `json:"tip"`
 }
 
@@ -253,7 +254,7 @@ func newMapGrid(a *advise.Advice) *mapGrid {
 				tip += "; " + strconv.Itoa(c.Recovered) + " of " + strconv.Itoa(len(a.Seeds)) + " seeds recovered"
 			}
 			tip += "; " + present.Sig(c.AttemptsPerRequest, 3) + " attempts per request"
-			row = append(row, mapBox{Outcome: c.Outcome, Sign: mark[c.Outcome].Sign, Tip: tip})
+			row = append(row, mapBox{Outcome: c.Outcome, Sign: mark[c.Outcome].Sign, Pattern: mark[c.Outcome].Pattern, Tip: tip})
 		}
 		g.Rows = append(g.Rows, row)
 	}
