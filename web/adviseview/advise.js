@@ -248,13 +248,13 @@
       ...m.x_values.map(x => el('th', { scope: 'col', textContent: x })));
     const rows = m.rows.map((r, j) => el('tr', {}, el('th', { scope: 'row', textContent: m.y_values[j] }),
       ...r.map((c, i) => el('td', {
-        className: `${c.outcome} pat-${c.pattern}` + (i === m.chosen_x && j === m.chosen_y ? ' chosen' : ''),
+        className: `adv-cell ${c.outcome} pat-${c.pattern}` + (i === m.chosen_x && j === m.chosen_y ? ' chosen' : ''),
         title: c.tip, textContent: c.sign, ariaLabel: c.tip }))));
     box.replaceChildren(scroller(m.description,
       el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows))));
     box.querySelector('table').setAttribute('aria-label', m.description);
     $('#adv-map-legend').replaceChildren(para(m.why), ...m.legend.map(l => el('span', {},
-      el('span', { className: `swatch ${l.outcome} pat-${l.pattern}`, textContent: l.sign, ariaHidden: 'true' }), `${l.label}, ${l.pattern}`)));
+      el('span', { className: `swatch adv-cell ${l.outcome} pat-${l.pattern}`, textContent: l.sign, ariaHidden: 'true' }), `${l.label}, ${l.pattern}`)));
   }
 
   // ---- copying and saving ---------------------------------------------------

@@ -1,15 +1,20 @@
 package adviseview
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"backofflab/advise"
 	"backofflab/budget"
+	"backofflab/internal/testwait"
 	"backofflab/web/internal/webtest"
 	"backofflab/web/kit"
 )
@@ -164,4 +169,159 @@ func TestEveryCellHasASign(t *testing.T) {
 			t.Errorf("the map's outcome %s has no sign, pattern or words", o)
 		}
 	}
+}
+
+// streamLine is one NDJSON line of /advise/stream as the page reads it.
+type streamLine struct {
+	Type    string          `json:"type"`
+	Phase   string          `json:"phase"`
+	Done    int             `json:"done"`
+	Total   int             `json:"total"`
+	Left    float64         `json:"left"`
+	Status  string          `json:"status"`
+	Message string          `json:"message"`
+	Advice  json.RawMessage `json:"advice"`
+	Text    string          `json:"text"`
+	View    *resultView     `json:"view"`
+}
+
+// openStream starts GET /advise/stream?query under ctx and returns the
+// response and a reader of its lines.
+func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query string) (*http.Response, func() (streamLine, bool)) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/advise/stream?"+query, nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	br := bufio.NewReader(res.Body)
+	return res, func() (streamLine, bool) {
+		b, err := br.ReadBytes('\n')
+		if err != nil {
+			return streamLine{}, false
+		}
+		var l streamLine
+		if err := json.Unmarshal(b, &l); err != nil {
+			t.Fatalf("bad line %.200q: %v", b, err)
+		}
+		return l, true
+	}
+}
+
+// smallRequest is a search of a second or so: a small system, one seed.
+const smallRequest = "clients=100&seeds=1"
+
+// TestAdviseStream: the stream starts with the search's size, says its
+// progress by phase, counting up to its total, and ends with the advice
+// as advise.WriteJSON writes it, the same as a search of the same request
+// on its own gives, and its text as the headless export's.
+func TestAdviseStream(t *testing.T) {
+	srv, k, _ := adviseServer(t, kit.Limits{})
+	res, next := openStream(t, context.Background(), srv, smallRequest)
+	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/x-ndjson; charset=utf-8" {
+		t.Fatalf("%s %s", res.Status, res.Header.Get("Content-Type"))
+	}
+	var lines []streamLine
+	for l, ok := next(); ok; l, ok = next() {
+		lines = append(lines, l)
+	}
+	if len(lines) < 3 || lines[0].Type != "start" || lines[0].Total == 0 {
+		t.Fatalf("lines %+v: want a start with the search's runs, progress, the advice", lines)
+	}
+	last := lines[len(lines)-1]
+	if last.Type != "advice" || !strings.HasPrefix(last.Status, "done: ") || last.View == nil || last.Text == "" {
+		t.Fatalf("last line %+v, want the advice with its figures and text", last)
+	}
+	done, phases := 0, []string{}
+	for _, l := range lines[1 : len(lines)-1] {
+		if l.Type != "progress" || l.Done < done || l.Done > l.Total || l.Phase == "" {
+			t.Errorf("progress line %+v after %d done", l, done)
+		}
+		done = l.Done
+		if len(phases) == 0 || phases[len(phases)-1] != l.Phase {
+			phases = append(phases, l.Phase)
+		}
+	}
+	if len(phases) == 0 || phases[0] != advise.PhaseSearch {
+		t.Errorf("phases %q, want %q first", phases, advise.PhaseSearch)
+	}
+	// The same request, searched again apart: the same advice.
+	req, _, errs := decodeAdvise(smallRequest, k.Limits)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	a, err := advise.Run(context.Background(), req, advise.Options{Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got bytes.Buffer
+	advise.WriteJSON(&want, a)
+	json.Compact(&got, want.Bytes())
+	if !bytes.Equal(got.Bytes(), last.Advice) {
+		t.Errorf("the stream's advice\n%s\nis not the search's\n%s", last.Advice, got.Bytes())
+	}
+	var text bytes.Buffer
+	advise.WriteText(&text, a)
+	if last.Text != text.String() {
+		t.Errorf("the stream's text is not advise.WriteText's")
+	}
+	t.Run("export", func(t *testing.T) {
+		resp, body := get(t, srv.URL+"/advise.txt?"+smallRequest, nil)
+		if resp.StatusCode != http.StatusOK || string(body) != text.String() || !strings.Contains(resp.Header.Get("Content-Disposition"), "backofflab-advice.txt") {
+			t.Errorf("GET /advise.txt: %s %q, %d bytes; want the advice's text", resp.Status, resp.Header.Get("Content-Disposition"), len(body))
+		}
+		resp, body = get(t, srv.URL+"/advise.json?"+smallRequest, nil)
+		if resp.StatusCode != http.StatusOK || !bytes.Equal(body, want.Bytes()) {
+			t.Errorf("GET /advise.json: %s, %d bytes; want advise.WriteJSON's %d", resp.Status, len(body), want.Len())
+		}
+	})
+}
+
+// TestAdviseStreamRefused: a bad request is refused before the stream,
+// 400, with each error under its parameter's name; so is a search whose
+// estimate is past the budget of a view, with its estimate.
+func TestAdviseStreamRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lim   kit.Limits
+		query string
+		param string
+		want  string
+	}{
+		{"bad seeds", kit.Limits{}, "seeds=500", "seeds", `seeds: "500" is not allowed (allowed: a whole number from 1 to 20)`},
+		{"too dear", kit.Limits{AnalysisCPU: time.Millisecond}, smallRequest, "seeds", "this search would take about"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _, _ := adviseServer(t, tc.lim)
+			resp, body := get(t, srv.URL+"/advise/stream?"+tc.query, nil)
+			var out adviseErrors
+			if err := json.Unmarshal(body, &out); err != nil || resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("%s %.300s (%v)", resp.Status, body, err)
+			}
+			if len(out.Errors) != 1 || out.Errors[0].Name != tc.param || !strings.Contains(out.Errors[0].Message, tc.want) {
+				t.Errorf("errors %+v, want one of %s saying %q", out.Errors, tc.param, tc.want)
+			}
+		})
+	}
+}
+
+// TestAdviseStreamCancel: a page that cancels (its fetch aborted) stops
+// the search on the server at once: nothing runs on, and the request
+// ends.
+func TestAdviseStreamCancel(t *testing.T) {
+	srv, k, _ := adviseServer(t, kit.Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, next := openStream(t, ctx, srv, "seeds=20")
+	for l, ok := next(); ok; l, ok = next() {
+		if l.Type == "progress" && l.Done > 0 {
+			break
+		}
+		if l.Type != "start" && l.Type != "progress" {
+			t.Fatalf("line %+v before any progress", l)
+		}
+	}
+	cancel()
+	testwait.Eventually(t, "no run goes on", func() bool { return k.Running() == 0 && k.InFlight() == 0 })
 }
