@@ -38,6 +38,7 @@ func TestBrowserAdvise(t *testing.T) {
 	env.base, env.srv = hs.URL, s
 	t.Run("Desktop", func(t *testing.T) { adviseDesktop(t, env) })
 	t.Run("DarkPhone", func(t *testing.T) { adviseDarkPhone(t, env) })
+	t.Run("NothingMeets", func(t *testing.T) { adviseNothingMeets(t, env) })
 	t.Run("BadValue", func(t *testing.T) { adviseBadValue(t, env) })
 	t.Run("Cancel", func(t *testing.T) { adviseCancel(t, env) })
 	waitIdle(t, s)
@@ -55,7 +56,7 @@ const adviceProgress = `(s => [s.done, s.phase, s.finished, s.error])(window.bac
 func waitAdvice(tb *tab) {
 	tb.t.Helper()
 	msg := pollProgress[string](tb, "the advice is drawn",
-		`(s => s.finished && !document.querySelector('#adv-result').hidden ? 'done' : s.error && 'error: ' + s.error)(window.backofflabAdvise.state())`,
+		`(s => s.error ? 'error: ' + s.error : s.finished && !document.querySelector('#adv-result').hidden && 'done')(window.backofflabAdvise.state())`,
 		adviceProgress)
 	if msg != "done" {
 		tb.t.Fatalf("the search stopped: %s", msg)
@@ -313,4 +314,48 @@ func adviseCancel(t *testing.T, env *adviseEnv) {
 	if !eval[bool](tb, `document.querySelector('#adv-submit').disabled === false`) {
 		t.Errorf("Get advice stays disabled after Cancel")
 	}
+}
+
+// adviseNothingMeets: on 001's curve server no backoff setting recovers;
+// the page says so, how close the best came, and the protection that
+// does meet the goals, with its measured result, and links the
+// playground to it.
+func adviseNothingMeets(t *testing.T, env *adviseEnv) {
+	tb := openAdvise(t, env, "server_model=curve&seeds=1")
+	waitAdvice(tb)
+	type shown struct {
+		Met                       bool
+		Headline, Closest         string
+		ClosestHidden             bool
+		Gaps                      []string
+		Suggestion, Measured      string
+		NoFront, Playground, Link string
+	}
+	s := eval[shown](tb, `(() => {
+		const a = window.backofflabAdvise.advice(), v = window.backofflabAdvise.view(), $ = q => document.querySelector(q);
+		return {met: a.met, headline: $('#adv-headline').textContent, closest: $('#adv-closest').textContent,
+			closestHidden: $('#adv-closest').hidden, gaps: (a.closest || []).map(g => g.words),
+			suggestion: a.suggestion ? a.suggestion.words : '', measured: $('#adv-measured').textContent,
+			noFront: v.no_front || '', playground: $('#adv-playground').getAttribute('href'), link: $('#adv-playground').textContent};
+	})()`)
+	if s.Met || !strings.HasPrefix(s.Headline, "No setting") {
+		t.Errorf("met %v, headline %q: want no setting", s.Met, s.Headline)
+	}
+	if s.ClosestHidden || len(s.Gaps) == 0 || s.Suggestion == "" {
+		t.Fatalf("how close and the suggestion: hidden %v, gaps %q, suggestion %q", s.ClosestHidden, s.Gaps, s.Suggestion)
+	}
+	for _, w := range append(s.Gaps, s.Suggestion) {
+		if !strings.Contains(s.Closest, w) {
+			t.Errorf("the page's %q lacks %q", s.Closest, w)
+		}
+	}
+	if !strings.Contains(s.Measured, "suggested") {
+		t.Errorf("the measured table %q lacks the suggested setting", s.Measured)
+	}
+	if !strings.Contains(s.Link, "suggested") || !strings.Contains(s.Playground, "cancel_on_timeout") && !strings.Contains(s.Playground, "shed_above") &&
+		!strings.Contains(s.Playground, "budget") && !strings.Contains(s.Playground, "throttle") && !strings.Contains(s.Playground, "server_limit") {
+		t.Errorf("the playground link %q (%q) is not to the suggestion", s.Playground, s.Link)
+	}
+	tb.axeCheck(env.axe, "advice, nothing meets")
+	adviseShot(t, tb, "advise-nothing-meets")
 }

@@ -170,12 +170,13 @@
     if (!a.met) {
       closest.replaceChildren(el('h3', { textContent: 'How close the best came' }),
         ...(a.closest || []).map(g => para(g.words)),
-        ...(a.suggestion ? [el('h3', { textContent: 'What would meet them' }), para(a.suggestion.words)] : []));
+        ...(a.suggestion ? [el('h3', { textContent: 'What would meet them' }), para(a.suggestion.words), para(v.suggested)] : []));
     }
     drawPareto();
     drawMap(v.map);
     const link = $('#adv-playground');
     link.href = v.playground;
+    link.textContent = v.link_text;
     $('#adv-flags').textContent = v.command;
     $('#adv-headless-json').href = '/advise.json?' + S.query;
     $('#adv-headless-text').href = '/advise.txt?' + S.query;
@@ -213,22 +214,26 @@
     const axis = { axisLabel: { color: T.muted }, axisLine: { lineStyle: { color: T.line } },
       splitLine: { lineStyle: { color: T.line } }, nameTextStyle: { color: T.muted } };
     const row = p => ({ value: [p.recovery, p.attempts], tip: p.tip });
+    const empty = !!state.view.no_front;
     pareto.setOption({
       animation: false,
+      graphic: state.view.no_front ? [{ type: 'text', left: 'center', top: 'middle', id: 'empty',
+        style: { text: state.view.no_front, fill: T.muted, font: '13px sans-serif', lineHeight: 18,
+          width: Math.max(dom.clientWidth - 60, 100), overflow: 'break', align: 'center' } }] : [],
       backgroundColor: T.card,
       grid: { left: 58, right: 24, top: 34, bottom: 70 },
-      legend: { bottom: 4, textStyle: { color: T.fg } },
+      legend: { show: !empty, bottom: 4, textStyle: { color: T.fg } },
       tooltip: { trigger: 'item', renderMode: 'richText', confine: true, backgroundColor: T.card, borderColor: T.line,
         textStyle: { color: T.fg, width: 260, overflow: 'break' }, formatter: p => p.data.tip },
-      xAxis: { type: 'value', name: 'recovery after the outage', nameLocation: 'middle', nameGap: 28, scale: true, ...axis,
+      xAxis: { show: !empty, type: 'value', name: 'recovery after the outage', nameLocation: 'middle', nameGap: 28, scale: true, ...axis,
         axisLabel: { color: T.muted, formatter: v => dur(v, 2) } },
-      yAxis: { type: 'value', name: 'attempts per request', nameLocation: 'middle', nameGap: 40, scale: true, ...axis },
+      yAxis: { show: !empty, type: 'value', name: 'attempts per request', nameLocation: 'middle', nameGap: 40, scale: true, ...axis },
       series: [
         { name: 'the front', type: 'scatter', symbol: 'circle', symbolSize: 9, color: T.accent,
           data: pts.filter(p => !p.recommended).map(row) },
         { name: 'recommended', type: 'scatter', symbol: 'diamond', symbolSize: 18, color: T.good,
           itemStyle: { borderColor: T.fg, borderWidth: 1.5 },
-          label: { show: true, position: 'top', formatter: 'recommended', color: T.fg },
+          label: { show: true, position: 'right', formatter: 'recommended', color: T.fg },
           data: pts.filter(p => p.recommended).map(row) },
       ],
     }, { notMerge: true });

@@ -27,6 +27,13 @@ type resultView struct {
 	// it.
 	Playground string `json:"playground"`
 	Command    string `json:"command"`
+	// LinkText is the playground link's words: today beside the
+	// recommended, or the suggested.
+	LinkText string `json:"link_text"`
+	// Suggested says the suggestion's measured result, when there is one.
+	Suggested string `json:"suggested,omitempty"`
+	// NoFront says why the Pareto front is empty, "" when it is not.
+	NoFront string `json:"no_front,omitempty"`
 	// Margins say each margin in words, with the run commands just inside
 	// and just outside.
 	Margins []marginView `json:"margins"`
@@ -127,15 +134,34 @@ func say(sec float64) string { return present.Duration(sec, 3) }
 
 // newResultView lays out the figures of a.
 func newResultView(a *advise.Advice) resultView {
-	v := resultView{Playground: "/?" + a.PlaygroundQuery, Command: command("run", a.RunFlags)}
+	v := resultView{Playground: "/?" + a.PlaygroundQuery, Command: command("run", a.RunFlags), Pareto: []paretoPoint{}, Margins: []marginView{}}
+	adv, what := advised(a)
+	v.LinkText = "Open in the playground: your settings today beside the " + what
 	v.Measured = measured(a)
 	for _, c := range a.Pareto {
 		if c.Recovery == nil {
 			continue
 		}
-		rec := a.Recommended != nil && c.LaneQuery == a.Recommended.LaneQuery
+		rec := adv != nil && c.LaneQuery == adv.LaneQuery
 		v.Pareto = append(v.Pareto, paretoPoint{Recovery: *c.Recovery, Attempts: c.AttemptsPerRequest, Recommended: rec,
 			Tip: c.Words + ": recovers within " + say(*c.Recovery) + " on every seed, " + present.Sig(c.AttemptsPerRequest, 3) + " attempts per request"})
+	}
+	if c := a.Suggestion; c != nil {
+		v.Suggested = "Measured with " + c.Protection + ": "
+		if c.Recovery != nil {
+			v.Suggested += "recovered within " + say(*c.Recovery) + " of the outage's end on every seed"
+		} else {
+			v.Suggested += "did not recover on every seed"
+		}
+		v.Suggested += ", at most " + present.Sig(c.AttemptsPerRequest, 3) + " attempts per request; it meets "
+		if c.Meets.All {
+			v.Suggested += "every goal."
+		} else {
+			v.Suggested += "not every goal: it came closest."
+		}
+	}
+	if len(v.Pareto) == 0 {
+		v.NoFront = "no setting of " + a.LibraryTitle + " recovered on every seed: there is no trade-off to draw"
 	}
 	if a.Margin != nil {
 		for _, m := range []advise.MarginAxis{a.Margin.Outage, a.Margin.Load} {
@@ -150,6 +176,17 @@ func newResultView(a *advise.Advice) resultView {
 		v.Map = newMapGrid(a)
 	}
 	return v
+}
+
+// advised returns the setting the advice's margin, map, snippet and
+// links are of, and what the page calls it: the recommended when a
+// setting of the library met the goals, else the suggested protection
+// when there is one.
+func advised(a *advise.Advice) (*advise.Candidate, string) {
+	if !a.Met && a.Suggestion != nil {
+		return a.Suggestion, "suggested"
+	}
+	return a.Recommended, "recommended"
 }
 
 // measured is the table of a's settings seed by seed: today, the
@@ -197,10 +234,14 @@ func measured(a *advise.Advice) measuredTable {
 	}
 	row("today", &a.Today)
 	if a.Recommended != nil {
-		row("recommended", a.Recommended)
+		label := "recommended"
+		if !a.Met {
+			label = "the best of the library"
+		}
+		row(label, a.Recommended)
 	}
 	if s := a.Suggestion; s != nil && (a.Recommended == nil || s.LaneQuery != a.Recommended.LaneQuery) {
-		row("suggested", s)
+		row("suggested: "+s.Protection, s)
 	}
 	return t
 }
@@ -227,8 +268,8 @@ func newMapGrid(a *advise.Advice) *mapGrid {
 	g := &mapGrid{X: m.X, Y: m.Y, XLabel: knobLabel(m.X), YLabel: knobLabel(m.Y), XValues: m.XValues, Why: m.Why,
 		Legend: cellMarks, ChosenX: -1, ChosenY: -1}
 	rec := map[string]string{}
-	if a.Recommended != nil {
-		rec = a.Recommended.Settings
+	if adv, _ := advised(a); adv != nil {
+		rec = adv.Settings
 	}
 	mark := map[string]cellMark{}
 	for _, c := range cellMarks {
@@ -258,7 +299,8 @@ func newMapGrid(a *advise.Advice) *mapGrid {
 		}
 		g.Rows = append(g.Rows, row)
 	}
-	g.Description = "each cell a setting with " + g.XLabel + " across and " + g.YLabel + " down, over every seed; the recommended setting is outlined"
+	_, what := advised(a)
+	g.Description = "each cell a setting with " + g.XLabel + " across and " + g.YLabel + " down, over every seed; the " + what + " setting is outlined"
 	return g
 }
 
