@@ -11,6 +11,7 @@
 //	backofflab sweep [flags]           a phase map: one run per cell of a grid, as CSV or JSON
 //	backofflab sweep merge PART...     join the CSV parts of a sharded sweep
 //	backofflab config import|export    a library's retry configuration as a lane, and back
+//	backofflab advise [flags]          the retry settings that meet your goals, with their margin
 //
 // Run "backofflab run -h" for the flags: they are the parameter vocabulary.
 package main
@@ -88,9 +89,13 @@ Usage:
                                      flags and URL query
   backofflab config export [-lib NAME] [lane flags]
                                      a lane as each library's configuration or code
+  backofflab advise [flags]          the retry settings of a library (-library) that meet your
+                                     goals (-recover_within, -attempts_per_request) on every
+                                     seed, their margins and the configuration to paste
   backofflab help                    this text
 
-Run "backofflab run -h" for the simulation's flags, "backofflab sweep -h" for a sweep's.
+Run "backofflab run -h" for the simulation's flags, "backofflab sweep -h" for a sweep's,
+"backofflab advise -h" for the advice's.
 
 Exit status: 0 when the command succeeds (and when the playground or the real
 server shuts down on Ctrl-C or SIGTERM); 2 for a usage error, a bad command, flag
@@ -128,6 +133,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runContention(ctx, args[1:], stdout, stderr)
 	case "config":
 		return runConfig(ctx, args[1:], stdout, stderr)
+	case "advise":
+		return runAdvise(ctx, args[1:], stdout, stderr)
 	}
 	if isHelp(args[0]) {
 		_, err := io.WriteString(stdout, usage)

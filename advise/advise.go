@@ -24,6 +24,12 @@ import (
 	"backofflab/budget"
 )
 
+// The values of Advice.Advised.
+const (
+	AdvisedRecommended = "recommended"
+	AdvisedSuggestion  = "suggestion"
+)
+
 // The phases of a search, in the order they run, as Progress names them.
 const (
 	PhaseSearch      = "searching the library's settings"
@@ -51,9 +57,11 @@ type Progress struct {
 	// Phase is what the search is doing, in words for a reader (one of
 	// the Phase… constants).
 	Phase string `json:"phase"`
-	// Done counts the runs that have ended, of Total. Total is every run
-	// the search will make; it grows once, when no setting of the library
-	// meets the goals and the protections are searched too.
+	// Done counts the runs that have ended, of Total. Total is the runs
+	// made and the most still planned: it grows when no setting of the
+	// library meets the goals and the protections are searched too, and
+	// shrinks when a margin's bisection ends early or a map's runs were
+	// made before; Done reaches it at the end.
 	Done  int `json:"done"`
 	Total int `json:"total"`
 }
@@ -88,10 +96,15 @@ type Advice struct {
 	Goals Goals `json:"goals"`
 	// Seeds are the seeds every candidate ran on.
 	Seeds []uint64 `json:"seeds"`
-	// Met reports whether Recommended meets every goal on every seed. It
-	// may be a setting of the library alone or, when none of those met
-	// them, one with a protection (Suggestion).
+	// Met reports whether a setting of the library alone, Recommended,
+	// meets every goal on every seed.
 	Met bool `json:"met"`
+	// Advised says which setting the margin, the map, the snippet, the
+	// playground's link and the run's flags are of: AdvisedRecommended,
+	// or AdvisedSuggestion when no setting of the library met the goals
+	// and the suggestion recovers on every seed (or nothing else
+	// recovered); "" when there is no setting at all.
+	Advised string `json:"advised"`
 	// Headline says the answer in one plain sentence; Details says how it
 	// was found and what it means, sentence by sentence.
 	Headline string   `json:"headline"`
@@ -103,28 +116,32 @@ type Advice struct {
 	// ranking (every goal met, then recovery, then attempts per request).
 	// Nil only when no candidate recovered on any seed.
 	Recommended *Candidate `json:"recommended,omitempty"`
-	// Margin is how far Recommended holds beyond the request's outage and
-	// load; nil when Recommended does not recover on every seed.
+	// Margin is how far the advised setting holds beyond the request's
+	// outage and load; nil when it does not recover on every seed.
 	Margin *Margin `json:"margin,omitempty"`
 	// Pareto is the trade-off between recovery and attempts per request
 	// among the candidates that recovered on every seed: each is beaten by
 	// no other on both, in order of recovery.
 	Pareto []Candidate `json:"pareto"`
-	// Map is the outcome around Recommended over its two most sensitive
-	// knobs; nil when Recommended has fewer than two knobs to vary.
+	// Map is the outcome around the advised setting over its two most
+	// sensitive knobs; nil when the library has fewer than two knobs.
 	Map *Map `json:"map,omitempty"`
-	// Snippet is Recommended written as the library's configuration by
-	// libconfig's exporter (for OwnLibrary: the lane's flags), SnippetLib
-	// the exporter's name, and SnippetWarnings what the exporter had to
-	// choose.
+	// Snippet is the advised setting written as the library's
+	// configuration by libconfig's exporter (for OwnLibrary: the lane's
+	// flags), SnippetLib the exporter's name, and SnippetWarnings what the
+	// exporter had to choose, and what the configuration cannot hold (a
+	// protection of the server, a limiter the library has not).
 	Snippet         string   `json:"snippet"`
 	SnippetLib      string   `json:"snippet_lib"`
 	SnippetWarnings []string `json:"snippet_warnings,omitempty"`
 	// PlaygroundQuery opens the playground with lane a today and lane b
-	// recommended, on the request's system, outage and first seed.
+	// the advised setting, on the request's system, outage and first seed
+	// (a protection of the server is both lanes').
 	PlaygroundQuery string `json:"playground_query"`
-	// RunFlags are "backofflab run"'s flags for the same two lanes: the
-	// run that reproduces Today's and Recommended's first seed.
+	// RunFlags are "backofflab run"'s flags (-name=value) for the same
+	// two lanes: the run that reproduces the first seed of Today (lane a,
+	// unless a protection of the server changes it) and of the advised
+	// setting (lane b); with -seed=n, seed n's.
 	RunFlags []string `json:"run_flags"`
 	// Closest says, when no setting of the library met the goals, how
 	// near the best came to each goal.
@@ -231,8 +248,10 @@ type MarginAxis struct {
 	// Param is the parameter varied: outage_for, clients or rate.
 	Param string `json:"param"`
 	// Request is the request's value; Holds the largest value tried at
-	// which every seed recovered; Fails the smallest tried at which one
-	// did not ("" when every value up to Bound held).
+	// which every seed recovered (answers and the server's load back, and
+	// for a load, that load carried before the outage); Fails the
+	// smallest tried at which one did not ("" when every value up to
+	// Bound held; Request when the request's own value did not).
 	Request string `json:"request"`
 	Holds   string `json:"holds"`
 	Fails   string `json:"fails,omitempty"`
@@ -240,8 +259,10 @@ type MarginAxis struct {
 	// Scale is Holds over the request's value (2.5: the setting holds at
 	// 2.5 × the outage, or the load).
 	Scale float64 `json:"scale"`
-	// FailSeed is a seed that did not recover at Fails.
+	// FailSeed is a seed that did not recover at Fails, and FailsWhy says
+	// what it missed.
 	FailSeed uint64 `json:"fail_seed,omitempty"`
+	FailsWhy string `json:"fails_why,omitempty"`
 	// HoldsFlags and FailsFlags are "backofflab run"'s flags of the
 	// recommended lane (as lane b) at Holds on the slowest seed, and at
 	// Fails on FailSeed.

@@ -111,7 +111,7 @@ var CLILimits = Limits{MaxSeeds: int(seedsRow.Max)}
 // first: the longest outage is the largest of them whose run the limits
 // allow times the request's, and so is the highest load (clients or
 // rate).
-var marginScales = []float64{8, 4, 2}
+var marginScales = []float64{32, 16, 8, 4, 2}
 
 // Request is one question to the advice: the system and the outage, the
 // user's settings today, the library, the goals and the seeds, parsed
@@ -245,7 +245,11 @@ func ParseRequest(q url.Values, lim Limits) (Request, error) {
 		errs = append(errs, &scenario.ParamError{Name: "duration", Value: p.Duration.String(),
 			Allow: fmt.Sprintf("at least %v: outage_at + outage_for + the %v a recovery must hold", p.OutageAt+p.OutageFor+scenario.RecoveryWindow, scenario.RecoveryWindow)})
 	} else if r.RecoverWithin > after {
-		errs = append(errs, &scenario.ParamError{Name: RecoverParam, Value: r.RecoverWithin.String(),
+		raw := r.RecoverWithin.String()
+		if v := own[RecoverParam]; len(v) > 0 {
+			raw = v[len(v)-1]
+		}
+		errs = append(errs, &scenario.ParamError{Name: RecoverParam, Value: raw,
 			Allow: fmt.Sprintf("a duration from 0s to %v: the run's time after the outage (duration − outage_at − outage_for) less the %v a recovery must hold", after, scenario.RecoveryWindow)})
 	}
 	if n := uint64(r.Seeds - 1); r.Seeds > 0 && p.Seed > math.MaxUint64-n {

@@ -76,7 +76,7 @@ func TestParseRequestErrors(t *testing.T) {
 	}{
 		{"unknown library", "library", "hystrix", "one of backofflab, grpc", url.Values{"library": {"hystrix"}}},
 		{"negative recovery", "recover_within", "-1s", "a duration from 0s to 1h0m0s", url.Values{"recover_within": {"-1s"}}},
-		{"recovery past the run", "recover_within", "1m45s", "a duration from 0s to 1m20s", url.Values{"recover_within": {"105s"}}},
+		{"recovery past the run", "recover_within", "105s", "a duration from 0s to 1m20s", url.Values{"recover_within": {"105s"}}},
 		{"attempts under one", "attempts_per_request", "0.5", "a number from 1 to 1000", url.Values{"attempts_per_request": {"0.5"}}},
 		{"p99 not a duration", "p99", "fast", "a duration from 0s to 1h0m0s", url.Values{"p99": {"fast"}}},
 		{"too many seeds", "seeds", "21", "a whole number from 1 to 20", url.Values{"seeds": {"21"}}},
@@ -112,8 +112,8 @@ func TestParseRequestErrors(t *testing.T) {
 }
 
 // TestParseRequestCheck: a server's own bounds see the request's run,
-// and bound the margins: each searches as far as the largest of 8, 4 and
-// 2 times the request's value whose run the limits allow.
+// and bound the margins: each searches as far as the largest of 32, 16,
+// 8, 4 and 2 times the request's value whose run the limits allow.
 func TestParseRequestCheck(t *testing.T) {
 	lim := Limits{MaxSeeds: 20, Check: func(p scenario.Params) error {
 		if p.Clients > 3000 {
@@ -124,10 +124,10 @@ func TestParseRequestCheck(t *testing.T) {
 	for _, c := range []struct {
 		clients string
 		scale   float64
-	}{{"300", 8}, {"500", 4}, {"1000", 2}, {"2000", 1}} {
+	}{{"100", 16}, {"300", 8}, {"500", 4}, {"1000", 2}, {"2000", 1}} {
 		r, err := ParseRequest(url.Values{"clients": {c.clients}}, lim)
-		if err != nil || r.loadScale != c.scale || r.outageScale != 8 {
-			t.Errorf("%s clients: scales %g and %g, %v; want load %g, outage 8", c.clients, r.loadScale, r.outageScale, err, c.scale)
+		if err != nil || r.loadScale != c.scale || r.outageScale != 32 {
+			t.Errorf("%s clients: scales %g and %g, %v; want load %g, outage 32", c.clients, r.loadScale, r.outageScale, err, c.scale)
 		}
 	}
 	_, err := ParseRequest(url.Values{"clients": {"4000"}}, lim)

@@ -18,10 +18,10 @@ import (
 // The bounds of a margin's bisection and of a map.
 const (
 	// marginTests is the most values a margin tries along one axis:
-	// doubling from the request's value up to its bound (2, 4, 8 times
+	// doubling from the request's value up to its bound (2, 4, … 32 times
 	// it), then a bisection between the last that held and the first
 	// that did not.
-	marginTests = 9
+	marginTests = 11
 	// mapSide is the most values of a map's knob.
 	mapSide = 5
 	// serviceLevel is the share of the rate before the outage that counts
@@ -67,7 +67,6 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 		a.Seeds = append(a.Seeds, r.Scenario.Seed+uint64(i))
 	}
 	a.Today = s.candidate(todaySet, runs[0])
-	a.Today.Words = "your settings today: " + a.Today.Words
 	cands := make([]Candidate, len(sets))
 	for i, set := range sets {
 		cands[i] = s.candidate(set, runs[i+1])
@@ -109,6 +108,13 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 				}
 			}
 		}
+	}
+	switch {
+	case advised == nil:
+	case advised.prot != nil:
+		a.Advised = AdvisedSuggestion
+	default:
+		a.Advised = AdvisedRecommended
 	}
 	if advised != nil && advisedC.Recovery != nil {
 		if a.Margin, err = s.margin(advised, advisedC); err != nil {
@@ -416,11 +422,20 @@ func (s *search) bisect(set *setting, c *Candidate, name string, lo, scale, step
 			return false, err
 		}
 		ok, seed := settled(runs[0]), firstUnsettled(runs[0])
-		if ok && name != "outage_for" {
+		why := ""
+		if !ok {
+			for _, r := range runs[0] {
+				if r.Seed == seed {
+					why = unsettledWhy(r)
+				}
+			}
+		} else if name != "outage_for" {
 			// A higher load must be carried before the outage too.
 			for i, r := range runs[0] {
-				if r.BaselineOK < serviceLevel*c.Runs[i].BaselineOK*v/lo0 {
+				if want := serviceLevel * c.Runs[i].BaselineOK * v / lo0; r.BaselineOK < want {
 					ok, seed = false, r.Seed
+					why = fmt.Sprintf("before the outage it answered %s requests a second, under %.0f %% of %s× the %s of the request's load: the server does not carry that load",
+						num(r.BaselineOK), serviceLevel*100, num(v/lo0), num(c.Runs[i].BaselineOK))
 					break
 				}
 			}
@@ -429,7 +444,7 @@ func (s *search) bisect(set *setting, c *Candidate, name string, lo, scale, step
 			holdV, holdSeed = v, judge(s.r, runs[0]).WorstSeed
 			return true, nil
 		}
-		failV, failSeed = v, seed
+		failV, failSeed, ax.FailsWhy = v, seed, why
 		return false, nil
 	}
 	hi := lo
@@ -437,6 +452,11 @@ func (s *search) bisect(set *setting, c *Candidate, name string, lo, scale, step
 		// At the request's own value the server's load did not come back
 		// on every seed: there is no margin to find.
 		failV, failSeed, bound = lo, firstUnsettled(c.Runs), lo
+		for _, r := range c.Runs {
+			if r.Seed == failSeed {
+				ax.FailsWhy = unsettledWhy(r)
+			}
+		}
 	}
 	for hi < bound && math.IsNaN(failV) {
 		hi = min(bound, round(hi*2))
@@ -496,13 +516,24 @@ func marginWords(ax MarginAxis, name string) string {
 	what := map[string]string{"outage_for": "an outage of %s", "clients": "a load of %s clients", "rate": "a load of %s requests a second"}[name]
 	holds := fmt.Sprintf(what, ax.Holds)
 	if ax.Fails == ax.Request {
-		return fmt.Sprintf("At the request's own %s, seed %d's answers or server's load did not come back before the run's end: no margin.", fmt.Sprintf(what, ax.Request), ax.FailSeed)
+		return fmt.Sprintf("At the request's own %s, on seed %d %s before the run's end: no margin.", fmt.Sprintf(what, ax.Request), ax.FailSeed, ax.FailsWhy)
 	}
 	if ax.Fails == "" {
 		return fmt.Sprintf("It recovers on every seed up to %s (%s× the request's %s), the most tried.", holds, num(ax.Scale), ax.Request)
 	}
-	return fmt.Sprintf("It recovers on every seed up to %s (%s× the request's %s); at %s seed %d does not recover.",
-		holds, num(ax.Scale), ax.Request, fmt.Sprintf(what, ax.Fails), ax.FailSeed)
+	return fmt.Sprintf("It recovers on every seed up to %s (%s× the request's %s); at %s seed %d does not: %s.",
+		holds, num(ax.Scale), ax.Request, fmt.Sprintf(what, ax.Fails), ax.FailSeed, ax.FailsWhy)
+}
+
+// unsettledWhy says why a run did not settle.
+func unsettledWhy(r SeedRun) string {
+	switch {
+	case r.Recovery == nil && r.ServerRecovery == nil:
+		return "neither its answers nor its server's load came back (" + r.Outcome + ")"
+	case r.Recovery == nil:
+		return "its answers never came back to 90 % of the rate before the outage"
+	}
+	return "its server's load never came back to its healthy level"
 }
 
 // mapAround maps the outcome around set over its two most sensitive

@@ -63,7 +63,7 @@ func (s *search) words(a *Advice, advised *Candidate) {
 	d = append(d, fmt.Sprintf("The goals: %s.", a.Goals.Words))
 	d = append(d, fmt.Sprintf("Searched %d settings of %s (%s) from your settings today, each a whole run of %s on seeds %d to %d: %d runs in all.",
 		a.Candidates, s.title, strings.Join(knobs, ", "), s.system(), a.Seeds[0], a.Seeds[len(a.Seeds)-1], a.Runs))
-	d = append(d, fmt.Sprintf("Today, %s %s.", strings.TrimPrefix(a.Today.Words, "your settings today: "), outcomeWords(&a.Today, k)))
+	d = append(d, fmt.Sprintf("Today, %s %s.", a.Today.Words, outcomeWords(&a.Today, k)))
 	if a.Met {
 		d = append(d, fmt.Sprintf("The recommendation, %s, %s.", a.Recommended.Words, outcomeWords(a.Recommended, k)))
 	} else if a.Recommended != nil {

@@ -35,7 +35,11 @@ func WriteText(w io.Writer, a *Advice) error {
 	}
 	cand("Today", &a.Today)
 	if a.Recommended != nil {
-		cand("Recommended", a.Recommended)
+		title := "Recommended"
+		if !a.Met {
+			title = "Best setting of " + a.LibraryTitle + " alone"
+		}
+		cand(title, a.Recommended)
 	}
 	for _, g := range a.Closest {
 		fmt.Fprintf(&b, "  how close: %s\n", g.Words)
@@ -43,12 +47,12 @@ func WriteText(w io.Writer, a *Advice) error {
 	if a.Suggestion != nil {
 		fmt.Fprintf(&b, "\nProtections tried on the best setting (same seeds):\n")
 		for _, c := range a.Protections {
-			fmt.Fprintf(&b, "  %-45s %s\n", c.Protection, summaryText(&c))
+			fmt.Fprintf(&b, "  %-53s %s\n", c.Protection, summaryText(&c))
 		}
 		cand("Suggested", a.Suggestion)
 	}
 	if m := a.Margin; m != nil {
-		b.WriteString("\nMargin (recovers on every seed: answers and the server's load back before the run's end):\n")
+		b.WriteString("\nMargin (on every seed: answers and the server's load back before the run's end; a higher load also carried before the outage):\n")
 		for _, ax := range []MarginAxis{m.Outage, m.Load} {
 			fmt.Fprintf(&b, "  %s\n", ax.Words)
 			fmt.Fprintf(&b, "    holds: backofflab run %s\n", shellJoin(ax.HoldsFlags))
@@ -64,7 +68,7 @@ func WriteText(w io.Writer, a *Advice) error {
 		}
 	}
 	if m := a.Map; m != nil {
-		fmt.Fprintf(&b, "\nMap around the recommendation: %s.\n", m.Why)
+		fmt.Fprintf(&b, "\nMap around the %s: %s.\n", map[string]string{AdvisedRecommended: "recommendation", AdvisedSuggestion: "suggestion"}[a.Advised], m.Why)
 		fmt.Fprintf(&b, "  each cell: slowest recovery / attempts per request over the seeds; * meets every goal, ! a seed did not recover\n")
 		fmt.Fprintf(&b, "  %12s", m.Y+" \\ "+m.X)
 		for _, x := range m.XValues {
@@ -112,9 +116,12 @@ func yes(b bool) string {
 // seedText is one seed's run in a few words.
 func seedText(r SeedRun, p99 bool) string {
 	var s string
-	if r.Recovery == nil {
+	switch {
+	case r.Recovery == nil:
 		s = fmt.Sprintf("%-20s", "did not recover ("+r.Outcome+")")
-	} else {
+	case *r.Recovery < 0.05:
+		s = fmt.Sprintf("%-20s", "recovered at once")
+	default:
 		s = fmt.Sprintf("%-20s", "recovered in "+secs(*r.Recovery))
 	}
 	s += fmt.Sprintf("  %s attempts per request", num(r.AttemptsPerRequest))
@@ -127,7 +134,10 @@ func seedText(r SeedRun, p99 bool) string {
 // summaryText is a candidate's result over the seeds in a few words.
 func summaryText(c *Candidate) string {
 	s := "did not recover on every seed"
-	if c.Recovery != nil {
+	switch {
+	case c.Recovery != nil && *c.Recovery < 0.05:
+		s = "recovered at once"
+	case c.Recovery != nil:
 		s = "recovered within " + secs(*c.Recovery)
 	}
 	s += ", " + num(c.AttemptsPerRequest) + " attempts per request"
