@@ -259,15 +259,24 @@ func openAdvise(t *testing.T, env *adviseEnv, query string, emulate ...chromedp.
 	return tb
 }
 
-// adviseShot writes tb's page as name.png in BACKOFFLAB_SCREENSHOTS, when
-// it is set.
+// adviseShot writes, when BACKOFFLAB_SCREENSHOTS is set, tb's viewport
+// with the advice at its top as name.png there, and the whole page as
+// name-page.png.
 func adviseShot(t *testing.T, tb *tab, name string) {
 	t.Helper()
 	dir := os.Getenv("BACKOFFLAB_SCREENSHOTS")
 	if dir == "" {
 		return
 	}
-	if err := os.WriteFile(filepath.Join(dir, name+".png"), tb.screenshot(), 0o644); err != nil {
+	eval[chromedp.Void](tb, `document.querySelector('#adv-result').scrollIntoView()`)
+	view, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), view, 0o644); err != nil {
+		t.Error(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+"-page.png"), tb.screenshot(), 0o644); err != nil {
 		t.Error(err)
 	}
 }

@@ -191,13 +191,15 @@
     return d;
   }
 
+  // drawMeasured lays out the table of the settings seed by seed, each
+  // row named by its label, and each setting in words under it.
   function drawMeasured(t) {
     const head = el('tr', {}, ...t.head.map(c => el('th', { scope: 'col', textContent: c })));
-    const rows = t.rows.map(r => el('tr', {},
-      el('th', { scope: 'row' }, el('span', { textContent: r.label }), el('br'), el('span', { className: 'adv-note', textContent: r.words })),
+    const rows = t.rows.map(r => el('tr', {}, el('th', { scope: 'row', textContent: r.label }),
       ...r.cells.map((c, i) => el('td', { className: r.tones[i] ? 'tone-' + r.tones[i] : '', textContent: c }))));
+    const words = el('dl', { className: 'adv-words' }, ...t.rows.flatMap(r => [el('dt', { textContent: r.label }), el('dd', { textContent: r.words })]));
     $('#adv-measured').replaceChildren(scroller('the settings measured, seed by seed',
-      el('table', { className: 'adv-table' }, el('thead', {}, head), el('tbody', {}, ...rows))));
+      el('table', { className: 'adv-table' }, el('thead', {}, head), el('tbody', {}, ...rows))), words);
   }
 
   // drawPareto draws the front: recovery across, attempts per request
