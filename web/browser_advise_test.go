@@ -260,8 +260,7 @@ func openAdvise(t *testing.T, env *adviseEnv, query string, emulate ...chromedp.
 }
 
 // adviseShot writes, when BACKOFFLAB_SCREENSHOTS is set, tb's viewport
-// with the advice at its top as name.png there, and the whole page as
-// name-page.png.
+// with the advice at its top as name.png there.
 func adviseShot(t *testing.T, tb *tab, name string) {
 	t.Helper()
 	dir := os.Getenv("BACKOFFLAB_SCREENSHOTS")
@@ -274,9 +273,6 @@ func adviseShot(t *testing.T, tb *tab, name string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), view, 0o644); err != nil {
-		t.Error(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, name+"-page.png"), tb.screenshot(), 0o644); err != nil {
 		t.Error(err)
 	}
 }

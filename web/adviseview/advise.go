@@ -141,7 +141,7 @@ var formGroups = []struct {
 }{
 	{"clients", "Your clients", []string{"arrival", "clients", "think", "rate", "timeout"}},
 	{"server", "Your server", []string{"server_model", "workers", "service_time", "server_limit", "server_delay", "server_factor", "server_k", "backlog"}},
-	{"outage", "The outage to survive", []string{"outage", "outage_for"}},
+	{"outage", "The outage to survive", []string{"outage", "outage_at", "outage_for", "duration"}},
 }
 
 // ownLabels are the advice's own parameters (advise.Table) in words, as

@@ -135,14 +135,17 @@ func TestAdvisePage(t *testing.T) {
 		}
 	})
 	t.Run("curve", func(t *testing.T) {
-		_, body := get(t, srv.URL+"/advise?server_model=curve&duration=3m", nil)
+		_, body := get(t, srv.URL+"/advise?server_model=curve&duration=3m&tick=200ms", nil)
 		page := string(body)
 		if !strings.Contains(page, `data-ctl="workers" hidden`) || strings.Contains(page, `data-ctl="server_limit" hidden`) {
 			t.Errorf("the curve's page hides the wrong rows")
 		}
 		// A value no control shows travels as a hidden field.
-		if !strings.Contains(page, `type="hidden" name="duration" value="3m0s"`) {
-			t.Errorf("the run's length is not carried by the form")
+		if !strings.Contains(page, `type="hidden" name="tick" value="200ms"`) || !strings.Contains(page, `<code data-carried="tick">tick=200ms</code>`) {
+			t.Errorf("the run's tick is not carried by the form, and listed")
+		}
+		if !strings.Contains(page, `name="duration" data-param="duration" value="3m0s"`) {
+			t.Errorf("the run's length is not in its box")
 		}
 		if !strings.Contains(page, `"run":true`) {
 			t.Errorf("a good URL's page does not run")
