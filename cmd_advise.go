@@ -12,6 +12,7 @@ import (
 
 	"backofflab/advise"
 	"backofflab/budget"
+	"backofflab/internal/parallel"
 	"backofflab/scenario"
 )
 
@@ -85,7 +86,7 @@ func runAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return stopCause(ctx, err)
 	}
 	fmt.Fprintf(stderr, "advise: at most %d runs, about %s of CPU\n", est.Runs, est.CPU.Round(100*time.Millisecond))
-	bar := newAdviseProgress(stderr)
+	bar := newAdviseProgress(stderr, workers)
 	o.Progress = bar.update
 	a, err := advise.Run(ctx, r, o)
 	bar.stop()
@@ -108,16 +109,17 @@ written, or a signal (Ctrl-C, SIGTERM) that cut it short.
 // line redrawn (the phase, runs done of the total and the time left); on
 // anything else a line when the phase changes.
 type adviseProgress struct {
-	w     io.Writer
-	tty   bool
-	start time.Time
-	drawn time.Time
-	phase string
-	last  advise.Progress
+	w       io.Writer
+	workers int // runs at once
+	tty     bool
+	start   time.Time
+	drawn   time.Time
+	phase   string
+	last    advise.Progress
 }
 
-func newAdviseProgress(stderr io.Writer) *adviseProgress {
-	p := &adviseProgress{w: stderr, start: time.Now()}
+func newAdviseProgress(stderr io.Writer, workers int) *adviseProgress {
+	p := &adviseProgress{w: stderr, workers: parallel.Workers(workers), start: time.Now()}
 	if f, ok := stderr.(*os.File); ok && isTerminal(f) {
 		p.tty = true
 	}
@@ -141,9 +143,10 @@ func (p *adviseProgress) update(pr advise.Progress) {
 	}
 }
 
-// left is the time left at the rate so far, "?" before the first run.
+// left is the time left at the rate so far; "?" until the first runs on
+// every core have ended, when a rate means something.
 func (p *adviseProgress) left(pr advise.Progress, now time.Time) string {
-	if pr.Done == 0 {
+	if pr.Done < 2*p.workers {
 		return "?"
 	}
 	per := now.Sub(p.start) / time.Duration(pr.Done)

@@ -61,7 +61,8 @@ type Progress struct {
 	// made and the most still planned: it grows when no setting of the
 	// library meets the goals and the protections are searched too, and
 	// shrinks when a margin's bisection ends early or a map's runs were
-	// made before; Done reaches it at the end.
+	// made before. Each call but the last has one more run Done; the
+	// last may repeat Done, to lower Total to it.
 	Done  int `json:"done"`
 	Total int `json:"total"`
 }

@@ -18,7 +18,7 @@ const pilotLimit = 2 * time.Second
 // the moves that choose its knobs) and their CPU time, costed by a pilot
 // run of r's scenario (lane a today, the first seed) measured by
 // simengine.MeasureCost within o.Memory. A margin's run is weighted by its
-// size at the margin's bound (its longer run, or its clients or rate). It
+// size (its longer run, or its clients or rate), at most the bound's. It
 // is an estimate: a setting that storms costs more than one that
 // recovers, a pilot that did not end within its limit was extrapolated
 // (Whole says none was), and a search that meets the goals runs no
@@ -42,9 +42,23 @@ func EstimateCost(ctx context.Context, r Request, o Options) (Estimate, error) {
 	plain := k * (len(s.grid()) + 1)
 	plain += k * len(protectionsFor(r.Scenario, r.Library))
 	plain += k * (mapSide*mapSide + 2*len(s.knobs))
+	// A margin doubles its value up to its bound, then bisects below the
+	// first value that failed: its runs cost at most the doublings' sizes
+	// and the rest of its tests at the bound's.
 	p := r.Scenario
-	outageWeight := (p.Duration + time.Duration(float64(p.OutageFor)*(r.outageScale-1))).Seconds() / p.Duration.Seconds()
-	margin := float64(k*marginTests) * (outageWeight + r.loadScale)
+	outage := func(scale float64) float64 {
+		return (p.Duration + time.Duration(float64(p.OutageFor)*(scale-1))).Seconds() / p.Duration.Seconds()
+	}
+	load := func(scale float64) float64 { return scale }
+	weight := func(bound float64, size func(float64) float64) float64 {
+		w, tests := 0.0, 0
+		for v := 2.0; v <= bound; v *= 2 {
+			w += size(v)
+			tests++
+		}
+		return w + float64(marginTests-tests)*size(bound)
+	}
+	margin := float64(k) * (weight(r.outageScale, outage) + weight(r.loadScale, load))
 	return Estimate{
 		Runs:  plain + 2*k*marginTests,
 		CPU:   time.Duration(float64(cost.Time) * (float64(plain) + margin)),

@@ -34,6 +34,8 @@ type runner struct {
 	total int
 	runs  int
 	cache map[string][]SeedRun
+	phase string // the phase last reported
+	told  int    // the total last reported
 }
 
 func newRunner(ctx context.Context, r Request, o Options) *runner {
@@ -133,8 +135,17 @@ func (rn *runner) measure(phase string, sets []*setting) ([][]SeedRun, error) {
 }
 
 func (rn *runner) progress(phase string) {
+	rn.phase, rn.told = phase, max(rn.total, rn.done)
 	if rn.o.Progress != nil {
-		rn.o.Progress(Progress{Phase: phase, Done: rn.done, Total: max(rn.total, rn.done)})
+		rn.o.Progress(Progress{Phase: phase, Done: rn.done, Total: rn.told})
+	}
+}
+
+// finish reports the total once more when the plan shrank after the
+// last run: Done then reaches Total.
+func (rn *runner) finish() {
+	if rn.done > 0 && rn.told != max(rn.total, rn.done) {
+		rn.progress(rn.phase)
 	}
 }
 

@@ -35,6 +35,7 @@ type search struct {
 	rn    *runner
 	knobs []knob
 	title string
+	grid0 int // the settings of the search's grid
 }
 
 // Run searches the settings of r's library that meet r's goals, as the
@@ -43,13 +44,14 @@ type search struct {
 // run stops, and Run returns ctx's error once every goroutine it started
 // has returned.
 func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
-	if len(r.Scenario.Lanes) != 1 || r.Seeds < 1 {
+	if len(r.Scenario.Lanes) != 1 || r.Seeds < 1 || r.outageScale < 1 || r.loadScale < 1 {
 		return nil, errors.New("advise: a Request that ParseRequest did not return")
 	}
 	s := &search{r: r, rn: newRunner(ctx, r, o), title: LibraryTitle(r.Library)}
 	today := r.Scenario.Lanes[0].Params
 	s.knobs = knobsOf(r.Library, today)
 	sets := s.grid()
+	s.grid0 = len(sets)
 	todaySet := &setting{p: r.Scenario.Clone(), values: s.todayValues()}
 	k := r.Seeds
 	all := append([]*setting{todaySet}, sets...)
@@ -116,6 +118,39 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 	default:
 		a.Advised = AdvisedRecommended
 	}
+	if advised != nil && len(s.knobs) >= 2 {
+		var mapped []*setting
+		var runs [][]SeedRun
+		if a.Map, mapped, runs, err = s.mapAround(advised); err != nil {
+			return nil, err
+		}
+		// The map's settings are measured as the grid's are: one that
+		// ranks before the advised setting becomes it, and those of the
+		// library alone join the search's.
+		seen := map[string]bool{}
+		for _, set := range sets {
+			seen[s.rn.key(set)] = true
+		}
+		for i, set := range mapped {
+			c := s.candidate(set, runs[i])
+			if key := s.rn.key(set); set.prot == nil && !seen[key] {
+				seen[key] = true
+				a.Searched = append(a.Searched, c)
+			}
+			if better(&c, advisedC) {
+				advised, advisedC = set, &c
+				if set.prot == nil {
+					a.Recommended, a.Met = advisedC, c.Meets.All
+				} else {
+					a.Suggestion = advisedC
+				}
+			}
+		}
+		a.Candidates = len(a.Searched)
+		a.Pareto = pareto(a.Searched)
+	} else {
+		s.rn.plan(-k * mapSide * mapSide)
+	}
 	if advised != nil && advisedC.Recovery != nil {
 		if a.Margin, err = s.margin(advised, advisedC); err != nil {
 			return nil, err
@@ -123,17 +158,11 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 	} else {
 		s.rn.plan(-k * 2 * marginTests)
 	}
-	if advised != nil && len(s.knobs) >= 2 {
-		if a.Map, err = s.mapAround(advised); err != nil {
-			return nil, err
-		}
-	} else {
-		s.rn.plan(-k * mapSide * mapSide)
-	}
 	if advised != nil {
 		s.finish(a, advised)
 	}
 	a.Runs = s.rn.runs
+	s.rn.finish()
 	s.words(a, advisedC)
 	return a, nil
 }
@@ -541,7 +570,7 @@ func unsettledWhy(r SeedRun) string {
 // outcome most (its worst recovery relative to the goal, a seed that did
 // not recover counting as the whole time after the outage, plus its
 // attempts per request relative to theirs).
-func (s *search) mapAround(set *setting) (*Map, error) {
+func (s *search) mapAround(set *setting) (*Map, []*setting, [][]SeedRun, error) {
 	type move struct {
 		knob int
 		set  *setting
@@ -567,7 +596,7 @@ func (s *search) mapAround(set *setting) (*Map, error) {
 	s.rn.plan(s.rn.fresh(sets))
 	runs, err := s.rn.measure(PhaseMap, sets)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	base := s.score(judge(s.r, runs[0]))
 	moved := make([]float64, len(s.knobs))
@@ -590,7 +619,7 @@ func (s *search) mapAround(set *setting) (*Map, error) {
 	xi, yi := order[0], order[1]
 	xk, yk := s.knobs[xi], s.knobs[yi]
 	m := &Map{X: xk.param, Y: yk.param,
-		Why: fmt.Sprintf("%s and %s moved the outcome most: one step of either on the searched grid changed the score (worst recovery over %s plus attempts per request over %s) by up to %s and %s; the other knobs stay at the recommendation's values",
+		Why: fmt.Sprintf("%s and %s moved the outcome most: one step of either on the searched grid changed the score (worst recovery over %s plus attempts per request over %s) by up to %s and %s; the map is around the best setting of the grid, the other knobs at its values",
 			xk.param, yk.param, secs(s.r.RecoverWithin.Seconds()), num(s.r.AttemptsPerRequest), num(moved[xi]), num(moved[yi]))}
 	xs := s.window(xi, set.values[xi], set)
 	ys := s.window(yi, set.values[yi], set)
@@ -615,7 +644,7 @@ func (s *search) mapAround(set *setting) (*Map, error) {
 	s.rn.plan(s.rn.fresh(valid) - s.r.Seeds*mapSide*mapSide)
 	cellRuns, err := s.rn.measure(PhaseMap, valid)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	for _, x := range xs {
 		m.XValues = append(m.XValues, valueText(xk.row, x))
@@ -645,7 +674,7 @@ func (s *search) mapAround(set *setting) (*Map, error) {
 		}
 		m.Cells = append(m.Cells, row)
 	}
-	return m, nil
+	return m, append(sets[1:], valid...), append(runs[1:], cellRuns...), nil
 }
 
 // score is a candidate's outcome as one number, lower better: its worst

@@ -61,8 +61,8 @@ func (s *search) words(a *Advice, advised *Candidate) {
 		knobs = append(knobs, kn.param)
 	}
 	d = append(d, fmt.Sprintf("The goals: %s.", a.Goals.Words))
-	d = append(d, fmt.Sprintf("Searched %d settings of %s (%s) from your settings today, each a whole run of %s on seeds %d to %d: %d runs in all.",
-		a.Candidates, s.title, strings.Join(knobs, ", "), s.system(), a.Seeds[0], a.Seeds[len(a.Seeds)-1], a.Runs))
+	d = append(d, fmt.Sprintf("Searched %d settings of %s, over its knobs %s (%d on a grid of round values with today's among them, %d more on the map around the best), each a whole run of %s on seeds %d to %d: %d runs in all.",
+		a.Candidates, s.title, strings.Join(knobs, ", "), s.grid0, a.Candidates-s.grid0, s.system(), a.Seeds[0], a.Seeds[len(a.Seeds)-1], a.Runs))
 	d = append(d, fmt.Sprintf("Today, %s %s.", a.Today.Words, outcomeWords(&a.Today, k)))
 	if a.Met {
 		d = append(d, fmt.Sprintf("The recommendation, %s, %s.", a.Recommended.Words, outcomeWords(a.Recommended, k)))
@@ -85,6 +85,9 @@ func (s *search) words(a *Advice, advised *Candidate) {
 	}
 	if a.Margin != nil {
 		d = append(d, a.Margin.Outage.Words, a.Margin.Load.Words)
+	}
+	if a.Recommended != nil && a.Recommended.Settings["min_delay"] != a.Today.Settings["min_delay"] {
+		d = append(d, "A longer first wait (min_delay) helps a server that is down, and delays by as much every retry of a lone failure while it is up: these goals do not weigh that, a p99 goal (latency once recovered) does in part.")
 	}
 	d = append(d, "How it is measured: a run recovers once its answers are back to 90 % of the rate before the outage for 5 s, timed from the outage's end; "+
 		"attempts per request are the run's (every attempt sent over every request begun, the outage included: without failures every policy sends 1.0); "+

@@ -179,14 +179,17 @@ func newResultView(a *advise.Advice) resultView {
 }
 
 // advised returns the setting the advice's margin, map, snippet and
-// links are of, and what the page calls it: the recommended when a
-// setting of the library met the goals, else the suggested protection
-// when there is one.
+// links are of (Advice.Advised), and what the page calls it: the
+// recommended, or the suggested protection when no setting of the
+// library met the goals; nil when there is none.
 func advised(a *advise.Advice) (*advise.Candidate, string) {
-	if !a.Met && a.Suggestion != nil {
+	switch a.Advised {
+	case advise.AdvisedSuggestion:
 		return a.Suggestion, "suggested"
+	case advise.AdvisedRecommended:
+		return a.Recommended, "recommended"
 	}
-	return a.Recommended, "recommended"
+	return nil, "recommended"
 }
 
 // measured is the table of a's settings seed by seed: today, the
