@@ -228,12 +228,16 @@ func adviseDesktop(t *testing.T, env *adviseEnv) {
 	}
 }
 
-// adviseDarkPhone: the advice on a phone in the dark scheme fits the
+// adviseDarkPhone: the advice for gRPC's retry policy on a phone in the
+// dark scheme: its snippet is gRPC's service config, the page fits the
 // screen's width, and axe finds nothing serious.
 func adviseDarkPhone(t *testing.T, env *adviseEnv) {
-	tb := openAdvise(t, env, smallAdvice, phone(), scheme("dark"))
+	// A library's own configuration: gRPC's service config.
+	tb := openAdvise(t, env, "library=grpc&"+smallAdvice, phone(), scheme("dark"))
 	waitAdvice(tb)
-	checkAdviceShown(t, tb)
+	if a := checkAdviceShown(t, tb); !strings.Contains(a.Snippet, `"retryPolicy"`) {
+		t.Errorf("gRPC's snippet %q is not a service config's retry policy", a.Snippet)
+	}
 	if w := eval[float64](tb, `document.documentElement.scrollWidth`); w > phoneW {
 		t.Errorf("the page is %v px wide on a %d px phone", w, phoneW)
 	}

@@ -110,7 +110,8 @@ var cellMarks = []cellMark{
 	{advise.CellFails, "does not recover on every seed", "×", "hatched"},
 }
 
-// marginView is one margin in words with the runs that show it.
+// marginView is one margin in words with the runs that show it, each a
+// shell comment that says what it shows, then its command.
 type marginView struct {
 	Words  string `json:"words"`
 	Inside string `json:"inside"`
@@ -165,9 +166,9 @@ func newResultView(a *advise.Advice) resultView {
 	}
 	if a.Margin != nil {
 		for _, m := range []advise.MarginAxis{a.Margin.Outage, a.Margin.Load} {
-			mv := marginView{Words: m.Words, Inside: command("run", m.HoldsFlags)}
+			mv := marginView{Words: m.Words, Inside: "# " + m.Param + "=" + m.Holds + ": every seed recovers\n" + command("run", m.HoldsFlags)}
 			if len(m.FailsFlags) > 0 {
-				mv.Beyond = command("run", m.FailsFlags)
+				mv.Beyond = "# " + m.Param + "=" + m.Fails + ", just outside: seed " + strconv.FormatUint(m.FailSeed, 10) + " does not recover\n" + command("run", m.FailsFlags)
 			}
 			v.Margins = append(v.Margins, mv)
 		}
