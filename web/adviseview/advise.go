@@ -140,7 +140,7 @@ var formGroups = []struct {
 	names      []string
 }{
 	{"clients", "Your clients", []string{"arrival", "clients", "think", "rate", "timeout"}},
-	{"server", "Your server", []string{"server_model", "workers", "service_time", "server_limit", "server_delay", "server_factor", "server_k", "backlog"}},
+	{"server", "Your server", []string{"server_model", "workers", "service_time", "server_limit", "server_delay", "server_factor", "server_k", "server_slope", "backlog"}},
 	{"outage", "The outage to survive", []string{"outage", "outage_at", "outage_for", "duration"}},
 }
 

@@ -135,7 +135,7 @@ func handleAdviseStream(k *kit.Kit) http.Handler {
 		defer end()
 		stream, ctx := k.OpenStream(w, r, share)
 		defer stream.Close()
-		if !stream.Send(adviseMsg{Type: "start", Phase: "starting", Total: est.Runs, Estimate: est.CPU.Seconds()}) {
+		if !stream.Send(adviseMsg{Type: "start", Phase: advise.PhaseSearch, Total: est.Runs, Estimate: est.CPU.Seconds()}) {
 			return
 		}
 		// The search reports to this goroutine, which alone writes: a
