@@ -102,12 +102,18 @@ func adviseOptions(k *kit.Kit, progress func(advise.Progress)) advise.Options {
 	return advise.Options{Parallel: k.Limits.AnalysisCores, Memory: k.NewAccount, Progress: progress}
 }
 
-// decodeErrors answers a request whose query is bad, 400 with each error
-// under its parameter's name, and reports whether it did.
-func decodeErrors(w http.ResponseWriter, raw string, k *kit.Kit) (advise.Request, bool) {
+// decodeErrors answers a request whose query is bad, 400 naming each
+// parameter at fault: for the page's stream an adviseErrors body, each
+// error under its parameter's name; for an export, its lines as text.
+// It reports whether it answered.
+func decodeErrors(w http.ResponseWriter, raw string, k *kit.Kit, stream bool) (advise.Request, bool) {
 	req, _, errs := decodeAdvise(raw, k.Limits)
 	if len(errs) == 0 {
 		return req, false
+	}
+	if !stream {
+		http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
+		return req, true
 	}
 	var out []adviseError
 	for _, e := range errs {
@@ -123,7 +129,7 @@ func decodeErrors(w http.ResponseWriter, raw string, k *kit.Kit) (advise.Request
 // context ends or the server shuts down, which its last line says.
 func handleAdviseStream(k *kit.Kit) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, bad := decodeErrors(w, r.URL.RawQuery, k)
+		req, bad := decodeErrors(w, r.URL.RawQuery, k, true)
 		if bad {
 			return
 		}
@@ -229,7 +235,7 @@ const (
 // request and seed give the same advice.
 func handleAdviseExport(k *kit.Kit, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req, bad := decodeErrors(w, r.URL.RawQuery, k)
+		req, bad := decodeErrors(w, r.URL.RawQuery, k, false)
 		if bad {
 			return
 		}
@@ -258,15 +264,7 @@ func handleAdviseExport(k *kit.Kit, format string) http.Handler {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		h := w.Header()
-		if format == formatText {
-			h.Set("Content-Type", "text/plain; charset=utf-8")
-			h.Set("Cache-Control", "no-store")
-			h.Set("X-Content-Type-Options", "nosniff")
-			h.Set("Content-Disposition", `attachment; filename="backofflab-advice.txt"`)
-		} else {
-			kit.ExportHeaders(w, format, "backofflab-advice")
-		}
+		kit.ExportHeaders(w, format, "backofflab-advice")
 		w.Write(buf.Bytes())
 	})
 }
