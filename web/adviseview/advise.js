@@ -73,7 +73,7 @@
       case 'start':
         state.total = m.total;
         state.phase = m.phase;
-        progress();
+        status(m.status);
         break;
       case 'progress':
         state.lines++;

@@ -4,7 +4,7 @@ package adviseview
 // a stream of JSON values, one a line (NDJSON), which the page reads with
 // fetch:
 //
-//	{"type":"start","phase":"…","total":N,"estimate":seconds}   N runs, about seconds of CPU
+//	{"type":"start","phase":"…","total":N,"estimate":seconds,"status":"…"}   at most N runs, about seconds of CPU, said in words
 //	{"type":"progress","phase":"…","done":n,"total":N,"left":seconds}   as runs end, the phase in words
 //	{"type":"advice","status":"…","advice":{…},"text":"…"}   the last line: the advice as advise.WriteJSON writes it, and as text
 //	{"type":"error","message":"…"}                              instead, when the search stopped (kit.Stream)
@@ -41,7 +41,8 @@ type adviseMsg struct {
 	// Left is the time left, in seconds, at the search's pace so far;
 	// -1 before the first run ends.
 	Left float64 `json:"left,omitempty"`
-	// Status says in a line how the search ended, for the page's status.
+	// Status says in a line what the search will do (the start) or how
+	// it ended (the advice), for the page's status.
 	Status string `json:"status,omitempty"`
 	// Advice is the advice as advise.WriteJSON writes it, Text as
 	// advise.WriteText does: the page draws the one and saves both.
@@ -141,7 +142,8 @@ func handleAdviseStream(k *kit.Kit) http.Handler {
 		defer end()
 		stream, ctx := k.OpenStream(w, r, share)
 		defer stream.Close()
-		if !stream.Send(adviseMsg{Type: "start", Phase: advise.PhaseSearch, Total: est.Runs, Estimate: est.CPU.Seconds()}) {
+		if !stream.Send(adviseMsg{Type: "start", Phase: advise.PhaseSearch, Total: est.Runs, Estimate: est.CPU.Seconds(),
+			Status: fmt.Sprintf("starting: at most %d runs, about %s of the server's CPU", est.Runs, kit.Say(est.CPU))}) {
 			return
 		}
 		// The search reports to this goroutine, which alone writes: a
