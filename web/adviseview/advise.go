@@ -126,8 +126,6 @@ type adviseState struct {
 	// Query is the request's canonical query (advise.Request.Query),
 	// the page's link; "" when the URL is bad.
 	Query string `json:"query"`
-	// Params are the form's controls' names, in its order.
-	Params []string `json:"params"`
 	// Switches say, for each value of each switch of the form, which of
 	// its controls that value hides (scenario.Reads).
 	Switches map[string]map[string][]string `json:"switches"`
@@ -199,7 +197,6 @@ func newAdviseView(req advise.Request, q url.Values, errs []*scenario.ParamError
 			c.Choices = append(c.Choices, kit.Choice{Value: c.Value, Label: c.Value})
 		}
 		shown[p.Name] = true
-		v.State.Params = append(v.State.Params, p.Name)
 		return c
 	}
 	var names []string
@@ -265,7 +262,9 @@ func newAdviseView(req advise.Request, q url.Values, errs []*scenario.ParamError
 			v.Hidden = append(v.Hidden, hiddenValue{Name: name, Value: vals.Get(name)})
 			continue
 		}
-		if !shown[name] && len(vals[name]) > 0 {
+		if !shown[name] && len(vals[name]) > 0 && len(byName[name]) == 0 {
+			// A bad value no control shows is named under the form and
+			// left out of it: submitting the form drops it.
 			v.Hidden = append(v.Hidden, hiddenValue{Name: name, Value: vals[name][len(vals[name])-1], Listed: true})
 		}
 	}

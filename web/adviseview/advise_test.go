@@ -134,6 +134,16 @@ func TestAdvisePage(t *testing.T) {
 			t.Errorf("a bad URL's page runs")
 		}
 	})
+	t.Run("bad value no control shows", func(t *testing.T) {
+		_, body := get(t, srv.URL+"/advise?b.factor=3", nil)
+		page := string(body)
+		if !strings.Contains(page, `b.factor: &#34;3&#34; is not allowed (allowed: lane a only`) {
+			t.Errorf("the page does not name b.factor under the form")
+		}
+		if strings.Contains(page, `name="b.factor"`) {
+			t.Errorf("the form carries the bad b.factor: submitting it would fail again")
+		}
+	})
 	t.Run("curve", func(t *testing.T) {
 		_, body := get(t, srv.URL+"/advise?server_model=curve&duration=3m&tick=200ms", nil)
 		page := string(body)
