@@ -185,6 +185,10 @@ func adviseDesktop(t *testing.T, env *adviseEnv) {
 	if s := eval[string](tb, `document.querySelector('#adv-status').textContent`); !strings.HasPrefix(s, "done: ") {
 		t.Errorf("status %q, want done: …", s)
 	}
+	// Copy puts the configuration on the clipboard, or selects it where
+	// the page may not write there; either way it says which.
+	tb.do("copy the configuration", chromedp.Click(chromedp.ID("adv-copy-snippet")))
+	tb.waitTrue("the copy is told", `/^configuration (copied|selected)/.test(document.querySelector('#adv-copied').textContent)`)
 	tb.axeCheck(env.axe, "advice, desktop")
 	adviseShot(t, tb, "advise-1280x800-light")
 

@@ -265,22 +265,23 @@
   }
 
   // ---- copying and saving ---------------------------------------------------
-  async function copy(text, what) {
+  // copy puts the text of code (a code element) on the clipboard and says
+  // so in note; without a clipboard (a page not served securely, a
+  // permission denied) it selects the text, for the reader to copy.
+  async function copy(code, note, what) {
     try {
-      await navigator.clipboard.writeText(text);
-      $('#adv-copied').textContent = `${what} copied`;
+      await navigator.clipboard.writeText($(code).textContent);
+      $(note).textContent = `${what} copied`;
     } catch (e) {
-      // No clipboard (an insecure page, a denied permission): select the
-      // text, for the reader to copy.
       const r = document.createRange();
-      r.selectNodeContents(what === 'snippet' ? $('#adv-snippet') : $('#adv-flags'));
+      r.selectNodeContents($(code));
       getSelection().removeAllRanges();
       getSelection().addRange(r);
-      $('#adv-copied').textContent = `${what} selected: press Ctrl+C or ⌘C`;
+      $(note).textContent = `${what} selected: press Ctrl+C or ⌘C`;
     }
   }
-  $('#adv-copy-snippet').addEventListener('click', () => copy(state.advice.snippet, 'snippet'));
-  $('#adv-copy-flags').addEventListener('click', () => copy(state.view.command, 'command'));
+  $('#adv-copy-snippet').addEventListener('click', () => copy('#adv-snippet', '#adv-copied', 'configuration'));
+  $('#adv-copy-flags').addEventListener('click', () => copy('#adv-flags', '#adv-copied-flags', 'command'));
   $('#adv-save-json').addEventListener('click', () => download('backofflab-advice.json', JSON.stringify(state.advice, null, 2) + '\n', 'application/json'));
   $('#adv-save-text').addEventListener('click', () => download('backofflab-advice.txt', state.text, 'text/plain'));
   onThemeChange(() => state.advice && drawPareto());
