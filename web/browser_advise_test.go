@@ -9,7 +9,8 @@ package web
 // violation on a desktop, a phone and in the dark; a bad value is named
 // beside its control; Cancel stops the search on the server. With
 // BACKOFFLAB_SCREENSHOTS=dir it writes the page's screenshots there
-// (docs/advise-*.png are made so).
+// (docs/advise-1280x800-light.png and docs/advise-390x844-dark.png are
+// made so, with dir the absolute path of docs: the test runs in web/).
 // Run it with: go test -count=1 -run TestBrowserAdvise -v ./web
 
 import (
@@ -274,6 +275,9 @@ func adviseShot(t *testing.T, tb *tab, name string) {
 	dir := os.Getenv("BACKOFFLAB_SCREENSHOTS")
 	if dir == "" {
 		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	eval[chromedp.Void](tb, `document.querySelector('#adv-result').scrollIntoView()`)
 	view, err := chromedp.Run(tb.ctx, chromedp.CaptureScreenshot())
