@@ -150,7 +150,7 @@ func bandsPlaygroundLink(t *testing.T, env *browserEnv) {
 		t.Errorf("the link %s: clients %q, want the page's 300", href, got)
 	}
 	// The header's links to the other views carry the run on the page too.
-	for _, id := range []string{"view-map", "view-bands"} {
+	for _, id := range []string{"view-map", "view-bands", "view-advise"} {
 		if got := eval[string](tb, `new URL(document.querySelector('#`+id+`').href).searchParams.get('clients')`); got != "300" {
 			t.Errorf("#%s: clients %q, want the page's 300", id, got)
 		}

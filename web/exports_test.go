@@ -11,7 +11,8 @@ import (
 
 // TestExportsAreNotStored: every route that serves a generated export
 // (routes.go: a run's, the page's, a map's, a study's, each as CSV and
-// JSON, by GET and, for those the page posts, by POST) answers it as an
+// JSON, an advice's as JSON and text, by GET and, for those the page
+// posts, by POST) answers it as an
 // attachment that no cache may store.
 func TestExportsAreNotStored(t *testing.T) {
 	hs, _, _ := mapTestServer(t, Limits{})
@@ -21,6 +22,7 @@ func TestExportsAreNotStored(t *testing.T) {
 		aMap     = scen + "&x=clients&x_from=100&x_to=200&x_steps=2"
 		mapCells = `[{"index":0,"summaries":[{},{}]},{"index":1,"summaries":[{},{}]}]`
 		cont     = "n=10&runs=2"
+		adv      = "clients=100&seeds=1"
 	)
 	for _, tc := range []struct {
 		method, path, query, body, file string
@@ -35,6 +37,8 @@ func TestExportsAreNotStored(t *testing.T) {
 		{"POST", "/map.json", aMap, mapCells, "backofflab-map.json"},
 		{"GET", "/contention.csv", cont, "", "backofflab-contention.csv"},
 		{"GET", "/contention.json", cont, "", "backofflab-contention.json"},
+		{"GET", "/advise.json", adv, "", "backofflab-advice.json"},
+		{"GET", "/advise.txt", adv, "", "backofflab-advice.txt"},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			req, err := http.NewRequest(tc.method, hs.URL+tc.path+"?"+tc.query, strings.NewReader(tc.body))

@@ -25,6 +25,7 @@ func TestEveryViewRefusesBadQueries(t *testing.T) {
 		aMap = scen + "&x=outage_for&x_from=2s&x_to=10s&x_steps=2"
 		band = scen + "&seeds=2"
 		cont = "n=10:20:10&runs=2"
+		adv  = "clients=100&seeds=1"
 	)
 	bad := []struct {
 		name, add, param, value string
@@ -63,6 +64,10 @@ func TestEveryViewRefusesBadQueries(t *testing.T) {
 		{"GET", "/contention/stream", cont, false, ""},
 		{"GET", "/contention.csv", cont, false, ""},
 		{"GET", "/contention.json", cont, false, ""},
+		{"GET", "/advise", adv, true, `"run":true`},
+		{"GET", "/advise/stream", adv, false, ""},
+		{"GET", "/advise.json", adv, false, ""},
+		{"GET", "/advise.txt", adv, false, ""},
 	}
 	// The pages start their work on a good query: the marks are right.
 	for _, r := range routes {
@@ -102,8 +107,8 @@ func TestEveryViewRefusesBadQueries(t *testing.T) {
 					t.Fatalf("%s, want %d: %.300s", resp.Status, want, body)
 				}
 				text := html.UnescapeString(body)
-				if r.path == "/map/cells" {
-					var me struct { // the map's errors as its stream writes them
+				if r.path == "/map/cells" || r.path == "/advise/stream" {
+					var me struct { // the map's and the advice's errors as their streams write them
 						Errors []struct{ Name, Message string } `json:"errors"`
 					}
 					if err := json.Unmarshal([]byte(body), &me); err != nil || len(me.Errors) == 0 {

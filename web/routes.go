@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"backofflab/static"
+	"backofflab/web/adviseview"
 	"backofflab/web/bandsview"
 	"backofflab/web/contentionview"
 	"backofflab/web/kit"
@@ -25,6 +26,7 @@ var views = []view{
 	{"/map", mapview.Mount},
 	{"/bands", bandsview.Mount},
 	{"/contention", contentionview.Mount},
+	{"/advise", adviseview.Mount},
 }
 
 // addRoutes is the server's whole URL space: every view's, the shared

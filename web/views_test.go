@@ -87,6 +87,7 @@ func TestStreamsAgree(t *testing.T) {
 		{"/map/cells", scen + "&x=clients&x_from=100&x_to=200&x_steps=2", `"type":"done"`},
 		{"/bands/run", scen + "&seeds=2", `"type":"result"`},
 		{"/contention/stream", "n=10&runs=2", `"type":"done"`},
+		{"/advise/stream", "clients=100&seeds=1", `"type":"advice"`},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			resp, body := get(t, srv.URL+tc.path+"?"+tc.query, nil)

@@ -1,7 +1,7 @@
 // Package kit is what every view of the server shares: the page's shell
 // (Page), the query's reading (ParseQuery), the server's limits (Limits),
 // and for the views of many runs (the phase map, the seed bands, the
-// contention study) their slot and share of the cores (Kit.Begin), their
+// contention study, the advice) their slot and share of the cores (Kit.Begin), their
 // estimate's check (TooDear), their memory (Kit.NewAccount), their NDJSON
 // stream that always ends with a last line (Kit.OpenStream), their
 // exports (Kit.TakeExport, ExportHeaders) and the routes' guards

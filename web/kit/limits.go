@@ -2,10 +2,13 @@ package kit
 
 import (
 	"cmp"
+	"fmt"
 	"runtime"
+	"strconv"
 	"time"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 )
 
 // Limits are the caps that protect the machine from one page's run. A zero
@@ -119,4 +122,19 @@ func DefaultMaxMemory() int64 {
 		return n / 4
 	}
 	return 2 << 30
+}
+
+// RunBounds checks one run of a many-run view against the server's
+// bounds on a run (MaxClients, MaxDuration), as the playground's decode
+// does, naming the value at fault.
+func (lim Limits) RunBounds(p scenario.Params) error {
+	if p.Clients > lim.MaxClients {
+		return &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
+			Allow: fmt.Sprintf("a whole number from 1 to %d on this server", lim.MaxClients)}
+	}
+	if p.Duration > lim.MaxDuration {
+		return &scenario.ParamError{Name: "duration", Value: p.Duration.String(),
+			Allow: fmt.Sprintf("a duration from 1s to %v on this server", lim.MaxDuration)}
+	}
+	return nil
 }

@@ -44,10 +44,10 @@ func acceptsGzip(r *http.Request) bool {
 }
 
 // ExportTypes are the media types of the exports' formats.
-var ExportTypes = map[string]string{"csv": "text/csv; charset=utf-8", "json": "application/json"}
+var ExportTypes = map[string]string{"csv": "text/csv; charset=utf-8", "json": "application/json", "txt": "text/plain; charset=utf-8"}
 
 // ExportHeaders sets the headers of every generated export (a run's, a
-// page's, a map's, a study's) of format, csv or json, saved as
+// page's, a map's, a study's, an advice's) of format, csv, json or txt, saved as
 // name.format. None may be stored: the same URL runs the work again, and
 // a page's export is what that page held.
 func ExportHeaders(w http.ResponseWriter, format, name string) {

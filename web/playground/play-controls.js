@@ -202,9 +202,13 @@ function presetCurrent() {
 // run in effect, with the seeds its box asks for (the view names a bad
 // value).
 // The header's links to the other views follow the run in effect too:
-// the phase map over this scenario, its seed bands.
+// the phase map over this scenario, its seed bands, the advice for its
+// system (the names it keeps: kit.AdviseKeeps, from Go).
 function seedsLink() {
   $('#view-map').href = '/map?' + query;
+  const keep = new Set(page.adviseKeeps), adv = new URLSearchParams(query);
+  for (const name of [...adv.keys()]) if (!keep.has(name)) adv.delete(name);
+  $('#view-advise').href = '/advise?' + adv.toString();
   const box = $('#seeds'), a = $('#run-seeds');
   if (!box || !a) return;
   const u = new URL('/bands?' + query, location.href);

@@ -1,6 +1,10 @@
 package playground
 
-import "regexp"
+import (
+	"regexp"
+
+	"github.com/a-h/templ"
+)
 
 // prose.go writes the page's sentences so that a vocabulary name in them
 // (min_delay, a.max_delay, think_scaled) shows as code, set apart from the
@@ -43,3 +47,8 @@ func proseAll(ss []string) [][]prosePart {
 	}
 	return out
 }
+
+// Prose is s as a page's sentence shows it, its vocabulary names as
+// code: for another view's page to label its controls as the
+// playground's are.
+func Prose(s string) templ.Component { return pgProse(s) }

@@ -216,6 +216,10 @@ type pageState struct {
 	// page moves the box with the slider without a formula of its own.
 	Sliders map[string]int `json:"sliders"`
 	Scales  [][]string     `json:"scales"`
+	// AdviseKeeps are the names of a query that the link to the advice
+	// keeps (kit.AdviseKeeps): the script's link follows the run in
+	// effect with them.
+	AdviseKeeps []string `json:"adviseKeeps"`
 }
 
 // switchInfo tells the script, for each value of a switch parameter
@@ -531,6 +535,15 @@ func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 			si.Choices = append(si.Choices, cs)
 		}
 		ps.Switches = append(ps.Switches, si)
+	}
+	for _, param := range scenario.Table {
+		name := param.Name
+		if param.Lane {
+			name = scenario.LaneNames[:1] + "." + name
+		}
+		if kit.AdviseKeeps(name) {
+			ps.AdviseKeeps = append(ps.AdviseKeeps, name)
+		}
 	}
 	return ps
 }

@@ -493,7 +493,7 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"play", "reset", "outage", "speed", "copy-link", "lane-add", "lane-remove",
-		"clock", "status", "export-csv", "export-json", "page-state", "view-map", "view-bands", "view-contention"} {
+		"clock", "status", "export-csv", "export-json", "page-state", "view-map", "view-bands", "view-advise", "view-contention"} {
 		if ids[id] != 1 {
 			t.Errorf("no #%s", id)
 		}
