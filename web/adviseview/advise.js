@@ -163,7 +163,7 @@
       para(m.words),
       el('pre', { className: 'adv-code', tabIndex: 0, ariaLabel: 'the runs that show this margin' }, el('code', { textContent: m.inside + (m.beyond ? '\n' + m.beyond : '') })),
     ]));
-    $('#adv-snippet-lib').textContent = `${a.library_title}: ${a.snippet_lib}` + (a.snippet_warnings && a.snippet_warnings.length ? `. ${a.snippet_warnings.join(' ')}` : '');
+    $('#adv-snippet-lib').textContent = a.library_title + (a.snippet_warnings && a.snippet_warnings.length ? `. ${a.snippet_warnings.join(' ')}` : '');
     $('#adv-snippet').textContent = a.snippet;
     const closest = $('#adv-closest');
     closest.hidden = a.met;
