@@ -124,17 +124,27 @@ func DefaultMaxMemory() int64 {
 	return 2 << 30
 }
 
-// RunBounds checks one run of a many-run view against the server's
-// bounds on a run (MaxClients, MaxDuration), as the playground's decode
-// does, naming the value at fault.
-func (lim Limits) RunBounds(p scenario.Params) error {
+// RunBoundErrors checks one run against the server's bounds on a run
+// (MaxClients, MaxDuration), naming each value at fault: the playground's
+// decode, the phase map's cells and the advice's runs are held to the same.
+func (lim Limits) RunBoundErrors(p scenario.Params) []*scenario.ParamError {
+	var errs []*scenario.ParamError
 	if p.Clients > lim.MaxClients {
-		return &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
-			Allow: fmt.Sprintf("a whole number from 1 to %d on this server", lim.MaxClients)}
+		errs = append(errs, &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
+			Allow: fmt.Sprintf("a whole number from 1 to %d on this server", lim.MaxClients)})
 	}
 	if p.Duration > lim.MaxDuration {
-		return &scenario.ParamError{Name: "duration", Value: p.Duration.String(),
-			Allow: fmt.Sprintf("a duration from 1s to %v on this server", lim.MaxDuration)}
+		errs = append(errs, &scenario.ParamError{Name: "duration", Value: p.Duration.String(),
+			Allow: fmt.Sprintf("a duration from 1s to %v on this server", lim.MaxDuration)})
+	}
+	return errs
+}
+
+// RunBounds is RunBoundErrors' first error, or nil: for a check that
+// stops at one.
+func (lim Limits) RunBounds(p scenario.Params) error {
+	if errs := lim.RunBoundErrors(p); len(errs) > 0 {
+		return errs[0]
 	}
 	return nil
 }

@@ -14,7 +14,6 @@ package mapview
 // the page (mappage.js) as they end.
 
 import (
-	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
@@ -35,21 +34,7 @@ import (
 // bounds on clients and duration.
 func mapLimits(lim kit.Limits) sweep.Limits {
 	return sweep.Limits{MaxSteps: lim.MapMaxSteps, MaxSeeds: lim.MapMaxSeeds, MaxCells: lim.MapMaxCells,
-		Check: func(p scenario.Params) error { return runBounds(p, lim) }}
-}
-
-// runBounds checks a run against the server's bounds on one run, as the
-// playground's decode does.
-func runBounds(p scenario.Params, lim kit.Limits) error {
-	if p.Clients > lim.MaxClients {
-		return &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
-			Allow: fmt.Sprintf("a whole number from 1 to %d on this server", lim.MaxClients)}
-	}
-	if p.Duration > lim.MaxDuration {
-		return &scenario.ParamError{Name: "duration", Value: p.Duration.String(),
-			Allow: fmt.Sprintf("a duration from 1s to %v on this server", lim.MaxDuration)}
-	}
-	return nil
+		Check: lim.RunBounds}
 }
 
 // decodeMap reads a map from a URL's query: the sweep's parameters and the
@@ -80,7 +65,7 @@ func decodeMap(q url.Values, lim kit.Limits) (sweep.Spec, []*scenario.ParamError
 		delete(base, name)
 	}
 	if p, err := scenario.Parse(base); err == nil {
-		if err := runBounds(p, lim); err != nil {
+		if err := lim.RunBounds(p); err != nil {
 			return sweep.Spec{}, scenario.Errors(err)
 		}
 	}

@@ -190,14 +190,7 @@ func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 			st.real = scenario.LaneNames[i : i+1]
 		}
 	}
-	if p.Clients > lim.MaxClients {
-		errs = append(errs, &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
-			Allow: fmt.Sprintf("a whole number from 1 to %d on this server", lim.MaxClients)})
-	}
-	if p.Duration > lim.MaxDuration {
-		errs = append(errs, &scenario.ParamError{Name: "duration", Value: p.Duration.String(),
-			Allow: fmt.Sprintf("a duration from 1s to %v on this server", lim.MaxDuration)})
-	}
+	errs = append(errs, lim.RunBoundErrors(p)...)
 	st.p = p
 	if st.real != "" && !speedGiven {
 		st.speed = "1" // a real lane runs in real time
