@@ -204,8 +204,7 @@ func newLane(p *scenario.Params, i int, mem *budget.Account) *lane {
 	}
 	if l.reserve(p.Clients) {
 		l.clients = make([]client, 0, p.Clients)
-		l.q.ev = make([]event, 0, p.Clients)
-		l.q.pos = make([]int32, 0, p.Clients)
+		l.q.reserve(p.Clients)
 		l.resize(p.Clients)
 	}
 	return l

@@ -178,8 +178,6 @@ func (l *lane) cancelCall(x int32) {
 func (l *lane) endCall(x int32) {
 	c := &l.calls[x]
 	c.state, c.in = retired, nowhere
-	if int(x) < len(l.cq.pos) { // a call refused at once never had an event
-		l.cq.remove(x)
-	}
+	l.cq.remove(x) // a call refused at once never had an event: nothing to remove
 	l.freeCalls = append(l.freeCalls, x)
 }

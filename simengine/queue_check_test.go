@@ -1,0 +1,49 @@
+package simengine
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// check returns what is wrong with q's structure, or nil: every entry in
+// the bucket of its key's highest bit that differs from last, bucket 0's
+// live entries in seq order, at most one live entry per client and one
+// for every client that has an event, and the count right.
+func (q *queue) check() error {
+	seen := map[int32]bool{}
+	for i, b := range q.buckets {
+		if i == 0 {
+			b = b[q.head0:]
+		}
+		var prev *event
+		for j := range b {
+			e := b[j]
+			if k := key(e.at); k < q.last || bits.Len64(k^q.last) != i {
+				return fmt.Errorf("event %+v in bucket %d, last %#x", e, i, q.last)
+			}
+			if int(e.c) >= len(q.stamp) || !q.live(e) {
+				continue
+			}
+			if !q.has(e.c) {
+				return fmt.Errorf("live event %+v of a client with no event", e)
+			}
+			if seen[e.c] {
+				return fmt.Errorf("client %d has two live events", e.c)
+			}
+			seen[e.c] = true
+			if i == 0 && prev != nil && !prev.before(e) {
+				return fmt.Errorf("bucket 0: %+v after %+v", e, *prev)
+			}
+			prev = &b[j]
+		}
+	}
+	for c := range len(q.stamp) {
+		if q.has(int32(c)) != seen[int32(c)] {
+			return fmt.Errorf("client %d: has an event %v, live entry %v", c, q.has(int32(c)), seen[int32(c)])
+		}
+	}
+	if len(seen) != q.n {
+		return fmt.Errorf("%d live events, %d counted", len(seen), q.n)
+	}
+	return nil
+}
