@@ -47,7 +47,7 @@ type queue struct {
 	// entry carries while c has none; bit c of on is set while c has one.
 	stamp []uint32
 	on    []uint64
-	n     int      // live events
+	n     int // live events
 
 	seq   uint32
 	swept uint32 // seq at the latest sweep of stale entries
