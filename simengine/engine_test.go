@@ -252,10 +252,20 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 	owner := map[int32]bool{}
 	checkReq := func(name string, in uint8, abs uint64, c int32) bool {
 		t.Helper()
-		if c < 0 {
+		switch c {
+		case cancelledReq: // in the server or the backlog
 			return false
+		case abandonedReq:
+			if strict {
+				fail("%s: request %d was abandoned but not cancelled", name, abs)
+			}
+			return true
 		}
 		cl := l.at(c) // a client, or with tiers a call of the bottom one
+		if in == inServer && !(cl.state == waiting && cl.in == in && cl.slot == abs) {
+			fail("%s: request %d is client %d's, which no longer waits on it (at (%d, %d), state %d)",
+				name, abs, c, cl.in, cl.slot, cl.state)
+		} // a client, or with tiers a call of the bottom one
 		if cl.state == waiting && cl.in == in && cl.slot == abs {
 			if owner[c] {
 				fail("client %d has two requests in flight", c)
@@ -268,7 +278,7 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		return true
 	}
 	live, last := 0, time.Duration(math.MinInt64)
-	fifoEach(&curveIn(l).q, func(abs uint64, start time.Duration, c int32) {
+	curveIn(l).q.each(func(abs uint64, start time.Duration, c int32) {
 		if start < last {
 			fail("server: request %d started at %v after one at %v: not oldest first", abs, start, last)
 		}
@@ -303,14 +313,15 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		if c.state != waiting || owner[int32(ci)] {
 			continue
 		}
-		if c.in == inServer && curveIn(l).q.at(c.slot) != nil || c.in == inBacklog && l.backlog.at(c.slot) != nil {
+		if c.in == inServer && curveIn(l).q.holds(c.slot) || c.in == inBacklog && l.backlog.at(c.slot) != nil {
 			fail("client %d thinks its request is at (%d, %d), which holds another", ci, c.in, c.slot)
 		}
 	}
-	if curveIn(l).q.len() > 0 {
-		if c, _ := curveIn(l).q.front(); c < 0 {
-			fail("the server's oldest request is a cancelled one")
-		}
+	if q := &curveIn(l).q; q.len() > 0 && q.frontCancelled() {
+		fail("the server's oldest request is a cancelled one")
+	}
+	if q := &curveIn(l).q; q.owners.n > 2*(q.waiting+q.cancelled)+chunkLen+1 {
+		fail("the server keeps %d owners for %d requests waited on and %d cancelled", q.owners.n, q.waiting, q.cancelled)
 	}
 	if l.fail != failures[scenario.OutagePause] && l.backlog.n != 0 {
 		fail("server failure %s with %d requests in the backlog", failName(l.fail), l.backlog.n)
@@ -335,7 +346,7 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 			fail("next completion at %v with live %d in failure %s", l.next, curveIn(l).live, failName(l.fail))
 		}
 	default:
-		_, start := curveIn(l).q.front()
+		start := curveIn(l).q.start
 		due := start + curveIn(l).curve.delay(curveIn(l).live)
 		if want := max(due, l.now); l.next != want {
 			fail("next completion at %v, want max(oldest start %v + delay(%d) %v, now %v) = %v",
@@ -1098,18 +1109,6 @@ func TestEngineTooManyLanes(t *testing.T) {
 	try("Set", func() error { return e.Set(p) })
 	if e.Now() != 3*time.Second || len(e.lanes) != 2 {
 		t.Errorf("a rejected Set changed the engine: now %v, %d lanes", e.Now(), len(e.lanes))
-	}
-}
-
-// fifoEach calls fn with every request of f, oldest first, with its start.
-func fifoEach(f *fifo, fn func(abs uint64, start time.Duration, c int32)) {
-	start := f.start
-	for abs := f.q.base; abs < f.q.base+uint64(f.q.n); abs++ {
-		r := f.q.at(abs)
-		if abs != f.q.base {
-			start += time.Duration(r.gap)
-		}
-		fn(abs, start, r.c)
 	}
 }
 

@@ -330,6 +330,7 @@ func (l *lane) resize(n int) {
 		c := &l.clients[ci]
 		switch c.state {
 		case waiting:
+			l.abandon(ci, c)
 			l.waiting--
 			l.tick.gaveUp++
 		case backing:
@@ -441,6 +442,8 @@ func (l *lane) wake(ci int32) {
 		l.tick.timeouts++
 		if l.cancel {
 			l.cancelRequest(ci, c)
+		} else {
+			l.abandon(ci, c)
 		}
 		l.failed(ci, c, strategies.Timeout)
 	}
@@ -702,6 +705,15 @@ func (l *lane) cancelRequest(ci int32, c *client) {
 	c.in = nowhere
 }
 
+// abandon tells the server that client ci (or, with tiers, the bottom
+// tier's call ci) no longer waits on its attempt there, if the attempt is
+// in it: it timed out, or the client left.
+func (l *lane) abandon(ci int32, c *client) {
+	if c.in == inServer {
+		l.model.abandon(c.slot, ci)
+	}
+}
+
 // setFailure puts failure f in effect now, or none (the server is up) for
 // nil.
 func (l *lane) setFailure(f *failure) {
@@ -732,6 +744,8 @@ func (l *lane) setFailure(f *failure) {
 			}
 			if c := l.at(ci); c.owns(inBacklog, abs) {
 				c.slot, c.in = slot, inServer
+			} else {
+				l.model.abandon(slot, ci) // its client left while it waited
 			}
 		}
 		l.blLive = 0

@@ -113,6 +113,8 @@ func (l *lane) wakeCall(x int32) {
 	case waiting:
 		if l.cancel {
 			l.cancelRequest(x, c)
+		} else {
+			l.abandon(x, c)
 		}
 		l.callFailed(x, strategies.Timeout)
 	}
