@@ -54,7 +54,8 @@ func BenchmarkState(b *testing.B) {
 
 // BenchmarkEngine runs whole scenarios: (a) 001's two-lane comparison on
 // its latency curve, fixed against think_scaled, (b) 100 000 clients for
-// 120 s with lane fixed on that curve, (c) the worker queue with lanes
+// 120 s with lane fixed on that curve, and a million (skipped with
+// -short), (c) the worker queue with lanes
 // fixed and exponential, and (d) the same with two tiers of three
 // attempts behind each lane's clients (layered retries). It reports events per second, virtual seconds per
 // wall second, and the bytes allocated per client over the whole run.
@@ -65,6 +66,8 @@ func BenchmarkEngine(b *testing.B) {
 	big := curve
 	big.Clients = 100_000
 	big.Lanes = []scenario.Lane{simLane(strategies.NameFixed)}
+	huge := big
+	huge.Clients = 1_000_000
 	queue := curve
 	queue.ServerModel = scenario.QueueModel
 	queue.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
@@ -79,10 +82,14 @@ func BenchmarkEngine(b *testing.B) {
 	}{
 		{"default", curve},
 		{"fixed100k", big},
+		{"fixed1M", huge},
 		{"queue", queue},
 		{"tiers", tiers},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
+			if testing.Short() && bc.p.Clients >= 1_000_000 {
+				b.Skip("a million clients take seconds a run")
+			}
 			var events int64
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
