@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"math"
 	"math/bits"
 	"slices"
 	"time"
@@ -36,12 +37,19 @@ func (e event) before(f event) bool {
 // A client's event is moved by scheduling it anew: the old entry stays in
 // its bucket, stale, and is dropped when it comes up (its seq is no longer
 // the client's stamp) or when the buckets are swept.
+//
+// Buckets above 0 are lists of fixed-size blocks from one pool, so that a
+// million events moving between buckets neither copy a growing slice nor
+// leave garbage behind: the queue holds its events and a block a bucket.
 type queue struct {
-	// buckets[0] holds the events at last, in seq order from head0;
-	// buckets[i] those whose time first differs from last in bit i-1.
-	buckets [65][]event
+	// b0 holds the events at last, in seq order from head0; buckets[i]
+	// those whose time first differs from last in bit i-1.
+	b0      []event
 	head0   int
+	buckets [65]bucket
 	last    uint64 // key of the latest minimum: no event is below it
+	blocks  []*[blockLen]event
+	free    []int32 // blocks no bucket uses
 
 	// stamp[c] is the seq of client c's live event, or one that no
 	// entry carries while c has none; bit c of on is set while c has one.
@@ -52,6 +60,15 @@ type queue struct {
 	seq   uint32
 	swept uint32 // seq at the latest sweep of stale entries
 }
+
+// bucket is a list of blocks of the queue's pool, n events in all.
+type bucket struct {
+	ids []int32
+	n   int
+}
+
+// blockLen is how many events a block holds: 4 KiB.
+const blockLen = 256
 
 // never is a time after every event.
 const never = time.Duration(1<<63 - 1)
@@ -91,41 +108,85 @@ func (q *queue) next() uint32 {
 // top returns the earliest event, or one at never when the queue is empty.
 func (q *queue) top() event {
 	for {
-		b0 := q.buckets[0]
-		for q.head0 < len(b0) {
-			if e := b0[q.head0]; q.live(e) {
+		for q.head0 < len(q.b0) {
+			if e := q.b0[q.head0]; q.live(e) {
 				return e
 			}
 			q.head0++
 		}
-		q.buckets[0], q.head0 = b0[:0], 0
+		q.b0, q.head0 = q.b0[:0], 0
 		if !q.refill() {
 			return event{at: never, c: -1}
 		}
 	}
 }
 
+// add puts e in bucket i.
+func (q *queue) add(i int, e event) {
+	if i == 0 {
+		q.b0 = append(q.b0, e)
+		return
+	}
+	b := &q.buckets[i]
+	j := b.n % blockLen
+	if j == 0 {
+		var id int32
+		if k := len(q.free); k > 0 {
+			id, q.free = q.free[k-1], q.free[:k-1]
+		} else {
+			id = int32(len(q.blocks))
+			q.blocks = append(q.blocks, new([blockLen]event))
+		}
+		b.ids = append(b.ids, id)
+	}
+	q.blocks[b.ids[len(b.ids)-1]][j] = e
+	b.n++
+}
+
+// each calls fn with every event of bucket i > 0.
+func (q *queue) each(i int, fn func(e event)) {
+	b := &q.buckets[i]
+	for k, id := range b.ids {
+		n := min(blockLen, b.n-k*blockLen)
+		for _, e := range q.blocks[id][:n] {
+			fn(e)
+		}
+	}
+}
+
+// empty gives bucket i's blocks back to the pool.
+func (q *queue) empty(i int) {
+	b := &q.buckets[i]
+	q.free = append(q.free, b.ids...)
+	b.ids, b.n = b.ids[:0], 0
+}
+
 // refill empties the lowest non-empty bucket into the lower ones, its
 // earliest time becoming last, and reports whether there was one.
 func (q *queue) refill() bool {
 	i := 1
-	for i < len(q.buckets) && len(q.buckets[i]) == 0 {
+	for i < len(q.buckets) && q.buckets[i].n == 0 {
 		i++
 	}
 	if i == len(q.buckets) {
 		return false
 	}
-	b := q.buckets[i]
-	m := key(b[0].at)
-	for _, e := range b[1:] {
-		m = min(m, key(e.at))
+	b := &q.buckets[i]
+	m := uint64(math.MaxUint64)
+	for k, id := range b.ids {
+		n := min(blockLen, b.n-k*blockLen)
+		for _, e := range q.blocks[id][:n] {
+			m = min(m, key(e.at))
+		}
 	}
 	q.last = m
-	for _, e := range b {
-		k := bits.Len64(key(e.at) ^ m)
-		q.buckets[k] = append(q.buckets[k], e)
+	for k, id := range b.ids {
+		n := min(blockLen, b.n-k*blockLen)
+		for _, e := range q.blocks[id][:n] {
+			q.add(bits.Len64(key(e.at)^m), e)
+		}
 	}
-	q.buckets[i] = b[:0]
+	q.empty(i)
 	q.order0()
 	return true
 }
@@ -134,11 +195,11 @@ func (q *queue) refill() bool {
 // rest in seq order: the events at one time leave in the order they were
 // scheduled.
 func (q *queue) order0() {
-	b := slices.DeleteFunc(q.buckets[0], func(e event) bool { return !q.live(e) })
+	b := slices.DeleteFunc(q.b0[q.head0:], func(e event) bool { return !q.live(e) })
 	if len(b) > 1 {
 		slices.SortFunc(b, func(e, f event) int { return int(int32(e.seq - f.seq)) })
 	}
-	q.buckets[0] = b
+	q.b0, q.head0 = b, 0
 }
 
 // schedule sets client c's event to at, adding c if it has none.
@@ -156,8 +217,7 @@ func (q *queue) schedule(c int32, at time.Duration) {
 	if k < q.last {
 		q.rebase()
 	}
-	b := bits.Len64(k ^ q.last)
-	q.buckets[b] = append(q.buckets[b], event{at: at, seq: seq, c: c})
+	q.add(bits.Len64(k^q.last), event{at: at, seq: seq, c: c})
 }
 
 // grow makes room for clients below n.
@@ -179,13 +239,13 @@ func (q *queue) reserve(n int) { q.grow(n) }
 // once, not once a client.
 func (q *queue) rebase() {
 	all := q.events()
-	for i := range q.buckets {
-		q.buckets[i] = q.buckets[i][:0]
+	q.b0, q.head0 = q.b0[:0], 0
+	for i := 1; i < len(q.buckets); i++ {
+		q.empty(i)
 	}
-	q.head0, q.last = 0, 0
+	q.last = 0
 	for _, e := range all {
-		k := bits.Len64(key(e.at))
-		q.buckets[k] = append(q.buckets[k], e)
+		q.add(bits.Len64(key(e.at)), e)
 	}
 	q.order0()
 }
@@ -205,28 +265,36 @@ func (q *queue) remove(c int32) {
 // sweep drops every stale entry.
 func (q *queue) sweep() {
 	q.swept = q.seq
-	for i := range q.buckets {
-		b := q.buckets[i]
-		if i == 0 {
-			b = b[q.head0:]
-			q.head0 = 0
+	q.order0()
+	for i := 1; i < len(q.buckets); i++ {
+		b := &q.buckets[i]
+		w := 0
+		for r := range b.n {
+			e := q.blocks[b.ids[r/blockLen]][r%blockLen]
+			if q.live(e) {
+				q.blocks[b.ids[w/blockLen]][w%blockLen] = e
+				w++
+			}
 		}
-		q.buckets[i] = slices.DeleteFunc(b, func(e event) bool { return !q.live(e) })
+		keep := (w + blockLen - 1) / blockLen
+		q.free = append(q.free, b.ids[keep:]...)
+		b.ids, b.n = b.ids[:keep], w
 	}
 }
 
 // events returns the live events, in no order.
 func (q *queue) events() []event {
 	var out []event
-	for i, b := range q.buckets {
-		if i == 0 {
-			b = b[q.head0:]
+	keep := func(e event) {
+		if q.live(e) {
+			out = append(out, e)
 		}
-		for _, e := range b {
-			if q.live(e) {
-				out = append(out, e)
-			}
-		}
+	}
+	for _, e := range q.b0[q.head0:] {
+		keep(e)
+	}
+	for i := 1; i < len(q.buckets); i++ {
+		q.each(i, keep)
 	}
 	return out
 }

@@ -11,9 +11,12 @@ import (
 // for every client that has an event, and the count right.
 func (q *queue) check() error {
 	seen := map[int32]bool{}
-	for i, b := range q.buckets {
+	for i := range q.buckets {
+		var b []event
 		if i == 0 {
-			b = b[q.head0:]
+			b = q.b0[q.head0:]
+		} else {
+			q.each(i, func(e event) { b = append(b, e) })
 		}
 		var prev *event
 		for j := range b {
@@ -44,6 +47,17 @@ func (q *queue) check() error {
 	}
 	if len(seen) != q.n {
 		return fmt.Errorf("%d live events, %d counted", len(seen), q.n)
+	}
+	blocks := len(q.free)
+	for i := range q.buckets {
+		b := &q.buckets[i]
+		if len(b.ids) != (b.n+blockLen-1)/blockLen {
+			return fmt.Errorf("bucket %d: %d blocks for %d events", i, len(b.ids), b.n)
+		}
+		blocks += len(b.ids)
+	}
+	if blocks != len(q.blocks) {
+		return fmt.Errorf("%d blocks in buckets and free, %d made", blocks, len(q.blocks))
 	}
 	return nil
 }
