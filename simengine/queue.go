@@ -26,13 +26,21 @@ func (e event) before(f event) bool {
 // lazy deletion, at most one live event per client. Every client always
 // has exactly one pending event (its think, its backoff or its attempt's
 // timeout), and the engine's time never goes back, which a radix heap
-// exploits: an event sits in the bucket of the highest bit in which its
-// time differs from last, the time of the latest minimum, so that finding
-// the next minimum redistributes one bucket, and each event moves a few
-// times over its life, in appends that stream through memory instead of a
+// exploits: an event sits in the bucket of the highest digit (of
+// digitBits bits) in which its time differs from last, the time of the
+// latest minimum, and of that digit's value, so that finding the next
+// minimum redistributes one bucket, and each event moves a few times over
+// its life (at most once a digit), in appends that stream through memory instead of a
 // binary heap's jumps across it (the clients' retry and timeout times
 // cluster, so the buckets near last stay small). It was chosen by
 // measurement over a binary and a 4-ary heap (BenchmarkQueueCandidates).
+//
+// The lane may schedule an event before last: last is its next client
+// event's time once it has looked at it, and a server completion before
+// that (or a change, at a tick's end) may send a client to retry sooner.
+// Such events wait in early, a binary heap, all of them before every
+// bucket's; when early grows to a good part of the events, they all go
+// back into the buckets around the earliest of them (rebase).
 //
 // A client's event is moved by scheduling it anew: the old entry stays in
 // its bucket, stale, and is dropped when it comes up (its seq is no longer
@@ -43,10 +51,13 @@ func (e event) before(f event) bool {
 // leave garbage behind: the queue holds its events and a block a bucket.
 type queue struct {
 	// b0 holds the events at last, in seq order from head0; buckets[i]
-	// those whose time first differs from last in bit i-1.
+	// those of bucketOf i. Bit i of full is set while bucket i has events.
 	b0      []event
 	head0   int
-	buckets [65]bucket
+	early   []event // a binary heap by (time, seq) of events before last
+	scratch []event // rebase's, kept for the next
+	buckets [nBuckets]bucket
+	full    [(nBuckets + 63) / 64]uint64
 	last    uint64 // key of the latest minimum: no event is below it
 	blocks  []*[blockLen]event
 	free    []int32 // blocks no bucket uses
@@ -61,14 +72,39 @@ type queue struct {
 	swept uint32 // seq at the latest sweep of stale entries
 }
 
-// bucket is a list of blocks of the queue's pool, n events in all.
+// bucket is a list of blocks of the queue's pool, n events in all, the
+// last of them tail.
 type bucket struct {
-	ids []int32
-	n   int
+	ids  []int32
+	n    int
+	tail *[blockLen]event
 }
 
-// blockLen is how many events a block holds: 4 KiB.
-const blockLen = 256
+// blockLen is how many events a block holds: 1 KiB.
+const blockLen = 64
+
+// The buckets: one for each digit of a key (levels of them) and each
+// value of that digit, and bucket 0 for the events at last. Four bits a
+// digit move an event at most 16 times and most only two or three times
+// (a bit a digit would be the classic radix heap, whose events move about
+// once per bit of their distance from last).
+const (
+	digitBits = 4
+	digitVals = 1 << digitBits
+	levels    = 64 / digitBits
+	nBuckets  = 1 + levels*digitVals
+)
+
+// bucketOf returns the bucket of key k: 0 for last, else that of the
+// highest digit in which k differs from last, and k's value there.
+func (q *queue) bucketOf(k uint64) int {
+	x := k ^ q.last
+	if x == 0 {
+		return 0
+	}
+	d := (bits.Len64(x) - 1) / digitBits
+	return 1 + d*digitVals + int(k>>(d*digitBits))&(digitVals-1)
+}
 
 // never is a time after every event.
 const never = time.Duration(1<<63 - 1)
@@ -107,6 +143,12 @@ func (q *queue) next() uint32 {
 
 // top returns the earliest event, or one at never when the queue is empty.
 func (q *queue) top() event {
+	for len(q.early) > 0 {
+		if e := q.early[0]; q.live(e) {
+			return e
+		}
+		q.popEarly()
+	}
 	for {
 		for q.head0 < len(q.b0) {
 			if e := q.b0[q.head0]; q.live(e) {
@@ -130,17 +172,28 @@ func (q *queue) add(i int, e event) {
 	b := &q.buckets[i]
 	j := b.n % blockLen
 	if j == 0 {
-		var id int32
-		if k := len(q.free); k > 0 {
-			id, q.free = q.free[k-1], q.free[:k-1]
-		} else {
-			id = int32(len(q.blocks))
-			q.blocks = append(q.blocks, new([blockLen]event))
+		if b.n == 0 {
+			q.full[i>>6] |= 1 << (i & 63)
 		}
-		b.ids = append(b.ids, id)
+		if b.n > 0 || b.tail == nil {
+			b.tail = q.newBlock(b)
+		}
 	}
-	q.blocks[b.ids[len(b.ids)-1]][j] = e
+	b.tail[j] = e
 	b.n++
+}
+
+// newBlock adds a block to b, from the pool's free ones if it has any.
+func (q *queue) newBlock(b *bucket) *[blockLen]event {
+	var id int32
+	if k := len(q.free); k > 0 {
+		id, q.free = q.free[k-1], q.free[:k-1]
+	} else {
+		id = int32(len(q.blocks))
+		q.blocks = append(q.blocks, new([blockLen]event))
+	}
+	b.ids = append(b.ids, id)
+	return q.blocks[id]
 }
 
 // each calls fn with every event of bucket i > 0.
@@ -154,24 +207,41 @@ func (q *queue) each(i int, fn func(e event)) {
 	}
 }
 
-// empty gives bucket i's blocks back to the pool.
+// empty empties bucket i. It keeps its first block, the pool gets the
+// others: a bucket that is used stays so, most often with a few events.
 func (q *queue) empty(i int) {
 	b := &q.buckets[i]
-	q.free = append(q.free, b.ids...)
-	b.ids, b.n = b.ids[:0], 0
+	if len(b.ids) > 1 {
+		q.free = append(q.free, b.ids[1:]...)
+		b.ids = b.ids[:1]
+		b.tail = q.blocks[b.ids[0]]
+	}
+	b.n = 0
+	q.full[i>>6] &^= 1 << (i & 63)
 }
 
 // refill empties the lowest non-empty bucket into the lower ones, its
 // earliest time becoming last, and reports whether there was one.
 func (q *queue) refill() bool {
-	i := 1
-	for i < len(q.buckets) && q.buckets[i].n == 0 {
-		i++
+	i := -1
+	for w, f := range q.full {
+		if f != 0 {
+			i = w<<6 | bits.TrailingZeros64(f)
+			break
+		}
 	}
-	if i == len(q.buckets) {
+	if i < 0 {
 		return false
 	}
 	b := &q.buckets[i]
+	if b.n == 1 { // the most common case: the next event alone
+		e := b.tail[0]
+		q.last = key(e.at)
+		q.b0 = append(q.b0, e)
+		b.n = 0
+		q.full[i>>6] &^= 1 << (i & 63)
+		return true
+	}
 	m := uint64(math.MaxUint64)
 	for k, id := range b.ids {
 		n := min(blockLen, b.n-k*blockLen)
@@ -183,7 +253,7 @@ func (q *queue) refill() bool {
 	for k, id := range b.ids {
 		n := min(blockLen, b.n-k*blockLen)
 		for _, e := range q.blocks[id][:n] {
-			q.add(bits.Len64(key(e.at)^m), e)
+			q.add(q.bucketOf(key(e.at)), e)
 		}
 	}
 	q.empty(i)
@@ -195,6 +265,9 @@ func (q *queue) refill() bool {
 // rest in seq order: the events at one time leave in the order they were
 // scheduled.
 func (q *queue) order0() {
+	if len(q.b0)-q.head0 <= 1 {
+		return // top checks the one left
+	}
 	b := slices.DeleteFunc(q.b0[q.head0:], func(e event) bool { return !q.live(e) })
 	if len(b) > 1 {
 		slices.SortFunc(b, func(e, f event) int { return int(int32(e.seq - f.seq)) })
@@ -213,11 +286,59 @@ func (q *queue) schedule(c int32, at time.Duration) {
 		q.n++
 	}
 	q.stamp[c] = seq
-	k := key(at)
-	if k < q.last {
+	e := event{at: at, seq: seq, c: c}
+	if k := key(at); k >= q.last {
+		q.add(q.bucketOf(k), e)
+		return
+	}
+	q.pushEarly(e)
+	if len(q.early) > max(64, q.n/4) {
 		q.rebase()
 	}
-	q.add(bits.Len64(k^q.last), event{at: at, seq: seq, c: c})
+}
+
+// pushEarly adds e to early.
+func (q *queue) pushEarly(e event) {
+	h := append(q.early, e)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !e.before(h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
+	q.early = h
+}
+
+// popEarly drops early's earliest event.
+func (q *queue) popEarly() {
+	h := q.early
+	n := len(h) - 1
+	e := h[n]
+	h = h[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h[r].before(h[l]) {
+			m = r
+		}
+		if !h[m].before(e) {
+			break
+		}
+		h[i] = h[m]
+		i = m
+	}
+	if n > 0 {
+		h[i] = e
+	}
+	q.early = h
 }
 
 // grow makes room for clients below n.
@@ -231,23 +352,25 @@ func (q *queue) grow(n int) {
 // reserve makes room for n clients at once.
 func (q *queue) reserve(n int) { q.grow(n) }
 
-// rebase makes the lowest possible key last, so that an event may be
-// scheduled before the latest minimum: a lane stopped at a time before
-// its next event (a tick's end, a change) may schedule one there. Every
-// live event goes to the bucket of its key's top bit, from which the next
-// top sorts them out again; a change that schedules many clients rebases
-// once, not once a client.
+// rebase puts every live event, early's included, back into the buckets
+// around the earliest of them.
 func (q *queue) rebase() {
-	all := q.events()
-	q.b0, q.head0 = q.b0[:0], 0
+	all := q.appendEvents(q.scratch[:0])
+	q.b0, q.head0, q.early = q.b0[:0], 0, q.early[:0]
 	for i := 1; i < len(q.buckets); i++ {
-		q.empty(i)
+		if q.buckets[i].n > 0 {
+			q.empty(i)
+		}
 	}
-	q.last = 0
+	q.last = math.MaxUint64
 	for _, e := range all {
-		q.add(bits.Len64(key(e.at)), e)
+		q.last = min(q.last, key(e.at))
+	}
+	for _, e := range all {
+		q.add(q.bucketOf(key(e.at)), e)
 	}
 	q.order0()
+	q.scratch = all[:0]
 }
 
 // remove drops client c's event, if it has one. A client may have none
@@ -266,6 +389,13 @@ func (q *queue) remove(c int32) {
 func (q *queue) sweep() {
 	q.swept = q.seq
 	q.order0()
+	early := q.early
+	q.early = q.early[:0]
+	for _, e := range early {
+		if q.live(e) {
+			q.pushEarly(e)
+		}
+	}
 	for i := 1; i < len(q.buckets); i++ {
 		b := &q.buckets[i]
 		w := 0
@@ -276,19 +406,28 @@ func (q *queue) sweep() {
 				w++
 			}
 		}
-		keep := (w + blockLen - 1) / blockLen
+		if w == 0 {
+			q.empty(i)
+			continue
+		}
+		keep := max(1, (w+blockLen-1)/blockLen)
 		q.free = append(q.free, b.ids[keep:]...)
-		b.ids, b.n = b.ids[:keep], w
+		b.ids, b.n, b.tail = b.ids[:keep], w, q.blocks[b.ids[keep-1]]
 	}
 }
 
 // events returns the live events, in no order.
-func (q *queue) events() []event {
-	var out []event
+func (q *queue) events() []event { return q.appendEvents(nil) }
+
+// appendEvents appends the live events to out, in no order.
+func (q *queue) appendEvents(out []event) []event {
 	keep := func(e event) {
 		if q.live(e) {
 			out = append(out, e)
 		}
+	}
+	for _, e := range q.early {
+		keep(e)
 	}
 	for _, e := range q.b0[q.head0:] {
 		keep(e)

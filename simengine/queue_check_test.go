@@ -1,9 +1,6 @@
 package simengine
 
-import (
-	"fmt"
-	"math/bits"
-)
+import "fmt"
 
 // check returns what is wrong with q's structure, or nil: every entry in
 // the bucket of its key's highest bit that differs from last, bucket 0's
@@ -11,6 +8,20 @@ import (
 // for every client that has an event, and the count right.
 func (q *queue) check() error {
 	seen := map[int32]bool{}
+	for i, e := range q.early {
+		if key(e.at) >= q.last {
+			return fmt.Errorf("early event %+v at or after last %#x", e, q.last)
+		}
+		if i > 0 && e.before(q.early[(i-1)/2]) {
+			return fmt.Errorf("early event %d %+v before its parent", i, e)
+		}
+		if int(e.c) < len(q.stamp) && q.live(e) {
+			if seen[e.c] {
+				return fmt.Errorf("client %d has two live events", e.c)
+			}
+			seen[e.c] = true
+		}
+	}
 	for i := range q.buckets {
 		var b []event
 		if i == 0 {
@@ -21,7 +32,7 @@ func (q *queue) check() error {
 		var prev *event
 		for j := range b {
 			e := b[j]
-			if k := key(e.at); k < q.last || bits.Len64(k^q.last) != i {
+			if k := key(e.at); k < q.last || q.bucketOf(k) != i {
 				return fmt.Errorf("event %+v in bucket %d, last %#x", e, i, q.last)
 			}
 			if int(e.c) >= len(q.stamp) || !q.live(e) {
@@ -51,8 +62,14 @@ func (q *queue) check() error {
 	blocks := len(q.free)
 	for i := range q.buckets {
 		b := &q.buckets[i]
-		if len(b.ids) != (b.n+blockLen-1)/blockLen {
+		if len(b.ids) != max(min(1, len(b.ids)), (b.n+blockLen-1)/blockLen) {
 			return fmt.Errorf("bucket %d: %d blocks for %d events", i, len(b.ids), b.n)
+		}
+		if full := q.full[i>>6]&(1<<(i&63)) != 0; i > 0 && full != (b.n > 0) {
+			return fmt.Errorf("bucket %d: %d events, marked full %v", i, b.n, full)
+		}
+		if len(b.ids) > 0 && b.tail != q.blocks[b.ids[len(b.ids)-1]] {
+			return fmt.Errorf("bucket %d: its tail is not its last block", i)
 		}
 		blocks += len(b.ids)
 	}
