@@ -44,7 +44,7 @@ func (e event) before(f event) bool {
 //
 // A client's event is moved by scheduling it anew: the old entry stays in
 // its bucket, stale, and is dropped when it comes up (its seq is no longer
-// the client's stamp) or when the buckets are swept.
+// its client's seq) or when the buckets are swept.
 //
 // Buckets above 0 are lists of fixed-size blocks from one pool, so that a
 // million events moving between buckets neither copy a growing slice nor
@@ -62,10 +62,13 @@ type queue struct {
 	blocks  []*[blockLen]event
 	free    []int32 // blocks no bucket uses
 
-	// stamp[c] is the seq of client c's live event, or one that no
-	// entry carries while c has none; bit c of on is set while c has one.
-	stamp []uint32
-	on    []uint64
+	// owners are the clients (or the calls) whose events the queue holds:
+	// (*owners)[c].seq is the seq of client c's live event, or one that
+	// no entry carries while c has none, so that telling a live entry
+	// from a stale one reads the client the engine reads next anyway.
+	// Bit c of on is set while c has an event.
+	owners *[]client
+	on     []uint64
 	n     int // live events
 
 	seq   uint32
@@ -130,7 +133,7 @@ func (q *queue) has(c int32) bool {
 }
 
 // live reports whether e is its client's current event.
-func (q *queue) live(e event) bool { return q.stamp[e.c] == e.seq }
+func (q *queue) live(e event) bool { return (*q.owners)[e.c].seq == e.seq }
 
 // next draws the next sequence number.
 func (q *queue) next() uint32 {
@@ -278,14 +281,14 @@ func (q *queue) order0() {
 // schedule sets client c's event to at, adding c if it has none.
 func (q *queue) schedule(c int32, at time.Duration) {
 	seq := q.next()
-	if int(c) >= len(q.stamp) {
+	if int(c)>>6 >= len(q.on) {
 		q.grow(int(c) + 1)
 	}
 	if !q.has(c) {
 		q.on[c>>6] |= 1 << (c & 63)
 		q.n++
 	}
-	q.stamp[c] = seq
+	(*q.owners)[c].seq = seq
 	e := event{at: at, seq: seq, c: c}
 	if k := key(at); k >= q.last {
 		q.add(q.bucketOf(k), e)
@@ -343,7 +346,6 @@ func (q *queue) popEarly() {
 
 // grow makes room for clients below n.
 func (q *queue) grow(n int) {
-	q.stamp = slices.Grow(q.stamp, n-len(q.stamp))[:n]
 	if w := (n + 63) >> 6; w > len(q.on) {
 		q.on = slices.Grow(q.on, w-len(q.on))[:w]
 	}
@@ -351,6 +353,12 @@ func (q *queue) grow(n int) {
 
 // reserve makes room for n clients at once.
 func (q *queue) reserve(n int) { q.grow(n) }
+
+// newQueue returns an empty queue of the events of owners, whose first
+// sequence number will be seq+1.
+func newQueue(owners *[]client, seq uint32) queue {
+	return queue{owners: owners, seq: seq, swept: seq}
+}
 
 // rebase puts every live event, early's included, back into the buckets
 // around the earliest of them.
@@ -374,7 +382,7 @@ func (q *queue) rebase() {
 }
 
 // remove drops client c's event, if it has one. A client may have none
-// and lie beyond the stamps: an open loop's new client whose first attempt
+// and lie beyond the owners: an open loop's new client whose first attempt
 // a limiter refused retires before anything was scheduled for it.
 func (q *queue) remove(c int32) {
 	if !q.has(c) {
@@ -382,7 +390,7 @@ func (q *queue) remove(c int32) {
 	}
 	q.on[c>>6] &^= 1 << (c & 63)
 	q.n--
-	q.stamp[c] = q.next()
+	(*q.owners)[c].seq = q.next()
 }
 
 // sweep drops every stale entry.

@@ -25,14 +25,21 @@ type eventSet interface {
 }
 
 // candidates are the event sets compared, each made with its first
-// sequence number.
+// sequence number for clients below n.
 var candidates = []struct {
 	name string
-	make func(seq uint32) eventSet
+	make func(seq uint32, n int) eventSet
 }{
-	{"binary", func(seq uint32) eventSet { return &heapQueue{seq: seq} }},
-	{"4ary", func(seq uint32) eventSet { return &quadQueue{seq: seq} }},
-	{"radix", func(seq uint32) eventSet { return &queue{seq: seq, swept: seq} }},
+	{"binary", func(seq uint32, _ int) eventSet { return &heapQueue{seq: seq} }},
+	{"4ary", func(seq uint32, _ int) eventSet { return &quadQueue{seq: seq} }},
+	{"radix", func(seq uint32, n int) eventSet { return testQueue(seq, n) }},
+}
+
+// testQueue returns a queue of n clients of its own.
+func testQueue(seq uint32, n int) *queue {
+	clients := make([]client, n)
+	q := newQueue(&clients, seq)
+	return &q
 }
 
 // heapQueue is a binary min-heap of client events with at most one event
@@ -287,7 +294,7 @@ func TestModelQueue(t *testing.T) {
 			t.Run(c.name+"/"+cand.name, func(t *testing.T) {
 				t.Parallel()
 				rng := rand.New(rand.NewPCG(c.seed, 99))
-				q := cand.make(c.seq)
+				q := cand.make(c.seq, c.clients+1)
 				ref := map[int32]queueRef{}
 				var seq uint64
 				now := c.start
@@ -377,7 +384,7 @@ func TestModelQueue(t *testing.T) {
 // stale entry never lives to see its number drawn again.
 func TestQueueSweep(t *testing.T) {
 	t.Parallel()
-	q := &queue{}
+	q := testQueue(0, 10)
 	for c := range int32(10) {
 		q.schedule(c, time.Hour)
 	}
@@ -423,7 +430,7 @@ func BenchmarkQueueCandidates(b *testing.B) {
 						b.Skip("a million events take a while to set up")
 					}
 					rng := rand.New(rand.NewPCG(1, 2))
-					q := cand.make(0)
+					q := cand.make(0, n)
 					phase := make([]uint8, n)
 					delay := func(c int32) time.Duration {
 						if mix == "hold" {

@@ -15,7 +15,7 @@ func (q *queue) check() error {
 		if i > 0 && e.before(q.early[(i-1)/2]) {
 			return fmt.Errorf("early event %d %+v before its parent", i, e)
 		}
-		if int(e.c) < len(q.stamp) && q.live(e) {
+		if int(e.c) < len(*q.owners) && q.live(e) {
 			if seen[e.c] {
 				return fmt.Errorf("client %d has two live events", e.c)
 			}
@@ -35,7 +35,7 @@ func (q *queue) check() error {
 			if k := key(e.at); k < q.last || q.bucketOf(k) != i {
 				return fmt.Errorf("event %+v in bucket %d, last %#x", e, i, q.last)
 			}
-			if int(e.c) >= len(q.stamp) || !q.live(e) {
+			if int(e.c) >= len(*q.owners) || !q.live(e) {
 				continue
 			}
 			if !q.has(e.c) {
@@ -51,7 +51,7 @@ func (q *queue) check() error {
 			prev = &b[j]
 		}
 	}
-	for c := range len(q.stamp) {
+	for c := range len(*q.owners) {
 		if q.has(int32(c)) != seen[int32(c)] {
 			return fmt.Errorf("client %d: has an event %v, live entry %v", c, q.has(int32(c)), seen[int32(c)])
 		}

@@ -56,10 +56,10 @@ func TestOpenLoopRefusedFirstAttempt(t *testing.T) {
 // one beyond every client scheduled so far included, leaves the queue as
 // it was.
 func TestQueueRemoveUnscheduled(t *testing.T) {
-	var q queue
+	q := testQueue(0, 3)
 	q.schedule(0, time.Second)
 	q.schedule(2, 2*time.Second)
-	q.remove(1) // within the stamps, never scheduled
+	q.remove(1) // within the owners, never scheduled
 	q.remove(7) // beyond them
 	if q.len() != 2 || q.top().c != 0 {
 		t.Fatalf("after removing unscheduled clients: %d events, top %d; want 2, top 0", q.len(), q.top().c)

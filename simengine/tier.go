@@ -71,7 +71,7 @@ func (l *lane) call(k uint8, caller int32) {
 	p := l.caller(k, caller)
 	p.in, p.slot = inTier, uint64(x)
 	c := &l.calls[x]
-	*c = client{link: uint32(caller), tier: k}
+	*c = client{link: uint32(caller), tier: k, seq: c.seq}
 	pol := l.tiers[k].pol
 	pol.Begin(&c.st, l.now, 0)
 	if !pol.AllowFirst(&c.st, l.now, l.rng) {
