@@ -69,7 +69,7 @@ type queue struct {
 	// Bit c of on is set while c has an event.
 	owners *[]client
 	on     []uint64
-	n     int // live events
+	n      int // live events
 
 	seq   uint32
 	swept uint32 // seq at the latest sweep of stale entries
