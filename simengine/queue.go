@@ -73,7 +73,12 @@ type queue struct {
 
 	seq   uint32
 	swept uint32 // seq at the latest sweep of stale entries
+	touch uint32 // the sum of what refill reads ahead, for it to be read
 }
+
+// nearEvents is the most events of a bucket whose clients refill reads
+// ahead of their turn.
+const nearEvents = 64
 
 // bucket is a list of blocks of the queue's pool, n events in all, the
 // last of them tail.
@@ -253,9 +258,18 @@ func (q *queue) refill() bool {
 		}
 	}
 	q.last = m
+	near := b.n <= nearEvents
+	owners := *q.owners
 	for k, id := range b.ids {
 		n := min(blockLen, b.n-k*blockLen)
 		for _, e := range q.blocks[id][:n] {
+			if near {
+				// The events of a small bucket come next: reading their
+				// clients now, all at once, brings them into the cache
+				// side by side rather than one miss an event later.
+				c := &owners[e.c]
+				q.touch += c.seq + uint32(c.st.Think)
+			}
 			q.add(q.bucketOf(key(e.at)), e)
 		}
 	}
