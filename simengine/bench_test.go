@@ -14,14 +14,15 @@ import (
 )
 
 // BenchmarkQueue is the baseline the engine is measured against: the bare
-// event queue in the hold model (pop the earliest event, schedule it again
+// event queue (the engine's: see BenchmarkQueueCandidates for the others)
+// in the hold model (pop the earliest event, schedule it again
 // an exponential time later) with as many pending events as the engine has
 // clients per lane.
 func BenchmarkQueue(b *testing.B) {
 	for _, n := range []int{1000, 100_000} {
 		b.Run(sizeName(n), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
-			var q queue
+			q := testQueue(0, n)
 			for c := range n {
 				q.schedule(int32(c), time.Duration(rng.ExpFloat64()*float64(10*time.Second)))
 			}
