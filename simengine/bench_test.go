@@ -14,14 +14,15 @@ import (
 )
 
 // BenchmarkQueue is the baseline the engine is measured against: the bare
-// event queue in the hold model (pop the earliest event, schedule it again
+// event queue (the engine's: see BenchmarkQueueCandidates for the others)
+// in the hold model (pop the earliest event, schedule it again
 // an exponential time later) with as many pending events as the engine has
 // clients per lane.
 func BenchmarkQueue(b *testing.B) {
 	for _, n := range []int{1000, 100_000} {
 		b.Run(sizeName(n), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
-			var q queue
+			q := testQueue(0, n)
 			for c := range n {
 				q.schedule(int32(c), time.Duration(rng.ExpFloat64()*float64(10*time.Second)))
 			}
@@ -54,7 +55,8 @@ func BenchmarkState(b *testing.B) {
 
 // BenchmarkEngine runs whole scenarios: (a) 001's two-lane comparison on
 // its latency curve, fixed against think_scaled, (b) 100 000 clients for
-// 120 s with lane fixed on that curve, (c) the worker queue with lanes
+// 120 s with lane fixed on that curve, and a million (skipped with
+// -short), (c) the worker queue with lanes
 // fixed and exponential, and (d) the same with two tiers of three
 // attempts behind each lane's clients (layered retries). It reports events per second, virtual seconds per
 // wall second, and the bytes allocated per client over the whole run.
@@ -65,6 +67,8 @@ func BenchmarkEngine(b *testing.B) {
 	big := curve
 	big.Clients = 100_000
 	big.Lanes = []scenario.Lane{simLane(strategies.NameFixed)}
+	huge := big
+	huge.Clients = 1_000_000
 	queue := curve
 	queue.ServerModel = scenario.QueueModel
 	queue.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
@@ -79,10 +83,14 @@ func BenchmarkEngine(b *testing.B) {
 	}{
 		{"default", curve},
 		{"fixed100k", big},
+		{"fixed1M", huge},
 		{"queue", queue},
 		{"tiers", tiers},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
+			if testing.Short() && bc.p.Clients >= 1_000_000 {
+				b.Skip("a million clients take seconds a run")
+			}
 			var events int64
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
@@ -115,18 +123,27 @@ func sizeName(n int) string {
 
 // BenchmarkQueuedRequest measures what a request queued in the server
 // costs, as a storm piles them up: the bytes allocated per request pushed
-// into a queue of a million, chunks included.
+// into a queue of a million, chunks included, each a microsecond after the
+// last, by 20 000 clients that each abandon their previous request as
+// they send the next.
 func BenchmarkQueuedRequest(b *testing.B) {
-	const n = 1 << 20
+	const n, clients = 1 << 20, 20_000
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	before := ms.TotalAlloc
+	prev := make([]uint64, clients)
 	for b.Loop() {
 		var f fifo
 		for k := range n {
-			if _, err := f.push(time.Duration(k)*time.Microsecond, int32(k%20000), nil); err != nil {
+			c := int32(k % clients)
+			if k >= clients {
+				f.abandon(prev[c], c)
+			}
+			abs, err := f.push(time.Duration(k)*time.Microsecond, c, nil)
+			if err != nil {
 				b.Fatal(err)
 			}
+			prev[c] = abs
 		}
 	}
 	runtime.ReadMemStats(&ms)

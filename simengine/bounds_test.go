@@ -46,7 +46,7 @@ func simStorm() scenario.Params {
 // it comes back.
 func TestBudgetHaltsLane(t *testing.T) {
 	p := simStorm()
-	const limit = 4 << 20
+	const limit = 2 << 20
 	pool := budget.NewPool(1 << 30)
 	mem := budget.NewAccount(pool, limit)
 	e, err := NewWithBudget(p, mem)
@@ -70,14 +70,18 @@ func TestBudgetHaltsLane(t *testing.T) {
 	if !errors.As(h.Reason, &ex) || ex.Shared || ex.Limit != limit {
 		t.Fatalf("lane a stopped for %v, want the run's budget", h.Reason)
 	}
-	// What the queue held when it stopped is about what the budget buys.
-	if want := int(limit / requestBytes); h.Queued < want/2 || h.Queued > want {
-		t.Errorf("lane a stopped at %d queued requests, want about %d", h.Queued, want)
+	// What the queue held when it stopped is about what the budget buys:
+	// a request costs its gap, two or three bytes at this storm's tens of
+	// microseconds apart, beside the clients and the owners of the
+	// requests still waited on.
+	if h.Queued < limit/4 || h.Queued > limit {
+		t.Errorf("lane a stopped at %d queued requests, want %d to %d", h.Queued, limit/4, limit)
 	}
+	t.Logf("lane a stopped at %d queued requests: %.2f B each", h.Queued, float64(limit)/float64(h.Queued))
 	sums := e.Summaries()
 	s := sums[0]
 	if !s.Collapsed || !strings.HasPrefix(s.Stopped, "collapsed: stopped at ") ||
-		!strings.Contains(s.Stopped, "queued requests") || !strings.Contains(s.Stopped, "the memory budget of a run (4 MiB)") {
+		!strings.Contains(s.Stopped, "queued requests") || !strings.Contains(s.Stopped, "the memory budget of a run (2 MiB)") {
 		t.Errorf("lane a's summary: collapsed %v, stopped %q", s.Collapsed, s.Stopped)
 	}
 	if sums[1].Stopped != "" {
@@ -128,7 +132,7 @@ func TestBudgetRefusesRun(t *testing.T) {
 func TestBudgetSharedPool(t *testing.T) {
 	p := simStorm()
 	p.Lanes = p.Lanes[:1]
-	pool := budget.NewPool(6 << 20)
+	pool := budget.NewPool(4 << 20)
 	first, second := budget.NewAccount(pool, 64<<20), budget.NewAccount(pool, 64<<20)
 	e1, err := NewWithBudget(p, first)
 	if err != nil {
@@ -145,7 +149,7 @@ func TestBudgetSharedPool(t *testing.T) {
 	if h == nil || !errors.As(h.Reason, &ex) || !ex.Shared {
 		t.Fatalf("second run's lane: %v, want halted on the pool", h)
 	}
-	if s := e2.Summaries()[0].Stopped; !strings.Contains(s, "the server's memory budget (6 MiB, shared by every page and export)") {
+	if s := e2.Summaries()[0].Stopped; !strings.Contains(s, "the server's memory budget (4 MiB, shared by every page and export)") {
 		t.Errorf("verdict %q", s)
 	}
 	if pool.Used() > pool.Max() {

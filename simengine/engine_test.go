@@ -252,10 +252,20 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 	owner := map[int32]bool{}
 	checkReq := func(name string, in uint8, abs uint64, c int32) bool {
 		t.Helper()
-		if c < 0 {
+		switch c {
+		case cancelledReq: // in the server or the backlog
 			return false
+		case abandonedReq:
+			if strict {
+				fail("%s: request %d was abandoned but not cancelled", name, abs)
+			}
+			return true
 		}
 		cl := l.at(c) // a client, or with tiers a call of the bottom one
+		if in == inServer && !(cl.state == waiting && cl.in == in && cl.slot == abs) {
+			fail("%s: request %d is client %d's, which no longer waits on it (at (%d, %d), state %d)",
+				name, abs, c, cl.in, cl.slot, cl.state)
+		} // a client, or with tiers a call of the bottom one
 		if cl.state == waiting && cl.in == in && cl.slot == abs {
 			if owner[c] {
 				fail("client %d has two requests in flight", c)
@@ -268,7 +278,7 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		return true
 	}
 	live, last := 0, time.Duration(math.MinInt64)
-	fifoEach(&curveIn(l).q, func(abs uint64, start time.Duration, c int32) {
+	curveIn(l).q.each(func(abs uint64, start time.Duration, c int32) {
 		if start < last {
 			fail("server: request %d started at %v after one at %v: not oldest first", abs, start, last)
 		}
@@ -303,14 +313,15 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		if c.state != waiting || owner[int32(ci)] {
 			continue
 		}
-		if c.in == inServer && curveIn(l).q.at(c.slot) != nil || c.in == inBacklog && l.backlog.at(c.slot) != nil {
+		if c.in == inServer && curveIn(l).q.holds(c.slot) || c.in == inBacklog && l.backlog.at(c.slot) != nil {
 			fail("client %d thinks its request is at (%d, %d), which holds another", ci, c.in, c.slot)
 		}
 	}
-	if curveIn(l).q.len() > 0 {
-		if c, _ := curveIn(l).q.front(); c < 0 {
-			fail("the server's oldest request is a cancelled one")
-		}
+	if q := &curveIn(l).q; q.len() > 0 && q.frontCancelled() {
+		fail("the server's oldest request is a cancelled one")
+	}
+	if q := &curveIn(l).q; q.owners.n > 2*(q.waiting+q.cancelled)+chunkLen+1 {
+		fail("the server keeps %d owners for %d requests waited on and %d cancelled", q.owners.n, q.waiting, q.cancelled)
 	}
 	if l.fail != failures[scenario.OutagePause] && l.backlog.n != 0 {
 		fail("server failure %s with %d requests in the backlog", failName(l.fail), l.backlog.n)
@@ -335,7 +346,7 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 			fail("next completion at %v with live %d in failure %s", l.next, curveIn(l).live, failName(l.fail))
 		}
 	default:
-		_, start := curveIn(l).q.front()
+		start := curveIn(l).q.start
 		due := start + curveIn(l).curve.delay(curveIn(l).live)
 		if want := max(due, l.now); l.next != want {
 			fail("next completion at %v, want max(oldest start %v + delay(%d) %v, now %v) = %v",
@@ -343,24 +354,20 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		}
 	}
 
-	// The event queue: one event per active client, a consistent heap, and
-	// nothing in the past.
+	// The event queue: one event per active client, a consistent radix
+	// heap, and nothing in the past.
 	q := &l.q
-	if len(q.ev) != l.active {
-		fail("%d events for %d active clients", len(q.ev), l.active)
+	if err := q.check(); err != nil {
+		fail("event queue: %v", err)
 	}
-	for i, ev := range q.ev {
+	evs := q.events()
+	if len(evs) != l.active || q.len() != l.active {
+		fail("%d events (%d counted) for %d active clients", len(evs), q.len(), l.active)
+	}
+	for i, ev := range evs {
 		if int(ev.c) >= l.active || ev.c < 0 {
 			fail("event %d belongs to client %d, not active", i, ev.c)
 			continue
-		}
-		if q.pos[ev.c] != int32(i) {
-			fail("pos[%d] = %d, the event is at %d", ev.c, q.pos[ev.c], i)
-		}
-		if i > 0 {
-			if p := (i - 1) / 2; ev.before(q.ev[p]) {
-				fail("heap order: event %d %+v before its parent %d %+v", i, ev, p, q.ev[p])
-			}
 		}
 		if ev.at < l.now {
 			fail("client %d's event at %v is in the past (now %v)", ev.c, ev.at, l.now)
@@ -377,8 +384,8 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 			}
 		}
 	}
-	for ci := l.active; ci < len(l.clients) && ci < len(q.pos); ci++ {
-		if q.pos[ci] != -1 {
+	for ci := l.active; ci < len(l.clients); ci++ {
+		if q.has(int32(ci)) {
 			fail("retired client %d still has an event", ci)
 		}
 	}
@@ -392,8 +399,8 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 // lane cancels on timeout (strict), no orphan.
 func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 	if len(l.tiers) == 0 {
-		if len(l.calls) != 0 || len(l.cq.ev) != 0 || l.total.tier != [scenario.MaxTiers]int64{} || l.tick.tier != [scenario.MaxTiers]int64{} {
-			fail("a lane without tiers has %d calls, %d call events, tier attempts %v + %v", len(l.calls), len(l.cq.ev), l.total.tier, l.tick.tier)
+		if len(l.calls) != 0 || l.cq.len() != 0 || l.total.tier != [scenario.MaxTiers]int64{} || l.tick.tier != [scenario.MaxTiers]int64{} {
+			fail("a lane without tiers has %d calls, %d call events, tier attempts %v + %v", len(l.calls), l.cq.len(), l.total.tier, l.tick.tier)
 		}
 		return
 	}
@@ -413,13 +420,17 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 		free[x] = true
 	}
 	live := 0
+	callEvents := map[int32]event{}
+	for _, ev := range l.cq.events() {
+		callEvents[ev.c] = ev
+	}
 	for x := range l.calls {
 		c := &l.calls[x]
 		if c.state == retired {
 			if !free[int32(x)] {
 				fail("ended call %d is not in the free list: a leak", x)
 			}
-			if int(x) < len(l.cq.pos) && l.cq.pos[x] != -1 {
+			if l.cq.has(int32(x)) {
 				fail("ended call %d still has an event", x)
 			}
 			continue
@@ -435,9 +446,9 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 			fail("call %d of tier %d, the lane has %d", x, c.tier+2, len(l.tiers))
 			continue
 		}
-		if x >= len(l.cq.pos) || l.cq.pos[x] < 0 {
+		if ev, ok := callEvents[int32(x)]; !ok {
 			fail("call %d (state %d) has no event", x, c.state)
-		} else if ev := l.cq.ev[l.cq.pos[x]]; c.state == waiting && ev.at != c.st.AttemptStart+c.st.AttemptTimeout(l.tiers[c.tier].timeout) {
+		} else if c.state == waiting && ev.at != c.st.AttemptStart+c.st.AttemptTimeout(l.tiers[c.tier].timeout) {
 			fail("waiting call %d times out at %v, want %v", x, ev.at, c.st.AttemptStart+c.st.AttemptTimeout(l.tiers[c.tier].timeout))
 		} else if c.state == backing && ev.at != c.st.AttemptStart {
 			fail("backing call %d wakes at %v, its next attempt starts at %v", x, ev.at, c.st.AttemptStart)
@@ -453,8 +464,8 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 	if live+len(l.freeCalls) != len(l.calls) {
 		fail("%d calls alive and %d free, of %d", live, len(l.freeCalls), len(l.calls))
 	}
-	if len(l.cq.ev) != live {
-		fail("%d call events for %d calls alive", len(l.cq.ev), live)
+	if len(callEvents) != live || l.cq.len() != live {
+		fail("%d call events (%d counted) for %d calls alive", len(callEvents), l.cq.len(), live)
 	}
 	// Every caller that waits at the next tier finds its own call there.
 	check := func(who string, i int, c *client, k int) {
@@ -476,20 +487,15 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 			fail("call %d of the bottom tier waits at a tier below", x)
 		}
 	}
-	// The heap, and the sequence numbers shared with the clients' events.
+	// The queue, and the sequence numbers shared with the clients' events.
+	if err := l.cq.check(); err != nil {
+		fail("calls' queue: %v", err)
+	}
 	seqs := map[uint32]bool{}
-	for _, ev := range l.q.ev {
+	for _, ev := range l.q.events() {
 		seqs[ev.seq] = true
 	}
-	for i, ev := range l.cq.ev {
-		if l.cq.pos[ev.c] != int32(i) {
-			fail("calls: pos[%d] = %d, the event is at %d", ev.c, l.cq.pos[ev.c], i)
-		}
-		if i > 0 {
-			if p := (i - 1) / 2; ev.before(l.cq.ev[p]) {
-				fail("calls: heap order: event %d %+v before its parent %d %+v", i, ev, p, l.cq.ev[p])
-			}
-		}
+	for _, ev := range l.cq.events() {
 		if ev.at < l.now {
 			fail("call %d's event at %v is in the past (now %v)", ev.c, ev.at, l.now)
 		}
@@ -1103,18 +1109,6 @@ func TestEngineTooManyLanes(t *testing.T) {
 	try("Set", func() error { return e.Set(p) })
 	if e.Now() != 3*time.Second || len(e.lanes) != 2 {
 		t.Errorf("a rejected Set changed the engine: now %v, %d lanes", e.Now(), len(e.lanes))
-	}
-}
-
-// fifoEach calls fn with every request of f, oldest first, with its start.
-func fifoEach(f *fifo, fn func(abs uint64, start time.Duration, c int32)) {
-	start := f.start
-	for abs := f.q.base; abs < f.q.base+uint64(f.q.n); abs++ {
-		r := f.q.at(abs)
-		if abs != f.q.base {
-			start += time.Duration(r.gap)
-		}
-		fn(abs, start, r.c)
 	}
 }
 

@@ -48,15 +48,18 @@ type client struct {
 	// link is, for a client, the count of its think times (the
 	// common-random-number stream's index); for a call, its caller's
 	// index: a client's for a call of the top inner tier, else a call's.
-	link  uint32
+	link uint32
+	// seq is the queue's: the sequence number of the client's event in
+	// its queue (queue.live). It outlives the client's reuse: a reset
+	// keeps it, as stale entries of the old one may still be queued.
+	seq   uint32
 	state uint8
 	in    uint8
 	tier  uint8 // a call's inner tier: 0 for the one the clients call (tier 2)
 }
 
-// clientBytes and eventBytes are what a client costs: its state, its event
-// and its event's position in the queue.
-const clientBytes = int64(unsafe.Sizeof(client{})) + int64(unsafe.Sizeof(event{})) + 4
+// clientBytes is what a client costs: its state and its event.
+const clientBytes = int64(unsafe.Sizeof(client{})) + int64(unsafe.Sizeof(event{}))
 
 // counters count what happens in a lane, over a tick or since the start:
 // its clients' requests and attempts and, for layered retries, the
@@ -189,6 +192,8 @@ const strategyStream = 0x5851f42d4c957f2d
 
 func newLane(p *scenario.Params, i int, mem *budget.Account) *lane {
 	l := &lane{p: p, next: never, mem: mem}
+	l.q = newQueue(&l.clients, 0)
+	l.cq = newQueue(&l.calls, 0)
 	l.onReject = l.rejectedNow
 	l.rng = rand.New(rand.NewPCG(p.Seed, strategyStream))
 	l.configure(i)
@@ -204,8 +209,7 @@ func newLane(p *scenario.Params, i int, mem *budget.Account) *lane {
 	}
 	if l.reserve(p.Clients) {
 		l.clients = make([]client, 0, p.Clients)
-		l.q.ev = make([]event, 0, p.Clients)
-		l.q.pos = make([]int32, 0, p.Clients)
+		l.q.reserve(p.Clients)
 		l.resize(p.Clients)
 	}
 	return l
@@ -240,7 +244,7 @@ func (l *lane) arrive() {
 		l.active++
 	}
 	c := &l.clients[ci]
-	*c = client{st: strategies.State{Think: gap}}
+	*c = client{st: strategies.State{Think: gap}, seq: c.seq}
 	l.start(ci, c)
 }
 
@@ -331,6 +335,7 @@ func (l *lane) resize(n int) {
 		c := &l.clients[ci]
 		switch c.state {
 		case waiting:
+			l.abandon(ci, c)
 			l.waiting--
 			l.tick.gaveUp++
 		case backing:
@@ -442,6 +447,8 @@ func (l *lane) wake(ci int32) {
 		l.tick.timeouts++
 		if l.cancel {
 			l.cancelRequest(ci, c)
+		} else {
+			l.abandon(ci, c)
 		}
 		l.failed(ci, c, strategies.Timeout)
 	}
@@ -703,6 +710,15 @@ func (l *lane) cancelRequest(ci int32, c *client) {
 	c.in = nowhere
 }
 
+// abandon tells the server that client ci (or, with tiers, the bottom
+// tier's call ci) no longer waits on its attempt there, if the attempt is
+// in it: it timed out, or the client left.
+func (l *lane) abandon(ci int32, c *client) {
+	if c.in == inServer {
+		l.model.abandon(c.slot, ci)
+	}
+}
+
 // setFailure puts failure f in effect now, or none (the server is up) for
 // nil.
 func (l *lane) setFailure(f *failure) {
@@ -733,6 +749,8 @@ func (l *lane) setFailure(f *failure) {
 			}
 			if c := l.at(ci); c.owns(inBacklog, abs) {
 				c.slot, c.in = slot, inServer
+			} else {
+				l.model.abandon(slot, ci) // its client left while it waited
 			}
 		}
 		l.blLive = 0

@@ -1,12 +1,12 @@
 package simengine
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -235,171 +235,59 @@ func TestModelCurve(t *testing.T) {
 	})
 }
 
-// queueRef is the reference queue: a map from client to (at, seq), the
-// earliest found by sorting.
-type queueRef struct {
-	at  time.Duration
-	seq uint64
-}
-
-func queueRefTop(ref map[int32]queueRef) (int32, queueRef, bool) {
-	best, found := int32(-1), false
-	var bv queueRef
-	for c, v := range ref {
-		if !found || v.at < bv.at || v.at == bv.at && v.seq < bv.seq {
-			best, bv, found = c, v, true
-		}
-	}
-	return best, bv, found
-}
-
-// queueCheck checks q's heap against ref.
-func queueCheck(t *testing.T, q *queue, ref map[int32]queueRef, where string) {
-	t.Helper()
-	if len(q.ev) != len(ref) {
-		t.Fatalf("%s: %d events, reference %d", where, len(q.ev), len(ref))
-	}
-	for i, e := range q.ev {
-		if q.pos[e.c] != int32(i) {
-			t.Fatalf("%s: pos[%d] = %d, event at %d", where, e.c, q.pos[e.c], i)
-		}
-		if r, ok := ref[e.c]; !ok || r.at != e.at {
-			t.Fatalf("%s: client %d's event at %v, reference %v (%v)", where, e.c, e.at, r.at, ok)
-		}
-		if i > 0 && e.before(q.ev[(i-1)/2]) {
-			t.Fatalf("%s: event %d before its parent", where, i)
-		}
-	}
-	for c, i := range q.pos {
-		if _, ok := ref[int32(c)]; ok != (i >= 0) {
-			t.Fatalf("%s: pos[%d] = %d, in the reference: %v", where, c, i, ok)
-		}
-	}
-	c, r, ok := queueRefTop(ref)
-	top := q.top()
-	if !ok {
-		if top.at != never || top.c != -1 {
-			t.Fatalf("%s: empty queue's top is %+v", where, top)
-		}
-		return
-	}
-	if top.c != c || top.at != r.at {
-		t.Fatalf("%s: top is client %d at %v, reference client %d at %v", where, top.c, top.at, c, r.at)
-	}
-}
-
-func TestModelQueue(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		name    string
-		seed    uint64
-		clients int
-		span    int    // event times are drawn from [now, now+span) ns: small spans make ties
-		seq     uint32 // the queue's starting sequence number
-	}{
-		{"ties", 1, 50, 5, 0},
-		{"spread", 2, 500, 1_000_000, 0},
-		{"seq wraps", 3, 50, 3, math.MaxUint32 - 3000},
-		{"one client", 4, 1, 3, 0},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(c.seed, 99))
-			q := queue{seq: c.seq}
-			ref := map[int32]queueRef{}
-			var seq uint64
-			var now time.Duration
-			seen := 0 // clients scheduled at least once
-			for op := range 20_000 {
-				switch r := rng.IntN(10); {
-				case r < 4: // schedule (or move) a client's event
-					cl := int32(rng.IntN(c.clients))
-					at := now + time.Duration(rng.IntN(c.span))
-					q.schedule(cl, at)
-					seq++
-					ref[cl] = queueRef{at, seq}
-					seen = max(seen, int(cl)+1)
-				case r < 5 && seen > 0: // remove a client's event, if any
-					cl := int32(rng.IntN(seen))
-					q.remove(cl)
-					delete(ref, cl)
-				default: // the engine's loop: take the top, schedule it later
-					top := q.top()
-					wc, _, ok := queueRefTop(ref)
-					if !ok {
-						continue
-					}
-					if top.c != wc {
-						t.Fatalf("op %d: top is client %d, reference %d", op, top.c, wc)
-					}
-					now = top.at
-					at := now + time.Duration(rng.IntN(c.span))
-					q.schedule(top.c, at)
-					seq++
-					ref[top.c] = queueRef{at, seq}
-				}
-				if op%97 == 0 || c.clients <= 50 {
-					queueCheck(t, &q, ref, fmt.Sprintf("op %d", op))
-				}
-			}
-			queueCheck(t, &q, ref, "at the end")
-			if c.seq != 0 && q.seq >= c.seq {
-				t.Fatalf("seq %d did not wrap", q.seq)
-			}
-			// Drain in order.
-			type key struct {
-				at  time.Duration
-				seq uint64
-				c   int32
-			}
-			var want []key
-			for cl, r := range ref {
-				want = append(want, key{r.at, r.seq, cl})
-			}
-			slices.SortFunc(want, func(a, b key) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
-			for i, w := range want {
-				top := q.top()
-				if top.c != w.c || top.at != w.at {
-					t.Fatalf("drain %d: client %d at %v, want client %d at %v", i, top.c, top.at, w.c, w.at)
-				}
-				q.remove(top.c)
-			}
-			if top := q.top(); top.at != never || len(q.ev) != 0 {
-				t.Fatalf("after the drain: %+v", top)
-			}
-		})
-	}
-}
-
+// TestModelFifo drives the curve server's queue with pushes, pops,
+// cancels and abandons in waves, against a slice of the requests with
+// their owners, and checks what every operation returns, each request's
+// start and owner, and that the owners it keeps stay few.
 func TestModelFifo(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
 	type req struct {
 		start time.Duration
-		c     int32
+		c     int32 // the client that waits on it, cancelledReq or abandonedReq
 	}
 	var f fifo
 	var ref []req
 	var base uint64 // the absolute index of ref[0]
 	var now time.Duration
-	most, fillers := 0, 0
+	most, wide := 0, 0
 	for op := range 60_000 {
 		// Grow and shrink in waves, across many chunks.
 		grow := (op/6000)%2 == 0
-		if (rng.IntN(10) < 8) == grow || len(ref) == 0 {
+		switch r := rng.IntN(20); {
+		case r < 2 && len(ref) > 0: // cancel or abandon a request, its owner's or not
+			i := rng.IntN(len(ref))
+			c := ref[i].c
+			if c < 0 || rng.IntN(4) == 0 {
+				c = int32(rng.IntN(1000))
+			}
+			abs := base + uint64(i)
+			if r == 0 {
+				ok := f.cancel(abs, c)
+				if want := c >= 0 && ref[i].c == c; ok != want {
+					t.Fatalf("op %d: cancel(%d, %d) = %v, want %v (%+v)", op, abs, c, ok, want, ref[i])
+				}
+				if ok {
+					ref[i].c = cancelledReq
+				}
+			} else {
+				f.abandon(abs, c)
+				if ref[i].c == c {
+					ref[i].c = abandonedReq
+				}
+			}
+		case (r < 16) == grow || len(ref) == 0:
 			// Mostly close together, at times at the same instant, and now
-			// and then farther apart than a gap can say.
+			// and then seconds or days apart.
 			switch k := rng.IntN(100); {
 			case k < 10:
+			case k < 90:
+				now += time.Duration(rng.IntN(int(100 * time.Microsecond)))
 			case k < 99:
 				now += time.Duration(rng.IntN(int(time.Second)))
 			default:
-				now += time.Duration(rng.Int64N(int64(3 * maxGap)))
-			}
-			if len(ref) > 0 {
-				for last := ref[len(ref)-1].start; now-last > maxGap; last += maxGap {
-					ref = append(ref, req{last + maxGap, -1})
-					fillers++
-				}
+				now += time.Duration(rng.Int64N(int64(1000 * time.Hour)))
+				wide++
 			}
 			c := int32(rng.IntN(1000))
 			abs, err := f.push(now, c, nil)
@@ -410,79 +298,99 @@ func TestModelFifo(t *testing.T) {
 			if want := base + uint64(len(ref)-1); abs != want {
 				t.Fatalf("op %d: push at %d, want %d", op, abs, want)
 			}
-		} else {
-			if c, start := f.front(); c != ref[0].c || start != ref[0].start {
-				t.Fatalf("op %d: front (%d, %v), want %+v", op, c, start, ref[0])
+		default:
+			if f.start != ref[0].start || f.frontCancelled() != (ref[0].c == cancelledReq) {
+				t.Fatalf("op %d: front at %v (cancelled %v), want %+v", op, f.start, f.frontCancelled(), ref[0])
 			}
-			if abs, c := f.pop(); abs != base || c != ref[0].c {
-				t.Fatalf("op %d: pop (%d, %d), want (%d, %d)", op, abs, c, base, ref[0].c)
+			want := max(ref[0].c, -1)
+			if abs, c := f.pop(); abs != base || c != want {
+				t.Fatalf("op %d: pop (%d, %d), want (%d, %d)", op, abs, c, base, want)
 			}
 			ref = ref[1:]
 			base++
 		}
 		most = max(most, len(ref))
-		if f.len() != len(ref) || f.q.base != base {
-			t.Fatalf("op %d: n %d base %d, want %d %d", op, f.len(), f.q.base, len(ref), base)
+		if f.len() != len(ref) || f.base != base {
+			t.Fatalf("op %d: n %d base %d, want %d %d", op, f.len(), f.base, len(ref), base)
 		}
-		// Absolute indexes find the requests while they are held, and
-		// nothing before or after.
-		abs := base + uint64(rng.IntN(len(ref)+2))
-		if abs > 0 && rng.IntN(4) == 0 {
-			abs = base - 1
-		}
-		r := f.at(abs)
-		if i := abs - base; abs >= base && i < uint64(len(ref)) {
-			if r == nil || r.c != ref[i].c {
-				t.Fatalf("op %d: at(%d) = %v, want %+v", op, abs, r, ref[i])
+		if op%101 == 0 || len(ref) < 3 {
+			i := 0
+			f.each(func(abs uint64, start time.Duration, c int32) {
+				if abs != base+uint64(i) || start != ref[i].start || c != ref[i].c {
+					t.Fatalf("op %d: request %d is (%d, %v, %d), want %+v", op, i, abs, start, c, ref[i])
+				}
+				i++
+			})
+			if i != len(ref) {
+				t.Fatalf("op %d: each saw %d requests of %d", op, i, len(ref))
 			}
-		} else if r != nil {
-			t.Fatalf("op %d: at(%d) = %+v, want nil (held %d from %d)", op, abs, *r, len(ref), base)
+			if len(ref) > 0 && f.start != ref[0].start || len(ref) > 0 && f.last != ref[len(ref)-1].start {
+				t.Fatalf("op %d: start %v last %v", op, f.start, f.last)
+			}
+			if f.owners.n > 2*(f.waiting+f.cancelled)+chunkLen+1 {
+				t.Fatalf("op %d: %d owners for %d waiting and %d cancelled", op, f.owners.n, f.waiting, f.cancelled)
+			}
+		}
+		if abs := base + uint64(rng.IntN(len(ref)+2)); f.holds(abs) != (abs < base+uint64(len(ref))) || f.holds(base-1) {
+			t.Fatalf("op %d: holds(%d) = %v with %d from %d", op, abs, f.holds(abs), len(ref), base)
 		}
 	}
-	if most < 3*chunkLen || fillers < 10 {
-		t.Errorf("the fifo held at most %d requests and %d fillers: too few to cross chunks and gaps", most, fillers)
+	if most < 3*chunkLen || wide < 10 {
+		t.Errorf("the fifo held at most %d requests and %d wide gaps: too few to cross chunks and varint lengths", most, wide)
 	}
 	for len(ref) > 0 {
-		if c, start := f.front(); c != ref[0].c || start != ref[0].start {
-			t.Fatalf("draining: front (%d, %v), want %+v", c, start, ref[0])
-		}
-		if _, c := f.pop(); c != ref[0].c {
+		if _, c := f.pop(); c != max(ref[0].c, -1) {
 			t.Fatalf("draining: pop %d, want %+v", c, ref[0])
 		}
 		ref = ref[1:]
 	}
-	if f.len() != 0 || f.at(f.q.base) != nil || f.at(f.q.base-1) != nil {
-		t.Fatalf("after draining: n %d", f.len())
+	if f.len() != 0 || f.owners.n != 0 || f.gaps.n != 0 || f.waiting+f.cancelled+f.abandoned != 0 {
+		t.Fatalf("after draining: n %d, owners %d, gaps %d", f.len(), f.owners.n, f.gaps.n)
 	}
 }
 
-// TestFifoBudget: the queue pays for each chunk from its budget, stops
-// growing, adding nothing, when the budget has no room, and gives every
-// chunk back when freed.
+// TestFifoBudget: the queue pays for each chunk of its gaps and owners
+// from its budget, stops growing, adding nothing (not even half a gap),
+// when the budget has no room, and gives every chunk back when freed.
 func TestFifoBudget(t *testing.T) {
-	chunk := requestBytes * chunkLen
-	pool := budget.NewPool(10 * chunk)
-	run := budget.NewAccount(pool, 3*chunk)
-	var f fifo
-	n := 0
-	for ; ; n++ {
-		if _, err := f.push(time.Duration(n), int32(n), run); err != nil {
-			var ex *budget.ExceededError
-			if !errors.As(err, &ex) || ex.Shared || ex.Limit != 3*chunk {
-				t.Fatalf("push %d: %v, want the run's budget of %d", n, err, 3*chunk)
+	for _, gap := range []time.Duration{1, 1 << 20, 1 << 62} { // 1, 3 and 9 bytes
+		t.Run(strconv.FormatInt(int64(gap), 10), func(t *testing.T) {
+			var f fifo
+			owners, gaps := f.owners.chunkBytes(), f.gaps.chunkBytes()
+			limit := owners + 5*gaps
+			pool := budget.NewPool(10 * limit)
+			run := budget.NewAccount(pool, limit)
+			n := 0
+			for ; ; n++ {
+				if _, err := f.push(time.Duration(n)*gap, int32(n%1000), run); err != nil {
+					var ex *budget.ExceededError
+					if !errors.As(err, &ex) || ex.Shared || ex.Limit != limit {
+						t.Fatalf("push %d: %v, want the run's budget of %d", n, err, limit)
+					}
+					break
+				}
 			}
-			break
-		}
-	}
-	if n != 3*chunkLen || f.len() != n || run.Used() != 3*chunk || pool.Used() != 3*chunk {
-		t.Fatalf("held %d requests (len %d), run uses %d, pool %d; want %d in 3 chunks of %d B",
-			n, f.len(), run.Used(), pool.Used(), 3*chunkLen, chunk)
-	}
-	if got := requestBytes; got != 8 {
-		t.Errorf("a queued request costs %d B, want 8", got)
-	}
-	f.q.free(run)
-	if run.Used() != 0 || pool.Used() != 0 || f.len() != 0 {
-		t.Fatalf("after free: run %d, pool %d, len %d", run.Used(), pool.Used(), f.len())
+			if f.len() != n || f.owners.n != n || run.Used() > limit || pool.Used() != run.Used() {
+				t.Fatalf("held %d requests (len %d, %d owners), run uses %d of %d, pool %d",
+					n, f.len(), f.owners.n, run.Used(), limit, pool.Used())
+			}
+			perGap := map[time.Duration]int{1: 1, 1 << 20: 3, 1 << 62: 9}[gap]
+			if f.gaps.n != (n-1)*perGap || n < min(chunkLen, 5*chunkLen/perGap) {
+				t.Fatalf("%d requests in %d bytes of gaps, want %d bytes each", n, f.gaps.n, perGap)
+			}
+			last := f.last
+			for i := range n {
+				if _, c := f.pop(); c != int32(i%1000) {
+					t.Fatalf("pop %d: client %d", i, c)
+				}
+			}
+			if f.start != last {
+				t.Fatalf("the last request started at %v, want %v", f.start, last)
+			}
+			f.free(run)
+			if run.Used() != 0 || pool.Used() != 0 || f.len() != 0 {
+				t.Fatalf("after free: run %d, pool %d, len %d", run.Used(), pool.Used(), f.len())
+			}
+		})
 	}
 }

@@ -58,8 +58,8 @@ func TestOutagePause(t *testing.T) {
 				scenario.LaneNames[i], curveIn(l).live, lt.Concurrency, lt.Backlog)
 		}
 		n := 0
-		fifoEach(&curveIn(l).q, func(abs uint64, _ time.Duration, c int32) {
-			if c >= 0 && !l.clients[c].owns(inServer, abs) {
+		curveIn(l).q.each(func(abs uint64, _ time.Duration, c int32) {
+			if c == abandonedReq || c >= 0 && !l.clients[c].owns(inServer, abs) {
 				n++
 			}
 		})

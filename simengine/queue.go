@@ -1,6 +1,11 @@
 package simengine
 
-import "time"
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"time"
+)
 
 // event is one pending client event: client c wakes at at. seq orders events
 // that fall at the same time in the order they were scheduled.
@@ -17,111 +22,440 @@ func (e event) before(f event) bool {
 	return e.at < f.at || (e.at == f.at && int32(e.seq-f.seq) < 0)
 }
 
-// queue is a binary min-heap of client events with at most one event per
-// client: every client always has exactly one pending event (its think, its
-// backoff or its attempt's timeout), so the engine moves a client's event
-// with fix instead of pushing and popping, and the heap never holds stale
-// entries. pos[c] is client c's index in ev, or -1.
+// queue is the pending-event set of a lane's clients: a radix heap with
+// lazy deletion, at most one live event per client. Every client always
+// has exactly one pending event (its think, its backoff or its attempt's
+// timeout), and the engine's time never goes back, which a radix heap
+// exploits: an event sits in the bucket of the highest digit (of
+// digitBits bits) in which its time differs from last, the time of the
+// latest minimum, and of that digit's value, so that finding the next
+// minimum redistributes one bucket, and each event moves a few times over
+// its life (at most once a digit), in appends that stream through memory instead of a
+// binary heap's jumps across it (the clients' retry and timeout times
+// cluster, so the buckets near last stay small). It was chosen by
+// measurement over a binary and a 4-ary heap (BenchmarkQueueCandidates).
+//
+// The lane may schedule an event before last: last is its next client
+// event's time once it has looked at it, and a server completion before
+// that (or a change, at a tick's end) may send a client to retry sooner.
+// Such events wait in early, a binary heap, all of them before every
+// bucket's; when early grows to a good part of the events, they all go
+// back into the buckets around the earliest of them (rebase).
+//
+// A client's event is moved by scheduling it anew: the old entry stays in
+// its bucket, stale, and is dropped when it comes up (its seq is no longer
+// its client's seq) or when the buckets are swept.
+//
+// Buckets above 0 are lists of fixed-size blocks from one pool, so that a
+// million events moving between buckets neither copy a growing slice nor
+// leave garbage behind: the queue holds its events and a block a bucket.
 type queue struct {
-	ev  []event
-	pos []int32
-	seq uint32
+	// b0 holds the events at last, in seq order from head0; buckets[i]
+	// those of bucketOf i. Bit i of full is set while bucket i has events.
+	b0      []event
+	head0   int
+	early   []event // a binary heap by (time, seq) of events before last
+	scratch []event // rebase's, kept for the next
+	buckets [nBuckets]bucket
+	full    [(nBuckets + 63) / 64]uint64
+	last    uint64 // key of the latest minimum: no event is below it
+	blocks  []*[blockLen]event
+	free    []int32 // blocks no bucket uses
+
+	// owners are the clients (or the calls) whose events the queue holds:
+	// (*owners)[c].seq is the seq of client c's live event, or one that
+	// no entry carries while c has none, so that telling a live entry
+	// from a stale one reads the client the engine reads next anyway.
+	// Bit c of on is set while c has an event.
+	owners *[]client
+	on     []uint64
+	n      int // live events
+
+	seq   uint32
+	swept uint32 // seq at the latest sweep of stale entries
+	touch uint32 // the sum of what refill reads ahead, for it to be read
+}
+
+// nearEvents is the most events of a bucket whose clients refill reads
+// ahead of their turn.
+const nearEvents = 64
+
+// bucket is a list of blocks of the queue's pool, n events in all, the
+// last of them tail.
+type bucket struct {
+	ids  []int32
+	n    int
+	tail *[blockLen]event
+}
+
+// blockLen is how many events a block holds: 1 KiB.
+const blockLen = 64
+
+// The buckets: one for each digit of a key (levels of them) and each
+// value of that digit, and bucket 0 for the events at last. Four bits a
+// digit move an event at most 16 times and most only two or three times
+// (a bit a digit would be the classic radix heap, whose events move about
+// once per bit of their distance from last).
+const (
+	digitBits = 4
+	digitVals = 1 << digitBits
+	levels    = 64 / digitBits
+	nBuckets  = 1 + levels*digitVals
+)
+
+// bucketOf returns the bucket of key k: 0 for last, else that of the
+// highest digit in which k differs from last, and k's value there.
+func (q *queue) bucketOf(k uint64) int {
+	x := k ^ q.last
+	if x == 0 {
+		return 0
+	}
+	d := (bits.Len64(x) - 1) / digitBits
+	return 1 + d*digitVals + int(k>>(d*digitBits))&(digitVals-1)
 }
 
 // never is a time after every event.
 const never = time.Duration(1<<63 - 1)
 
+// key maps a time to an unsigned key in the same order.
+func key(at time.Duration) uint64 { return uint64(at) ^ 1<<63 }
+
+// sweepEvery is how many sequence numbers may be drawn between two sweeps
+// of the stale entries: a stale entry must be gone before the seq it
+// carries comes round again (2^32 numbers later) and makes it look live.
+// A stale entry was live until fewer than 2^31 numbers after it was drawn
+// (no event waits longer), so a sweep every 2^30 numbers finds it stale in
+// time. The calls' queue draws from the same numbers as the clients'
+// (lane.scheduleCall): the clients' queue, never empty, sees every one.
+const sweepEvery = 1 << 30
+
+// len returns how many clients have an event.
+func (q *queue) len() int { return q.n }
+
+// has reports whether client c has an event.
+func (q *queue) has(c int32) bool {
+	return int(c)>>6 < len(q.on) && q.on[c>>6]&(1<<(c&63)) != 0
+}
+
+// live reports whether e is its client's current event.
+func (q *queue) live(e event) bool { return (*q.owners)[e.c].seq == e.seq }
+
+// next draws the next sequence number.
+func (q *queue) next() uint32 {
+	q.seq++
+	if q.seq-q.swept >= sweepEvery {
+		q.sweep()
+	}
+	return q.seq
+}
+
 // top returns the earliest event, or one at never when the queue is empty.
 func (q *queue) top() event {
-	if len(q.ev) == 0 {
-		return event{at: never, c: -1}
+	for len(q.early) > 0 {
+		if e := q.early[0]; q.live(e) {
+			return e
+		}
+		q.popEarly()
 	}
-	return q.ev[0]
+	for {
+		for q.head0 < len(q.b0) {
+			if e := q.b0[q.head0]; q.live(e) {
+				return e
+			}
+			q.head0++
+		}
+		q.b0, q.head0 = q.b0[:0], 0
+		if !q.refill() {
+			return event{at: never, c: -1}
+		}
+	}
+}
+
+// add puts e in bucket i.
+func (q *queue) add(i int, e event) {
+	if i == 0 {
+		q.b0 = append(q.b0, e)
+		return
+	}
+	b := &q.buckets[i]
+	j := b.n % blockLen
+	if j == 0 {
+		if b.n == 0 {
+			q.full[i>>6] |= 1 << (i & 63)
+		}
+		if b.n > 0 || b.tail == nil {
+			b.tail = q.newBlock(b)
+		}
+	}
+	b.tail[j] = e
+	b.n++
+}
+
+// newBlock adds a block to b, from the pool's free ones if it has any.
+func (q *queue) newBlock(b *bucket) *[blockLen]event {
+	var id int32
+	if k := len(q.free); k > 0 {
+		id, q.free = q.free[k-1], q.free[:k-1]
+	} else {
+		id = int32(len(q.blocks))
+		q.blocks = append(q.blocks, new([blockLen]event))
+	}
+	b.ids = append(b.ids, id)
+	return q.blocks[id]
+}
+
+// each calls fn with every event of bucket i > 0.
+func (q *queue) each(i int, fn func(e event)) {
+	b := &q.buckets[i]
+	for k, id := range b.ids {
+		n := min(blockLen, b.n-k*blockLen)
+		for _, e := range q.blocks[id][:n] {
+			fn(e)
+		}
+	}
+}
+
+// empty empties bucket i. It keeps its first block, the pool gets the
+// others: a bucket that is used stays so, most often with a few events.
+func (q *queue) empty(i int) {
+	b := &q.buckets[i]
+	if len(b.ids) > 1 {
+		q.free = append(q.free, b.ids[1:]...)
+		b.ids = b.ids[:1]
+		b.tail = q.blocks[b.ids[0]]
+	}
+	b.n = 0
+	q.full[i>>6] &^= 1 << (i & 63)
+}
+
+// refill empties the lowest non-empty bucket into the lower ones, its
+// earliest time becoming last, and reports whether there was one.
+func (q *queue) refill() bool {
+	i := -1
+	for w, f := range q.full {
+		if f != 0 {
+			i = w<<6 | bits.TrailingZeros64(f)
+			break
+		}
+	}
+	if i < 0 {
+		return false
+	}
+	b := &q.buckets[i]
+	if b.n == 1 { // the most common case: the next event alone
+		e := b.tail[0]
+		q.last = key(e.at)
+		q.b0 = append(q.b0, e)
+		b.n = 0
+		q.full[i>>6] &^= 1 << (i & 63)
+		return true
+	}
+	m := uint64(math.MaxUint64)
+	for k, id := range b.ids {
+		n := min(blockLen, b.n-k*blockLen)
+		for _, e := range q.blocks[id][:n] {
+			m = min(m, key(e.at))
+		}
+	}
+	q.last = m
+	near := b.n <= nearEvents
+	owners := *q.owners
+	for k, id := range b.ids {
+		n := min(blockLen, b.n-k*blockLen)
+		for _, e := range q.blocks[id][:n] {
+			if near {
+				// The events of a small bucket come next: reading their
+				// clients now, all at once, brings them into the cache
+				// side by side rather than one miss an event later.
+				c := &owners[e.c]
+				q.touch += c.seq + uint32(c.st.Think)
+			}
+			q.add(q.bucketOf(key(e.at)), e)
+		}
+	}
+	q.empty(i)
+	q.order0()
+	return true
+}
+
+// order0 drops the stale entries of bucket 0, just filled, and puts the
+// rest in seq order: the events at one time leave in the order they were
+// scheduled.
+func (q *queue) order0() {
+	if len(q.b0)-q.head0 <= 1 {
+		return // top checks the one left
+	}
+	b := slices.DeleteFunc(q.b0[q.head0:], func(e event) bool { return !q.live(e) })
+	if len(b) > 1 {
+		slices.SortFunc(b, func(e, f event) int { return int(int32(e.seq - f.seq)) })
+	}
+	q.b0, q.head0 = b, 0
 }
 
 // schedule sets client c's event to at, adding c if it has none.
 func (q *queue) schedule(c int32, at time.Duration) {
-	q.seq++
-	for int(c) >= len(q.pos) {
-		q.pos = append(q.pos, -1)
+	seq := q.next()
+	if int(c)>>6 >= len(q.on) {
+		q.grow(int(c) + 1)
 	}
-	i := q.pos[c]
-	if i < 0 {
-		i = int32(len(q.ev))
-		q.ev = append(q.ev, event{at: at, seq: q.seq, c: c})
-		q.pos[c] = i
-		q.up(i)
+	if !q.has(c) {
+		q.on[c>>6] |= 1 << (c & 63)
+		q.n++
+	}
+	(*q.owners)[c].seq = seq
+	e := event{at: at, seq: seq, c: c}
+	if k := key(at); k >= q.last {
+		q.add(q.bucketOf(k), e)
 		return
 	}
-	old := q.ev[i]
-	q.ev[i].at, q.ev[i].seq = at, q.seq
-	if q.ev[i].before(old) {
-		q.up(i)
-	} else {
-		q.down(i)
+	q.pushEarly(e)
+	if len(q.early) > max(64, q.n/4) {
+		q.rebase()
 	}
 }
 
-// remove drops client c's event, if it has one. A client may have none
-// and lie beyond pos: an open loop's new client whose first attempt a
-// limiter refused retires before anything was scheduled for it.
-func (q *queue) remove(c int32) {
-	if int(c) >= len(q.pos) {
-		return
-	}
-	i := q.pos[c]
-	if i < 0 {
-		return
-	}
-	q.pos[c] = -1
-	n := int32(len(q.ev)) - 1
-	if i != n {
-		q.ev[i] = q.ev[n]
-		q.pos[q.ev[i].c] = i
-	}
-	q.ev = q.ev[:n]
-	if i != n {
-		q.down(i)
-		q.up(i)
-	}
-}
-
-func (q *queue) up(i int32) {
-	ev := q.ev
-	e := ev[i]
+// pushEarly adds e to early.
+func (q *queue) pushEarly(e event) {
+	h := append(q.early, e)
+	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !e.before(ev[p]) {
+		if !e.before(h[p]) {
 			break
 		}
-		ev[i] = ev[p]
-		q.pos[ev[i].c] = i
+		h[i] = h[p]
 		i = p
 	}
-	ev[i] = e
-	q.pos[e.c] = i
+	h[i] = e
+	q.early = h
 }
 
-func (q *queue) down(i int32) {
-	ev := q.ev
-	n := int32(len(ev))
-	e := ev[i]
+// popEarly drops early's earliest event.
+func (q *queue) popEarly() {
+	h := q.early
+	n := len(h) - 1
+	e := h[n]
+	h = h[:n]
+	i := 0
 	for {
 		l := 2*i + 1
 		if l >= n {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && ev[r].before(ev[l]) {
+		if r := l + 1; r < n && h[r].before(h[l]) {
 			m = r
 		}
-		if !ev[m].before(e) {
+		if !h[m].before(e) {
 			break
 		}
-		ev[i] = ev[m]
-		q.pos[ev[i].c] = i
+		h[i] = h[m]
 		i = m
 	}
-	ev[i] = e
-	q.pos[e.c] = i
+	if n > 0 {
+		h[i] = e
+	}
+	q.early = h
+}
+
+// grow makes room for clients below n.
+func (q *queue) grow(n int) {
+	if w := (n + 63) >> 6; w > len(q.on) {
+		q.on = slices.Grow(q.on, w-len(q.on))[:w]
+	}
+}
+
+// reserve makes room for n clients at once.
+func (q *queue) reserve(n int) { q.grow(n) }
+
+// newQueue returns an empty queue of the events of owners, whose first
+// sequence number will be seq+1.
+func newQueue(owners *[]client, seq uint32) queue {
+	return queue{owners: owners, seq: seq, swept: seq}
+}
+
+// rebase puts every live event, early's included, back into the buckets
+// around the earliest of them.
+func (q *queue) rebase() {
+	all := q.appendEvents(q.scratch[:0])
+	q.b0, q.head0, q.early = q.b0[:0], 0, q.early[:0]
+	for i := 1; i < len(q.buckets); i++ {
+		if q.buckets[i].n > 0 {
+			q.empty(i)
+		}
+	}
+	q.last = math.MaxUint64
+	for _, e := range all {
+		q.last = min(q.last, key(e.at))
+	}
+	for _, e := range all {
+		q.add(q.bucketOf(key(e.at)), e)
+	}
+	q.order0()
+	q.scratch = all[:0]
+}
+
+// remove drops client c's event, if it has one. A client may have none
+// and lie beyond the owners: an open loop's new client whose first attempt
+// a limiter refused retires before anything was scheduled for it.
+func (q *queue) remove(c int32) {
+	if !q.has(c) {
+		return
+	}
+	q.on[c>>6] &^= 1 << (c & 63)
+	q.n--
+	(*q.owners)[c].seq = q.next()
+}
+
+// sweep drops every stale entry.
+func (q *queue) sweep() {
+	q.swept = q.seq
+	q.order0()
+	early := q.early
+	q.early = q.early[:0]
+	for _, e := range early {
+		if q.live(e) {
+			q.pushEarly(e)
+		}
+	}
+	for i := 1; i < len(q.buckets); i++ {
+		b := &q.buckets[i]
+		w := 0
+		for r := range b.n {
+			e := q.blocks[b.ids[r/blockLen]][r%blockLen]
+			if q.live(e) {
+				q.blocks[b.ids[w/blockLen]][w%blockLen] = e
+				w++
+			}
+		}
+		if w == 0 {
+			q.empty(i)
+			continue
+		}
+		keep := max(1, (w+blockLen-1)/blockLen)
+		q.free = append(q.free, b.ids[keep:]...)
+		b.ids, b.n, b.tail = b.ids[:keep], w, q.blocks[b.ids[keep-1]]
+	}
+}
+
+// events returns the live events, in no order.
+func (q *queue) events() []event { return q.appendEvents(nil) }
+
+// appendEvents appends the live events to out, in no order.
+func (q *queue) appendEvents(out []event) []event {
+	keep := func(e event) {
+		if q.live(e) {
+			out = append(out, e)
+		}
+	}
+	for _, e := range q.early {
+		keep(e)
+	}
+	for _, e := range q.b0[q.head0:] {
+		keep(e)
+	}
+	for i := 1; i < len(q.buckets); i++ {
+		q.each(i, keep)
+	}
+	return out
 }

@@ -56,16 +56,16 @@ func TestOpenLoopRefusedFirstAttempt(t *testing.T) {
 // one beyond every client scheduled so far included, leaves the queue as
 // it was.
 func TestQueueRemoveUnscheduled(t *testing.T) {
-	var q queue
+	q := testQueue(0, 3)
 	q.schedule(0, time.Second)
 	q.schedule(2, 2*time.Second)
-	q.remove(1) // within pos, never scheduled
-	q.remove(7) // beyond pos
-	if len(q.ev) != 2 || q.top().c != 0 {
-		t.Fatalf("after removing unscheduled clients: %d events, top %d; want 2, top 0", len(q.ev), q.top().c)
+	q.remove(1) // within the owners, never scheduled
+	q.remove(7) // beyond them
+	if q.len() != 2 || q.top().c != 0 {
+		t.Fatalf("after removing unscheduled clients: %d events, top %d; want 2, top 0", q.len(), q.top().c)
 	}
 	q.remove(0)
-	if len(q.ev) != 1 || q.top().c != 2 {
-		t.Fatalf("after removing client 0: %d events, top %d; want 1, top 2", len(q.ev), q.top().c)
+	if q.len() != 1 || q.top().c != 2 {
+		t.Fatalf("after removing client 0: %d events, top %d; want 1, top 2", q.len(), q.top().c)
 	}
 }

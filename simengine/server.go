@@ -30,6 +30,11 @@ type serverModel interface {
 	// did (the server learns the client left). The lane calls it only for
 	// a request it has not seen leave.
 	cancel(slot uint64, c int32) bool
+	// abandon tells the model that client c no longer waits on its
+	// request at slot (it timed out without cancelling, or left): the
+	// request stays inside, to be served to nobody. The lane calls it
+	// only for a request it has not seen leave.
+	abandon(slot uint64, c int32)
 	// drop removes every request inside, calling lost with the slot and
 	// client of each one not cancelled (the process died).
 	drop(lost func(slot uint64, c int32))

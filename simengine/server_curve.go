@@ -33,17 +33,13 @@ func (m *curveModel) admit(now time.Duration, c int32, mem *budget.Account) (uin
 // next drops the cancelled requests at the front, so that the oldest
 // request inside is a live one, and plans its completion.
 func (m *curveModel) next(now time.Duration) time.Duration {
-	for m.q.len() > 0 {
-		if c, _ := m.q.front(); c >= 0 {
-			break
-		}
+	for m.q.len() > 0 && m.q.frontCancelled() {
 		m.q.pop()
 	}
 	if m.live == 0 {
 		return never
 	}
-	_, start := m.q.front()
-	return max(now, start+m.curve.delay(m.live))
+	return max(now, m.q.start+m.curve.delay(m.live))
 }
 
 func (m *curveModel) complete() (uint64, int32) {
@@ -52,21 +48,22 @@ func (m *curveModel) complete() (uint64, int32) {
 }
 
 func (m *curveModel) cancel(slot uint64, c int32) bool {
-	r := m.q.at(slot)
-	if r == nil || r.c != c {
+	if !m.q.cancel(slot, c) {
 		return false
 	}
-	r.c = -1
 	m.live--
 	return true
 }
 
+func (m *curveModel) abandon(slot uint64, c int32) { m.q.abandon(slot, c) }
+
 func (m *curveModel) drop(lost func(uint64, int32)) {
-	for m.q.len() > 0 {
-		if slot, c := m.q.pop(); c >= 0 {
-			lost(slot, c)
+	m.q.owners.each(func(o owner) {
+		if o.c >= 0 {
+			lost(o.abs, o.c)
 		}
-	}
+	})
+	m.q.clear()
 	m.live = 0
 }
 
@@ -88,6 +85,6 @@ func (m *curveModel) setParams(p *scenario.Params) { m.curve = newCurve(p) }
 // free drops every request: an empty fifo's start and last are set anew
 // by its next push.
 func (m *curveModel) free(mem *budget.Account) {
-	m.q.q.free(mem)
+	m.q.free(mem)
 	m.live = 0
 }

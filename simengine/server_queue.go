@@ -158,6 +158,10 @@ func (m *queueModel) Withdrawn(w waiter) bool {
 // cancel withdraws the request id, which the lane knows to be inside: in
 // service, its worker is free for the next (from the next call of next);
 // waiting, it is passed over when its turn comes.
+// abandon has nothing to forget: a waiting or served request keeps its
+// client, as a worker answers it even so.
+func (m *queueModel) abandon(uint64, int32) {}
+
 func (m *queueModel) cancel(id uint64, c int32) bool {
 	for i, s := range m.busy {
 		if s.id == id && s.c == c {

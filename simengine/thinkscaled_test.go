@@ -210,7 +210,7 @@ func TestThinkScaledSpiralInEngine(t *testing.T) {
 			// never: the wrapped delay is math.MaxInt64 + 1 plus a draw
 			// of about −0.1 s, and most requests began later than that.
 			atNever := 0
-			for _, ev := range l.q.ev {
+			for _, ev := range l.q.events() {
 				if ev.at < spiralWrapped {
 					t.Errorf("client %d's event at %v, want centuries away", ev.c, ev.at)
 				}

@@ -71,7 +71,7 @@ func (l *lane) call(k uint8, caller int32) {
 	p := l.caller(k, caller)
 	p.in, p.slot = inTier, uint64(x)
 	c := &l.calls[x]
-	*c = client{link: uint32(caller), tier: k}
+	*c = client{link: uint32(caller), tier: k, seq: c.seq}
 	pol := l.tiers[k].pol
 	pol.Begin(&c.st, l.now, 0)
 	if !pol.AllowFirst(&c.st, l.now, l.rng) {
@@ -113,6 +113,8 @@ func (l *lane) wakeCall(x int32) {
 	case waiting:
 		if l.cancel {
 			l.cancelRequest(x, c)
+		} else {
+			l.abandon(x, c)
 		}
 		l.callFailed(x, strategies.Timeout)
 	}
@@ -178,8 +180,6 @@ func (l *lane) cancelCall(x int32) {
 func (l *lane) endCall(x int32) {
 	c := &l.calls[x]
 	c.state, c.in = retired, nowhere
-	if int(x) < len(l.cq.pos) { // a call refused at once never had an event
-		l.cq.remove(x)
-	}
+	l.cq.remove(x) // a call refused at once never had an event: nothing to remove
 	l.freeCalls = append(l.freeCalls, x)
 }

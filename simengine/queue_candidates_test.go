@@ -1,0 +1,462 @@
+package simengine
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+// This file holds the event sets the engine's queue was chosen among (a
+// binary heap, the engine's before, and a 4-ary heap, each with an index
+// of its clients' positions), a property test that drives each of them
+// and the engine's queue against a simple reference, and the benchmark
+// that compares them.
+
+// eventSet is what the engine asks of its pending events.
+type eventSet interface {
+	schedule(c int32, at time.Duration)
+	remove(c int32)
+	top() event
+	len() int
+}
+
+// candidates are the event sets compared, each made with its first
+// sequence number for clients below n.
+var candidates = []struct {
+	name string
+	make func(seq uint32, n int) eventSet
+}{
+	{"binary", func(seq uint32, _ int) eventSet { return &heapQueue{seq: seq} }},
+	{"4ary", func(seq uint32, _ int) eventSet { return &quadQueue{seq: seq} }},
+	{"radix", func(seq uint32, n int) eventSet { return testQueue(seq, n) }},
+}
+
+// testQueue returns a queue of n clients of its own.
+func testQueue(seq uint32, n int) *queue {
+	clients := make([]client, n)
+	q := newQueue(&clients, seq)
+	return &q
+}
+
+// heapQueue is a binary min-heap of client events with at most one event
+// per client, moved in place: pos[c] is client c's index in ev, or -1.
+type heapQueue struct {
+	ev  []event
+	pos []int32
+	seq uint32
+}
+
+func (q *heapQueue) len() int { return len(q.ev) }
+
+func (q *heapQueue) top() event {
+	if len(q.ev) == 0 {
+		return event{at: never, c: -1}
+	}
+	return q.ev[0]
+}
+
+func (q *heapQueue) schedule(c int32, at time.Duration) {
+	q.seq++
+	for int(c) >= len(q.pos) {
+		q.pos = append(q.pos, -1)
+	}
+	i := q.pos[c]
+	if i < 0 {
+		i = int32(len(q.ev))
+		q.ev = append(q.ev, event{at: at, seq: q.seq, c: c})
+		q.pos[c] = i
+		q.up(i)
+		return
+	}
+	old := q.ev[i]
+	q.ev[i].at, q.ev[i].seq = at, q.seq
+	if q.ev[i].before(old) {
+		q.up(i)
+	} else {
+		q.down(i)
+	}
+}
+
+func (q *heapQueue) remove(c int32) {
+	if int(c) >= len(q.pos) {
+		return
+	}
+	i := q.pos[c]
+	if i < 0 {
+		return
+	}
+	q.pos[c] = -1
+	n := int32(len(q.ev)) - 1
+	if i != n {
+		q.ev[i] = q.ev[n]
+		q.pos[q.ev[i].c] = i
+	}
+	q.ev = q.ev[:n]
+	if i != n {
+		q.down(i)
+		q.up(i)
+	}
+}
+
+func (q *heapQueue) up(i int32) {
+	ev := q.ev
+	e := ev[i]
+	for i > 0 {
+		p := (i - 1) / 2
+		if !e.before(ev[p]) {
+			break
+		}
+		ev[i] = ev[p]
+		q.pos[ev[i].c] = i
+		i = p
+	}
+	ev[i] = e
+	q.pos[e.c] = i
+}
+
+func (q *heapQueue) down(i int32) {
+	ev := q.ev
+	n := int32(len(ev))
+	e := ev[i]
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && ev[r].before(ev[l]) {
+			m = r
+		}
+		if !ev[m].before(e) {
+			break
+		}
+		ev[i] = ev[m]
+		q.pos[ev[i].c] = i
+		i = m
+	}
+	ev[i] = e
+	q.pos[e.c] = i
+}
+
+// quadQueue is heapQueue with four children a node: half the levels, so
+// fewer of the cache misses that dominate a large heap, for more
+// comparisons a level.
+type quadQueue struct {
+	ev  []event
+	pos []int32
+	seq uint32
+}
+
+func (q *quadQueue) len() int { return len(q.ev) }
+
+func (q *quadQueue) top() event {
+	if len(q.ev) == 0 {
+		return event{at: never, c: -1}
+	}
+	return q.ev[0]
+}
+
+func (q *quadQueue) schedule(c int32, at time.Duration) {
+	q.seq++
+	for int(c) >= len(q.pos) {
+		q.pos = append(q.pos, -1)
+	}
+	i := q.pos[c]
+	if i < 0 {
+		i = int32(len(q.ev))
+		q.ev = append(q.ev, event{at: at, seq: q.seq, c: c})
+		q.pos[c] = i
+		q.up(i)
+		return
+	}
+	old := q.ev[i]
+	q.ev[i].at, q.ev[i].seq = at, q.seq
+	if q.ev[i].before(old) {
+		q.up(i)
+	} else {
+		q.down(i)
+	}
+}
+
+func (q *quadQueue) remove(c int32) {
+	if int(c) >= len(q.pos) {
+		return
+	}
+	i := q.pos[c]
+	if i < 0 {
+		return
+	}
+	q.pos[c] = -1
+	n := int32(len(q.ev)) - 1
+	if i != n {
+		q.ev[i] = q.ev[n]
+		q.pos[q.ev[i].c] = i
+	}
+	q.ev = q.ev[:n]
+	if i != n {
+		q.down(i)
+		q.up(i)
+	}
+}
+
+func (q *quadQueue) up(i int32) {
+	ev := q.ev
+	e := ev[i]
+	for i > 0 {
+		p := (i - 1) >> 2
+		if !e.before(ev[p]) {
+			break
+		}
+		ev[i] = ev[p]
+		q.pos[ev[i].c] = i
+		i = p
+	}
+	ev[i] = e
+	q.pos[e.c] = i
+}
+
+func (q *quadQueue) down(i int32) {
+	ev := q.ev
+	n := int32(len(ev))
+	e := ev[i]
+	for {
+		l := 4*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		for r := l + 1; r < min(l+4, n); r++ {
+			if ev[r].before(ev[m]) {
+				m = r
+			}
+		}
+		if !ev[m].before(e) {
+			break
+		}
+		ev[i] = ev[m]
+		q.pos[ev[i].c] = i
+		i = m
+	}
+	ev[i] = e
+	q.pos[e.c] = i
+}
+
+// queueRef is the reference queue's entry: a client's (at, seq), seq
+// counted without wrapping.
+type queueRef struct {
+	at  time.Duration
+	seq uint64
+}
+
+// queueRefTop returns ref's earliest event, found by looking at them all.
+func queueRefTop(ref map[int32]queueRef) (int32, queueRef, bool) {
+	best, found := int32(-1), false
+	var bv queueRef
+	for c, v := range ref {
+		if !found || v.at < bv.at || v.at == bv.at && v.seq < bv.seq {
+			best, bv, found = c, v, true
+		}
+	}
+	return best, bv, found
+}
+
+// TestModelQueue drives every candidate event set, the engine's queue
+// among them, with random schedules, moves and removes and the engine's
+// loop (take the top, schedule it later), against a map searched in full,
+// and checks the top after every operation and the order of a final
+// drain, exactly, ties and the sequence number's wrap included. Times
+// start late in the case "late", and some schedules fall before the
+// latest top, as a lane's at a tick's end or a change.
+func TestModelQueue(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		seed    uint64
+		clients int
+		span    int           // event times are drawn from [now, now+span) ns: small spans make ties
+		seq     uint32        // the set's starting sequence number
+		back    int           // a schedule falls up to back ns before now
+		start   time.Duration // the first now
+	}{
+		{"ties", 1, 50, 5, 0, 0, 0},
+		{"spread", 2, 500, 1_000_000, 0, 0, 0},
+		{"seq wraps", 3, 50, 3, math.MaxUint32 - 3000, 0, 0},
+		{"one client", 4, 1, 3, 0, 0, 0},
+		{"back in time", 5, 200, 1000, 0, 300, 0},
+		{"late", 6, 300, 1 << 40, math.MaxUint32 - 5000, 1 << 30, never - 1<<50},
+		{"many", 7, 5000, 10_000_000, 0, 0, time.Hour},
+	} {
+		for _, cand := range candidates {
+			t.Run(c.name+"/"+cand.name, func(t *testing.T) {
+				t.Parallel()
+				rng := rand.New(rand.NewPCG(c.seed, 99))
+				q := cand.make(c.seq, c.clients+1)
+				ref := map[int32]queueRef{}
+				var seq uint64
+				now := c.start
+				seen := 0 // clients scheduled at least once
+				when := func() time.Duration {
+					at := now + time.Duration(rng.IntN(c.span))
+					if c.back > 0 && rng.IntN(10) == 0 {
+						at = now - time.Duration(rng.IntN(c.back))
+					}
+					return min(at, never)
+				}
+				check := func(op int) {
+					t.Helper()
+					if q.len() != len(ref) {
+						t.Fatalf("op %d: %d events, reference %d", op, q.len(), len(ref))
+					}
+					if rq, ok := q.(*queue); ok && (op%97 == 0 || c.clients <= 50) {
+						if err := rq.check(); err != nil {
+							t.Fatalf("op %d: %v", op, err)
+						}
+					}
+					wc, wr, ok := queueRefTop(ref)
+					top := q.top()
+					if !ok {
+						if top.at != never || top.c != -1 {
+							t.Fatalf("op %d: empty set's top is %+v", op, top)
+						}
+						return
+					}
+					if top.c != wc || top.at != wr.at {
+						t.Fatalf("op %d: top is client %d at %v, reference client %d at %v", op, top.c, top.at, wc, wr.at)
+					}
+				}
+				for op := range 20_000 {
+					switch r := rng.IntN(10); {
+					case r < 4: // schedule (or move) a client's event
+						cl := int32(rng.IntN(c.clients))
+						at := when()
+						q.schedule(cl, at)
+						seq++
+						ref[cl] = queueRef{at, seq}
+						seen = max(seen, int(cl)+1)
+					case r < 5 && seen > 0: // remove a client's event, if any
+						cl := int32(rng.IntN(seen + 1))
+						q.remove(cl)
+						delete(ref, cl)
+					default: // the engine's loop: take the top, schedule it later
+						top := q.top()
+						if top.c < 0 {
+							continue
+						}
+						now = top.at
+						at := when()
+						q.schedule(top.c, at)
+						seq++
+						ref[top.c] = queueRef{at, seq}
+					}
+					check(op)
+				}
+				type key struct {
+					at  time.Duration
+					seq uint64
+					c   int32
+				}
+				var want []key
+				for cl, r := range ref {
+					want = append(want, key{r.at, r.seq, cl})
+				}
+				slices.SortFunc(want, func(a, b key) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
+				for i, w := range want {
+					top := q.top()
+					if top.c != w.c || top.at != w.at {
+						t.Fatalf("drain %d: client %d at %v, want client %d at %v", i, top.c, top.at, w.c, w.at)
+					}
+					q.remove(top.c)
+				}
+				if top := q.top(); top.at != never || q.len() != 0 {
+					t.Fatalf("after the drain: %+v, %d events", top, q.len())
+				}
+			})
+		}
+	}
+}
+
+// TestQueueSweep checks that the radix queue drops its stale entries when
+// its sequence numbers have gone a quarter of the way round, so that a
+// stale entry never lives to see its number drawn again.
+func TestQueueSweep(t *testing.T) {
+	t.Parallel()
+	q := testQueue(0, 10)
+	for c := range int32(10) {
+		q.schedule(c, time.Hour)
+	}
+	for c := range int32(10) {
+		q.schedule(c, time.Minute) // the entries at an hour go stale
+	}
+	if err := q.check(); err != nil {
+		t.Fatal(err)
+	}
+	q.seq = q.swept + sweepEvery - 1
+	q.schedule(0, time.Minute)
+	if err := q.check(); err != nil {
+		t.Fatal(err)
+	}
+	// The sweep comes before client 0's new entry, which makes its
+	// previous one stale: 10 live entries and that one are left.
+	total := len(q.b0) - q.head0
+	for i := 1; i < len(q.buckets); i++ {
+		q.each(i, func(e event) {
+			total++
+			if e.at == time.Hour {
+				t.Errorf("stale entry %+v survived the sweep", e)
+			}
+		})
+	}
+	if total != 11 || q.len() != 10 {
+		t.Fatalf("after the sweep: %d entries for %d events, want 11 for 10", total, q.len())
+	}
+}
+
+// BenchmarkQueueCandidates measures each candidate event set at 1 000,
+// 100 000 and 1 000 000 pending events in two mixes: hold, BenchmarkQueue's
+// (the top goes again an exponential time later, mean 10 s), and storm,
+// the engine's in a retry storm: each client cycles through a think
+// (exponential, mean 10 s), an attempt's 2 s timeout and a fixed 1 s
+// backoff, so that most times are now plus one of two constants.
+func BenchmarkQueueCandidates(b *testing.B) {
+	for _, mix := range []string{"hold", "storm"} {
+		for _, n := range []int{1000, 100_000, 1_000_000} {
+			for _, cand := range candidates {
+				b.Run(fmt.Sprintf("%s/%s/%s", mix, sizeName(n), cand.name), func(b *testing.B) {
+					if testing.Short() && n > 100_000 {
+						b.Skip("a million events take a while to set up")
+					}
+					rng := rand.New(rand.NewPCG(1, 2))
+					q := cand.make(0, n)
+					phase := make([]uint8, n)
+					delay := func(c int32) time.Duration {
+						if mix == "hold" {
+							return time.Duration(rng.ExpFloat64() * float64(10*time.Second))
+						}
+						phase[c] = (phase[c] + 1) % 3
+						switch phase[c] {
+						case 1:
+							return 2 * time.Second
+						case 2:
+							return time.Second
+						}
+						return time.Duration(rng.ExpFloat64() * float64(10*time.Second))
+					}
+					for c := range int32(n) {
+						phase[c] = uint8(rng.IntN(3))
+						q.schedule(c, delay(c))
+					}
+					b.ResetTimer()
+					for b.Loop() {
+						e := q.top()
+						q.schedule(e.c, e.at+delay(e.c))
+					}
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+				})
+			}
+		}
+	}
+}
