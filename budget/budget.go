@@ -57,17 +57,64 @@ type Account struct {
 	pool  *Pool
 	limit int64
 	used  int64
+
+	// A follower (Follow) passes its changes on to lead, after ready
+	// while it holds them: held is the Shrinks it holds.
+	lead    *Account
+	ready   func()
+	holding bool
+	held    int64
+}
+
+// Follow returns an account that passes its changes on to r in the order
+// that its user decides, for work of one run split between goroutines that
+// must draw on r as if they ran one after the other: it holds its Shrinks,
+// and at its first Grow calls ready, which returns once r is this
+// goroutine's to use and everything to come before this one's changes has
+// been passed on; then it passes its held Shrinks on and every change from
+// then on, until Hold. A follower holds from the start.
+func (r *Account) Follow(ready func()) *Account {
+	return &Account{lead: r, ready: ready, holding: true}
+}
+
+// Hold passes on the Shrinks that the follower r holds, if any, and makes
+// it hold the next ones again, until its next Grow calls ready. The
+// follower's goroutine must be done with it, and r's lead free to use.
+func (r *Account) Hold() {
+	r.pass()
+	r.holding = true
+}
+
+// pass passes the follower's held Shrinks on to its lead and stops
+// holding.
+func (r *Account) pass() {
+	r.holding = false
+	if n := r.held; n > 0 {
+		r.held = 0
+		r.lead.Shrink(n)
+	}
 }
 
 // NewAccount returns a budget of limit bytes drawn from p; a nil p means the
 // run's limit alone bounds it.
 func NewAccount(p *Pool, limit int64) *Account { return &Account{pool: p, limit: limit} }
 
-// Limit returns the run's limit in bytes.
-func (r *Account) Limit() int64 { return r.limit }
+// Limit returns the run's limit in bytes (a follower's lead's).
+func (r *Account) Limit() int64 {
+	if r.lead != nil {
+		return r.lead.Limit()
+	}
+	return r.limit
+}
 
-// Used returns the bytes the run holds.
-func (r *Account) Used() int64 { return r.used }
+// Used returns the bytes the run holds (a follower's lead, what it has
+// been passed).
+func (r *Account) Used() int64 {
+	if r.lead != nil {
+		return r.lead.Used()
+	}
+	return r.used
+}
 
 // Grow takes n more bytes, or returns an *ExceededError and takes nothing
 // when the run's limit or its pool would be exceeded. A nil Account allows
@@ -75,6 +122,13 @@ func (r *Account) Used() int64 { return r.used }
 func (r *Account) Grow(n int64) error {
 	if r == nil || n <= 0 {
 		return nil
+	}
+	if r.lead != nil {
+		if r.holding {
+			r.ready()
+			r.pass()
+		}
+		return r.lead.Grow(n)
 	}
 	if r.used+n > r.limit {
 		return &ExceededError{Limit: r.limit}
@@ -89,6 +143,14 @@ func (r *Account) Grow(n int64) error {
 // Shrink gives back n bytes taken by Grow.
 func (r *Account) Shrink(n int64) {
 	if r == nil || n <= 0 {
+		return
+	}
+	if r.lead != nil {
+		if r.holding {
+			r.held += n
+		} else {
+			r.lead.Shrink(n)
+		}
 		return
 	}
 	n = min(n, r.used)

@@ -5,7 +5,8 @@
 // its server) whose clients retry with the lane's strategy; all lanes share
 // every other parameter and see the same think times, so the difference
 // between two lanes comes from their strategies alone. An Engine is driven by
-// one goroutine: AdvanceTo moves virtual time forward and reports ticks, and
+// one goroutine (its lanes may advance on goroutines of their own between
+// two ticks: SetParallel): AdvanceTo moves virtual time forward and reports ticks, and
 // Set, Outage and Reset change the run at the current virtual time. The same
 // parameters give the same ticks, bit for bit, however AdvanceTo's steps fall.
 package simengine
@@ -56,6 +57,16 @@ type Engine struct {
 	// partial: the latest Step stopped short of its target, so a lane may
 	// have processed some of the events at its current time.
 	partial bool
+
+	// parallel: the lanes may advance on goroutines of their own
+	// (SetParallel); work is the events a lane processed in the latest
+	// stretch, and round the state of a parallel one.
+	parallel bool
+	work     int
+	round    round
+	// alwaysParallel makes every stretch parallel, however little its
+	// work, on any number of cores: for tests of the rounds themselves.
+	alwaysParallel bool
 }
 
 // transition is a scheduled fault's start or end.
@@ -198,6 +209,8 @@ func (e *Engine) Reset() {
 	for i := range e.lanes {
 		e.lanes[i] = newLane(&e.eff, i, e.mem)
 	}
+	e.work = 0
+	e.setRound()
 	e.schedule()
 }
 
@@ -340,7 +353,11 @@ const tickCost = 32
 
 // Step is AdvanceTo in a bounded slice: it processes at most maxEvents
 // events (maxEvents > 0), a tick counting as tickCost events a lane, and
-// reports whether it reached t. Calling it again
+// reports whether it reached t. Parallel lanes (SetParallel) share
+// maxEvents equally, each stopping at its share; a lane whose memory grows
+// must wait for the lanes before it to reach their next tick or
+// transition (see round), and the events that take them there count too,
+// beyond maxEvents: at most the rest of a tick of those lanes. Calling it again
 // goes on where it stopped, with the same events, ticks and verdicts as one
 // AdvanceTo, so a caller can answer its users between slices however dense
 // the run's events are. A Set or Outage between two slices applies at one
@@ -396,12 +413,10 @@ func (e *Engine) step(t time.Duration, maxEvents int, emit func(scenario.Tick)) 
 
 // runTo runs every lane to t, within budget events, and reports whether
 // they all got there. Lanes are independent worlds: one may stop short
-// while those before it have reached t.
+// while others have reached t.
 func (e *Engine) runTo(t time.Duration, budget *int) bool {
-	for _, l := range e.lanes {
-		if !l.run(t, budget) {
-			return false
-		}
+	if !e.runLanes(t, budget) {
+		return false
 	}
 	e.now = t
 	return true
@@ -420,9 +435,7 @@ func (e *Engine) settle() {
 		return
 	}
 	n := math.MaxInt
-	for _, l := range e.lanes {
-		l.run(t, &n)
-	}
+	e.runLanes(t, &n)
 	e.now = t
 }
 

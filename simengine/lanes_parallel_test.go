@@ -1,0 +1,137 @@
+package simengine
+
+import (
+	"testing"
+	"time"
+
+	"backofflab/budget"
+	"backofflab/scenario"
+	"backofflab/strategies"
+)
+
+// This file tests the lanes in parallel: a run whose lanes advance each on
+// a goroutine of its own has the same ticks, summaries and halts as the
+// same run with its lanes one after the other, however its slices fall.
+
+// parallelRun is what a run gave, to compare.
+type parallelRun struct {
+	ticks []scenario.Tick
+	sums  string
+	halts string
+	rec   scenario.Params
+	peak  int64 // the most of the budget the run held at a slice's end
+
+	rounds, waits int // the engine's parallel rounds and its lanes' waits for memory
+}
+
+// runLanes runs p within a budget of limit bytes (none for 0), in slices of
+// slice events toward targets every 50 ms of virtual time, its lanes in
+// parallel or not, and makes each of changes when the run has reached its
+// time at the end of a whole step.
+func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, parallel bool, changes map[time.Duration]func(*Engine, func(scenario.Tick))) parallelRun {
+	t.Helper()
+	var mem *budget.Account
+	if limit > 0 {
+		mem = budget.NewAccount(nil, limit)
+	}
+	e, err := NewWithBudget(p, mem)
+	if err != nil {
+		t.Fatalf("NewWithBudget: %v", err)
+	}
+	e.alwaysParallel = parallel
+	var r parallelRun
+	emit := func(tk scenario.Tick) { r.ticks = append(r.ticks, tk) }
+	held := func() {
+		if mem != nil {
+			r.peak = max(r.peak, mem.Used())
+		}
+	}
+	for target := 50 * time.Millisecond; e.Now() < p.Duration; target = min(p.Duration, target+50*time.Millisecond) {
+		for !e.Step(target, slice, emit) {
+			held()
+		}
+		held()
+		if c, ok := changes[e.Now()]; ok {
+			c(e, emit)
+		}
+	}
+	r.sums, r.halts, r.rec = simJSON(t, e.Summaries()), simJSON(t, e.Halted()), e.Record()
+	r.rounds, r.waits = e.round.rounds, e.round.waits
+	e.release()
+	if mem != nil && mem.Used() != 0 {
+		t.Errorf("the run holds %d bytes of its budget after its release", mem.Used())
+	}
+	return r
+}
+
+func TestParallelLanesMatchSequential(t *testing.T) {
+	t.Parallel()
+	four := simSmall()
+	four.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential),
+		simLane(strategies.NameThinkScaled), simLane(strategies.NameFixed)}
+	four.Lanes[3].CancelOnTimeout = true
+	tiers := simSmall()
+	for i := range tiers.Lanes {
+		tiers.Lanes[i].Tiers = mustTiers("fixed:3:1s,fixed:3:500ms")
+	}
+	tiers.ServerModel = scenario.QueueModel
+	faults := simSmall()
+	faults.Faults = mustFaults("latency_spike:4s:3s:3,error_burst:8s:2s:0.5,crash:18s:2s")
+	open := simSmall()
+	open.Arrival, open.Rate = scenario.ArrivalOpen, 150
+	storm := simStorm()
+	storm.Duration = 6 * time.Second
+	storm4 := storm
+	storm4.Lanes = []scenario.Lane{storm.Lanes[0], storm.Lanes[1], storm.Lanes[0], storm.Lanes[0]}
+	storm4.Lanes[3].MinDelay = 15 * time.Millisecond
+	live := map[time.Duration]func(*Engine, func(scenario.Tick)){
+		3 * time.Second:  setChange(func(p *scenario.Params) { p.Clients = 500; p.Lanes[1].Factor = 1.5 }),
+		5 * time.Second:  outageChange(scenario.ChangeStop),
+		6 * time.Second:  setChange(func(p *scenario.Params) { p.Faults = mustFaults("load_spike:6s:4s:2") }),
+		8 * time.Second:  outageChange(scenario.ChangeResume),
+		20 * time.Second: setChange(func(p *scenario.Params) { p.Clients = 200 }),
+	}
+	for _, tc := range []struct {
+		name    string
+		p       scenario.Params
+		limit   int64
+		slice   int
+		changes map[time.Duration]func(*Engine, func(scenario.Tick))
+	}{
+		{"two lanes, whole steps", simSmall(), 0, 1 << 30, nil},
+		{"two lanes, small slices", simSmall(), 0, 97, nil},
+		{"four lanes, small slices", four, 0, 211, nil},
+		{"tiers", tiers, 0, 1000, nil},
+		{"faults", faults, 0, 333, nil},
+		{"open loop", open, 64 << 20, 500, nil},
+		{"live changes", simSmall(), 0, 301, live},
+		{"four lanes, live changes", four, 0, 1 << 20, live},
+		// The budget binds: the lanes halt where and when they do one
+		// after the other, the first lane drawing on it first.
+		{"storm within a budget", storm, 1 << 20, 5000, nil},
+		{"storm within a budget, small slices", storm, 1 << 20, 61, nil},
+		{"four lanes' storm within a budget", storm4, 2 << 20, 20000, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			seq := runLanesOf(t, tc.p, tc.limit, tc.slice, false, tc.changes)
+			par := runLanesOf(t, tc.p, tc.limit, tc.slice, true, tc.changes)
+			simSameTicks(t, "parallel against one after the other", seq.ticks, par.ticks)
+			if seq.sums != par.sums {
+				t.Errorf("summaries differ:\none after the other %s\nparallel           %s", seq.sums, par.sums)
+			}
+			if seq.halts != par.halts {
+				t.Errorf("halts differ:\none after the other %s\nparallel           %s", seq.halts, par.halts)
+			}
+			if a, b := scenario.ChangesText(seq.rec.Changes), scenario.ChangesText(par.rec.Changes); a != b {
+				t.Errorf("records differ:\none after the other %s\nparallel           %s", a, b)
+			}
+			t.Logf("%d rounds, %d waits; halts %s", par.rounds, par.waits, par.halts)
+			if par.rounds == 0 {
+				t.Error("no stretch of the run went parallel")
+			}
+			if tc.limit > 0 && par.peak > tc.limit {
+				t.Errorf("the parallel run held %d bytes, over its budget of %d", par.peak, tc.limit)
+			}
+		})
+	}
+}
