@@ -58,41 +58,18 @@ type Account struct {
 	limit int64
 	used  int64
 
-	// A follower (Follow) passes its changes on to lead, after ready
-	// while it holds them: held is the Shrinks it holds.
-	lead    *Account
-	ready   func()
-	holding bool
-	held    int64
+	// A follower (Follow) passes every change on to lead, after ready.
+	lead  *Account
+	ready func()
 }
 
-// Follow returns an account that passes its changes on to r in the order
-// that its user decides, for work of one run split between goroutines that
-// must draw on r as if they ran one after the other: it holds its Shrinks,
-// and at its first Grow calls ready, which returns once r is this
-// goroutine's to use and everything to come before this one's changes has
-// been passed on; then it passes its held Shrinks on and every change from
-// then on, until Hold. A follower holds from the start.
+// Follow returns an account that passes every change (Grow and Shrink) on
+// to r after calling ready, which returns once r is the caller's to use and
+// every change that must come before this one has come: for the work of one
+// run split between goroutines that must draw on r in an order of their
+// own (not the order in which their goroutines happen to run).
 func (r *Account) Follow(ready func()) *Account {
-	return &Account{lead: r, ready: ready, holding: true}
-}
-
-// Hold passes on the Shrinks that the follower r holds, if any, and makes
-// it hold the next ones again, until its next Grow calls ready. The
-// follower's goroutine must be done with it, and r's lead free to use.
-func (r *Account) Hold() {
-	r.pass()
-	r.holding = true
-}
-
-// pass passes the follower's held Shrinks on to its lead and stops
-// holding.
-func (r *Account) pass() {
-	r.holding = false
-	if n := r.held; n > 0 {
-		r.held = 0
-		r.lead.Shrink(n)
-	}
+	return &Account{lead: r, ready: ready}
 }
 
 // NewAccount returns a budget of limit bytes drawn from p; a nil p means the
@@ -124,10 +101,7 @@ func (r *Account) Grow(n int64) error {
 		return nil
 	}
 	if r.lead != nil {
-		if r.holding {
-			r.ready()
-			r.pass()
-		}
+		r.ready()
 		return r.lead.Grow(n)
 	}
 	if r.used+n > r.limit {
@@ -146,11 +120,8 @@ func (r *Account) Shrink(n int64) {
 		return
 	}
 	if r.lead != nil {
-		if r.holding {
-			r.held += n
-		} else {
-			r.lead.Shrink(n)
-		}
+		r.ready()
+		r.lead.Shrink(n)
 		return
 	}
 	n = min(n, r.used)

@@ -132,42 +132,24 @@ func ExampleAccount() {
 	// 0 B
 }
 
-// TestFollow: a follower holds its Shrinks until its first Grow, which
-// first calls ready, then passes every change straight on; Hold passes on
-// what it holds and makes it hold again.
+// TestFollow: a follower calls ready before every change, then passes
+// it on to its lead.
 func TestFollow(t *testing.T) {
 	lead := budget.NewAccount(nil, 100)
 	readies := 0
 	f := lead.Follow(func() { readies++ })
-	if err := lead.Grow(50); err != nil {
-		t.Fatal(err)
-	}
-	f.Shrink(10)
-	if lead.Used() != 50 || readies != 0 {
-		t.Fatalf("after a held Shrink: lead uses %d, %d readies; want 50, 0", lead.Used(), readies)
-	}
-	if err := f.Grow(60); err != nil { // 50 - 10 + 60 = 100 fits
+	if err := f.Grow(60); err != nil {
 		t.Fatalf("Grow: %v", err)
 	}
-	if lead.Used() != 100 || readies != 1 {
-		t.Fatalf("after the first Grow: lead uses %d, %d readies; want 100, 1", lead.Used(), readies)
+	f.Shrink(10)
+	if lead.Used() != 50 || readies != 2 {
+		t.Fatalf("after a Grow and a Shrink: lead uses %d, %d readies; want 50, 2", lead.Used(), readies)
 	}
 	var ex *budget.ExceededError
-	if err := f.Grow(1); !errors.As(err, &ex) || ex.Limit != 100 {
-		t.Fatalf("Grow past the lead's limit: %v, want its ExceededError", err)
+	if err := f.Grow(51); !errors.As(err, &ex) || ex.Limit != 100 || readies != 3 {
+		t.Fatalf("Grow past the lead's limit: %v, %d readies; want its ExceededError, 3", err, readies)
 	}
-	f.Shrink(20)
-	if lead.Used() != 80 || readies != 1 {
-		t.Fatalf("after a Shrink passed on: lead uses %d, %d readies; want 80, 1", lead.Used(), readies)
-	}
-	f.Hold()
-	f.Shrink(30)
-	f.Hold()
-	if lead.Used() != 50 || readies != 1 || f.Limit() != 100 || f.Used() != 50 {
-		t.Fatalf("after Hold: lead uses %d, %d readies, follower's limit %d and use %d; want 50, 1, 100, 50",
-			lead.Used(), readies, f.Limit(), f.Used())
-	}
-	if err := f.Grow(5); err != nil || readies != 2 {
-		t.Fatalf("Grow after Hold: %v, %d readies; want nil, 2", err, readies)
+	if f.Limit() != 100 || f.Used() != 50 {
+		t.Fatalf("the follower's limit %d and use %d, want its lead's 100 and 50", f.Limit(), f.Used())
 	}
 }

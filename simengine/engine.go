@@ -114,6 +114,7 @@ func NewWithBudget(p scenario.Params, mem *budget.Account) (*Engine, error) {
 
 // release gives back everything the lanes hold of the budget.
 func (e *Engine) release() {
+	e.closeRound()
 	for _, l := range e.lanes {
 		l.release()
 	}
@@ -363,7 +364,12 @@ const tickCost = 32
 // the run's events are. A Set or Outage between two slices applies at one
 // time for every lane (see settle).
 func (e *Engine) Step(t time.Duration, maxEvents int, emit func(scenario.Tick)) bool {
-	done := e.step(t, maxEvents, emit)
+	var done bool
+	if e.round.open || e.goParallel() {
+		done = e.stepParallel(t, maxEvents, emit)
+	} else {
+		done = e.step(t, maxEvents, emit)
+	}
 	e.partial = !done
 	return done
 }
@@ -415,8 +421,10 @@ func (e *Engine) step(t time.Duration, maxEvents int, emit func(scenario.Tick)) 
 // they all got there. Lanes are independent worlds: one may stop short
 // while others have reached t.
 func (e *Engine) runTo(t time.Duration, budget *int) bool {
-	if !e.runLanes(t, budget) {
-		return false
+	for _, l := range e.lanes {
+		if !l.run(t, budget) {
+			return false
+		}
 	}
 	e.now = t
 	return true
@@ -427,6 +435,10 @@ func (e *Engine) runTo(t time.Duration, budget *int) bool {
 // of them. The lanes behind have about as many events to catch up as the
 // slice that stopped short processed.
 func (e *Engine) settle() {
+	if e.round.open {
+		e.settleRound()
+		return
+	}
 	t := e.now
 	for _, l := range e.lanes {
 		t = max(t, l.now)
@@ -435,7 +447,9 @@ func (e *Engine) settle() {
 		return
 	}
 	n := math.MaxInt
-	e.runLanes(t, &n)
+	for _, l := range e.lanes {
+		l.run(t, &n)
+	}
 	e.now = t
 }
 
@@ -638,7 +652,10 @@ func (e *Engine) Change(c scenario.Change, end time.Duration, emit func(scenario
 		return c, ErrTooManyChanges
 	}
 	at := e.now
-	if e.partial {
+	// A lane may be ahead of Now after a Step that stopped short, or with
+	// parallel lanes, after one that reached a target short of an earlier
+	// one's (its ticks pending).
+	if e.partial || e.round.open {
 		for _, l := range e.lanes {
 			at = max(at, l.now)
 		}

@@ -7,59 +7,73 @@ import (
 	"time"
 
 	"backofflab/budget"
+	"backofflab/scenario"
 )
 
 // SetParallel lets the lanes advance each on a goroutine of its own (on),
-// or one after the other on the caller's (off, the default), with the
-// same events, ticks and verdicts either way. Parallel lanes pay when the
-// run has free cores to itself (a command's run, a page's session); where
-// many runs already share every core (a sweep's cells, a band's seeds) they
+// or one after the other on the caller's (off, the default), with the same
+// events, ticks and verdicts either way. Parallel lanes pay when the run
+// has free cores to itself (a command's run, a page's session); where many
+// runs already share every core (a sweep's cells, a band's seeds) they
 // only add the cost of handing the work over, so those leave it off. Even
-// on, a stretch of the run goes parallel only when the process has more
-// than one core (GOMAXPROCS) and its lanes have work enough to pay for the
-// goroutines: see parallelWork.
+// on, the lanes go parallel only when the process has more than one core
+// (GOMAXPROCS) and enough work to pay for the goroutines (parallelWork).
 func (e *Engine) SetParallel(on bool) { e.parallel = on }
 
 // parallelWork is how many events each lane must have processed in the
-// engine's previous stretch between two stops (a tick, a transition, the
-// end of a slice), and may process in the next, for the next to go
-// parallel: below it, starting the goroutines and waiting for them costs
-// more than the lanes' work gains.
+// engine's previous round for the next to start goroutines: below it (a
+// page's run at its real-time pace, a few events a slice), starting them
+// and waiting for them costs more than the lanes' work gains, and the
+// round runs its lanes on the caller's goroutine.
 const parallelWork = 256
 
-// lanesRun states, for a round of parallel lanes.
-const (
-	laneRunning uint8 = iota // its goroutine runs it
-	laneShort                // it stopped at its share of the events, short of the round's time
-	laneReached              // it reached the round's time
-)
+// maxAhead is how many ticks a lane may run ahead of the latest tick every
+// lane has ended: the ticks it keeps until the others end them too.
+const maxAhead = 256
 
-// round is one stretch of parallel lanes: every lane runs to t on a
-// goroutine of its own, within its share of the slice's events.
+// round holds the lanes' progress while they advance apart, each to the
+// round's target on a goroutine of its own (a round): a lane ends its ticks
+// as it reaches them and keeps them (pend) until every lane has ended
+// them, when the engine emits them. Between two rounds, lanes may stand at
+// different times, their ticks pending, until a Step reaches its target.
 //
 // The lanes draw on one memory budget, and a lane that outgrows it halts:
-// which one does, and when, must be what it is when the lanes run one
-// after the other, lane 0 first. So lane 0 uses the budget itself, and each
-// later lane a follower of it (budget.Account.Follow) that holds back its
-// Shrinks and, at its first Grow, waits until every lane before it has
-// reached t and passed its changes on (ready). A lane that stopped at its
-// share while a later one waits for it goes on to t: on the waiter's
-// goroutine if its own has ended, else on its own. Those events are
-// beyond the slice's share: a lane's Grow is rare (a queue that grows
-// past its longest), and the events that bring the lanes before it to t
-// are at most the rest of their current tick.
+// which one does, and when, must not depend on how their goroutines run.
+// So each lane draws on a follower of the budget (budget.Account.Follow)
+// whose changes come in the order of one lane after the other, tick after
+// tick: a change of lane k in its segment s (the ticks it has ended since
+// the lanes were last at one time) waits until every lane before it has
+// ended segment s or reached the round's target, and every lane after it
+// has ended segment s-1 (ready). A lane that waits for one that stopped at
+// its share of the round's events runs that one on, on its own goroutine:
+// those events come on top of the share, at most a tick of the lanes it
+// waits for.
 type round struct {
-	mu     sync.Mutex
-	cond   sync.Cond
-	wg     sync.WaitGroup
-	t      time.Duration
-	state  []uint8
-	waited []bool
-	events []int
-	follow []*budget.Account // lane k's follower of the run's budget; nil for lane 0 or without a budget
+	open bool // lanes advance apart: Step goes on with rounds until they are at one time again
 
-	// rounds and waits count the rounds and the lanes' waits in ready,
-	// for tests.
+	mu      sync.Mutex
+	cond    sync.Cond
+	wg      sync.WaitGroup
+	target  time.Duration
+	waiting int // goroutines waiting in ready
+
+	// Per lane: its runner (running while a goroutine advances it), the
+	// segment it is in, the segment its latest change had the turn for
+	// (plus one, 0 for none), the segment a waiter needs it to reach, its
+	// next tick, its ended ticks not yet emitted, and the events its
+	// runners processed in this round.
+	running []bool
+	done    []bool
+	seg     []uint64
+	turn    []uint64
+	want    []uint64
+	next    []time.Duration
+	pend    [][]scenario.LaneTick
+	events  []int
+	follow  []*budget.Account // lane k's follower of the run's budget; nil without a budget
+
+	// rounds and waits count the rounds that started goroutines and the
+	// changes that waited in ready, for tests.
 	rounds, waits int
 }
 
@@ -67,156 +81,324 @@ type round struct {
 func (e *Engine) setRound() {
 	n := len(e.lanes)
 	r := &e.round
+	r.open = false
 	r.cond.L = &r.mu
-	r.state, r.waited, r.events = make([]uint8, n), make([]bool, n), make([]int, n)
+	r.running, r.done = make([]bool, n), make([]bool, n)
+	r.seg, r.turn, r.want = make([]uint64, n), make([]uint64, n), make([]uint64, n)
+	r.next, r.pend, r.events = make([]time.Duration, n), make([][]scenario.LaneTick, n), make([]int, n)
 	r.follow = make([]*budget.Account, n)
 	if e.mem == nil {
 		return
 	}
-	for k := 1; k < n; k++ {
+	for k := range n {
 		r.follow[k] = e.mem.Follow(func() { e.ready(k) })
 	}
 }
 
-// goParallel reports whether the next stretch, of at most budget events,
-// goes parallel (see SetParallel and parallelWork).
-func (e *Engine) goParallel(budget int) bool {
-	n := len(e.lanes)
-	if e.alwaysParallel {
-		return n > 1
+// goParallel reports whether Step goes parallel (see SetParallel).
+func (e *Engine) goParallel() bool {
+	if len(e.lanes) < 2 {
+		return false
 	}
-	return e.parallel && n > 1 && e.work >= parallelWork && budget/n >= parallelWork &&
-		runtime.GOMAXPROCS(0) > 1
+	return e.alwaysParallel || e.parallel && runtime.GOMAXPROCS(0) > 1
 }
 
-// runLanes runs every lane to t within budget events, in parallel or one
-// after the other, and reports whether they all got there. It keeps the
-// lanes' work per stretch for goParallel.
-func (e *Engine) runLanes(t time.Duration, budget *int) bool {
-	var before int64
-	for _, l := range e.lanes {
-		before += l.events
-	}
-	var ok bool
-	if e.goParallel(*budget) {
-		ok = e.runParallel(t, budget)
-	} else {
-		ok = true
-		for _, l := range e.lanes {
-			if !l.run(t, budget) {
-				ok = false
-				break
-			}
+// openRound starts the lanes' advancing apart, from one time: every lane
+// at Now, its next tick the engine's.
+func (e *Engine) openRound() {
+	r := &e.round
+	r.open = true
+	for k, l := range e.lanes {
+		r.next[k] = e.nextTick
+		r.pend[k] = r.pend[k][:0]
+		if f := r.follow[k]; f != nil {
+			l.mem = f
 		}
 	}
-	var after int64
-	for _, l := range e.lanes {
-		after += l.events
-	}
-	// A stretch that processed nothing (its lanes already there) says
-	// nothing of the work to come.
-	if after > before {
-		e.work = int((after - before) / int64(len(e.lanes)))
-	}
-	return ok
+	e.mark()
 }
 
-// runParallel is runLanes on a goroutine a lane, the caller's running lane
-// 0: each lane gets an equal share of budget, and budget loses the events
-// they all processed.
-func (e *Engine) runParallel(t time.Duration, budget *int) bool {
+// closeRound ends the lanes' advancing apart: they are at one time, every
+// tick emitted (or the run is being released).
+func (e *Engine) closeRound() {
+	r := &e.round
+	if !r.open {
+		return
+	}
+	r.open = false
+	for _, l := range e.lanes {
+		l.mem = e.mem
+	}
+}
+
+// mark starts a new segment for every lane: they are at one time, where
+// the engine changes them (a transition, a change, a Step's target), as
+// the lanes one after the other would start a new stretch there.
+func (e *Engine) mark() {
+	r := &e.round
+	clear(r.seg)
+	clear(r.turn)
+	clear(r.want)
+}
+
+// stepParallel is Step with the lanes advancing apart, in rounds.
+func (e *Engine) stepParallel(t time.Duration, maxEvents int, emit func(scenario.Tick)) bool {
+	if t < e.now {
+		return true
+	}
+	r := &e.round
+	if !r.open {
+		e.openRound()
+	}
+	budget := maxEvents
+	for {
+		e.emitEnded(emit)
+		next := e.nextTransition()
+		end := min(next, t)
+		if e.lanesAt(end) {
+			e.now = end
+			e.mark()
+			if next > t {
+				e.closeIfDone()
+				return true
+			}
+			// At one time, the scheduled faults come before a live
+			// change, in a live run as in its replay.
+			if len(e.plan) > 0 && e.plan[0].at == next {
+				e.transit()
+			} else {
+				e.takeChange()
+			}
+			continue
+		}
+		if budget <= 0 {
+			return false
+		}
+		// A lane runs at most maxAhead ticks past the latest tick every
+		// lane has ended.
+		target := min(end, e.nextTick+maxAhead*e.p.Tick)
+		if !e.runRound(target, &budget) {
+			e.emitEnded(emit)
+			return false
+		}
+	}
+}
+
+// closeIfDone ends the round once the lanes are at one time with every
+// tick emitted, so that the next Step may go on one lane after the other.
+func (e *Engine) closeIfDone() {
+	for _, p := range e.round.pend {
+		if len(p) > 0 {
+			return
+		}
+	}
+	e.closeRound()
+}
+
+// lanesAt reports whether every lane is at t (or past it, ahead of
+// a later target a Step had set).
+func (e *Engine) lanesAt(t time.Duration) bool {
+	for _, l := range e.lanes {
+		if l.now < t {
+			return false
+		}
+	}
+	return true
+}
+
+// emitEnded emits, in order, the ticks that every lane has ended, and
+// moves Now to the latest.
+func (e *Engine) emitEnded(emit func(scenario.Tick)) {
+	r := &e.round
+	n := len(r.pend[0])
+	for _, p := range r.pend[1:] {
+		n = min(n, len(p))
+	}
+	if n == 0 {
+		return
+	}
+	for i := range n {
+		tk := scenario.Tick{T: e.nextTick.Seconds(), Lanes: make([]scenario.LaneTick, len(e.lanes))}
+		for k := range e.lanes {
+			tk.Lanes[k] = r.pend[k][i]
+		}
+		e.now = e.nextTick
+		e.nextTick += e.p.Tick
+		if emit != nil {
+			emit(tk)
+		}
+	}
+	for k, p := range r.pend {
+		r.pend[k] = p[:copy(p, p[n:])]
+	}
+}
+
+// runRound runs every lane to target, each within an equal share of
+// budget, a tick counting tickCost events: each on a goroutine of its own
+// when they have the work to pay for it, else one after the other on the
+// caller's. budget loses what they processed. It reports whether they all
+// reached target.
+func (e *Engine) runRound(target time.Duration, budget *int) bool {
 	r := &e.round
 	n := len(e.lanes)
 	share := max(1, *budget/n)
-	r.t = t
-	r.rounds++
+	r.target = target
+	clear(r.events)
+	clear(r.done)
+	if e.alwaysParallel || e.work >= parallelWork && share >= parallelWork {
+		r.rounds++
+		// Every lane has its runner from the start: none is taken over
+		// before its own goroutine starts.
+		r.mu.Lock()
+		for k := range n {
+			r.running[k] = true
+		}
+		r.mu.Unlock()
+		for k := 1; k < n; k++ {
+			r.wg.Go(func() { e.task(k, share) })
+		}
+		e.task(0, share)
+		r.wg.Wait()
+	} else {
+		for k := range n {
+			e.task(k, share)
+		}
+	}
+	spent, ok := 0, true
 	for k := range n {
-		r.state[k], r.waited[k], r.events[k] = laneRunning, false, 0
-		if f := r.follow[k]; f != nil {
-			e.lanes[k].mem = f
-		}
-	}
-	for k := 1; k < n; k++ {
-		r.wg.Go(func() { e.task(k, share) })
-	}
-	e.task(0, share)
-	r.wg.Wait()
-	ok := true
-	spent := 0
-	for k, l := range e.lanes {
-		// Whatever a follower still holds is the lane's, after the
-		// lanes before it: passed on in their order.
-		if f := r.follow[k]; f != nil {
-			f.Hold()
-			l.mem = e.mem
-		}
 		spent += r.events[k]
-		ok = ok && r.state[k] == laneReached
+		ok = ok && r.done[k]
 	}
 	*budget -= spent
+	e.work = spent / n
 	return ok
 }
 
-// task runs lane k to the round's time within share events, then on to
-// it if a later lane waits for it.
+// task advances lane k toward the round's target within share events, and
+// on past them while a waiter needs it further.
 func (e *Engine) task(k, share int) {
 	r := &e.round
-	l := e.lanes[k]
+	r.mu.Lock()
+	r.running[k] = true
+	r.mu.Unlock()
 	left := share
-	reached := l.run(r.t, &left)
+	reached := e.advance(k, &left, math.MaxUint64)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events[k] += share - left
-	if !reached && r.waited[k] {
+	r.done[k] = reached
+	for !r.done[k] && r.want[k] > r.seg[k] {
+		want := r.want[k]
 		r.mu.Unlock()
-		n := runAll(l, r.t)
+		e.advanceAll(k, want)
 		r.mu.Lock()
-		r.events[k] += n
-		reached = true
 	}
-	r.state[k] = laneShort
-	if reached {
-		r.state[k] = laneReached
-	}
+	r.running[k] = false
 	r.cond.Broadcast()
 }
 
-// runAll runs l to t whatever it takes, and returns the events it
-// processed.
-func runAll(l *lane, t time.Duration) int {
+// advanceAll advances lane k whatever it takes until it has ended segment
+// need-1 or reached the round's target. Its caller is lane k's runner.
+func (e *Engine) advanceAll(k int, need uint64) {
+	r := &e.round
 	left := math.MaxInt
-	l.run(t, &left)
-	return math.MaxInt - left
+	reached := e.advance(k, &left, need)
+	r.mu.Lock()
+	r.events[k] += math.MaxInt - left
+	r.done[k] = reached
+	r.mu.Unlock()
 }
 
-// ready returns once every lane before lane k has reached the round's
-// time and passed its memory's changes on: lane k's Grow comes after all
-// of theirs, as it does when the lanes run one after the other.
+// advance runs lane k toward the round's target, ending its ticks on the
+// way, within *left events (a tick counting tickCost), and stops at the
+// tick that makes its segment need; it reports whether the lane reached the
+// target.
+func (e *Engine) advance(k int, left *int, need uint64) bool {
+	r := &e.round
+	l := e.lanes[k]
+	target := r.target
+	if l.now >= target {
+		return true // ahead of a target that an earlier Step had set further
+	}
+	for {
+		b := r.next[k]
+		if b > target {
+			return l.run(target, left)
+		}
+		if !l.run(b, left) {
+			return false
+		}
+		r.pend[k] = append(r.pend[k], l.endTick(b))
+		*left -= tickCost
+		r.mu.Lock()
+		r.next[k] = b + e.p.Tick
+		r.seg[k]++
+		seg := r.seg[k]
+		if r.waiting > 0 {
+			r.cond.Broadcast()
+		}
+		r.mu.Unlock()
+		if b == target {
+			return true
+		}
+		if *left <= 0 || seg >= need {
+			return false
+		}
+	}
+}
+
+// ready returns once lane k's memory may change: every lane before it has
+// ended lane k's segment or reached the round's target, and every lane
+// after it has ended the segment before (see round). A lane that must go
+// further and has no runner is run on by this goroutine.
 func (e *Engine) ready(k int) {
 	r := &e.round
 	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.seg[k]
+	if r.turn[k] == s+1 {
+		return
+	}
 	r.waits++
-	r.mu.Unlock()
-	for j := range k {
-		r.mu.Lock()
-		for r.state[j] == laneRunning {
-			r.waited[j] = true
-			r.cond.Wait()
+	for i := range e.lanes {
+		if i == k {
+			continue
 		}
-		if r.state[j] == laneShort {
-			// Its goroutine has ended short of the time: it goes on
-			// on this one.
-			r.state[j] = laneRunning
+		need := s // a lane after k must be in segment s
+		if i < k {
+			need = s + 1 // a lane before k must be past it
+		}
+		for r.seg[i] < need && !r.done[i] {
+			if r.running[i] {
+				r.want[i] = max(r.want[i], need)
+				r.waiting++
+				r.cond.Wait()
+				r.waiting--
+				continue
+			}
+			r.running[i] = true
 			r.mu.Unlock()
-			n := runAll(e.lanes[j], r.t)
+			e.advanceAll(i, need)
 			r.mu.Lock()
-			r.events[j] += n
-			r.state[j] = laneReached
+			r.running[i] = false
 			r.cond.Broadcast()
 		}
-		if f := r.follow[j]; f != nil {
-			f.Hold()
-		}
-		r.mu.Unlock()
 	}
+	r.turn[k] = s + 1
+}
+
+// settleRound is settle for lanes advancing apart: every lane runs on to
+// the latest of their times, ending its ticks on the way (the next Step
+// emits them), and a new segment starts there.
+func (e *Engine) settleRound() {
+	t := e.now
+	for _, l := range e.lanes {
+		t = max(t, l.now)
+	}
+	if !e.lanesAt(t) {
+		n := math.MaxInt
+		e.runRound(t, &n)
+	}
+	e.now = t
+	e.mark()
 }

@@ -24,11 +24,11 @@ type parallelRun struct {
 	rounds, waits int // the engine's parallel rounds and its lanes' waits for memory
 }
 
-// runLanes runs p within a budget of limit bytes (none for 0), in slices of
-// slice events toward targets every 50 ms of virtual time, its lanes in
+// runLanesOf runs p within a budget of limit bytes (none for 0), in slices
+// of slice events toward targets every of virtual time apart, its lanes in
 // parallel or not, and makes each of changes when the run has reached its
 // time at the end of a whole step.
-func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, parallel bool, changes map[time.Duration]func(*Engine, func(scenario.Tick))) parallelRun {
+func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, every time.Duration, parallel bool, changes map[time.Duration]func(*Engine, func(scenario.Tick))) parallelRun {
 	t.Helper()
 	var mem *budget.Account
 	if limit > 0 {
@@ -46,7 +46,7 @@ func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, paralle
 			r.peak = max(r.peak, mem.Used())
 		}
 	}
-	for target := 50 * time.Millisecond; e.Now() < p.Duration; target = min(p.Duration, target+50*time.Millisecond) {
+	for target := every; e.Now() < p.Duration; target = min(p.Duration, target+every) {
 		for !e.Step(target, slice, emit) {
 			held()
 		}
@@ -96,25 +96,30 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 		p       scenario.Params
 		limit   int64
 		slice   int
+		every   time.Duration // between two Step targets
 		changes map[time.Duration]func(*Engine, func(scenario.Tick))
 	}{
-		{"two lanes, whole steps", simSmall(), 0, 1 << 30, nil},
-		{"two lanes, small slices", simSmall(), 0, 97, nil},
-		{"four lanes, small slices", four, 0, 211, nil},
-		{"tiers", tiers, 0, 1000, nil},
-		{"faults", faults, 0, 333, nil},
-		{"open loop", open, 64 << 20, 500, nil},
-		{"live changes", simSmall(), 0, 301, live},
-		{"four lanes, live changes", four, 0, 1 << 20, live},
+		{"two lanes, whole steps", simSmall(), 0, 1 << 30, 50 * time.Millisecond, nil},
+		{"two lanes, small slices", simSmall(), 0, 97, 50 * time.Millisecond, nil},
+		{"four lanes, small slices", four, 0, 211, 50 * time.Millisecond, nil},
+		{"tiers", tiers, 0, 1000, 50 * time.Millisecond, nil},
+		{"faults", faults, 0, 333, 50 * time.Millisecond, nil},
+		{"open loop", open, 64 << 20, 500, 50 * time.Millisecond, nil},
+		{"live changes", simSmall(), 0, 301, 50 * time.Millisecond, live},
+		{"four lanes, live changes", four, 0, 1 << 20, 50 * time.Millisecond, live},
 		// The budget binds: the lanes halt where and when they do one
-		// after the other, the first lane drawing on it first.
-		{"storm within a budget", storm, 1 << 20, 5000, nil},
-		{"storm within a budget, small slices", storm, 1 << 20, 61, nil},
-		{"four lanes' storm within a budget", storm4, 2 << 20, 20000, nil},
+		// after the other, tick after tick (the targets fall on ticks: one
+		// after the other, a target between two ticks is where the lanes
+		// draw on the budget in turn, which parallel lanes need not be).
+		{"four lanes, one target, small slices", four, 0, 500, four.Duration, nil},
+		{"storm within a budget, one target", storm, 1 << 20, 3000, storm.Duration, nil},
+		{"storm within a budget", storm, 1 << 20, 5000, 100 * time.Millisecond, nil},
+		{"storm within a budget, small slices", storm, 1 << 20, 61, 100 * time.Millisecond, nil},
+		{"four lanes' storm within a budget", storm4, 2 << 20, 20000, 100 * time.Millisecond, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			seq := runLanesOf(t, tc.p, tc.limit, tc.slice, false, tc.changes)
-			par := runLanesOf(t, tc.p, tc.limit, tc.slice, true, tc.changes)
+			seq := runLanesOf(t, tc.p, tc.limit, tc.slice, tc.every, false, tc.changes)
+			par := runLanesOf(t, tc.p, tc.limit, tc.slice, tc.every, true, tc.changes)
 			simSameTicks(t, "parallel against one after the other", seq.ticks, par.ticks)
 			if seq.sums != par.sums {
 				t.Errorf("summaries differ:\none after the other %s\nparallel           %s", seq.sums, par.sums)
@@ -132,6 +137,81 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 			if tc.limit > 0 && par.peak > tc.limit {
 				t.Errorf("the parallel run held %d bytes, over its budget of %d", par.peak, tc.limit)
 			}
+		})
+	}
+}
+
+// TestParallelChangeReplays: changes made to parallel lanes between
+// slices that stopped short, with lanes apart, come where a replay of the
+// run's Record, one lane after the other, takes them, tick for tick.
+func TestParallelChangeReplays(t *testing.T) {
+	t.Parallel()
+	p := simSmall()
+	p.Lanes = append(p.Lanes, simLane(strategies.NameThinkScaled))
+	e := simNew(t, p)
+	e.alwaysParallel = true
+	var live []scenario.Tick
+	emit := func(tk scenario.Tick) { live = append(live, tk) }
+	changes := []func(*Engine, func(scenario.Tick)){
+		setChange(func(p *scenario.Params) { p.Lanes[1].Factor = 1.1 }),
+		outageChange(scenario.ChangeStop),
+		setChange(func(p *scenario.Params) { p.Clients = 200; p.Lanes[0].Jitter = 0.5 }),
+		outageChange(scenario.ChangeResume),
+	}
+	slices := 0
+	for !e.Step(p.Duration, 1301, emit) {
+		if slices++; slices%3 == 0 && len(changes) > 0 {
+			changes[0](e, emit)
+			changes = changes[1:]
+		}
+	}
+	if len(changes) > 0 {
+		t.Fatalf("%d changes left unmade after %d slices", len(changes), slices)
+	}
+	re, replay := simRun(t, e.Record())
+	simSameTicks(t, "replay", live, replay)
+	if a, b := simJSON(t, e.Summaries()), simJSON(t, re.Summaries()); a != b {
+		t.Errorf("summaries differ:\nlive   %s\nreplay %s", a, b)
+	}
+}
+
+// BenchmarkParallelLanes runs two-lane scenarios, each lane on a goroutine
+// of its own, in slices of SliceEvents as a command's run goes: (a) 001's
+// comparison on its latency curve, fixed against think_scaled, and (b) the
+// landing view's worker queue, fixed against exponential, 120 s each. With
+// -cpu 1,2 its events per second on one core and on two give the lanes'
+// gain (on one core the lanes take turns: SetParallel needs two).
+func BenchmarkParallelLanes(b *testing.B) {
+	curve := scenario.Defaults()
+	curve.ServerModel = "curve"
+	curve.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameThinkScaled)}
+	queue := curve
+	queue.ServerModel = scenario.QueueModel
+	queue.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
+	for _, bc := range []struct {
+		name string
+		p    scenario.Params
+	}{
+		{"001", curve},
+		{"landing", queue},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var events int64
+			for b.Loop() {
+				e, err := New(bc.p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e.SetParallel(true)
+				for !e.Step(bc.p.Duration, SliceEvents, nil) {
+				}
+				for _, l := range e.lanes {
+					events += l.events
+				}
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(events)/sec, "events/s")
+			b.ReportMetric(float64(b.N)*bc.p.Duration.Seconds()/sec, "virtual-s/s")
 		})
 	}
 }
