@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"backofflab/budget"
+	"backofflab/internal/scenariotest"
 	"backofflab/scenario"
 	"backofflab/strategies"
 )
@@ -175,10 +176,37 @@ func TestParallelChangeReplays(t *testing.T) {
 	}
 }
 
+// TestParallelEventsDoNotAllocate: with the lanes in parallel, a second of
+// a run past its start allocates little more than its ten ticks, as one
+// lane after the other does (TestEventsDoNotAllocate): a round's
+// goroutines and kept ticks cost a few allocations, not one an event.
+func TestParallelEventsDoNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	p := scenariotest.CurveDefaults()
+	p.Duration = time.Hour
+	e := simNew(t, p)
+	e.alwaysParallel = true
+	simAdvance(t, e, 5*time.Second)
+	at := 5 * time.Second
+	allocs := testing.AllocsPerRun(20, func() {
+		at += time.Second
+		e.AdvanceTo(at, func(scenario.Tick) {})
+	})
+	if allocs > 40 {
+		t.Errorf("%.0f allocations a virtual second, want about the ticks' 10", allocs)
+	}
+	if e.round.rounds == 0 {
+		t.Error("no round went parallel")
+	}
+}
+
 // BenchmarkParallelLanes runs two-lane scenarios, each lane on a goroutine
 // of its own, in slices of SliceEvents as a command's run goes: (a) 001's
 // comparison on its latency curve, fixed against think_scaled, and (b) the
-// landing view's worker queue, fixed against exponential, 120 s each. With
+// landing view's worker queue, fixed against exponential, and (c) lanes of
+// equal work, 120 s each. With
 // -cpu 1,2 its events per second on one core and on two give the lanes'
 // gain (on one core the lanes take turns: SetParallel needs two).
 func BenchmarkParallelLanes(b *testing.B) {
@@ -188,12 +216,19 @@ func BenchmarkParallelLanes(b *testing.B) {
 	queue := curve
 	queue.ServerModel = scenario.QueueModel
 	queue.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
+	twice := curve
+	twice.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameFixed)}
 	for _, bc := range []struct {
 		name string
 		p    scenario.Params
 	}{
 		{"001", curve},
 		{"landing", queue},
+		// Lanes of equal work: 001's fixed lane twice. The others'
+		// lanes are unequal (fixed's storm is 4.6 and 3 times the other
+		// lane's events), which bounds their gain on two cores to 1.22
+		// and 1.33.
+		{"001_fixed_twice", twice},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var events int64
