@@ -29,7 +29,7 @@ const parallelWork = 256
 
 // maxAhead is how many ticks a lane may run ahead of the latest tick every
 // lane has ended: the ticks it keeps until the others end them too.
-const maxAhead = 256
+const maxAhead = 64
 
 // round holds the lanes' progress while they advance apart, each to the
 // round's target on a goroutine of its own (a round): a lane ends its ticks
@@ -54,6 +54,7 @@ type round struct {
 	mu      sync.Mutex
 	cond    sync.Cond
 	wg      sync.WaitGroup
+	busy    bool // a round runs: outside one, the engine changes its lanes on its own goroutine, in their order
 	target  time.Duration
 	waiting int // goroutines waiting in ready
 
@@ -169,6 +170,9 @@ func (e *Engine) stepParallel(t time.Duration, maxEvents int, emit func(scenario
 			} else {
 				e.takeChange()
 			}
+			if !r.open { // a change restarted the run
+				e.openRound()
+			}
 			continue
 		}
 		if budget <= 0 {
@@ -245,6 +249,8 @@ func (e *Engine) runRound(target time.Duration, budget *int) bool {
 	r.target = target
 	clear(r.events)
 	clear(r.done)
+	r.busy = true
+	defer func() { r.busy = false }()
 	if e.alwaysParallel || e.work >= parallelWork && share >= parallelWork {
 		r.rounds++
 		// Every lane has its runner from the start: none is taken over
@@ -353,6 +359,9 @@ func (e *Engine) advance(k int, left *int, need uint64) bool {
 // further and has no runner is run on by this goroutine.
 func (e *Engine) ready(k int) {
 	r := &e.round
+	if !r.busy {
+		return // between rounds, lanes at one time: the engine's own goroutine
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.seg[k]

@@ -176,6 +176,53 @@ func TestParallelChangeReplays(t *testing.T) {
 	}
 }
 
+// TestParallelSettle: Outage and Set made straight on an engine whose
+// parallel lanes stand apart bring them to one time, and the run goes on
+// with every tick once, in order, its lanes' books in order.
+func TestParallelSettle(t *testing.T) {
+	t.Parallel()
+	p := simSmall()
+	p.Lanes = append(p.Lanes, simLane(strategies.NameThinkScaled))
+	e := simNew(t, p)
+	e.alwaysParallel = true
+	var ticks []scenario.Tick
+	emit := func(tk scenario.Tick) { ticks = append(ticks, tk) }
+	slices := 0
+	for !e.Step(p.Duration, 997, emit) {
+		switch slices++; slices {
+		case 5:
+			e.Outage(true)
+		case 9:
+			q := e.Params()
+			q.Clients = 450
+			if err := e.Set(q); err != nil {
+				t.Fatalf("Set: %v", err)
+			}
+		case 14:
+			e.Outage(false)
+		}
+		at := e.lanes[0].now
+		for _, l := range e.lanes {
+			at = min(at, l.now)
+		}
+		if at < e.Now() {
+			t.Fatalf("slice %d: a lane at %v, behind Now %v", slices, at, e.Now())
+		}
+	}
+	if slices < 14 {
+		t.Fatalf("the run took %d slices, want at least 14", slices)
+	}
+	simCheck(t, e, "at the end", nil)
+	if want := int(p.Duration / p.Tick); len(ticks) != want {
+		t.Fatalf("%d ticks, want %d", len(ticks), want)
+	}
+	for k, tk := range ticks {
+		if want := (time.Duration(k+1) * p.Tick).Seconds(); tk.T != want {
+			t.Fatalf("tick %d at %v s, want %v", k, tk.T, want)
+		}
+	}
+}
+
 // TestParallelEventsDoNotAllocate: with the lanes in parallel, a second of
 // a run past its start allocates little more than its ten ticks, as one
 // lane after the other does (TestEventsDoNotAllocate): a round's
