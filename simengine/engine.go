@@ -355,10 +355,11 @@ const tickCost = 32
 // Step is AdvanceTo in a bounded slice: it processes at most maxEvents
 // events (maxEvents > 0), a tick counting as tickCost events a lane, and
 // reports whether it reached t. Parallel lanes (SetParallel) share
-// maxEvents equally, each stopping at its share; a lane whose memory grows
-// must wait for the lanes before it to reach their next tick or
-// transition (see round), and the events that take them there count too,
-// beyond maxEvents: at most the rest of a tick of those lanes. Calling it again
+// maxEvents equally, each stopping at its share, and may stand apart when
+// it returns (Now is then the latest tick every lane has ended); a lane
+// whose memory grows waits for the lanes before it to end the tick it is
+// in (see round), and the events that take them there come beyond
+// maxEvents: at most maxAhead ticks of those lanes. Calling it again
 // goes on where it stopped, with the same events, ticks and verdicts as one
 // AdvanceTo, so a caller can answer its users between slices however dense
 // the run's events are. A Set or Outage between two slices applies at one

@@ -46,8 +46,10 @@ const maxAhead = 64
 // ended segment s or reached the round's target, and every lane after it
 // has ended segment s-1 (ready). A lane that waits for one that stopped at
 // its share of the round's events runs that one on, on its own goroutine:
-// those events come on top of the share, at most a tick of the lanes it
-// waits for.
+// those events come on top of the share, the lanes it waits for brought to
+// its tick, at most maxAhead ticks of theirs. A change to the memory is
+// rare (a queue that grows past its longest), and a change that never
+// comes costs no wait.
 type round struct {
 	open bool // lanes advance apart: Step goes on with rounds until they are at one time again
 
