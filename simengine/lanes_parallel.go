@@ -3,10 +3,12 @@ package simengine
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
 	"backofflab/budget"
+	"backofflab/internal/cputime"
 	"backofflab/scenario"
 )
 
@@ -76,8 +78,15 @@ type round struct {
 	follow  []*budget.Account // lane k's follower of the run's budget; nil without a budget
 
 	// rounds and waits count the rounds that started goroutines and the
-	// changes that waited in ready, for tests.
+	// changes that waited in ready, for tests. With timed set, the rounds
+	// that start goroutines measure each lane's CPU time: work is their
+	// sum, path the sum over rounds of the longest lane's, what two cores
+	// or more need at the least (for benchmarks, on a machine too busy to
+	// show it in wall time).
 	rounds, waits int
+	timed         bool
+	lane          []time.Duration
+	work, path    time.Duration
 }
 
 // setRound prepares the engine's rounds for its lanes, after Reset.
@@ -90,6 +99,7 @@ func (e *Engine) setRound() {
 	r.seg, r.turn, r.want = make([]uint64, n), make([]uint64, n), make([]uint64, n)
 	r.next, r.pend, r.events = make([]time.Duration, n), make([][]scenario.LaneTick, n), make([]int, n)
 	r.follow = make([]*budget.Account, n)
+	r.lane = make([]time.Duration, n)
 	if e.mem == nil {
 		return
 	}
@@ -263,10 +273,16 @@ func (e *Engine) runRound(target time.Duration, budget *int) bool {
 		}
 		r.mu.Unlock()
 		for k := 1; k < n; k++ {
-			r.wg.Go(func() { e.task(k, share) })
+			r.wg.Go(func() { e.timedTask(k, share) })
 		}
-		e.task(0, share)
+		e.timedTask(0, share)
 		r.wg.Wait()
+		if r.timed {
+			r.path += slices.Max(r.lane)
+			for _, d := range r.lane {
+				r.work += d
+			}
+		}
 	} else {
 		for k := range n {
 			e.task(k, share)
@@ -280,6 +296,16 @@ func (e *Engine) runRound(target time.Duration, budget *int) bool {
 	*budget -= spent
 	e.work = spent / n
 	return ok
+}
+
+// timedTask is task, its CPU time in lane[k] when the rounds are timed.
+func (e *Engine) timedTask(k, share int) {
+	r := &e.round
+	if !r.timed {
+		e.task(k, share)
+		return
+	}
+	r.lane[k] = cputime.Measure(func() { e.task(k, share) })
 }
 
 // task advances lane k toward the round's target within share events, and
