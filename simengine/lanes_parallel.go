@@ -169,7 +169,7 @@ func (e *Engine) stepParallel(t time.Duration, maxEvents int, emit func(scenario
 		next := e.nextTransition()
 		end := min(next, t)
 		if e.lanesAt(end) {
-			e.now = end
+			e.now = max(e.now, end) // lanes ahead of end may have emitted ticks past it
 			e.mark()
 			if next > t {
 				e.closeIfDone()

@@ -253,11 +253,12 @@ func TestParallelEventsDoNotAllocate(t *testing.T) {
 // of its own, in slices of SliceEvents as a command's run goes: (a) 001's
 // comparison on its latency curve, fixed against think_scaled, and (b) the
 // landing view's worker queue, fixed against exponential, and (c) lanes of
-// equal work, 120 s each. With
-// -cpu 1,2 its events per second on one core and on two give the lanes'
-// gain (on one core the lanes take turns: SetParallel needs two); on two,
-// lanes-gain is the same gain measured in the lanes' CPU time, which a
-// busy machine does not blur.
+// equal work, 120 s each. Run with GOMAXPROCS=1 and then 2 in the
+// environment (go test's -cpu flag leaves GOMAXPROCS as it was), its events
+// per second on one core and on two give the lanes' gain (on one core the
+// lanes go one after the other: SetParallel needs two); on two, lanes-gain
+// is the same gain measured in the lanes' CPU time, which a busy machine
+// does not blur.
 func BenchmarkParallelLanes(b *testing.B) {
 	curve := scenario.Defaults()
 	curve.ServerModel = "curve"
