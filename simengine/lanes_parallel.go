@@ -75,6 +75,7 @@ type round struct {
 	next    []time.Duration
 	pend    [][]scenario.LaneTick
 	events  []int
+	share   []int
 	follow  []*budget.Account // lane k's follower of the run's budget; nil without a budget
 
 	// rounds and waits count the rounds that started goroutines and the
@@ -98,6 +99,7 @@ func (e *Engine) setRound() {
 	r.running, r.done = make([]bool, n), make([]bool, n)
 	r.seg, r.turn, r.want = make([]uint64, n), make([]uint64, n), make([]uint64, n)
 	r.next, r.pend, r.events = make([]time.Duration, n), make([][]scenario.LaneTick, n), make([]int, n)
+	r.share = make([]int, n)
 	r.follow = make([]*budget.Account, n)
 	r.lane = make([]time.Duration, n)
 	if e.mem == nil {
@@ -257,7 +259,22 @@ func (e *Engine) emitEnded(emit func(scenario.Tick)) {
 func (e *Engine) runRound(target time.Duration, budget *int) bool {
 	r := &e.round
 	n := len(e.lanes)
-	share := max(1, *budget/n)
+	// Equal shares; what does not divide goes to the lanes furthest
+	// behind, one event each, so that the shares add up to the budget and
+	// a slice smaller than the lanes moves the last of them.
+	share := *budget / n
+	for k := range n {
+		r.share[k] = share
+	}
+	for range *budget % n {
+		behind := -1
+		for k, l := range e.lanes {
+			if r.share[k] == share && (behind < 0 || l.now < e.lanes[behind].now) {
+				behind = k
+			}
+		}
+		r.share[behind]++
+	}
 	r.target = target
 	clear(r.events)
 	clear(r.done)
@@ -273,9 +290,9 @@ func (e *Engine) runRound(target time.Duration, budget *int) bool {
 		}
 		r.mu.Unlock()
 		for k := 1; k < n; k++ {
-			r.wg.Go(func() { e.timedTask(k, share) })
+			r.wg.Go(func() { e.timedTask(k, r.share[k]) })
 		}
-		e.timedTask(0, share)
+		e.timedTask(0, r.share[0])
 		r.wg.Wait()
 		if r.timed {
 			r.path += slices.Max(r.lane)
@@ -285,7 +302,7 @@ func (e *Engine) runRound(target time.Duration, budget *int) bool {
 		}
 	} else {
 		for k := range n {
-			e.task(k, share)
+			e.task(k, r.share[k])
 		}
 	}
 	spent, ok := 0, true
