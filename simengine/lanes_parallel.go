@@ -251,8 +251,8 @@ func (e *Engine) emitEnded(emit func(scenario.Tick)) {
 	}
 }
 
-// runRound runs every lane to target, each within an equal share of
-// budget, a tick counting tickCost events: each on a goroutine of its own
+// runRound runs every lane to target, each within its share of budget
+// (see below), a tick counting tickCost events: each on a goroutine of its own
 // when they have the work to pay for it, else one after the other on the
 // caller's. budget loses what they processed. It reports whether they all
 // reached target.
