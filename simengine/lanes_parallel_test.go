@@ -25,11 +25,20 @@ type parallelRun struct {
 	rounds, waits int // the engine's parallel rounds and its lanes' waits for memory
 }
 
+// The ways runLanesOf runs the lanes: one after the other, in parallel
+// rounds of goroutines always, and as SetParallel decides (goroutines when
+// a round has the work for them, else the lanes in turn on the caller's).
+const (
+	oneAfterOther = iota
+	alwaysApart
+	asSetParallel
+)
+
 // runLanesOf runs p within a budget of limit bytes (none for 0), in slices
-// of slice events toward targets every of virtual time apart, its lanes in
-// parallel or not, and makes each of changes when the run has reached its
-// time at the end of a whole step.
-func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, every time.Duration, parallel bool, changes map[time.Duration]func(*Engine, func(scenario.Tick))) parallelRun {
+// of slice events toward targets every of virtual time apart, its lanes as
+// way says, and makes each of changes when the run has reached its time at
+// the end of a whole step.
+func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, every time.Duration, way int, changes map[time.Duration]func(*Engine, func(scenario.Tick))) parallelRun {
 	t.Helper()
 	var mem *budget.Account
 	if limit > 0 {
@@ -39,7 +48,8 @@ func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, every t
 	if err != nil {
 		t.Fatalf("NewWithBudget: %v", err)
 	}
-	e.alwaysParallel = parallel
+	e.alwaysParallel = way == alwaysApart
+	e.SetParallel(way == asSetParallel)
 	var r parallelRun
 	emit := func(tk scenario.Tick) { r.ticks = append(r.ticks, tk) }
 	held := func() {
@@ -119,17 +129,23 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 		{"four lanes' storm within a budget", storm4, 2 << 20, 20000, 100 * time.Millisecond, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			seq := runLanesOf(t, tc.p, tc.limit, tc.slice, tc.every, false, tc.changes)
-			par := runLanesOf(t, tc.p, tc.limit, tc.slice, tc.every, true, tc.changes)
-			simSameTicks(t, "parallel against one after the other", seq.ticks, par.ticks)
-			if seq.sums != par.sums {
-				t.Errorf("summaries differ:\none after the other %s\nparallel           %s", seq.sums, par.sums)
-			}
-			if seq.halts != par.halts {
-				t.Errorf("halts differ:\none after the other %s\nparallel           %s", seq.halts, par.halts)
-			}
-			if a, b := scenario.ChangesText(seq.rec.Changes), scenario.ChangesText(par.rec.Changes); a != b {
-				t.Errorf("records differ:\none after the other %s\nparallel           %s", a, b)
+			seq := runLanesOf(t, tc.p, tc.limit, tc.slice, tc.every, oneAfterOther, tc.changes)
+			par := runLanesOf(t, tc.p, tc.limit, tc.slice, tc.every, alwaysApart, tc.changes)
+			auto := runLanesOf(t, tc.p, tc.limit, tc.slice, tc.every, asSetParallel, tc.changes)
+			for _, o := range []struct {
+				name string
+				run  parallelRun
+			}{{"parallel", par}, {"as SetParallel decides", auto}} {
+				simSameTicks(t, o.name+" against one after the other", seq.ticks, o.run.ticks)
+				if seq.sums != o.run.sums {
+					t.Errorf("summaries differ:\none after the other %s\n%s %s", seq.sums, o.name, o.run.sums)
+				}
+				if seq.halts != o.run.halts {
+					t.Errorf("halts differ:\none after the other %s\n%s %s", seq.halts, o.name, o.run.halts)
+				}
+				if a, b := scenario.ChangesText(seq.rec.Changes), scenario.ChangesText(o.run.rec.Changes); a != b {
+					t.Errorf("records differ:\none after the other %s\n%s %s", a, o.name, b)
+				}
 			}
 			t.Logf("%d rounds, %d waits; halts %s", par.rounds, par.waits, par.halts)
 			if par.rounds == 0 {
