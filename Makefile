@@ -39,8 +39,14 @@ test:
 generate:
 	$(GO) tool templ generate
 
+# The last two lines measure two-lane runs with their lanes in parallel on
+# one core and on two: the events/s of the second over the first's is the
+# lanes' gain. GOMAXPROCS is set in the environment: go test's -cpu flag
+# leaves it as it was.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	GOMAXPROCS=1 $(GO) test -run '^$$' -bench ParallelLanes ./simengine
+	GOMAXPROCS=2 $(GO) test -run '^$$' -bench ParallelLanes ./simengine
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./scenario

@@ -179,7 +179,8 @@ func writeText(ctx context.Context, w io.Writer, p scenario.Params, report time.
 	sums := make([]window, len(p.Lanes))
 	n := 0
 	nextReport := report
-	sum, err := simengine.RunWithBudget(ctx, p, mem, func(t scenario.Tick) {
+	// A command's run has the machine's cores: its lanes run in parallel.
+	sum, err := simengine.RunParallel(ctx, p, mem, func(t scenario.Tick) {
 		for i, lt := range t.Lanes {
 			sums[i].ok += lt.OK
 			sums[i].errors += lt.Errors

@@ -57,17 +57,41 @@ type Account struct {
 	pool  *Pool
 	limit int64
 	used  int64
+
+	// A follower (Follow) passes every change on to lead, after ready.
+	lead  *Account
+	ready func()
+}
+
+// Follow returns an account that passes every change (Grow and Shrink) on
+// to r after calling ready, which returns once r is the caller's to use and
+// every change that must come before this one has come: for the work of one
+// run split between goroutines that must draw on r in an order of their
+// own (not the order in which their goroutines happen to run).
+func (r *Account) Follow(ready func()) *Account {
+	return &Account{lead: r, ready: ready}
 }
 
 // NewAccount returns a budget of limit bytes drawn from p; a nil p means the
 // run's limit alone bounds it.
 func NewAccount(p *Pool, limit int64) *Account { return &Account{pool: p, limit: limit} }
 
-// Limit returns the run's limit in bytes.
-func (r *Account) Limit() int64 { return r.limit }
+// Limit returns the run's limit in bytes (a follower's lead's).
+func (r *Account) Limit() int64 {
+	if r.lead != nil {
+		return r.lead.Limit()
+	}
+	return r.limit
+}
 
-// Used returns the bytes the run holds.
-func (r *Account) Used() int64 { return r.used }
+// Used returns the bytes the run holds (a follower's lead, what it has
+// been passed).
+func (r *Account) Used() int64 {
+	if r.lead != nil {
+		return r.lead.Used()
+	}
+	return r.used
+}
 
 // Grow takes n more bytes, or returns an *ExceededError and takes nothing
 // when the run's limit or its pool would be exceeded. A nil Account allows
@@ -75,6 +99,10 @@ func (r *Account) Used() int64 { return r.used }
 func (r *Account) Grow(n int64) error {
 	if r == nil || n <= 0 {
 		return nil
+	}
+	if r.lead != nil {
+		r.ready()
+		return r.lead.Grow(n)
 	}
 	if r.used+n > r.limit {
 		return &ExceededError{Limit: r.limit}
@@ -89,6 +117,11 @@ func (r *Account) Grow(n int64) error {
 // Shrink gives back n bytes taken by Grow.
 func (r *Account) Shrink(n int64) {
 	if r == nil || n <= 0 {
+		return
+	}
+	if r.lead != nil {
+		r.ready()
+		r.lead.Shrink(n)
 		return
 	}
 	n = min(n, r.used)

@@ -131,3 +131,25 @@ func ExampleAccount() {
 	// the memory budget of a run (256 MiB)
 	// 0 B
 }
+
+// TestFollow: a follower calls ready before every change, then passes
+// it on to its lead.
+func TestFollow(t *testing.T) {
+	lead := budget.NewAccount(nil, 100)
+	readies := 0
+	f := lead.Follow(func() { readies++ })
+	if err := f.Grow(60); err != nil {
+		t.Fatalf("Grow: %v", err)
+	}
+	f.Shrink(10)
+	if lead.Used() != 50 || readies != 2 {
+		t.Fatalf("after a Grow and a Shrink: lead uses %d, %d readies; want 50, 2", lead.Used(), readies)
+	}
+	var ex *budget.ExceededError
+	if err := f.Grow(51); !errors.As(err, &ex) || ex.Limit != 100 || readies != 3 {
+		t.Fatalf("Grow past the lead's limit: %v, %d readies; want its ExceededError, 3", err, readies)
+	}
+	if f.Limit() != 100 || f.Used() != 50 {
+		t.Fatalf("the follower's limit %d and use %d, want its lead's 100 and 50", f.Limit(), f.Used())
+	}
+}

@@ -5,7 +5,8 @@
 // its server) whose clients retry with the lane's strategy; all lanes share
 // every other parameter and see the same think times, so the difference
 // between two lanes comes from their strategies alone. An Engine is driven by
-// one goroutine: AdvanceTo moves virtual time forward and reports ticks, and
+// one goroutine (its lanes may advance on goroutines of their own between
+// two ticks: SetParallel): AdvanceTo moves virtual time forward and reports ticks, and
 // Set, Outage and Reset change the run at the current virtual time. The same
 // parameters give the same ticks, bit for bit, however AdvanceTo's steps fall.
 package simengine
@@ -56,6 +57,16 @@ type Engine struct {
 	// partial: the latest Step stopped short of its target, so a lane may
 	// have processed some of the events at its current time.
 	partial bool
+
+	// parallel: the lanes may advance on goroutines of their own
+	// (SetParallel); work is the events a lane processed in the latest
+	// stretch, and round the state of a parallel one.
+	parallel bool
+	work     int
+	round    round
+	// alwaysParallel makes every stretch parallel, however little its
+	// work, on any number of cores: for tests of the rounds themselves.
+	alwaysParallel bool
 }
 
 // transition is a scheduled fault's start or end.
@@ -103,6 +114,7 @@ func NewWithBudget(p scenario.Params, mem *budget.Account) (*Engine, error) {
 
 // release gives back everything the lanes hold of the budget.
 func (e *Engine) release() {
+	e.closeRound()
 	for _, l := range e.lanes {
 		l.release()
 	}
@@ -198,6 +210,8 @@ func (e *Engine) Reset() {
 	for i := range e.lanes {
 		e.lanes[i] = newLane(&e.eff, i, e.mem)
 	}
+	e.work = 0
+	e.setRound()
 	e.schedule()
 }
 
@@ -340,13 +354,23 @@ const tickCost = 32
 
 // Step is AdvanceTo in a bounded slice: it processes at most maxEvents
 // events (maxEvents > 0), a tick counting as tickCost events a lane, and
-// reports whether it reached t. Calling it again
+// reports whether it reached t. Parallel lanes (SetParallel) share
+// maxEvents equally, each stopping at its share, and may stand apart when
+// it returns (Now is then the latest tick every lane has ended); a lane
+// whose memory grows waits for the lanes before it to end the tick it is
+// in (see round), and the events that take them there come beyond
+// maxEvents: at most maxAhead ticks of those lanes. Calling it again
 // goes on where it stopped, with the same events, ticks and verdicts as one
 // AdvanceTo, so a caller can answer its users between slices however dense
 // the run's events are. A Set or Outage between two slices applies at one
 // time for every lane (see settle).
 func (e *Engine) Step(t time.Duration, maxEvents int, emit func(scenario.Tick)) bool {
-	done := e.step(t, maxEvents, emit)
+	var done bool
+	if e.round.open || e.goParallel() {
+		done = e.stepParallel(t, maxEvents, emit)
+	} else {
+		done = e.step(t, maxEvents, emit)
+	}
 	e.partial = !done
 	return done
 }
@@ -396,7 +420,7 @@ func (e *Engine) step(t time.Duration, maxEvents int, emit func(scenario.Tick)) 
 
 // runTo runs every lane to t, within budget events, and reports whether
 // they all got there. Lanes are independent worlds: one may stop short
-// while those before it have reached t.
+// while others have reached t.
 func (e *Engine) runTo(t time.Duration, budget *int) bool {
 	for _, l := range e.lanes {
 		if !l.run(t, budget) {
@@ -412,6 +436,10 @@ func (e *Engine) runTo(t time.Duration, budget *int) bool {
 // of them. The lanes behind have about as many events to catch up as the
 // slice that stopped short processed.
 func (e *Engine) settle() {
+	if e.round.open {
+		e.settleRound()
+		return
+	}
 	t := e.now
 	for _, l := range e.lanes {
 		t = max(t, l.now)
@@ -625,7 +653,10 @@ func (e *Engine) Change(c scenario.Change, end time.Duration, emit func(scenario
 		return c, ErrTooManyChanges
 	}
 	at := e.now
-	if e.partial {
+	// A lane may be ahead of Now after a Step that stopped short, or with
+	// parallel lanes, after one that reached a target short of an earlier
+	// one's (its ticks pending).
+	if e.partial || e.round.open {
 		for _, l := range e.lanes {
 			at = max(at, l.now)
 		}

@@ -31,11 +31,25 @@ const SliceEvents = 1 << 16
 // RunWithBudget is Run with the run's memory drawn from mem, as
 // NewWithBudget does: a lane that outgrows it halts, and the run goes on.
 func RunWithBudget(ctx context.Context, p scenario.Params, mem *budget.Account, emit func(scenario.Tick)) ([]scenario.Summary, error) {
+	return runWith(ctx, p, mem, false, emit)
+}
+
+// RunParallel is RunWithBudget with the lanes advancing each on a
+// goroutine of its own (Engine.SetParallel), with the same ticks and
+// summaries: for a run that has the process's cores to itself, such as a
+// command's, not for one of many that share them.
+func RunParallel(ctx context.Context, p scenario.Params, mem *budget.Account, emit func(scenario.Tick)) ([]scenario.Summary, error) {
+	return runWith(ctx, p, mem, true, emit)
+}
+
+// runWith is RunWithBudget, its lanes in parallel or not.
+func runWith(ctx context.Context, p scenario.Params, mem *budget.Account, lanesApart bool, emit func(scenario.Tick)) ([]scenario.Summary, error) {
 	e, err := NewWithBudget(p, mem)
 	if err != nil {
 		return nil, err
 	}
 	defer e.release()
+	e.SetParallel(lanesApart)
 	for !e.Step(p.Duration, SliceEvents, emit) {
 		if err := parallel.Yield(ctx); err != nil {
 			return nil, err

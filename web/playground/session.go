@@ -111,6 +111,10 @@ func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realS
 	if err != nil {
 		return nil, err
 	}
+	// A page's lanes advance in parallel where its slices have the work
+	// to pay for it: a page played fast on a server with a core to spare
+	// shows its run sooner.
+	eng.SetParallel(true)
 	s := &session{conn: conn, log: log, lim: lim, slots: slots, mem: mem, in: make(chan inMsg, 16), stopped: make(chan struct{}), eng: eng, st: st.settings(), playing: true}
 	for _, e := range bad {
 		s.initial = append(s.initial, errorMsg{Type: "error", Param: e.Name, Message: e.Error()})

@@ -1,0 +1,328 @@
+package simengine
+
+import (
+	"testing"
+	"time"
+
+	"backofflab/budget"
+	"backofflab/internal/scenariotest"
+	"backofflab/scenario"
+	"backofflab/strategies"
+)
+
+// This file tests the lanes in parallel: a run whose lanes advance each on
+// a goroutine of its own has the same ticks, summaries and halts as the
+// same run with its lanes one after the other, however its slices fall.
+
+// parallelRun is what a run gave, to compare.
+type parallelRun struct {
+	ticks []scenario.Tick
+	sums  string
+	halts string
+	rec   scenario.Params
+	peak  int64 // the most of the budget the run held at a slice's end
+
+	rounds, waits int // the engine's parallel rounds and its lanes' waits for memory
+}
+
+// The ways runLanesOf runs the lanes: one after the other, in parallel
+// rounds of goroutines always, and as SetParallel decides (goroutines when
+// a round has the work for them, else the lanes in turn on the caller's).
+const (
+	oneAfterOther = iota
+	alwaysApart
+	asSetParallel
+)
+
+// runLanesOf runs p within a budget of limit bytes (none for 0), in slices
+// of slice events toward targets every of virtual time apart, its lanes as
+// way says, and makes each of changes when the run has reached its time at
+// the end of a whole step.
+func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, every time.Duration, way int, changes map[time.Duration]func(*Engine, func(scenario.Tick))) parallelRun {
+	t.Helper()
+	var mem *budget.Account
+	if limit > 0 {
+		mem = budget.NewAccount(nil, limit)
+	}
+	e, err := NewWithBudget(p, mem)
+	if err != nil {
+		t.Fatalf("NewWithBudget: %v", err)
+	}
+	e.alwaysParallel = way == alwaysApart
+	e.SetParallel(way == asSetParallel)
+	var r parallelRun
+	emit := func(tk scenario.Tick) { r.ticks = append(r.ticks, tk) }
+	held := func() {
+		if mem != nil {
+			r.peak = max(r.peak, mem.Used())
+		}
+	}
+	for target := every; e.Now() < p.Duration; target = min(p.Duration, target+every) {
+		for !e.Step(target, slice, emit) {
+			held()
+		}
+		held()
+		if c, ok := changes[e.Now()]; ok {
+			c(e, emit)
+		}
+	}
+	r.sums, r.halts, r.rec = simJSON(t, e.Summaries()), simJSON(t, e.Halted()), e.Record()
+	r.rounds, r.waits = e.round.rounds, e.round.waits
+	e.release()
+	if mem != nil && mem.Used() != 0 {
+		t.Errorf("the run holds %d bytes of its budget after its release", mem.Used())
+	}
+	return r
+}
+
+func TestParallelLanesMatchSequential(t *testing.T) {
+	t.Parallel()
+	four := simSmall()
+	four.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential),
+		simLane(strategies.NameThinkScaled), simLane(strategies.NameFixed)}
+	four.Lanes[3].CancelOnTimeout = true
+	tiers := simSmall()
+	for i := range tiers.Lanes {
+		tiers.Lanes[i].Tiers = mustTiers("fixed:3:1s,fixed:3:500ms")
+	}
+	tiers.ServerModel = scenario.QueueModel
+	faults := simSmall()
+	faults.Faults = mustFaults("latency_spike:4s:3s:3,error_burst:8s:2s:0.5,crash:18s:2s")
+	open := simSmall()
+	open.Arrival, open.Rate = scenario.ArrivalOpen, 150
+	storm := simStorm()
+	storm.Duration = 6 * time.Second
+	storm4 := storm
+	storm4.Lanes = []scenario.Lane{storm.Lanes[0], storm.Lanes[1], storm.Lanes[0], storm.Lanes[0]}
+	storm4.Lanes[3].MinDelay = 15 * time.Millisecond
+	live := map[time.Duration]func(*Engine, func(scenario.Tick)){
+		3 * time.Second:  setChange(func(p *scenario.Params) { p.Clients = 500; p.Lanes[1].Factor = 1.5 }),
+		5 * time.Second:  outageChange(scenario.ChangeStop),
+		6 * time.Second:  setChange(func(p *scenario.Params) { p.Faults = mustFaults("load_spike:6s:4s:2") }),
+		8 * time.Second:  outageChange(scenario.ChangeResume),
+		20 * time.Second: setChange(func(p *scenario.Params) { p.Clients = 200 }),
+	}
+	for _, tc := range []struct {
+		name    string
+		p       scenario.Params
+		limit   int64
+		slice   int
+		every   time.Duration // between two Step targets
+		changes map[time.Duration]func(*Engine, func(scenario.Tick))
+	}{
+		{"two lanes, whole steps", simSmall(), 0, 1 << 30, 50 * time.Millisecond, nil},
+		{"two lanes, small slices", simSmall(), 0, 97, 50 * time.Millisecond, nil},
+		{"four lanes, small slices", four, 0, 211, 50 * time.Millisecond, nil},
+		{"tiers", tiers, 0, 1000, 50 * time.Millisecond, nil},
+		{"faults", faults, 0, 333, 50 * time.Millisecond, nil},
+		{"open loop", open, 64 << 20, 500, 50 * time.Millisecond, nil},
+		{"live changes", simSmall(), 0, 301, 50 * time.Millisecond, live},
+		{"four lanes, live changes", four, 0, 1 << 20, 50 * time.Millisecond, live},
+		// The budget binds: the lanes halt where and when they do one
+		// after the other, tick after tick (the targets fall on ticks: one
+		// after the other, a target between two ticks is where the lanes
+		// draw on the budget in turn, which parallel lanes need not be).
+		{"four lanes, one target, small slices", four, 0, 500, four.Duration, nil},
+		{"storm within a budget, one target", storm, 1 << 20, 3000, storm.Duration, nil},
+		{"storm within a budget", storm, 1 << 20, 5000, 100 * time.Millisecond, nil},
+		{"storm within a budget, small slices", storm, 1 << 20, 61, 100 * time.Millisecond, nil},
+		{"four lanes' storm within a budget", storm4, 2 << 20, 20000, 100 * time.Millisecond, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			seq := runLanesOf(t, tc.p, tc.limit, tc.slice, tc.every, oneAfterOther, tc.changes)
+			par := runLanesOf(t, tc.p, tc.limit, tc.slice, tc.every, alwaysApart, tc.changes)
+			auto := runLanesOf(t, tc.p, tc.limit, tc.slice, tc.every, asSetParallel, tc.changes)
+			for _, o := range []struct {
+				name string
+				run  parallelRun
+			}{{"parallel", par}, {"as SetParallel decides", auto}} {
+				simSameTicks(t, o.name+" against one after the other", seq.ticks, o.run.ticks)
+				if seq.sums != o.run.sums {
+					t.Errorf("summaries differ:\none after the other %s\n%s %s", seq.sums, o.name, o.run.sums)
+				}
+				if seq.halts != o.run.halts {
+					t.Errorf("halts differ:\none after the other %s\n%s %s", seq.halts, o.name, o.run.halts)
+				}
+				if a, b := scenario.ChangesText(seq.rec.Changes), scenario.ChangesText(o.run.rec.Changes); a != b {
+					t.Errorf("records differ:\none after the other %s\n%s %s", a, o.name, b)
+				}
+			}
+			t.Logf("%d rounds, %d waits; halts %s", par.rounds, par.waits, par.halts)
+			if par.rounds == 0 {
+				t.Error("no stretch of the run went parallel")
+			}
+			if tc.limit > 0 && par.peak > tc.limit {
+				t.Errorf("the parallel run held %d bytes, over its budget of %d", par.peak, tc.limit)
+			}
+		})
+	}
+}
+
+// TestParallelChangeReplays: changes made to parallel lanes between
+// slices that stopped short, with lanes apart, come where a replay of the
+// run's Record, one lane after the other, takes them, tick for tick.
+func TestParallelChangeReplays(t *testing.T) {
+	t.Parallel()
+	p := simSmall()
+	p.Lanes = append(p.Lanes, simLane(strategies.NameThinkScaled))
+	e := simNew(t, p)
+	e.alwaysParallel = true
+	var live []scenario.Tick
+	emit := func(tk scenario.Tick) { live = append(live, tk) }
+	changes := []func(*Engine, func(scenario.Tick)){
+		setChange(func(p *scenario.Params) { p.Lanes[1].Factor = 1.1 }),
+		outageChange(scenario.ChangeStop),
+		setChange(func(p *scenario.Params) { p.Clients = 200; p.Lanes[0].Jitter = 0.5 }),
+		outageChange(scenario.ChangeResume),
+	}
+	slices := 0
+	for !e.Step(p.Duration, 1301, emit) {
+		if slices++; slices%3 == 0 && len(changes) > 0 {
+			changes[0](e, emit)
+			changes = changes[1:]
+		}
+	}
+	if len(changes) > 0 {
+		t.Fatalf("%d changes left unmade after %d slices", len(changes), slices)
+	}
+	re, replay := simRun(t, e.Record())
+	simSameTicks(t, "replay", live, replay)
+	if a, b := simJSON(t, e.Summaries()), simJSON(t, re.Summaries()); a != b {
+		t.Errorf("summaries differ:\nlive   %s\nreplay %s", a, b)
+	}
+}
+
+// TestParallelSettle: Outage and Set made straight on an engine whose
+// parallel lanes stand apart bring them to one time, and the run goes on
+// with every tick once, in order, its lanes' books in order.
+func TestParallelSettle(t *testing.T) {
+	t.Parallel()
+	p := simSmall()
+	p.Lanes = append(p.Lanes, simLane(strategies.NameThinkScaled))
+	e := simNew(t, p)
+	e.alwaysParallel = true
+	var ticks []scenario.Tick
+	emit := func(tk scenario.Tick) { ticks = append(ticks, tk) }
+	slices := 0
+	for !e.Step(p.Duration, 997, emit) {
+		switch slices++; slices {
+		case 5:
+			e.Outage(true)
+		case 9:
+			q := e.Params()
+			q.Clients = 450
+			if err := e.Set(q); err != nil {
+				t.Fatalf("Set: %v", err)
+			}
+		case 14:
+			e.Outage(false)
+		}
+		at := e.lanes[0].now
+		for _, l := range e.lanes {
+			at = min(at, l.now)
+		}
+		if at < e.Now() {
+			t.Fatalf("slice %d: a lane at %v, behind Now %v", slices, at, e.Now())
+		}
+	}
+	if slices < 14 {
+		t.Fatalf("the run took %d slices, want at least 14", slices)
+	}
+	simCheck(t, e, "at the end", nil)
+	if want := int(p.Duration / p.Tick); len(ticks) != want {
+		t.Fatalf("%d ticks, want %d", len(ticks), want)
+	}
+	for k, tk := range ticks {
+		if want := (time.Duration(k+1) * p.Tick).Seconds(); tk.T != want {
+			t.Fatalf("tick %d at %v s, want %v", k, tk.T, want)
+		}
+	}
+}
+
+// TestParallelEventsDoNotAllocate: with the lanes in parallel, a second of
+// a run past its start allocates little more than its ten ticks, as one
+// lane after the other does (TestEventsDoNotAllocate): a round's
+// goroutines and kept ticks cost a few allocations, not one an event.
+func TestParallelEventsDoNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	p := scenariotest.CurveDefaults()
+	p.Duration = time.Hour
+	e := simNew(t, p)
+	e.alwaysParallel = true
+	simAdvance(t, e, 5*time.Second)
+	at := 5 * time.Second
+	allocs := testing.AllocsPerRun(20, func() {
+		at += time.Second
+		e.AdvanceTo(at, func(scenario.Tick) {})
+	})
+	if allocs > 40 {
+		t.Errorf("%.0f allocations a virtual second, want about the ticks' 10", allocs)
+	}
+	if e.round.rounds == 0 {
+		t.Error("no round went parallel")
+	}
+}
+
+// BenchmarkParallelLanes runs two-lane scenarios, each lane on a goroutine
+// of its own, in slices of SliceEvents as a command's run goes: (a) 001's
+// comparison on its latency curve, fixed against think_scaled, and (b) the
+// landing view's worker queue, fixed against exponential, and (c) lanes of
+// equal work, 120 s each. Run with GOMAXPROCS=1 and then 2 in the
+// environment (go test's -cpu flag leaves GOMAXPROCS as it was), its events
+// per second on one core and on two give the lanes' gain (on one core the
+// lanes go one after the other: SetParallel needs two); on two, lanes-gain
+// is the same gain measured in the lanes' CPU time, which a busy machine
+// does not blur.
+func BenchmarkParallelLanes(b *testing.B) {
+	curve := scenario.Defaults()
+	curve.ServerModel = "curve"
+	curve.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameThinkScaled)}
+	queue := curve
+	queue.ServerModel = scenario.QueueModel
+	queue.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
+	twice := curve
+	twice.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameFixed)}
+	for _, bc := range []struct {
+		name string
+		p    scenario.Params
+	}{
+		{"001", curve},
+		{"landing", queue},
+		// Lanes of equal work: 001's fixed lane twice. The others'
+		// lanes are unequal (fixed's storm is 4.6 and 3 times the other
+		// lane's events), which bounds their gain on two cores to 1.22
+		// and 1.33.
+		{"001_fixed_twice", twice},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var events int64
+			var work, path time.Duration
+			for b.Loop() {
+				e, err := New(bc.p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e.SetParallel(true)
+				e.round.timed = true
+				for !e.Step(bc.p.Duration, SliceEvents, nil) {
+				}
+				for _, l := range e.lanes {
+					events += l.events
+				}
+				work, path = work+e.round.work, path+e.round.path
+			}
+			sec := b.Elapsed().Seconds()
+			b.ReportMetric(float64(events)/sec, "events/s")
+			b.ReportMetric(float64(b.N)*bc.p.Duration.Seconds()/sec, "virtual-s/s")
+			if path > 0 {
+				// The lanes' CPU time in the rounds that went parallel
+				// over that of the longest lane of each: the gain two
+				// free cores give those rounds, however busy the
+				// machine is now.
+				b.ReportMetric(float64(work)/float64(path), "lanes-gain")
+			}
+		})
+	}
+}
