@@ -13,6 +13,14 @@ func secs(v float64) string { return present.Duration(v, 3) }
 // num writes a number to 3 significant digits.
 func num(v float64) string { return present.Sig(v, 3) }
 
+// perRequest says v attempts per request, in the singular for exactly one.
+func perRequest(v float64) string {
+	if n := num(v); n != "1" {
+		return n + " attempts per request"
+	}
+	return "1 attempt per request"
+}
+
 // CellNotAllowed is a map's cell that is not a setting: one the library
 // cannot express, or a max_delay under its min_delay.
 const CellNotAllowed = "not_allowed"
@@ -20,13 +28,13 @@ const CellNotAllowed = "not_allowed"
 // outcomeWords says a candidate's result over the seeds.
 func outcomeWords(c *Candidate, seeds int) string {
 	if c.Recovery == nil {
-		return fmt.Sprintf("did not recover on %d of %d seeds (seed %d first), with up to %s attempts per request",
-			seeds-recovered(c), seeds, c.WorstSeed, num(c.AttemptsPerRequest))
+		return fmt.Sprintf("did not recover on %d of %d seeds (seed %d first), with up to %s",
+			seeds-recovered(c), seeds, c.WorstSeed, perRequest(c.AttemptsPerRequest))
 	}
-	w := fmt.Sprintf("recovered within %s on every seed (the slowest, seed %d), with at most %s attempts per request",
-		secs(*c.Recovery), c.WorstSeed, num(c.AttemptsPerRequest))
+	w := fmt.Sprintf("recovered within %s on every seed (the slowest, seed %d), with at most %s",
+		secs(*c.Recovery), c.WorstSeed, perRequest(c.AttemptsPerRequest))
 	if *c.Recovery < 0.05 {
-		w = fmt.Sprintf("recovered as soon as the outage ended on every seed, with at most %s attempts per request", num(c.AttemptsPerRequest))
+		w = fmt.Sprintf("recovered as soon as the outage ended on every seed, with at most %s", perRequest(c.AttemptsPerRequest))
 	}
 	if c.P99 > 0 {
 		w += fmt.Sprintf(" and a p99 of at most %s once recovered", secs(c.P99))
