@@ -24,10 +24,11 @@ check:
 # check is the pages, in Chromium, which the detector does not watch, and
 # under it they spent minutes waiting for the server's simulations; the
 # handlers they drive run under -race in the web package's other tests.
-# With CI=true a missing Chromium still fails the second run. The longest
-# browser tests run three at a time (each its own server and Chromium):
-# most of their time is waiting for a run to play or a page to draw, and
-# they wait for states, not for times, so a busy machine only slows them.
+# With CI=true a missing Chromium still fails the second run. The browser
+# tests run three at a time (each its own server and Chromium; the link
+# crawl's visits, each its own tab, share the same three places): most of
+# their time is waiting for a run to play or a page to draw, and they wait
+# for states, not for times, so a busy machine only slows them.
 test:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }
 	$(GO) vet ./...
