@@ -62,6 +62,9 @@ func sameRecovery(s scenario.Summary, r advise.SeedRun) bool {
 // recovery; so do the margins' runs just inside, and the one just outside
 // the outage's margin fails.
 func TestAdviseReproducedByRun(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a long known-answer search, tenfold slower under -race: make test runs it again without it; TestAdviseText runs the command under the detector")
+	}
 	a, errOut := adviseJSON(t, "-library", "grpc", "-seeds", "3", "-seed", "4")
 	if !strings.Contains(errOut, "advise: at most ") || !strings.Contains(errOut, "runs in") {
 		t.Errorf("stderr lacks the estimate and the end: %q", errOut)
@@ -95,6 +98,9 @@ func TestAdviseReproducedByRun(t *testing.T) {
 // recovers, names the protection that does, and "backofflab run" with
 // its flags recovers on every seed.
 func TestAdviseCurve(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a long known-answer search, tenfold slower under -race: make test runs it again without it; TestAdviseText runs the command under the detector")
+	}
 	a, _ := adviseJSON(t, "-server_model", "curve", "-seeds", "2")
 	if a.Met || a.Suggestion == nil || !a.Suggestion.Meets.All || a.Advised != advise.AdvisedSuggestion {
 		t.Fatalf("on the curve: met %v, suggestion %+v", a.Met, a.Suggestion)
