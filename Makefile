@@ -39,7 +39,7 @@ test:
 	$(GO) tool templ generate -check
 	BACKOFFLAB_NO_BROWSER=1 $(GO) test -race -count=1 -timeout 20m ./...
 	$(GO) test -count=1 -timeout 10m -parallel 3 -run 'TestManySessions|TestBrowser' ./web/...
-	$(GO) test -count=1 -run '^(TestModelErlangC|TestEventsDoNotAllocate|TestTierEventsDoNotAllocate|TestAdviceLanding|TestAdviceNeedsFactor|TestAdviceCurve|TestAdviceSameSeedSameAdvice|TestEstimateCost|TestWriteText|TestAdviseReproducedByRun|TestAdviseCurve)$$' ./simengine ./advise .
+	$(GO) test -count=1 -run '^(TestModelErlangC|TestEventsDoNotAllocate|TestTierEventsDoNotAllocate|TestAdviceLanding|TestAdviceNeedsFactor|TestAdviceCurve|TestAdviceSameSeedSameAdvice|TestEstimateCost|TestWriteText|TestAdviseReproducedByRun|TestAdviseCurve|TestAdviseText)$$' ./simengine ./advise .
 
 generate:
 	$(GO) tool templ generate
