@@ -18,23 +18,31 @@ check:
 	$(GO) test -short -count=1 ./...
 
 # Generated templ files are committed; the check fails when they are stale.
-# The rate test of 200 sessions and the long statistical runs of the queue
-# skip under -race, whose slowdown the first would measure and the second
-# would wait for: they run without it. So do the browser tests: what they
+# The rate test of 200 sessions, the long statistical runs of the queue,
+# the long known-answer searches of the advice (the package's and the
+# command's) and the checks that an event allocates nothing skip under
+# -race, whose slowdown the first would measure, the second and third
+# would wait for and whose own allocations the fourth would count: they
+# run without it, the first in a line of its own, the others in the last
+# (the advice's goroutines still run under the detector in its shorter
+# tests). So do the browser tests: what they
 # check is the pages, in Chromium, which the detector does not watch, and
 # under it they spent minutes waiting for the server's simulations; the
 # handlers they drive run under -race in the web package's other tests.
-# With CI=true a missing Chromium still fails the second run. The longest
-# browser tests run three at a time (each its own server and Chromium):
-# most of their time is waiting for a run to play or a page to draw, and
-# they wait for states, not for times, so a busy machine only slows them.
+# With CI=true a missing Chromium still fails the second run. The browser
+# tests run three at a time (each its own server and Chromium; the link
+# crawl's visits, each its own tab, share the same three places): most of
+# their time is waiting for a run to play or a page to draw, and they wait
+# for states, not for times, so a busy machine only slows them. The rate
+# test measures wall time: it runs alone, after them, not beside them.
 test:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }
 	$(GO) vet ./...
 	$(GO) tool templ generate -check
 	BACKOFFLAB_NO_BROWSER=1 $(GO) test -race -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -timeout 10m -parallel 3 -run 'TestManySessions|TestBrowser' ./web/...
-	$(GO) test -count=1 -run 'TestModelErlangC' ./simengine
+	$(GO) test -count=1 -timeout 10m -parallel 3 -run 'TestBrowser' ./web/...
+	$(GO) test -count=1 -run '^TestManySessions$$' ./web/playground
+	$(GO) test -count=1 -run '^(TestModelErlangC|TestEventsDoNotAllocate|TestTierEventsDoNotAllocate|TestAdviceLanding|TestAdviceNeedsFactor|TestAdviceCurve|TestAdviceSameSeedSameAdvice|TestEstimateCost|TestWriteText|TestAdviseReproducedByRun|TestAdviseCurve|TestAdviseText)$$' ./simengine ./advise .
 
 generate:
 	$(GO) tool templ generate

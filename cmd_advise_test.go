@@ -56,12 +56,22 @@ func sameRecovery(s scenario.Summary, r advise.SeedRun) bool {
 	return got == nil || *got == *r.Recovery
 }
 
+// adviseUnderRace is why the advice's long runs skip under -race: it
+// would take ten times as long to check the same answers. make test runs
+// them again without it; the advise package's TestAdviceP99 and
+// TestAdviceCancel run the search's goroutines under the detector, and the
+// command starts none of its own.
+const adviseUnderRace = "a long known-answer search, tenfold slower under -race: make test runs it again without it"
+
 // TestAdviseReproducedByRun: every seed of the recommendation that
 // "backofflab advise" prints comes back from "backofflab run" with the
 // flags it prints (lane a today, lane b the advice), recovery for
 // recovery; so do the margins' runs just inside, and the one just outside
 // the outage's margin fails.
 func TestAdviseReproducedByRun(t *testing.T) {
+	if raceEnabled {
+		t.Skip(adviseUnderRace)
+	}
 	a, errOut := adviseJSON(t, "-library", "grpc", "-seeds", "3", "-seed", "4")
 	if !strings.Contains(errOut, "advise: at most ") || !strings.Contains(errOut, "runs in") {
 		t.Errorf("stderr lacks the estimate and the end: %q", errOut)
@@ -95,6 +105,9 @@ func TestAdviseReproducedByRun(t *testing.T) {
 // recovers, names the protection that does, and "backofflab run" with
 // its flags recovers on every seed.
 func TestAdviseCurve(t *testing.T) {
+	if raceEnabled {
+		t.Skip(adviseUnderRace)
+	}
 	a, _ := adviseJSON(t, "-server_model", "curve", "-seeds", "2")
 	if a.Met || a.Suggestion == nil || !a.Suggestion.Meets.All || a.Advised != advise.AdvisedSuggestion {
 		t.Fatalf("on the curve: met %v, suggestion %+v", a.Met, a.Suggestion)
@@ -113,6 +126,9 @@ func TestAdviseCurve(t *testing.T) {
 // TestAdviseText: the text names the recommendation, its configuration
 // and the run that reproduces it; stderr says the progress.
 func TestAdviseText(t *testing.T) {
+	if raceEnabled {
+		t.Skip(adviseUnderRace)
+	}
 	out, errOut, err := runArgs(t, "advise", "-library", "envoy", "-seeds", "2")
 	if err != nil {
 		t.Fatal(err)

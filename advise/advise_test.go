@@ -17,6 +17,17 @@ import (
 	"backofflab/sweep"
 )
 
+// skipLongUnderRace skips a long known-answer search under -race, which
+// would take ten times as long to check the same answers: make test runs
+// it again without the detector. TestAdviceP99 and TestAdviceCancel run
+// the search's goroutines, on every core, under it.
+func skipLongUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("a long known-answer search, tenfold slower under -race: make test runs it again without it")
+	}
+}
+
 // request parses q as the command line would, failing the test on an
 // error.
 func request(t *testing.T, q url.Values) Request {
@@ -94,6 +105,7 @@ func sameRun(s scenario.Summary, run SeedRun) bool {
 // its flags are run: both lanes of its run flags on every seed, and its
 // margins just inside and just outside.
 func TestAdviceLanding(t *testing.T) {
+	skipLongUnderRace(t)
 	libs := []string{OwnLibrary, "grpc", "envoy"}
 	if testing.Short() {
 		libs = libs[:1]
@@ -155,6 +167,7 @@ func TestAdviceLanding(t *testing.T) {
 // on every seed from factor 1.3 on, and not below, as the phase map of
 // b.factor shows; the advice's runs are the sweep's cells, seed by seed.
 func TestAdviceNeedsFactor(t *testing.T) {
+	skipLongUnderRace(t)
 	r := request(t, url.Values{"recover_within": {"60s"}})
 	s := &search{r: r, rn: newRunner(context.Background(), r, Options{}), title: LibraryTitle(r.Library)}
 	for _, k := range knobsOf(OwnLibrary, r.Scenario.Lanes[0].Params) {
@@ -212,6 +225,7 @@ func TestAdviceNeedsFactor(t *testing.T) {
 // on every seed; the advice says so, names the protection that does, and
 // that protection's run, replayed from its flags, recovers.
 func TestAdviceCurve(t *testing.T) {
+	skipLongUnderRace(t)
 	a := advise(t, request(t, url.Values{"server_model": {"curve"}}))
 	if a.Met {
 		t.Fatalf("met on the curve: %s", a.Headline)
@@ -243,6 +257,7 @@ func TestAdviceCurve(t *testing.T) {
 // TestAdviceSameSeedSameAdvice: the same request gives the same advice,
 // whatever the parallelism.
 func TestAdviceSameSeedSameAdvice(t *testing.T) {
+	skipLongUnderRace(t)
 	r := request(t, url.Values{"library": {"istio"}, "seeds": {"3"}})
 	var out [2]bytes.Buffer
 	for i, par := range []int{1, 3} {
@@ -306,6 +321,7 @@ func TestAdviceMemory(t *testing.T) {
 
 // TestEstimateCost: the estimate bounds the runs a search makes.
 func TestEstimateCost(t *testing.T) {
+	skipLongUnderRace(t)
 	qs := []url.Values{{"server_model": {"curve"}, "seeds": {"2"}}, {"seeds": {"2"}}}
 	if testing.Short() {
 		qs = qs[:1]
@@ -401,6 +417,7 @@ func TestPareto(t *testing.T) {
 // TestWriteText: the text says the headline, each seed, the margins'
 // runs, the snippet and the flags that reproduce it.
 func TestWriteText(t *testing.T) {
+	skipLongUnderRace(t)
 	a := advise(t, request(t, url.Values{"library": {"grpc"}, "seeds": {"2"}}))
 	var b bytes.Buffer
 	if err := WriteText(&b, a); err != nil {

@@ -24,6 +24,7 @@ import (
 )
 
 func TestBrowserBands(t *testing.T) {
+	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
 	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
 	env.base = srv.URL

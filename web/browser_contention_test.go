@@ -20,6 +20,7 @@ import (
 )
 
 func TestBrowserContention(t *testing.T) {
+	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
 	ctx := startBrowser(t)
 	srv, s, _ := newContentionServer(t, Limits{})
 	axe := readAxe(t)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
 	cdppage "github.com/chromedp/cdproto/page"
@@ -251,7 +252,7 @@ func pollFor[T any](tb *tab, what, expr string, timeout time.Duration) T {
 		switch {
 		case err == nil && r.OK:
 			return r.V
-		case err != nil && !errors.As(err, &exc):
+		case err != nil && !errors.As(err, &exc) && !betweenPages(err):
 			tb.t.Fatalf("waiting until %s: %v", what, err)
 		}
 		if time.Now().After(deadline) {
@@ -262,6 +263,24 @@ func pollFor[T any](tb *tab, what, expr string, timeout time.Duration) T {
 		}
 		time.Sleep(pollEvery)
 	}
+}
+
+// betweenPages reports whether err is Chromium's answer to an evaluation
+// made while the tab changed documents (a click on a link, a page that
+// replaced itself): the old page is gone and the new one has no context
+// yet. A poll takes it as "not yet", as it takes an exception, and asks the
+// new page.
+func betweenPages(err error) bool {
+	var ce *cdproto.Error
+	if !errors.As(err, &ce) {
+		return false
+	}
+	for _, m := range []string{"Inspected target navigated or closed", "Execution context was destroyed", "Cannot find context with specified id"} {
+		if strings.Contains(ce.Message, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // pollProgress is poll for work that advances, such as a map's cells: it
@@ -287,11 +306,11 @@ func pollProgress[T any](tb *tab, what, expr, progress string) T {
 		}](wrapped))
 		cancel()
 		switch {
-		case err != nil:
+		case err != nil && !betweenPages(err):
 			tb.t.Fatalf("waiting until %s: %v", what, err)
-		case r.OK:
+		case err == nil && r.OK:
 			return r.V
-		case r.P != last:
+		case err == nil && r.P != last:
 			last, deadline = r.P, time.Now().Add(pollTimeout)
 		case time.Now().After(deadline):
 			tb.t.Fatalf("waiting until %s: no progress for %v, at %s (%s)", what, pollTimeout, last, expr)

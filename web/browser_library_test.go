@@ -25,6 +25,7 @@ import (
 // says why it cannot express it; axe-core finds nothing serious with the
 // section open.
 func TestBrowserLibrary(t *testing.T) {
+	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
 	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
 	env.base = srv.URL

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -91,6 +92,11 @@ var viewReady = map[string]struct{ ready, progress, failure string }{
 // followed, so the crawl ends: 18 presets lead to 18 playgrounds. A second
 // start, the map of the same run with its axes chosen, has the links of a
 // whole map (its headless exports).
+//
+// The crawl goes breadth first, a depth at a time: the visits of one depth
+// are parallel subtests (linksAtOnce at most, each its own tab), and once
+// they are all done their links are followed in the order a one-by-one
+// crawl would follow them, so the views expanded are the same.
 func TestBrowserLinks(t *testing.T) {
 	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
 	ctx := startBrowser(t)
@@ -98,38 +104,42 @@ func TestBrowserLinks(t *testing.T) {
 	base := srv.URL
 	expanded := map[string]bool{} // the views whose links are followed
 	visited := map[string]bool{}
-	queue := []linkVisit{
+	depth := []linkVisit{
 		{base + "/?" + linksStart, "start", true},
 		// The axes are chosen in the map's form, not by a link.
 		{base + "/map?" + linksStart + linksMapAxes, "start map", true},
 	}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		if visited[v.url] {
-			continue
+	var gate linksGate
+	for d := 0; len(depth) > 0; d++ {
+		var visits []linkVisit
+		for _, v := range depth {
+			if !visited[v.url] {
+				visited[v.url] = true
+				visits = append(visits, v)
+			}
 		}
-		visited[v.url] = true
-		t.Run(v.from, func(t *testing.T) {
-			t.Cleanup(func() {
-				if t.Failed() {
-					t.Logf("the link: %s", v.url)
-				}
-			})
-			u, err := url.Parse(v.url)
-			if err != nil {
-				t.Fatal(err)
+		found := make([]linksFound, len(visits))
+		t.Run(fmt.Sprintf("depth%d", d), func(t *testing.T) {
+			for i, v := range visits {
+				t.Run(v.from, func(t *testing.T) {
+					t.Parallel() // a tab of its own: its page and its session are its own
+					found[i] = visitLink(t, ctx, &gate, v.url)
+				})
 			}
-			html := linkStatus(t, v.url)
-			if !html {
-				return
+		})
+		depth = nil
+		for i, v := range visits {
+			f := found[i]
+			if !f.page {
+				continue
 			}
-			links := visitPage(t, ctx, v.url, u.Path)
-			if expanded[u.Path] && !v.expand {
-				return
+			// The page's own URL, as it rewrote it, is the page just visited.
+			visited[f.location] = true
+			if expanded[f.path] && !v.expand {
+				continue
 			}
-			expanded[u.Path] = true
-			for _, l := range links {
+			expanded[f.path] = true
+			for _, l := range f.links {
 				target, ok := inSite(base, l.Href)
 				if !ok {
 					continue
@@ -141,9 +151,9 @@ func TestBrowserLinks(t *testing.T) {
 				if what == "" {
 					what = strings.Join(strings.Fields(l.Text), " ")
 				}
-				queue = append(queue, linkVisit{target, fmt.Sprintf("%s %s", viewName(u.Path), what), false})
+				depth = append(depth, linkVisit{target, fmt.Sprintf("%s %s", viewName(f.path), what), false})
 			}
-		})
+		}
 	}
 	for _, view := range []string{"/", "/map", "/bands", "/contention", "/advise"} {
 		if !expanded[view] {
@@ -151,6 +161,62 @@ func TestBrowserLinks(t *testing.T) {
 		}
 	}
 	t.Logf("%d URLs visited", len(visited))
+}
+
+// linksAtOnce bounds the crawl's visits at once: with the one GET of an
+// export at a time (linksGate.get), the server's runs, maps, studies and
+// exports stay within its caps (kit.DefaultLimits: 4 analyses, 2 exports)
+// whatever -parallel allows.
+const linksAtOnce = 3
+
+// linksGate bounds the crawl's visits at once and its GETs one at a time:
+// a link's GET may be an export, which runs until its whole body is sent.
+type linksGate struct {
+	once  sync.Once
+	slots chan struct{}
+	get   sync.Mutex
+}
+
+func (g *linksGate) enter() {
+	g.once.Do(func() { g.slots = make(chan struct{}, linksAtOnce) })
+	g.slots <- struct{}{}
+}
+
+func (g *linksGate) leave() { <-g.slots }
+
+// linksFound is what a visit found: whether the URL is a page, and if so
+// its view's path, its URL as the page left it (its fragment cut) and its
+// links.
+type linksFound struct {
+	page     bool
+	path     string
+	location string
+	links    []pageLink
+}
+
+// visitLink visits u: its GET, and for a page the page in a tab.
+func visitLink(t *testing.T, ctx context.Context, gate *linksGate, u string) linksFound {
+	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the link: %s", u)
+		}
+	})
+	pu, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate.enter()
+	defer gate.leave()
+	gate.get.Lock()
+	html := linkStatus(t, u)
+	gate.get.Unlock()
+	if !html {
+		return linksFound{}
+	}
+	links, location := visitPage(t, ctx, u, pu.Path)
+	location, _, _ = strings.Cut(location, "#")
+	return linksFound{page: true, path: pu.Path, location: location, links: links}
 }
 
 // viewName names a view's path for a subtest.
@@ -200,8 +266,9 @@ func linkStatus(t *testing.T, u string) bool {
 
 // visitPage opens u (a page of the view at path) in a new tab, waits until
 // it is ready, fails t for any error message it shows, and returns its
-// links. The tab's console errors fail t when it ends (openTab).
-func visitPage(t *testing.T, ctx context.Context, u, path string) []pageLink {
+// links and its URL as the page left it. The tab's console errors fail t
+// when it ends (openTab).
+func visitPage(t *testing.T, ctx context.Context, u, path string) ([]pageLink, string) {
 	t.Helper()
 	rd, ok := viewReady[path]
 	if !ok {
@@ -217,5 +284,6 @@ func visitPage(t *testing.T, ctx context.Context, u, path string) []pageLink {
 	if msgs := eval[[]string](tb, `[...document.querySelectorAll('.err, .errors')].map(e => e.textContent.trim()).filter(Boolean)`); len(msgs) > 0 {
 		t.Errorf("the page shows errors: %q", msgs)
 	}
-	return eval[[]pageLink](tb, `[...document.querySelectorAll('a[href]')].map(a => ({href: a.href, id: a.id, preset: a.dataset.preset || '', text: a.textContent}))`)
+	links := eval[[]pageLink](tb, `[...document.querySelectorAll('a[href]')].map(a => ({href: a.href, id: a.id, preset: a.dataset.preset || '', text: a.textContent}))`)
+	return links, eval[string](tb, `location.href`)
 }

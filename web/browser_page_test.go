@@ -3,7 +3,7 @@ package web
 // Browser tests of how the page explains and replays a run: reruns,
 // tooltips under the Content-Security-Policy, each lane's own axes, the
 // annotations, the countdown, the verdicts' live regions and the speed.
-// They run as subtests of TestBrowser (browser_test.go).
+// They run as subtests of TestBrowserRuns (browser_test.go).
 
 import (
 	"fmt"

@@ -42,26 +42,28 @@ type browserEnv struct {
 	base string          // the server's URL
 }
 
+// TestBrowser and TestBrowserRuns hold the playground's subtests in two
+// halves of about the same length, each with its own server and Chromium,
+// so that make test runs them beside each other and the other long
+// browser tests.
 func TestBrowser(t *testing.T) {
 	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
-	start := time.Now()
-	env := &browserEnv{ctx: startBrowser(t)}
-	t.Logf("browser up in %v", time.Since(start).Round(time.Millisecond))
-	// A small run budget, so that a storm lane stops within a second.
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
-	env.base = srv.URL
-	for _, st := range []struct {
-		name string
-		fn   func(*testing.T, *browserEnv)
-	}{
+	runBrowserSubtests(t, []browserSubtest{
 		{"PageLoadsAndTicks", browserPageLoads},
 		{"Presets", browserPresets},
 		{"ControlChangesRunAndURL", browserControlChangesRun},
 		{"URLRestoresControls", browserURLRestoresControls},
 		{"StopResumeServer", browserStopResume},
 		{"BadValueShowsMessage", browserBadValue},
-		{"Exports", browserExports},
 		{"Screenshots", browserScreenshots},
+	})
+}
+
+// TestBrowserRuns is TestBrowser's second half.
+func TestBrowserRuns(t *testing.T) {
+	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	runBrowserSubtests(t, []browserSubtest{
+		{"Exports", browserExports},
 		{"RealLane", browserRealLane},
 		{"HaltedLaneVerdict", browserHaltedLane},
 		{"LogScale", browserLogScale},
@@ -77,7 +79,26 @@ func TestBrowser(t *testing.T) {
 		{"LiveVerdicts", browserLiveVerdicts},
 		{"PresetSpeed", browserPresetSpeed},
 		{"HonestLink", browserHonestLink},
-	} {
+	})
+}
+
+// browserSubtest is a subtest of TestBrowser or TestBrowserRuns.
+type browserSubtest struct {
+	name string
+	fn   func(*testing.T, *browserEnv)
+}
+
+// runBrowserSubtests starts a browser and a server and runs subtests on
+// them, one after the other.
+func runBrowserSubtests(t *testing.T, subtests []browserSubtest) {
+	t.Helper()
+	start := time.Now()
+	env := &browserEnv{ctx: startBrowser(t)}
+	t.Logf("browser up in %v", time.Since(start).Round(time.Millisecond))
+	// A small run budget, so that a storm lane stops within a second.
+	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	env.base = srv.URL
+	for _, st := range subtests {
 		t.Run(st.name, func(t *testing.T) {
 			start := time.Now()
 			st.fn(t, env)
