@@ -542,11 +542,11 @@ func TestRunHelp(t *testing.T) {
 func TestRunMemoryBudget(t *testing.T) {
 	out := mustRun(t, "run", "-server_model", "curve", "-clients", "2000", "-think", "100ms", "-timeout", "50ms", "-outage_at", "1s",
 		"-outage_for", "2s", "-max_server_delay", "24h", "-duration", "30s", "-a.strategy", "fixed",
-		"-a.min_delay", "10ms", "-b.strategy", "exponential", "-b.max_delay", "10s", "-max_memory", "4MiB")
+		"-a.min_delay", "10ms", "-b.strategy", "exponential", "-b.max_delay", "10s", "-max_memory", "2MiB")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	a, b := lines[len(lines)-2], lines[len(lines)-1]
 	if !strings.Contains(a, "[a fixed]") || !strings.Contains(a, "COLLAPSED: stopped at ") ||
-		!strings.Contains(a, "the memory budget of a run (4 MiB)") {
+		!strings.Contains(a, "the memory budget of a run (2 MiB)") {
 		t.Errorf("lane a's verdict: %s", a)
 	}
 	if strings.Contains(b, "stopped at") {

@@ -298,7 +298,7 @@ func flags(p scenario.Params) []string {
 func (s *search) goals() Goals {
 	g := Goals{RecoverWithin: s.r.RecoverWithin.Seconds(), AttemptsPerRequest: s.r.AttemptsPerRequest, P99: s.r.P99.Seconds()}
 	g.Words = fmt.Sprintf("recover within %s of the outage's end and send at most %s on every one of %d seeds",
-		secs(g.RecoverWithin), perRequest(g.AttemptsPerRequest), s.r.Seeds)
+		secs(g.RecoverWithin), PerRequest(g.AttemptsPerRequest), s.r.Seeds)
 	if g.P99 > 0 {
 		g.Words += fmt.Sprintf(", with a p99 latency under %s once recovered", secs(g.P99))
 	}

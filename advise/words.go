@@ -13,8 +13,9 @@ func secs(v float64) string { return present.Duration(v, 3) }
 // num writes a number to 3 significant digits.
 func num(v float64) string { return present.Sig(v, 3) }
 
-// perRequest says v attempts per request, in the singular for exactly one.
-func perRequest(v float64) string {
+// PerRequest says v attempts per request as the advice writes it (three
+// significant figures), in the singular for exactly one.
+func PerRequest(v float64) string {
 	if n := num(v); n != "1" {
 		return n + " attempts per request"
 	}
@@ -29,12 +30,12 @@ const CellNotAllowed = "not_allowed"
 func outcomeWords(c *Candidate, seeds int) string {
 	if c.Recovery == nil {
 		return fmt.Sprintf("did not recover on %d of %d seeds (seed %d first), with up to %s",
-			seeds-recovered(c), seeds, c.WorstSeed, perRequest(c.AttemptsPerRequest))
+			seeds-recovered(c), seeds, c.WorstSeed, PerRequest(c.AttemptsPerRequest))
 	}
 	w := fmt.Sprintf("recovered within %s on every seed (the slowest, seed %d), with at most %s",
-		secs(*c.Recovery), c.WorstSeed, perRequest(c.AttemptsPerRequest))
+		secs(*c.Recovery), c.WorstSeed, PerRequest(c.AttemptsPerRequest))
 	if *c.Recovery < 0.05 {
-		w = fmt.Sprintf("recovered as soon as the outage ended on every seed, with at most %s", perRequest(c.AttemptsPerRequest))
+		w = fmt.Sprintf("recovered as soon as the outage ended on every seed, with at most %s", PerRequest(c.AttemptsPerRequest))
 	}
 	if c.P99 > 0 {
 		w += fmt.Sprintf(" and a p99 of at most %s once recovered", secs(c.P99))

@@ -124,7 +124,7 @@ func seedText(r SeedRun, p99 bool) string {
 	default:
 		s = fmt.Sprintf("%-20s", "recovered in "+secs(*r.Recovery))
 	}
-	s += fmt.Sprintf("  %s attempts per request", num(r.AttemptsPerRequest))
+	s += "  " + PerRequest(r.AttemptsPerRequest)
 	if p99 {
 		s += fmt.Sprintf("  p99 once recovered %s", secs(r.P99))
 	}
@@ -140,7 +140,7 @@ func summaryText(c *Candidate) string {
 	case c.Recovery != nil:
 		s = "recovered within " + secs(*c.Recovery)
 	}
-	s += ", " + num(c.AttemptsPerRequest) + " attempts per request"
+	s += ", " + PerRequest(c.AttemptsPerRequest)
 	if c.Meets.All {
 		s += ": meets every goal"
 	}

@@ -145,7 +145,7 @@ func newResultView(a *advise.Advice) resultView {
 		}
 		rec := adv != nil && c.LaneQuery == adv.LaneQuery
 		v.Pareto = append(v.Pareto, paretoPoint{Recovery: *c.Recovery, Attempts: c.AttemptsPerRequest, Recommended: rec,
-			Tip: c.Words + ": recovers within " + say(*c.Recovery) + " on every seed, " + present.Sig(c.AttemptsPerRequest, 3) + " attempts per request"})
+			Tip: c.Words + ": recovers within " + say(*c.Recovery) + " on every seed, " + advise.PerRequest(c.AttemptsPerRequest)})
 	}
 	if c := a.Suggestion; c != nil {
 		v.Suggested = "Measured with " + c.Protection + ": "
@@ -154,7 +154,7 @@ func newResultView(a *advise.Advice) resultView {
 		} else {
 			v.Suggested += "did not recover on every seed"
 		}
-		v.Suggested += ", at most " + present.Sig(c.AttemptsPerRequest, 3) + " attempts per request; it meets "
+		v.Suggested += ", at most " + advise.PerRequest(c.AttemptsPerRequest) + "; it meets "
 		if c.Meets.All {
 			v.Suggested += "every goal."
 		} else {
@@ -298,7 +298,7 @@ func newMapGrid(a *advise.Advice) *mapGrid {
 			} else {
 				tip += "; " + strconv.Itoa(c.Recovered) + " of " + strconv.Itoa(len(a.Seeds)) + " seeds recovered"
 			}
-			tip += "; " + present.Sig(c.AttemptsPerRequest, 3) + " attempts per request"
+			tip += "; " + advise.PerRequest(c.AttemptsPerRequest)
 			row = append(row, mapBox{Outcome: c.Outcome, Sign: mark[c.Outcome].Sign, Pattern: mark[c.Outcome].Pattern, Tip: tip})
 		}
 		g.Rows = append(g.Rows, row)
