@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"encoding/binary"
 	"time"
 	"unsafe"
 
@@ -57,23 +58,11 @@ func (f *fifo) push(start time.Duration, c int32, mem *budget.Account) (uint64, 
 	if f.n == 0 {
 		f.start, f.last = start, start
 	} else {
-		pushed := 0
-		for v := uint64(start - f.last); ; v >>= 7 {
-			b := byte(v)
-			if v >= 0x80 {
-				b |= 0x80
-			}
-			if _, err := f.gaps.push(b, mem); err != nil {
-				for range pushed {
-					f.gaps.popBack()
-				}
-				f.owners.popBack()
-				return 0, err
-			}
-			pushed++
-			if v < 0x80 {
-				break
-			}
+		var gap [binary.MaxVarintLen64]byte
+		k := binary.PutUvarint(gap[:], uint64(start-f.last))
+		if err := f.gaps.pushAll(gap[:k], mem); err != nil {
+			f.owners.popBack()
+			return 0, err
 		}
 		f.last = start
 	}
@@ -277,6 +266,28 @@ func (q *chunked[T]) push(v T, mem *budget.Account) (uint64, error) {
 	q.chunks[i/chunkLen][i%chunkLen] = v
 	q.n++
 	return q.base + uint64(q.n-1), nil
+}
+
+// pushAll adds vs, or, having added nothing, returns mem's error when the
+// queue needs a new chunk and mem has no room for it. A request's gap, a
+// few bytes, most often fits in the last chunk, and is copied there at
+// once.
+func (q *chunked[T]) pushAll(vs []T, mem *budget.Account) error {
+	i := q.head + q.n
+	if len(q.chunks)*chunkLen-i >= len(vs) {
+		copy(q.chunks[i/chunkLen][i%chunkLen:], vs)
+		q.n += len(vs)
+		return nil
+	}
+	for k, v := range vs {
+		if _, err := q.push(v, mem); err != nil {
+			for range k {
+				q.popBack()
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 func (q *chunked[T]) front() *T { return &q.chunks[0][q.head] }
