@@ -178,7 +178,7 @@ func (q *queue) add(i int, e event) {
 		return
 	}
 	b := &q.buckets[i]
-	j := b.n % blockLen
+	j := b.n & (blockLen - 1) // b.n % blockLen, in fewer instructions
 	if j == 0 {
 		if b.n == 0 {
 			q.full[i>>6] |= 1 << (i & 63)
@@ -260,6 +260,7 @@ func (q *queue) refill() bool {
 	q.last = m
 	near := b.n <= nearEvents
 	owners := *q.owners
+	touch := q.touch
 	for k, id := range b.ids {
 		n := min(blockLen, b.n-k*blockLen)
 		for _, e := range q.blocks[id][:n] {
@@ -268,11 +269,12 @@ func (q *queue) refill() bool {
 				// clients now, all at once, brings them into the cache
 				// side by side rather than one miss an event later.
 				c := &owners[e.c]
-				q.touch += c.seq + uint32(c.st.Think)
+				touch += c.seq + uint32(c.st.Think)
 			}
 			q.add(q.bucketOf(key(e.at)), e)
 		}
 	}
+	q.touch = touch
 	q.empty(i)
 	q.order0()
 	return true
