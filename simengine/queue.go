@@ -250,31 +250,31 @@ func (q *queue) refill() bool {
 		q.full[i>>6] &^= 1 << (i & 63)
 		return true
 	}
+	// The events of a small bucket come next: reading their clients now,
+	// all at once, brings them into the cache side by side rather than
+	// one miss an event later. It is done in the loop that finds the
+	// earliest time, which does little else, so that many of the reads
+	// are under way at once.
+	near := b.n <= nearEvents
+	owners, touch := *q.owners, q.touch
 	m := uint64(math.MaxUint64)
 	for k, id := range b.ids {
 		n := min(blockLen, b.n-k*blockLen)
 		for _, e := range q.blocks[id][:n] {
 			m = min(m, key(e.at))
-		}
-	}
-	q.last = m
-	near := b.n <= nearEvents
-	owners := *q.owners
-	touch := q.touch
-	for k, id := range b.ids {
-		n := min(blockLen, b.n-k*blockLen)
-		for _, e := range q.blocks[id][:n] {
 			if near {
-				// The events of a small bucket come next: reading their
-				// clients now, all at once, brings them into the cache
-				// side by side rather than one miss an event later.
 				c := &owners[e.c]
 				touch += c.seq + uint32(c.st.Think)
 			}
+		}
+	}
+	q.last, q.touch = m, touch
+	for k, id := range b.ids {
+		n := min(blockLen, b.n-k*blockLen)
+		for _, e := range q.blocks[id][:n] {
 			q.add(q.bucketOf(key(e.at)), e)
 		}
 	}
-	q.touch = touch
 	q.empty(i)
 	q.order0()
 	return true
