@@ -58,9 +58,7 @@ func (f *fifo) push(start time.Duration, c int32, mem *budget.Account) (uint64, 
 	if f.n == 0 {
 		f.start, f.last = start, start
 	} else {
-		var gap [binary.MaxVarintLen64]byte
-		k := binary.PutUvarint(gap[:], uint64(start-f.last))
-		if err := f.gaps.pushAll(gap[:k], mem); err != nil {
+		if err := pushUvarint(&f.gaps, uint64(start-f.last), mem); err != nil {
 			f.owners.popBack()
 			return 0, err
 		}
@@ -268,20 +266,21 @@ func (q *chunked[T]) push(v T, mem *budget.Account) (uint64, error) {
 	return q.base + uint64(q.n-1), nil
 }
 
-// pushAll adds vs, or, having added nothing, returns mem's error when the
-// queue needs a new chunk and mem has no room for it. A request's gap, a
-// few bytes, most often fits in the last chunk, and is copied there at
-// once.
-func (q *chunked[T]) pushAll(vs []T, mem *budget.Account) error {
+// pushUvarint adds v to q as a varint, or, having added nothing, returns
+// mem's error when q needs a new chunk and mem has no room for it. A
+// request's gap, a few bytes, is most often written straight into the
+// last chunk.
+func pushUvarint(q *chunked[byte], v uint64, mem *budget.Account) error {
 	i := q.head + q.n
-	if len(q.chunks)*chunkLen-i >= len(vs) {
-		copy(q.chunks[i/chunkLen][i%chunkLen:], vs)
-		q.n += len(vs)
+	if len(q.chunks)*chunkLen-i >= binary.MaxVarintLen64 {
+		q.n += binary.PutUvarint(q.chunks[i/chunkLen][i%chunkLen:], v)
 		return nil
 	}
-	for k, v := range vs {
-		if _, err := q.push(v, mem); err != nil {
-			for range k {
+	var buf [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(buf[:], v)
+	for j, b := range buf[:k] {
+		if _, err := q.push(b, mem); err != nil {
+			for range j {
 				q.popBack()
 			}
 			return err
