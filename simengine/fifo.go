@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"encoding/binary"
 	"time"
 	"unsafe"
 
@@ -57,23 +58,9 @@ func (f *fifo) push(start time.Duration, c int32, mem *budget.Account) (uint64, 
 	if f.n == 0 {
 		f.start, f.last = start, start
 	} else {
-		pushed := 0
-		for v := uint64(start - f.last); ; v >>= 7 {
-			b := byte(v)
-			if v >= 0x80 {
-				b |= 0x80
-			}
-			if _, err := f.gaps.push(b, mem); err != nil {
-				for range pushed {
-					f.gaps.popBack()
-				}
-				f.owners.popBack()
-				return 0, err
-			}
-			pushed++
-			if v < 0x80 {
-				break
-			}
+		if err := pushUvarint(&f.gaps, uint64(start-f.last), mem); err != nil {
+			f.owners.popBack()
+			return 0, err
 		}
 		f.last = start
 	}
@@ -277,6 +264,29 @@ func (q *chunked[T]) push(v T, mem *budget.Account) (uint64, error) {
 	q.chunks[i/chunkLen][i%chunkLen] = v
 	q.n++
 	return q.base + uint64(q.n-1), nil
+}
+
+// pushUvarint adds v to q as a varint, or, having added nothing, returns
+// mem's error when q needs a new chunk and mem has no room for it. A
+// request's gap, a few bytes, is most often written straight into the
+// last chunk.
+func pushUvarint(q *chunked[byte], v uint64, mem *budget.Account) error {
+	i := q.head + q.n
+	if len(q.chunks)*chunkLen-i >= binary.MaxVarintLen64 {
+		q.n += binary.PutUvarint(q.chunks[i/chunkLen][i%chunkLen:], v)
+		return nil
+	}
+	var buf [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(buf[:], v)
+	for j, b := range buf[:k] {
+		if _, err := q.push(b, mem); err != nil {
+			for range j {
+				q.popBack()
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 func (q *chunked[T]) front() *T { return &q.chunks[0][q.head] }

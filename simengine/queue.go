@@ -178,7 +178,7 @@ func (q *queue) add(i int, e event) {
 		return
 	}
 	b := &q.buckets[i]
-	j := b.n % blockLen
+	j := b.n & (blockLen - 1) // b.n % blockLen, in fewer instructions
 	if j == 0 {
 		if b.n == 0 {
 			q.full[i>>6] |= 1 << (i & 63)
@@ -250,26 +250,28 @@ func (q *queue) refill() bool {
 		q.full[i>>6] &^= 1 << (i & 63)
 		return true
 	}
+	// The events of a small bucket come next: reading their clients now,
+	// all at once, brings them into the cache side by side rather than
+	// one miss an event later. It is done in the loop that finds the
+	// earliest time, which does little else, so that many of the reads
+	// are under way at once.
+	near := b.n <= nearEvents
+	owners, touch := *q.owners, q.touch
 	m := uint64(math.MaxUint64)
 	for k, id := range b.ids {
 		n := min(blockLen, b.n-k*blockLen)
 		for _, e := range q.blocks[id][:n] {
 			m = min(m, key(e.at))
+			if near {
+				c := &owners[e.c]
+				touch += c.seq + uint32(c.st.Think)
+			}
 		}
 	}
-	q.last = m
-	near := b.n <= nearEvents
-	owners := *q.owners
+	q.last, q.touch = m, touch
 	for k, id := range b.ids {
 		n := min(blockLen, b.n-k*blockLen)
 		for _, e := range q.blocks[id][:n] {
-			if near {
-				// The events of a small bucket come next: reading their
-				// clients now, all at once, brings them into the cache
-				// side by side rather than one miss an event later.
-				c := &owners[e.c]
-				q.touch += c.seq + uint32(c.st.Think)
-			}
 			q.add(q.bucketOf(key(e.at)), e)
 		}
 	}
