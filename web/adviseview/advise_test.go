@@ -308,7 +308,7 @@ func TestAdviseStreamRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _, _ := adviseServer(t, tc.lim)
 			resp, body := get(t, srv.URL+"/advise/stream?"+tc.query, nil)
-			var out adviseErrors
+			var out struct{ Errors []kit.FieldError }
 			if err := json.Unmarshal(body, &out); err != nil || resp.StatusCode != http.StatusBadRequest {
 				t.Fatalf("%s %.300s (%v)", resp.Status, body, err)
 			}

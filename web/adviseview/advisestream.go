@@ -53,47 +53,22 @@ type adviseMsg struct {
 	View *resultView `json:"view,omitempty"`
 }
 
-// adviseErrors is the body of a refused search: each error with the
-// parameter it names ("" for none: the server is busy).
-type adviseErrors struct {
-	Errors []adviseError `json:"errors"`
-}
-
-type adviseError struct {
-	Name    string `json:"name"`
-	Message string `json:"message"`
-}
-
-func writeErrors(w http.ResponseWriter, code int, errs []adviseError) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	if code == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "10")
-	}
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(adviseErrors{Errors: errs})
-}
-
-// startAdvice takes what a search needs before its first run: one of the
-// many-run views' slots and an estimate of its cost within the budget of
-// one (Limits.AnalysisCPU). It returns the context the search runs
-// under (a share of the views' cores), its estimate and the end of its
-// slot, or the HTTP status and errors of a search that cannot start.
-func startAdvice(r *http.Request, req advise.Request, k *kit.Kit) (context.Context, advise.Estimate, func(), int, []adviseError) {
-	ctx, end, err := k.Begin(r.Context())
-	if err != nil {
-		return nil, advise.Estimate{}, nil, http.StatusServiceUnavailable, []adviseError{{Message: err.Error()}}
-	}
-	est, err := advise.EstimateCost(ctx, req, adviseOptions(k, nil))
-	if err != nil {
-		end()
-		return nil, advise.Estimate{}, nil, http.StatusServiceUnavailable, []adviseError{{Message: kit.BusyMessage(err)}}
-	}
-	if msg := kit.TooDear(est.CPU, est.Whole, k.Limits, "this search", "make it smaller: fewer seeds, fewer clients, a shorter outage"); msg != "" {
-		end()
-		return nil, advise.Estimate{}, nil, http.StatusBadRequest, []adviseError{{Name: "seeds", Message: "seeds: " + msg}}
-	}
-	return ctx, est, end, 0, nil
+// startAdvice takes what a search needs before its first run
+// (kit.BeginCosted): a slot of the many-run views and an estimate of its
+// cost within the budget of one. It returns the context the search runs
+// under, its estimate and the end of its slot, or the HTTP status and
+// errors of a search that cannot start.
+func startAdvice(r *http.Request, req advise.Request, k *kit.Kit) (context.Context, advise.Estimate, func(), int, []kit.FieldError) {
+	var est advise.Estimate
+	ctx, end, code, errs := k.BeginCosted(r, kit.Cost{
+		Estimate: func(ctx context.Context) (time.Duration, bool, error) {
+			var err error
+			est, err = advise.EstimateCost(ctx, req, adviseOptions(k, nil))
+			return est.CPU, est.Whole, err
+		},
+		What: "this search", Smaller: "make it smaller: fewer seeds, fewer clients, a shorter outage", Param: "seeds",
+	})
+	return ctx, est, end, code, errs
 }
 
 // adviseOptions are the options of a search on this server: the
@@ -116,11 +91,7 @@ func decodeErrors(w http.ResponseWriter, raw string, k *kit.Kit, stream bool) (a
 		http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
 		return req, true
 	}
-	var out []adviseError
-	for _, e := range errs {
-		out = append(out, adviseError{Name: e.Name, Message: e.Error()})
-	}
-	writeErrors(w, http.StatusBadRequest, out)
+	kit.WriteErrors(w, http.StatusBadRequest, kit.FieldErrors(errs))
 	return req, true
 }
 
@@ -136,7 +107,7 @@ func handleAdviseStream(k *kit.Kit) http.Handler {
 		}
 		share, est, end, code, errs := startAdvice(r, req, k)
 		if errs != nil {
-			writeErrors(w, code, errs)
+			kit.WriteErrors(w, code, errs)
 			return
 		}
 		defer end()

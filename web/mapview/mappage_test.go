@@ -313,7 +313,7 @@ func TestMapBadInput(t *testing.T) {
 			if resp.StatusCode != http.StatusBadRequest {
 				t.Fatalf("%s: %.300s", resp.Status, body)
 			}
-			var me mapErrors
+			var me struct{ Errors []kit.FieldError }
 			if err := json.Unmarshal(body, &me); err != nil {
 				t.Fatalf("body %s: %v", body, err)
 			}

@@ -3,7 +3,6 @@ package mapview
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -160,27 +159,6 @@ func mapSeedsVerdict(counts map[string]int, seeds int) string {
 	return "of " + strconv.Itoa(seeds) + " seeds: " + strings.Join(parts, ", ")
 }
 
-// mapErrors is the body of a refused map: each error with the parameter it
-// names ("" for none: the server is busy).
-type mapErrors struct {
-	Errors []mapError `json:"errors"`
-}
-
-type mapError struct {
-	Name    string `json:"name"`
-	Message string `json:"message"`
-}
-
-func writeMapErrors(w http.ResponseWriter, code int, errs []mapError) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	if code == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "10")
-	}
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(mapErrors{Errors: errs})
-}
-
 // Mount adds the phase map's routes: its page, its cells as they end,
 // and its cells as CSV or JSON (a GET runs the map headless, the page
 // posts the cells it holds: mapexport.go).
@@ -199,26 +177,22 @@ func Mount(mux *http.ServeMux, k *kit.Kit) {
 //go:embed mappage.js
 var mapAssets embed.FS
 
-// startMap takes what a map needs before its first cell: one of the
-// many-run views' slots, and an estimate of its cost within the budget of
-// one (Limits.AnalysisCPU). It returns the context the map runs under (a
-// share of the views' cores), its estimate and the end of its slot, or
-// the HTTP status and errors of a map that cannot start.
-func startMap(r *http.Request, spec sweep.Spec, k *kit.Kit) (context.Context, sweep.Estimate, func(), int, []mapError) {
-	ctx, end, err := k.Begin(r.Context())
-	if err != nil {
-		return nil, sweep.Estimate{}, nil, http.StatusServiceUnavailable, []mapError{{Message: err.Error()}}
-	}
-	est, err := sweep.EstimateCost(ctx, spec, kit.PilotCPU, k.NewAccount)
-	if err != nil {
-		end()
-		return nil, sweep.Estimate{}, nil, http.StatusServiceUnavailable, []mapError{{Message: kit.BusyMessage(err)}}
-	}
-	if msg := kit.TooDear(est.Total(), est.Whole, k.Limits, "this map", "make it smaller: fewer steps or seeds, fewer clients, a shorter run"); msg != "" {
-		end()
-		return nil, sweep.Estimate{}, nil, http.StatusBadRequest, []mapError{{Name: "cells", Message: "cells: " + msg}}
-	}
-	return ctx, est, end, 0, nil
+// startMap takes what a map needs before its first cell
+// (kit.BeginCosted): a slot of the many-run views and an estimate of its
+// cost within the budget of one. It returns the context the map runs
+// under, its estimate and the end of its slot, or the HTTP status and
+// errors of a map that cannot start.
+func startMap(r *http.Request, spec sweep.Spec, k *kit.Kit) (context.Context, sweep.Estimate, func(), int, []kit.FieldError) {
+	var est sweep.Estimate
+	ctx, end, code, errs := k.BeginCosted(r, kit.Cost{
+		Estimate: func(ctx context.Context) (time.Duration, bool, error) {
+			var err error
+			est, err = sweep.EstimateCost(ctx, spec, kit.PilotCPU, k.NewAccount)
+			return est.Total(), est.Whole, err
+		},
+		What: "this map", Smaller: "make it smaller: fewer steps or seeds, fewer clients, a shorter run", Param: "cells",
+	})
+	return ctx, est, end, code, errs
 }
 
 // handleMapCells runs the map its query names and streams its points as
@@ -229,17 +203,13 @@ func handleMapCells(k *kit.Kit) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		spec, errs := decodeMapQuery(r.URL.RawQuery, k.Limits)
 		if len(errs) > 0 {
-			var out []mapError
-			for _, e := range errs {
-				out = append(out, mapError{Name: e.Name, Message: e.Error()})
-			}
-			writeMapErrors(w, http.StatusBadRequest, out)
+			kit.WriteErrors(w, http.StatusBadRequest, kit.FieldErrors(errs))
 			return
 		}
 		start := time.Now()
 		share, est, end, code, merrs := startMap(r, spec, k)
 		if merrs != nil {
-			writeMapErrors(w, code, merrs)
+			kit.WriteErrors(w, code, merrs)
 			return
 		}
 		defer end()
