@@ -3,6 +3,7 @@ package libconfig
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"backofflab/scenario"
 	"backofflab/strategies"
@@ -100,8 +101,14 @@ var codeProfileDefs = []codeProfileDef{
 }
 
 // Profiles lists every library's profile: those whose configuration is
-// text, in Libraries' order, then those configured in code.
-func Profiles() []Profile {
+// text, in Libraries' order, then those configured in code. Every call
+// shares the profiles' Knobs: read them, never change them.
+func Profiles() []Profile { return slices.Clone(profiles()) }
+
+// profiles builds the profiles once: each parses its library's defaults
+// and settings, and the advice and the playground ask for them per
+// request.
+var profiles = sync.OnceValue(func() []Profile {
 	out := make([]Profile, 0, len(profileDefs)+len(codeProfileDefs))
 	for _, d := range profileDefs {
 		p, err := profileOf(d)
@@ -118,11 +125,11 @@ func Profiles() []Profile {
 		out = append(out, p)
 	}
 	return out
-}
+})
 
 // LookupProfile returns the profile of the library named name.
 func LookupProfile(name string) (Profile, bool) {
-	ps := Profiles()
+	ps := profiles()
 	i := slices.IndexFunc(ps, func(p Profile) bool { return p.Name == name })
 	if i < 0 {
 		return Profile{}, false
