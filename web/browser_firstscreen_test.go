@@ -25,8 +25,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"backofflab/web/internal/webtest"
 )
 
 // The first screen of the checks: a laptop's window.
@@ -138,20 +137,9 @@ func firstScreenInView(t *testing.T, env *browserEnv) {
 // (a.min_delay), and 001, the source's number among the project's
 // documents.
 func vocabularyRE() *regexp.Regexp {
-	names := []string{"001", `[a-d]\.[a-z_]+`}
-	add := func(n string) {
-		if strings.Contains(n, "_") {
-			names = append(names, regexp.QuoteMeta(n))
-		}
-	}
-	for _, p := range scenario.Table {
-		add(p.Name)
-		for _, c := range p.Choices {
-			add(c)
-		}
-	}
-	for _, n := range strategies.Names() {
-		add(n)
+	names := []string{`[a-d]\.[a-z_]+`}
+	for _, n := range webtest.VocabularyNames() {
+		names = append(names, regexp.QuoteMeta(n))
 	}
 	return regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)\b`)
 }

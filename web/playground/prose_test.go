@@ -8,39 +8,14 @@ import (
 
 	"golang.org/x/net/html"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"backofflab/web/internal/webtest"
 	"backofflab/web/kit"
 )
 
-// vocabularyNames are the names a reader would have to know the vocabulary
-// to read: every parameter's, lane-prefixed or not, and every strategy's
-// and choice's that is not an English word (its snake_case ones), and 001,
-// the source's number among the project's documents, which the page names
-// once by its author and year.
-func vocabularyNames() []string {
-	names := []string{"001"}
-	add := func(n string) {
-		if strings.Contains(n, "_") && !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
-	for _, p := range scenario.Table {
-		add(p.Name)
-		for _, c := range p.Choices {
-			add(c)
-		}
-	}
-	for _, n := range strategies.Names() {
-		add(n)
-	}
-	return names
-}
-
-// namesRE matches any of vocabularyNames as a word.
+// namesRE matches any of webtest.VocabularyNames as a word.
 func namesRE() *regexp.Regexp {
 	quoted := make([]string, 0)
-	for _, n := range vocabularyNames() {
+	for _, n := range webtest.VocabularyNames() {
 		quoted = append(quoted, regexp.QuoteMeta(n))
 	}
 	return regexp.MustCompile(`\b(` + strings.Join(quoted, "|") + `)\b`)

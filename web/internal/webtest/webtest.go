@@ -12,12 +12,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"backofflab/scenario"
+	"backofflab/strategies"
 	"backofflab/web/kit"
 )
 
@@ -102,4 +104,28 @@ func Col(t testing.TB, lane int, name string) int {
 		t.Fatalf("no column %q in %v", name, scenario.Columns)
 	}
 	return 1 + lane*len(scenario.Columns) + i
+}
+
+// VocabularyNames are the names a reader would have to know the
+// vocabulary to read: every parameter's, strategy's and choice's name
+// that is not an English word (its snake_case ones), and 001, the
+// source's number among the project's documents. The tests that a page
+// names them only in code read this one list.
+func VocabularyNames() []string {
+	names := []string{"001"}
+	add := func(n string) {
+		if strings.Contains(n, "_") && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	for _, p := range scenario.Table {
+		add(p.Name)
+		for _, c := range p.Choices {
+			add(c)
+		}
+	}
+	for _, n := range strategies.Names() {
+		add(n)
+	}
+	return names
 }
