@@ -1,7 +1,6 @@
 package adviseview
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -202,24 +201,8 @@ type streamLine struct {
 // response and a reader of its lines.
 func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query string) (*http.Response, func() (streamLine, bool)) {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/advise/stream?"+query, nil)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { res.Body.Close() })
-	br := bufio.NewReader(res.Body)
-	return res, func() (streamLine, bool) {
-		b, err := br.ReadBytes('\n')
-		if err != nil {
-			return streamLine{}, false
-		}
-		var l streamLine
-		if err := json.Unmarshal(b, &l); err != nil {
-			t.Fatalf("bad line %.200q: %v", b, err)
-		}
-		return l, true
-	}
+	res, next, _ := webtest.OpenStream[streamLine](t, ctx, srv.URL+"/advise/stream?"+query)
+	return res, next
 }
 
 // smallRequest is a search of a second or so: a small system, one seed.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -58,24 +57,7 @@ type streamLine struct {
 // result line.
 func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query string) (*http.Response, func() (streamLine, bool), *bufio.Reader) {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/bands/run?"+query, nil)
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { res.Body.Close() })
-	br := bufio.NewReader(res.Body)
-	return res, func() (streamLine, bool) {
-		line, err := br.ReadBytes('\n')
-		if err != nil {
-			return streamLine{}, false
-		}
-		var l streamLine
-		if err := json.Unmarshal(line, &l); err != nil {
-			t.Fatalf("bad line %.200q: %v", line, err)
-		}
-		return l, true
-	}, br
+	return webtest.OpenStream[streamLine](t, ctx, srv.URL+"/bands/run?"+query)
 }
 
 // TestBandsStream: a small band streams its progress, 0 to K, then the

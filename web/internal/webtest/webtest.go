@@ -6,7 +6,9 @@
 package webtest
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -128,4 +130,33 @@ func VocabularyNames() []string {
 		add(n)
 	}
 	return names
+}
+
+// OpenStream starts GET url under ctx and returns its response, a reader
+// of its NDJSON lines, each decoded as an L (false once the body ends),
+// and the body's reader for what follows the lines read. The body closes
+// when the test ends.
+func OpenStream[L any](t *testing.T, ctx context.Context, url string) (*http.Response, func() (L, bool), *bufio.Reader) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	br := bufio.NewReader(res.Body)
+	return res, func() (L, bool) {
+		var l L
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			return l, false
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			t.Fatalf("bad line %.200q: %v", line, err)
+		}
+		return l, true
+	}, br
 }
