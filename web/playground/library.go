@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"backofflab/libconfig"
@@ -50,10 +51,7 @@ func libraryViews(presets []Preset, lim Limits) []libraryView {
 		byName[p.Name] = p
 	}
 	var out []libraryView
-	for _, pr := range libconfig.Profiles() {
-		if pr.Code { // nothing to import; the export lists its code
-			continue
-		}
+	for _, pr := range importable() {
 		lib, _ := libconfig.Lookup(pr.Name)
 		v := libraryView{Name: pr.Name, Title: pr.Title, Syntax: lib.Syntax, Note: pr.Note, Values: laneValues(pr.Lane), Boxes: laneBoxes(pr.Lane, lim), Knobs: pr.Knobs}
 		for _, s := range libraryServers {
@@ -64,6 +62,13 @@ func libraryViews(presets []Preset, lim Limits) []libraryView {
 		out = append(out, v)
 	}
 	return out
+}
+
+// importable lists the profiles of the libraries the section offers:
+// those whose configuration it can import. A library configured in code
+// has nothing to import; the export lists its code.
+func importable() []libconfig.Profile {
+	return slices.DeleteFunc(libconfig.Profiles(), func(p libconfig.Profile) bool { return p.Code })
 }
 
 // laneValues is lane l's value of every strategy and limiter parameter, as
@@ -121,10 +126,7 @@ func libraryPresetName(lib, server string) string { return "lib-" + lib + "-" + 
 // library sets them.
 func libraryPresetDefs() []presetDef {
 	var out []presetDef
-	for _, pr := range libconfig.Profiles() {
-		if pr.Code {
-			continue
-		}
+	for _, pr := range importable() {
 		q := libconfig.Query(pr.Lane, "a")
 		var set []string
 		for _, row := range scenario.Table {
