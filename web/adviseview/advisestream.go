@@ -214,10 +214,7 @@ func handleAdviseExport(k *kit.Kit, format string) http.Handler {
 		}
 		share, _, end, code, errs := startAdvice(r, req, k)
 		if errs != nil {
-			if code == http.StatusServiceUnavailable {
-				w.Header().Set("Retry-After", "10")
-			}
-			http.Error(w, errs[0].Message, code)
+			kit.WriteErrorText(w, code, errs)
 			return
 		}
 		defer end()

@@ -77,3 +77,12 @@ func (k *Kit) BeginCosted(r *http.Request, c Cost) (context.Context, func(), int
 	}
 	return ctx, end, 0, nil
 }
+
+// WriteErrorText answers a refused headless export with status code and
+// its first error as text; a busy server's 503 says when to try again.
+func WriteErrorText(w http.ResponseWriter, code int, errs []FieldError) {
+	if code == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "10")
+	}
+	http.Error(w, errs[0].Message, code)
+}

@@ -36,10 +36,7 @@ func handleMapExport(k *kit.Kit, format string) http.Handler {
 		}
 		share, _, end, code, merrs := startMap(r, spec, k)
 		if merrs != nil {
-			if code == http.StatusServiceUnavailable {
-				w.Header().Set("Retry-After", "10")
-			}
-			http.Error(w, merrs[0].Message, code)
+			kit.WriteErrorText(w, code, merrs)
 			return
 		}
 		defer end()
