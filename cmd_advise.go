@@ -27,7 +27,7 @@ func runAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	parallelFlag := newStudyFlag(fs, scenario.ParallelParam, scenario.ToolAdvise)
 	format := fs.String("format", "text", "output: text or json")
-	maxMemory := memoryFlag(fs, "memory budget of each run: a lane whose queues outgrow it stops, and has not recovered")
+	maxMemory := memoryFlag(fs, "memory budget of each run: a lane whose queues outgrow its share (the budget over the lanes) stops, and has not recovered")
 	ownFlags := []string{scenario.ParallelParam, "format", "max_memory"}
 	for _, p := range advise.Table {
 		ownFlags = append(ownFlags, p.Name)

@@ -20,7 +20,7 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	seedsFlag := newStudyFlag(fs, scenario.SeedsParam, scenario.ToolBands)
 	format := fs.String("format", "text", "output: text (each lane's collapsed seeds and median recovery times), csv (each tick's bands) or json")
 	parallelFlag := newStudyFlag(fs, scenario.ParallelParam, scenario.ToolBands)
-	maxMemory := memoryFlag(fs, "memory budget of each seed's run: a lane whose queues outgrow it stops, and counts as collapsed")
+	maxMemory := memoryFlag(fs, "memory budget of each seed's run: a lane whose queues outgrow its share (the budget over the lanes) stops, and counts as collapsed")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab bands -seeds K [flags]\n\n"+
 			"Simulates the run the flags describe (as \"backofflab run\" does) with K seeds: seed,\n"+

@@ -15,9 +15,10 @@ import (
 	"backofflab/simengine"
 )
 
-// DefaultRunMemory is the memory budget of one "backofflab run": four lanes
-// of a million clients fit in it many times over; what outgrows it is a
-// retry storm's queue of abandoned requests, at 8 bytes a request.
+// DefaultRunMemory is the memory budget of one "backofflab run", shared
+// equally by its lanes: a lane of a million clients takes about a hundred
+// megabytes of its share (256 MiB of four lanes'); what outgrows a share is
+// a retry storm's queue of abandoned requests, at a byte or two a request.
 const DefaultRunMemory = 1 << 30
 
 // memoryFlag defines -max_memory, the memory budget of each run the
@@ -79,7 +80,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs, q := scenarioFlagSet("run", stderr)
 	report := fs.Duration("report", 5*time.Second, "interval of the text report's lines")
 	format := fs.String("format", "text", "output: text (001's client lines and verdicts), csv (every tick) or json")
-	maxMemory := memoryFlag(fs, "memory budget of the run: a lane whose queues outgrow it stops, its verdict says so")
+	maxMemory := memoryFlag(fs, "memory budget of the run: a lane whose queues outgrow its share (the budget over the lanes) stops, its verdict says so")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab run [flags]\n\n"+
 			"Simulates the run the flags describe; with no flags, the landing view: a worker\n"+

@@ -31,7 +31,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Var(&maxMemory, "max_memory", "memory budget shared by every page and export (default a quarter of the machine's);\n"+
 		"when it is taken, new pages and exports are told the server is busy")
 	runMemory := budget.Size(kit.DefaultLimits.RunMemory)
-	fs.Var(&runMemory, "run_memory", "memory budget of one page's or export's run: a lane whose queues outgrow it stops,\n"+
+	fs.Var(&runMemory, "run_memory", "memory budget of one page's or export's run: a lane whose queues outgrow its share (the budget over the lanes) stops,\n"+
 		"and its verdict says so")
 	viewCPU := fs.Duration("view_cpu", kit.DefaultLimits.AnalysisCPU, "CPU time one phase map, seed band or contention study may take: one estimated\n"+
 		"past it is refused before it starts, one that runs past twice it is stopped")

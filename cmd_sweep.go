@@ -42,7 +42,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	shardFlag := fs.String("shard", "", "run only shard k of n (k/n, n ≥ 1 and 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"sweep merge\"")
 	format := fs.String("format", sweep.FormatCSV, "output: csv (one row per cell per lane) or json (the spec and the cells)")
 	out := fs.String("o", "", "write to this file (complete only when the sweep ends: it is written beside it and renamed) instead of the standard output")
-	maxMemory := memoryFlag(fs, "memory budget of each cell's run: a lane whose queues outgrow it stops (outcome stopped)")
+	maxMemory := memoryFlag(fs, "memory budget of each cell's run: a lane whose queues outgrow its share (the budget over the lanes) stops (outcome stopped)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab sweep [flags]\n"+
 			"       backofflab sweep merge [-o FILE] PART...\n\n"+

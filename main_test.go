@@ -546,7 +546,7 @@ func TestRunMemoryBudget(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	a, b := lines[len(lines)-2], lines[len(lines)-1]
 	if !strings.Contains(a, "[a fixed]") || !strings.Contains(a, "COLLAPSED: stopped at ") ||
-		!strings.Contains(a, "the memory budget of a run (2 MiB)") {
+		!strings.Contains(a, "the memory budget of a run (2 MiB; 1 MiB a lane)") {
 		t.Errorf("lane a's verdict: %s", a)
 	}
 	if strings.Contains(b, "stopped at") {

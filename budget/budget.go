@@ -52,65 +52,70 @@ func (p *Pool) take(n int64) bool {
 func (p *Pool) give(n int64) { p.used.Add(-n) }
 
 // Account is one run's budget: at most its limit, and only while its pool (if
-// any) has room. An Account is used by one goroutine at a time.
+// any) has room. An Account is used by one goroutine at a time, but its
+// shares (Share) may each be used by a goroutine of its own.
 type Account struct {
 	pool  *Pool
 	limit int64
-	used  int64
+	used  atomic.Int64
 
-	// A follower (Follow) passes every change on to lead, after ready.
-	lead  *Account
-	ready func()
+	// A share (Share) passes every change on to lead, which holds what
+	// all its shares hold.
+	lead *Account
 }
 
-// Follow returns an account that passes every change (Grow and Shrink) on
-// to r after calling ready, which returns once r is the caller's to use and
-// every change that must come before this one has come: for the work of one
-// run split between goroutines that must draw on r in an order of their
-// own (not the order in which their goroutines happen to run).
-func (r *Account) Follow(ready func()) *Account {
-	return &Account{lead: r, ready: ready}
+// Share returns an account of at most limit bytes that draws on r: what it
+// takes counts against r's limit and r's pool too. Shares of one account may
+// be used at once, each by a goroutine of its own. A share's limit is its
+// own, whatever its sibling shares hold: the parts of one run (a
+// simulation's lanes) each get a fixed part of its budget, so that whether
+// one part fits never depends on how far the others have got.
+func (r *Account) Share(limit int64) *Account {
+	return &Account{lead: r, limit: limit}
 }
 
 // NewAccount returns a budget of limit bytes drawn from p; a nil p means the
 // run's limit alone bounds it.
 func NewAccount(p *Pool, limit int64) *Account { return &Account{pool: p, limit: limit} }
 
-// Limit returns the run's limit in bytes (a follower's lead's).
-func (r *Account) Limit() int64 {
-	if r.lead != nil {
-		return r.lead.Limit()
-	}
-	return r.limit
-}
+// Limit returns the account's limit in bytes.
+func (r *Account) Limit() int64 { return r.limit }
 
-// Used returns the bytes the run holds (a follower's lead, what it has
-// been passed).
-func (r *Account) Used() int64 {
-	if r.lead != nil {
-		return r.lead.Used()
-	}
-	return r.used
-}
+// Used returns the bytes the account holds.
+func (r *Account) Used() int64 { return r.used.Load() }
 
 // Grow takes n more bytes, or returns an *ExceededError and takes nothing
-// when the run's limit or its pool would be exceeded. A nil Account allows
-// everything.
+// when the account's limit, its lead's (for a share) or its pool would be
+// exceeded. A nil Account allows everything.
 func (r *Account) Grow(n int64) error {
 	if r == nil || n <= 0 {
 		return nil
 	}
 	if r.lead != nil {
-		r.ready()
-		return r.lead.Grow(n)
+		// A share is used by one goroutine: nothing but it changes
+		// its own use.
+		if u := r.used.Load(); u+n > r.limit {
+			return &ExceededError{Limit: r.limit, Of: r.lead.limit}
+		}
+		if err := r.lead.Grow(n); err != nil {
+			return err
+		}
+		r.used.Add(n)
+		return nil
 	}
-	if r.used+n > r.limit {
-		return &ExceededError{Limit: r.limit}
+	for {
+		u := r.used.Load()
+		if u+n > r.limit {
+			return &ExceededError{Limit: r.limit}
+		}
+		if r.used.CompareAndSwap(u, u+n) {
+			break
+		}
 	}
 	if r.pool != nil && !r.pool.take(n) {
+		r.used.Add(-n)
 		return &ExceededError{Limit: r.pool.max, Shared: true}
 	}
-	r.used += n
 	return nil
 }
 
@@ -119,22 +124,26 @@ func (r *Account) Shrink(n int64) {
 	if r == nil || n <= 0 {
 		return
 	}
-	if r.lead != nil {
-		r.ready()
-		r.lead.Shrink(n)
-		return
+	for {
+		u := r.used.Load()
+		m := min(n, u)
+		if r.used.CompareAndSwap(u, u-m) {
+			n = m
+			break
+		}
 	}
-	n = min(n, r.used)
-	r.used -= n
-	if r.pool != nil {
+	switch {
+	case r.lead != nil:
+		r.lead.Shrink(n)
+	case r.pool != nil:
 		r.pool.give(n)
 	}
 }
 
-// Close gives back everything the run holds. The run may grow again.
+// Close gives back everything the account holds. It may grow again.
 func (r *Account) Close() {
 	if r != nil {
-		r.Shrink(r.used)
+		r.Shrink(r.used.Load())
 	}
 }
 
@@ -142,11 +151,18 @@ func (r *Account) Close() {
 type ExceededError struct {
 	Limit  int64 // the budget's size in bytes
 	Shared bool  // the server-wide pool, not the run's own limit
+	// Of is, for a share of a run's budget (Account.Share), the run's
+	// limit in bytes; 0 for the run's own.
+	Of int64
 }
 
 func (e *ExceededError) Error() string {
-	if e.Shared {
+	switch {
+	case e.Shared:
 		return "the server's memory budget (" + Bytes(e.Limit) + ", shared by every page and export)"
+	case e.Of > 0 && e.Of != e.Limit:
+		// The shares of a run are its simulation's lanes.
+		return "the memory budget of a run (" + Bytes(e.Of) + "; " + Bytes(e.Limit) + " a lane)"
 	}
 	return "the memory budget of a run (" + Bytes(e.Limit) + ")"
 }

@@ -132,24 +132,74 @@ func ExampleAccount() {
 	// 0 B
 }
 
-// TestFollow: a follower calls ready before every change, then passes
-// it on to its lead.
-func TestFollow(t *testing.T) {
-	lead := budget.NewAccount(nil, 100)
-	readies := 0
-	f := lead.Follow(func() { readies++ })
-	if err := f.Grow(60); err != nil {
-		t.Fatalf("Grow: %v", err)
+// TestShare: a share is bounded by its own limit whatever its siblings
+// hold, and passes every change on to its lead, whose limit and pool
+// bound all of them.
+func TestShare(t *testing.T) {
+	pool := budget.NewPool(1000)
+	lead := budget.NewAccount(pool, 100)
+	a, b := lead.Share(50), lead.Share(50)
+	if err := a.Grow(40); err != nil {
+		t.Fatalf("Grow within the share: %v", err)
 	}
-	f.Shrink(10)
-	if lead.Used() != 50 || readies != 2 {
-		t.Fatalf("after a Grow and a Shrink: lead uses %d, %d readies; want 50, 2", lead.Used(), readies)
-	}
+	err := a.Grow(11)
 	var ex *budget.ExceededError
-	if err := f.Grow(51); !errors.As(err, &ex) || ex.Limit != 100 || readies != 3 {
-		t.Fatalf("Grow past the lead's limit: %v, %d readies; want its ExceededError, 3", err, readies)
+	if !errors.As(err, &ex) || ex.Limit != 50 || ex.Of != 100 || ex.Shared {
+		t.Fatalf("Grow past the share: %v, want its share's ExceededError", err)
 	}
-	if f.Limit() != 100 || f.Used() != 50 {
-		t.Fatalf("the follower's limit %d and use %d, want its lead's 100 and 50", f.Limit(), f.Used())
+	if want := "the memory budget of a run (100 B; 50 B a lane)"; err.Error() != want {
+		t.Errorf("the share's error %q, want %q", err, want)
+	}
+	if err := b.Grow(50); err != nil {
+		t.Fatalf("the other share, to its limit: %v", err)
+	}
+	if a.Used() != 40 || b.Used() != 50 || lead.Used() != 90 || pool.Used() != 90 {
+		t.Fatalf("shares %d and %d, lead %d, pool %d; want 40, 50, 90, 90", a.Used(), b.Used(), lead.Used(), pool.Used())
+	}
+	// The lead bounds its shares together: what it holds of its own
+	// counts too.
+	if err := lead.Grow(5); err != nil {
+		t.Fatalf("the lead's own Grow: %v", err)
+	}
+	if err := a.Grow(10); !errors.As(err, &ex) || ex.Limit != 100 || ex.Of != 0 {
+		t.Fatalf("a share's Grow past the lead's limit: %v, want the lead's ExceededError", err)
+	}
+	if a.Used() != 40 || lead.Used() != 95 {
+		t.Fatalf("after the refused Grow: share %d, lead %d; want 40, 95", a.Used(), lead.Used())
+	}
+	a.Shrink(1000) // never more than it holds
+	b.Close()
+	if a.Used() != 0 || b.Used() != 0 || lead.Used() != 5 || pool.Used() != 5 {
+		t.Fatalf("after Shrink and Close: shares %d and %d, lead %d, pool %d; want 0, 0, 5, 5", a.Used(), b.Used(), lead.Used(), pool.Used())
+	}
+	one := lead.Share(100)
+	if err := one.Grow(200); err == nil || err.Error() != "the memory budget of a run (100 B)" {
+		t.Errorf("a share of the whole run: %v, want the run's own words", err)
+	}
+}
+
+// TestSharesConcurrent: shares of one account grow and shrink from
+// goroutines of their own, and their lead and pool add up (run with -race).
+func TestSharesConcurrent(t *testing.T) {
+	pool := budget.NewPool(1 << 20)
+	lead := budget.NewAccount(pool, 1<<20)
+	var wg sync.WaitGroup
+	for range 4 {
+		s := lead.Share(1 << 18)
+		wg.Go(func() {
+			for i := range 1000 {
+				if err := s.Grow(100); err != nil {
+					t.Errorf("Grow %d: %v", i, err)
+					return
+				}
+				if i%2 == 0 {
+					s.Shrink(50)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if want := int64(4 * (1000*100 - 500*50)); lead.Used() != want || pool.Used() != want {
+		t.Fatalf("lead %d, pool %d; want %d", lead.Used(), pool.Used(), want)
 	}
 }

@@ -59,10 +59,8 @@ type Engine struct {
 	partial bool
 
 	// parallel: the lanes may advance on goroutines of their own
-	// (SetParallel); work is the events a lane processed in the latest
-	// stretch, and round the state of a parallel one.
+	// (SetParallel); round is the state of their advancing apart.
 	parallel bool
-	work     int
 	round    round
 	// alwaysParallel makes every stretch parallel, however little its
 	// work, on any number of cores: for tests of the rounds themselves.
@@ -91,8 +89,8 @@ const MaxOutages = 100
 func New(p scenario.Params) (*Engine, error) { return NewWithBudget(p, nil) }
 
 // NewWithBudget is New with the memory that p's size decides (clients,
-// events, the server's queues) drawn from mem. When a lane's state would
-// outgrow mem, that lane halts: it stops processing events, its queues go
+// events, the server's queues) drawn from mem, each lane from an equal
+// share of it. When a lane's state would outgrow its share, that lane halts: it stops processing events, its queues go
 // back to mem, its ticks carry no values from then on and its scenario.Summary says
 // why (scenario.Summary.Stopped). NewWithBudget returns mem's *budget.ExceededError
 // when the run's initial state does not fit at all.
@@ -110,6 +108,17 @@ func NewWithBudget(p scenario.Params, mem *budget.Account) (*Engine, error) {
 		}
 	}
 	return e, nil
+}
+
+// share returns a lane's part of the run's memory budget, one of n equal
+// shares (nil without a budget): a lane that outgrows it halts, whatever
+// the other lanes hold, so that no lane's run depends on another's, and
+// the lanes may advance apart (SetParallel).
+func (e *Engine) share(n int) *budget.Account {
+	if e.mem == nil {
+		return nil
+	}
+	return e.mem.Share(e.mem.Limit() / int64(n))
 }
 
 // release gives back everything the lanes hold of the budget.
@@ -208,9 +217,8 @@ func (e *Engine) Reset() {
 	e.nextTick = e.p.Tick
 	e.lanes = make([]*lane, len(e.p.Lanes))
 	for i := range e.lanes {
-		e.lanes[i] = newLane(&e.eff, i, e.mem)
+		e.lanes[i] = newLane(&e.eff, i, e.share(len(e.lanes)))
 	}
-	e.work = 0
 	e.setRound()
 	e.schedule()
 }
@@ -356,10 +364,7 @@ const tickCost = 32
 // events (maxEvents > 0), a tick counting as tickCost events a lane, and
 // reports whether it reached t. Parallel lanes (SetParallel) share
 // maxEvents equally, each stopping at its share, and may stand apart when
-// it returns (Now is then the latest tick every lane has ended); a lane
-// whose memory grows waits for the lanes before it to end the tick it is
-// in (see round), and the events that take them there come beyond
-// maxEvents: at most maxAhead ticks of those lanes. Calling it again
+// it returns (Now is then the latest tick every lane has ended). Calling it again
 // goes on where it stopped, with the same events, ticks and verdicts as one
 // AdvanceTo, so a caller can answer its users between slices however dense
 // the run's events are. A Set or Outage between two slices applies at one
@@ -484,14 +489,15 @@ func (e *Engine) outage(on bool, kind string) {
 	if on {
 		f = failureOf(kind)
 	}
-	for _, l := range e.lanes {
+	now := e.now
+	e.forLanes(func(l *lane) {
 		if on {
 			l.det.OutageStarted()
 		} else {
-			l.det.OutageEnded(e.now)
+			l.det.OutageEnded(now)
 		}
 		l.setFailure(f)
-	}
+	})
 }
 
 // ErrRestarted is returned by Set when the new parameters could not apply

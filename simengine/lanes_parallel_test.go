@@ -22,7 +22,7 @@ type parallelRun struct {
 	rec   scenario.Params
 	peak  int64 // the most of the budget the run held at a slice's end
 
-	rounds, waits int // the engine's parallel rounds and its lanes' waits for memory
+	rounds int // the engine's parallel rounds
 }
 
 // The ways runLanesOf runs the lanes: one after the other, in parallel
@@ -67,7 +67,7 @@ func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, every t
 		}
 	}
 	r.sums, r.halts, r.rec = simJSON(t, e.Summaries()), simJSON(t, e.Halted()), e.Record()
-	r.rounds, r.waits = e.round.rounds, e.round.waits
+	r.rounds = e.round.rounds
 	e.release()
 	if mem != nil && mem.Used() != 0 {
 		t.Errorf("the run holds %d bytes of its budget after its release", mem.Used())
@@ -118,10 +118,8 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 		{"open loop", open, 64 << 20, 500, 50 * time.Millisecond, nil},
 		{"live changes", simSmall(), 0, 301, 50 * time.Millisecond, live},
 		{"four lanes, live changes", four, 0, 1 << 20, 50 * time.Millisecond, live},
-		// The budget binds: the lanes halt where and when they do one
-		// after the other, tick after tick (the targets fall on ticks: one
-		// after the other, a target between two ticks is where the lanes
-		// draw on the budget in turn, which parallel lanes need not be).
+		// The budget binds: each lane halts where its share of it ends,
+		// wherever the targets and the slices fall.
 		{"four lanes, one target, small slices", four, 0, 500, four.Duration, nil},
 		{"storm within a budget, one target", storm, 1 << 20, 3000, storm.Duration, nil},
 		{"storm within a budget", storm, 1 << 20, 5000, 100 * time.Millisecond, nil},
@@ -147,7 +145,7 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 					t.Errorf("records differ:\none after the other %s\n%s %s", a, o.name, b)
 				}
 			}
-			t.Logf("%d rounds, %d waits; halts %s", par.rounds, par.waits, par.halts)
+			t.Logf("%d rounds; halts %s", par.rounds, par.halts)
 			if par.rounds == 0 {
 				t.Error("no stretch of the run went parallel")
 			}
@@ -300,7 +298,8 @@ func BenchmarkParallelLanes(b *testing.B) {
 			var events int64
 			var work, path time.Duration
 			for b.Loop() {
-				e, err := New(bc.p)
+				// Within a budget, as a command's run is.
+				e, err := NewWithBudget(bc.p, budget.NewAccount(nil, 1<<30))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -887,7 +887,7 @@ func browserHaltedLane(t *testing.T, env *browserEnv) {
 	// more under -race on a busy machine: this wait is longer than others.
 	got := pollFor[string](tb, "lane a's verdict says it stopped",
 		`(t => t.includes('stopped at') ? t : '')(document.querySelector('[data-verdict-details="a"]').textContent)`, 3*pollTimeout)
-	if !strings.Contains(got, "queued requests") || !strings.Contains(got, "the memory budget of a run (32 MiB)") {
+	if !strings.Contains(got, "queued requests") || !strings.Contains(got, "the memory budget of a run (32 MiB; 16 MiB a lane)") {
 		t.Errorf("lane a's verdict: %q", got)
 	}
 	if cls := eval[string](tb, `document.querySelector('[data-verdict="a"]').className`); !strings.Contains(cls, "bad") {

@@ -22,8 +22,9 @@ type Limits struct {
 	// value allows none.
 	MaxRealSessions int
 	// RunMemory is the memory budget of one run, a page's or an export's,
-	// in bytes: a lane whose queues outgrow it stops with a verdict that
-	// says so (simengine.NewWithBudget).
+	// in bytes, shared equally by its lanes: a lane whose queues outgrow
+	// its share stops with a verdict that says so
+	// (simengine.NewWithBudget).
 	RunMemory int64
 	// MaxMemory is the server-wide budget, in bytes, that every run draws
 	// on: when it is taken, a new page or export is refused as busy, and a

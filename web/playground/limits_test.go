@@ -52,7 +52,7 @@ func TestRunMemoryHaltsLane(t *testing.T) {
 	})
 	lanes := field[[]map[string]any](t, m, "lanes")
 	stopped, _ := lanes[0]["stopped"].(string)
-	if !strings.HasPrefix(stopped, "collapsed: stopped at ") || !strings.Contains(stopped, "the memory budget of a run (8 MiB)") {
+	if !strings.HasPrefix(stopped, "collapsed: stopped at ") || !strings.Contains(stopped, "the memory budget of a run (8 MiB; 4 MiB a lane)") {
 		t.Errorf("lane a stopped: %q", stopped)
 	}
 	if lanes[1]["stopped"] != nil {
@@ -99,7 +99,7 @@ func TestMemoryBusy(t *testing.T) {
 	// A run whose initial state alone outgrows its budget is refused too.
 	srv = newPoolServer(t, Limits{RunMemory: 1 << 20}, budget.NewPool(1<<30))
 	resp, body = get(t, srv.URL+"/export.csv?clients=20000&lanes=4", nil)
-	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "does not fit in the memory budget of a run (1 MiB)") {
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "does not fit in the memory budget of a run (1 MiB; 256 KiB a lane)") {
 		t.Errorf("oversized export: %d %s", resp.StatusCode, body)
 	}
 }
