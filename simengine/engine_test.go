@@ -190,6 +190,14 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		fail("server failure %s, want %s (down=%v, outage=%s)", failName(l.fail), failName(want), e.down, e.p.Outage)
 	}
 
+	// Clients' own timeouts: kept, one each, once the lane's strategy sets them.
+	if l.timer != nil && l.timeouts == nil {
+		fail("the lane's strategy sets its timeouts, and its clients keep none")
+	}
+	if l.timeouts != nil && len(l.timeouts) != len(l.clients) {
+		fail("%d clients' own timeouts for %d clients", len(l.timeouts), len(l.clients))
+	}
+
 	// Clients: recount the states.
 	var nWaiting, nBacking int
 	for ci := range l.clients {
@@ -201,9 +209,10 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 			continue
 		}
 		// Think times are the common-random-number stream: the client's
-		// k-th think time, whatever the lane.
-		if c.st.Think != l.thinkTime(int32(ci), c.link) && c.link > 0 {
-			fail("client %d's think time %v is not its think time number %d", ci, c.st.Think, c.link)
+		// k-th think time, whatever the lane, which a thinking client
+		// keeps in its slot for its next request's Begin.
+		if th := time.Duration(c.slot); c.state == thinking && c.link > 0 && th != l.thinkTime(int32(ci), c.link) {
+			fail("client %d's think time %v is not its think time number %d", ci, th, c.link)
 		}
 		switch c.state {
 		case waiting:
@@ -375,7 +384,7 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		c := &l.clients[ev.c]
 		switch c.state {
 		case waiting:
-			if want := c.st.AttemptStart + c.st.AttemptTimeout(e.p.Timeout); ev.at != want {
+			if want := c.st.AttemptStart + l.timeouts.of(ev.c, e.p.Timeout); ev.at != want {
 				fail("waiting client %d times out at %v, want %v", ev.c, ev.at, want)
 			}
 		case backing:
@@ -409,8 +418,16 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 			fail("tier %d, which the lane has not, sent attempts", k+2)
 		}
 	}
-	if l.halt == nil && l.callHeld != int64(len(l.calls))*clientBytes {
-		fail("the calls hold %d bytes of the budget, %d calls cost %d", l.callHeld, len(l.calls), int64(len(l.calls))*clientBytes)
+	if cost := int64(len(l.calls)) * l.callTimeouts.each(); l.halt == nil && l.callHeld != cost {
+		fail("the calls hold %d bytes of the budget, %d calls cost %d", l.callHeld, len(l.calls), cost)
+	}
+	if l.callTimeouts != nil && len(l.callTimeouts) != len(l.calls) {
+		fail("%d calls' own timeouts for %d calls", len(l.callTimeouts), len(l.calls))
+	}
+	for k, t := range l.tiers {
+		if t.timer != nil && l.callTimeouts == nil {
+			fail("tier %d's strategy sets its timeouts, and the calls keep none", k+2)
+		}
 	}
 	free := map[int32]bool{}
 	for _, x := range l.freeCalls {
@@ -448,8 +465,8 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 		}
 		if ev, ok := callEvents[int32(x)]; !ok {
 			fail("call %d (state %d) has no event", x, c.state)
-		} else if c.state == waiting && ev.at != c.st.AttemptStart+c.st.AttemptTimeout(l.tiers[c.tier].timeout) {
-			fail("waiting call %d times out at %v, want %v", x, ev.at, c.st.AttemptStart+c.st.AttemptTimeout(l.tiers[c.tier].timeout))
+		} else if want := c.st.AttemptStart + l.callTimeouts.of(int32(x), l.tiers[c.tier].timeout); c.state == waiting && ev.at != want {
+			fail("waiting call %d times out at %v, want %v", x, ev.at, want)
 		} else if c.state == backing && ev.at != c.st.AttemptStart {
 			fail("backing call %d wakes at %v, its next attempt starts at %v", x, ev.at, c.st.AttemptStart)
 		}

@@ -43,8 +43,14 @@ const (
 // the call's index: every attempt starts with in = nowhere, so a stale slot
 // never matches, and a call's index is not reused while the call is alive.
 type client struct {
-	st   strategies.State // the current request's retry state; st.Think is a client's last think time
-	slot uint64           // absolute index of its attempt in the server queue or backlog, or its call's index
+	st strategies.State // the current request's retry state
+	// slot is, while the client waits on an attempt, the attempt's
+	// absolute index in the server queue or backlog, or its call's
+	// index; while it thinks, its think time, which its next request's
+	// Policy.Begin takes (think_scaled's first retry scales it). It is
+	// kept, not drawn again: a live change or a fault may change the
+	// mean think time before the request starts.
+	slot uint64
 	// link is, for a client, the count of its think times (the
 	// common-random-number stream's index); for a call, its caller's
 	// index: a client's for a call of the top inner tier, else a call's.
@@ -58,8 +64,13 @@ type client struct {
 	tier  uint8 // a call's inner tier: 0 for the one the clients call (tier 2)
 }
 
-// clientBytes is what a client costs: its state and its event.
-const clientBytes = int64(unsafe.Sizeof(client{})) + int64(unsafe.Sizeof(event{}))
+// clientBytes is what a client costs: its state and its event. A lane
+// that keeps its clients' own timeouts (see ownTimeouts) pays timeoutBytes
+// more for each.
+const (
+	clientBytes  = int64(unsafe.Sizeof(client{})) + int64(unsafe.Sizeof(event{}))
+	timeoutBytes = int64(unsafe.Sizeof(time.Duration(0)))
+)
 
 // counters count what happens in a lane, over a tick or since the start:
 // its clients' requests and attempts and, for layered retries, the
@@ -97,6 +108,10 @@ type lane struct {
 	active  int // clients[:active] take part; the rest are retired
 	q       queue
 	now     time.Duration
+	// timer is the lane's strategy when it sets its attempts' timeouts,
+	// else nil; timeouts are its clients' (see ownTimeouts).
+	timer    strategies.AttemptTimer
+	timeouts ownTimeouts
 
 	// An open loop's requests each have a client of their own, from
 	// clients[1:]; client 0 is the source whose events are the arrivals.
@@ -123,11 +138,12 @@ type lane struct {
 	// (scheduleCall), so that the events of both are ordered by (time,
 	// seq) as one queue's would be. callHeld is what the calls take of
 	// the budget.
-	tiers     []tierRun
-	calls     []client
-	freeCalls []int32
-	cq        queue
-	callHeld  int64
+	tiers        []tierRun
+	calls        []client
+	callTimeouts ownTimeouts // the calls' own timeouts, indexed as calls
+	freeCalls    []int32
+	cq           queue
+	callHeld     int64
 
 	// errFrac is the share of answers an error burst turns into errors,
 	// and answers counts the answers, for a reproducible choice of which.
@@ -152,10 +168,80 @@ type lane struct {
 }
 
 // tierRun is one inner tier of a lane: its policy, shared by its calls as
-// a lane's is by its clients, and its per-attempt timeout.
+// a lane's is by its clients, its strategy when that sets its attempts'
+// timeouts (else nil), and its per-attempt timeout.
 type tierRun struct {
 	pol     *strategies.Policy
+	timer   strategies.AttemptTimer
 	timeout time.Duration
+}
+
+// ownTimeouts holds, for each client (or call) of a lane, the timeout its
+// current attempt takes from a strategy that sets its attempts' timeouts
+// (a strategies.AttemptTimer: gRPC's, Envoy's), or 0 for the lane's (or
+// its tier's). It is nil, and costs nothing, in a lane whose strategies
+// never set one, where every entry would be 0; it is made when a lane
+// first has such a strategy and kept for the rest of the run.
+//
+// An entry is what the strategy in effect computed after the request's
+// Begin and after each retry that Policy.Retry allowed, and it is not
+// touched by a strategy that sets none: a live change away from gRPC
+// leaves a request in flight the timeouts gRPC gave it, until the request
+// ends, as they were when State held them.
+type ownTimeouts []time.Duration
+
+// of returns the timeout of entry i's current attempt: its own, else def.
+func (t ownTimeouts) of(i int32, def time.Duration) time.Duration {
+	if t != nil && t[i] > 0 {
+		return t[i]
+	}
+	return def
+}
+
+// begun sets entry i after its request's Begin (and AllowFirst) under a
+// strategy whose timer is timer (nil: it sets none).
+func (t ownTimeouts) begun(i int32, timer strategies.AttemptTimer, s *strategies.State) {
+	if t == nil {
+		return
+	}
+	if timer == nil {
+		t[i] = 0
+		return
+	}
+	t[i] = timer.AttemptTimeout(s)
+}
+
+// retried sets entry i after Policy.Retry allowed a retry under a
+// strategy whose timer is timer; a strategy that sets none leaves it.
+func (t ownTimeouts) retried(i int32, timer strategies.AttemptTimer, s *strategies.State) {
+	if t != nil && timer != nil {
+		t[i] = timer.AttemptTimeout(s)
+	}
+}
+
+// keep makes t, when it is nil and timer is not, with an entry (0) for
+// each of n clients and room for capacity. It reports whether it made t.
+func (t *ownTimeouts) keep(timer strategies.AttemptTimer, n, capacity int) bool {
+	if *t != nil || timer == nil {
+		return false
+	}
+	*t = make(ownTimeouts, n, max(n, capacity))
+	return true
+}
+
+// add appends an entry for a new client or call, when t is kept.
+func (t *ownTimeouts) add() {
+	if *t != nil {
+		*t = append(*t, 0)
+	}
+}
+
+// each returns what one client (or call) costs the budget with t.
+func (t ownTimeouts) each() int64 {
+	if t != nil {
+		return clientBytes + timeoutBytes
+	}
+	return clientBytes
 }
 
 // maxLat bounds the success latencies a lane keeps per tick for p50 and
@@ -201,7 +287,8 @@ func newLane(p *scenario.Params, i int, mem *budget.Account) *lane {
 	l.det = scenario.NewDetector(*p)
 	if l.open = p.Arrival == scenario.ArrivalOpen; l.open {
 		if l.reserve(1) {
-			l.clients = []client{{state: arriving}}
+			l.addClient()
+			l.clients[0].state = arriving
 			l.active = 1
 			l.q.schedule(0, l.arrivalGap())
 		}
@@ -209,10 +296,20 @@ func newLane(p *scenario.Params, i int, mem *budget.Account) *lane {
 	}
 	if l.reserve(p.Clients) {
 		l.clients = make([]client, 0, p.Clients)
+		if l.timeouts != nil {
+			l.timeouts = make(ownTimeouts, 0, p.Clients)
+		}
 		l.q.reserve(p.Clients)
 		l.resize(p.Clients)
 	}
 	return l
+}
+
+// addClient appends a new client, and its own timeout when the lane keeps
+// them.
+func (l *lane) addClient() {
+	l.clients = append(l.clients, client{})
+	l.timeouts.add()
 }
 
 // arrivalGap returns the time from the open loop's current arrival to the
@@ -240,22 +337,22 @@ func (l *lane) arrive() {
 			return
 		}
 		ci = int32(len(l.clients))
-		l.clients = append(l.clients, client{})
+		l.addClient()
 		l.active++
 	}
 	c := &l.clients[ci]
-	*c = client{st: strategies.State{Think: gap}, seq: c.seq}
-	l.start(ci, c)
+	*c = client{seq: c.seq}
+	l.start(ci, c, gap)
 }
 
 // reserve takes from the budget what n clients cost, beyond what the lane
 // holds already; when it cannot, the lane halts.
-func (l *lane) reserve(n int) bool { return l.grow(&l.held, n) }
+func (l *lane) reserve(n int) bool { return l.grow(&l.held, int64(n)*l.timeouts.each()) }
 
-// grow takes from the budget what n clients (or calls) cost beyond *held,
-// and adds it to *held; when it cannot, the lane halts.
-func (l *lane) grow(held *int64, n int) bool {
-	need := int64(n)*clientBytes - *held
+// grow takes from the budget what bytes (of clients or calls) cost beyond
+// *held, and adds it to *held; when it cannot, the lane halts.
+func (l *lane) grow(held *int64, bytes int64) bool {
+	need := bytes - *held
 	if need <= 0 {
 		return true
 	}
@@ -303,6 +400,10 @@ func (l *lane) configure(i int) {
 	}
 	pol.Keep(l.pol)
 	l.pol, l.cancel = pol, l.p.Lanes[i].CancelOnTimeout
+	l.timer, _ = pol.Strategy.(strategies.AttemptTimer)
+	if l.timeouts.keep(l.timer, len(l.clients), cap(l.clients)) {
+		l.reserve(len(l.clients)) // a live change to gRPC: the clients cost more
+	}
 	// The tiers' policies, each keeping its old one's shared limits. The
 	// number of tiers is fixed for a run (Engine.Set restarts when it
 	// changes): the calls alive name their tier by its index.
@@ -316,7 +417,11 @@ func (l *lane) configure(i int) {
 			panic("simengine: unvalidated tier: " + err.Error())
 		}
 		pol.Keep(l.tiers[k].pol)
-		l.tiers[k] = tierRun{pol: pol, timeout: t.Timeout}
+		timer, _ := pol.Strategy.(strategies.AttemptTimer)
+		l.tiers[k] = tierRun{pol: pol, timer: timer, timeout: t.Timeout}
+		if l.callTimeouts.keep(timer, len(l.calls), cap(l.calls)) {
+			l.grow(&l.callHeld, int64(len(l.calls))*l.callTimeouts.each())
+		}
 	}
 }
 
@@ -347,7 +452,7 @@ func (l *lane) resize(n int) {
 	}
 	for l.active < n {
 		if l.active == len(l.clients) {
-			l.clients = append(l.clients, client{})
+			l.addClient()
 		}
 		ci := int32(l.active)
 		l.active++
@@ -429,7 +534,7 @@ func (l *lane) wake(ci int32) {
 	c := &l.clients[ci]
 	switch c.state {
 	case thinking:
-		l.start(ci, c)
+		l.start(ci, c, time.Duration(c.slot))
 	case arriving:
 		l.arrive()
 	case backing:
@@ -442,7 +547,7 @@ func (l *lane) wake(ci int32) {
 			return
 		}
 		l.tick.retries++
-		l.attempt(ci, c)
+		l.attempt(ci, c, l.timeouts.of(ci, l.p.Timeout))
 	case waiting:
 		l.tick.timeouts++
 		if l.cancel {
@@ -454,27 +559,28 @@ func (l *lane) wake(ci int32) {
 	}
 }
 
-// start begins client ci's new request, whose think time (or, in an open
-// loop, the gap before its arrival) is in c.st.Think.
-func (l *lane) start(ci int32, c *client) {
+// start begins client ci's new request after a think time of think (in
+// an open loop, the gap before its arrival).
+func (l *lane) start(ci int32, c *client, think time.Duration) {
 	l.tick.requests++
-	l.pol.Begin(&c.st, l.now, c.st.Think)
+	l.pol.Begin(&c.st, l.now, think)
 	if !l.pol.AllowFirst(&c.st, l.now, l.rng) {
 		// A limit (a breaker) refused the request: it ends unsent.
 		l.tick.gaveUp++
 		l.think(ci, c)
 		return
 	}
-	l.attempt(ci, c)
+	l.timeouts.begun(ci, l.timer, &c.st)
+	l.attempt(ci, c, l.timeouts.of(ci, l.p.Timeout))
 }
 
-// attempt sends client ci's next attempt: to the server, or with tiers to
-// a call of the top one.
-func (l *lane) attempt(ci int32, c *client) {
+// attempt sends client ci's next attempt, which times out after timeout:
+// to the server, or with tiers to a call of the top one.
+func (l *lane) attempt(ci int32, c *client, timeout time.Duration) {
 	c.state, c.in = waiting, nowhere
 	l.waiting++
 	l.tick.attempts++
-	l.q.schedule(ci, l.now+c.st.AttemptTimeout(l.p.Timeout))
+	l.q.schedule(ci, l.now+timeout)
 	if len(l.tiers) > 0 {
 		l.call(0, ci)
 		return
@@ -588,6 +694,7 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 		l.think(ci, c)
 		return
 	}
+	l.timeouts.retried(ci, l.timer, &c.st)
 	c.state = backing
 	l.inBackoff++
 	l.q.schedule(ci, l.now+d)
@@ -603,10 +710,9 @@ func (l *lane) think(ci int32, c *client) {
 		return
 	}
 	c.link++
-	c.st.Think = l.thinkTime(ci, c.link)
-	c.state = thinking
-	c.in = nowhere
-	l.q.schedule(ci, l.now+c.st.Think)
+	d := l.thinkTime(ci, c.link)
+	c.state, c.in, c.slot = thinking, nowhere, uint64(d)
+	l.q.schedule(ci, l.now+d)
 }
 
 // complete answers the oldest request in the server.

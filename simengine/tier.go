@@ -43,10 +43,11 @@ func (l *lane) newCall() (int32, bool) {
 		l.freeCalls = l.freeCalls[:k-1]
 		return x, true
 	}
-	if !l.grow(&l.callHeld, len(l.calls)+1) {
+	if !l.grow(&l.callHeld, int64(len(l.calls)+1)*l.callTimeouts.each()) {
 		return 0, false
 	}
 	l.calls = append(l.calls, client{state: retired})
+	l.callTimeouts.add()
 	return int32(len(l.calls) - 1), true
 }
 
@@ -72,13 +73,14 @@ func (l *lane) call(k uint8, caller int32) {
 	p.in, p.slot = inTier, uint64(x)
 	c := &l.calls[x]
 	*c = client{link: uint32(caller), tier: k, seq: c.seq}
-	pol := l.tiers[k].pol
-	pol.Begin(&c.st, l.now, 0)
-	if !pol.AllowFirst(&c.st, l.now, l.rng) {
+	t := &l.tiers[k]
+	t.pol.Begin(&c.st, l.now, 0)
+	if !t.pol.AllowFirst(&c.st, l.now, l.rng) {
 		// A limit of the tier (a breaker) refused the call: it fails fast.
 		l.answer(x, strategies.Error)
 		return
 	}
+	l.callTimeouts.begun(x, t.timer, &c.st)
 	l.callAttempt(x)
 }
 
@@ -89,7 +91,7 @@ func (l *lane) callAttempt(x int32) {
 	k := c.tier
 	c.state, c.in = waiting, nowhere
 	l.tick.tier[k]++
-	l.scheduleCall(x, l.now+c.st.AttemptTimeout(l.tiers[k].timeout))
+	l.scheduleCall(x, l.now+l.callTimeouts.of(x, l.tiers[k].timeout))
 	if int(k)+1 < len(l.tiers) {
 		l.call(k+1, x) // may grow l.calls: c is stale from here
 		return
@@ -124,13 +126,14 @@ func (l *lane) wakeCall(x int32) {
 // it retries by its tier's policy, or answers its caller with an error.
 func (l *lane) callFailed(x int32, o strategies.Outcome) {
 	c := &l.calls[x]
-	pol := l.tiers[c.tier].pol
-	pol.Record(&c.st, l.now, o)
-	d, ok := pol.Retry(&c.st, l.now, l.rng)
+	t := &l.tiers[c.tier]
+	t.pol.Record(&c.st, l.now, o)
+	d, ok := t.pol.Retry(&c.st, l.now, l.rng)
 	if !ok {
 		l.answer(x, strategies.Error)
 		return
 	}
+	l.callTimeouts.retried(x, t.timer, &c.st)
 	c.state = backing
 	l.scheduleCall(x, l.now+d)
 }

@@ -1,0 +1,51 @@
+package simengine
+
+import (
+	"testing"
+	"time"
+
+	"backofflab/scenario"
+	"backofflab/strategies"
+)
+
+// TestOwnTimeoutOutlivesAChange: an attempt's own timeout (Envoy's
+// per_try_timeout here) belongs to the request that its strategy set it
+// in. A live change to a strategy that sets none leaves the request in
+// flight its timeouts until it ends, and a lane that never had such a
+// strategy keeps no table of them. One client, behind a partition that
+// loses every attempt, retries a single request for the whole run.
+func TestOwnTimeoutOutlivesAChange(t *testing.T) {
+	t.Parallel()
+	p := simSmall()
+	p.Clients, p.Think, p.Timeout = 1, time.Millisecond, 5*time.Second
+	p.Outage, p.OutageAt, p.OutageFor = scenario.OutagePartition, 0, p.Duration
+	envoy := simLane(strategies.NameEnvoy)
+	envoy.PerTryTimeout, envoy.MaxAttempts = time.Second, 0
+	fixed := simLane(strategies.NameFixed)
+	fixed.MaxAttempts = 0
+	p.Lanes = []scenario.Lane{envoy, fixed}
+	e := simNew(t, p)
+	if e.lanes[0].timeouts == nil || e.lanes[1].timeouts != nil {
+		t.Fatalf("own timeouts kept: envoy %v, fixed %v; want envoy's only", e.lanes[0].timeouts != nil, e.lanes[1].timeouts != nil)
+	}
+	ticks := simAdvance(t, e, 10*time.Second)
+	setChange(func(p *scenario.Params) { p.Lanes[0] = fixed })(e, func(tk scenario.Tick) { ticks = append(ticks, tk) })
+	ticks = append(ticks, simAdvance(t, e, p.Duration)...)
+	if e.lanes[0].timeouts == nil {
+		t.Fatal("the change dropped the lane's own timeouts")
+	}
+	timeouts := func(lane int) float64 {
+		var n float64
+		for _, lt := range simWindow(simSeries(ticks, lane), 12, 30) {
+			n += lt.Timeouts * p.Tick.Seconds()
+		}
+		return n
+	}
+	// 18 s of 1 s attempts and 100 ms waits: 16; of 5 s ones: 3 or 4.
+	if n := timeouts(0); n < 15 || n > 17 {
+		t.Errorf("lane a, changed from envoy to fixed at 10 s: %v timeouts in (12 s, 30 s], want 16 of 1 s attempts", n)
+	}
+	if n := timeouts(1); n < 3 || n > 4 {
+		t.Errorf("lane b, fixed throughout: %v timeouts in (12 s, 30 s], want 3 or 4 of 5 s attempts", n)
+	}
+}
