@@ -44,13 +44,15 @@ const (
 // never matches, and a call's index is not reused while the call is alive.
 type client struct {
 	st strategies.State // the current request's retry state
-	// slot is, while the client waits on an attempt, the attempt's
-	// absolute index in the server queue or backlog, or its call's
-	// index; while it thinks, its think time, which its next request's
-	// Policy.Begin takes (think_scaled's first retry scales it). It is
-	// kept, not drawn again: a live change or a fault may change the
-	// mean think time before the request starts.
-	slot uint64
+	// pos holds the client's state, in, tier and slot in one word (its
+	// fields are below), so that a client is 56 bytes. slot is, while
+	// the client waits on an attempt, the attempt's absolute index in
+	// the server queue or backlog, or its call's index; while it thinks,
+	// its think time, which its next request's Policy.Begin takes
+	// (think_scaled's first retry scales it). It is kept, not drawn
+	// again: a live change or a fault may change the mean think time
+	// before the request starts.
+	pos uint64
 	// link is, for a client, the count of its think times (the
 	// common-random-number stream's index); for a call, its caller's
 	// index: a client's for a call of the top inner tier, else a call's.
@@ -58,11 +60,56 @@ type client struct {
 	// seq is the queue's: the sequence number of the client's event in
 	// its queue (queue.live). It outlives the client's reuse: a reset
 	// keeps it, as stale entries of the old one may still be queued.
-	seq   uint32
-	state uint8
-	in    uint8
-	tier  uint8 // a call's inner tier: 0 for the one the clients call (tier 2)
+	seq uint32
 }
+
+// The fields of client.pos, from the top: state (3 bits), tier (a call's
+// inner tier, 0 for the one the clients call, tier 2: 2 bits), in (2
+// bits) and slot (56 bits). A slot never reaches 2^56: a run admits far
+// fewer requests, and a think time is at most about 37 times the longest
+// mean think time, an hour, some 2^47 ns; place and set mask it all the
+// same, so that no slot can change the other fields.
+const (
+	slotBits   = 56
+	slotMask   = 1<<slotBits - 1
+	inShift    = slotBits
+	tierShift  = inShift + 2
+	stateShift = tierShift + 2
+	inMask     = 3 << inShift
+	stateMask  = 7 << stateShift
+)
+
+// state returns c's state: thinking, backing, waiting, retired or arriving.
+func (c *client) state() uint8 { return uint8(c.pos >> stateShift) }
+
+// in returns where c's current attempt is.
+func (c *client) in() uint8 { return uint8(c.pos>>inShift) & 3 }
+
+// tier returns a call's inner tier.
+func (c *client) tier() uint8 { return uint8(c.pos>>tierShift) & 3 }
+
+// slot returns c's slot: its attempt's index, or its think time.
+func (c *client) slot() uint64 { return c.pos & slotMask }
+
+// setState sets c's state, and leaves the rest.
+func (c *client) setState(state uint8) {
+	c.pos = c.pos&^stateMask | uint64(state)<<stateShift
+}
+
+// place sets where c's attempt is and its slot, and leaves its state.
+func (c *client) place(in uint8, slot uint64) {
+	c.pos = c.pos&^(inMask|slotMask) | uint64(in)<<inShift | slot&slotMask
+}
+
+// set sets c's state, where its attempt is and its slot; a call keeps its
+// tier.
+func (c *client) set(state, in uint8, slot uint64) {
+	c.pos = c.pos&(3<<tierShift) | uint64(state)<<stateShift | uint64(in)<<inShift | slot&slotMask
+}
+
+// tierPos returns the pos of a call of inner tier k that is thinking,
+// as a new one is until its first attempt.
+func tierPos(k uint8) uint64 { return uint64(k) << tierShift }
 
 // clientBytes is what a client costs: its state and its event. A lane
 // that keeps its clients' own timeouts (see ownTimeouts) pays timeoutBytes
@@ -288,7 +335,7 @@ func newLane(p *scenario.Params, i int, mem *budget.Account) *lane {
 	if l.open = p.Arrival == scenario.ArrivalOpen; l.open {
 		if l.reserve(1) {
 			l.addClient()
-			l.clients[0].state = arriving
+			l.clients[0].setState(arriving)
 			l.active = 1
 			l.q.schedule(0, l.arrivalGap())
 		}
@@ -438,7 +485,7 @@ func (l *lane) resize(n int) {
 		l.active--
 		ci := int32(l.active)
 		c := &l.clients[ci]
-		switch c.state {
+		switch c.state() {
 		case waiting:
 			l.abandon(ci, c)
 			l.waiting--
@@ -447,7 +494,7 @@ func (l *lane) resize(n int) {
 			l.inBackoff--
 			l.tick.gaveUp++
 		}
-		c.state = retired
+		c.setState(retired)
 		l.q.remove(ci)
 	}
 	for l.active < n {
@@ -532,9 +579,9 @@ func (l *lane) run(until time.Duration, budget *int) bool {
 // wake handles client ci's event.
 func (l *lane) wake(ci int32) {
 	c := &l.clients[ci]
-	switch c.state {
+	switch c.state() {
 	case thinking:
-		l.start(ci, c, time.Duration(c.slot))
+		l.start(ci, c, time.Duration(c.slot()))
 	case arriving:
 		l.arrive()
 	case backing:
@@ -577,7 +624,7 @@ func (l *lane) start(ci int32, c *client, think time.Duration) {
 // attempt sends client ci's next attempt, which times out after timeout:
 // to the server, or with tiers to a call of the top one.
 func (l *lane) attempt(ci int32, c *client, timeout time.Duration) {
-	c.state, c.in = waiting, nowhere
+	c.set(waiting, nowhere, 0)
 	l.waiting++
 	l.tick.attempts++
 	l.q.schedule(ci, l.now+timeout)
@@ -608,7 +655,7 @@ func (l *lane) enter(ci int32, c *client) {
 			l.stop(err)
 			return
 		}
-		c.slot, c.in = slot, inServer
+		c.place(inServer, slot)
 		l.tickMaxC = max(l.tickMaxC, l.model.concurrency())
 		l.plan()
 	case backlogged:
@@ -620,7 +667,7 @@ func (l *lane) enter(ci int32, c *client) {
 				l.stop(err)
 				return
 			}
-			c.slot, c.in = slot, inBacklog
+			c.place(inBacklog, slot)
 			l.blLive++
 		} // else the connect is dropped and the attempt will time out
 	case refused:
@@ -695,7 +742,7 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 		return
 	}
 	l.timeouts.retried(ci, l.timer, &c.st)
-	c.state = backing
+	c.setState(backing)
 	l.inBackoff++
 	l.q.schedule(ci, l.now+d)
 }
@@ -704,14 +751,14 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 // requests do not come back, it frees the client for a later arrival.
 func (l *lane) think(ci int32, c *client) {
 	if l.open {
-		c.state, c.in = retired, nowhere
+		c.set(retired, nowhere, 0)
 		l.q.remove(ci)
 		l.free = append(l.free, ci)
 		return
 	}
 	c.link++
 	d := l.thinkTime(ci, c.link)
-	c.state, c.in, c.slot = thinking, nowhere, uint64(d)
+	c.set(thinking, nowhere, uint64(d))
 	l.q.schedule(ci, l.now+d)
 }
 
@@ -729,7 +776,7 @@ func (l *lane) complete() {
 		// The answer is lost in a partition: the request has left the
 		// server, and a cancel at the client's timeout finds nothing.
 		if c := l.at(ci); c.owns(inServer, abs) {
-			c.in = nowhere
+			c.place(nowhere, 0)
 		}
 	} // else the client left
 	l.plan()
@@ -759,7 +806,7 @@ func (l *lane) setEffects(errFrac float64) {
 // owns reports whether the request at absolute index abs of the server
 // (in = inServer) or the backlog (inBacklog) is c's current attempt.
 func (c *client) owns(in uint8, abs uint64) bool {
-	return c.state == waiting && c.in == in && c.slot == abs
+	return c.pos&^(3<<tierShift) == uint64(waiting)<<stateShift|uint64(in)<<inShift|abs
 }
 
 // latency records a success's end-to-end latency for the tick's
@@ -800,28 +847,28 @@ func (l *lane) rejectedNow(slot uint64, ci int32) {
 // below it (cancel_on_timeout: the server, and every tier, learns that the
 // client left). For a call, ci is the call's index.
 func (l *lane) cancelRequest(ci int32, c *client) {
-	switch c.in {
+	switch c.in() {
 	case inTier:
-		l.cancelCall(int32(c.slot))
+		l.cancelCall(int32(c.slot()))
 	case inServer:
-		if l.model.cancel(c.slot, ci) {
+		if l.model.cancel(c.slot(), ci) {
 			l.plan()
 		}
 	case inBacklog:
-		if r := l.backlog.at(c.slot); r != nil && *r == ci {
+		if r := l.backlog.at(c.slot()); r != nil && *r == ci {
 			*r = -1
 			l.blLive--
 		}
 	}
-	c.in = nowhere
+	c.place(nowhere, 0)
 }
 
 // abandon tells the server that client ci (or, with tiers, the bottom
 // tier's call ci) no longer waits on its attempt there, if the attempt is
 // in it: it timed out, or the client left.
 func (l *lane) abandon(ci int32, c *client) {
-	if c.in == inServer {
-		l.model.abandon(c.slot, ci)
+	if c.in() == inServer {
+		l.model.abandon(c.slot(), ci)
 	}
 }
 
@@ -854,7 +901,7 @@ func (l *lane) setFailure(f *failure) {
 				return
 			}
 			if c := l.at(ci); c.owns(inBacklog, abs) {
-				c.slot, c.in = slot, inServer
+				c.place(inServer, slot)
 			} else {
 				l.model.abandon(slot, ci) // its client left while it waited
 			}

@@ -46,7 +46,8 @@ func (l *lane) newCall() (int32, bool) {
 	if !l.grow(&l.callHeld, int64(len(l.calls)+1)*l.callTimeouts.each()) {
 		return 0, false
 	}
-	l.calls = append(l.calls, client{state: retired})
+	l.calls = append(l.calls, client{})
+	l.calls[len(l.calls)-1].setState(retired)
 	l.callTimeouts.add()
 	return int32(len(l.calls) - 1), true
 }
@@ -70,9 +71,9 @@ func (l *lane) call(k uint8, caller int32) {
 	// The caller's attempt is the call from now, before the call can
 	// answer it (a refused first attempt answers at once).
 	p := l.caller(k, caller)
-	p.in, p.slot = inTier, uint64(x)
+	p.place(inTier, uint64(x))
 	c := &l.calls[x]
-	*c = client{link: uint32(caller), tier: k, seq: c.seq}
+	*c = client{pos: tierPos(k), link: uint32(caller), seq: c.seq}
 	t := &l.tiers[k]
 	t.pol.Begin(&c.st, l.now, 0)
 	if !t.pol.AllowFirst(&c.st, l.now, l.rng) {
@@ -88,8 +89,8 @@ func (l *lane) call(k uint8, caller int32) {
 // bottom tier to the server.
 func (l *lane) callAttempt(x int32) {
 	c := &l.calls[x]
-	k := c.tier
-	c.state, c.in = waiting, nowhere
+	k := c.tier()
+	c.set(waiting, nowhere, 0)
 	l.tick.tier[k]++
 	l.scheduleCall(x, l.now+l.callTimeouts.of(x, l.tiers[k].timeout))
 	if int(k)+1 < len(l.tiers) {
@@ -103,9 +104,9 @@ func (l *lane) callAttempt(x int32) {
 // out.
 func (l *lane) wakeCall(x int32) {
 	c := &l.calls[x]
-	switch c.state {
+	switch c.state() {
 	case backing:
-		if !l.tiers[c.tier].pol.AllowSend(&c.st, l.now, l.rng) {
+		if !l.tiers[c.tier()].pol.AllowSend(&c.st, l.now, l.rng) {
 			// A limit of the tier (a breaker) refused the retry when
 			// it was due: the call fails fast.
 			l.answer(x, strategies.Error)
@@ -126,7 +127,7 @@ func (l *lane) wakeCall(x int32) {
 // it retries by its tier's policy, or answers its caller with an error.
 func (l *lane) callFailed(x int32, o strategies.Outcome) {
 	c := &l.calls[x]
-	t := &l.tiers[c.tier]
+	t := &l.tiers[c.tier()]
 	t.pol.Record(&c.st, l.now, o)
 	d, ok := t.pol.Retry(&c.st, l.now, l.rng)
 	if !ok {
@@ -134,7 +135,7 @@ func (l *lane) callFailed(x int32, o strategies.Outcome) {
 		return
 	}
 	l.callTimeouts.retried(x, t.timer, &c.st)
-	c.state = backing
+	c.setState(backing)
 	l.scheduleCall(x, l.now+d)
 }
 
@@ -142,7 +143,7 @@ func (l *lane) callFailed(x int32, o strategies.Outcome) {
 // answers its caller.
 func (l *lane) callSucceeded(x int32) {
 	c := &l.calls[x]
-	l.tiers[c.tier].pol.Record(&c.st, l.now, strategies.Success)
+	l.tiers[c.tier()].pol.Record(&c.st, l.now, strategies.Success)
 	l.answer(x, strategies.Success)
 }
 
@@ -150,7 +151,7 @@ func (l *lane) callSucceeded(x int32) {
 // caller, if the caller still waits on it.
 func (l *lane) answer(x int32, o strategies.Outcome) {
 	c := &l.calls[x]
-	i, k := int32(c.link), c.tier
+	i, k := int32(c.link), c.tier()
 	l.endCall(x)
 	p := l.caller(k, i)
 	if !p.owns(inTier, uint64(x)) {
@@ -173,7 +174,7 @@ func (l *lane) answer(x int32, o strategies.Outcome) {
 // left (cancel_on_timeout): its attempt leaves the server, the backlog or
 // the next tier, and its pending retry stops.
 func (l *lane) cancelCall(x int32) {
-	if c := &l.calls[x]; c.state == waiting {
+	if c := &l.calls[x]; c.state() == waiting {
 		l.cancelRequest(x, c)
 	}
 	l.endCall(x)
@@ -182,7 +183,7 @@ func (l *lane) cancelCall(x int32) {
 // endCall frees call x for a later one.
 func (l *lane) endCall(x int32) {
 	c := &l.calls[x]
-	c.state, c.in = retired, nowhere
+	c.set(retired, nowhere, 0)
 	l.cq.remove(x) // a call refused at once never had an event: nothing to remove
 	l.freeCalls = append(l.freeCalls, x)
 }

@@ -63,7 +63,7 @@ func (o Outcome) String() string {
 // outage, a retry budget whose floor of 10 retries a second never binds.
 // And its state would sit beside every client, whose size the engine's
 // speed follows: a breaker's window of 100 outcomes alone is more than the
-// 80 bytes the engine holds for a client now. Were a per-client limiter
+// 72 bytes the engine holds for a client now. Were a per-client limiter
 // added, its state belongs beside the engine's clients, allocated only
 // when it is on, not in State, whose every byte every run pays.
 //
