@@ -384,12 +384,15 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		c := &l.clients[ev.c]
 		switch c.state() {
 		case waiting:
-			if want := c.st.AttemptStart + l.timeouts.of(ev.c, e.p.Timeout); ev.at != want {
+			if want := c.st.AttemptStart + ownOr(l.timeouts.of(ev.c, c, l.timer), e.p.Timeout); ev.at != want {
 				fail("waiting client %d times out at %v, want %v", ev.c, ev.at, want)
 			}
 		case backing:
 			if ev.at != c.st.AttemptStart {
 				fail("backing client %d wakes at %v, its next attempt starts at %v", ev.c, ev.at, c.st.AttemptStart)
+			}
+			if want := ownSlot(l.timeouts.of(ev.c, c, l.timer)); c.slot() != want {
+				fail("backing client %d keeps own timeout %d, its entry is %d", ev.c, c.slot(), want)
 			}
 		}
 	}
@@ -465,7 +468,7 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 		}
 		if ev, ok := callEvents[int32(x)]; !ok {
 			fail("call %d (state %d) has no event", x, c.state())
-		} else if want := c.st.AttemptStart + l.callTimeouts.of(int32(x), l.tiers[c.tier()].timeout); c.state() == waiting && ev.at != want {
+		} else if want := c.st.AttemptStart + ownOr(l.callTimeouts.of(int32(x), c, l.tiers[c.tier()].timer), l.tiers[c.tier()].timeout); c.state() == waiting && ev.at != want {
 			fail("waiting call %d times out at %v, want %v", x, ev.at, want)
 		} else if c.state() == backing && ev.at != c.st.AttemptStart {
 			fail("backing call %d wakes at %v, its next attempt starts at %v", x, ev.at, c.st.AttemptStart)

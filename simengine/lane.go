@@ -49,9 +49,10 @@ type client struct {
 	// the client waits on an attempt, the attempt's absolute index in
 	// the server queue or backlog, or its call's index; while it thinks,
 	// its think time, which its next request's Policy.Begin takes
-	// (think_scaled's first retry scales it). It is kept, not drawn
-	// again: a live change or a fault may change the mean think time
-	// before the request starts.
+	// (think_scaled's first retry scales it: it is kept, not drawn
+	// again, as a live change or a fault may change the mean think time
+	// before the request starts); while it backs off, its next attempt's
+	// own timeout, or 0 (see ownTimeouts).
 	pos uint64
 	// link is, for a client, the count of its think times (the
 	// common-random-number stream's index); for a call, its caller's
@@ -63,11 +64,12 @@ type client struct {
 	seq uint32
 }
 
-// The fields of client.pos, from the top: state (3 bits), tier (a call's
-// inner tier, 0 for the one the clients call, tier 2: 2 bits), in (2
-// bits) and slot (56 bits). A slot never reaches 2^56: a run admits far
-// fewer requests, and a think time is at most about 37 times the longest
-// mean think time, an hour, some 2^47 ns; place and set mask it all the
+// The fields of client.pos, from the top: keptBit (see ownTimeouts),
+// state (3 bits), tier (a call's inner tier, 0 for the one the clients
+// call, tier 2: 2 bits), in (2 bits) and slot (56 bits). A slot never
+// reaches 2^56: a run admits far fewer requests, a think time is at most
+// about 37 times the longest mean think time, an hour, some 2^47 ns, and
+// an own timeout is cut there (ownSlot); place and set mask it all the
 // same, so that no slot can change the other fields.
 const (
 	slotBits   = 56
@@ -80,7 +82,7 @@ const (
 )
 
 // state returns c's state: thinking, backing, waiting, retired or arriving.
-func (c *client) state() uint8 { return uint8(c.pos >> stateShift) }
+func (c *client) state() uint8 { return uint8(c.pos>>stateShift) & 7 }
 
 // in returns where c's current attempt is.
 func (c *client) in() uint8 { return uint8(c.pos>>inShift) & 3 }
@@ -102,9 +104,15 @@ func (c *client) place(in uint8, slot uint64) {
 }
 
 // set sets c's state, where its attempt is and its slot; a call keeps its
-// tier.
+// tier, and the keptBit goes (see ownTimeouts).
 func (c *client) set(state, in uint8, slot uint64) {
 	c.pos = c.pos&(3<<tierShift) | uint64(state)<<stateShift | uint64(in)<<inShift | slot&slotMask
+}
+
+// send makes c wait on a new attempt, nowhere yet; a call keeps its tier,
+// and c its keptBit: the attempt's own timeout is still where it was.
+func (c *client) send() {
+	c.pos = c.pos&(3<<tierShift|keptBit) | uint64(waiting)<<stateShift
 }
 
 // tierPos returns the pos of a call of inner tier k that is thinking,
@@ -221,74 +229,6 @@ type tierRun struct {
 	pol     *strategies.Policy
 	timer   strategies.AttemptTimer
 	timeout time.Duration
-}
-
-// ownTimeouts holds, for each client (or call) of a lane, the timeout its
-// current attempt takes from a strategy that sets its attempts' timeouts
-// (a strategies.AttemptTimer: gRPC's, Envoy's), or 0 for the lane's (or
-// its tier's). It is nil, and costs nothing, in a lane whose strategies
-// never set one, where every entry would be 0; it is made when a lane
-// first has such a strategy and kept for the rest of the run.
-//
-// An entry is what the strategy in effect computed after the request's
-// Begin and after each retry that Policy.Retry allowed, and it is not
-// touched by a strategy that sets none: a live change away from gRPC
-// leaves a request in flight the timeouts gRPC gave it, until the request
-// ends, as they were when State held them.
-type ownTimeouts []time.Duration
-
-// of returns the timeout of entry i's current attempt: its own, else def.
-func (t ownTimeouts) of(i int32, def time.Duration) time.Duration {
-	if t != nil && t[i] > 0 {
-		return t[i]
-	}
-	return def
-}
-
-// begun sets entry i after its request's Begin (and AllowFirst) under a
-// strategy whose timer is timer (nil: it sets none).
-func (t ownTimeouts) begun(i int32, timer strategies.AttemptTimer, s *strategies.State) {
-	if t == nil {
-		return
-	}
-	if timer == nil {
-		t[i] = 0
-		return
-	}
-	t[i] = timer.AttemptTimeout(s)
-}
-
-// retried sets entry i after Policy.Retry allowed a retry under a
-// strategy whose timer is timer; a strategy that sets none leaves it.
-func (t ownTimeouts) retried(i int32, timer strategies.AttemptTimer, s *strategies.State) {
-	if t != nil && timer != nil {
-		t[i] = timer.AttemptTimeout(s)
-	}
-}
-
-// keep makes t, when it is nil and timer is not, with an entry (0) for
-// each of n clients and room for capacity. It reports whether it made t.
-func (t *ownTimeouts) keep(timer strategies.AttemptTimer, n, capacity int) bool {
-	if *t != nil || timer == nil {
-		return false
-	}
-	*t = make(ownTimeouts, n, max(n, capacity))
-	return true
-}
-
-// add appends an entry for a new client or call, when t is kept.
-func (t *ownTimeouts) add() {
-	if *t != nil {
-		*t = append(*t, 0)
-	}
-}
-
-// each returns what one client (or call) costs the budget with t.
-func (t ownTimeouts) each() int64 {
-	if t != nil {
-		return clientBytes + timeoutBytes
-	}
-	return clientBytes
 }
 
 // maxLat bounds the success latencies a lane keeps per tick for p50 and
@@ -447,10 +387,11 @@ func (l *lane) configure(i int) {
 	}
 	pol.Keep(l.pol)
 	l.pol, l.cancel = pol, l.p.Lanes[i].CancelOnTimeout
-	l.timer, _ = pol.Strategy.(strategies.AttemptTimer)
-	if l.timeouts.keep(l.timer, len(l.clients), cap(l.clients)) {
+	timer, _ := pol.Strategy.(strategies.AttemptTimer)
+	if retime(&l.timeouts, l.clients, -1, l.timer, timer) {
 		l.reserve(len(l.clients)) // a live change to gRPC: the clients cost more
 	}
+	l.timer = timer
 	// The tiers' policies, each keeping its old one's shared limits. The
 	// number of tiers is fixed for a run (Engine.Set restarts when it
 	// changes): the calls alive name their tier by its index.
@@ -465,10 +406,10 @@ func (l *lane) configure(i int) {
 		}
 		pol.Keep(l.tiers[k].pol)
 		timer, _ := pol.Strategy.(strategies.AttemptTimer)
-		l.tiers[k] = tierRun{pol: pol, timer: timer, timeout: t.Timeout}
-		if l.callTimeouts.keep(timer, len(l.calls), cap(l.calls)) {
+		if retime(&l.callTimeouts, l.calls, k, l.tiers[k].timer, timer) {
 			l.grow(&l.callHeld, int64(len(l.calls))*l.callTimeouts.each())
 		}
+		l.tiers[k] = tierRun{pol: pol, timer: timer, timeout: t.Timeout}
 	}
 }
 
@@ -594,7 +535,7 @@ func (l *lane) wake(ci int32) {
 			return
 		}
 		l.tick.retries++
-		l.attempt(ci, c, l.timeouts.of(ci, l.p.Timeout))
+		l.attempt(ci, c, ownOr(time.Duration(c.slot()), l.p.Timeout))
 	case waiting:
 		l.tick.timeouts++
 		if l.cancel {
@@ -617,14 +558,14 @@ func (l *lane) start(ci int32, c *client, think time.Duration) {
 		l.think(ci, c)
 		return
 	}
-	l.timeouts.begun(ci, l.timer, &c.st)
-	l.attempt(ci, c, l.timeouts.of(ci, l.p.Timeout))
+	own := l.timeouts.begun(ci, c, l.timer)
+	l.attempt(ci, c, ownOr(own, l.p.Timeout))
 }
 
 // attempt sends client ci's next attempt, which times out after timeout:
 // to the server, or with tiers to a call of the top one.
 func (l *lane) attempt(ci int32, c *client, timeout time.Duration) {
-	c.set(waiting, nowhere, 0)
+	c.send()
 	l.waiting++
 	l.tick.attempts++
 	l.q.schedule(ci, l.now+timeout)
@@ -741,8 +682,8 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 		l.think(ci, c)
 		return
 	}
-	l.timeouts.retried(ci, l.timer, &c.st)
-	c.setState(backing)
+	// Until the retry is due, the slot keeps its attempt's own timeout.
+	c.set(backing, nowhere, ownSlot(l.timeouts.retried(ci, c, l.timer)))
 	l.inBackoff++
 	l.q.schedule(ci, l.now+d)
 }
@@ -806,7 +747,7 @@ func (l *lane) setEffects(errFrac float64) {
 // owns reports whether the request at absolute index abs of the server
 // (in = inServer) or the backlog (inBacklog) is c's current attempt.
 func (c *client) owns(in uint8, abs uint64) bool {
-	return c.pos&^(3<<tierShift) == uint64(waiting)<<stateShift|uint64(in)<<inShift|abs
+	return c.pos&^(3<<tierShift|keptBit) == uint64(waiting)<<stateShift|uint64(in)<<inShift|abs
 }
 
 // latency records a success's end-to-end latency for the tick's

@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -47,5 +48,62 @@ func TestOwnTimeoutOutlivesAChange(t *testing.T) {
 	}
 	if n := timeouts(1); n < 3 || n > 4 {
 		t.Errorf("lane b, fixed throughout: %v timeouts in (12 s, 30 s], want 3 or 4 of 5 s attempts", n)
+	}
+}
+
+// TestOwnTimeoutsKeepInvariants: lanes whose strategies set their
+// attempts' timeouts, at the clients and at the tiers, switched to and
+// from strategies that set none, and from one such strategy to another,
+// while requests are in flight, keep every invariant of simCheck: each
+// waiting client times out at its own timeout, each backing one keeps it
+// in its slot.
+func TestOwnTimeoutsKeepInvariants(t *testing.T) {
+	t.Parallel()
+	lane := func(name string, tiers string) scenario.Lane {
+		l := simLane(name)
+		l.PerTryTimeout = 700 * time.Millisecond
+		l.MinConnectTimeout = 1500 * time.Millisecond
+		if tiers != "" {
+			l.Tiers = mustTiers(tiers)
+		}
+		return l
+	}
+	set := func(names ...string) func(p *scenario.Params) {
+		return func(p *scenario.Params) {
+			for i, n := range names {
+				p.Lanes[i].Strategy = n
+			}
+		}
+	}
+	const (
+		grpc, envoy, fixed, exp = strategies.NameGRPC, strategies.NameEnvoy, strategies.NameFixed, strategies.NameExponential
+	)
+	for _, c := range []struct {
+		name    string
+		lanes   []scenario.Lane
+		changes []func(p *scenario.Params) // at 12 s, 13 s, 14 s…
+	}{
+		{"clients", []scenario.Lane{lane(grpc, ""), lane(envoy, ""), lane(fixed, "")},
+			[]func(*scenario.Params){set(exp, grpc, envoy), set(grpc, fixed, envoy), set(envoy, envoy, grpc),
+				func(p *scenario.Params) {
+					p.Lanes[0].PerTryTimeout, p.Lanes[2].MinConnectTimeout = 300*time.Millisecond, time.Second
+				},
+				set(fixed, grpc, fixed)}},
+		{"tiers", []scenario.Lane{lane(grpc, "envoy:3:1s,grpc:2:500ms"), lane(fixed, "fixed:3:1s")},
+			[]func(*scenario.Params){set(fixed, envoy), set(envoy, fixed), set(grpc, grpc)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := simSmall()
+			p.Lanes = c.lanes
+			e := simNew(t, p)
+			for at := 250 * time.Millisecond; at <= p.Duration; at += 250 * time.Millisecond {
+				e.AdvanceTo(at, nil)
+				simCheck(t, e, fmt.Sprintf("at %v", at), nil)
+				if k := int((at - 12*time.Second) / time.Second); at%time.Second == 0 && k >= 0 && k < len(c.changes) {
+					setChange(c.changes[k])(e, nil)
+					simCheck(t, e, fmt.Sprintf("after the change at %v", at), nil)
+				}
+			}
+		})
 	}
 }

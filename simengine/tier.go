@@ -81,18 +81,17 @@ func (l *lane) call(k uint8, caller int32) {
 		l.answer(x, strategies.Error)
 		return
 	}
-	l.callTimeouts.begun(x, t.timer, &c.st)
-	l.callAttempt(x)
+	l.callAttempt(x, l.callTimeouts.begun(x, c, t.timer))
 }
 
-// callAttempt sends call x's next attempt: to the next tier, or from the
-// bottom tier to the server.
-func (l *lane) callAttempt(x int32) {
+// callAttempt sends call x's next attempt, whose own timeout is own (0:
+// its tier's): to the next tier, or from the bottom tier to the server.
+func (l *lane) callAttempt(x int32, own time.Duration) {
 	c := &l.calls[x]
 	k := c.tier()
-	c.set(waiting, nowhere, 0)
+	c.send()
 	l.tick.tier[k]++
-	l.scheduleCall(x, l.now+l.callTimeouts.of(x, l.tiers[k].timeout))
+	l.scheduleCall(x, l.now+ownOr(own, l.tiers[k].timeout))
 	if int(k)+1 < len(l.tiers) {
 		l.call(k+1, x) // may grow l.calls: c is stale from here
 		return
@@ -112,7 +111,7 @@ func (l *lane) wakeCall(x int32) {
 			l.answer(x, strategies.Error)
 			return
 		}
-		l.callAttempt(x)
+		l.callAttempt(x, time.Duration(c.slot()))
 	case waiting:
 		if l.cancel {
 			l.cancelRequest(x, c)
@@ -134,8 +133,8 @@ func (l *lane) callFailed(x int32, o strategies.Outcome) {
 		l.answer(x, strategies.Error)
 		return
 	}
-	l.callTimeouts.retried(x, t.timer, &c.st)
-	c.setState(backing)
+	// Until the retry is due, the slot keeps its attempt's own timeout.
+	c.set(backing, nowhere, ownSlot(l.callTimeouts.retried(x, c, t.timer)))
 	l.scheduleCall(x, l.now+d)
 }
 
