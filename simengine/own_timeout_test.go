@@ -107,3 +107,32 @@ func TestOwnTimeoutsKeepInvariants(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkOwnTimeouts runs the lanes whose strategies set their
+// attempts' timeouts, gRPC against Envoy (per_try_timeout 1 s), on 001's
+// curve for 120 s, with 2 000 and 100 000 clients: the runs that pay for
+// own timeouts, if anything does.
+func BenchmarkOwnTimeouts(b *testing.B) {
+	for _, n := range []int{2000, 100_000} {
+		p := scenario.Defaults()
+		p.ServerModel = "curve"
+		p.Clients = n
+		envoy := simLane(strategies.NameEnvoy)
+		envoy.PerTryTimeout = time.Second
+		p.Lanes = []scenario.Lane{simLane(strategies.NameGRPC), envoy}
+		b.Run(sizeName(n), func(b *testing.B) {
+			var events int64
+			for b.Loop() {
+				e, err := New(p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				e.AdvanceTo(p.Duration, nil)
+				for _, l := range e.lanes {
+					events += l.events
+				}
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
