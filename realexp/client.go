@@ -425,7 +425,7 @@ func (p *Population) client(ctx context.Context, i int) {
 		for {
 			p.attempts.Add(1)
 			p.inFlight.Add(1)
-			o := p.attempt(ctx, st.AttemptTimeout(p.cfg.Timeout))
+			o := p.attempt(ctx, p.pol.AttemptTimeout(&st, p.cfg.Timeout))
 			p.inFlight.Add(-1)
 			switch o {
 			case stopped:

@@ -190,22 +190,31 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		fail("server failure %s, want %s (down=%v, outage=%s)", failName(l.fail), failName(want), e.down, e.p.Outage)
 	}
 
+	// Clients' own timeouts: kept, one each, once the lane's strategy sets them.
+	if l.timer != nil && l.timeouts == nil {
+		fail("the lane's strategy sets its timeouts, and its clients keep none")
+	}
+	if l.timeouts != nil && len(l.timeouts) != len(l.clients) {
+		fail("%d clients' own timeouts for %d clients", len(l.timeouts), len(l.clients))
+	}
+
 	// Clients: recount the states.
 	var nWaiting, nBacking int
 	for ci := range l.clients {
 		c := &l.clients[ci]
 		if ci >= l.active {
-			if c.state != retired {
-				fail("client %d beyond active %d is in state %d", ci, l.active, c.state)
+			if c.state() != retired {
+				fail("client %d beyond active %d is in state %d", ci, l.active, c.state())
 			}
 			continue
 		}
 		// Think times are the common-random-number stream: the client's
-		// k-th think time, whatever the lane.
-		if c.st.Think != l.thinkTime(int32(ci), c.link) && c.link > 0 {
-			fail("client %d's think time %v is not its think time number %d", ci, c.st.Think, c.link)
+		// k-th think time, whatever the lane, which a thinking client
+		// keeps in its slot for its next request's Begin.
+		if th := time.Duration(c.slot()); c.state() == thinking && c.link > 0 && th != l.thinkTime(int32(ci), c.link) {
+			fail("client %d's think time %v is not its think time number %d", ci, th, c.link)
 		}
-		switch c.state {
+		switch c.state() {
 		case waiting:
 			nWaiting++
 		case backing:
@@ -262,18 +271,18 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 			return true
 		}
 		cl := l.at(c) // a client, or with tiers a call of the bottom one
-		if in == inServer && !(cl.state == waiting && cl.in == in && cl.slot == abs) {
+		if in == inServer && !(cl.state() == waiting && cl.in() == in && cl.slot() == abs) {
 			fail("%s: request %d is client %d's, which no longer waits on it (at (%d, %d), state %d)",
-				name, abs, c, cl.in, cl.slot, cl.state)
+				name, abs, c, cl.in(), cl.slot(), cl.state())
 		} // a client, or with tiers a call of the bottom one
-		if cl.state == waiting && cl.in == in && cl.slot == abs {
+		if cl.state() == waiting && cl.in() == in && cl.slot() == abs {
 			if owner[c] {
 				fail("client %d has two requests in flight", c)
 			}
 			owner[c] = true
 		} else if strict {
 			fail("%s: request %d of client %d (client at (%d, %d), state %d) was abandoned but not cancelled",
-				name, abs, c, cl.in, cl.slot, cl.state)
+				name, abs, c, cl.in(), cl.slot(), cl.state())
 		}
 		return true
 	}
@@ -310,11 +319,11 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 	}
 	for ci := range owners {
 		c := &owners[ci]
-		if c.state != waiting || owner[int32(ci)] {
+		if c.state() != waiting || owner[int32(ci)] {
 			continue
 		}
-		if c.in == inServer && curveIn(l).q.holds(c.slot) || c.in == inBacklog && l.backlog.at(c.slot) != nil {
-			fail("client %d thinks its request is at (%d, %d), which holds another", ci, c.in, c.slot)
+		if c.in() == inServer && curveIn(l).q.holds(c.slot()) || c.in() == inBacklog && l.backlog.at(c.slot()) != nil {
+			fail("client %d thinks its request is at (%d, %d), which holds another", ci, c.in(), c.slot())
 		}
 	}
 	if q := &curveIn(l).q; q.len() > 0 && q.frontCancelled() {
@@ -373,14 +382,17 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 			fail("client %d's event at %v is in the past (now %v)", ev.c, ev.at, l.now)
 		}
 		c := &l.clients[ev.c]
-		switch c.state {
+		switch c.state() {
 		case waiting:
-			if want := c.st.AttemptStart + c.st.AttemptTimeout(e.p.Timeout); ev.at != want {
+			if want := c.st.AttemptStart + ownOr(l.timeouts.of(ev.c, c, l.timer), e.p.Timeout); ev.at != want {
 				fail("waiting client %d times out at %v, want %v", ev.c, ev.at, want)
 			}
 		case backing:
 			if ev.at != c.st.AttemptStart {
 				fail("backing client %d wakes at %v, its next attempt starts at %v", ev.c, ev.at, c.st.AttemptStart)
+			}
+			if want := ownSlot(l.timeouts.of(ev.c, c, l.timer)); c.slot() != want {
+				fail("backing client %d keeps own timeout %d, its entry is %d", ev.c, c.slot(), want)
 			}
 		}
 	}
@@ -409,8 +421,16 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 			fail("tier %d, which the lane has not, sent attempts", k+2)
 		}
 	}
-	if l.halt == nil && l.callHeld != int64(len(l.calls))*clientBytes {
-		fail("the calls hold %d bytes of the budget, %d calls cost %d", l.callHeld, len(l.calls), int64(len(l.calls))*clientBytes)
+	if cost := int64(len(l.calls)) * l.callTimeouts.each(); l.halt == nil && l.callHeld != cost {
+		fail("the calls hold %d bytes of the budget, %d calls cost %d", l.callHeld, len(l.calls), cost)
+	}
+	if l.callTimeouts != nil && len(l.callTimeouts) != len(l.calls) {
+		fail("%d calls' own timeouts for %d calls", len(l.callTimeouts), len(l.calls))
+	}
+	for k, t := range l.tiers {
+		if t.timer != nil && l.callTimeouts == nil {
+			fail("tier %d's strategy sets its timeouts, and the calls keep none", k+2)
+		}
 	}
 	free := map[int32]bool{}
 	for _, x := range l.freeCalls {
@@ -426,7 +446,7 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 	}
 	for x := range l.calls {
 		c := &l.calls[x]
-		if c.state == retired {
+		if c.state() == retired {
 			if !free[int32(x)] {
 				fail("ended call %d is not in the free list: a leak", x)
 			}
@@ -437,28 +457,28 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 		}
 		live++
 		if free[int32(x)] {
-			fail("call %d is alive (state %d) and in the free list", x, c.state)
+			fail("call %d is alive (state %d) and in the free list", x, c.state())
 		}
-		if c.state != waiting && c.state != backing {
-			fail("call %d in state %d", x, c.state)
+		if c.state() != waiting && c.state() != backing {
+			fail("call %d in state %d", x, c.state())
 		}
-		if int(c.tier) >= len(l.tiers) {
-			fail("call %d of tier %d, the lane has %d", x, c.tier+2, len(l.tiers))
+		if int(c.tier()) >= len(l.tiers) {
+			fail("call %d of tier %d, the lane has %d", x, c.tier()+2, len(l.tiers))
 			continue
 		}
 		if ev, ok := callEvents[int32(x)]; !ok {
-			fail("call %d (state %d) has no event", x, c.state)
-		} else if c.state == waiting && ev.at != c.st.AttemptStart+c.st.AttemptTimeout(l.tiers[c.tier].timeout) {
-			fail("waiting call %d times out at %v, want %v", x, ev.at, c.st.AttemptStart+c.st.AttemptTimeout(l.tiers[c.tier].timeout))
-		} else if c.state == backing && ev.at != c.st.AttemptStart {
+			fail("call %d (state %d) has no event", x, c.state())
+		} else if want := c.st.AttemptStart + ownOr(l.callTimeouts.of(int32(x), c, l.tiers[c.tier()].timer), l.tiers[c.tier()].timeout); c.state() == waiting && ev.at != want {
+			fail("waiting call %d times out at %v, want %v", x, ev.at, want)
+		} else if c.state() == backing && ev.at != c.st.AttemptStart {
 			fail("backing call %d wakes at %v, its next attempt starts at %v", x, ev.at, c.st.AttemptStart)
 		}
 		// Its caller waits on it, unless it is an orphan, which no
 		// caller waits on when the lane cancels.
-		p := l.caller(c.tier, int32(c.link))
+		p := l.caller(c.tier(), int32(c.link))
 		if strict && !p.owns(inTier, uint64(x)) {
 			fail("call %d of tier %d is an orphan (caller %d in state %d at (%d, %d)) though the lane cancels",
-				x, c.tier+2, c.link, p.state, p.in, p.slot)
+				x, c.tier()+2, c.link, p.state(), p.in(), p.slot())
 		}
 	}
 	if live+len(l.freeCalls) != len(l.calls) {
@@ -469,11 +489,11 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 	}
 	// Every caller that waits at the next tier finds its own call there.
 	check := func(who string, i int, c *client, k int) {
-		if c.state != waiting || c.in != inTier {
+		if c.state() != waiting || c.in() != inTier {
 			return
 		}
-		x := c.slot
-		if x >= uint64(len(l.calls)) || l.calls[x].state == retired || l.calls[x].tier != uint8(k) || l.calls[x].link != uint32(i) {
+		x := c.slot()
+		if x >= uint64(len(l.calls)) || l.calls[x].state() == retired || l.calls[x].tier() != uint8(k) || l.calls[x].link != uint32(i) {
 			fail("%s %d waits on call %d, which is not its own", who, i, x)
 		}
 	}
@@ -481,9 +501,9 @@ func simCheckCalls(e *Engine, l *lane, fail func(string, ...any), strict bool) {
 		check("client", ci, &l.clients[ci], 0)
 	}
 	for x := range l.calls {
-		if c := &l.calls[x]; c.state != retired && int(c.tier)+1 < len(l.tiers) {
-			check("call", x, c, int(c.tier)+1)
-		} else if c.state == waiting && c.in == inTier {
+		if c := &l.calls[x]; c.state() != retired && int(c.tier())+1 < len(l.tiers) {
+			check("call", x, c, int(c.tier())+1)
+		} else if c.state() == waiting && c.in() == inTier {
 			fail("call %d of the bottom tier waits at a tier below", x)
 		}
 	}
@@ -818,7 +838,7 @@ func TestEngineLiveChanges(t *testing.T) {
 		for _, l := range e.lanes {
 			var o, w int64
 			for ci := 250; ci < l.active; ci++ {
-				switch l.clients[ci].state {
+				switch l.clients[ci].state() {
 				case waiting:
 					o++
 					w++
@@ -874,7 +894,7 @@ func TestEngineLiveChanges(t *testing.T) {
 		nBacking := int64(0)
 		for i, l := range e.lanes {
 			for ci := 100; ci < l.active; ci++ {
-				switch l.clients[ci].state {
+				switch l.clients[ci].state() {
 				case waiting:
 					dropped[i]++
 				case backing:

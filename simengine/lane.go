@@ -43,8 +43,17 @@ const (
 // the call's index: every attempt starts with in = nowhere, so a stale slot
 // never matches, and a call's index is not reused while the call is alive.
 type client struct {
-	st   strategies.State // the current request's retry state; st.Think is a client's last think time
-	slot uint64           // absolute index of its attempt in the server queue or backlog, or its call's index
+	st strategies.State // the current request's retry state
+	// pos holds the client's state, in, tier and slot in one word (its
+	// fields are below), so that a client is 56 bytes. slot is, while
+	// the client waits on an attempt, the attempt's absolute index in
+	// the server queue or backlog, or its call's index; while it thinks,
+	// its think time, which its next request's Policy.Begin takes
+	// (think_scaled's first retry scales it: it is kept, not drawn
+	// again, as a live change or a fault may change the mean think time
+	// before the request starts); while it backs off, its next attempt's
+	// own timeout, or 0 (see ownTimeouts).
+	pos uint64
 	// link is, for a client, the count of its think times (the
 	// common-random-number stream's index); for a call, its caller's
 	// index: a client's for a call of the top inner tier, else a call's.
@@ -52,14 +61,71 @@ type client struct {
 	// seq is the queue's: the sequence number of the client's event in
 	// its queue (queue.live). It outlives the client's reuse: a reset
 	// keeps it, as stale entries of the old one may still be queued.
-	seq   uint32
-	state uint8
-	in    uint8
-	tier  uint8 // a call's inner tier: 0 for the one the clients call (tier 2)
+	seq uint32
 }
 
-// clientBytes is what a client costs: its state and its event.
-const clientBytes = int64(unsafe.Sizeof(client{})) + int64(unsafe.Sizeof(event{}))
+// The fields of client.pos, from the top: keptBit (see ownTimeouts),
+// state (3 bits), tier (a call's inner tier, 0 for the one the clients
+// call, tier 2: 2 bits), in (2 bits) and slot (56 bits). A slot never
+// reaches 2^56: a run admits far fewer requests, a think time is at most
+// about 37 times the longest mean think time, an hour, some 2^47 ns, and
+// an own timeout is cut there (ownSlot); place and set mask it all the
+// same, so that no slot can change the other fields.
+const (
+	slotBits   = 56
+	slotMask   = 1<<slotBits - 1
+	inShift    = slotBits
+	tierShift  = inShift + 2
+	stateShift = tierShift + 2
+	inMask     = 3 << inShift
+	stateMask  = 7 << stateShift
+)
+
+// state returns c's state: thinking, backing, waiting, retired or arriving.
+func (c *client) state() uint8 { return uint8(c.pos>>stateShift) & 7 }
+
+// in returns where c's current attempt is.
+func (c *client) in() uint8 { return uint8(c.pos>>inShift) & 3 }
+
+// tier returns a call's inner tier.
+func (c *client) tier() uint8 { return uint8(c.pos>>tierShift) & 3 }
+
+// slot returns c's slot: its attempt's index, or its think time.
+func (c *client) slot() uint64 { return c.pos & slotMask }
+
+// setState sets c's state, and leaves the rest.
+func (c *client) setState(state uint8) {
+	c.pos = c.pos&^stateMask | uint64(state)<<stateShift
+}
+
+// place sets where c's attempt is and its slot, and leaves its state.
+func (c *client) place(in uint8, slot uint64) {
+	c.pos = c.pos&^(inMask|slotMask) | uint64(in)<<inShift | slot&slotMask
+}
+
+// set sets c's state, where its attempt is and its slot; a call keeps its
+// tier, and the keptBit goes (see ownTimeouts).
+func (c *client) set(state, in uint8, slot uint64) {
+	c.pos = c.pos&(3<<tierShift) | uint64(state)<<stateShift | uint64(in)<<inShift | slot&slotMask
+}
+
+// send makes c wait on a new attempt, nowhere yet; a call keeps its tier,
+// and c its keptBit: the attempt's own timeout is still where it was.
+func (c *client) send() {
+	c.pos = c.pos&(3<<tierShift|keptBit) | uint64(waiting)<<stateShift
+}
+
+// tierPos returns the pos of a call of inner tier k that is thinking,
+// as a new one is until its first attempt.
+func tierPos(k uint8) uint64 { return uint64(k) << tierShift }
+
+// clientBytes is what a client costs: its state and its event. A lane
+// that keeps its clients' own timeouts (see ownTimeouts) pays timeoutBytes
+// more for each.
+const (
+	clientBytes  = int64(unsafe.Sizeof(client{})) + int64(unsafe.Sizeof(event{}))
+	timeoutBytes = int64(unsafe.Sizeof(time.Duration(0)))
+)
 
 // counters count what happens in a lane, over a tick or since the start:
 // its clients' requests and attempts and, for layered retries, the
@@ -97,6 +163,10 @@ type lane struct {
 	active  int // clients[:active] take part; the rest are retired
 	q       queue
 	now     time.Duration
+	// timer is the lane's strategy when it sets its attempts' timeouts,
+	// else nil; timeouts are its clients' (see ownTimeouts).
+	timer    strategies.AttemptTimer
+	timeouts ownTimeouts
 
 	// An open loop's requests each have a client of their own, from
 	// clients[1:]; client 0 is the source whose events are the arrivals.
@@ -123,11 +193,12 @@ type lane struct {
 	// (scheduleCall), so that the events of both are ordered by (time,
 	// seq) as one queue's would be. callHeld is what the calls take of
 	// the budget.
-	tiers     []tierRun
-	calls     []client
-	freeCalls []int32
-	cq        queue
-	callHeld  int64
+	tiers        []tierRun
+	calls        []client
+	callTimeouts ownTimeouts // the calls' own timeouts, indexed as calls
+	freeCalls    []int32
+	cq           queue
+	callHeld     int64
 
 	// errFrac is the share of answers an error burst turns into errors,
 	// and answers counts the answers, for a reproducible choice of which.
@@ -152,9 +223,11 @@ type lane struct {
 }
 
 // tierRun is one inner tier of a lane: its policy, shared by its calls as
-// a lane's is by its clients, and its per-attempt timeout.
+// a lane's is by its clients, its strategy when that sets its attempts'
+// timeouts (else nil), and its per-attempt timeout.
 type tierRun struct {
 	pol     *strategies.Policy
+	timer   strategies.AttemptTimer
 	timeout time.Duration
 }
 
@@ -201,7 +274,8 @@ func newLane(p *scenario.Params, i int, mem *budget.Account) *lane {
 	l.det = scenario.NewDetector(*p)
 	if l.open = p.Arrival == scenario.ArrivalOpen; l.open {
 		if l.reserve(1) {
-			l.clients = []client{{state: arriving}}
+			l.addClient()
+			l.clients[0].setState(arriving)
 			l.active = 1
 			l.q.schedule(0, l.arrivalGap())
 		}
@@ -209,10 +283,20 @@ func newLane(p *scenario.Params, i int, mem *budget.Account) *lane {
 	}
 	if l.reserve(p.Clients) {
 		l.clients = make([]client, 0, p.Clients)
+		if l.timeouts != nil {
+			l.timeouts = make(ownTimeouts, 0, p.Clients)
+		}
 		l.q.reserve(p.Clients)
 		l.resize(p.Clients)
 	}
 	return l
+}
+
+// addClient appends a new client, and its own timeout when the lane keeps
+// them.
+func (l *lane) addClient() {
+	l.clients = append(l.clients, client{})
+	l.timeouts.add()
 }
 
 // arrivalGap returns the time from the open loop's current arrival to the
@@ -240,22 +324,22 @@ func (l *lane) arrive() {
 			return
 		}
 		ci = int32(len(l.clients))
-		l.clients = append(l.clients, client{})
+		l.addClient()
 		l.active++
 	}
 	c := &l.clients[ci]
-	*c = client{st: strategies.State{Think: gap}, seq: c.seq}
-	l.start(ci, c)
+	*c = client{seq: c.seq}
+	l.start(ci, c, gap)
 }
 
 // reserve takes from the budget what n clients cost, beyond what the lane
 // holds already; when it cannot, the lane halts.
-func (l *lane) reserve(n int) bool { return l.grow(&l.held, n) }
+func (l *lane) reserve(n int) bool { return l.grow(&l.held, int64(n)*l.timeouts.each()) }
 
-// grow takes from the budget what n clients (or calls) cost beyond *held,
-// and adds it to *held; when it cannot, the lane halts.
-func (l *lane) grow(held *int64, n int) bool {
-	need := int64(n)*clientBytes - *held
+// grow takes from the budget what bytes (of clients or calls) cost beyond
+// *held, and adds it to *held; when it cannot, the lane halts.
+func (l *lane) grow(held *int64, bytes int64) bool {
+	need := bytes - *held
 	if need <= 0 {
 		return true
 	}
@@ -303,6 +387,11 @@ func (l *lane) configure(i int) {
 	}
 	pol.Keep(l.pol)
 	l.pol, l.cancel = pol, l.p.Lanes[i].CancelOnTimeout
+	timer, _ := pol.Strategy.(strategies.AttemptTimer)
+	if retime(&l.timeouts, l.clients, -1, l.timer, timer) {
+		l.reserve(len(l.clients)) // a live change to gRPC: the clients cost more
+	}
+	l.timer = timer
 	// The tiers' policies, each keeping its old one's shared limits. The
 	// number of tiers is fixed for a run (Engine.Set restarts when it
 	// changes): the calls alive name their tier by its index.
@@ -316,7 +405,11 @@ func (l *lane) configure(i int) {
 			panic("simengine: unvalidated tier: " + err.Error())
 		}
 		pol.Keep(l.tiers[k].pol)
-		l.tiers[k] = tierRun{pol: pol, timeout: t.Timeout}
+		timer, _ := pol.Strategy.(strategies.AttemptTimer)
+		if retime(&l.callTimeouts, l.calls, k, l.tiers[k].timer, timer) {
+			l.grow(&l.callHeld, int64(len(l.calls))*l.callTimeouts.each())
+		}
+		l.tiers[k] = tierRun{pol: pol, timer: timer, timeout: t.Timeout}
 	}
 }
 
@@ -333,7 +426,7 @@ func (l *lane) resize(n int) {
 		l.active--
 		ci := int32(l.active)
 		c := &l.clients[ci]
-		switch c.state {
+		switch c.state() {
 		case waiting:
 			l.abandon(ci, c)
 			l.waiting--
@@ -342,12 +435,12 @@ func (l *lane) resize(n int) {
 			l.inBackoff--
 			l.tick.gaveUp++
 		}
-		c.state = retired
+		c.setState(retired)
 		l.q.remove(ci)
 	}
 	for l.active < n {
 		if l.active == len(l.clients) {
-			l.clients = append(l.clients, client{})
+			l.addClient()
 		}
 		ci := int32(l.active)
 		l.active++
@@ -427,9 +520,9 @@ func (l *lane) run(until time.Duration, budget *int) bool {
 // wake handles client ci's event.
 func (l *lane) wake(ci int32) {
 	c := &l.clients[ci]
-	switch c.state {
+	switch c.state() {
 	case thinking:
-		l.start(ci, c)
+		l.start(ci, c, time.Duration(c.slot()))
 	case arriving:
 		l.arrive()
 	case backing:
@@ -442,7 +535,7 @@ func (l *lane) wake(ci int32) {
 			return
 		}
 		l.tick.retries++
-		l.attempt(ci, c)
+		l.attempt(ci, c, ownOr(time.Duration(c.slot()), l.p.Timeout))
 	case waiting:
 		l.tick.timeouts++
 		if l.cancel {
@@ -454,27 +547,28 @@ func (l *lane) wake(ci int32) {
 	}
 }
 
-// start begins client ci's new request, whose think time (or, in an open
-// loop, the gap before its arrival) is in c.st.Think.
-func (l *lane) start(ci int32, c *client) {
+// start begins client ci's new request after a think time of think (in
+// an open loop, the gap before its arrival).
+func (l *lane) start(ci int32, c *client, think time.Duration) {
 	l.tick.requests++
-	l.pol.Begin(&c.st, l.now, c.st.Think)
+	l.pol.Begin(&c.st, l.now, think)
 	if !l.pol.AllowFirst(&c.st, l.now, l.rng) {
 		// A limit (a breaker) refused the request: it ends unsent.
 		l.tick.gaveUp++
 		l.think(ci, c)
 		return
 	}
-	l.attempt(ci, c)
+	own := l.timeouts.begun(ci, c, l.timer)
+	l.attempt(ci, c, ownOr(own, l.p.Timeout))
 }
 
-// attempt sends client ci's next attempt: to the server, or with tiers to
-// a call of the top one.
-func (l *lane) attempt(ci int32, c *client) {
-	c.state, c.in = waiting, nowhere
+// attempt sends client ci's next attempt, which times out after timeout:
+// to the server, or with tiers to a call of the top one.
+func (l *lane) attempt(ci int32, c *client, timeout time.Duration) {
+	c.send()
 	l.waiting++
 	l.tick.attempts++
-	l.q.schedule(ci, l.now+c.st.AttemptTimeout(l.p.Timeout))
+	l.q.schedule(ci, l.now+timeout)
 	if len(l.tiers) > 0 {
 		l.call(0, ci)
 		return
@@ -502,7 +596,7 @@ func (l *lane) enter(ci int32, c *client) {
 			l.stop(err)
 			return
 		}
-		c.slot, c.in = slot, inServer
+		c.place(inServer, slot)
 		l.tickMaxC = max(l.tickMaxC, l.model.concurrency())
 		l.plan()
 	case backlogged:
@@ -514,7 +608,7 @@ func (l *lane) enter(ci int32, c *client) {
 				l.stop(err)
 				return
 			}
-			c.slot, c.in = slot, inBacklog
+			c.place(inBacklog, slot)
 			l.blLive++
 		} // else the connect is dropped and the attempt will time out
 	case refused:
@@ -588,7 +682,8 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 		l.think(ci, c)
 		return
 	}
-	c.state = backing
+	// Until the retry is due, the slot keeps its attempt's own timeout.
+	c.set(backing, nowhere, ownSlot(l.timeouts.retried(ci, c, l.timer)))
 	l.inBackoff++
 	l.q.schedule(ci, l.now+d)
 }
@@ -597,16 +692,15 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 // requests do not come back, it frees the client for a later arrival.
 func (l *lane) think(ci int32, c *client) {
 	if l.open {
-		c.state, c.in = retired, nowhere
+		c.set(retired, nowhere, 0)
 		l.q.remove(ci)
 		l.free = append(l.free, ci)
 		return
 	}
 	c.link++
-	c.st.Think = l.thinkTime(ci, c.link)
-	c.state = thinking
-	c.in = nowhere
-	l.q.schedule(ci, l.now+c.st.Think)
+	d := l.thinkTime(ci, c.link)
+	c.set(thinking, nowhere, uint64(d))
+	l.q.schedule(ci, l.now+d)
 }
 
 // complete answers the oldest request in the server.
@@ -623,7 +717,7 @@ func (l *lane) complete() {
 		// The answer is lost in a partition: the request has left the
 		// server, and a cancel at the client's timeout finds nothing.
 		if c := l.at(ci); c.owns(inServer, abs) {
-			c.in = nowhere
+			c.place(nowhere, 0)
 		}
 	} // else the client left
 	l.plan()
@@ -653,7 +747,7 @@ func (l *lane) setEffects(errFrac float64) {
 // owns reports whether the request at absolute index abs of the server
 // (in = inServer) or the backlog (inBacklog) is c's current attempt.
 func (c *client) owns(in uint8, abs uint64) bool {
-	return c.state == waiting && c.in == in && c.slot == abs
+	return c.pos&^(3<<tierShift|keptBit) == uint64(waiting)<<stateShift|uint64(in)<<inShift|abs
 }
 
 // latency records a success's end-to-end latency for the tick's
@@ -694,28 +788,28 @@ func (l *lane) rejectedNow(slot uint64, ci int32) {
 // below it (cancel_on_timeout: the server, and every tier, learns that the
 // client left). For a call, ci is the call's index.
 func (l *lane) cancelRequest(ci int32, c *client) {
-	switch c.in {
+	switch c.in() {
 	case inTier:
-		l.cancelCall(int32(c.slot))
+		l.cancelCall(int32(c.slot()))
 	case inServer:
-		if l.model.cancel(c.slot, ci) {
+		if l.model.cancel(c.slot(), ci) {
 			l.plan()
 		}
 	case inBacklog:
-		if r := l.backlog.at(c.slot); r != nil && *r == ci {
+		if r := l.backlog.at(c.slot()); r != nil && *r == ci {
 			*r = -1
 			l.blLive--
 		}
 	}
-	c.in = nowhere
+	c.place(nowhere, 0)
 }
 
 // abandon tells the server that client ci (or, with tiers, the bottom
 // tier's call ci) no longer waits on its attempt there, if the attempt is
 // in it: it timed out, or the client left.
 func (l *lane) abandon(ci int32, c *client) {
-	if c.in == inServer {
-		l.model.abandon(c.slot, ci)
+	if c.in() == inServer {
+		l.model.abandon(c.slot(), ci)
 	}
 }
 
@@ -748,7 +842,7 @@ func (l *lane) setFailure(f *failure) {
 				return
 			}
 			if c := l.at(ci); c.owns(inBacklog, abs) {
-				c.slot, c.in = slot, inServer
+				c.place(inServer, slot)
 			} else {
 				l.model.abandon(slot, ci) // its client left while it waited
 			}

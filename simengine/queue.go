@@ -264,7 +264,7 @@ func (q *queue) refill() bool {
 			m = min(m, key(e.at))
 			if near {
 				c := &owners[e.c]
-				touch += c.seq + uint32(c.st.Think)
+				touch += c.seq + uint32(c.st.RequestStart)
 			}
 		}
 	}

@@ -47,8 +47,8 @@ const (
 	spiralWrapped = 100 * 365 * 24 * time.Hour
 )
 
-func (c *spiralCount) Begin(s *strategies.State) {
-	c.Strategy.Begin(s)
+func (c *spiralCount) Begin(s *strategies.State, think time.Duration) {
+	c.Strategy.Begin(s, think)
 	c.marks[s] = spiralMark{}
 }
 
@@ -161,8 +161,8 @@ func TestThinkScaledSpiralInGoldenRuns(t *testing.T) {
 // request in 300.
 type inSpiral struct{ strategies.Strategy }
 
-func (s inSpiral) Begin(st *strategies.State) {
-	s.Strategy.Begin(st)
+func (s inSpiral) Begin(st *strategies.State, think time.Duration) {
+	s.Strategy.Begin(st, think)
 	st.Prev = -time.Second
 }
 

@@ -43,10 +43,12 @@ func (l *lane) newCall() (int32, bool) {
 		l.freeCalls = l.freeCalls[:k-1]
 		return x, true
 	}
-	if !l.grow(&l.callHeld, len(l.calls)+1) {
+	if !l.grow(&l.callHeld, int64(len(l.calls)+1)*l.callTimeouts.each()) {
 		return 0, false
 	}
-	l.calls = append(l.calls, client{state: retired})
+	l.calls = append(l.calls, client{})
+	l.calls[len(l.calls)-1].setState(retired)
+	l.callTimeouts.add()
 	return int32(len(l.calls) - 1), true
 }
 
@@ -69,27 +71,27 @@ func (l *lane) call(k uint8, caller int32) {
 	// The caller's attempt is the call from now, before the call can
 	// answer it (a refused first attempt answers at once).
 	p := l.caller(k, caller)
-	p.in, p.slot = inTier, uint64(x)
+	p.place(inTier, uint64(x))
 	c := &l.calls[x]
-	*c = client{link: uint32(caller), tier: k, seq: c.seq}
-	pol := l.tiers[k].pol
-	pol.Begin(&c.st, l.now, 0)
-	if !pol.AllowFirst(&c.st, l.now, l.rng) {
+	*c = client{pos: tierPos(k), link: uint32(caller), seq: c.seq}
+	t := &l.tiers[k]
+	t.pol.Begin(&c.st, l.now, 0)
+	if !t.pol.AllowFirst(&c.st, l.now, l.rng) {
 		// A limit of the tier (a breaker) refused the call: it fails fast.
 		l.answer(x, strategies.Error)
 		return
 	}
-	l.callAttempt(x)
+	l.callAttempt(x, l.callTimeouts.begun(x, c, t.timer))
 }
 
-// callAttempt sends call x's next attempt: to the next tier, or from the
-// bottom tier to the server.
-func (l *lane) callAttempt(x int32) {
+// callAttempt sends call x's next attempt, whose own timeout is own (0:
+// its tier's): to the next tier, or from the bottom tier to the server.
+func (l *lane) callAttempt(x int32, own time.Duration) {
 	c := &l.calls[x]
-	k := c.tier
-	c.state, c.in = waiting, nowhere
+	k := c.tier()
+	c.send()
 	l.tick.tier[k]++
-	l.scheduleCall(x, l.now+c.st.AttemptTimeout(l.tiers[k].timeout))
+	l.scheduleCall(x, l.now+ownOr(own, l.tiers[k].timeout))
 	if int(k)+1 < len(l.tiers) {
 		l.call(k+1, x) // may grow l.calls: c is stale from here
 		return
@@ -101,15 +103,15 @@ func (l *lane) callAttempt(x int32) {
 // out.
 func (l *lane) wakeCall(x int32) {
 	c := &l.calls[x]
-	switch c.state {
+	switch c.state() {
 	case backing:
-		if !l.tiers[c.tier].pol.AllowSend(&c.st, l.now, l.rng) {
+		if !l.tiers[c.tier()].pol.AllowSend(&c.st, l.now, l.rng) {
 			// A limit of the tier (a breaker) refused the retry when
 			// it was due: the call fails fast.
 			l.answer(x, strategies.Error)
 			return
 		}
-		l.callAttempt(x)
+		l.callAttempt(x, time.Duration(c.slot()))
 	case waiting:
 		if l.cancel {
 			l.cancelRequest(x, c)
@@ -124,14 +126,15 @@ func (l *lane) wakeCall(x int32) {
 // it retries by its tier's policy, or answers its caller with an error.
 func (l *lane) callFailed(x int32, o strategies.Outcome) {
 	c := &l.calls[x]
-	pol := l.tiers[c.tier].pol
-	pol.Record(&c.st, l.now, o)
-	d, ok := pol.Retry(&c.st, l.now, l.rng)
+	t := &l.tiers[c.tier()]
+	t.pol.Record(&c.st, l.now, o)
+	d, ok := t.pol.Retry(&c.st, l.now, l.rng)
 	if !ok {
 		l.answer(x, strategies.Error)
 		return
 	}
-	c.state = backing
+	// Until the retry is due, the slot keeps its attempt's own timeout.
+	c.set(backing, nowhere, ownSlot(l.callTimeouts.retried(x, c, t.timer)))
 	l.scheduleCall(x, l.now+d)
 }
 
@@ -139,7 +142,7 @@ func (l *lane) callFailed(x int32, o strategies.Outcome) {
 // answers its caller.
 func (l *lane) callSucceeded(x int32) {
 	c := &l.calls[x]
-	l.tiers[c.tier].pol.Record(&c.st, l.now, strategies.Success)
+	l.tiers[c.tier()].pol.Record(&c.st, l.now, strategies.Success)
 	l.answer(x, strategies.Success)
 }
 
@@ -147,7 +150,7 @@ func (l *lane) callSucceeded(x int32) {
 // caller, if the caller still waits on it.
 func (l *lane) answer(x int32, o strategies.Outcome) {
 	c := &l.calls[x]
-	i, k := int32(c.link), c.tier
+	i, k := int32(c.link), c.tier()
 	l.endCall(x)
 	p := l.caller(k, i)
 	if !p.owns(inTier, uint64(x)) {
@@ -170,7 +173,7 @@ func (l *lane) answer(x int32, o strategies.Outcome) {
 // left (cancel_on_timeout): its attempt leaves the server, the backlog or
 // the next tier, and its pending retry stops.
 func (l *lane) cancelCall(x int32) {
-	if c := &l.calls[x]; c.state == waiting {
+	if c := &l.calls[x]; c.state() == waiting {
 		l.cancelRequest(x, c)
 	}
 	l.endCall(x)
@@ -179,7 +182,7 @@ func (l *lane) cancelCall(x int32) {
 // endCall frees call x for a later one.
 func (l *lane) endCall(x int32) {
 	c := &l.calls[x]
-	c.state, c.in = retired, nowhere
+	c.set(retired, nowhere, 0)
 	l.cq.remove(x) // a call refused at once never had an event: nothing to remove
 	l.freeCalls = append(l.freeCalls, x)
 }

@@ -163,19 +163,19 @@ func TestTiersCancelSubtree(t *testing.T) {
 			c := &l.clients[0]
 			var timeouts, orphanAttempts int64
 			for e.Now() < 2*time.Minute {
-				before, was := tierTotals(e), c.state
+				before, was := tierTotals(e), c.state()
 				// Step to the next event, whichever queue holds it.
 				next := min(l.q.top().at, l.cq.top().at, l.next)
 				e.AdvanceTo(next+1, nil)
 				after := tierTotals(e)
-				if was == waiting && c.state == backing && l.tick.timeouts+l.total.timeouts > timeouts {
+				if was == waiting && c.state() == backing && l.tick.timeouts+l.total.timeouts > timeouts {
 					timeouts = l.tick.timeouts + l.total.timeouts
 					if cancel && (len(l.freeCalls) != len(l.calls) || l.backlog.n > 0 && l.blLive > 0 || l.model.concurrency() > 0) {
 						t.Fatalf("at %v the client timed out, and %d calls, %d backlogged and %d requests inside remain",
 							e.Now(), len(l.calls)-len(l.freeCalls), l.blLive, l.model.concurrency())
 					}
 				}
-				if was == backing && c.state == backing {
+				if was == backing && c.state() == backing {
 					for k := 1; k < len(after); k++ {
 						orphanAttempts += after[k] - before[k]
 					}

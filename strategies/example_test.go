@@ -43,7 +43,7 @@ func ExampleGRPC() {
 	pol, _ := strategies.New(p)
 	var s strategies.State
 	pol.Begin(&s, 0, 0)
-	fmt.Println("timeout:", s.AttemptTimeout(2*time.Second))
+	fmt.Println("timeout:", pol.AttemptTimeout(&s, 2*time.Second))
 	d, _ := pol.Retry(&s, 300*time.Millisecond, rand.New(rand.NewPCG(1, 2)))
 	fmt.Println("wait:", d, "backoff now:", s.Prev)
 	// Output:

@@ -10,7 +10,7 @@ import (
 type None struct{}
 
 // Begin implements Strategy.
-func (None) Begin(*State) {}
+func (None) Begin(*State, time.Duration) {}
 
 // Next implements Strategy; it always returns Stop.
 func (None) Next(*State, time.Duration, *rand.Rand) time.Duration { return Stop }
@@ -19,7 +19,7 @@ func (None) Next(*State, time.Duration, *rand.Rand) time.Duration { return Stop 
 type Fixed struct{ Delay time.Duration }
 
 // Begin implements Strategy.
-func (Fixed) Begin(*State) {}
+func (Fixed) Begin(*State, time.Duration) {}
 
 // Next implements Strategy.
 func (f Fixed) Next(*State, time.Duration, *rand.Rand) time.Duration { return f.Delay }
@@ -35,7 +35,7 @@ type Exponential struct {
 }
 
 // Begin implements Strategy.
-func (Exponential) Begin(*State) {}
+func (Exponential) Begin(*State, time.Duration) {}
 
 // Next implements Strategy.
 func (e Exponential) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -57,7 +57,7 @@ type Truncated struct {
 }
 
 // Begin implements Strategy.
-func (Truncated) Begin(*State) {}
+func (Truncated) Begin(*State, time.Duration) {}
 
 // Next implements Strategy.
 func (t Truncated) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -80,16 +80,19 @@ type GRPC struct {
 }
 
 // Begin implements Strategy.
-func (g GRPC) Begin(s *State) {
+func (g GRPC) Begin(s *State, _ time.Duration) { g.reset(s) }
+
+// reset starts s's backoff afresh: the first attempt's deadline is its
+// start plus Initial.
+func (g GRPC) reset(s *State) {
 	s.Prev = g.Initial
 	s.Until = s.AttemptStart + g.Initial
-	s.Timeout = max(s.Until-s.AttemptStart, g.MinConnect)
 }
 
 // Next implements Strategy.
 func (g GRPC) Next(s *State, now time.Duration, rng *rand.Rand) time.Duration {
 	if s.Prev <= 0 { // the lane switched to gRPC mid-request
-		g.Begin(s)
+		g.reset(s)
 	}
 	wait := max(0, s.Until-now)
 	start := now + wait
@@ -97,15 +100,21 @@ func (g GRPC) Next(s *State, now time.Duration, rng *rand.Rand) time.Duration {
 	s.Prev = dur(b)
 	j := (rng.Float64()*2 - 1) * g.Jitter * b
 	s.Until = start + dur(b+j)
-	s.Timeout = max(s.Until-start, g.MinConnect)
 	return wait
+}
+
+// AttemptTimeout implements AttemptTimer: max(deadline-start,
+// MinConnect). The next attempt starts at the wait Next returns, which
+// Policy.Retry makes s.AttemptStart.
+func (g GRPC) AttemptTimeout(s *State) time.Duration {
+	return max(s.Until-s.AttemptStart, g.MinConnect)
 }
 
 // FullJitter is AWS's "full jitter": U(0, min(Cap, Base*2^n)).
 type FullJitter struct{ Base, Cap time.Duration }
 
 // Begin implements Strategy.
-func (FullJitter) Begin(*State) {}
+func (FullJitter) Begin(*State, time.Duration) {}
 
 // Next implements Strategy.
 func (f FullJitter) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -116,7 +125,7 @@ func (f FullJitter) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duratio
 type EqualJitter struct{ Base, Cap time.Duration }
 
 // Begin implements Strategy.
-func (EqualJitter) Begin(*State) {}
+func (EqualJitter) Begin(*State, time.Duration) {}
 
 // Next implements Strategy.
 func (e EqualJitter) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -129,7 +138,7 @@ func (e EqualJitter) Next(s *State, _ time.Duration, rng *rand.Rand) time.Durati
 type Decorrelated struct{ Base, Cap time.Duration }
 
 // Begin implements Strategy.
-func (Decorrelated) Begin(*State) {}
+func (Decorrelated) Begin(*State, time.Duration) {}
 
 // Next implements Strategy.
 func (d Decorrelated) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -174,7 +183,7 @@ type ThinkScaled struct {
 
 // Begin implements Strategy: the first retry scales the think time, as the
 // program's lastDelay held the think time it had just waited.
-func (ThinkScaled) Begin(s *State) { s.Prev = s.Think }
+func (ThinkScaled) Begin(s *State, think time.Duration) { s.Prev = think }
 
 // Next implements Strategy. s.Prev holds the signed delay, which may be
 // negative or, after a wrap, hugely positive.
@@ -201,13 +210,13 @@ func amd64Duration(ns float64) time.Duration {
 }
 
 var (
-	_ Strategy = None{}
-	_ Strategy = Fixed{}
-	_ Strategy = Exponential{}
-	_ Strategy = Truncated{}
-	_ Strategy = GRPC{}
-	_ Strategy = FullJitter{}
-	_ Strategy = EqualJitter{}
-	_ Strategy = Decorrelated{}
-	_ Strategy = ThinkScaled{}
+	_ Strategy     = None{}
+	_ Strategy     = Fixed{}
+	_ Strategy     = Exponential{}
+	_ Strategy     = Truncated{}
+	_ AttemptTimer = GRPC{}
+	_ Strategy     = FullJitter{}
+	_ Strategy     = EqualJitter{}
+	_ Strategy     = Decorrelated{}
+	_ Strategy     = ThinkScaled{}
 )

@@ -30,13 +30,13 @@ func TestGRPCBegin(t *testing.T) {
 			p := mustDefaults(t, NameGRPC)
 			p.MinDelay, p.MinConnectTimeout = c.initial, c.minConn
 			pol := mustPolicy(t, p)
-			s := State{Retries: 4, Prev: time.Hour, Until: time.Hour, Timeout: time.Hour}
+			s := State{Retries: 4, Prev: time.Hour, Until: time.Hour}
 			pol.Begin(&s, c.start, 0)
-			if s.Until != c.wantUntil || s.Timeout != c.wantTO || s.Prev != c.initial || s.Retries != 0 {
-				t.Errorf("after Begin: Until %v Timeout %v Prev %v Retries %d; want %v %v %v 0",
-					s.Until, s.Timeout, s.Prev, s.Retries, c.wantUntil, c.wantTO, c.initial)
+			if s.Until != c.wantUntil || s.Prev != c.initial || s.Retries != 0 {
+				t.Errorf("after Begin: Until %v Prev %v Retries %d; want %v %v 0",
+					s.Until, s.Prev, s.Retries, c.wantUntil, c.initial)
 			}
-			if got := s.AttemptTimeout(2 * time.Second); got != c.wantTO {
+			if got := pol.AttemptTimeout(&s, 2*time.Second); got != c.wantTO {
 				t.Errorf("AttemptTimeout(2s) = %v, want the strategy's %v", got, c.wantTO)
 			}
 		})
@@ -77,8 +77,8 @@ func TestGRPCWaitCountsFromAttemptStart(t *testing.T) {
 			if b := s.Until - next; b < 1280*ms || b > 1920*ms {
 				t.Errorf("next Until - next start = %v, want in [1.28s, 1.92s]", b)
 			}
-			if s.Timeout != max(s.Until-next, 20*time.Second) {
-				t.Errorf("Timeout = %v, want max(Until-start, 20s) = %v", s.Timeout, max(s.Until-next, 20*time.Second))
+			if got := pol.AttemptTimeout(&s, 2*time.Second); got != max(s.Until-next, 20*time.Second) {
+				t.Errorf("AttemptTimeout = %v, want max(Until-start, 20s) = %v", got, max(s.Until-next, 20*time.Second))
 			}
 			// A second failure half a second into the next attempt sleeps
 			// the rest of the way to Until.
@@ -124,8 +124,8 @@ func TestGRPCBackoffGrowth(t *testing.T) {
 					if math.Abs(float64(s.Prev)-want) > 1e3 { // 1 µs of float rounding
 						t.Fatalf("failure %d: backoff %v, want min(1.6^%d s, 120 s) = %v", k, s.Prev, k, time.Duration(want))
 					}
-					if s.Timeout != max(s.Until-s.AttemptStart, 20*time.Second) {
-						t.Fatalf("failure %d: Timeout %v, want max(%v, 20s)", k, s.Timeout, s.Until-s.AttemptStart)
+					if got := pol.AttemptTimeout(&s, 2*time.Second); got != max(s.Until-s.AttemptStart, 20*time.Second) {
+						t.Fatalf("failure %d: AttemptTimeout %v, want max(%v, 20s)", k, got, s.Until-s.AttemptStart)
 					}
 					b = s.Prev
 				}
@@ -162,8 +162,9 @@ func TestGRPCJitterDistribution(t *testing.T) {
 				if s.Prev != c.wantB {
 					t.Fatalf("backoff %v, want %v", s.Prev, c.wantB)
 				}
-				if s.Timeout != max(s.Until-5*time.Second, 20*time.Second) {
-					t.Fatalf("Timeout %v, want max(%v, 20s)", s.Timeout, s.Until-5*time.Second)
+				s.AttemptStart = 5 * time.Second // as Policy.Retry sets it
+				if got := g.AttemptTimeout(&s); got != max(s.Until-5*time.Second, 20*time.Second) {
+					t.Fatalf("AttemptTimeout %v, want max(%v, 20s)", got, s.Until-5*time.Second)
 				}
 				xs[k] = float64(s.Until-5*time.Second) / float64(c.wantB)
 				if xs[k] < 0.8-1e-9 || xs[k] > 1.2+1e-9 {
@@ -195,8 +196,11 @@ func TestGRPCResetsOnNewRequest(t *testing.T) {
 	}
 	// Success, think, and a new request at 1000 s.
 	pol.Begin(&s, 1000*time.Second, 5*time.Second)
-	if s.Prev != time.Second || s.Until != 1001*time.Second || s.Timeout != 20*time.Second || s.Retries != 0 {
-		t.Fatalf("after Begin: %+v, want Prev 1s, Until 1001s, Timeout 20s, Retries 0", s)
+	if s.Prev != time.Second || s.Until != 1001*time.Second || s.Retries != 0 {
+		t.Fatalf("after Begin: %+v, want Prev 1s, Until 1001s, Retries 0", s)
+	}
+	if got := pol.AttemptTimeout(&s, 2*time.Second); got != 20*time.Second {
+		t.Fatalf("after Begin: AttemptTimeout %v, want 20s", got)
 	}
 	d, ok := pol.Retry(&s, 1000*time.Second, rng)
 	if !ok || d != time.Second || s.Prev != 1600*time.Millisecond {

@@ -31,7 +31,10 @@ type Envoy struct {
 }
 
 // Begin implements Strategy.
-func (e Envoy) Begin(s *State) { s.Timeout = e.PerTry }
+func (Envoy) Begin(*State, time.Duration) {}
+
+// AttemptTimeout implements AttemptTimer: PerTry, every attempt's.
+func (e Envoy) AttemptTimeout(*State) time.Duration { return e.PerTry }
 
 // Next implements Strategy. s.Prev holds b_n in milliseconds.
 func (e Envoy) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -45,7 +48,6 @@ func (e Envoy) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
 	} else {
 		s.Prev = time.Duration(maxMs)
 	}
-	s.Timeout = e.PerTry
 	return time.Duration(rng.Uint64()%uint64(b)) * time.Millisecond
 }
 
@@ -70,7 +72,7 @@ type GRPCRetry struct {
 }
 
 // Begin implements Strategy.
-func (GRPCRetry) Begin(*State) {}
+func (GRPCRetry) Begin(*State, time.Duration) {}
 
 // Next implements Strategy.
 func (g GRPCRetry) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -92,7 +94,7 @@ func (g GRPCRetry) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration
 type AWSLegacy struct{ Max time.Duration }
 
 // Begin implements Strategy.
-func (AWSLegacy) Begin(*State) {}
+func (AWSLegacy) Begin(*State, time.Duration) {}
 
 // Next implements Strategy.
 func (a AWSLegacy) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -116,7 +118,7 @@ type Cenkalti struct {
 }
 
 // Begin implements Strategy.
-func (Cenkalti) Begin(*State) {}
+func (Cenkalti) Begin(*State, time.Duration) {}
 
 // Next implements Strategy. s.Prev holds the current interval.
 func (c Cenkalti) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -154,7 +156,7 @@ type Resilience4j struct {
 }
 
 // Begin implements Strategy.
-func (Resilience4j) Begin(*State) {}
+func (Resilience4j) Begin(*State, time.Duration) {}
 
 // Next implements Strategy. s.Prev holds the interval x in milliseconds
 // (a count, not a Duration, so that Java's long arithmetic cannot
@@ -204,7 +206,7 @@ type ClientGo struct {
 }
 
 // Begin implements Strategy.
-func (ClientGo) Begin(*State) {}
+func (ClientGo) Begin(*State, time.Duration) {}
 
 // Next implements Strategy. s.Prev holds d.
 func (c ClientGo) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -250,7 +252,7 @@ type Polly struct {
 }
 
 // Begin implements Strategy.
-func (Polly) Begin(*State) {}
+func (Polly) Begin(*State, time.Duration) {}
 
 // Next implements Strategy. For decorrelated jitter s.Prev holds the bits
 // of the float64 prev, which starts at 0 as Begin's zeroed State does.
@@ -295,7 +297,7 @@ type Tenacity struct {
 }
 
 // Begin implements Strategy.
-func (Tenacity) Begin(*State) {}
+func (Tenacity) Begin(*State, time.Duration) {}
 
 // Next implements Strategy.
 func (t Tenacity) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
@@ -314,7 +316,7 @@ func (t Tenacity) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration 
 type Urllib3 struct{ BackoffFactor, Max time.Duration }
 
 // Begin implements Strategy.
-func (Urllib3) Begin(*State) {}
+func (Urllib3) Begin(*State, time.Duration) {}
 
 // Next implements Strategy.
 func (u Urllib3) Next(s *State, _ time.Duration, _ *rand.Rand) time.Duration {
@@ -325,13 +327,13 @@ func (u Urllib3) Next(s *State, _ time.Duration, _ *rand.Rand) time.Duration {
 }
 
 var (
-	_ Strategy = Envoy{}
-	_ Strategy = GRPCRetry{}
-	_ Strategy = AWSLegacy{}
-	_ Strategy = Cenkalti{}
-	_ Strategy = Resilience4j{}
-	_ Strategy = ClientGo{}
-	_ Strategy = Polly{}
-	_ Strategy = Tenacity{}
-	_ Strategy = Urllib3{}
+	_ AttemptTimer = Envoy{}
+	_ Strategy     = GRPCRetry{}
+	_ Strategy     = AWSLegacy{}
+	_ Strategy     = Cenkalti{}
+	_ Strategy     = Resilience4j{}
+	_ Strategy     = ClientGo{}
+	_ Strategy     = Polly{}
+	_ Strategy     = Tenacity{}
+	_ Strategy     = Urllib3{}
 )

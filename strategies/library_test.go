@@ -22,8 +22,9 @@ import (
 // is the first attempt's.
 func requestWaits(st Strategy, k int, rng *rand.Rand) (waits, timeouts []time.Duration) {
 	var s State
-	st.Begin(&s)
-	timeouts = append(timeouts, s.Timeout)
+	st.Begin(&s, 0)
+	pol := NewPolicy(st)
+	timeouts = append(timeouts, pol.AttemptTimeout(&s, 0))
 	for range k {
 		d := st.Next(&s, s.AttemptStart, rng)
 		if d == Stop {
@@ -32,7 +33,7 @@ func requestWaits(st Strategy, k int, rng *rand.Rand) (waits, timeouts []time.Du
 		waits = append(waits, d)
 		s.Retries++
 		s.AttemptStart += d
-		timeouts = append(timeouts, s.Timeout)
+		timeouts = append(timeouts, pol.AttemptTimeout(&s, 0))
 	}
 	return waits, timeouts
 }

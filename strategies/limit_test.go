@@ -105,8 +105,8 @@ func TestLimitsMatchInlineChecks(t *testing.T) {
 					var sNew, sOld State
 					start := time.Duration(req) * time.Second
 					pol.Begin(&sNew, start, 7*time.Second)
-					sOld = State{Think: 7 * time.Second, RequestStart: start, AttemptStart: start}
-					pol.Strategy.Begin(&sOld)
+					sOld = State{RequestStart: start, AttemptStart: start}
+					pol.Strategy.Begin(&sOld, 7*time.Second)
 					for r := range 40 {
 						now := sNew.AttemptStart + time.Duration(rngTime.Int64N(int64(3*time.Second)))
 						dn, okn := pol.Retry(&sNew, now, rngNew)

@@ -174,7 +174,7 @@ func TestPolicyRetryAdvancesState(t *testing.T) {
 			rng := newRNG(804)
 			var s State
 			pol.Begin(&s, 10*time.Second, 3*time.Second)
-			if s.RequestStart != 10*time.Second || s.AttemptStart != 10*time.Second || s.Think != 3*time.Second {
+			if s.RequestStart != 10*time.Second || s.AttemptStart != 10*time.Second {
 				t.Fatalf("Begin: %+v", s)
 			}
 			for n := 1; n <= 3; n++ {
@@ -200,35 +200,51 @@ func TestPolicyRetryAdvancesState(t *testing.T) {
 
 func TestPolicyBeginResetsState(t *testing.T) {
 	pol := mustPolicy(t, mustDefaults(t, NameFixed))
-	s := State{Think: time.Hour, RequestStart: 1, AttemptStart: 2, Retries: 3, Quota: 10, Prev: 4, Until: 5, Timeout: 6}
+	s := State{RequestStart: 1, AttemptStart: 2, Retries: 3, Quota: 10, Prev: 4, Until: 5}
 	pol.Begin(&s, 7*time.Second, 2*time.Second)
-	want := State{Think: 2 * time.Second, RequestStart: 7 * time.Second, AttemptStart: 7 * time.Second}
+	want := State{RequestStart: 7 * time.Second, AttemptStart: 7 * time.Second}
 	if s != want {
 		t.Errorf("Begin: %+v, want %+v", s, want)
 	}
 }
 
+// TestAttemptTimeout: an attempt's timeout is its AttemptTimer's when it
+// sets one, else the caller's, whatever the request's State holds.
 func TestAttemptTimeout(t *testing.T) {
+	const def = 2 * time.Second
+	s := State{RequestStart: time.Second, AttemptStart: 3 * time.Second, Retries: 2, Prev: time.Minute, Until: 33 * time.Second}
 	cases := []struct {
-		timeout, def, want time.Duration
+		name string
+		st   Strategy
+		want time.Duration
 	}{
-		{0, 2 * time.Second, 2 * time.Second},
-		{-time.Second, 2 * time.Second, 2 * time.Second},
-		{20 * time.Second, 2 * time.Second, 20 * time.Second},
+		{"fixed", Fixed{Delay: time.Second}, def},
+		{"envoy_no_per_try", Envoy{Base: time.Second, Max: time.Minute}, def},
+		{"envoy_negative_per_try", Envoy{Base: time.Second, Max: time.Minute, PerTry: -time.Second}, def},
+		{"envoy_per_try", Envoy{Base: time.Second, Max: time.Minute, PerTry: 20 * time.Second}, 20 * time.Second},
+		{"grpc_deadline", GRPC{Initial: time.Second, Max: time.Minute, Factor: 1.6, MinConnect: 20 * time.Second}, 30 * time.Second},
+		{"grpc_min_connect", GRPC{Initial: time.Second, Max: time.Minute, Factor: 1.6, MinConnect: 40 * time.Second}, 40 * time.Second},
+		{"grpc_none", GRPC{Initial: time.Second, Max: time.Minute, Factor: 1.6}, 30 * time.Second},
 	}
 	for _, c := range cases {
-		s := State{Timeout: c.timeout}
-		if got := s.AttemptTimeout(c.def); got != c.want {
-			t.Errorf("State{Timeout: %v}.AttemptTimeout(%v) = %v, want %v", c.timeout, c.def, got, c.want)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			s := s
+			if got := NewPolicy(c.st).AttemptTimeout(&s, def); got != c.want {
+				t.Errorf("AttemptTimeout(%+v, %v) = %v, want %v", s, def, got, c.want)
+			}
+		})
+	}
+	past := State{AttemptStart: 50 * time.Second, Until: 33 * time.Second}
+	if got := NewPolicy(GRPC{Initial: time.Second}).AttemptTimeout(&past, def); got != def {
+		t.Errorf("gRPC with its deadline passed and no min_connect_timeout: %v, want the caller's %v", got, def)
 	}
 }
 
-// TestStateSize: a State is 56 bytes, Quota included: the engine holds one
+// TestStateSize: a State is 40 bytes, Quota included: the engine holds one
 // per client, and a larger one costs the largest runs their speed.
 func TestStateSize(t *testing.T) {
-	if n := unsafe.Sizeof(State{}); n != 56 {
-		t.Errorf("State is %d bytes, want 56", n)
+	if n := unsafe.Sizeof(State{}); n != 40 {
+		t.Errorf("State is %d bytes, want 40", n)
 	}
 }
 

@@ -25,28 +25,45 @@ const Stop time.Duration = -1
 
 // Strategy computes the wait before each retry of a request.
 type Strategy interface {
-	// Begin prepares s for a new request. The caller has already set
-	// s.Think, s.RequestStart and s.AttemptStart and zeroed the rest.
-	Begin(s *State)
+	// Begin prepares s for a new request, which follows a think time of
+	// think (think_scaled's first retry scales it). The caller has
+	// already set s.RequestStart and s.AttemptStart and zeroed the rest.
+	Begin(s *State, think time.Duration)
 	// Next is called when the attempt that started at s.AttemptStart fails
 	// at now. It returns the wait before the next attempt, or Stop, and
 	// updates the strategy's memory in s.
 	Next(s *State, now time.Duration, rng *rand.Rand) time.Duration
 }
 
+// AttemptTimer is a Strategy that sets each attempt's timeout itself, as
+// gRPC's connection backoff and Envoy's per_try_timeout do. Policy's
+// AttemptTimeout asks it; a Strategy that is not one leaves every attempt
+// the caller's timeout.
+type AttemptTimer interface {
+	Strategy
+	// AttemptTimeout returns the timeout of the attempt that starts at
+	// s.AttemptStart, as Begin or the Next that scheduled it left s, or
+	// 0 (or less) for the caller's. It is a pure function of s and the
+	// strategy's parameters, so that State need not keep it.
+	AttemptTimeout(s *State) time.Duration
+}
+
 // State is the retry state of one request. The caller owns it, one per
 // client; Policy, Strategy and Limit methods update it.
+//
+// It holds only what a strategy or a limit must remember between calls,
+// in 40 bytes: the engine holds one per client, and its speed follows
+// their size. What is a pure function of it or of the caller's own state
+// is not in it: the think time that preceded the request is an argument
+// of Begin, and an attempt's own timeout is AttemptTimer's to compute.
 type State struct {
-	// Think is the think time that preceded the request (used by think_scaled).
-	Think time.Duration
 	// RequestStart is when the request's first attempt started.
 	RequestStart time.Duration
 	// AttemptStart is when the current attempt started.
 	AttemptStart time.Duration
 	// Retries is n: the number of retries made so far in this request.
 	// It is an int32, and Policy.Retry stops counting at math.MaxInt32,
-	// so that Quota fits beside it and State stays 56 bytes: the engine
-	// holds one per client, and its speed follows their size.
+	// so that Quota fits beside it in one word.
 	Retries int32
 	// Quota is a retry quota's memory of the request (AWSQuota): after an
 	// attempt fails, the tokens its retry would cost; once that retry is
@@ -56,11 +73,10 @@ type State struct {
 	Quota int32
 	// Prev is the strategy's memory: its last delay or current backoff.
 	Prev time.Duration
-	// Until is gRPC's current deadline: the earliest start of the next attempt.
+	// Until is gRPC's current deadline: the earliest start of the next
+	// attempt. The current attempt's timeout follows from it (GRPC's
+	// AttemptTimeout).
 	Until time.Duration
-	// Timeout, when positive, is the per-attempt timeout the strategy asks
-	// for the current attempt instead of the caller's default.
-	Timeout time.Duration
 }
 
 // Policy is a Strategy with the limits that make a client give up: a list
@@ -175,8 +191,8 @@ func (p *Policy) Keep(old *Policy) {
 // Begin resets s for a request whose first attempt starts at now, after the
 // client thought for think.
 func (p *Policy) Begin(s *State, now, think time.Duration) {
-	*s = State{Think: think, RequestStart: now, AttemptStart: now}
-	p.Strategy.Begin(s)
+	*s = State{RequestStart: now, AttemptStart: now}
+	p.Strategy.Begin(s, think)
 }
 
 // AllowFirst reports whether the first attempt of the request that Begin
@@ -288,11 +304,14 @@ func (p *Policy) release(s *State, now time.Duration, n int) bool {
 	return false
 }
 
-// AttemptTimeout returns the timeout of the current attempt: the strategy's
-// own when it sets one, otherwise def.
-func (s *State) AttemptTimeout(def time.Duration) time.Duration {
-	if s.Timeout > 0 {
-		return s.Timeout
+// AttemptTimeout returns the timeout of the attempt that Begin or Retry
+// prepared in s: the strategy's own when it is an AttemptTimer that sets
+// one, otherwise def.
+func (p *Policy) AttemptTimeout(s *State, def time.Duration) time.Duration {
+	if t, ok := p.Strategy.(AttemptTimer); ok {
+		if d := t.AttemptTimeout(s); d > 0 {
+			return d
+		}
 	}
 	return def
 }
