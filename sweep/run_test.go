@@ -188,9 +188,10 @@ func TestRunMemory(t *testing.T) {
 		lane   [2]string // lane a's and b's outcome in the last cell
 		err    bool
 	}{
-		// Each lane's share of 576 KiB, 288 KiB, holds lane b's peak
-		// but not lane a's storm.
-		{"growing", func() *budget.Account { return budget.NewAccount(nil, 576<<10) }, [2]string{OutcomeStopped, OutcomeCollapsed}, false},
+		// Each lane's share of 480 KiB, 240 KiB, holds lane b's peak
+		// (between 208 and 224 KiB) but not lane a's storm's (between
+		// 256 and 272 KiB).
+		{"growing", func() *budget.Account { return budget.NewAccount(nil, 480<<10) }, [2]string{OutcomeStopped, OutcomeCollapsed}, false},
 		{"first state", func() *budget.Account { return budget.NewAccount(nil, 1<<10) }, [2]string{OutcomeStopped, OutcomeStopped}, false},
 		{"pool", func() *budget.Account { return budget.NewAccount(budget.NewPool(1<<10), 1<<30) }, [2]string{}, true},
 	} {
