@@ -202,8 +202,11 @@ func firstScreenPlainWords(t *testing.T, env *browserEnv) {
 // changes (its link replays them), so no chip is current until Reset runs
 // the preset's values from t = 0 again.
 func firstScreenPreset(t *testing.T, env *browserEnv) {
-	tb := openPage(t, env, "speed=20")
-	tb.navigate(env.base + "/?" + eval[string](tb, `document.querySelector('a[data-preset="landing"]').dataset.presetQuery`) + "&speed=20")
+	// At 1×, the run lasts its 120 s: a change made once it has ended
+	// is no live change, and at 20× a busy machine can take the run's 6 s
+	// of wall time to make the two.
+	tb := openPage(t, env, "speed=1")
+	tb.navigate(env.base + "/?" + eval[string](tb, `document.querySelector('a[data-preset="landing"]').dataset.presetQuery`) + "&speed=1")
 	tb.waitTrue("ticks arrive", `window.backofflab.rows().length > 0`)
 	current := func() []string {
 		return eval[[]string](tb, `[...document.querySelectorAll('a[data-preset][aria-current]')].map(a => a.dataset.preset)`)
