@@ -474,7 +474,7 @@ func (l *lane) attempt(ci int32, c *client) {
 	c.state, c.in = waiting, nowhere
 	l.waiting++
 	l.tick.attempts++
-	l.q.schedule(ci, l.now+c.st.AttemptTimeout(l.p.Timeout))
+	l.q.scheduleIn(ci, l.now, c.st.AttemptTimeout(l.p.Timeout))
 	if len(l.tiers) > 0 {
 		l.call(0, ci)
 		return
@@ -590,7 +590,7 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 	}
 	c.state = backing
 	l.inBackoff++
-	l.q.schedule(ci, l.now+d)
+	l.q.scheduleIn(ci, l.now, d)
 }
 
 // think starts client ci's next think time; in an open loop, whose

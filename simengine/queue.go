@@ -74,6 +74,12 @@ type queue struct {
 	seq   uint32
 	swept uint32 // seq at the latest sweep of stale entries
 	touch uint32 // the sum of what refill reads ahead, for it to be read
+
+	// runs hold the events of a few recurring delays beside the heap
+	// (scheduleIn); recent are the latest delays that found none.
+	runs       [nRuns]run
+	recent     [nRecent]time.Duration
+	nextRecent int
 }
 
 // nearEvents is the most events of a bucket whose clients refill reads
@@ -151,6 +157,20 @@ func (q *queue) next() uint32 {
 
 // top returns the earliest event, or one at never when the queue is empty.
 func (q *queue) top() event {
+	e := q.heapTop()
+	for i := range q.runs {
+		if r := &q.runs[i]; r.n > 0 {
+			if f, ok := q.front(r); ok && (e.c < 0 || f.before(e)) {
+				e = f
+			}
+		}
+	}
+	return e
+}
+
+// heapTop returns the radix heap's earliest event, or one at never when
+// it has none.
+func (q *queue) heapTop() event {
 	for len(q.early) > 0 {
 		if e := q.early[0]; q.live(e) {
 			return e
@@ -296,6 +316,25 @@ func (q *queue) order0() {
 
 // schedule sets client c's event to at, adding c if it has none.
 func (q *queue) schedule(c int32, at time.Duration) {
+	q.toHeap(event{at: at, seq: q.enter(c), c: c})
+}
+
+// scheduleIn sets client c's event to now + d, adding c if it has none:
+// in d's run when d recurs and the time is not before the run's latest,
+// else in the heap.
+func (q *queue) scheduleIn(c int32, now, d time.Duration) {
+	at := now + d
+	if r := q.runOf(d); r != nil && at >= r.at {
+		seq := q.enter(c)
+		q.push(r, event{at: at, seq: seq, c: c})
+		return
+	}
+	q.schedule(c, at)
+}
+
+// enter draws client c's event's sequence number, makes it c's, and
+// returns it.
+func (q *queue) enter(c int32) uint32 {
 	seq := q.next()
 	if int(c)>>6 >= len(q.on) {
 		q.grow(int(c) + 1)
@@ -305,8 +344,12 @@ func (q *queue) schedule(c int32, at time.Duration) {
 		q.n++
 	}
 	(*q.owners)[c].seq = seq
-	e := event{at: at, seq: seq, c: c}
-	if k := key(at); k >= q.last {
+	return seq
+}
+
+// toHeap puts e in the radix heap.
+func (q *queue) toHeap(e event) {
+	if k := key(e.at); k >= q.last {
 		q.add(q.bucketOf(k), e)
 		return
 	}
@@ -376,10 +419,10 @@ func newQueue(owners *[]client, seq uint32) queue {
 	return queue{owners: owners, seq: seq, swept: seq}
 }
 
-// rebase puts every live event, early's included, back into the buckets
-// around the earliest of them.
+// rebase puts every live event of the heap, early's included, back into
+// the buckets around the earliest of them.
 func (q *queue) rebase() {
-	all := q.appendEvents(q.scratch[:0])
+	all := q.appendHeap(q.scratch[:0])
 	q.b0, q.head0, q.early = q.b0[:0], 0, q.early[:0]
 	for i := 1; i < len(q.buckets); i++ {
 		if q.buckets[i].n > 0 {
@@ -438,6 +481,9 @@ func (q *queue) sweep() {
 		q.free = append(q.free, b.ids[keep:]...)
 		b.ids, b.n, b.tail = b.ids[:keep], w, q.blocks[b.ids[keep-1]]
 	}
+	for i := range q.runs {
+		q.sweepRun(&q.runs[i])
+	}
 }
 
 // events returns the live events, in no order.
@@ -445,6 +491,19 @@ func (q *queue) events() []event { return q.appendEvents(nil) }
 
 // appendEvents appends the live events to out, in no order.
 func (q *queue) appendEvents(out []event) []event {
+	out = q.appendHeap(out)
+	for i := range q.runs {
+		q.eachRun(&q.runs[i], func(e event) {
+			if q.live(e) {
+				out = append(out, e)
+			}
+		})
+	}
+	return out
+}
+
+// appendHeap appends the radix heap's live events to out, in no order.
+func (q *queue) appendHeap(out []event) []event {
 	keep := func(e event) {
 		if q.live(e) {
 			out = append(out, e)

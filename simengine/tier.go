@@ -25,12 +25,12 @@ import (
 // index is reused only once it has ended: an orphan's answer never
 // matches its caller's later attempt.
 
-// scheduleCall sets call x's event to at. The calls' queue draws its
-// sequence numbers from the clients' queue, so that the events of both
-// are in one (time, seq) order.
-func (l *lane) scheduleCall(x int32, at time.Duration) {
+// scheduleCall sets call x's event to d from now. The calls' queue draws
+// its sequence numbers from the clients' queue, so that the events of
+// both are in one (time, seq) order.
+func (l *lane) scheduleCall(x int32, d time.Duration) {
 	l.cq.seq = l.q.seq
-	l.cq.schedule(x, at)
+	l.cq.scheduleIn(x, l.now, d)
 	l.q.seq = l.cq.seq
 }
 
@@ -89,7 +89,7 @@ func (l *lane) callAttempt(x int32) {
 	k := c.tier
 	c.state, c.in = waiting, nowhere
 	l.tick.tier[k]++
-	l.scheduleCall(x, l.now+c.st.AttemptTimeout(l.tiers[k].timeout))
+	l.scheduleCall(x, c.st.AttemptTimeout(l.tiers[k].timeout))
 	if int(k)+1 < len(l.tiers) {
 		l.call(k+1, x) // may grow l.calls: c is stale from here
 		return
@@ -132,7 +132,7 @@ func (l *lane) callFailed(x int32, o strategies.Outcome) {
 		return
 	}
 	c.state = backing
-	l.scheduleCall(x, l.now+d)
+	l.scheduleCall(x, d)
 }
 
 // callSucceeded ends call x with the success of its attempt now, and
