@@ -245,6 +245,23 @@ func (q *quadQueue) down(i int32) {
 	q.pos[e.c] = i
 }
 
+// delayScheduler is an event set that takes an event as a delay from a
+// time (the engine's queue, which keeps the events of a recurring delay
+// in a run of their own).
+type delayScheduler interface {
+	scheduleIn(c int32, now, d time.Duration)
+}
+
+// scheduleIn schedules client c's event d after now in q: by the delay
+// when q takes one, else at the sum.
+func scheduleIn(q eventSet, c int32, now, d time.Duration) {
+	if ds, ok := q.(delayScheduler); ok {
+		ds.scheduleIn(c, now, d)
+		return
+	}
+	q.schedule(c, now+d)
+}
+
 // queueRef is the reference queue's entry: a client's (at, seq), seq
 // counted without wrapping.
 type queueRef struct {
@@ -270,7 +287,12 @@ func queueRefTop(ref map[int32]queueRef) (int32, queueRef, bool) {
 // and checks the top after every operation and the order of a final
 // drain, exactly, ties and the sequence number's wrap included. Times
 // start late in the case "late", and some schedules fall before the
-// latest top, as a lane's at a tick's end or a change.
+// latest top, as a lane's at a tick's end or a change. In the cases with
+// delays most events are scheduled as one of a few constant delays from
+// now (the engine's timeouts and fixed backoffs, which its queue keeps in
+// runs), the set of delays changing halfway in "shorter" (a live change
+// of the timeout: times go back) and outnumbering the runs in "many
+// delays".
 func TestModelQueue(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -281,14 +303,23 @@ func TestModelQueue(t *testing.T) {
 		seq     uint32        // the set's starting sequence number
 		back    int           // a schedule falls up to back ns before now
 		start   time.Duration // the first now
+		delays  []time.Duration
 	}{
-		{"ties", 1, 50, 5, 0, 0, 0},
-		{"spread", 2, 500, 1_000_000, 0, 0, 0},
-		{"seq wraps", 3, 50, 3, math.MaxUint32 - 3000, 0, 0},
-		{"one client", 4, 1, 3, 0, 0, 0},
-		{"back in time", 5, 200, 1000, 0, 300, 0},
-		{"late", 6, 300, 1 << 40, math.MaxUint32 - 5000, 1 << 30, never - 1<<50},
-		{"many", 7, 5000, 10_000_000, 0, 0, time.Hour},
+		{"ties", 1, 50, 5, 0, 0, 0, nil},
+		{"spread", 2, 500, 1_000_000, 0, 0, 0, nil},
+		{"seq wraps", 3, 50, 3, math.MaxUint32 - 3000, 0, 0, nil},
+		{"one client", 4, 1, 3, 0, 0, 0, nil},
+		{"back in time", 5, 200, 1000, 0, 300, 0, nil},
+		{"late", 6, 300, 1 << 40, math.MaxUint32 - 5000, 1 << 30, never - 1<<50, nil},
+		{"many", 7, 5000, 10_000_000, 0, 0, time.Hour, nil},
+		{"runs", 8, 300, 1000, 0, 0, 0, []time.Duration{100, 700, 2000}},
+		{"runs ties", 9, 50, 3, 0, 0, 0, []time.Duration{0, 1, 2}},
+		{"runs seq wraps", 10, 200, 50, math.MaxUint32 - 3000, 0, 0, []time.Duration{0, 10, 40}},
+		{"runs back in time", 11, 200, 1000, 0, 300, 0, []time.Duration{50, 500}},
+		{"runs late", 12, 300, 1 << 40, math.MaxUint32 - 5000, 1 << 30, never - 1<<50, []time.Duration{1 << 20, 1 << 38}},
+		{"many delays", 13, 500, 10_000, 0, 0, 0, []time.Duration{1, 2, 3, 5, 8, 13, 21, 34, 55, 89}},
+		{"shorter", 14, 300, 1000, 0, 0, 0, []time.Duration{400, 2000}},
+		{"runs many", 15, 5000, 10_000_000, 0, 0, time.Hour, []time.Duration{1_000_000, 2_000_000}},
 	} {
 		for _, cand := range candidates {
 			t.Run(c.name+"/"+cand.name, func(t *testing.T) {
@@ -299,12 +330,22 @@ func TestModelQueue(t *testing.T) {
 				var seq uint64
 				now := c.start
 				seen := 0 // clients scheduled at least once
-				when := func() time.Duration {
-					at := now + time.Duration(rng.IntN(c.span))
+				delays := c.delays
+				// when returns the time of a new event as a delay from a
+				// time: mostly one of the delays when there are some.
+				when := func() (time.Duration, time.Duration) {
+					from := now
 					if c.back > 0 && rng.IntN(10) == 0 {
-						at = now - time.Duration(rng.IntN(c.back))
+						from = now - time.Duration(rng.IntN(c.back))
+						if len(delays) == 0 {
+							return from, 0
+						}
 					}
-					return min(at, never)
+					if len(delays) > 0 && rng.IntN(4) > 0 {
+						d := delays[rng.IntN(len(delays))]
+						return from, min(d, never-from)
+					}
+					return from, min(time.Duration(rng.IntN(c.span)), never-from)
 				}
 				check := func(op int) {
 					t.Helper()
@@ -329,13 +370,16 @@ func TestModelQueue(t *testing.T) {
 					}
 				}
 				for op := range 20_000 {
+					if c.name == "shorter" && op == 10_000 {
+						delays = []time.Duration{100, 1000}
+					}
 					switch r := rng.IntN(10); {
 					case r < 4: // schedule (or move) a client's event
 						cl := int32(rng.IntN(c.clients))
-						at := when()
-						q.schedule(cl, at)
+						from, d := when()
+						scheduleIn(q, cl, from, d)
 						seq++
-						ref[cl] = queueRef{at, seq}
+						ref[cl] = queueRef{from + d, seq}
 						seen = max(seen, int(cl)+1)
 					case r < 5 && seen > 0: // remove a client's event, if any
 						cl := int32(rng.IntN(seen + 1))
@@ -347,10 +391,10 @@ func TestModelQueue(t *testing.T) {
 							continue
 						}
 						now = top.at
-						at := when()
-						q.schedule(top.c, at)
+						from, d := when()
+						scheduleIn(q, top.c, from, d)
 						seq++
-						ref[top.c] = queueRef{at, seq}
+						ref[top.c] = queueRef{from + d, seq}
 					}
 					check(op)
 				}
@@ -458,5 +502,53 @@ func BenchmarkQueueCandidates(b *testing.B) {
 				})
 			}
 		}
+	}
+}
+
+// TestQueueSweepRuns checks that a sweep drops the stale entries of the
+// queue's runs too, and keeps their live ones in order.
+func TestQueueSweepRuns(t *testing.T) {
+	t.Parallel()
+	q := testQueue(0, 200)
+	for round := range time.Duration(3) {
+		for c := range int32(200) {
+			q.scheduleIn(c, round, time.Hour) // the earlier rounds' entries go stale
+		}
+	}
+	if q.runs[0].n < 400 {
+		t.Fatalf("run of an hour: %d entries, want the 400 and more scheduled after its claim", q.runs[0].n)
+	}
+	q.seq = q.swept + sweepEvery - 1
+	q.scheduleIn(0, 3, time.Hour)
+	if err := q.check(); err != nil {
+		t.Fatal(err)
+	}
+	// The sweep comes before client 0's new entry, which makes its
+	// previous one stale: 200 live entries and that one are left.
+	total := len(q.b0) - q.head0 + len(q.early)
+	for i := 1; i < len(q.buckets); i++ {
+		q.each(i, func(event) { total++ })
+	}
+	for i := range q.runs {
+		q.eachRun(&q.runs[i], func(e event) {
+			total++
+			if e.at < 2+time.Hour {
+				t.Errorf("stale entry %+v survived the sweep", e)
+			}
+		})
+	}
+	if total != 201 || q.len() != 200 {
+		t.Fatalf("after the sweep: %d entries for %d events, want 201 for 200", total, q.len())
+	}
+	for c := range int32(200) {
+		top := q.top()
+		want, at := c+1, 2+time.Hour
+		if c == 199 {
+			want, at = 0, 3+time.Hour
+		}
+		if top.c != want || top.at != at {
+			t.Fatalf("after the sweep, event %d: %+v, want client %d at %v", c, top, want, at)
+		}
+		q.remove(top.c)
 	}
 }
