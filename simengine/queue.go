@@ -78,6 +78,7 @@ type queue struct {
 	// runs hold the events of a few recurring delays beside the heap
 	// (scheduleIn); recent are the latest delays that found none.
 	runs       [nRuns]run
+	claimed    int // runs[:claimed] have been claimed
 	recent     [nRecent]time.Duration
 	nextRecent int
 }
@@ -158,11 +159,22 @@ func (q *queue) next() uint32 {
 // top returns the earliest event, or one at never when the queue is empty.
 func (q *queue) top() event {
 	e := q.heapTop()
-	for i := range q.runs {
-		if r := &q.runs[i]; r.n > 0 {
-			if f, ok := q.front(r); ok && (e.c < 0 || f.before(e)) {
-				e = f
+	for i := range q.runs[:q.claimed] {
+		r := &q.runs[i]
+		for r.n > 0 {
+			f := r.head[r.hi]
+			if q.live(f) {
+				if e.c < 0 || f.before(e) {
+					e = f
+				}
+				break
 			}
+			if r.n > 1 && r.hi < blockLen-1 { // pop's usual case
+				r.n--
+				r.hi++
+				continue
+			}
+			q.pop(r)
 		}
 	}
 	return e

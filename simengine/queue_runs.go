@@ -49,8 +49,8 @@ type run struct {
 // runOf returns the run that holds the events of delay d, claiming one
 // for d if d recurs and a run is empty, or nil.
 func (q *queue) runOf(d time.Duration) *run {
-	for i := range q.runs {
-		if r := &q.runs[i]; r.d == d && r.head != nil {
+	for i := range q.runs[:q.claimed] {
+		if r := &q.runs[i]; r.d == d {
 			return r
 		}
 	}
@@ -61,6 +61,7 @@ func (q *queue) runOf(d time.Duration) *run {
 		for i := range q.runs {
 			if r := &q.runs[i]; r.n == 0 {
 				q.claim(r, d)
+				q.claimed = max(q.claimed, i+1)
 				return r
 			}
 		}
@@ -98,18 +99,6 @@ func (q *queue) push(r *run, e event) {
 	r.ti++
 	r.n++
 	r.at = e.at
-}
-
-// front returns r's earliest live entry, dropping the stale ones before
-// it, and false when r has none.
-func (q *queue) front(r *run) (event, bool) {
-	for r.n > 0 {
-		if e := r.head[r.hi]; q.live(e) {
-			return e, true
-		}
-		q.pop(r)
-	}
-	return event{}, false
 }
 
 // pop drops r's earliest entry.
