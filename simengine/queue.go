@@ -77,6 +77,11 @@ type queue struct {
 
 	// runs hold the events of a few recurring delays beside the heap
 	// (scheduleIn); recent are the latest delays that found none.
+	// heapIdle is set when the heap was found empty, until an event
+	// enters it: a lane whose clients all wait on timeouts and fixed
+	// backoffs, in a storm, has only runs.
+	heapIdle bool
+
 	runs       [nRuns]run
 	claimed    int // runs[:claimed] have been claimed
 	recent     [nRecent]time.Duration
@@ -158,7 +163,15 @@ func (q *queue) next() uint32 {
 
 // top returns the earliest event, or one at never when the queue is empty.
 func (q *queue) top() event {
-	e := q.heapTop()
+	var e event
+	switch {
+	case q.heapIdle:
+		e = event{at: never, c: -1}
+	case len(q.early) == 0 && q.head0 < len(q.b0) && q.live(q.b0[q.head0]):
+		e = q.b0[q.head0] // heapTop's usual case, without its call
+	default:
+		e = q.heapTop()
+	}
 	for i := range q.runs[:q.claimed] {
 		r := &q.runs[i]
 		for r.n > 0 {
@@ -198,6 +211,7 @@ func (q *queue) heapTop() event {
 		}
 		q.b0, q.head0 = q.b0[:0], 0
 		if !q.refill() {
+			q.heapIdle = true
 			return event{at: never, c: -1}
 		}
 	}
@@ -336,12 +350,28 @@ func (q *queue) schedule(c int32, at time.Duration) {
 // else in the heap.
 func (q *queue) scheduleIn(c int32, now, d time.Duration) {
 	at := now + d
-	if r := q.runOf(d); r != nil && at >= r.at {
-		seq := q.enter(c)
-		q.push(r, event{at: at, seq: seq, c: c})
+	var r *run
+	for i := range q.runs[:q.claimed] {
+		if q.runs[i].d == d {
+			r = &q.runs[i]
+			break
+		}
+	}
+	if r == nil {
+		r = q.claim(d)
+	}
+	if r == nil || at < r.at {
+		q.schedule(c, at)
 		return
 	}
-	q.schedule(c, at)
+	e := event{at: at, seq: q.enter(c), c: c}
+	if r.ti == blockLen {
+		q.extend(r)
+	}
+	r.tail[r.ti] = e
+	r.ti++
+	r.n++
+	r.at = at
 }
 
 // enter draws client c's event's sequence number, makes it c's, and
@@ -351,8 +381,8 @@ func (q *queue) enter(c int32) uint32 {
 	if int(c)>>6 >= len(q.on) {
 		q.grow(int(c) + 1)
 	}
-	if !q.has(c) {
-		q.on[c>>6] |= 1 << (c & 63)
+	if w, bit := &q.on[c>>6], uint64(1)<<(c&63); *w&bit == 0 {
+		*w |= bit
 		q.n++
 	}
 	(*q.owners)[c].seq = seq
@@ -361,6 +391,7 @@ func (q *queue) enter(c int32) uint32 {
 
 // toHeap puts e in the radix heap.
 func (q *queue) toHeap(e event) {
+	q.heapIdle = false
 	if k := key(e.at); k >= q.last {
 		q.add(q.bucketOf(k), e)
 		return

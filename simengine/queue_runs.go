@@ -46,21 +46,22 @@ type run struct {
 	first int
 }
 
-// runOf returns the run that holds the events of delay d, claiming one
-// for d if d recurs and a run is empty, or nil.
-func (q *queue) runOf(d time.Duration) *run {
-	for i := range q.runs[:q.claimed] {
-		if r := &q.runs[i]; r.d == d {
-			return r
-		}
-	}
+// claim returns a run for delay d, which no run holds: an empty one, if
+// d recurs and a run is empty, else nil.
+func (q *queue) claim(d time.Duration) *run {
 	for _, x := range q.recent {
 		if x != d {
 			continue
 		}
 		for i := range q.runs {
 			if r := &q.runs[i]; r.n == 0 {
-				q.claim(r, d)
+				if r.head == nil {
+					var b bucket
+					r.tail = q.newBlock(&b)
+					r.ids = b.ids
+					r.head = r.tail
+				}
+				r.d, r.at = d, minTime
 				q.claimed = max(q.claimed, i+1)
 				return r
 			}
@@ -72,33 +73,15 @@ func (q *queue) runOf(d time.Duration) *run {
 	return nil
 }
 
-// claim makes the empty run r the run of delay d.
-func (q *queue) claim(r *run, d time.Duration) {
-	if r.head == nil {
-		var b bucket
-		r.tail = q.newBlock(&b)
-		r.ids = b.ids
-		r.head = r.tail
-	}
-	r.d, r.at = d, minTime
-}
-
 // minTime is a time before every event.
 const minTime = time.Duration(-1 << 63)
 
-// push appends e, at or after r's latest time.
-func (q *queue) push(r *run, e event) {
-	if r.ti == blockLen {
-		var b bucket
-		b.ids = r.ids
-		r.tail = q.newBlock(&b)
-		r.ids = b.ids
-		r.ti = 0
-	}
-	r.tail[r.ti] = e
-	r.ti++
-	r.n++
-	r.at = e.at
+// extend gives r's full tail a block after it.
+func (q *queue) extend(r *run) {
+	b := bucket{ids: r.ids}
+	r.tail = q.newBlock(&b)
+	r.ids = b.ids
+	r.ti = 0
 }
 
 // pop drops r's earliest entry.
