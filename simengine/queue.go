@@ -163,21 +163,23 @@ func (q *queue) next() uint32 {
 
 // top returns the earliest event, or one at never when the queue is empty.
 func (q *queue) top() event {
-	var e event
-	switch {
-	case q.heapIdle:
-		e = event{at: never, c: -1}
-	case len(q.early) == 0 && q.head0 < len(q.b0) && q.live(q.b0[q.head0]):
-		e = q.b0[q.head0] // heapTop's usual case, without its call
-	default:
-		e = q.heapTop()
+	e := event{at: never, c: -1}
+	if !q.heapIdle {
+		if len(q.early) == 0 && q.head0 < len(q.b0) && q.live(q.b0[q.head0]) {
+			e = q.b0[q.head0] // heapTop's usual case, without its call
+		} else {
+			e = q.heapTop()
+		}
 	}
+	owners := *q.owners
 	for i := range q.runs[:q.claimed] {
 		r := &q.runs[i]
 		for r.n > 0 {
-			f := r.head[r.hi]
-			if q.live(f) {
-				if e.c < 0 || f.before(e) {
+			// r.hi is below blockLen while r has entries: the mask
+			// spares a bounds check.
+			f := r.head[r.hi&(blockLen-1)]
+			if owners[f.c].seq == f.seq {
+				if f.at < e.at || f.at == e.at && (e.c < 0 || int32(f.seq-e.seq) < 0) {
 					e = f
 				}
 				break
