@@ -121,6 +121,11 @@ func (f *fifo) find(abs uint64) *owner {
 	if n == 0 || abs < f.owners.front().abs {
 		return nil
 	}
+	if o := f.owners.front(); o.abs == abs {
+		// The usual case: with one timeout, the oldest request waited
+		// on is the one whose client times out.
+		return o
+	}
 	hi := 1
 	for hi < n && f.owners.nth(hi).abs < abs {
 		hi *= 2
