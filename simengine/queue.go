@@ -73,7 +73,7 @@ type queue struct {
 
 	seq   uint32
 	swept uint32 // seq at the latest sweep of stale entries
-	touch uint32 // the sum of what refill reads ahead, for it to be read
+	touch uint32 // the sum of what refill and top read ahead, for it to be read
 
 	// runs hold the events of a few recurring delays beside the heap
 	// (scheduleIn); recent are the latest delays that found none.
@@ -87,6 +87,14 @@ type queue struct {
 	recent     [nRecent]time.Duration
 	nextRecent int
 }
+
+// readAhead is how many entries of a run top reads the clients of at
+// once, as many entries before their turn.
+const readAhead = 16
+
+// ahead reads what the engine reads of client c when its event comes up,
+// to bring it into the cache before then.
+func ahead(c *client) uint32 { return c.seq + uint32(c.st.Think) }
 
 // nearEvents is the most events of a bucket whose clients refill reads
 // ahead of their turn.
@@ -186,7 +194,9 @@ func (q *queue) top() event {
 			}
 			if r.n > 1 && r.hi < blockLen-1 { // pop's usual case
 				r.n--
-				r.hi++
+				if r.hi++; r.hi&(readAhead-1) == 0 {
+					q.readAhead(r)
+				}
 				continue
 			}
 			q.pop(r)
@@ -311,8 +321,7 @@ func (q *queue) refill() bool {
 		for _, e := range q.blocks[id][:n] {
 			m = min(m, key(e.at))
 			if near {
-				c := &owners[e.c]
-				touch += c.seq + uint32(c.st.Think)
+				touch += ahead(&owners[e.c])
 			}
 		}
 	}

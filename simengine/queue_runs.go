@@ -106,6 +106,33 @@ func (q *queue) pop(r *run) {
 			r.ids, r.first = r.ids[:k], 0
 		}
 	}
+	if r.hi&(readAhead-1) == 0 {
+		q.readAhead(r)
+	}
+}
+
+// readAhead reads the clients of r's entries from readAhead to
+// 2*readAhead-1 places after its head, all at once: the engine reads each
+// when its entry comes up, and a million clients do not fit the caches,
+// so that many cache misses are under way together, long before they
+// would be one at a time.
+func (q *queue) readAhead(r *run) {
+	j, b := r.hi+readAhead, r.head
+	if j >= blockLen {
+		if r.first+1 >= len(r.ids) {
+			return
+		}
+		j, b = j-blockLen, q.blocks[r.ids[r.first+1]]
+	}
+	end := min(j+readAhead, blockLen)
+	if b == r.tail {
+		end = min(end, r.ti)
+	}
+	owners, touch := *q.owners, q.touch
+	for k := j; k < end; k++ {
+		touch += ahead(&owners[b[k].c])
+	}
+	q.touch = touch
 }
 
 // eachRun calls fn with every entry of r, stale ones included, earliest
