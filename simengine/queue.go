@@ -92,6 +92,10 @@ type queue struct {
 // once, as many entries before their turn.
 const readAhead = 16
 
+// readAheadOwners is how many clients a queue must have for top to read
+// ahead: 640 KiB of clients or more may not stay in a core's caches.
+const readAheadOwners = 1 << 13
+
 // ahead reads what the engine reads of client c when its event comes up,
 // to bring it into the cache before then.
 func ahead(c *client) uint32 { return c.seq + uint32(c.st.Think) }

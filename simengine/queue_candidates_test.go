@@ -552,3 +552,78 @@ func TestQueueSweepRuns(t *testing.T) {
 		q.remove(top.c)
 	}
 }
+
+// TestQueueReadAhead drives a queue of more clients than readAheadOwners,
+// whose runs read their clients ahead, through the engine's loop with one
+// delay and ties: every event comes up in the order it was scheduled.
+func TestQueueReadAhead(t *testing.T) {
+	t.Parallel()
+	const n = readAheadOwners + 1000
+	q := testQueue(0, n)
+	var want []int32 // clients in the order their events must come up
+	for c := range int32(n) {
+		q.scheduleIn(c, 0, time.Second) // all at 1 s: seq breaks the ties
+		want = append(want, c)
+	}
+	for i := range 3 * n {
+		e := q.top()
+		if e.c != want[i] {
+			t.Fatalf("event %d: client %d at %v, want client %d", i, e.c, e.at, want[i])
+		}
+		if i%(n/3) == 0 {
+			if err := q.check(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q.scheduleIn(e.c, e.at, time.Second)
+		want = append(want, e.c)
+	}
+}
+
+// TestQueueRebaseKeepsRuns checks that a rebase, when many events fall
+// before the heap's latest minimum, moves the heap's events alone and
+// leaves the runs' in place, every event coming up in (time, seq) order.
+func TestQueueRebaseKeepsRuns(t *testing.T) {
+	t.Parallel()
+	const n = 400
+	q := testQueue(0, n)
+	type want struct {
+		c  int32
+		at time.Duration
+	}
+	var all []want
+	for c := range int32(n / 2) {
+		q.scheduleIn(c, time.Duration(c), 10*time.Second) // a run, but for the first
+	}
+	for c := int32(n / 2); c < n; c++ {
+		q.schedule(c, 5*time.Second+time.Duration(c))
+	}
+	if top := q.top(); top.c != n/2 {
+		t.Fatalf("top %+v, want client %d", top, n/2)
+	}
+	for c := int32(n / 2); c < n; c++ {
+		q.schedule(c, time.Second+time.Duration(c)) // before the heap's last
+	}
+	if len(q.early) != 0 {
+		t.Fatalf("%d early events left, want a rebase", len(q.early))
+	}
+	if err := q.check(); err != nil {
+		t.Fatal(err)
+	}
+	for c := n / 2; c < n; c++ {
+		all = append(all, want{int32(c), time.Second + time.Duration(c)})
+	}
+	for c := range n / 2 {
+		all = append(all, want{int32(c), 10*time.Second + time.Duration(c)})
+	}
+	for i, w := range all {
+		top := q.top()
+		if top.c != w.c || top.at != w.at {
+			t.Fatalf("event %d: client %d at %v, want client %d at %v", i, top.c, top.at, w.c, w.at)
+		}
+		q.remove(top.c)
+	}
+	if top := q.top(); top.c >= 0 {
+		t.Fatalf("after the drain: %+v", top)
+	}
+}

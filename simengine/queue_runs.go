@@ -115,8 +115,11 @@ func (q *queue) pop(r *run) {
 // 2*readAhead-1 places after its head, all at once: the engine reads each
 // when its entry comes up, and a million clients do not fit the caches,
 // so that many cache misses are under way together, long before they
-// would be one at a time.
+// would be one at a time. Fewer clients, which fit the caches, need none.
 func (q *queue) readAhead(r *run) {
+	if len(*q.owners) < readAheadOwners {
+		return
+	}
 	j, b := r.hi+readAhead, r.head
 	if j >= blockLen {
 		if r.first+1 >= len(r.ids) {
