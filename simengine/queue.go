@@ -88,11 +88,7 @@ type queue struct {
 	nextRecent int
 }
 
-// readAhead is how many entries of a run top reads the clients of at
-// once, as many entries before their turn.
-const readAhead = 16
-
-// readAheadOwners is how many clients a queue must have for top to read
+// readAheadOwners is how many clients a queue must have for its runs to read
 // ahead: 640 KiB of clients or more may not stay in a core's caches.
 const readAheadOwners = 1 << 13
 
@@ -198,9 +194,7 @@ func (q *queue) top() event {
 			}
 			if r.n > 1 && r.hi < blockLen-1 { // pop's usual case
 				r.n--
-				if r.hi++; r.hi&(readAhead-1) == 0 {
-					q.readAhead(r)
-				}
+				r.hi++
 				continue
 			}
 			q.pop(r)

@@ -578,6 +578,15 @@ func TestQueueReadAhead(t *testing.T) {
 		q.scheduleIn(e.c, e.at, time.Second)
 		want = append(want, e.c)
 	}
+	for i, c := range want[3*n:] { // the drain: the runs' last blocks
+		if e := q.top(); e.c != c {
+			t.Fatalf("drain %d: client %d at %v, want client %d", i, e.c, e.at, c)
+		}
+		q.remove(c)
+	}
+	if e := q.top(); e.c >= 0 {
+		t.Fatalf("after the drain: %+v", e)
+	}
 }
 
 // TestQueueRebaseKeepsRuns checks that a rebase, when many events fall

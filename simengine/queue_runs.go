@@ -105,35 +105,26 @@ func (q *queue) pop(r *run) {
 			k := copy(r.ids, r.ids[r.first:])
 			r.ids, r.first = r.ids[:k], 0
 		}
-	}
-	if r.hi&(readAhead-1) == 0 {
 		q.readAhead(r)
 	}
 }
 
-// readAhead reads the clients of r's entries from readAhead to
-// 2*readAhead-1 places after its head, all at once: the engine reads each
-// when its entry comes up, and a million clients do not fit the caches,
-// so that many cache misses are under way together, long before they
-// would be one at a time. Fewer clients, which fit the caches, need none.
+// readAhead reads the clients of the entries of r's next block, all at
+// once, as its head enters a block: the engine reads each when its entry
+// comes up, and a million clients do not fit the caches, so that many
+// cache misses are under way together, long before they would be one at
+// a time. Fewer clients, which fit the caches, need none.
 func (q *queue) readAhead(r *run) {
-	if len(*q.owners) < readAheadOwners {
+	if len(*q.owners) < readAheadOwners || r.first+1 >= len(r.ids) {
 		return
 	}
-	j, b := r.hi+readAhead, r.head
-	if j >= blockLen {
-		if r.first+1 >= len(r.ids) {
-			return
-		}
-		j, b = j-blockLen, q.blocks[r.ids[r.first+1]]
-	}
-	end := min(j+readAhead, blockLen)
+	b, end := q.blocks[r.ids[r.first+1]], blockLen
 	if b == r.tail {
-		end = min(end, r.ti)
+		end = r.ti
 	}
 	owners, touch := *q.owners, q.touch
-	for k := j; k < end; k++ {
-		touch += ahead(&owners[b[k].c])
+	for _, e := range b[:end] {
+		touch += ahead(&owners[e.c])
 	}
 	q.touch = touch
 }
