@@ -49,6 +49,11 @@ func (e event) before(f event) bool {
 // Buckets above 0 are lists of fixed-size blocks from one pool, so that a
 // million events moving between buckets neither copy a growing slice nor
 // leave garbage behind: the queue holds its events and a block a bucket.
+//
+// Beside the heap, runs hold the events scheduled with a recurring delay
+// (scheduleIn: an attempt's timeout, a fixed backoff), in order already,
+// each in a FIFO of blocks from the same pool (see run); the earliest
+// event is the earliest of the heap's top and the runs' heads.
 type queue struct {
 	// b0 holds the events at last, in seq order from head0; buckets[i]
 	// those of bucketOf i. Bit i of full is set while bucket i has events.
@@ -73,17 +78,18 @@ type queue struct {
 
 	seq   uint32
 	swept uint32 // seq at the latest sweep of stale entries
-	touch uint32 // the sum of what refill and top read ahead, for it to be read
+	touch uint32 // the sum of what refill and the runs read ahead, for it to be read
 
-	// runs hold the events of a few recurring delays beside the heap
-	// (scheduleIn); recent are the latest delays that found none.
 	// heapIdle is set when the heap was found empty, until an event
 	// enters it: a lane whose clients all wait on timeouts and fixed
 	// backoffs, in a storm, has only runs.
 	heapIdle bool
 
+	// runs hold the events of a few recurring delays beside the heap,
+	// runs[:claimed] claimed by one; recent are the latest delays that
+	// found none, nextRecent the place of the next.
 	runs       [nRuns]run
-	claimed    int // runs[:claimed] have been claimed
+	claimed    int
 	recent     [nRecent]time.Duration
 	nextRecent int
 }
