@@ -179,11 +179,21 @@ func (q *queue) next() uint32 {
 func (q *queue) top() event {
 	e := event{at: never, c: -1}
 	if !q.heapIdle {
-		if len(q.early) == 0 && q.head0 < len(q.b0) && q.live(q.b0[q.head0]) {
-			e = q.b0[q.head0] // heapTop's usual case, without its call
-		} else {
+		// heapTop's usual case, without its call: bucket 0's head, once
+		// the stale entries before it are dropped.
+		for len(q.early) == 0 && q.head0 < len(q.b0) {
+			if f := q.b0[q.head0]; q.live(f) {
+				e = f
+				break
+			}
+			q.head0++
+		}
+		if e.c < 0 {
 			e = q.heapTop()
 		}
+	}
+	if q.claimed == 0 {
+		return e
 	}
 	owners := *q.owners
 	for i := range q.runs[:q.claimed] {
@@ -357,7 +367,16 @@ func (q *queue) order0() {
 
 // schedule sets client c's event to at, adding c if it has none.
 func (q *queue) schedule(c int32, at time.Duration) {
-	q.toHeap(event{at: at, seq: q.enter(c), c: c})
+	e := event{at: at, seq: q.enter(c), c: c}
+	q.heapIdle = false
+	if k := key(at); k >= q.last {
+		q.add(q.bucketOf(k), e)
+		return
+	}
+	q.pushEarly(e)
+	if len(q.early) > max(64, q.n/4) {
+		q.rebase()
+	}
 }
 
 // scheduleIn sets client c's event to now + d, adding c if it has none:
@@ -402,19 +421,6 @@ func (q *queue) enter(c int32) uint32 {
 	}
 	(*q.owners)[c].seq = seq
 	return seq
-}
-
-// toHeap puts e in the radix heap.
-func (q *queue) toHeap(e event) {
-	q.heapIdle = false
-	if k := key(e.at); k >= q.last {
-		q.add(q.bucketOf(k), e)
-		return
-	}
-	q.pushEarly(e)
-	if len(q.early) > max(64, q.n/4) {
-		q.rebase()
-	}
 }
 
 // pushEarly adds e to early.

@@ -4,8 +4,10 @@ import "fmt"
 
 // check returns what is wrong with q's structure, or nil: every entry in
 // the bucket of its key's highest bit that differs from last, bucket 0's
-// live entries in seq order, at most one live entry per client and one
-// for every client that has an event, and the count right.
+// live entries in seq order, every run's entries in (time, seq) order and
+// none after its latest time, at most one live entry per client and one
+// for every client that has an event, the count right, and every block
+// in a bucket, a run or the pool.
 func (q *queue) check() error {
 	seen := map[int32]bool{}
 	blocks := 0
