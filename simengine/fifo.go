@@ -121,6 +121,11 @@ func (f *fifo) find(abs uint64) *owner {
 	if n == 0 || abs < f.owners.front().abs {
 		return nil
 	}
+	if o := f.owners.front(); o.abs == abs {
+		// The usual case: with one timeout, the oldest request waited
+		// on is the one whose client times out.
+		return o
+	}
 	hi := 1
 	for hi < n && f.owners.nth(hi).abs < abs {
 		hi *= 2
@@ -248,8 +253,8 @@ const chunkLen = 1024
 // push adds v and returns its absolute index, or mem's error, having added
 // nothing, when the queue needs a new chunk and mem has no room for it.
 func (q *chunked[T]) push(v T, mem *budget.Account) (uint64, error) {
-	i := q.head + q.n
-	if i/chunkLen == len(q.chunks) {
+	i := uint(q.head + q.n) // unsigned: a shift and a mask below
+	if i/chunkLen == uint(len(q.chunks)) {
 		var c *[chunkLen]T
 		if k := len(q.spare); k > 0 {
 			c, q.spare = q.spare[k-1], q.spare[:k-1]
@@ -271,8 +276,8 @@ func (q *chunked[T]) push(v T, mem *budget.Account) (uint64, error) {
 // request's gap, a few bytes, is most often written straight into the
 // last chunk.
 func pushUvarint(q *chunked[byte], v uint64, mem *budget.Account) error {
-	i := q.head + q.n
-	if len(q.chunks)*chunkLen-i >= binary.MaxVarintLen64 {
+	i := uint(q.head + q.n)
+	if uint(len(q.chunks))*chunkLen-i >= binary.MaxVarintLen64 {
 		q.n += binary.PutUvarint(q.chunks[i/chunkLen][i%chunkLen:], v)
 		return nil
 	}
@@ -320,8 +325,8 @@ func (q *chunked[T]) popBack() (abs uint64, v T) {
 
 // nth returns the i-th oldest value; i < q.n.
 func (q *chunked[T]) nth(i int) *T {
-	i += q.head
-	return &q.chunks[i/chunkLen][i%chunkLen]
+	j := uint(q.head + i)
+	return &q.chunks[j/chunkLen][j%chunkLen]
 }
 
 // clear drops every value, keeping the chunks for the next ones.
@@ -344,7 +349,7 @@ func (q *chunked[T]) at(abs uint64) *T {
 	if abs < q.base || abs >= q.base+uint64(q.n) {
 		return nil
 	}
-	i := q.head + int(abs-q.base)
+	i := uint(q.head) + uint(abs-q.base)
 	return &q.chunks[i/chunkLen][i%chunkLen]
 }
 

@@ -568,7 +568,7 @@ func (l *lane) attempt(ci int32, c *client, timeout time.Duration) {
 	c.send()
 	l.waiting++
 	l.tick.attempts++
-	l.q.schedule(ci, l.now+timeout)
+	l.q.scheduleIn(ci, l.now, timeout)
 	if len(l.tiers) > 0 {
 		l.call(0, ci)
 		return
@@ -685,7 +685,7 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 	// Until the retry is due, the slot keeps its attempt's own timeout.
 	c.set(backing, nowhere, ownSlot(l.timeouts.retried(ci, c, l.timer)))
 	l.inBackoff++
-	l.q.schedule(ci, l.now+d)
+	l.q.scheduleIn(ci, l.now, d)
 }
 
 // think starts client ci's next think time; in an open loop, whose

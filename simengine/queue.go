@@ -49,6 +49,11 @@ func (e event) before(f event) bool {
 // Buckets above 0 are lists of fixed-size blocks from one pool, so that a
 // million events moving between buckets neither copy a growing slice nor
 // leave garbage behind: the queue holds its events and a block a bucket.
+//
+// Beside the heap, runs hold the events scheduled with a recurring delay
+// (scheduleIn: an attempt's timeout, a fixed backoff), in order already,
+// each in a FIFO of blocks from the same pool (see run); the earliest
+// event is the earliest of the heap's top and the runs' heads.
 type queue struct {
 	// b0 holds the events at last, in seq order from head0; buckets[i]
 	// those of bucketOf i. Bit i of full is set while bucket i has events.
@@ -73,8 +78,29 @@ type queue struct {
 
 	seq   uint32
 	swept uint32 // seq at the latest sweep of stale entries
-	touch uint32 // the sum of what refill reads ahead, for it to be read
+	touch uint32 // the sum of what refill and the runs read ahead, for it to be read
+
+	// heapIdle is set when the heap was found empty, until an event
+	// enters it: a lane whose clients all wait on timeouts and fixed
+	// backoffs, in a storm, has only runs.
+	heapIdle bool
+
+	// runs hold the events of a few recurring delays beside the heap,
+	// runs[:claimed] claimed by one; recent are the latest delays that
+	// found none, nextRecent the place of the next.
+	runs       [nRuns]run
+	claimed    int
+	recent     [nRecent]time.Duration
+	nextRecent int
 }
+
+// readAheadOwners is how many clients a queue must have for its runs to read
+// ahead: 448 KiB of clients or more may not stay in a core's caches.
+const readAheadOwners = 1 << 13
+
+// ahead reads what the engine reads of client c when its event comes up,
+// to bring it into the cache before then.
+func ahead(c *client) uint32 { return c.seq + uint32(c.st.RequestStart) }
 
 // nearEvents is the most events of a bucket whose clients refill reads
 // ahead of their turn.
@@ -151,6 +177,51 @@ func (q *queue) next() uint32 {
 
 // top returns the earliest event, or one at never when the queue is empty.
 func (q *queue) top() event {
+	e := event{at: never, c: -1}
+	if !q.heapIdle {
+		// heapTop's usual case, without its call: bucket 0's head, once
+		// the stale entries before it are dropped.
+		for len(q.early) == 0 && q.head0 < len(q.b0) {
+			if f := q.b0[q.head0]; q.live(f) {
+				e = f
+				break
+			}
+			q.head0++
+		}
+		if e.c < 0 {
+			e = q.heapTop()
+		}
+	}
+	if q.claimed == 0 {
+		return e
+	}
+	owners := *q.owners
+	for i := range q.runs[:q.claimed] {
+		r := &q.runs[i]
+		for r.n > 0 {
+			// r.hi is below blockLen while r has entries: the mask
+			// spares a bounds check.
+			f := r.head[r.hi&(blockLen-1)]
+			if owners[f.c].seq == f.seq {
+				if f.at < e.at || f.at == e.at && (e.c < 0 || int32(f.seq-e.seq) < 0) {
+					e = f
+				}
+				break
+			}
+			if r.n > 1 && r.hi < blockLen-1 { // pop's usual case
+				r.n--
+				r.hi++
+				continue
+			}
+			q.pop(r)
+		}
+	}
+	return e
+}
+
+// heapTop returns the radix heap's earliest event, or one at never when
+// it has none.
+func (q *queue) heapTop() event {
 	for len(q.early) > 0 {
 		if e := q.early[0]; q.live(e) {
 			return e
@@ -166,6 +237,7 @@ func (q *queue) top() event {
 		}
 		q.b0, q.head0 = q.b0[:0], 0
 		if !q.refill() {
+			q.heapIdle = true
 			return event{at: never, c: -1}
 		}
 	}
@@ -263,8 +335,7 @@ func (q *queue) refill() bool {
 		for _, e := range q.blocks[id][:n] {
 			m = min(m, key(e.at))
 			if near {
-				c := &owners[e.c]
-				touch += c.seq + uint32(c.st.RequestStart)
+				touch += ahead(&owners[e.c])
 			}
 		}
 	}
@@ -296,16 +367,8 @@ func (q *queue) order0() {
 
 // schedule sets client c's event to at, adding c if it has none.
 func (q *queue) schedule(c int32, at time.Duration) {
-	seq := q.next()
-	if int(c)>>6 >= len(q.on) {
-		q.grow(int(c) + 1)
-	}
-	if !q.has(c) {
-		q.on[c>>6] |= 1 << (c & 63)
-		q.n++
-	}
-	(*q.owners)[c].seq = seq
-	e := event{at: at, seq: seq, c: c}
+	e := event{at: at, seq: q.enter(c), c: c}
+	q.heapIdle = false
 	if k := key(at); k >= q.last {
 		q.add(q.bucketOf(k), e)
 		return
@@ -314,6 +377,50 @@ func (q *queue) schedule(c int32, at time.Duration) {
 	if len(q.early) > max(64, q.n/4) {
 		q.rebase()
 	}
+}
+
+// scheduleIn sets client c's event to now + d, adding c if it has none:
+// in d's run when d recurs and the time is not before the run's latest,
+// else in the heap.
+func (q *queue) scheduleIn(c int32, now, d time.Duration) {
+	at := now + d
+	var r *run
+	for i := range q.runs[:q.claimed] {
+		if q.runs[i].d == d {
+			r = &q.runs[i]
+			break
+		}
+	}
+	if r == nil {
+		r = q.claim(d)
+	}
+	if r == nil || at < r.at {
+		q.schedule(c, at)
+		return
+	}
+	e := event{at: at, seq: q.enter(c), c: c}
+	if r.ti == blockLen {
+		q.extend(r)
+	}
+	r.tail[r.ti] = e
+	r.ti++
+	r.n++
+	r.at = at
+}
+
+// enter draws client c's event's sequence number, makes it c's, and
+// returns it.
+func (q *queue) enter(c int32) uint32 {
+	seq := q.next()
+	if int(c)>>6 >= len(q.on) {
+		q.grow(int(c) + 1)
+	}
+	if w, bit := &q.on[c>>6], uint64(1)<<(c&63); *w&bit == 0 {
+		*w |= bit
+		q.n++
+	}
+	(*q.owners)[c].seq = seq
+	return seq
 }
 
 // pushEarly adds e to early.
@@ -376,10 +483,10 @@ func newQueue(owners *[]client, seq uint32) queue {
 	return queue{owners: owners, seq: seq, swept: seq}
 }
 
-// rebase puts every live event, early's included, back into the buckets
-// around the earliest of them.
+// rebase puts every live event of the heap, early's included, back into
+// the buckets around the earliest of them.
 func (q *queue) rebase() {
-	all := q.appendEvents(q.scratch[:0])
+	all := q.appendHeap(q.scratch[:0])
 	q.b0, q.head0, q.early = q.b0[:0], 0, q.early[:0]
 	for i := 1; i < len(q.buckets); i++ {
 		if q.buckets[i].n > 0 {
@@ -438,6 +545,9 @@ func (q *queue) sweep() {
 		q.free = append(q.free, b.ids[keep:]...)
 		b.ids, b.n, b.tail = b.ids[:keep], w, q.blocks[b.ids[keep-1]]
 	}
+	for i := range q.runs {
+		q.sweepRun(&q.runs[i])
+	}
 }
 
 // events returns the live events, in no order.
@@ -445,6 +555,19 @@ func (q *queue) events() []event { return q.appendEvents(nil) }
 
 // appendEvents appends the live events to out, in no order.
 func (q *queue) appendEvents(out []event) []event {
+	out = q.appendHeap(out)
+	for i := range q.runs {
+		q.eachRun(&q.runs[i], func(e event) {
+			if q.live(e) {
+				out = append(out, e)
+			}
+		})
+	}
+	return out
+}
+
+// appendHeap appends the radix heap's live events to out, in no order.
+func (q *queue) appendHeap(out []event) []event {
 	keep := func(e event) {
 		if q.live(e) {
 			out = append(out, e)

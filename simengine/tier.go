@@ -25,12 +25,12 @@ import (
 // index is reused only once it has ended: an orphan's answer never
 // matches its caller's later attempt.
 
-// scheduleCall sets call x's event to at. The calls' queue draws its
-// sequence numbers from the clients' queue, so that the events of both
-// are in one (time, seq) order.
-func (l *lane) scheduleCall(x int32, at time.Duration) {
+// scheduleCall sets call x's event to d from now. The calls' queue draws
+// its sequence numbers from the clients' queue, so that the events of
+// both are in one (time, seq) order.
+func (l *lane) scheduleCall(x int32, d time.Duration) {
 	l.cq.seq = l.q.seq
-	l.cq.schedule(x, at)
+	l.cq.scheduleIn(x, l.now, d)
 	l.q.seq = l.cq.seq
 }
 
@@ -91,7 +91,7 @@ func (l *lane) callAttempt(x int32, own time.Duration) {
 	k := c.tier()
 	c.send()
 	l.tick.tier[k]++
-	l.scheduleCall(x, l.now+ownOr(own, l.tiers[k].timeout))
+	l.scheduleCall(x, ownOr(own, l.tiers[k].timeout))
 	if int(k)+1 < len(l.tiers) {
 		l.call(k+1, x) // may grow l.calls: c is stale from here
 		return
@@ -135,7 +135,7 @@ func (l *lane) callFailed(x int32, o strategies.Outcome) {
 	}
 	// Until the retry is due, the slot keeps its attempt's own timeout.
 	c.set(backing, nowhere, ownSlot(l.callTimeouts.retried(x, c, t.timer)))
-	l.scheduleCall(x, l.now+d)
+	l.scheduleCall(x, d)
 }
 
 // callSucceeded ends call x with the success of its attempt now, and
