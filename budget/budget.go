@@ -37,13 +37,17 @@ func (p *Pool) Used() int64 { return p.used.Load() }
 // Free returns the bytes not held by any run.
 func (p *Pool) Free() int64 { return p.max - p.used.Load() }
 
-func (p *Pool) take(n int64) bool {
+func (p *Pool) take(n int64) bool { return takeWithin(&p.used, n, p.max) }
+
+// takeWithin adds n to *used unless that would pass limit, and reports
+// whether it did, however many goroutines take at once.
+func takeWithin(used *atomic.Int64, n, limit int64) bool {
 	for {
-		u := p.used.Load()
-		if u+n > p.max {
+		u := used.Load()
+		if u+n > limit {
 			return false
 		}
-		if p.used.CompareAndSwap(u, u+n) {
+		if used.CompareAndSwap(u, u+n) {
 			return true
 		}
 	}
@@ -103,14 +107,8 @@ func (r *Account) Grow(n int64) error {
 		r.used.Add(n)
 		return nil
 	}
-	for {
-		u := r.used.Load()
-		if u+n > r.limit {
-			return &ExceededError{Limit: r.limit}
-		}
-		if r.used.CompareAndSwap(u, u+n) {
-			break
-		}
+	if !takeWithin(&r.used, n, r.limit) {
+		return &ExceededError{Limit: r.limit}
 	}
 	if r.pool != nil && !r.pool.take(n) {
 		r.used.Add(-n)
