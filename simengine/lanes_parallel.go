@@ -34,6 +34,10 @@ func (e *Engine) SetParallel(on bool) { e.parallel = on }
 // its lanes on the caller's goroutine, one tick at a time.
 const parallelWork = 4096
 
+// transitWork is how many requests one lane must hold for forLanes to go
+// parallel: admitting a request costs some ten events' work.
+const transitWork = parallelWork / 8
+
 // maxAhead is how many ticks a lane may run ahead of the latest tick every
 // lane has ended: the ticks it keeps until the others end them too. Long
 // rounds pay: each round hands a lane to a goroutine (and a core) anew,
@@ -288,7 +292,7 @@ func (e *Engine) inParallel(fn func(k int)) {
 }
 
 // forLanes calls fn for every lane, in parallel when the lanes may go
-// parallel and one of them has at least parallelWork requests to go
+// parallel and one of them has at least transitWork requests to go
 // through (an outage's end admits a lane's whole backlog), else one after
 // the other.
 func (e *Engine) forLanes(fn func(l *lane)) {
@@ -363,7 +367,3 @@ func (e *Engine) settleRound() {
 	}
 	e.now = t
 }
-
-// transitWork is how many requests one lane must hold for forLanes to go
-// parallel: admitting a request costs some ten events' work.
-const transitWork = parallelWork / 8
