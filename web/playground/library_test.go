@@ -209,7 +209,8 @@ func TestExportEndpoint(t *testing.T) {
 // description carries each lane's verdict as the engine words it, and its
 // chips each lane's brief; every library has one preset per server.
 func TestLibraryPresets(t *testing.T) {
-	libs := measuredPresets.library()
+	ps := newPresets(kit.DefaultLimits)
+	libs := ps.library()
 	if want := len(libconfig.Names()) * len(libraryServers); len(libs) != want {
 		t.Fatalf("%d library presets, want %d", len(libs), want)
 	}

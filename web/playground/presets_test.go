@@ -44,18 +44,13 @@ var headlineBefore = regexp.MustCompile(`\): [A-Z][^;]*?\. baseline `)
 // which then read from their figures on.
 func withoutHeadline(s string) string { return headlineBefore.ReplaceAllString(s, "): baseline ") }
 
-// measuredPresets are the presets of kit.DefaultLimits, measured once for
-// every test of the package that reads them: measuring runs each preset
-// whole, and the runs, on fixed seeds, give the same presets every time.
-var measuredPresets = newPresets(kit.DefaultLimits)
-
 // TestPresetsSayWhatTheyShow pins what the engine measures for the presets
 // whose verdict the page's landing view, the README and the presets' intros
 // rely on, and checks that every description carries its measured verdict
 // for every lane: of its run, and of its run without its protection for a
 // preset that has one.
 func TestPresetsSayWhatTheyShow(t *testing.T) {
-	all := measuredPresets.list()
+	all := newPresets(kit.DefaultLimits).list()
 	if len(all) != len(presetDefs) {
 		t.Fatalf("%d presets, want %d", len(all), len(presetDefs))
 	}

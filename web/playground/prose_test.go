@@ -9,6 +9,7 @@ import (
 	"golang.org/x/net/html"
 
 	"backofflab/web/internal/webtest"
+	"backofflab/web/kit"
 )
 
 // namesRE matches any of webtest.VocabularyNames as a word.
@@ -29,7 +30,7 @@ func TestNoNameOutsideCode(t *testing.T) {
 	for _, q := range []string{"", "a.strategy=think_scaled&b.strategy=full_jitter&lanes=3&c.strategy=decorrelated", "server_model=curve&shed_above=100"} {
 		t.Run(q, func(t *testing.T) {
 			in := pageFor(t, q)
-			in.Presets = measuredPresets.list() // their notes quote the measured verdicts
+			in.Presets = newPresets(kit.DefaultLimits).list() // their notes quote the measured verdicts
 			doc := render(t, in)
 			var skip func(n *html.Node) bool
 			skip = func(n *html.Node) bool {

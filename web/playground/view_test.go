@@ -592,7 +592,7 @@ func TestPresetLinks(t *testing.T) {
 // TestPresetOutcomesAreMeasured: every preset's chip says, for each of its
 // lanes, the brief of the verdict its description quotes.
 func TestPresetOutcomesAreMeasured(t *testing.T) {
-	for _, p := range measuredPresets.list() {
+	for _, p := range newPresets(kit.DefaultLimits).list() {
 		t.Run(p.Name, func(t *testing.T) {
 			q, _ := url.ParseQuery(p.Query)
 			st, _ := decode(q, kit.DefaultLimits)
