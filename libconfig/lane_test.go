@@ -155,6 +155,7 @@ func maybeDur(rng *rand.Rand, lo, hi time.Duration) time.Duration {
 // library's configuration, that configuration written as text and parsed
 // back (for the libraries configured by text), mapped onto a lane again.
 func TestLaneRoundTrip(t *testing.T) {
+	skipRoundTripUnderRace(t)
 	cases := laneCases
 	if testing.Short() {
 		cases = 200

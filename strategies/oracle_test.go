@@ -29,6 +29,17 @@ import (
 // from different distributions.
 const oracleAlpha = 1e-6
 
+// skipOracleUnderRace skips an oracle test under -race: its samples are
+// drawn on the test's one goroutine, where the detector has nothing to
+// watch and only slows the draws tenfold. make test runs it again without
+// the detector, at the same sample size.
+func skipOracleUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("long samples on one goroutine, tenfold slower under -race: make test runs them again without it")
+	}
+}
+
 // oracleDraws is the sample size per setting and retry index.
 func oracleDraws() int {
 	if testing.Short() {
@@ -153,6 +164,7 @@ func compareDraws(t *testing.T, lib, row [][]time.Duration) {
 // TestOracleCenkalti: the cenkalti row against cenkalti/backoff v5.0.3's
 // ExponentialBackOff, reset before each request as its Retry does.
 func TestOracleCenkalti(t *testing.T) {
+	skipOracleUnderRace(t)
 	ms := time.Millisecond
 	cases := []struct {
 		initial, maxI time.Duration
@@ -191,6 +203,7 @@ var awsErr = errors.New("backofflab: attempt failed")
 // against aws-sdk-go-v2 v1.48.0's standard retryer, whose RetryDelay takes
 // the 1-based number of the attempt that failed.
 func TestOracleAWSStandard(t *testing.T) {
+	skipOracleUnderRace(t)
 	ms := time.Millisecond
 	cases := []struct {
 		base, maxB time.Duration // 0 base: the SDK's default, 50 ms
@@ -228,6 +241,7 @@ func TestOracleAWSStandard(t *testing.T) {
 // aws-sdk-go-v2's NewExponentialJitterBackoff, the standard retryer's
 // before v1.48.0 (v1.47.8), which v1.48.0 keeps.
 func TestOracleAWSLegacy(t *testing.T) {
+	skipOracleUnderRace(t)
 	const k = 8
 	n := oracleDraws()
 	for ci, maxB := range []time.Duration{retry.DefaultMaxBackoff, 5 * time.Second, 100 * time.Second} {
@@ -256,6 +270,7 @@ func TestOracleAWSLegacy(t *testing.T) {
 // cap), where ExponentialBackoff returns without another attempt, and the
 // row's end there too.
 func TestOracleClientGo(t *testing.T) {
+	skipOracleUnderRace(t)
 	ms := time.Millisecond
 	cases := []struct {
 		duration, capD time.Duration // 0 cap: client-go's none, the row's 24 h

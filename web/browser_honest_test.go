@@ -34,6 +34,11 @@ func browserHonestLink(t *testing.T, env *browserEnv) {
 		return texts[best];
 	})()`)
 	tb.waitQuery("b.factor", factor)
+	// The change is the run's, at its virtual time: the rest of the run,
+	// and the replay, whose link carries the speed, play at full speed,
+	// the same run, finished in a moment instead of seconds of drawing.
+	tb.selectValue("#speed", "max")
+	tb.waitQuery("speed", "max")
 	tb.waitTrue("the run is done", `window.backofflab.state().done`)
 	link := eval[string](tb, `location.href`)
 	t.Logf("b.factor moved to %s; the run's link (%d characters): %s", factor, len(link), link)

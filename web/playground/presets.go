@@ -116,7 +116,16 @@ type presets struct {
 	libs []Preset // libraryPresetDefs', measured with the others
 }
 
-func newPresets(lim Limits) *presets { return &presets{lim: lim} }
+// measuredPresets holds the presets of this process by the limits they
+// are measured under: their runs are on fixed seeds, so every server of
+// the same limits (the tests start many) reads the first one's instead
+// of running them all again.
+var measuredPresets sync.Map // Limits → *presets
+
+func newPresets(lim Limits) *presets {
+	ps, _ := measuredPresets.LoadOrStore(lim, &presets{lim: lim})
+	return ps.(*presets)
+}
 
 func (ps *presets) list() []Preset {
 	ps.once.Do(func() {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package libconfig
+
+const raceEnabled = false
