@@ -62,6 +62,10 @@ type Engine struct {
 	// (SetParallel); round is the state of their advancing apart.
 	parallel bool
 	round    round
+	// done, when closed, stops lanes advancing apart (see runApart),
+	// however much of a Step's events are left: a command's run gives
+	// its lanes all the events a round can take and its context here.
+	done <-chan struct{}
 	// alwaysParallel makes every stretch parallel, however little its
 	// work, on any number of cores: for tests of the rounds themselves.
 	alwaysParallel bool

@@ -147,7 +147,7 @@ func (e *Engine) stepParallel(t time.Duration, maxEvents int, emit func(scenario
 			}
 			continue
 		}
-		if budget <= 0 {
+		if budget <= 0 || stopped(e.done) {
 			return false
 		}
 		// A lane runs at most maxAhead ticks past the latest tick every
@@ -265,7 +265,7 @@ func (e *Engine) runRound(target time.Duration, budget *int, apart bool) bool {
 		}
 	} else {
 		for k, l := range e.lanes {
-			l.runApart(&r.lanes[k], target, e.p.Tick)
+			l.runApart(&r.lanes[k], target, e.p.Tick, e.done)
 		}
 	}
 	spent, ok := 0, true
@@ -315,33 +315,55 @@ func (e *Engine) task(k int) {
 	r := &e.round
 	a, l := &r.lanes[k], e.lanes[k]
 	if !r.timed {
-		l.runApart(a, r.target, e.p.Tick)
+		l.runApart(a, r.target, e.p.Tick, e.done)
 		return
 	}
-	a.cpu = cputime.Measure(func() { l.runApart(a, r.target, e.p.Tick) })
+	a.cpu = cputime.Measure(func() { l.runApart(a, r.target, e.p.Tick, e.done) })
 }
 
 // runApart runs the lane toward target within a.share events, ending its
 // ticks (every tick of virtual time from a.next) on the way into a.pend;
-// a.done tells whether it reached target.
-func (l *lane) runApart(a *apart, target, tick time.Duration) {
+// a.done tells whether it reached target. Once done is closed, it stops
+// within SliceEvents events, short of target.
+func (l *lane) runApart(a *apart, target, tick time.Duration, done <-chan struct{}) {
 	left := a.share
 	defer func() { a.events = a.share - left }()
 	if l.now >= target {
 		a.done = true // ahead of a target that an earlier Step had set further
 		return
 	}
+	// run runs the lane to t, looking at done every SliceEvents events
+	// (a tick counting tickCost).
+	since := 0
+	run := func(t time.Duration) bool {
+		for {
+			n := min(left, SliceEvents-since)
+			k := n
+			ok := l.run(t, &k)
+			left -= n - k
+			if since += n - k; since >= SliceEvents {
+				since = 0
+				if stopped(done) {
+					return false
+				}
+			}
+			if ok || left <= 0 {
+				return ok
+			}
+		}
+	}
 	for {
 		b := a.next
 		if b > target {
-			a.done = l.run(target, &left)
+			a.done = run(target)
 			return
 		}
-		if !l.run(b, &left) {
+		if !run(b) {
 			return
 		}
 		a.pend = append(a.pend, l.endTick(b))
 		left -= tickCost
+		since += tickCost
 		a.next = b + tick
 		if b == target {
 			a.done = true
@@ -350,6 +372,16 @@ func (l *lane) runApart(a *apart, target, tick time.Duration) {
 		if left <= 0 {
 			return
 		}
+	}
+}
+
+// stopped reports whether done is closed; a nil done never is.
+func stopped(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -282,6 +282,8 @@ func BenchmarkParallelLanes(b *testing.B) {
 	queue.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
 	twice := curve
 	twice.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameFixed)}
+	twice10k := twice
+	twice10k.Clients = 10_000
 	for _, bc := range []struct {
 		name string
 		p    scenario.Params
@@ -293,6 +295,7 @@ func BenchmarkParallelLanes(b *testing.B) {
 		// lane's events), which bounds their gain on two cores to 1.22
 		// and 1.33.
 		{"001_fixed_twice", twice},
+		{"001_fixed_twice_10k", twice10k},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var events int64
@@ -305,7 +308,8 @@ func BenchmarkParallelLanes(b *testing.B) {
 				}
 				e.SetParallel(true)
 				e.round.timed = true
-				for !e.Step(bc.p.Duration, SliceEvents, nil) {
+				if err := e.finish(b.Context(), nil); err != nil {
+					b.Fatal(err)
 				}
 				for _, l := range e.lanes {
 					events += l.events
