@@ -22,8 +22,9 @@ import (
 //
 // Nothing a lane computes depends on another lane: each has its own
 // clients, server and random numbers, and its own share of the run's
-// memory budget (budget.Account.Share), so the lanes need not meet until
-// their ticks are emitted, or a fault or a change applies to all of them.
+// memory budget (budget.Account.Share), and takes each scheduled fault's
+// start and end at its own time (replan), so the lanes need not meet
+// until their ticks are emitted, or a change applies to all of them.
 func (e *Engine) SetParallel(on bool) { e.parallel = on }
 
 // parallelWork is how many events each lane must be expected to process in
@@ -70,12 +71,14 @@ type round struct {
 	work, path time.Duration
 }
 
-// apart is one lane's part of a round: its next tick, its ended ticks not
-// yet emitted, and what its goroutine did in the round. Each lane's
+// apart is one lane's part of a round: its next tick, its next step (an
+// index of the engine's steps), its ended ticks not yet emitted, and what
+// its goroutine did in the round. Each lane's
 // goroutine writes its own; the padding keeps two lanes' writes off one
 // cache line.
 type apart struct {
 	next   time.Duration
+	step   int
 	pend   []scenario.LaneTick
 	share  int
 	events int
@@ -107,6 +110,7 @@ func (e *Engine) openRound() {
 	r.open = true
 	for k := range r.lanes {
 		r.lanes[k].next = e.nextTick
+		r.lanes[k].step = e.planAt
 		r.lanes[k].pend = r.lanes[k].pend[:0]
 	}
 }
@@ -127,21 +131,19 @@ func (e *Engine) stepParallel(t time.Duration, maxEvents int, emit func(scenario
 	budget := maxEvents
 	for {
 		e.emitEnded(emit)
-		next := e.nextTransition()
+		next := e.nextChange()
 		end := min(next, t)
 		if e.lanesAt(end) {
 			e.now = max(e.now, end) // lanes ahead of end may have emitted ticks past it
+			// At one time, the scheduled faults come before a live
+			// change, in a live run as in its replay: the lanes have
+			// taken those at end.
+			e.catchUp(e.now, true)
 			if next > t {
 				e.closeIfDone()
 				return true
 			}
-			// At one time, the scheduled faults come before a live
-			// change, in a live run as in its replay.
-			if len(e.plan) > 0 && e.plan[0].at == next {
-				e.transit()
-			} else {
-				e.takeChange()
-			}
+			e.takeChange()
 			if !r.open { // a change restarted the run
 				e.openRound()
 			}
@@ -177,6 +179,29 @@ func (e *Engine) worthApart(target time.Duration, budget int) bool {
 	return work >= parallelWork
 }
 
+// nextChange returns when the next live change comes, or never.
+func (e *Engine) nextChange() time.Duration {
+	if len(e.pending) > 0 {
+		return e.pending[0].At
+	}
+	return never
+}
+
+// catchUp takes in the engine's fault state the transitions that every
+// lane has taken and that come before t (or at t, through).
+func (e *Engine) catchUp(t time.Duration, through bool) {
+	taken := len(e.plan)
+	for _, a := range e.round.lanes {
+		taken = min(taken, a.step)
+	}
+	for e.planAt < taken {
+		if at := e.plan[e.planAt].at; at > t || at == t && !through {
+			return
+		}
+		e.take()
+	}
+}
+
 // closeIfDone ends the round once the lanes are at one time with every
 // tick emitted, so that the next Step may go on one lane after the other.
 func (e *Engine) closeIfDone() {
@@ -189,10 +214,13 @@ func (e *Engine) closeIfDone() {
 }
 
 // lanesAt reports whether every lane is at t (or past it, ahead of
-// a later target a Step had set).
+// a later target a Step had set), each having taken its steps up to t.
 func (e *Engine) lanesAt(t time.Duration) bool {
-	for _, l := range e.lanes {
+	for k, l := range e.lanes {
 		if l.now < t {
+			return false
+		}
+		if i := e.round.lanes[k].step; i < len(e.steps) && e.steps[i].at <= t {
 			return false
 		}
 	}
@@ -211,6 +239,7 @@ func (e *Engine) emitEnded(emit func(scenario.Tick)) {
 		return
 	}
 	for i := range n {
+		e.catchUp(e.nextTick, false)
 		tk := scenario.Tick{T: e.nextTick.Seconds(), Lanes: make([]scenario.LaneTick, len(e.lanes))}
 		for k := range e.lanes {
 			tk.Lanes[k] = r.lanes[k].pend[i]
@@ -265,7 +294,7 @@ func (e *Engine) runRound(target time.Duration, budget *int, apart bool) bool {
 		}
 	} else {
 		for k, l := range e.lanes {
-			l.runApart(&r.lanes[k], target, e.p.Tick, e.done)
+			l.runApart(&r.lanes[k], target, e.p.Tick, e.steps, e.done)
 		}
 	}
 	spent, ok := 0, true
@@ -315,21 +344,25 @@ func (e *Engine) task(k int) {
 	r := &e.round
 	a, l := &r.lanes[k], e.lanes[k]
 	if !r.timed {
-		l.runApart(a, r.target, e.p.Tick, e.done)
+		l.runApart(a, r.target, e.p.Tick, e.steps, e.done)
 		return
 	}
-	a.cpu = cputime.Measure(func() { l.runApart(a, r.target, e.p.Tick, e.done) })
+	a.cpu = cputime.Measure(func() { l.runApart(a, r.target, e.p.Tick, e.steps, e.done) })
 }
 
 // runApart runs the lane toward target within a.share events, ending its
-// ticks (every tick of virtual time from a.next) on the way into a.pend;
+// ticks (every tick of virtual time from a.next) on the way into a.pend
+// and taking the steps from steps[a.step] as it reaches them (a step
+// after the tick at its time, as the engine's Step takes a transition);
 // a.done tells whether it reached target. Once done is closed, it stops
 // within SliceEvents events, short of target.
-func (l *lane) runApart(a *apart, target, tick time.Duration, done <-chan struct{}) {
+func (l *lane) runApart(a *apart, target, tick time.Duration, steps []laneStep, done <-chan struct{}) {
 	left := a.share
 	defer func() { a.events = a.share - left }()
-	if l.now >= target {
-		a.done = true // ahead of a target that an earlier Step had set further
+	if l.now > target {
+		// Ahead of a target that an earlier Step had set further: it has
+		// taken every step before its time.
+		a.done = true
 		return
 	}
 	// run runs the lane to t, looking at done every SliceEvents events
@@ -354,6 +387,16 @@ func (l *lane) runApart(a *apart, target, tick time.Duration, done <-chan struct
 	}
 	for {
 		b := a.next
+		if a.step < len(steps) {
+			if st := &steps[a.step]; st.at < b && st.at <= target {
+				if !run(st.at) {
+					return
+				}
+				l.takeStep(st)
+				a.step++
+				continue
+			}
+		}
 		if b > target {
 			a.done = run(target)
 			return
@@ -365,10 +408,6 @@ func (l *lane) runApart(a *apart, target, tick time.Duration, done <-chan struct
 		left -= tickCost
 		since += tickCost
 		a.next = b + tick
-		if b == target {
-			a.done = true
-			return
-		}
 		if left <= 0 {
 			return
 		}
@@ -398,4 +437,5 @@ func (e *Engine) settleRound() {
 		e.runRound(t, &n, e.worthApart(t, n))
 	}
 	e.now = t
+	e.catchUp(t, true)
 }

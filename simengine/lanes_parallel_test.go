@@ -1,6 +1,9 @@
 package simengine
 
 import (
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +24,9 @@ type parallelRun struct {
 	halts string
 	rec   scenario.Params
 	peak  int64 // the most of the budget the run held at a slice's end
+	// faults is the engine's fault state (Down, Downs, Outages, their
+	// kinds, OutageAhead) at each target, once reached.
+	faults []string
 
 	rounds int // the engine's parallel rounds
 }
@@ -62,6 +68,11 @@ func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, every t
 			held()
 		}
 		held()
+		// A Step that reached its target within its slice may leave the
+		// transitions at the target itself to the next: one more,
+		// unbounded, takes them.
+		e.Step(target, math.MaxInt, emit)
+		r.faults = append(r.faults, fmt.Sprint(e.Now(), e.Down(), e.Downs(), e.Outages(), e.OutageKinds(), e.OutageAhead()))
 		if c, ok := changes[e.Now()]; ok {
 			c(e, emit)
 		}
@@ -115,6 +126,10 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 		{"four lanes, small slices", four, 0, 211, 50 * time.Millisecond, nil},
 		{"tiers", tiers, 0, 1000, 50 * time.Millisecond, nil},
 		{"faults", faults, 0, 333, 50 * time.Millisecond, nil},
+		// Each lane takes the faults' starts and ends at its own time.
+		{"faults, one target", faults, 0, 1 << 30, faults.Duration, nil},
+		{"faults, one target, small slices", faults, 0, 997, faults.Duration, nil},
+		{"faults, targets apart", faults, 0, 1 << 30, 3 * time.Second, nil},
 		{"open loop", open, 64 << 20, 500, 50 * time.Millisecond, nil},
 		{"live changes", simSmall(), 0, 301, 50 * time.Millisecond, live},
 		{"four lanes, live changes", four, 0, 1 << 20, 50 * time.Millisecond, live},
@@ -137,6 +152,9 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 				simSameTicks(t, o.name+" against one after the other", seq.ticks, o.run.ticks)
 				if seq.sums != o.run.sums {
 					t.Errorf("summaries differ:\none after the other %s\n%s %s", seq.sums, o.name, o.run.sums)
+				}
+				if a, b := strings.Join(seq.faults, "\n"), strings.Join(o.run.faults, "\n"); a != b {
+					t.Errorf("fault states at the targets differ:\none after the other\n%s\n%s\n%s", a, o.name, b)
 				}
 				if seq.halts != o.run.halts {
 					t.Errorf("halts differ:\none after the other %s\n%s %s", seq.halts, o.name, o.run.halts)
@@ -300,6 +318,7 @@ func BenchmarkParallelLanes(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			var events int64
 			var work, path time.Duration
+			rounds := 0
 			for b.Loop() {
 				// Within a budget, as a command's run is.
 				e, err := NewWithBudget(bc.p, budget.NewAccount(nil, 1<<30))
@@ -315,10 +334,12 @@ func BenchmarkParallelLanes(b *testing.B) {
 					events += l.events
 				}
 				work, path = work+e.round.work, path+e.round.path
+				rounds += e.round.rounds
 			}
 			sec := b.Elapsed().Seconds()
 			b.ReportMetric(float64(events)/sec, "events/s")
 			b.ReportMetric(float64(b.N)*bc.p.Duration.Seconds()/sec, "virtual-s/s")
+			b.ReportMetric(float64(rounds)/float64(b.N), "rounds/op")
 			if path > 0 {
 				// The lanes' CPU time in the rounds that went parallel
 				// over that of the longest lane of each: the gain two
