@@ -3,7 +3,9 @@ package simengine
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -282,15 +284,18 @@ func TestParallelEventsDoNotAllocate(t *testing.T) {
 }
 
 // BenchmarkParallelLanes runs two-lane scenarios, each lane on a goroutine
-// of its own, in slices of SliceEvents as a command's run goes: (a) 001's
-// comparison on its latency curve, fixed against think_scaled, and (b) the
+// of its own, as a command's run goes (Engine.finish): (a) 001's
+// comparison on its latency curve, fixed against think_scaled, (b) the
 // landing view's worker queue, fixed against exponential, and (c) lanes of
-// equal work, 120 s each. Run with GOMAXPROCS=1 and then 2 in the
-// environment (go test's -cpu flag leaves GOMAXPROCS as it was), its events
-// per second on one core and on two give the lanes' gain (on one core the
-// lanes go one after the other: SetParallel needs two); on two, lanes-gain
-// is the same gain measured in the lanes' CPU time, which a busy machine
-// does not blur.
+// equal work, 001's fixed lane twice, of 2 000 and 10 000 clients; for
+// these, two_engines is the machine's own bound: two one-lane engines, on
+// two goroutines when there are two cores. Run with GOMAXPROCS=1 and then
+// 2 in the environment (go test's -cpu flag leaves GOMAXPROCS as it was),
+// its events per second on one core and on two give the lanes' gain (on
+// one core the lanes go one after the other: SetParallel needs two); on
+// two, lanes-gain is the same gain measured in the lanes' CPU time, which
+// a busy machine does not blur, and rounds/op how often the lanes were
+// handed to the cores.
 func BenchmarkParallelLanes(b *testing.B) {
 	curve := scenario.Defaults()
 	curve.ServerModel = "curve"
@@ -303,17 +308,18 @@ func BenchmarkParallelLanes(b *testing.B) {
 	twice10k := twice
 	twice10k.Clients = 10_000
 	for _, bc := range []struct {
-		name string
-		p    scenario.Params
+		name  string
+		p     scenario.Params
+		equal bool // the lanes are the same: two one-lane engines are the bound
 	}{
-		{"001", curve},
-		{"landing", queue},
+		{"001", curve, false},
+		{"landing", queue, false},
 		// Lanes of equal work: 001's fixed lane twice. The others'
 		// lanes are unequal (fixed's storm is 4.6 and 3 times the other
 		// lane's events), which bounds their gain on two cores to 1.22
 		// and 1.33.
-		{"001_fixed_twice", twice},
-		{"001_fixed_twice_10k", twice10k},
+		{"001_fixed_twice", twice, true},
+		{"001_fixed_twice_10k", twice10k, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var events int64
@@ -346,6 +352,33 @@ func BenchmarkParallelLanes(b *testing.B) {
 				// free cores give those rounds, however busy the
 				// machine is now.
 				b.ReportMetric(float64(work)/float64(path), "lanes-gain")
+			}
+		})
+		if !bc.equal {
+			continue
+		}
+		b.Run(bc.name+"/two_engines", func(b *testing.B) {
+			one := bc.p
+			one.Lanes = one.Lanes[:1]
+			run := func() {
+				e, err := NewWithBudget(one, budget.NewAccount(nil, 1<<29))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				if err := e.finish(b.Context(), nil); err != nil {
+					b.Error(err)
+				}
+			}
+			for b.Loop() {
+				var wg sync.WaitGroup
+				if runtime.GOMAXPROCS(0) > 1 {
+					wg.Go(run)
+				} else {
+					run()
+				}
+				run()
+				wg.Wait()
 			}
 		})
 	}
