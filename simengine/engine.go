@@ -94,10 +94,16 @@ func New(p scenario.Params) (*Engine, error) { return NewWithBudget(p, nil) }
 // why (scenario.Summary.Stopped). NewWithBudget returns mem's *budget.ExceededError
 // when the run's initial state does not fit at all.
 func NewWithBudget(p scenario.Params, mem *budget.Account) (*Engine, error) {
+	return newEngine(p, mem, false)
+}
+
+// newEngine is NewWithBudget, with SetParallel(parallel) from the start,
+// so that parallel lanes are built each on a goroutine of its own too.
+func newEngine(p scenario.Params, mem *budget.Account, parallel bool) (*Engine, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{mem: mem}
+	e := &Engine{mem: mem, parallel: parallel}
 	e.start(p)
 	for _, l := range e.lanes {
 		if l.halt != nil {
@@ -215,8 +221,14 @@ func (e *Engine) Reset() {
 	e.base, e.pending, e.applied, e.partial = e.p.Clone(), nil, nil, false
 	e.nextTick = e.p.Tick
 	e.lanes = make([]*lane, len(e.p.Lanes))
-	for i := range e.lanes {
-		e.lanes[i] = newLane(e.eff, i, e.share(len(e.lanes)))
+	build := func(k int) { e.lanes[k] = newLane(e.eff, k, e.share(len(e.lanes))) }
+	// Building a client costs about as much as admitting a request.
+	if e.goParallel() && e.p.Clients >= transitWork {
+		e.inParallel(build)
+	} else {
+		for k := range e.lanes {
+			build(k)
+		}
 	}
 	e.setRound()
 	e.schedule()

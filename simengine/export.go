@@ -44,12 +44,11 @@ func RunParallel(ctx context.Context, p scenario.Params, mem *budget.Account, em
 
 // runWith is RunWithBudget, its lanes in parallel or not.
 func runWith(ctx context.Context, p scenario.Params, mem *budget.Account, lanesApart bool, emit func(scenario.Tick)) ([]scenario.Summary, error) {
-	e, err := NewWithBudget(p, mem)
+	e, err := newEngine(p, mem, lanesApart)
 	if err != nil {
 		return nil, err
 	}
 	defer e.release()
-	e.SetParallel(lanesApart)
 	if err := e.finish(ctx, emit); err != nil {
 		return nil, err
 	}

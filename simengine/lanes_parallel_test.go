@@ -327,11 +327,10 @@ func BenchmarkParallelLanes(b *testing.B) {
 			rounds := 0
 			for b.Loop() {
 				// Within a budget, as a command's run is.
-				e, err := NewWithBudget(bc.p, budget.NewAccount(nil, 1<<30))
+				e, err := newEngine(bc.p, budget.NewAccount(nil, 1<<30), true)
 				if err != nil {
 					b.Fatal(err)
 				}
-				e.SetParallel(true)
 				e.round.timed = true
 				if err := e.finish(b.Context(), nil); err != nil {
 					b.Fatal(err)
