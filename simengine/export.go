@@ -62,11 +62,12 @@ func (e *Engine) finish(ctx context.Context, emit func(scenario.Tick)) error {
 	if e.goParallel() {
 		// Lanes apart look at ctx themselves, every SliceEvents events
 		// each: a Step need not end for the caller to look, and its
-		// rounds run as long as the lanes' ticks and the run's faults
-		// allow. Each round hands the lanes to the cores anew, which
-		// costs some tenth of a millisecond, twice.
+		// rounds run as long as runAhead and the run's changes allow.
+		// Each round hands the lanes to the cores anew, which costs
+		// some tenth of a millisecond, twice, and their caches.
 		e.done = ctx.Done()
-		defer func() { e.done = nil }()
+		e.round.ahead = runAhead
+		defer func() { e.done, e.round.ahead = nil, maxAhead }()
 		slice = math.MaxInt
 	}
 	for !e.Step(e.p.Duration, slice, emit) {

@@ -40,10 +40,17 @@ const parallelWork = 4096
 const transitWork = parallelWork / 8
 
 // maxAhead is how many ticks a lane may run ahead of the latest tick every
-// lane has ended: the ticks it keeps until the others end them too. Long
-// rounds pay: each round hands a lane to a goroutine (and a core) anew,
-// whose caches it must fill again.
-const maxAhead = 1024
+// lane has ended: the ticks it keeps until the others end them too, some
+// 180 bytes each. Long rounds pay: each round hands a lane to a goroutine
+// (and a core) anew, whose caches it must fill again; and the Go scheduler
+// may hand the caller's lane to the other core at a round's end, so that
+// the two lanes swap their cores. A command's run, a process of its own,
+// lets its lanes run further ahead (runAhead: 1.4 MiB a lane), so that
+// the first 2 000 virtual seconds of 001's tick go in one round.
+const (
+	maxAhead = 1024
+	runAhead = 8192
+)
 
 // round holds the lanes' progress while they advance apart, each to the
 // round's target on a goroutine of its own (a round): a lane ends its ticks
@@ -58,8 +65,10 @@ type round struct {
 	target time.Duration
 	lanes  []apart
 	// perTick is the events a lane processed per tick in the latest
-	// round, by which the next round's work is judged.
+	// round, by which the next round's work is judged. ahead is the
+	// ticks a lane may run ahead (maxAhead, runAhead).
 	perTick float64
+	ahead   int
 
 	// rounds counts the rounds that started goroutines, for tests. With
 	// timed set, they measure each lane's CPU time: work is their sum,
@@ -93,6 +102,7 @@ func (e *Engine) setRound() {
 	r.open = false
 	r.lanes = make([]apart, len(e.lanes))
 	r.perTick = 0
+	r.ahead = maxAhead
 }
 
 // goParallel reports whether Step goes parallel (see SetParallel).
@@ -152,10 +162,10 @@ func (e *Engine) stepParallel(t time.Duration, maxEvents int, emit func(scenario
 		if budget <= 0 || stopped(e.done) {
 			return false
 		}
-		// A lane runs at most maxAhead ticks past the latest tick every
+		// A lane runs at most r.ahead ticks past the latest tick every
 		// lane has ended; in a round without the work for goroutines,
 		// one.
-		target := min(end, e.nextTick+maxAhead*e.p.Tick)
+		target := min(end, e.nextTick+time.Duration(r.ahead)*e.p.Tick)
 		apart := e.worthApart(target, budget)
 		if !apart {
 			target = min(end, e.nextTick)
@@ -169,14 +179,29 @@ func (e *Engine) stepParallel(t time.Duration, maxEvents int, emit func(scenario
 
 // worthApart reports whether a round to target within budget events has
 // the work to pay for goroutines: by the events per tick of the latest
-// round, each lane's part of it is at least parallelWork.
+// round (before the first, the fewest a tick can have), each lane's part
+// of it is at least parallelWork.
 func (e *Engine) worthApart(target time.Duration, budget int) bool {
 	if e.alwaysParallel {
 		return true
 	}
+	perTick := e.round.perTick
+	if perTick == 0 {
+		perTick = leastPerTick(&e.p)
+	}
 	ticks := float64(target-e.now) / float64(e.p.Tick)
-	work := min(e.round.perTick*ticks, float64(budget/len(e.lanes)))
+	work := min(perTick*ticks, float64(budget/len(e.lanes)))
 	return work >= parallelWork
+}
+
+// leastPerTick is the fewest events a lane of p can be expected to have
+// in a tick: an open loop's arrivals, or a closed loop's every client
+// starting a request once in a think time.
+func leastPerTick(p *scenario.Params) float64 {
+	if p.Arrival == scenario.ArrivalOpen {
+		return p.Rate * p.Tick.Seconds()
+	}
+	return float64(p.Clients) * float64(p.Tick) / float64(max(p.Think, 1))
 }
 
 // nextChange returns when the next live change comes, or never.

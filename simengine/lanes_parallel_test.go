@@ -382,3 +382,63 @@ func BenchmarkParallelLanes(b *testing.B) {
 		})
 	}
 }
+
+// TestRunParallelMatchesRun: a command's run, its lanes apart in rounds as
+// long as runAhead allows and taking the faults each at its own time, has
+// the same ticks and summaries as the same run one lane after the other.
+func TestRunParallelMatchesRun(t *testing.T) {
+	t.Parallel()
+	faults := simSmall()
+	faults.Faults = mustFaults("latency_spike:4s:3s:3,error_burst:8s:2s:0.5,crash:18s:2s,load_spike:25s:5s:2")
+	faults.Lanes = append(faults.Lanes, simLane(strategies.NameFixed))
+	storm := simStorm()
+	storm.Duration = 6 * time.Second
+	changes := simSmall()
+	cs, err := scenario.ParseChanges("@3s clients=500 @5s stop @8s resume @9s faults=load_spike:9s:4s:2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes.Changes = cs
+	for _, tc := range []struct {
+		name  string
+		p     scenario.Params
+		limit int64
+	}{
+		{"faults", faults, 0},
+		{"storm within a budget", storm, 1 << 20},
+		{"live changes", changes, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			account := func() *budget.Account {
+				if tc.limit > 0 {
+					return budget.NewAccount(nil, tc.limit)
+				}
+				return nil
+			}
+			var seqTicks, parTicks []scenario.Tick
+			seq, err := RunWithBudget(t.Context(), tc.p, account(), func(tk scenario.Tick) { seqTicks = append(seqTicks, tk) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			// RunParallel's engine, its lanes apart on any machine.
+			e, err := newEngine(tc.p, account(), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.alwaysParallel = true
+			if err := e.finish(t.Context(), func(tk scenario.Tick) { parTicks = append(parTicks, tk) }); err != nil {
+				t.Fatal(err)
+			}
+			seqSums, parSums := simJSON(t, seq), simJSON(t, e.Summaries())
+			e.release()
+			if e.round.rounds == 0 {
+				t.Error("no round went parallel")
+			}
+			t.Logf("%d rounds", e.round.rounds)
+			simSameTicks(t, "RunParallel against RunWithBudget", seqTicks, parTicks)
+			if seqSums != parSums {
+				t.Errorf("summaries differ:\nRunWithBudget %s\nRunParallel   %s", seqSums, parSums)
+			}
+		})
+	}
+}
