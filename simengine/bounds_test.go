@@ -316,22 +316,62 @@ func TestCurveCacheExact(t *testing.T) {
 	}
 }
 
-// TestRunStopsWhenCancelled: a run whose context ends stops within a slice.
+// TestRunStopsWhenCancelled: a run whose context ends stops within a slice,
+// its lanes one after the other or apart.
 func TestRunStopsWhenCancelled(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  func(context.Context, scenario.Params, *budget.Account, func(scenario.Tick)) ([]scenario.Summary, error)
+	}{
+		{"sequential", RunWithBudget},
+		{"parallel", RunParallel},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := simStorm()
+			p.Duration = time.Hour
+			p.Lanes = append(p.Lanes, p.Lanes[0])
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ticks := 0
+			_, err := tc.run(ctx, p, nil, func(scenario.Tick) {
+				if ticks++; ticks == 50 {
+					cancel()
+				}
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("run: %v, want context.Canceled", err)
+			}
+			if total := int(p.Duration / p.Tick); ticks >= total {
+				t.Errorf("the run went on to its end (%d ticks) after the cancel", ticks)
+			}
+		})
+	}
+}
+
+// TestLanesApartStopWhenDone: lanes advancing apart in a round without a
+// bound on its events stop within SliceEvents events each once the run's
+// done is closed, short of the round's target.
+func TestLanesApartStopWhenDone(t *testing.T) {
 	p := simStorm()
 	p.Duration = time.Hour
-	ctx, cancel := context.WithCancel(context.Background())
-	ticks := 0
-	_, err := Run(ctx, p, func(scenario.Tick) {
-		if ticks++; ticks == 50 {
-			cancel()
-		}
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Run: %v, want context.Canceled", err)
+	p.Lanes = append(p.Lanes, p.Lanes[0])
+	e := simNew(t, p)
+	e.alwaysParallel = true
+	done := make(chan struct{})
+	close(done)
+	e.done = done
+	e.openRound()
+	n := math.MaxInt
+	if e.runRound(p.Duration, &n, true) {
+		t.Fatal("the round reached the run's end with its done closed")
 	}
-	if total := int(p.Duration / p.Tick); ticks >= total {
-		t.Errorf("the run went on to its end (%d ticks) after the cancel", ticks)
+	for k, l := range e.lanes {
+		if a := e.round.lanes[k]; a.events > SliceEvents+tickCost*len(a.pend) {
+			t.Errorf("lane %d processed %d events (%d ticks) after done, want at most a slice (%d)", k, a.events, len(a.pend), SliceEvents)
+		}
+		if l.now >= p.Duration {
+			t.Errorf("lane %d reached %v", k, l.now)
+		}
 	}
 }
 

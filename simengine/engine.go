@@ -31,22 +31,17 @@ type Engine struct {
 	nextTick time.Duration
 	mem      *budget.Account
 
-	// eff is p with the faults in effect applied (load, latency,
-	// capacity): what the lanes read. errFrac is the share of answers an
-	// error burst turns into errors.
-	eff     scenario.Params
-	effects []scenario.Fault
-	errFrac float64
+	// faultState is the faults' state at Now.
+	faultState
 
-	// plan is the scheduled faults' transitions still to come, in order.
-	plan      []transition
-	down      bool // an outage is in effect
-	scheduled bool // the outage in effect is a scheduled one
-	downs     int  // outages started since the run's start
-	// outages are the latest MaxOutages fault windows: start, end (never
-	// while it lasts) and kind; dropped counts the older ones.
-	outages []window
-	dropped int
+	// plan is the scheduled faults' transitions still to come at the
+	// latest schedule, in order; the engine takes plan[planAt] next.
+	// steps are what the lanes do at each (steps[i] at plan[i]), worked
+	// out ahead from the engine's fault state (see replan), so that
+	// lanes advancing apart each take them at their own time.
+	plan   []transition
+	planAt int
+	steps  []laneStep
 
 	// base is the run's parameters at virtual time 0; pending are the
 	// live changes still to take, in time order (a replay's), and applied
@@ -62,6 +57,10 @@ type Engine struct {
 	// (SetParallel); round is the state of their advancing apart.
 	parallel bool
 	round    round
+	// done, when closed, stops lanes advancing apart (see runApart),
+	// however much of a Step's events are left: a command's run gives
+	// its lanes all the events a round can take and its context here.
+	done <-chan struct{}
 	// alwaysParallel makes every stretch parallel, however little its
 	// work, on any number of cores: for tests of the rounds themselves.
 	alwaysParallel bool
@@ -95,10 +94,16 @@ func New(p scenario.Params) (*Engine, error) { return NewWithBudget(p, nil) }
 // why (scenario.Summary.Stopped). NewWithBudget returns mem's *budget.ExceededError
 // when the run's initial state does not fit at all.
 func NewWithBudget(p scenario.Params, mem *budget.Account) (*Engine, error) {
+	return newEngine(p, mem, false)
+}
+
+// newEngine is NewWithBudget, with SetParallel(parallel) from the start,
+// so that parallel lanes are built each on a goroutine of its own too.
+func newEngine(p scenario.Params, mem *budget.Account, parallel bool) (*Engine, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{mem: mem}
+	e := &Engine{mem: mem, parallel: parallel}
 	e.start(p)
 	for _, l := range e.lanes {
 		if l.halt != nil {
@@ -165,7 +170,7 @@ func (e *Engine) OutageKinds() []string {
 // OutageAhead reports whether a scheduled outage (of the outage parameter
 // or of faults) is still to start.
 func (e *Engine) OutageAhead() bool {
-	return slices.ContainsFunc(e.plan, func(tr transition) bool { return tr.start && scenario.IsOutage(tr.f.Kind) })
+	return slices.ContainsFunc(e.plan[e.planAt:], func(tr transition) bool { return tr.start && scenario.IsOutage(tr.f.Kind) })
 }
 
 // Downs returns how many times the server has gone down (an outage kind,
@@ -210,14 +215,20 @@ func (e *Engine) DropChangesFrom(t time.Duration) {
 // parameters, without live changes.
 func (e *Engine) Reset() {
 	e.release()
-	e.now, e.down, e.outages, e.dropped, e.downs = 0, false, nil, 0, 0
-	e.effects, e.errFrac = nil, 0
+	e.now = 0
+	e.faultState = faultState{}
+	e.effective(&e.p)
 	e.base, e.pending, e.applied, e.partial = e.p.Clone(), nil, nil, false
-	e.eff = e.p.Clone()
 	e.nextTick = e.p.Tick
 	e.lanes = make([]*lane, len(e.p.Lanes))
-	for i := range e.lanes {
-		e.lanes[i] = newLane(&e.eff, i, e.share(len(e.lanes)))
+	build := func(k int) { e.lanes[k] = newLane(e.eff, k, e.share(len(e.lanes))) }
+	// Building a client costs about as much as admitting a request.
+	if e.goParallel() && e.p.Clients >= transitWork {
+		e.inParallel(build)
+	} else {
+		for k := range e.lanes {
+			build(k)
+		}
 	}
 	e.setRound()
 	e.schedule()
@@ -227,7 +238,7 @@ func (e *Engine) Reset() {
 // the ends before the starts at one time, so that a fault may follow
 // another without a gap.
 func (e *Engine) schedule() {
-	e.plan = e.plan[:0]
+	e.plan, e.planAt = e.plan[:0], 0
 	for _, f := range scenario.AllFaults(&e.p) {
 		if f.For <= 0 {
 			continue
@@ -251,14 +262,33 @@ func (e *Engine) schedule() {
 		}
 		return 0
 	})
+	e.replan()
+}
+
+// replan works out the lanes' steps at the transitions still to come,
+// from the engine's fault state now: after anything that changes it but
+// the plan itself (a change, an outage by hand), and after a schedule.
+// Lanes advancing apart take them from the engine's next one.
+func (e *Engine) replan() {
+	ahead := e.faultState.clone()
+	e.steps = e.steps[:0]
+	for _, tr := range e.plan {
+		e.steps = append(e.steps, laneStep{})
+		if len(e.steps) > e.planAt {
+			e.steps[len(e.steps)-1] = ahead.take(tr, &e.p)
+		}
+	}
+	for k := range e.round.lanes {
+		e.round.lanes[k].step = e.planAt
+	}
 }
 
 // nextTransition returns when the next scheduled transition or live
 // change comes, or never.
 func (e *Engine) nextTransition() time.Duration {
 	next := never
-	if len(e.plan) > 0 {
-		next = e.plan[0].at
+	if e.planAt < len(e.plan) {
+		next = e.plan[e.planAt].at
 	}
 	if len(e.pending) > 0 {
 		next = min(next, e.pending[0].At)
@@ -266,88 +296,20 @@ func (e *Engine) nextTransition() time.Duration {
 	return next
 }
 
-// transit applies the next scheduled transition, which is due now.
+// transit applies the next scheduled transition, which is due now, in
+// the engine and in every lane.
 func (e *Engine) transit() {
-	tr := e.plan[0]
-	e.plan = e.plan[1:]
-	switch {
-	case scenario.IsOutage(tr.f.Kind):
-		e.outage(tr.start, tr.f.Kind)
-		e.scheduled = tr.start
-	case tr.start:
-		e.effects = append(e.effects, tr.f)
-		e.window(tr.f.Kind)
-		e.applyEffects()
-	default:
-		if i := slices.Index(e.effects, tr.f); i >= 0 {
-			e.effects = slices.Delete(e.effects, i, i+1)
-		}
-		e.closeWindow(kindIs(tr.f.Kind))
-		e.applyEffects()
-	}
+	st := e.take()
+	e.forLanes(func(l *lane) { l.takeStep(&st) })
 }
 
-// applyEffects sets the lanes' parameters to p changed by the faults in
-// effect: a load spike divides think time and multiplies rate, a latency
-// spike multiplies the service time and the curve's delays, a capacity drop
-// multiplies workers and server_limit (and divides the linear slope), and
-// error bursts make a share of the answers errors. Two faults of a kind
-// compose: their magnitudes multiply.
-func (e *Engine) applyEffects() {
-	e.effective()
-	for _, l := range e.lanes {
-		l.setEffects(e.errFrac)
-	}
+// take applies the next scheduled transition to the engine's fault state,
+// and returns what the lanes do there.
+func (e *Engine) take() laneStep {
+	tr := e.plan[e.planAt]
+	e.planAt++
+	return e.faultState.take(tr, &e.p)
 }
-
-// effective sets eff and errFrac from p and the faults in effect (see
-// applyEffects), without telling the lanes.
-func (e *Engine) effective() {
-	eff := e.p.Clone()
-	keep := 1.0 // the share of answers no burst turns into an error
-	for _, f := range e.effects {
-		switch f.Kind {
-		case scenario.FaultLoadSpike:
-			eff.Think = time.Duration(float64(eff.Think) / f.M)
-			eff.Rate *= f.M
-		case scenario.FaultLatencySpike:
-			eff.ServiceTime = time.Duration(float64(eff.ServiceTime) * f.M)
-			eff.ServerDelay = time.Duration(float64(eff.ServerDelay) * f.M)
-			eff.ServerSlope = time.Duration(float64(eff.ServerSlope) * f.M)
-		case scenario.FaultCapacityDrop:
-			eff.Workers = max(1, int(math.Round(float64(eff.Workers)*f.M)))
-			eff.ServerLimit = max(1, int(math.Round(float64(eff.ServerLimit)*f.M)))
-			eff.ServerSlope = time.Duration(float64(eff.ServerSlope) / f.M)
-		case scenario.FaultErrorBurst:
-			keep *= 1 - f.M
-		}
-	}
-	eff.Think = max(eff.Think, 1)
-	e.eff, e.errFrac = eff, 1-keep
-}
-
-// window opens a window of kind now.
-func (e *Engine) window(kind string) {
-	if len(e.outages) == MaxOutages {
-		e.outages = append(e.outages[:0], e.outages[1:]...)
-		e.dropped++
-	}
-	e.outages = append(e.outages, window{span: [2]time.Duration{e.now, never}, kind: kind})
-}
-
-// closeWindow ends now the latest open window whose kind is, by its kind,
-// the one to end.
-func (e *Engine) closeWindow(is func(kind string) bool) {
-	for i := len(e.outages) - 1; i >= 0; i-- {
-		if o := &e.outages[i]; is(o.kind) && o.span[1] == never {
-			o.span[1] = e.now
-			return
-		}
-	}
-}
-
-// kindIs returns the test of closeWindow for one kind.
-func kindIs(kind string) func(string) bool { return func(k string) bool { return k == kind } }
 
 // AdvanceTo processes every event before virtual time t and calls emit with
 // each tick that ends at or before t, in order. A tick's Lanes slice is new
@@ -412,7 +374,7 @@ func (e *Engine) step(t time.Duration, maxEvents int, emit func(scenario.Tick)) 
 			}
 			// At one time, the scheduled faults come before a live
 			// change, in a live run as in its replay.
-			if len(e.plan) > 0 && e.plan[0].at == next {
+			if e.planAt < len(e.plan) && e.plan[e.planAt].at == next {
 				e.transit()
 			} else {
 				e.takeChange()
@@ -470,34 +432,13 @@ func (e *Engine) Outage(on bool) {
 	}
 	e.outage(on, kind)
 	e.scheduled = false
+	e.replan()
 }
 
 // outage starts (on) or ends the outage of kind now.
 func (e *Engine) outage(on bool, kind string) {
-	if on == e.down {
-		return
-	}
-	e.down = on
-	if on {
-		e.downs++
-		e.window(kind)
-	} else {
-		// The outage in effect ends, whatever the kind that ends it says.
-		e.closeWindow(scenario.IsOutage)
-	}
-	var f *failure
-	if on {
-		f = failureOf(kind)
-	}
-	now := e.now
-	e.forLanes(func(l *lane) {
-		if on {
-			l.det.OutageStarted()
-		} else {
-			l.det.OutageEnded(now)
-		}
-		l.setFailure(f)
-	})
+	st := e.faultState.outage(on, kind, e.now)
+	e.forLanes(func(l *lane) { l.takeStep(&st) })
 }
 
 // ErrRestarted is returned by Set when the new parameters could not apply
@@ -544,22 +485,23 @@ func (e *Engine) Set(p scenario.Params) error {
 		}
 		for _, f := range e.effects {
 			if !slices.Contains(effects, f) {
-				e.closeWindow(kindIs(f.Kind))
+				e.closeWindow(kindIs(f.Kind), e.now)
 			}
 		}
 		for _, f := range effects {
 			if !slices.Contains(e.effects, f) {
-				e.window(f.Kind)
+				e.window(f.Kind, e.now)
 			}
 		}
 		e.effects = effects
 	}
 	// The lanes read the new parameters once, the faults in effect applied.
-	e.effective()
+	e.effective(&e.p)
 	for i, l := range e.lanes {
-		l.errFrac = e.errFrac
+		l.p, l.errFrac = e.eff, e.errFrac
 		l.setParams(i)
 	}
+	e.replan()
 	return nil
 }
 

@@ -44,18 +44,38 @@ func RunParallel(ctx context.Context, p scenario.Params, mem *budget.Account, em
 
 // runWith is RunWithBudget, its lanes in parallel or not.
 func runWith(ctx context.Context, p scenario.Params, mem *budget.Account, lanesApart bool, emit func(scenario.Tick)) ([]scenario.Summary, error) {
-	e, err := NewWithBudget(p, mem)
+	e, err := newEngine(p, mem, lanesApart)
 	if err != nil {
 		return nil, err
 	}
 	defer e.release()
-	e.SetParallel(lanesApart)
-	for !e.Step(p.Duration, SliceEvents, emit) {
-		if err := parallel.Yield(ctx); err != nil {
-			return nil, err
-		}
+	if err := e.finish(ctx, emit); err != nil {
+		return nil, err
 	}
 	return e.Summaries(), ctx.Err()
+}
+
+// finish steps the run to its end, calling emit with every tick, or
+// stops with ctx's error once ctx is done.
+func (e *Engine) finish(ctx context.Context, emit func(scenario.Tick)) error {
+	slice := SliceEvents
+	if e.goParallel() {
+		// Lanes apart look at ctx themselves, every SliceEvents events
+		// each: a Step need not end for the caller to look, and its
+		// rounds run as long as runAhead and the run's changes allow.
+		// Each round hands the lanes to the cores anew, which costs
+		// some tenth of a millisecond, twice, and their caches.
+		e.done = ctx.Done()
+		e.round.ahead = runAhead
+		defer func() { e.done, e.round.ahead = nil, maxAhead }()
+		slice = math.MaxInt
+	}
+	for !e.Step(e.p.Duration, slice, emit) {
+		if err := parallel.Yield(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CSVHeader is the header row of the CSV time series.

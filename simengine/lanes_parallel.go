@@ -22,8 +22,9 @@ import (
 //
 // Nothing a lane computes depends on another lane: each has its own
 // clients, server and random numbers, and its own share of the run's
-// memory budget (budget.Account.Share), so the lanes need not meet until
-// their ticks are emitted, or a fault or a change applies to all of them.
+// memory budget (budget.Account.Share), and takes each scheduled fault's
+// start and end at its own time (replan), so the lanes need not meet
+// until their ticks are emitted, or a change applies to all of them.
 func (e *Engine) SetParallel(on bool) { e.parallel = on }
 
 // parallelWork is how many events each lane must be expected to process in
@@ -39,10 +40,17 @@ const parallelWork = 4096
 const transitWork = parallelWork / 8
 
 // maxAhead is how many ticks a lane may run ahead of the latest tick every
-// lane has ended: the ticks it keeps until the others end them too. Long
-// rounds pay: each round hands a lane to a goroutine (and a core) anew,
-// whose caches it must fill again.
-const maxAhead = 1024
+// lane has ended: the ticks it keeps until the others end them too, some
+// 180 bytes each. Long rounds pay: each round hands a lane to a goroutine
+// (and a core) anew, whose caches it must fill again; and the Go scheduler
+// may hand the caller's lane to the other core at a round's end, so that
+// the two lanes swap their cores. A command's run, a process of its own,
+// lets its lanes run further ahead (runAhead: 1.4 MiB a lane), so that
+// the first 2 000 virtual seconds of 001's tick go in one round.
+const (
+	maxAhead = 1024
+	runAhead = 8192
+)
 
 // round holds the lanes' progress while they advance apart, each to the
 // round's target on a goroutine of its own (a round): a lane ends its ticks
@@ -57,8 +65,10 @@ type round struct {
 	target time.Duration
 	lanes  []apart
 	// perTick is the events a lane processed per tick in the latest
-	// round, by which the next round's work is judged.
+	// round, by which the next round's work is judged. ahead is the
+	// ticks a lane may run ahead (maxAhead, runAhead).
 	perTick float64
+	ahead   int
 
 	// rounds counts the rounds that started goroutines, for tests. With
 	// timed set, they measure each lane's CPU time: work is their sum,
@@ -70,12 +80,14 @@ type round struct {
 	work, path time.Duration
 }
 
-// apart is one lane's part of a round: its next tick, its ended ticks not
-// yet emitted, and what its goroutine did in the round. Each lane's
+// apart is one lane's part of a round: its next tick, its next step (an
+// index of the engine's steps), its ended ticks not yet emitted, and what
+// its goroutine did in the round. Each lane's
 // goroutine writes its own; the padding keeps two lanes' writes off one
 // cache line.
 type apart struct {
 	next   time.Duration
+	step   int
 	pend   []scenario.LaneTick
 	share  int
 	events int
@@ -90,6 +102,7 @@ func (e *Engine) setRound() {
 	r.open = false
 	r.lanes = make([]apart, len(e.lanes))
 	r.perTick = 0
+	r.ahead = maxAhead
 }
 
 // goParallel reports whether Step goes parallel (see SetParallel).
@@ -107,6 +120,7 @@ func (e *Engine) openRound() {
 	r.open = true
 	for k := range r.lanes {
 		r.lanes[k].next = e.nextTick
+		r.lanes[k].step = e.planAt
 		r.lanes[k].pend = r.lanes[k].pend[:0]
 	}
 }
@@ -127,33 +141,31 @@ func (e *Engine) stepParallel(t time.Duration, maxEvents int, emit func(scenario
 	budget := maxEvents
 	for {
 		e.emitEnded(emit)
-		next := e.nextTransition()
+		next := e.nextChange()
 		end := min(next, t)
 		if e.lanesAt(end) {
 			e.now = max(e.now, end) // lanes ahead of end may have emitted ticks past it
+			// At one time, the scheduled faults come before a live
+			// change, in a live run as in its replay: the lanes have
+			// taken those at end.
+			e.catchUp(e.now, true)
 			if next > t {
 				e.closeIfDone()
 				return true
 			}
-			// At one time, the scheduled faults come before a live
-			// change, in a live run as in its replay.
-			if len(e.plan) > 0 && e.plan[0].at == next {
-				e.transit()
-			} else {
-				e.takeChange()
-			}
+			e.takeChange()
 			if !r.open { // a change restarted the run
 				e.openRound()
 			}
 			continue
 		}
-		if budget <= 0 {
+		if budget <= 0 || stopped(e.done) {
 			return false
 		}
-		// A lane runs at most maxAhead ticks past the latest tick every
+		// A lane runs at most r.ahead ticks past the latest tick every
 		// lane has ended; in a round without the work for goroutines,
 		// one.
-		target := min(end, e.nextTick+maxAhead*e.p.Tick)
+		target := min(end, e.nextTick+time.Duration(r.ahead)*e.p.Tick)
 		apart := e.worthApart(target, budget)
 		if !apart {
 			target = min(end, e.nextTick)
@@ -167,14 +179,52 @@ func (e *Engine) stepParallel(t time.Duration, maxEvents int, emit func(scenario
 
 // worthApart reports whether a round to target within budget events has
 // the work to pay for goroutines: by the events per tick of the latest
-// round, each lane's part of it is at least parallelWork.
+// round (before the first, the fewest a tick can have), each lane's part
+// of it is at least parallelWork.
 func (e *Engine) worthApart(target time.Duration, budget int) bool {
 	if e.alwaysParallel {
 		return true
 	}
+	perTick := e.round.perTick
+	if perTick == 0 {
+		perTick = leastPerTick(&e.p)
+	}
 	ticks := float64(target-e.now) / float64(e.p.Tick)
-	work := min(e.round.perTick*ticks, float64(budget/len(e.lanes)))
+	work := min(perTick*ticks, float64(budget/len(e.lanes)))
 	return work >= parallelWork
+}
+
+// leastPerTick is the fewest events a lane of p can be expected to have
+// in a tick: an open loop's arrivals, or a closed loop's every client
+// starting a request once in a think time.
+func leastPerTick(p *scenario.Params) float64 {
+	if p.Arrival == scenario.ArrivalOpen {
+		return p.Rate * p.Tick.Seconds()
+	}
+	return float64(p.Clients) * float64(p.Tick) / float64(max(p.Think, 1))
+}
+
+// nextChange returns when the next live change comes, or never.
+func (e *Engine) nextChange() time.Duration {
+	if len(e.pending) > 0 {
+		return e.pending[0].At
+	}
+	return never
+}
+
+// catchUp takes in the engine's fault state the transitions that every
+// lane has taken and that come before t (or at t, through).
+func (e *Engine) catchUp(t time.Duration, through bool) {
+	taken := len(e.plan)
+	for _, a := range e.round.lanes {
+		taken = min(taken, a.step)
+	}
+	for e.planAt < taken {
+		if at := e.plan[e.planAt].at; at > t || at == t && !through {
+			return
+		}
+		e.take()
+	}
 }
 
 // closeIfDone ends the round once the lanes are at one time with every
@@ -189,10 +239,13 @@ func (e *Engine) closeIfDone() {
 }
 
 // lanesAt reports whether every lane is at t (or past it, ahead of
-// a later target a Step had set).
+// a later target a Step had set), each having taken its steps up to t.
 func (e *Engine) lanesAt(t time.Duration) bool {
-	for _, l := range e.lanes {
+	for k, l := range e.lanes {
 		if l.now < t {
+			return false
+		}
+		if i := e.round.lanes[k].step; i < len(e.steps) && e.steps[i].at <= t {
 			return false
 		}
 	}
@@ -211,6 +264,7 @@ func (e *Engine) emitEnded(emit func(scenario.Tick)) {
 		return
 	}
 	for i := range n {
+		e.catchUp(e.nextTick, false)
 		tk := scenario.Tick{T: e.nextTick.Seconds(), Lanes: make([]scenario.LaneTick, len(e.lanes))}
 		for k := range e.lanes {
 			tk.Lanes[k] = r.lanes[k].pend[i]
@@ -265,7 +319,7 @@ func (e *Engine) runRound(target time.Duration, budget *int, apart bool) bool {
 		}
 	} else {
 		for k, l := range e.lanes {
-			l.runApart(&r.lanes[k], target, e.p.Tick)
+			l.runApart(&r.lanes[k], target, e.p.Tick, e.steps, e.done)
 		}
 	}
 	spent, ok := 0, true
@@ -315,41 +369,83 @@ func (e *Engine) task(k int) {
 	r := &e.round
 	a, l := &r.lanes[k], e.lanes[k]
 	if !r.timed {
-		l.runApart(a, r.target, e.p.Tick)
+		l.runApart(a, r.target, e.p.Tick, e.steps, e.done)
 		return
 	}
-	a.cpu = cputime.Measure(func() { l.runApart(a, r.target, e.p.Tick) })
+	a.cpu = cputime.Measure(func() { l.runApart(a, r.target, e.p.Tick, e.steps, e.done) })
 }
 
 // runApart runs the lane toward target within a.share events, ending its
-// ticks (every tick of virtual time from a.next) on the way into a.pend;
-// a.done tells whether it reached target.
-func (l *lane) runApart(a *apart, target, tick time.Duration) {
+// ticks (every tick of virtual time from a.next) on the way into a.pend
+// and taking the steps from steps[a.step] as it reaches them (a step
+// after the tick at its time, as the engine's Step takes a transition);
+// a.done tells whether it reached target. Once done is closed, it stops
+// within SliceEvents events, short of target.
+func (l *lane) runApart(a *apart, target, tick time.Duration, steps []laneStep, done <-chan struct{}) {
 	left := a.share
 	defer func() { a.events = a.share - left }()
-	if l.now >= target {
-		a.done = true // ahead of a target that an earlier Step had set further
+	if l.now > target {
+		// Ahead of a target that an earlier Step had set further: it has
+		// taken every step before its time.
+		a.done = true
 		return
+	}
+	// run runs the lane to t, looking at done every SliceEvents events
+	// (a tick counting tickCost).
+	since := 0
+	run := func(t time.Duration) bool {
+		for {
+			n := min(left, SliceEvents-since)
+			k := n
+			ok := l.run(t, &k)
+			left -= n - k
+			if since += n - k; since >= SliceEvents {
+				since = 0
+				if stopped(done) {
+					return false
+				}
+			}
+			if ok || left <= 0 {
+				return ok
+			}
+		}
 	}
 	for {
 		b := a.next
+		if a.step < len(steps) {
+			if st := &steps[a.step]; st.at < b && st.at <= target {
+				if !run(st.at) {
+					return
+				}
+				l.takeStep(st)
+				a.step++
+				continue
+			}
+		}
 		if b > target {
-			a.done = l.run(target, &left)
+			a.done = run(target)
 			return
 		}
-		if !l.run(b, &left) {
+		if !run(b) {
 			return
 		}
 		a.pend = append(a.pend, l.endTick(b))
 		left -= tickCost
+		since += tickCost
 		a.next = b + tick
-		if b == target {
-			a.done = true
-			return
-		}
 		if left <= 0 {
 			return
 		}
+	}
+}
+
+// stopped reports whether done is closed; a nil done never is.
+func stopped(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -366,4 +462,5 @@ func (e *Engine) settleRound() {
 		e.runRound(t, &n, e.worthApart(t, n))
 	}
 	e.now = t
+	e.catchUp(t, true)
 }

@@ -1,6 +1,11 @@
 package simengine
 
 import (
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +26,9 @@ type parallelRun struct {
 	halts string
 	rec   scenario.Params
 	peak  int64 // the most of the budget the run held at a slice's end
+	// faults is the engine's fault state (Down, Downs, Outages, their
+	// kinds, OutageAhead) at each target, once reached.
+	faults []string
 
 	rounds int // the engine's parallel rounds
 }
@@ -62,6 +70,11 @@ func runLanesOf(t *testing.T, p scenario.Params, limit int64, slice int, every t
 			held()
 		}
 		held()
+		// A Step that reached its target within its slice may leave the
+		// transitions at the target itself to the next: one more,
+		// unbounded, takes them.
+		e.Step(target, math.MaxInt, emit)
+		r.faults = append(r.faults, fmt.Sprint(e.Now(), e.Down(), e.Downs(), e.Outages(), e.OutageKinds(), e.OutageAhead()))
 		if c, ok := changes[e.Now()]; ok {
 			c(e, emit)
 		}
@@ -115,6 +128,10 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 		{"four lanes, small slices", four, 0, 211, 50 * time.Millisecond, nil},
 		{"tiers", tiers, 0, 1000, 50 * time.Millisecond, nil},
 		{"faults", faults, 0, 333, 50 * time.Millisecond, nil},
+		// Each lane takes the faults' starts and ends at its own time.
+		{"faults, one target", faults, 0, 1 << 30, faults.Duration, nil},
+		{"faults, one target, small slices", faults, 0, 997, faults.Duration, nil},
+		{"faults, targets apart", faults, 0, 1 << 30, 3 * time.Second, nil},
 		{"open loop", open, 64 << 20, 500, 50 * time.Millisecond, nil},
 		{"live changes", simSmall(), 0, 301, 50 * time.Millisecond, live},
 		{"four lanes, live changes", four, 0, 1 << 20, 50 * time.Millisecond, live},
@@ -137,6 +154,9 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 				simSameTicks(t, o.name+" against one after the other", seq.ticks, o.run.ticks)
 				if seq.sums != o.run.sums {
 					t.Errorf("summaries differ:\none after the other %s\n%s %s", seq.sums, o.name, o.run.sums)
+				}
+				if a, b := strings.Join(seq.faults, "\n"), strings.Join(o.run.faults, "\n"); a != b {
+					t.Errorf("fault states at the targets differ:\none after the other\n%s\n%s\n%s", a, o.name, b)
 				}
 				if seq.halts != o.run.halts {
 					t.Errorf("halts differ:\none after the other %s\n%s %s", seq.halts, o.name, o.run.halts)
@@ -264,15 +284,18 @@ func TestParallelEventsDoNotAllocate(t *testing.T) {
 }
 
 // BenchmarkParallelLanes runs two-lane scenarios, each lane on a goroutine
-// of its own, in slices of SliceEvents as a command's run goes: (a) 001's
-// comparison on its latency curve, fixed against think_scaled, and (b) the
+// of its own, as a command's run goes (Engine.finish): (a) 001's
+// comparison on its latency curve, fixed against think_scaled, (b) the
 // landing view's worker queue, fixed against exponential, and (c) lanes of
-// equal work, 120 s each. Run with GOMAXPROCS=1 and then 2 in the
-// environment (go test's -cpu flag leaves GOMAXPROCS as it was), its events
-// per second on one core and on two give the lanes' gain (on one core the
-// lanes go one after the other: SetParallel needs two); on two, lanes-gain
-// is the same gain measured in the lanes' CPU time, which a busy machine
-// does not blur.
+// equal work, 001's fixed lane twice, of 2 000 and 10 000 clients; for
+// these, two_engines is the machine's own bound: two one-lane engines, on
+// two goroutines when there are two cores. Run with GOMAXPROCS=1 and then
+// 2 in the environment (go test's -cpu flag leaves GOMAXPROCS as it was),
+// its events per second on one core and on two give the lanes' gain (on
+// one core the lanes go one after the other: SetParallel needs two); on
+// two, lanes-gain is the same gain measured in the lanes' CPU time, which
+// a busy machine does not blur, and rounds/op how often the lanes were
+// handed to the cores.
 func BenchmarkParallelLanes(b *testing.B) {
 	curve := scenario.Defaults()
 	curve.ServerModel = "curve"
@@ -282,45 +305,139 @@ func BenchmarkParallelLanes(b *testing.B) {
 	queue.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameExponential)}
 	twice := curve
 	twice.Lanes = []scenario.Lane{simLane(strategies.NameFixed), simLane(strategies.NameFixed)}
+	twice10k := twice
+	twice10k.Clients = 10_000
 	for _, bc := range []struct {
-		name string
-		p    scenario.Params
+		name  string
+		p     scenario.Params
+		equal bool // the lanes are the same: two one-lane engines are the bound
 	}{
-		{"001", curve},
-		{"landing", queue},
+		{"001", curve, false},
+		{"landing", queue, false},
 		// Lanes of equal work: 001's fixed lane twice. The others'
 		// lanes are unequal (fixed's storm is 4.6 and 3 times the other
 		// lane's events), which bounds their gain on two cores to 1.22
 		// and 1.33.
-		{"001_fixed_twice", twice},
+		{"001_fixed_twice", twice, true},
+		{"001_fixed_twice_10k", twice10k, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var events int64
 			var work, path time.Duration
+			rounds := 0
 			for b.Loop() {
 				// Within a budget, as a command's run is.
-				e, err := NewWithBudget(bc.p, budget.NewAccount(nil, 1<<30))
+				e, err := newEngine(bc.p, budget.NewAccount(nil, 1<<30), true)
 				if err != nil {
 					b.Fatal(err)
 				}
-				e.SetParallel(true)
 				e.round.timed = true
-				for !e.Step(bc.p.Duration, SliceEvents, nil) {
+				if err := e.finish(b.Context(), nil); err != nil {
+					b.Fatal(err)
 				}
 				for _, l := range e.lanes {
 					events += l.events
 				}
 				work, path = work+e.round.work, path+e.round.path
+				rounds += e.round.rounds
 			}
 			sec := b.Elapsed().Seconds()
 			b.ReportMetric(float64(events)/sec, "events/s")
 			b.ReportMetric(float64(b.N)*bc.p.Duration.Seconds()/sec, "virtual-s/s")
+			b.ReportMetric(float64(rounds)/float64(b.N), "rounds/op")
 			if path > 0 {
 				// The lanes' CPU time in the rounds that went parallel
 				// over that of the longest lane of each: the gain two
 				// free cores give those rounds, however busy the
 				// machine is now.
 				b.ReportMetric(float64(work)/float64(path), "lanes-gain")
+			}
+		})
+		if !bc.equal {
+			continue
+		}
+		b.Run(bc.name+"/two_engines", func(b *testing.B) {
+			one := bc.p
+			one.Lanes = one.Lanes[:1]
+			run := func() {
+				e, err := NewWithBudget(one, budget.NewAccount(nil, 1<<29))
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				if err := e.finish(b.Context(), nil); err != nil {
+					b.Error(err)
+				}
+			}
+			for b.Loop() {
+				var wg sync.WaitGroup
+				if runtime.GOMAXPROCS(0) > 1 {
+					wg.Go(run)
+				} else {
+					run()
+				}
+				run()
+				wg.Wait()
+			}
+		})
+	}
+}
+
+// TestRunParallelMatchesRun: a command's run, its lanes apart in rounds as
+// long as runAhead allows and taking the faults each at its own time, has
+// the same ticks and summaries as the same run one lane after the other.
+func TestRunParallelMatchesRun(t *testing.T) {
+	t.Parallel()
+	faults := simSmall()
+	faults.Faults = mustFaults("latency_spike:4s:3s:3,error_burst:8s:2s:0.5,crash:18s:2s,load_spike:25s:5s:2")
+	faults.Lanes = append(faults.Lanes, simLane(strategies.NameFixed))
+	storm := simStorm()
+	storm.Duration = 6 * time.Second
+	changes := simSmall()
+	cs, err := scenario.ParseChanges("@3s clients=500 @5s stop @8s resume @9s faults=load_spike:9s:4s:2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes.Changes = cs
+	for _, tc := range []struct {
+		name  string
+		p     scenario.Params
+		limit int64
+	}{
+		{"faults", faults, 0},
+		{"storm within a budget", storm, 1 << 20},
+		{"live changes", changes, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			account := func() *budget.Account {
+				if tc.limit > 0 {
+					return budget.NewAccount(nil, tc.limit)
+				}
+				return nil
+			}
+			var seqTicks, parTicks []scenario.Tick
+			seq, err := RunWithBudget(t.Context(), tc.p, account(), func(tk scenario.Tick) { seqTicks = append(seqTicks, tk) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			// RunParallel's engine, its lanes apart on any machine.
+			e, err := newEngine(tc.p, account(), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.alwaysParallel = true
+			if err := e.finish(t.Context(), func(tk scenario.Tick) { parTicks = append(parTicks, tk) }); err != nil {
+				t.Fatal(err)
+			}
+			seqSums, parSums := simJSON(t, seq), simJSON(t, e.Summaries())
+			e.release()
+			if e.round.rounds == 0 {
+				t.Error("no round went parallel")
+			}
+			t.Logf("%d rounds", e.round.rounds)
+			simSameTicks(t, "RunParallel against RunWithBudget", seqTicks, parTicks)
+			if seqSums != parSums {
+				t.Errorf("summaries differ:\nRunWithBudget %s\nRunParallel   %s", seqSums, parSums)
 			}
 		})
 	}
