@@ -222,8 +222,10 @@ func (e *Engine) Reset() {
 	e.nextTick = e.p.Tick
 	e.lanes = make([]*lane, len(e.p.Lanes))
 	build := func(k int) { e.lanes[k] = newLane(e.eff, k, e.share(len(e.lanes))) }
-	// Building a client costs about as much as admitting a request.
-	if e.goParallel() && e.p.Clients >= transitWork {
+	// Building a client takes some 75 ns: a lane's clients pay for a
+	// goroutine's hand-over (about a tenth of a millisecond here) from
+	// some thousands.
+	if e.goParallel() && e.p.Clients >= parallelWork {
 		e.inParallel(build)
 	} else {
 		for k := range e.lanes {

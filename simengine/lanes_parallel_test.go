@@ -405,12 +405,15 @@ func TestRunParallelMatchesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	changes.Changes = cs
+	built := simStorm()
+	built.Clients, built.Duration = parallelWork, 2*time.Second // its lanes built each on a goroutine
 	for _, tc := range []struct {
 		name  string
 		p     scenario.Params
 		limit int64
 	}{
 		{"faults", faults, 0},
+		{"lanes built apart", built, 0},
 		{"storm within a budget", storm, 1 << 20},
 		{"live changes", changes, 0},
 	} {
