@@ -287,7 +287,7 @@ func TestParallelEventsDoNotAllocate(t *testing.T) {
 // of its own, as a command's run goes (Engine.finish): (a) 001's
 // comparison on its latency curve, fixed against think_scaled, (b) the
 // landing view's worker queue, fixed against exponential, and (c) lanes of
-// equal work, 001's fixed lane twice, of 2 000 and 10 000 clients; for
+// equal work, 001's fixed lane twice, of 1 000 and 10 000 clients; for
 // these, two_engines is the machine's own bound: two one-lane engines, on
 // two goroutines when there are two cores. Run with GOMAXPROCS=1 and then
 // 2 in the environment (go test's -cpu flag leaves GOMAXPROCS as it was),
