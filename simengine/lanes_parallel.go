@@ -42,11 +42,10 @@ const transitWork = parallelWork / 8
 // maxAhead is how many ticks a lane may run ahead of the latest tick every
 // lane has ended: the ticks it keeps until the others end them too, some
 // 180 bytes each. Long rounds pay: each round hands a lane to a goroutine
-// (and a core) anew, whose caches it must fill again; and the Go scheduler
-// may hand the caller's lane to the other core at a round's end, so that
-// the two lanes swap their cores. A command's run, a process of its own,
-// lets its lanes run further ahead (runAhead: 1.4 MiB a lane), so that
-// the first 2 000 virtual seconds of 001's tick go in one round.
+// (and a core) anew, whose caches it must fill again. A command's run, a
+// process of its own, lets its lanes run further ahead (runAhead: 1.4 MiB
+// a lane), so that a run of up to 8 192 ticks (819 s at 001's tick of
+// 100 ms) goes in one round.
 const (
 	maxAhead = 1024
 	runAhead = 8192
