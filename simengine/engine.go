@@ -470,7 +470,12 @@ func (e *Engine) Set(p scenario.Params) error {
 	if p.Outage != old.Outage || p.OutageAt != old.OutageAt || p.OutageFor != old.OutageFor || !slices.Equal(p.Faults, old.Faults) {
 		e.schedule()
 		// A scheduled outage whose new window no longer holds now ends
-		// now; the other faults in effect are those whose window holds now.
+		// now; the other faults in effect are those whose window holds now,
+		// which this sets: their starts and ends at now are taken here, not
+		// again from the plan (a start would apply its fault twice).
+		e.plan = slices.DeleteFunc(e.plan, func(tr transition) bool {
+			return tr.at == e.now && !scenario.IsOutage(tr.f.Kind)
+		})
 		in := false
 		var effects []scenario.Fault
 		for _, f := range scenario.AllFaults(&p) {

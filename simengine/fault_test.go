@@ -162,6 +162,43 @@ func TestFaultsLiveSet(t *testing.T) {
 	}
 }
 
+// TestFaultsLiveSetAtAStart: faults set live at the very time a fault
+// starts apply it once, whether the run had taken its start before the
+// change or not, and its window opens once.
+func TestFaultsLiveSetAtAStart(t *testing.T) {
+	p := simSmall()
+	p.Faults = mustFaults("load_spike:5s:10s:2")
+	for _, tc := range []struct {
+		name string
+		step func(e *Engine)
+	}{
+		// The start taken: AdvanceTo takes the transitions at its target.
+		{"taken", func(e *Engine) { e.AdvanceTo(5*time.Second, nil) }},
+		// Not yet: a slice that ends at the tick of 5 s leaves them.
+		{"not yet", func(e *Engine) {
+			for !e.Step(5*time.Second, 1, nil) {
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := simNew(t, p)
+			tc.step(e)
+			q := e.Params()
+			q.Faults = mustFaults("load_spike:5s:10s:2,error_burst:20s:1s:0.5")
+			if err := e.Set(q); err != nil {
+				t.Fatal(err)
+			}
+			e.AdvanceTo(6*time.Second, nil)
+			if want := p.Think / 2; e.eff.Think != want || len(e.effects) != 1 {
+				t.Errorf("think time %v with the faults in effect %v, want %v: the spike once", e.eff.Think, e.effects, want)
+			}
+			if w := e.Outages(); len(w) != 1 || w[0] != [2]time.Duration{5 * time.Second, -1} {
+				t.Errorf("windows %v, want the spike's from 5 s", w)
+			}
+		})
+	}
+}
+
 // mustFaults returns the faults of text, which must be valid: the tests'
 // own edge, as a flag's or URL's is Parse.
 func mustFaults(text string) []scenario.Fault {
