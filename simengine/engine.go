@@ -234,6 +234,7 @@ func (e *Engine) Reset() {
 	}
 	e.setRound()
 	e.schedule()
+	e.replan()
 }
 
 // schedule sets the scheduled faults' transitions that are still to come:
@@ -264,21 +265,19 @@ func (e *Engine) schedule() {
 		}
 		return 0
 	})
-	e.replan()
 }
 
 // replan works out the lanes' steps at the transitions still to come,
-// from the engine's fault state now: after anything that changes it but
-// the plan itself (a change, an outage by hand), and after a schedule.
-// Lanes advancing apart take them from the engine's next one.
+// from the engine's fault state now: after a schedule, and after anything
+// else that changes that state but the plan itself (a change, an outage
+// by hand). Lanes advancing apart take them from the engine's next one.
 func (e *Engine) replan() {
 	ahead := e.faultState.clone()
-	e.steps = e.steps[:0]
-	for _, tr := range e.plan {
-		e.steps = append(e.steps, laneStep{})
-		if len(e.steps) > e.planAt {
-			e.steps[len(e.steps)-1] = ahead.take(tr, &e.p)
-		}
+	// steps[i] is plan[i]'s; those before planAt are taken already.
+	e.steps = slices.Grow(e.steps[:0], len(e.plan))[:e.planAt]
+	clear(e.steps)
+	for _, tr := range e.plan[e.planAt:] {
+		e.steps = append(e.steps, ahead.take(tr, &e.p))
 	}
 	for k := range e.round.lanes {
 		e.round.lanes[k].step = e.planAt
