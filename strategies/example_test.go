@@ -54,13 +54,17 @@ func ExampleGRPC() {
 func ExampleRetryDelays() {
 	p, _ := strategies.Defaults(strategies.NameFixed)
 	p.MaxAttempts = 3
-	bands, _ := strategies.RetryDelays(p, 10*time.Second, 5, 100, 1)
-	for _, b := range bands {
-		fmt.Println(b.Retry, b.P5, b.P50, b.P95)
+	d, _ := strategies.RetryDelays(p, 10*time.Second, 5, 100, 1)
+	for _, b := range d.Retries {
+		fmt.Println(b.Retry, b.Draws, b.P5, b.P50, b.P95, b.Max)
+	}
+	for _, g := range d.GaveUp {
+		fmt.Printf("%d draws gave up after retry %d: %s\n", g.Draws, g.After, g.By)
 	}
 	// Output:
-	// 1 100ms 100ms 100ms
-	// 2 100ms 100ms 100ms
+	// 1 100 100ms 100ms 100ms 100ms
+	// 2 100 100ms 100ms 100ms 100ms
+	// 100 draws gave up after retry 2: max_attempts
 }
 
 func ExampleQuantile() {

@@ -369,6 +369,19 @@ func New(p Params) (*Policy, error) {
 	return NewPolicy(s, limits...), nil
 }
 
+// The names of the switches that turn the stateful limiters on, as the
+// vocabulary spells them: an error names the switch, and RetryDelays the
+// limiter that stopped a request.
+const (
+	switchBreaker         = "breaker"
+	switchGRPCThrottle    = "grpc_throttle"
+	switchSREThrottle     = "sre_throttle"
+	switchRetryBudget     = "retry_budget"
+	switchAWSQuota        = "aws_quota"
+	switchAWSAdaptive     = "aws_adaptive"
+	switchEnvoyRetryLimit = "envoy_retry_limit"
+)
+
 // limiters returns the stateful limiters that p's switches turn on, in
 // New's order.
 func limiters(p Params) ([]Limit, error) {
@@ -382,43 +395,43 @@ func limiters(p Params) ([]Limit, error) {
 		return false, fmt.Errorf("%s: %q is not one of %v", name, v, choices)
 	}
 	var limits []Limit
-	if ok, err := on("breaker", p.Breaker, BreakerModes()); err != nil {
+	if ok, err := on(switchBreaker, p.Breaker, BreakerModes()); err != nil {
 		return nil, err
 	} else if ok {
 		limits = append(limits, NewBreaker(BreakerConfig{RetriesOnly: p.Breaker == BreakerRetries,
 			Threshold: p.BreakerThreshold, Window: p.BreakerWindow, MinCalls: p.BreakerMinCalls,
 			OpenFor: p.BreakerOpenFor, Probes: p.BreakerProbes}))
 	}
-	if ok, err := on("grpc_throttle", p.GRPCThrottle, LimiterSwitch()); err != nil {
+	if ok, err := on(switchGRPCThrottle, p.GRPCThrottle, LimiterSwitch()); err != nil {
 		return nil, err
 	} else if ok {
 		limits = append(limits, NewGRPCThrottle(GRPCThrottleConfig{MaxTokens: p.GRPCMaxTokens, TokenRatio: p.GRPCTokenRatio}))
 	}
-	if ok, err := on("sre_throttle", p.SREThrottle, LimiterSwitch()); err != nil {
+	if ok, err := on(switchSREThrottle, p.SREThrottle, LimiterSwitch()); err != nil {
 		return nil, err
 	} else if ok {
 		limits = append(limits, NewSREThrottle(SREThrottleConfig{K: p.SREK, Window: p.SREWindow}))
 	}
-	if ok, err := on("retry_budget", p.RetryBudget, LimiterSwitch()); err != nil {
+	if ok, err := on(switchRetryBudget, p.RetryBudget, LimiterSwitch()); err != nil {
 		return nil, err
 	} else if ok {
 		limits = append(limits, NewRetryBudget(RetryBudgetConfig{Percent: p.BudgetPercent,
 			MinPerSec: p.BudgetMinPerSec, TTL: p.BudgetTTL}))
 	}
-	if ok, err := on("aws_quota", p.AWSQuota, LimiterSwitch()); err != nil {
+	if ok, err := on(switchAWSQuota, p.AWSQuota, LimiterSwitch()); err != nil {
 		return nil, err
 	} else if ok {
 		limits = append(limits, NewAWSQuota(AWSQuotaConfig{Tokens: p.AWSQuotaTokens, RetryCost: p.AWSRetryCost,
 			TimeoutCost: p.AWSTimeoutCost, NoRetryIncrement: p.AWSNoRetryIncrement}))
 	}
-	if ok, err := on("aws_adaptive", p.AWSAdaptive, LimiterSwitch()); err != nil {
+	if ok, err := on(switchAWSAdaptive, p.AWSAdaptive, LimiterSwitch()); err != nil {
 		return nil, err
 	} else if ok {
 		limits = append(limits, NewAWSAdaptive(AWSAdaptiveConfig{}))
 	}
 	// Last: it counts a retry in flight from the start AllowWait tells
 	// it, which no limit after it may then refuse.
-	if ok, err := on("envoy_retry_limit", p.EnvoyRetryLimit, EnvoyRetryLimitModes()); err != nil {
+	if ok, err := on(switchEnvoyRetryLimit, p.EnvoyRetryLimit, EnvoyRetryLimitModes()); err != nil {
 		return nil, err
 	} else if ok {
 		limits = append(limits, NewEnvoyRetryLimit(EnvoyRetryLimitConfig{Budget: p.EnvoyRetryLimit == EnvoyBudget,

@@ -10,11 +10,11 @@ import (
 
 func mustRetryDelays(t *testing.T, p Params, think time.Duration, retries, n int, seed uint64) []RetryDelay {
 	t.Helper()
-	bs, err := RetryDelays(p, think, retries, n, seed)
+	d, err := RetryDelays(p, think, retries, n, seed)
 	if err != nil {
 		t.Fatalf("RetryDelays(%+v): %v", p, err)
 	}
-	return bs
+	return d.Retries
 }
 
 func TestRetryDelaysOrderedAndNumbered(t *testing.T) {
@@ -174,9 +174,9 @@ func TestRetryDelaysEmptyAndErrors(t *testing.T) {
 	if bs := mustRetryDelays(t, mustDefaults(t, NameFixed), 0, 0, 100, 1); len(bs) != 0 {
 		t.Errorf("0 retries: %v, want no bands", bs)
 	}
-	bs, err := RetryDelays(Params{Strategy: "linear"}, 0, 5, 10, 1)
-	if err == nil || bs != nil {
-		t.Errorf("unknown strategy: %v, %v; want an error", bs, err)
+	d, err := RetryDelays(Params{Strategy: "linear"}, 0, 5, 10, 1)
+	if err == nil || d.Retries != nil {
+		t.Errorf("unknown strategy: %v, %v; want an error", d, err)
 	}
 }
 

@@ -200,6 +200,12 @@ func (p *Policy) Begin(s *State, now, think time.Duration) {
 // When it does not, the request ends without an attempt, and the
 // ReserveLimits that allowed it get back what they took.
 func (p *Policy) AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool {
+	return p.allowFirst(s, now, rng) == nil
+}
+
+// allowFirst is AllowFirst, which returns the limit that refused the first
+// attempt, or nil when every one allowed it.
+func (p *Policy) allowFirst(s *State, now time.Duration, rng *rand.Rand) FirstLimit {
 	for i, l := range p.first {
 		if !l.AllowFirst(s, now, rng) {
 			for _, y := range p.first[:i] {
@@ -207,10 +213,10 @@ func (p *Policy) AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool {
 					r.Release(s, now, true)
 				}
 			}
-			return false
+			return l
 		}
 	}
-	return true
+	return nil
 }
 
 // Record tells p's stateful limits that the current attempt ended at now
@@ -235,35 +241,42 @@ func (p *Policy) Record(s *State, now time.Duration, o Outcome) {
 // plus the wait never overflows for Retry, its limits or its caller; the
 // engine takes math.MaxInt64 as never. now is not negative.
 func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Duration, bool) {
+	d, _, ok := p.retryBy(s, now, rng)
+	return d, ok
+}
+
+// retryBy is Retry, which also returns, when the request gives up, the
+// limit that refused the retry, or nil when the strategy itself stopped.
+func (p *Policy) retryBy(s *State, now time.Duration, rng *rand.Rand) (time.Duration, Limit, bool) {
 	if p.maxAttempts != nil && !p.maxAttempts.AllowRetry(s, now, rng) {
-		return 0, false
+		return 0, p.maxAttempts, false
 	}
 	for i, l := range p.retry {
 		if !l.AllowRetry(s, now, rng) {
-			return 0, p.release(s, now, i)
+			return 0, l, p.release(s, now, i)
 		}
 	}
 	d := p.Strategy.Next(s, now, rng)
 	if d < 0 {
-		return 0, p.release(s, now, len(p.retry))
+		return 0, nil, p.release(s, now, len(p.retry))
 	}
 	if now > 0 && d > math.MaxInt64-now {
 		d = math.MaxInt64 - now
 	}
 	at := now + d
 	if p.deadline != nil && !p.deadline.AllowWait(s, now, at) {
-		return 0, p.release(s, now, len(p.retry))
+		return 0, p.deadline, p.release(s, now, len(p.retry))
 	}
 	for _, l := range p.wait {
 		if !l.AllowWait(s, now, at) {
-			return 0, p.release(s, now, len(p.retry))
+			return 0, l, p.release(s, now, len(p.retry))
 		}
 	}
 	if s.Retries < math.MaxInt32 {
 		s.Retries++
 	}
 	s.AttemptStart = at
-	return d, true
+	return d, nil, true
 }
 
 // AllowSend reports whether the retry that Retry scheduled in s may be sent
@@ -274,11 +287,12 @@ func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Durati
 func (p *Policy) AllowSend(s *State, now time.Duration, rng *rand.Rand) bool {
 	// Small enough to inline: a Policy without SendLimits, the usual one,
 	// costs its callers' retries no call.
-	return len(p.send) == 0 || p.allowSend(s, now, rng)
+	return len(p.send) == 0 || p.allowSend(s, now, rng) == nil
 }
 
-// allowSend is AllowSend for a Policy with SendLimits.
-func (p *Policy) allowSend(s *State, now time.Duration, rng *rand.Rand) bool {
+// allowSend is AllowSend for a Policy with SendLimits, which returns the
+// limit that refused the retry, or nil when every one allowed it.
+func (p *Policy) allowSend(s *State, now time.Duration, rng *rand.Rand) SendLimit {
 	for i, l := range p.send {
 		if !l.AllowSend(s, now, rng) {
 			for _, y := range p.send[:i] {
@@ -286,10 +300,11 @@ func (p *Policy) allowSend(s *State, now time.Duration, rng *rand.Rand) bool {
 					r.Release(s, now, false)
 				}
 			}
-			return p.release(s, now, len(p.retry))
+			p.release(s, now, len(p.retry))
+			return l
 		}
 	}
-	return true
+	return nil
 }
 
 // release gives back what the ReserveLimits among the first n of p.retry,

@@ -181,13 +181,18 @@ type stateMsg struct {
 	Note string `json:"note,omitempty"`
 }
 
+// delaysMsg is a lane's delay before each retry, as strategies.RetryDelays
+// measures it: per retry, the draws that reached it and their waits' 5th,
+// 50th and 95th percentiles and maximum.
 type delaysMsg struct {
 	Type  string    `json:"type"` // "delays"
 	Lane  int       `json:"lane"`
 	Retry []int     `json:"retry"`
+	Draws []int     `json:"draws"`
 	P5    []float64 `json:"p5"` // seconds
 	P50   []float64 `json:"p50"`
 	P95   []float64 `json:"p95"`
+	Max   []float64 `json:"max"`
 }
 
 type paramsMsg struct {

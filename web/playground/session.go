@@ -38,8 +38,6 @@ const (
 	// any parameters, so a page is answered, and a closed page's session
 	// ends, at once.
 	sliceEvents = simengine.SliceEvents
-	// delayDraws and delayRetries size the delay-by-retry chart.
-	delayDraws, delayRetries = 2000, 12
 )
 
 // session is one page's live simulation. Three goroutines serve it: the
@@ -805,17 +803,22 @@ func (s *session) delays() {
 	}
 }
 
+// laneDelays is lane i's delays message: strategies.RetryDelays at the
+// chart's size, what "backofflab delays" prints for the same lane.
 func laneDelays(i int, l scenario.Lane, p scenario.Params) delaysMsg {
-	m := delaysMsg{Type: "delays", Lane: i, Retry: []int{}, P5: []float64{}, P50: []float64{}, P95: []float64{}}
-	delays, err := strategies.RetryDelays(l.Params, p.Think, delayRetries, delayDraws, p.Seed)
+	m := delaysMsg{Type: "delays", Lane: i, Retry: []int{}, Draws: []int{},
+		P5: []float64{}, P50: []float64{}, P95: []float64{}, Max: []float64{}}
+	delays, err := strategies.RetryDelays(l.Params, p.Think, strategies.DelayRetries, strategies.DelayDraws, p.Seed)
 	if err != nil {
 		return m
 	}
-	for _, b := range delays {
+	for _, b := range delays.Retries {
 		m.Retry = append(m.Retry, b.Retry)
+		m.Draws = append(m.Draws, b.Draws)
 		m.P5 = append(m.P5, b.P5.Seconds())
 		m.P50 = append(m.P50, b.P50.Seconds())
 		m.P95 = append(m.P95, b.P95.Seconds())
+		m.Max = append(m.Max, b.Max.Seconds())
 	}
 	return m
 }
