@@ -11,6 +11,7 @@
 //	backofflab sweep [flags]           a phase map: one run per cell of a grid, as CSV or JSON
 //	backofflab sweep merge PART...     join the CSV parts of a sharded sweep
 //	backofflab config import|export    a library's retry configuration as a lane, and back
+//	backofflab delays [flags] [FILE]    a lane's wait before each retry, and where it gives up
 //	backofflab advise [flags]          the retry settings that meet your goals, with their margin
 //
 // Run "backofflab run -h" for the flags: they are the parameter vocabulary.
@@ -89,6 +90,11 @@ Usage:
                                      flags and URL query
   backofflab config export [-lib NAME] [lane flags]
                                      a lane as each library's configuration or code
+  backofflab delays [-lane a] [lane flags]   or   backofflab delays -lib NAME FILE
+                                     a lane's wait before each retry (5th, 50th, 95th
+                                     percentile and longest, as the playground's delay
+                                     chart draws them) and where it gives up
+                                     (-format text or csv)
   backofflab advise [flags]          the retry settings of a library (-library) that meet your
                                      goals (-recover_within, -attempts_per_request) on every
                                      seed, their margins and the configuration to paste
@@ -133,6 +139,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runContention(ctx, args[1:], stdout, stderr)
 	case "config":
 		return runConfig(ctx, args[1:], stdout, stderr)
+	case "delays":
+		return runDelays(ctx, args[1:], stdout, stderr)
 	case "advise":
 		return runAdvise(ctx, args[1:], stdout, stderr)
 	}
