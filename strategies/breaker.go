@@ -114,7 +114,10 @@ type Breaker struct {
 	state BreakerState
 	since time.Duration // when it opened, or when its last probe went
 
-	// Closed: the last outcomes, failures true, in a ring.
+	// Closed: the last outcomes, failures true, in a ring of
+	// max(1, Window) slots. It grows as outcomes arrive, so that a breaker
+	// that hears few of them (a request's alone, in RetryDelays) costs
+	// what it holds, not its whole window.
 	ring  []bool
 	next  int // where the next outcome goes
 	n     int // outcomes in the ring
@@ -126,9 +129,11 @@ type Breaker struct {
 
 // NewBreaker returns a closed breaker with an empty window.
 func NewBreaker(c BreakerConfig) *Breaker {
-	return &Breaker{cfg: c, minCalls: max(1, min(c.MinCalls, c.Window)), halfMin: max(1, min(c.MinCalls, c.Probes)),
-		ring: make([]bool, max(1, c.Window))}
+	return &Breaker{cfg: c, minCalls: max(1, min(c.MinCalls, c.Window)), halfMin: max(1, min(c.MinCalls, c.Probes))}
 }
+
+// size is the window's size: how many outcomes the ring holds when full.
+func (b *Breaker) size() int { return max(1, b.cfg.Window) }
 
 // failing reports whether fails of n outcomes reach the threshold.
 func (b *Breaker) failing(fails, n int) bool {
@@ -221,18 +226,24 @@ func (b *Breaker) Record(_ *State, now time.Duration, o Outcome) {
 	defer b.mu.Unlock()
 	switch b.state {
 	case BreakerClosed:
-		if b.n == len(b.ring) {
+		if b.n == b.size() {
 			if b.ring[b.next] {
 				b.fails--
 			}
 		} else {
 			b.n++
 		}
-		b.ring[b.next] = failed
+		// next only steps forward from 0, so the ring grows one slot
+		// at a time until it is full.
+		if b.next == len(b.ring) {
+			b.ring = append(b.ring, failed)
+		} else {
+			b.ring[b.next] = failed
+		}
 		if failed {
 			b.fails++
 		}
-		b.next = (b.next + 1) % len(b.ring)
+		b.next = (b.next + 1) % b.size()
 		if b.n >= b.minCalls && b.failing(b.fails, b.n) {
 			b.open(now)
 		}

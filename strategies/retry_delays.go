@@ -79,15 +79,21 @@ type Delays struct {
 // when a whole lane fails at once is the simulation's to show, not this
 // chart's. The attempts take no time, so a deadline counts the waits only.
 func RetryDelays(p Params, think time.Duration, retries, draws int, seed uint64) (Delays, error) {
-	if _, err := New(p); err != nil {
+	pol, err := New(p)
+	if err != nil {
 		return Delays{}, err
 	}
 	out := Delays{Draws: max(0, draws)}
 	rng := rand.New(rand.NewPCG(seed, 0x6a09e667f3bcc909))
 	delays := make([][]time.Duration, max(0, retries))
 	ends := map[GiveUp]int{}
-	for range draws {
-		pol, _ := New(p) // a fresh state per draw; p was checked above
+	// A policy with stateful limits is built afresh for every draw; one
+	// without, whose limits keep nothing between requests, serves them all.
+	fresh := len(pol.record) > 0 || len(pol.first) > 0 || len(pol.send) > 0
+	for d := range draws {
+		if fresh && d > 0 {
+			pol, _ = New(p) // p was checked above
+		}
 		var s State
 		th := dur(rng.ExpFloat64() * float64(think))
 		pol.Begin(&s, 0, th)

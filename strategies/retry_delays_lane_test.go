@@ -3,6 +3,7 @@ package strategies
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -160,6 +161,60 @@ func TestRetryDelaysLaneMatchesFormula(t *testing.T) {
 						t.Errorf("retry %d: P%.0f = %v, where the formula's CDF is %.3f (%.3f below it), want %.2f ± %.3f",
 							b.Retry, q.p*100, q.x, f.at(q.x), f.below(q.x), q.p, tol)
 					}
+				}
+			}
+		})
+	}
+}
+
+// TestRetryDelaysCostBounded: a draw's fresh limiters cost what one
+// request uses of them, not what their parameters allow: the largest
+// breaker window the vocabulary takes (100 000 calls) with every limiter
+// on allocates a few MB over the chart's draws, not a window per draw.
+func TestRetryDelaysCostBounded(t *testing.T) {
+	p := allLimiters(t, 100_000)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := RetryDelays(p, 10*time.Second, DelayRetries, DelayDraws, 1); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	const most = 32 << 20
+	if got := after.TotalAlloc - before.TotalAlloc; got > most {
+		t.Errorf("RetryDelays allocated %d MB with breaker_window 100000, want at most %d MB", got>>20, most>>20)
+	}
+}
+
+// allLimiters is 001's exponential with no max_attempts and every limiter
+// on, the breaker's window of window calls.
+func allLimiters(t testing.TB, window int) Params {
+	t.Helper()
+	p, ok := Defaults(NameExponential)
+	if !ok {
+		t.Fatal("no exponential row")
+	}
+	p.MaxAttempts = 0
+	p.Breaker, p.BreakerWindow = BreakerAll, window
+	p.SREThrottle, p.RetryBudget, p.GRPCThrottle, p.AWSQuota, p.EnvoyRetryLimit = LimiterOn, LimiterOn, LimiterOn, LimiterOn, EnvoyBudget
+	return p
+}
+
+// BenchmarkRetryDelays measures the delay chart of one lane: a plain
+// one, whose policy serves every draw, and one with every limiter on,
+// built afresh for each.
+func BenchmarkRetryDelays(b *testing.B) {
+	plain := allLimiters(b, 100)
+	plain.Breaker, plain.SREThrottle, plain.RetryBudget, plain.GRPCThrottle = LimiterOff, LimiterOff, LimiterOff, LimiterOff
+	plain.AWSQuota, plain.EnvoyRetryLimit = LimiterOff, LimiterOff
+	for _, c := range []struct {
+		name string
+		p    Params
+	}{{"plain", plain}, {"all_limiters", allLimiters(b, 100)}, {"all_limiters_window_100000", allLimiters(b, 100_000)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := RetryDelays(c.p, 10*time.Second, DelayRetries, DelayDraws, 1); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})
