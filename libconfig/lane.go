@@ -679,6 +679,9 @@ func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
 		}
 		if l.Jitter > 0 {
 			t.EnableRandomizedWait, t.RandomizedWaitFactor = true, l.Jitter
+			if l.Jitter >= 1 {
+				why = append(why, fmt.Sprintf("resilience4j's randomizedWaitFactor is under 1 (InstanceProperties refuses 1); the lane's jitter is %g", l.Jitter))
+			}
 		}
 		in.Retry = &t
 	default:

@@ -85,7 +85,7 @@ var laneGenerators = map[string]func(rng *rand.Rand) strategies.Params{
 			l.MaxDelay = l.MinDelay + durIn(rng, 0, time.Hour, time.Millisecond)
 		}
 		if rng.IntN(2) == 0 {
-			l.Jitter = round(0.01+rng.Float64()*0.99, 2)
+			l.Jitter = min(round(0.01+rng.Float64()*0.99, 2), 0.99)
 		}
 		if rng.IntN(2) == 0 {
 			l.Breaker, l.BreakerThreshold = strategies.BreakerAll, round(1+rng.Float64()*99, 1)
@@ -270,7 +270,7 @@ func TestImportErrors(t *testing.T) {
 		{"aws two profiles", "aws", "[default]\nmax_attempts = 3\n[profile b]\nmax_attempts = 4\n", "[profile b]", ErrAmbiguous},
 		{"resilience4j time window", "resilience4j", "resilience4j:\n  circuitbreaker:\n    instances:\n      a:\n        slidingWindowType: TIME_BASED\n",
 			"resilience4j.circuitbreaker.instances.a.slidingWindowType", ErrUnsupported},
-		{"resilience4j multiplier below 1", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        enableExponentialBackoff: true\n        exponentialBackoffMultiplier: 0.5\n",
+		{"resilience4j multiplier below 1", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        waitDuration: 1s\n        enableExponentialBackoff: true\n        exponentialBackoffMultiplier: 0.5\n",
 			"resilience4j.retry.instances.a.exponentialBackoffMultiplier", ErrUnsupported},
 		{"resilience4j zero wait", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        waitDuration: 0\n",
 			"resilience4j.retry.instances.a.waitDuration", ErrUnsupported},
