@@ -73,32 +73,37 @@ func laneOf(row string) strategies.Params {
 // one with none ErrMissing; a value outside the vocabulary's range is a
 // FieldError naming the library's field and the lane's parameter.
 func ToLane(c Config) (strategies.Params, []Warning, error) {
-	l, w, _, err := toLane(c)
+	l, w, _, err := toLane(c, "")
 	return l, w, err
 }
 
 // toLane is ToLane with the map from each lane parameter it set to the
 // library's field that set it (nil for a code-configured library).
-func toLane(c Config) (strategies.Params, []Warning, map[string]string, error) {
+func toLane(c Config, pick string) (strategies.Params, []Warning, map[string]string, error) {
 	var (
 		l     strategies.Params
 		w     []Warning
 		err   error
 		field map[string]string
 	)
+	picks := false // whether the configuration has policies to pick from
 	switch c := c.(type) {
 	case GRPCServiceConfig:
-		l, w, field, err = grpcToLane(c)
+		picks = true
+		l, w, field, err = grpcToLane(c, pick)
 	case EnvoyConfig:
 		l, w, field, err = envoyToLane(c)
 	case IstioConfig:
-		l, w, field, err = istioToLane(c)
+		picks = true
+		l, w, field, err = istioToLane(c, pick)
 	case LinkerdConfig:
 		l, w, field, err = linkerdToLane(c)
 	case AWSConfig:
-		l, w, field, err = awsToLane(c)
+		picks = true
+		l, w, field, err = awsToLane(c, pick)
 	case Resilience4jConfig:
-		l, w, field, err = r4jToLane(c)
+		picks = true
+		l, w, field, err = r4jToLane(c, pick)
 	case PollyRetry:
 		l, w, field = pollyToLane(c)
 	case PollyCode:
@@ -127,6 +132,9 @@ func toLane(c Config) (strategies.Params, []Warning, map[string]string, error) {
 		l.MinDelay, l.MaxDelay, l.MaxAttempts = c.BackoffFactor, c.BackoffMax, c.Total+1
 	default:
 		return l, nil, nil, fmt.Errorf("libconfig: no lane mapping for %T", c)
+	}
+	if pick != "" && !picks {
+		return l, nil, nil, &FieldError{Value: pick, Kind: ErrOutOfRange, Allowed: "the configuration holds one retry policy: nothing to pick"}
 	}
 	if err != nil {
 		return l, w, field, err
@@ -214,29 +222,44 @@ func decimalShift(x float64, n int) float64 {
 	return y
 }
 
-func grpcToLane(c GRPCServiceConfig) (strategies.Params, []Warning, map[string]string, error) {
+func grpcToLane(c GRPCServiceConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameGRPCRetry)
 	var w []Warning
-	at := -1
+	var cands []candidate
+	var at []int // the methodConfig of each candidate
 	for i, m := range c.MethodConfigs {
 		if m.RetryPolicy == nil {
 			continue
 		}
-		if at >= 0 {
-			return l, nil, nil, &FieldError{Path: fmt.Sprintf("methodConfig[%d]", i), Kind: ErrAmbiguous,
-				Allowed: fmt.Sprintf("one methodConfig with a retryPolicy makes one lane; methodConfig[%d] has one too", at)}
-		}
-		at = i
+		cands = append(cands, candidate{names: grpcNames(m, i), path: fmt.Sprintf("methodConfig[%d]", i)})
+		at = append(at, i)
 	}
-	if at < 0 {
+	k, err := choose(cands, pick, "methodConfig with a retryPolicy")
+	if err != nil {
+		return l, nil, nil, err
+	}
+	if k < 0 {
 		return l, nil, nil, &FieldError{Path: "methodConfig[].retryPolicy", Kind: ErrMissing, Allowed: "gRPC retries only with a retryPolicy"}
 	}
-	m := c.MethodConfigs[at]
+	i := at[k]
+	for j, m := range c.MethodConfigs {
+		switch {
+		case j == i:
+		case m.RetryPolicy == nil:
+			w = append(w, Warning{fmt.Sprintf("methodConfig[%d]", j), fmt.Sprintf("no retryPolicy: gRPC does not retry calls to %s; not the lane, which is methodConfig[%d] (%s)", grpcNames(m, j)[0], i, cands[k].names[0])})
+		default:
+			w = append(w, Warning{fmt.Sprintf("methodConfig[%d]", j), fmt.Sprintf("not the lane, which is methodConfig[%d] (%s): pick %q for this one", i, cands[k].names[0], grpcNames(m, j)[0])})
+		}
+	}
+	m := c.MethodConfigs[i]
 	p := m.RetryPolicy
-	base := fmt.Sprintf("methodConfig[%d]", at)
+	base := fmt.Sprintf("methodConfig[%d]", i)
 	rp := base + ".retryPolicy"
 	l.MinDelay, l.MaxDelay, l.Factor, l.MaxAttempts = p.InitialBackoff, p.MaxBackoff, p.BackoffMultiplier, p.MaxAttempts
 	l.Deadline = m.Timeout
+	if m.Timeout > 0 {
+		w = append(w, Warning{base + ".timeout", "the call's deadline over every attempt: the lane's deadline stops new attempts at it, but gRPC also cancels the attempt in flight there, which the lane lets run to the clients' timeout (so its last attempt may end up to that timeout past the deadline)"})
+	}
 	w = append(w, Warning{rp + ".retryableStatusCodes", "not expressed: the lane retries every failure, a timeout or an error answer"})
 	if p.PerAttemptRecvTimeout != 0 {
 		w = append(w, Warning{rp + ".perAttemptRecvTimeout", "not expressed: the row grpc_retry reads no per-attempt timeout; set the clients' timeout to it"})
@@ -313,27 +336,30 @@ func envoyToLane(c EnvoyConfig) (strategies.Params, []Warning, map[string]string
 	return l, w, field, nil
 }
 
-func istioToLane(c IstioConfig) (strategies.Params, []Warning, map[string]string, error) {
+func istioToLane(c IstioConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameEnvoy)
 	var w []Warning
-	at := 0
-	if len(c.Routes) != 1 {
-		at = -1
-		for i, r := range c.Routes {
-			if r.Retries != nil {
-				if at >= 0 {
-					return l, nil, nil, &FieldError{Path: fmt.Sprintf("http[%d]", i), Kind: ErrAmbiguous,
-						Allowed: fmt.Sprintf("one route with retries makes one lane; http[%d] has retries too", at)}
-				}
-				at = i
-			}
+	// Every route retries: one without retries takes Istio's default
+	// policy, so each is a candidate.
+	cands := make([]candidate, len(c.Routes))
+	for i, r := range c.Routes {
+		cands[i] = candidate{names: []string{fmt.Sprintf("http[%d]", i)}, path: fmt.Sprintf("http[%d]", i)}
+		if r.Name != "" {
+			cands[i].names = []string{r.Name, cands[i].names[0]}
 		}
-		if at < 0 {
-			return l, nil, nil, &FieldError{Path: "http", Kind: ErrAmbiguous, Allowed: "one route makes one lane; paste one"}
-		}
+	}
+	at, err := choose(cands, pick, "route (one without retries has Istio's default, 2 retries)")
+	if err != nil {
+		return l, nil, nil, err
+	}
+	if at < 0 {
+		return l, nil, nil, &FieldError{Path: "http", Kind: ErrMissing, Allowed: "an HTTP route: only HTTP routes retry"}
 	}
 	rt := c.Routes[at]
 	base := fmt.Sprintf("http[%d]", at)
+	if len(c.Routes) > 1 {
+		w = append(w, Warning{base, fmt.Sprintf("the lane is this route, %s, of %d; the others are not imported", cands[at].names[0], len(c.Routes))})
+	}
 	attempts := int32(IstioDefaultAttempts)
 	l.MinDelay = EnvoyDefaultBaseInterval
 	if t := rt.Retries; t != nil {
@@ -386,25 +412,27 @@ func linkerdToLane(c LinkerdConfig) (strategies.Params, []Warning, map[string]st
 	return l, w, field, nil
 }
 
-func awsToLane(c AWSConfig) (strategies.Params, []Warning, map[string]string, error) {
+func awsToLane(c AWSConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameFullJitter)
-	switch len(c.Profiles) {
-	case 0:
-		return l, nil, nil, &FieldError{Path: "retry_mode", Kind: ErrMissing, Allowed: "a profile that sets retry_mode or max_attempts"}
-	case 1:
-	default:
-		var names []string
-		for _, p := range c.Profiles {
-			names = append(names, p.Name)
+	sectionOf := func(name string) string {
+		if name == "default" {
+			return "[default]"
 		}
-		return l, nil, nil, &FieldError{Path: "[profile " + c.Profiles[1].Name + "]", Kind: ErrAmbiguous,
-			Allowed: "one profile makes one lane; these set retry settings: " + strings.Join(names, ", ")}
+		return "[profile " + name + "]"
 	}
-	p := c.Profiles[0]
-	section := "[profile " + p.Name + "]"
-	if p.Name == "default" {
-		section = "[default]"
+	cands := make([]candidate, len(c.Profiles))
+	for i, p := range c.Profiles {
+		cands[i] = candidate{names: []string{p.Name, sectionOf(p.Name)}, path: sectionOf(p.Name)}
 	}
+	at, err := choose(cands, pick, "profile that sets retry settings")
+	if err != nil {
+		return l, nil, nil, err
+	}
+	if at < 0 {
+		return l, nil, nil, &FieldError{Path: "retry_mode", Kind: ErrMissing, Allowed: "a profile that sets retry_mode or max_attempts"}
+	}
+	p := c.Profiles[at]
+	section := sectionOf(p.Name)
 	var w []Warning
 	switch p.RetryMode {
 	case "legacy":
@@ -437,17 +465,20 @@ func awsToLane(c AWSConfig) (strategies.Params, []Warning, map[string]string, er
 	return l, w, map[string]string{"max_attempts": section + ".max_attempts"}, nil
 }
 
-func r4jToLane(c Resilience4jConfig) (strategies.Params, []Warning, map[string]string, error) {
+func r4jToLane(c Resilience4jConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameResilience4j)
-	if len(c.Instances) != 1 {
-		var names []string
-		for _, in := range c.Instances {
-			names = append(names, in.Name)
-		}
-		return l, nil, nil, &FieldError{Path: "resilience4j.retry.instances", Kind: ErrAmbiguous,
-			Allowed: "one instance makes one lane; found: " + strings.Join(names, ", ")}
+	cands := make([]candidate, len(c.Instances))
+	for i, in := range c.Instances {
+		cands[i] = candidate{names: []string{in.Name}, path: "resilience4j.retry.instances"}
 	}
-	in := c.Instances[0]
+	at, err := choose(cands, pick, "instance")
+	if err != nil {
+		return l, nil, nil, err
+	}
+	if at < 0 {
+		return l, nil, nil, &FieldError{Path: "resilience4j.retry.instances", Kind: ErrMissing, Allowed: "a retry or circuit-breaker instance"}
+	}
+	in := c.Instances[at]
 	var w []Warning
 	rp := "resilience4j.retry.instances." + in.Name
 	cp := "resilience4j.circuitbreaker.instances." + in.Name
@@ -801,4 +832,22 @@ func urllib3FromLane(l strategies.Params) (Config, []Warning, error) {
 	why = append(why, noDeadline(l, "urllib3's Retry")...)
 	why = append(why, noLimiters(l, "urllib3")...)
 	return Urllib3Retry{Total: max(l.MaxAttempts-1, 0), BackoffFactor: l.MinDelay, BackoffMax: l.MaxDelay}, nil, cannot("urllib3", why)
+}
+
+// grpcNames are the names that pick methodConfig i: each of its names as
+// "service/method", or "service" for a whole service, then its index;
+// the first is the one a list shows ("*" for the channel's default).
+func grpcNames(m GRPCMethodConfig, i int) []string {
+	var out []string
+	for _, n := range m.Names {
+		switch {
+		case n.Service == "":
+			out = append(out, "*")
+		case n.Method == "":
+			out = append(out, n.Service)
+		default:
+			out = append(out, n.Service+"/"+n.Method)
+		}
+	}
+	return append(out, fmt.Sprintf("methodConfig[%d]", i))
 }
