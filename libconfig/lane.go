@@ -104,6 +104,9 @@ func toLane(c Config, pick string) (strategies.Params, []Warning, map[string]str
 	case Resilience4jConfig:
 		picks = true
 		l, w, field, err = r4jToLane(c, pick)
+	case Found:
+		picks = true
+		l, w, field, err = foundToLane(c, pick)
 	case PollyRetry:
 		l, w, field = pollyToLane(c)
 	case PollyCode:

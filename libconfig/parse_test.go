@@ -165,7 +165,7 @@ func TestParseErrors(t *testing.T) {
 		{"polly delegate", "polly", `{"ShouldHandle": "x"}`, "ShouldHandle", ErrUnknownField, ""},
 		{"empty document", "envoy", "", "", ErrMissing, "empty"},
 		{"a list, not an object", "istio", "- a\n- b\n", "", ErrType, "object"},
-		{"two documents", "linkerd", "a: 1\n---\nb: 2\n", "", ErrAmbiguous, "one YAML document"},
+		{"two documents", "istio", "a: 1\n---\nb: 2\n", "", ErrAmbiguous, "one YAML document"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
