@@ -821,7 +821,8 @@ func tenacityFromLane(l strategies.Params) (Config, []Warning, error) {
 	if l.MaxDelay != strategies.DefaultNoCap {
 		t.Max = l.MaxDelay
 	}
-	return t, nil, cannot("tenacity", why)
+	w := []Warning{{"min", "0, the lane's: tenacity raises every wait to min after the cap (max(min, min(wait, max))), which the lane's row does not; leave it 0"}}
+	return t, w, cannot("tenacity", why)
 }
 
 func urllib3FromLane(l strategies.Params) (Config, []Warning, error) {
@@ -834,7 +835,13 @@ func urllib3FromLane(l strategies.Params) (Config, []Warning, error) {
 	}
 	why = append(why, noDeadline(l, "urllib3's Retry")...)
 	why = append(why, noLimiters(l, "urllib3")...)
-	return Urllib3Retry{Total: max(l.MaxAttempts-1, 0), BackoffFactor: l.MinDelay, BackoffMax: l.MaxDelay}, nil, cannot("urllib3", why)
+	w := []Warning{
+		{"status_forcelist", "the lane retries every error answer; urllib3 retries an answer only if its status is listed: the ones written are the usual server errors: add your service's"},
+		{"connect, read, redirect, status, other", "None: the lane counts every failure against max_attempts alone, as total does; urllib3 counts each of these kinds on its own when one is set (status=3 with total=6 stops retrying error answers after 4 attempts, where total allows 7)"},
+		{"allowed_methods", "None: the lane retries every request; urllib3's default retries a read error, a timeout, only for idempotent methods"},
+		{"backoff_jitter", "0.0, the lane's: urllib3 adds U[0,1)×backoff_jitter seconds to each wait before the cap, which the lane's row does not draw"},
+	}
+	return Urllib3Retry{Total: max(l.MaxAttempts-1, 0), BackoffFactor: l.MinDelay, BackoffMax: l.MaxDelay}, w, cannot("urllib3", why)
 }
 
 // grpcNames are the names that pick methodConfig i: each of its names as

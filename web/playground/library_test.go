@@ -254,6 +254,36 @@ func TestExportEndpoint(t *testing.T) {
 	}
 }
 
+// TestExportSaysWhatItAssumes: the page's export of a urllib3 lane and of
+// a tenacity lane carries, beside the code, what the code sets so that
+// the library does what the lane does.
+func TestExportSaysWhatItAssumes(t *testing.T) {
+	srv, _ := newTestServer(t, kit.DefaultLimits)
+	for _, tc := range []struct{ query, lib, want string }{
+		{"b.strategy=urllib3", "urllib3", "status=3 with total=6 stops retrying error answers after 4 attempts"},
+		{"b.strategy=urllib3", "urllib3", "backoff_jitter"},
+		{"b.strategy=tenacity_exponential", "tenacity", "min"},
+	} {
+		status, ans := getExport(t, srv.URL, "b", tc.query)
+		if status != http.StatusOK {
+			t.Fatalf("%s: status %d, errors %v", tc.query, status, ans.Errors)
+		}
+		found := false
+		for _, s := range ans.Snippets {
+			if s.Lib != tc.lib {
+				continue
+			}
+			found = true
+			if s.Text == "" || !strings.Contains(strings.Join(s.Warnings, "\n"), tc.want) || len(s.WarningParts) != len(s.Warnings) {
+				t.Errorf("%s's snippet: warnings %q, want one saying %q, in prose parts too", tc.lib, s.Warnings, tc.want)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s snippet", tc.query, tc.lib)
+		}
+	}
+}
+
 // TestLibraryPresets recomputes each library preset's run: its
 // description carries each lane's verdict as the engine words it, and its
 // chips each lane's brief; every library has one preset per server.
