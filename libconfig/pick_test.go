@@ -160,3 +160,19 @@ func TestBootstrapAliasBound(t *testing.T) {
 		t.Errorf("parseEnvoyFile = %v, want out of range naming its bound", err)
 	}
 }
+
+// TestManifestBounds: an error in a manifest's third document names the
+// file's line, not the document's; a manifest of more documents than the
+// bound is refused with it named.
+func TestManifestBounds(t *testing.T) {
+	text := "kind: Service\nmetadata:\n  name: a\n---\nkind: Service\nmetadata:\n  name: b\n---\nkind: HTTPRoute\nmetadata:\n  name: c\n  annotations:\n    retry.linkerd.io/limit: many\n"
+	_, _, err := parseLinkerdFile([]byte(text))
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Line != 13 {
+		t.Errorf("an error in the third document = %v, want one at the file's line 13", err)
+	}
+	_, _, err = parseLinkerdFile([]byte(strings.Repeat("a: 1\n---\n", maxDocuments+1)))
+	if !errors.As(err, &fe) || !errors.Is(err, ErrOutOfRange) || !strings.Contains(fe.Allowed, "at most 100 YAML documents") {
+		t.Errorf("%d documents = %v, want the bound named", maxDocuments+1, err)
+	}
+}
