@@ -15,7 +15,7 @@ import (
 )
 
 const configUsage = `Usage:
-  backofflab config import -lib NAME [-lane a] FILE   a library's retry configuration as a lane's flags and URL query
+  backofflab config import -lib NAME [-lane a] [-pick NAME] FILE   a library's retry configuration as a lane's flags and URL query
   backofflab config export [-lib NAME] [-lane a] [lane flags]   a lane as each library's configuration or code
 
 Libraries read by import: %s.
@@ -65,6 +65,7 @@ func configImport(args []string, stdout, stderr io.Writer, help string) error {
 	fs.Usage = func() { fmt.Fprint(stderr, help) }
 	name := fs.String("lib", "", "the library whose configuration FILE is: "+strings.Join(libconfig.Names(), ", "))
 	letter := fs.String("lane", "a", "the lane letter to write the flags and query for")
+	pick := fs.String("pick", "", "where FILE holds several retry policies, the one to import: a route's, method's, profile's, instance's, section's or document's name (import lists them when it is needed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -90,9 +91,13 @@ func configImport(args []string, stdout, stderr io.Writer, help string) error {
 	if err != nil {
 		return usageError{fmt.Errorf("config import: %s (%s):\n%w", fs.Arg(0), lib.Syntax, err)}
 	}
-	l, warns, err := libconfig.ToLane(c)
+	l, warns, err := libconfig.ToLanePick(c, *pick)
 	printWarnings(stderr, "config import", warns)
 	if err != nil {
+		var amb *libconfig.AmbiguousError
+		if errors.As(err, &amb) {
+			return usageError{fmt.Errorf("config import: %s as a lane: choose one with -pick NAME, one of: %s\n%w", fs.Arg(0), strings.Join(amb.Candidates, ", "), err)}
+		}
 		return usageError{fmt.Errorf("config import: %s as a lane:\n%w", fs.Arg(0), err)}
 	}
 	q := libconfig.Query(l, *letter)

@@ -83,6 +83,9 @@ func TestConfigImportErrors(t *testing.T) {
 		{"unknown field", []string{"-lib", "grpc", bad}, exitUsage, "methodConfig[0].retryPolicy.maxAttemps: unknown field"},
 		{"missing field", []string{"-lib", "grpc", bad}, exitUsage, "methodConfig[0].retryPolicy.initialBackoff: required field missing"},
 		{"no lane", []string{"-lib", "aws", ambiguous}, exitUsage, "[profile b]: ambiguous"},
+		{"no pick lists the profiles", []string{"-lib", "aws", ambiguous}, exitUsage, "choose one with -pick NAME, one of: default, b"},
+		{"a pick that names none", []string{"-lib", "aws", "-pick", "c", ambiguous}, exitUsage, `pick: ambiguous "c"`},
+		{"nothing to pick", []string{"-lib", "envoy", "-pick", "x", filepath.Join("libconfig", "testdata", "envoy_route.yaml")}, exitUsage, "nothing to pick"},
 		{"unknown library", []string{"-lib", "hystrix", bad}, exitUsage, `-lib "hystrix"`},
 		{"no file", []string{"-lib", "grpc"}, exitUsage, "one FILE"},
 		{"bad lane", []string{"-lib", "grpc", "-lane", "z", bad}, exitUsage, `-lane "z"`},
@@ -93,6 +96,32 @@ func TestConfigImportErrors(t *testing.T) {
 			_, _, err := runArgs(t, append([]string{"config", "import"}, tt.args...)...)
 			if err == nil || exitCode(err) != tt.code || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("config import %q = %v (exit %d), want exit %d and %q", tt.args, err, exitCode(err), tt.code, tt.want)
+			}
+		})
+	}
+}
+
+// TestConfigImportPick: -pick takes one of several retry policies by its
+// name.
+func TestConfigImportPick(t *testing.T) {
+	dir := t.TempDir()
+	two := filepath.Join(dir, "two.ini")
+	if err := os.WriteFile(two, []byte("[default]\nmax_attempts = 2\n[profile b]\nmax_attempts = 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ pick, want string }{
+		{"b", "a.max_attempts=7"},
+		{"[profile b]", "a.max_attempts=7"},
+		{"default", "a.max_attempts=2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pick, func(t *testing.T) {
+			out, errOut, err := runArgs(t, "config", "import", "-lib", "aws", "-pick", tt.pick, two)
+			if err != nil {
+				t.Fatalf("config import -pick %s: %v\n%s", tt.pick, err, errOut)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("output %q, want %q", out, tt.want)
 			}
 		})
 	}

@@ -75,7 +75,10 @@ func (c ClientGoBackoff) Marshal() ([]byte, error) {
 }
 
 // Tenacity is Python tenacity's @retry with wait_exponential or
-// wait_random_exponential (tenacity/wait.py) and its stops.
+// wait_random_exponential (tenacity/wait.py) and its stops. Its min is
+// the lane's, 0, and written so: tenacity raises every wait to min after
+// capping it at max (max(min, min(wait, max)); wait_random_exponential
+// draws from [min, that]), which no row models.
 type Tenacity struct {
 	// Random chooses wait_random_exponential over wait_exponential.
 	Random bool
@@ -101,6 +104,7 @@ func (t Tenacity) Marshal() ([]byte, error) {
 	if t.Max > 0 {
 		args = append(args, "max="+pySeconds(t.Max))
 	}
+	args = append(args, "min=0")
 	imports := []string{"retry", wait}
 	var stops []string
 	if t.StopAfterAttempt > 0 {
@@ -119,16 +123,38 @@ func (t Tenacity) Marshal() ([]byte, error) {
 }
 
 // Urllib3Retry is urllib3's Retry (2.x, src/urllib3/util/retry.py).
+// Marshal writes what makes urllib3 do what the lane does, each setting
+// whose default differs or could: total alone counts retries (connect,
+// read, redirect, status and other are None, since each, when set, counts
+// its kind on its own: status=3 stops retrying error answers after 4
+// attempts where total=6 allows 7); every method is retried
+// (allowed_methods=None: by default a read error, a timeout, is retried
+// for idempotent methods only); error answers are retried
+// (status_forcelist; by default none is); no jitter is added
+// (backoff_jitter=0.0, urllib3's default, which get_backoff_time adds as
+// U[0,1)·backoff_jitter before the cap).
 type Urllib3Retry struct {
 	Total         int           // total: retries after the first attempt
 	BackoffFactor time.Duration // backoff_factor, in seconds
 	BackoffMax    time.Duration // backoff_max, in seconds (120 by default)
 }
 
+// Urllib3StatusForcelist are the answers the exported Retry retries: the
+// server errors a service answers when it is overloaded or down
+// (backofflab's own server answers 503).
+var Urllib3StatusForcelist = []int{500, 502, 503, 504}
+
 // Marshal writes the Python that builds the Retry.
 func (u Urllib3Retry) Marshal() ([]byte, error) {
-	return []byte(fmt.Sprintf("from urllib3.util import Retry\n\nretry = Retry(total=%d, backoff_factor=%s, backoff_max=%s)\n",
-		u.Total, pySeconds(u.BackoffFactor), pySeconds(u.BackoffMax))), nil
+	codes := make([]string, len(Urllib3StatusForcelist))
+	for i, c := range Urllib3StatusForcelist {
+		codes[i] = strconv.Itoa(c)
+	}
+	return []byte(fmt.Sprintf("from urllib3.util import Retry\n\nretry = Retry(\n"+
+		"    total=%d, connect=None, read=None, redirect=None, status=None, other=None,\n"+
+		"    allowed_methods=None, status_forcelist=[%s],\n"+
+		"    backoff_factor=%s, backoff_max=%s, backoff_jitter=0.0,\n)\n",
+		u.Total, strings.Join(codes, ", "), pySeconds(u.BackoffFactor), pySeconds(u.BackoffMax))), nil
 }
 
 // PollyCode is PollyRetry as the C# that builds a resilience pipeline with

@@ -3,6 +3,8 @@ package libconfig
 import (
 	"go/parser"
 	"go/token"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,11 +37,15 @@ func TestCodeWriters(t *testing.T) {
 			"\tCap:      time.Minute,\n"},
 		{"tenacity", Tenacity{Multiplier: time.Second, ExpBase: 2, Max: 10 * time.Second, StopAfterAttempt: 5, StopAfterDelay: 30 * time.Second}, false,
 			"from tenacity import retry, wait_exponential, stop_after_attempt, stop_after_delay\n\n" +
-				"@retry(wait=wait_exponential(multiplier=1, exp_base=2, max=10), stop=stop_after_attempt(5) | stop_after_delay(30))\ndef call():\n    ...\n"},
+				"@retry(wait=wait_exponential(multiplier=1, exp_base=2, max=10, min=0), stop=stop_after_attempt(5) | stop_after_delay(30))\ndef call():\n    ...\n"},
 		{"tenacity random", Tenacity{Random: true, Multiplier: 250 * time.Millisecond, ExpBase: 3}, false,
-			"@retry(wait=wait_random_exponential(multiplier=0.25, exp_base=3))\n"},
+			"@retry(wait=wait_random_exponential(multiplier=0.25, exp_base=3, min=0))\n"},
+		// Only total counts, every method and error answer is retried,
+		// no jitter is drawn: what the lane does, whatever urllib3's
+		// defaults.
 		{"urllib3", Urllib3Retry{Total: 10, BackoffFactor: 100 * time.Millisecond, BackoffMax: 120 * time.Second}, false,
-			"from urllib3.util import Retry\n\nretry = Retry(total=10, backoff_factor=0.1, backoff_max=120)\n"},
+			"from urllib3.util import Retry\n\nretry = Retry(\n    total=10, connect=None, read=None, redirect=None, status=None, other=None,\n" +
+				"    allowed_methods=None, status_forcelist=[500, 502, 503, 504],\n    backoff_factor=0.1, backoff_max=120, backoff_jitter=0.0,\n)\n"},
 		{"polly in C#", PollyCode{PollyRetry{MaxRetryAttempts: 3, Delay: 200 * time.Millisecond, MaxDelay: &d, BackoffType: "Exponential", UseJitter: true}}, false,
 			"var pipeline = new ResiliencePipelineBuilder()\n    .AddRetry(new RetryStrategyOptions\n    {\n        MaxRetryAttempts = 3,\n" +
 				"        Delay = TimeSpan.FromMilliseconds(200),\n        MaxDelay = TimeSpan.FromSeconds(30),\n" +
@@ -58,6 +64,47 @@ func TestCodeWriters(t *testing.T) {
 				src := "package p\n\nfunc f() {\n" + string(b) + "}\n"
 				if _, err := parser.ParseFile(token.NewFileSet(), "snippet.go", src, 0); err != nil {
 					t.Errorf("not Go: %v\n%s", err, b)
+				}
+			}
+		})
+	}
+}
+
+// TestCodeExportsSayWhatTheyAssume: the code written for urllib3 and
+// tenacity sets each setting whose default would make the library do
+// other than the lane, and the export says each one, by name, beside it.
+func TestCodeExportsSayWhatTheyAssume(t *testing.T) {
+	tests := []struct {
+		lib   string
+		paths []string
+	}{
+		{"urllib3", []string{"status_forcelist", "connect, read, redirect, status, other", "allowed_methods", "backoff_jitter"}},
+		{"tenacity", []string{"min"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lib, func(t *testing.T) {
+			e, ok := LookupExporter(tt.lib)
+			if !ok {
+				t.Fatalf("no exporter %s", tt.lib)
+			}
+			gen := laneGenerators[tt.lib]
+			l := gen(rand.New(rand.NewPCG(1, 2)))
+			c, warns, err := e.Export(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text, err := c.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range tt.paths {
+				if !slices.ContainsFunc(warns, func(w Warning) bool { return w.Path == p }) {
+					t.Errorf("no warning at %s; warnings %v", p, warns)
+				}
+				for _, name := range strings.Split(p, ", ") {
+					if !strings.Contains(string(text), name+"=") {
+						t.Errorf("the code does not set %s:\n%s", name, text)
+					}
 				}
 			}
 		})

@@ -350,7 +350,10 @@ type (
 )
 
 // Marshal writes c as an Envoy YAML fragment.
-func (c EnvoyConfig) Marshal() ([]byte, error) {
+func (c EnvoyConfig) Marshal() ([]byte, error) { return marshalYAML(c.wire()) }
+
+// wire is c as the YAML Marshal writes.
+func (c EnvoyConfig) wire() envoyWire {
 	var w envoyWire
 	if c.Timeout != nil {
 		w.Timeout = formatProtoDuration(*c.Timeout)
@@ -383,7 +386,7 @@ func (c EnvoyConfig) Marshal() ([]byte, error) {
 		}
 		w.CircuitBreakers = bw
 	}
-	return marshalYAML(w)
+	return w
 }
 
 // marshalYAML writes v as YAML indented by two spaces.

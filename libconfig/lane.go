@@ -45,6 +45,10 @@ const (
 	// awsRetryCost2026 is v1.48.0's retry cost, which it charges timeouts
 	// too (aws/retry/standard.go); before it, 5 and 10.
 	awsRetryCost2026 = 14
+	// awsThrottlingRetryCost is v1.48.0's cost of a retry after a
+	// throttling error (standard.go, DefaultThrottlingRetryCost), which
+	// adaptive mode's lane charges error answers.
+	awsThrottlingRetryCost = 5
 	// envoyDefaultRouteTimeout is RouteAction.timeout when unset.
 	envoyDefaultRouteTimeout = 15 * time.Second
 	// linkerdDelay stands for a Linkerd retry with no back-off, the least
@@ -69,32 +73,40 @@ func laneOf(row string) strategies.Params {
 // one with none ErrMissing; a value outside the vocabulary's range is a
 // FieldError naming the library's field and the lane's parameter.
 func ToLane(c Config) (strategies.Params, []Warning, error) {
-	l, w, _, err := toLane(c)
+	l, w, _, err := toLane(c, "")
 	return l, w, err
 }
 
 // toLane is ToLane with the map from each lane parameter it set to the
 // library's field that set it (nil for a code-configured library).
-func toLane(c Config) (strategies.Params, []Warning, map[string]string, error) {
+func toLane(c Config, pick string) (strategies.Params, []Warning, map[string]string, error) {
 	var (
 		l     strategies.Params
 		w     []Warning
 		err   error
 		field map[string]string
 	)
+	picks := false // whether the configuration has policies to pick from
 	switch c := c.(type) {
 	case GRPCServiceConfig:
-		l, w, field, err = grpcToLane(c)
+		picks = true
+		l, w, field, err = grpcToLane(c, pick)
 	case EnvoyConfig:
 		l, w, field, err = envoyToLane(c)
 	case IstioConfig:
-		l, w, field, err = istioToLane(c)
+		picks = true
+		l, w, field, err = istioToLane(c, pick)
 	case LinkerdConfig:
 		l, w, field, err = linkerdToLane(c)
 	case AWSConfig:
-		l, w, field, err = awsToLane(c)
+		picks = true
+		l, w, field, err = awsToLane(c, pick)
 	case Resilience4jConfig:
-		l, w, field, err = r4jToLane(c)
+		picks = true
+		l, w, field, err = r4jToLane(c, pick)
+	case Found:
+		picks = true
+		l, w, field, err = foundToLane(c, pick)
 	case PollyRetry:
 		l, w, field = pollyToLane(c)
 	case PollyCode:
@@ -123,6 +135,9 @@ func toLane(c Config) (strategies.Params, []Warning, map[string]string, error) {
 		l.MinDelay, l.MaxDelay, l.MaxAttempts = c.BackoffFactor, c.BackoffMax, c.Total+1
 	default:
 		return l, nil, nil, fmt.Errorf("libconfig: no lane mapping for %T", c)
+	}
+	if pick != "" && !picks {
+		return l, nil, nil, &FieldError{Value: pick, Kind: ErrOutOfRange, Allowed: "the configuration holds one retry policy: nothing to pick"}
 	}
 	if err != nil {
 		return l, w, field, err
@@ -210,29 +225,44 @@ func decimalShift(x float64, n int) float64 {
 	return y
 }
 
-func grpcToLane(c GRPCServiceConfig) (strategies.Params, []Warning, map[string]string, error) {
+func grpcToLane(c GRPCServiceConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameGRPCRetry)
 	var w []Warning
-	at := -1
+	var cands []candidate
+	var at []int // the methodConfig of each candidate
 	for i, m := range c.MethodConfigs {
 		if m.RetryPolicy == nil {
 			continue
 		}
-		if at >= 0 {
-			return l, nil, nil, &FieldError{Path: fmt.Sprintf("methodConfig[%d]", i), Kind: ErrAmbiguous,
-				Allowed: fmt.Sprintf("one methodConfig with a retryPolicy makes one lane; methodConfig[%d] has one too", at)}
-		}
-		at = i
+		cands = append(cands, candidate{names: grpcNames(m, i), path: fmt.Sprintf("methodConfig[%d]", i)})
+		at = append(at, i)
 	}
-	if at < 0 {
+	k, err := choose(cands, pick, "methodConfig with a retryPolicy")
+	if err != nil {
+		return l, nil, nil, err
+	}
+	if k < 0 {
 		return l, nil, nil, &FieldError{Path: "methodConfig[].retryPolicy", Kind: ErrMissing, Allowed: "gRPC retries only with a retryPolicy"}
 	}
-	m := c.MethodConfigs[at]
+	i := at[k]
+	for j, m := range c.MethodConfigs {
+		switch {
+		case j == i:
+		case m.RetryPolicy == nil:
+			w = append(w, Warning{fmt.Sprintf("methodConfig[%d]", j), fmt.Sprintf("no retryPolicy: gRPC does not retry calls to %s; not the lane, which is methodConfig[%d] (%s)", grpcNames(m, j)[0], i, cands[k].names[0])})
+		default:
+			w = append(w, Warning{fmt.Sprintf("methodConfig[%d]", j), fmt.Sprintf("not the lane, which is methodConfig[%d] (%s): pick %q for this one", i, cands[k].names[0], grpcNames(m, j)[0])})
+		}
+	}
+	m := c.MethodConfigs[i]
 	p := m.RetryPolicy
-	base := fmt.Sprintf("methodConfig[%d]", at)
+	base := fmt.Sprintf("methodConfig[%d]", i)
 	rp := base + ".retryPolicy"
 	l.MinDelay, l.MaxDelay, l.Factor, l.MaxAttempts = p.InitialBackoff, p.MaxBackoff, p.BackoffMultiplier, p.MaxAttempts
 	l.Deadline = m.Timeout
+	if m.Timeout > 0 {
+		w = append(w, Warning{base + ".timeout", "the call's deadline over every attempt: the lane's deadline stops new attempts at it, but gRPC also cancels the attempt in flight there, which the lane lets run to the clients' timeout (so its last attempt may end up to that timeout past the deadline)"})
+	}
 	w = append(w, Warning{rp + ".retryableStatusCodes", "not expressed: the lane retries every failure, a timeout or an error answer"})
 	if p.PerAttemptRecvTimeout != 0 {
 		w = append(w, Warning{rp + ".perAttemptRecvTimeout", "not expressed: the row grpc_retry reads no per-attempt timeout; set the clients' timeout to it"})
@@ -309,27 +339,30 @@ func envoyToLane(c EnvoyConfig) (strategies.Params, []Warning, map[string]string
 	return l, w, field, nil
 }
 
-func istioToLane(c IstioConfig) (strategies.Params, []Warning, map[string]string, error) {
+func istioToLane(c IstioConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameEnvoy)
 	var w []Warning
-	at := 0
-	if len(c.Routes) != 1 {
-		at = -1
-		for i, r := range c.Routes {
-			if r.Retries != nil {
-				if at >= 0 {
-					return l, nil, nil, &FieldError{Path: fmt.Sprintf("http[%d]", i), Kind: ErrAmbiguous,
-						Allowed: fmt.Sprintf("one route with retries makes one lane; http[%d] has retries too", at)}
-				}
-				at = i
-			}
+	// Every route retries: one without retries takes Istio's default
+	// policy, so each is a candidate.
+	cands := make([]candidate, len(c.Routes))
+	for i, r := range c.Routes {
+		cands[i] = candidate{names: []string{fmt.Sprintf("http[%d]", i)}, path: fmt.Sprintf("http[%d]", i)}
+		if r.Name != "" {
+			cands[i].names = []string{r.Name, cands[i].names[0]}
 		}
-		if at < 0 {
-			return l, nil, nil, &FieldError{Path: "http", Kind: ErrAmbiguous, Allowed: "one route makes one lane; paste one"}
-		}
+	}
+	at, err := choose(cands, pick, "route (one without retries has Istio's default, 2 retries)")
+	if err != nil {
+		return l, nil, nil, err
+	}
+	if at < 0 {
+		return l, nil, nil, &FieldError{Path: "http", Kind: ErrMissing, Allowed: "an HTTP route: only HTTP routes retry"}
 	}
 	rt := c.Routes[at]
 	base := fmt.Sprintf("http[%d]", at)
+	if len(c.Routes) > 1 {
+		w = append(w, Warning{base, fmt.Sprintf("the lane is this route, %s, of %d; the others are not imported", cands[at].names[0], len(c.Routes))})
+	}
 	attempts := int32(IstioDefaultAttempts)
 	l.MinDelay = EnvoyDefaultBaseInterval
 	if t := rt.Retries; t != nil {
@@ -382,25 +415,27 @@ func linkerdToLane(c LinkerdConfig) (strategies.Params, []Warning, map[string]st
 	return l, w, field, nil
 }
 
-func awsToLane(c AWSConfig) (strategies.Params, []Warning, map[string]string, error) {
+func awsToLane(c AWSConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameFullJitter)
-	switch len(c.Profiles) {
-	case 0:
-		return l, nil, nil, &FieldError{Path: "retry_mode", Kind: ErrMissing, Allowed: "a profile that sets retry_mode or max_attempts"}
-	case 1:
-	default:
-		var names []string
-		for _, p := range c.Profiles {
-			names = append(names, p.Name)
+	sectionOf := func(name string) string {
+		if name == "default" {
+			return "[default]"
 		}
-		return l, nil, nil, &FieldError{Path: "[profile " + c.Profiles[1].Name + "]", Kind: ErrAmbiguous,
-			Allowed: "one profile makes one lane; these set retry settings: " + strings.Join(names, ", ")}
+		return "[profile " + name + "]"
 	}
-	p := c.Profiles[0]
-	section := "[profile " + p.Name + "]"
-	if p.Name == "default" {
-		section = "[default]"
+	cands := make([]candidate, len(c.Profiles))
+	for i, p := range c.Profiles {
+		cands[i] = candidate{names: []string{p.Name, sectionOf(p.Name)}, path: sectionOf(p.Name)}
 	}
+	at, err := choose(cands, pick, "profile that sets retry settings")
+	if err != nil {
+		return l, nil, nil, err
+	}
+	if at < 0 {
+		return l, nil, nil, &FieldError{Path: "retry_mode", Kind: ErrMissing, Allowed: "a profile that sets retry_mode or max_attempts"}
+	}
+	p := c.Profiles[at]
+	section := sectionOf(p.Name)
 	var w []Warning
 	switch p.RetryMode {
 	case "legacy":
@@ -408,33 +443,45 @@ func awsToLane(c AWSConfig) (strategies.Params, []Warning, map[string]string, er
 			Allowed: "legacy is each SDK's own behaviour from before standard mode (botocore's, for one), not a row; standard or adaptive (the row aws_legacy is aws-sdk-go-v2's standard mode before v1.48.0, not this)"}
 	case "adaptive":
 		// Adaptive mode is standard mode's retries and quota with the
-		// client rate limiter in front of every attempt.
+		// client rate limiter in front of every attempt. The lane takes
+		// error answers for throttling errors, and so does all the SDK
+		// does with one: its rate limiter backs off, its back-off starts
+		// from 1 s, its quota charges 5.
+		l = laneOf(strategies.NameAWSThrottled)
 		l.AWSAdaptive = strategies.LimiterOn
 		w = append(w, Warning{section + ".retry_mode", "adaptive: its client rate limiter is the lane's aws_adaptive, with two choices of the model: an attempt that finds no token fails at once (the SDK's FailOnNoAttemptTokens; by default the SDK waits for a token), and an error answer is a throttling error, a timeout is not"})
+		w = append(w, Warning{section + ".retry_mode", "adaptive mode's back-off and quota as aws-sdk-go-v2 v1.48.0 runs them with error answers as throttling errors (the row aws_throttled: base 1s after an error answer, 50ms after a timeout, cap 20s; retry cost 5 after an error answer, 14 after a timeout)"})
 	case "":
 		w = append(w, Warning{section + ".retry_mode", "unset: the SDKs' default, standard"})
 	}
-	w = append(w, Warning{section + ".retry_mode", "standard mode's back-off and quota as aws-sdk-go-v2 v1.48.0 runs them (base 50ms, cap 20s, retry cost 14); before v1.48.0 the back-off is the row aws_legacy"})
 	l.MinDelay, l.MaxDelay = awsBaseDelay, awsMaxBackoff
 	l.MaxAttempts = AWSDefaultMaxAttempts
 	if p.MaxAttempts != 0 {
 		l.MaxAttempts = p.MaxAttempts
 	}
 	l.AWSQuota, l.AWSRetryCost, l.AWSTimeoutCost = strategies.LimiterOn, awsRetryCost2026, awsRetryCost2026
+	if l.AWSAdaptive == strategies.LimiterOn {
+		l.AWSRetryCost = awsThrottlingRetryCost
+	} else {
+		w = append(w, Warning{section + ".retry_mode", "standard mode's back-off and quota as aws-sdk-go-v2 v1.48.0 runs them (base 50ms, cap 20s, retry cost 14), no error answer taken for a throttling error; before v1.48.0 the back-off is the row aws_legacy"})
+	}
 	return l, w, map[string]string{"max_attempts": section + ".max_attempts"}, nil
 }
 
-func r4jToLane(c Resilience4jConfig) (strategies.Params, []Warning, map[string]string, error) {
+func r4jToLane(c Resilience4jConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameResilience4j)
-	if len(c.Instances) != 1 {
-		var names []string
-		for _, in := range c.Instances {
-			names = append(names, in.Name)
-		}
-		return l, nil, nil, &FieldError{Path: "resilience4j.retry.instances", Kind: ErrAmbiguous,
-			Allowed: "one instance makes one lane; found: " + strings.Join(names, ", ")}
+	cands := make([]candidate, len(c.Instances))
+	for i, in := range c.Instances {
+		cands[i] = candidate{names: []string{in.Name}, path: "resilience4j.retry.instances"}
 	}
-	in := c.Instances[0]
+	at, err := choose(cands, pick, "instance")
+	if err != nil {
+		return l, nil, nil, err
+	}
+	if at < 0 {
+		return l, nil, nil, &FieldError{Path: "resilience4j.retry.instances", Kind: ErrMissing, Allowed: "a retry or circuit-breaker instance"}
+	}
+	in := c.Instances[at]
 	var w []Warning
 	rp := "resilience4j.retry.instances." + in.Name
 	cp := "resilience4j.circuitbreaker.instances." + in.Name
@@ -639,19 +686,24 @@ func linkerdFromLane(l strategies.Params) (Config, []Warning, error) {
 
 func awsFromLane(l strategies.Params) (Config, []Warning, error) {
 	var why []string
+	adaptive := l.AWSAdaptive == strategies.LimiterOn
+	row, retryCost := strategies.NameFullJitter, awsRetryCost2026
+	if adaptive {
+		row, retryCost = strategies.NameAWSThrottled, awsThrottlingRetryCost
+	}
 	switch {
 	case l.Strategy == strategies.NameAWSLegacy:
 		why = append(why, "the row aws_legacy is aws-sdk-go-v2's standard mode before v1.48.0, and the shared config cannot choose an SDK's version: v1.48.0's standard mode is full_jitter with min_delay 50ms and max_delay 20s")
-	case l.Strategy != strategies.NameFullJitter || l.MinDelay != awsBaseDelay || l.MaxDelay != awsMaxBackoff:
-		why = append(why, fmt.Sprintf("the shared config sets no delays: standard mode is full_jitter with min_delay 50ms and max_delay 20s (the lane: %s, %v, %v)", l.Strategy, l.MinDelay, l.MaxDelay))
+	case l.Strategy != row || l.MinDelay != awsBaseDelay || l.MaxDelay != awsMaxBackoff:
+		why = append(why, fmt.Sprintf("the shared config sets no delays: standard mode is full_jitter, adaptive mode (aws_adaptive on) aws_throttled, with min_delay 50ms and max_delay 20s (the lane: %s, %v, %v, aws_adaptive %s)", l.Strategy, l.MinDelay, l.MaxDelay, l.AWSAdaptive))
 	}
 	if l.MaxAttempts < 1 {
 		why = append(why, "max_attempts is a count; the lane has no max_attempts")
 	}
 	why = append(why, noDeadline(l, "the AWS SDKs' retryer")...)
-	if l.AWSQuota != strategies.LimiterOn || l.AWSQuotaTokens != strategies.DefaultAWSQuotaTokens || l.AWSRetryCost != awsRetryCost2026 ||
+	if l.AWSQuota != strategies.LimiterOn || l.AWSQuotaTokens != strategies.DefaultAWSQuotaTokens || l.AWSRetryCost != retryCost ||
 		l.AWSTimeoutCost != awsRetryCost2026 || l.AWSNoRetryIncrement != strategies.DefaultAWSNoRetryIncrement {
-		why = append(why, "the SDKs' retry quota is always on, with 500 tokens and a retry cost of 14 (aws-sdk-go-v2 v1.48.0): the lane's aws_quota differs")
+		why = append(why, fmt.Sprintf("the SDKs' retry quota is always on, with 500 tokens and a retry cost of 14, 5 after a throttling error, which adaptive mode's lane takes every error answer for (aws-sdk-go-v2 v1.48.0): the lane's aws_quota should be on with aws_retry_cost %d and aws_timeout_cost 14", retryCost))
 	}
 	why = append(why, noLimiters(l, "the AWS shared config", "aws_quota", "aws_adaptive")...)
 	mode := "standard"
@@ -679,6 +731,9 @@ func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
 		}
 		if l.Jitter > 0 {
 			t.EnableRandomizedWait, t.RandomizedWaitFactor = true, l.Jitter
+			if l.Jitter >= 1 {
+				why = append(why, fmt.Sprintf("resilience4j's randomizedWaitFactor is under 1 (InstanceProperties refuses 1); the lane's jitter is %g", l.Jitter))
+			}
 		}
 		in.Retry = &t
 	default:
@@ -766,7 +821,8 @@ func tenacityFromLane(l strategies.Params) (Config, []Warning, error) {
 	if l.MaxDelay != strategies.DefaultNoCap {
 		t.Max = l.MaxDelay
 	}
-	return t, nil, cannot("tenacity", why)
+	w := []Warning{{"min", "0, the lane's: tenacity raises every wait to min after the cap (max(min, min(wait, max))), which the lane's row does not; leave it 0"}}
+	return t, w, cannot("tenacity", why)
 }
 
 func urllib3FromLane(l strategies.Params) (Config, []Warning, error) {
@@ -779,5 +835,29 @@ func urllib3FromLane(l strategies.Params) (Config, []Warning, error) {
 	}
 	why = append(why, noDeadline(l, "urllib3's Retry")...)
 	why = append(why, noLimiters(l, "urllib3")...)
-	return Urllib3Retry{Total: max(l.MaxAttempts-1, 0), BackoffFactor: l.MinDelay, BackoffMax: l.MaxDelay}, nil, cannot("urllib3", why)
+	w := []Warning{
+		{"status_forcelist", "the lane retries every error answer; urllib3 retries an answer only if its status is listed: the ones written are the usual server errors: add your service's"},
+		{"connect, read, redirect, status, other", "None: the lane counts every failure against max_attempts alone, as total does; urllib3 counts each of these kinds on its own when one is set (status=3 with total=6 stops retrying error answers after 4 attempts, where total allows 7)"},
+		{"allowed_methods", "None: the lane retries every request; urllib3's default retries a read error, a timeout, only for idempotent methods"},
+		{"backoff_jitter", "0.0, the lane's: urllib3 adds U[0,1)×backoff_jitter seconds to each wait before the cap, which the lane's row does not draw"},
+	}
+	return Urllib3Retry{Total: max(l.MaxAttempts-1, 0), BackoffFactor: l.MinDelay, BackoffMax: l.MaxDelay}, w, cannot("urllib3", why)
+}
+
+// grpcNames are the names that pick methodConfig i: each of its names as
+// "service/method", or "service" for a whole service, then its index;
+// the first is the one a list shows ("*" for the channel's default).
+func grpcNames(m GRPCMethodConfig, i int) []string {
+	var out []string
+	for _, n := range m.Names {
+		switch {
+		case n.Service == "":
+			out = append(out, "*")
+		case n.Method == "":
+			out = append(out, n.Service)
+		default:
+			out = append(out, n.Service+"/"+n.Method)
+		}
+	}
+	return append(out, fmt.Sprintf("methodConfig[%d]", i))
 }

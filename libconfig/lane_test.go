@@ -71,7 +71,7 @@ var laneGenerators = map[string]func(rng *rand.Rand) strategies.Params{
 		l.MinDelay, l.MaxDelay, l.MaxAttempts = awsBaseDelay, awsMaxBackoff, 1+rng.IntN(10)
 		l.AWSQuota, l.AWSRetryCost, l.AWSTimeoutCost = strategies.LimiterOn, awsRetryCost2026, awsRetryCost2026
 		if rng.IntN(2) == 0 {
-			l.AWSAdaptive = strategies.LimiterOn
+			l.Strategy, l.AWSAdaptive, l.AWSRetryCost = strategies.NameAWSThrottled, strategies.LimiterOn, awsThrottlingRetryCost
 		}
 		return l
 	},
@@ -85,7 +85,7 @@ var laneGenerators = map[string]func(rng *rand.Rand) strategies.Params{
 			l.MaxDelay = l.MinDelay + durIn(rng, 0, time.Hour, time.Millisecond)
 		}
 		if rng.IntN(2) == 0 {
-			l.Jitter = round(0.01+rng.Float64()*0.99, 2)
+			l.Jitter = min(round(0.01+rng.Float64()*0.99, 2), 0.99)
 		}
 		if rng.IntN(2) == 0 {
 			l.Breaker, l.BreakerThreshold = strategies.BreakerAll, round(1+rng.Float64()*99, 1)
@@ -214,7 +214,7 @@ func TestImportRealConfigs(t *testing.T) {
 		{"istio", "istio_virtualservice.yaml", "a.deadline=10s&a.max_attempts=4&a.per_try_timeout=2s&a.strategy=envoy"},
 		{"linkerd", "linkerd_httproute.yaml", "a.deadline=2s&a.max_attempts=3&a.min_delay=1ms&a.strategy=fixed"},
 		{"linkerd", "linkerd_serviceprofile.yaml", "a.min_delay=1ms&a.retry_budget=on&a.strategy=fixed"},
-		{"aws", "aws_config.ini", "a.aws_adaptive=on&a.aws_quota=on&a.max_attempts=5&a.max_delay=20s&a.min_delay=50ms&a.strategy=full_jitter"},
+		{"aws", "aws_config.ini", "a.aws_adaptive=on&a.aws_quota=on&a.aws_retry_cost=5&a.max_attempts=5&a.strategy=aws_throttled"},
 		{"resilience4j", "resilience4j_application.yml", "a.breaker=all&a.breaker_min_calls=10&a.breaker_open_for=30s&a.breaker_probes=3&a.breaker_window=20&a.factor=2&a.jitter=0.5&a.max_attempts=4&a.max_delay=5s&a.min_delay=200ms&a.strategy=resilience4j"},
 		{"polly", "polly_options.json", "a.backoff_type=exponential&a.max_attempts=5&a.max_delay=30s&a.min_delay=200ms&a.strategy=polly&a.use_jitter=true"},
 	}
@@ -270,7 +270,7 @@ func TestImportErrors(t *testing.T) {
 		{"aws two profiles", "aws", "[default]\nmax_attempts = 3\n[profile b]\nmax_attempts = 4\n", "[profile b]", ErrAmbiguous},
 		{"resilience4j time window", "resilience4j", "resilience4j:\n  circuitbreaker:\n    instances:\n      a:\n        slidingWindowType: TIME_BASED\n",
 			"resilience4j.circuitbreaker.instances.a.slidingWindowType", ErrUnsupported},
-		{"resilience4j multiplier below 1", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        enableExponentialBackoff: true\n        exponentialBackoffMultiplier: 0.5\n",
+		{"resilience4j multiplier below 1", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        waitDuration: 1s\n        enableExponentialBackoff: true\n        exponentialBackoffMultiplier: 0.5\n",
 			"resilience4j.retry.instances.a.exponentialBackoffMultiplier", ErrUnsupported},
 		{"resilience4j zero wait", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        waitDuration: 0\n",
 			"resilience4j.retry.instances.a.waitDuration", ErrUnsupported},
@@ -386,7 +386,12 @@ func awsLane() strategies.Params {
 // which choices of the model it makes; each lane is written back as its
 // mode.
 func TestAWSModes(t *testing.T) {
-	adaptive := with(awsLane(), func(l *strategies.Params) { l.AWSAdaptive = strategies.LimiterOn })
+	// Adaptive mode's lane takes error answers for throttling errors, so
+	// it does what the SDK does after one: back off from 1 s
+	// (aws_throttled) and charge the quota 5 tokens, not 14.
+	adaptive := with(awsLane(), func(l *strategies.Params) {
+		l.Strategy, l.AWSAdaptive, l.AWSRetryCost = strategies.NameAWSThrottled, strategies.LimiterOn, 5
+	})
 	tests := []struct {
 		mode, warn string
 		lane       strategies.Params

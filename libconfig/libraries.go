@@ -37,12 +37,12 @@ func typed[C Config](parse func([]byte) (C, []Warning, error)) func([]byte) (Con
 // a model with its Parse and Marshal in a file of its own and a row here.
 var libraries = []Library{
 	{"grpc", "a gRPC service config (JSON): methodConfig[].retryPolicy, retryThrottling", typed(ParseGRPC)},
-	{"envoy", "an Envoy YAML fragment: a route's timeout and retry_policy, a cluster's circuit_breakers", typed(ParseEnvoy)},
+	{"envoy", "an Envoy YAML fragment (a route's timeout and retry_policy, a cluster's circuit_breakers), or a bootstrap, route_config or virtual_hosts holding routes", parseEnvoyFile},
 	{"istio", "an Istio VirtualService (YAML), whole or its spec: http[].timeout and http[].retries", typed(ParseIstio)},
-	{"linkerd", "Linkerd's retry annotations (retry.linkerd.io/…) on a Service or route, or a ServiceProfile's retryBudget (YAML)", typed(ParseLinkerd)},
+	{"linkerd", "Linkerd's retry annotations (retry.linkerd.io/…) on a Service or route, or a ServiceProfile's retryBudget (YAML; a manifest of several documents too)", parseLinkerdFile},
 	{"aws", "an AWS shared config file (INI): retry_mode and max_attempts per profile", typed(ParseAWS)},
 	{"resilience4j", "a Spring Boot application.yml block: resilience4j.retry and resilience4j.circuitbreaker instances", typed(ParseResilience4j)},
-	{"polly", "Polly v8 RetryStrategyOptions as JSON (an appsettings.json section)", typed(ParsePolly)},
+	{"polly", "Polly v8 RetryStrategyOptions as JSON (the object, or an appsettings.json holding it in a section)", parsePollyFile},
 }
 
 // Libraries lists the libraries whose configuration is read and written,

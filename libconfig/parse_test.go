@@ -151,7 +151,7 @@ func TestParseErrors(t *testing.T) {
 		{"aws attempts word", "aws", "[profile x]\nmax_attempts = three\n", "[profile x].max_attempts", ErrType, "whole number"},
 		{"aws key outside a section", "aws", "max_attempts = 3\n", "max_attempts", ErrSyntax, "section"},
 		{"resilience4j unknown property", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        maxAttempt: 3\n", "resilience4j.retry.instances.a.maxAttempt", ErrUnknownField, ""},
-		{"resilience4j factor over 1", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        randomizedWaitFactor: 1.5\n", "resilience4j.retry.instances.a.randomizedWaitFactor", ErrOutOfRange, "[0, 1]"},
+		{"resilience4j factor over 1", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        randomizedWaitFactor: 1.5\n", "resilience4j.retry.instances.a.randomizedWaitFactor", ErrOutOfRange, "[0, 1)"},
 		{"resilience4j multiplier 0", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        exponentialBackoffMultiplier: 0\n", "resilience4j.retry.instances.a.exponentialBackoffMultiplier", ErrOutOfRange, "greater than 0"},
 		{"resilience4j decimal duration", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        waitDuration: 1.5s\n", "resilience4j.retry.instances.a.waitDuration", ErrType, "PT0.5S"},
 		{"resilience4j missing base", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        baseConfig: shared\n", "resilience4j.retry.instances.a.baseConfig", ErrOutOfRange, "configs"},
@@ -165,7 +165,7 @@ func TestParseErrors(t *testing.T) {
 		{"polly delegate", "polly", `{"ShouldHandle": "x"}`, "ShouldHandle", ErrUnknownField, ""},
 		{"empty document", "envoy", "", "", ErrMissing, "empty"},
 		{"a list, not an object", "istio", "- a\n- b\n", "", ErrType, "object"},
-		{"two documents", "linkerd", "a: 1\n---\nb: 2\n", "", ErrAmbiguous, "one YAML document"},
+		{"two documents", "istio", "a: 1\n---\nb: 2\n", "", ErrAmbiguous, "one YAML document"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

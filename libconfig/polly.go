@@ -47,14 +47,20 @@ const pollyTimeSpanRule = `a TimeSpan such as "00:00:02" or "00:00:00.2000000", 
 // are warnings; the delegates (ShouldHandle, DelayGenerator, OnRetry)
 // cannot be written in JSON and are unknown fields.
 func ParsePolly(data []byte) (PollyRetry, []Warning, error) {
-	p := PollyDefaults()
 	top, err := document(data, true)
 	if err != nil {
-		return p, nil, err
+		return PollyDefaults(), nil, err
 	}
 	r := &reader{}
+	p := r.pollyOptions(top, "")
+	return p, r.warns, r.err()
+}
+
+// pollyOptions reads the RetryStrategyOptions object v at path.
+func (r *reader) pollyOptions(v *yaml.Node, path string) PollyRetry {
+	p := PollyDefaults()
 	oneDay := func(d time.Duration) bool { return d >= 0 && d <= 24*time.Hour }
-	r.object(top, "", fields{
+	r.object(v, path, fields{
 		"maxretryattempts": func(v *yaml.Node, f string) {
 			if n, ok := r.integer(v, f, 1, math.MaxInt32, "a whole number of retries, 1 to 2147483647", true); ok {
 				p.MaxRetryAttempts = int(n)
@@ -95,7 +101,7 @@ func ParsePolly(data []byte) (PollyRetry, []Warning, error) {
 		"name":                   "a name for telemetry, not a retry setting",
 		"shouldretryafterheader": "backofflab's server sends no Retry-After header",
 	}, strings.ToLower)
-	return p, r.warns, r.err()
+	return p
 }
 
 // pollyWire is the JSON that PollyRetry.Marshal writes.

@@ -196,7 +196,7 @@ func laneFields(lib Library, text string) (strategies.Params, []Warning, map[str
 	if err != nil {
 		return strategies.Params{}, w, nil, err
 	}
-	l, lw, field, err := toLane(c)
+	l, lw, field, err := toLane(c, "")
 	return l, append(w, lw...), field, err
 }
 

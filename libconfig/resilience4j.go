@@ -33,9 +33,15 @@ type R4jInstance struct {
 	CircuitBreaker *R4jCircuitBreaker // resilience4j.circuitbreaker.instances.<name>, or nil
 }
 
-// R4jRetry is a retry instance's settings (RetryConfig; the intervals of
-// IntervalFunction, resilience4j-core 2.x IntervalFunction.java, whose
-// checkInterval wants at least 1 ms).
+// R4jRetry is a retry instance's settings as resilience4j resolves them
+// (RetryConfig, built by CommonRetryConfigurationProperties.createRetryConfig;
+// the intervals of IntervalFunction, resilience4j-core 2.x
+// IntervalFunction.java, whose checkInterval wants at least 1 ms): each
+// field is what the instance runs with, its base config's and
+// resilience4j's presence rules applied, not what the file writes. A
+// field the interval does not read holds its default (the multiplier and
+// cap without exponential back-off, the factor without a randomized
+// wait).
 type R4jRetry struct {
 	// MaxAttempts is maxAttempts, the first call included: 1 or more; 3 by
 	// default.
@@ -57,8 +63,8 @@ type R4jRetry struct {
 	// EnableRandomizedWait is enableRandomizedWait: each wait is drawn
 	// from [w×(1−f), w×(1+f)].
 	EnableRandomizedWait bool
-	// RandomizedWaitFactor is randomizedWaitFactor f: in [0, 1] (2.x's
-	// checkRandomizationFactor; 1.x excluded 1); 0.5 by default.
+	// RandomizedWaitFactor is randomizedWaitFactor f: in [0, 1)
+	// (InstanceProperties.setRandomizedWaitFactor); 0.5 by default.
 	RandomizedWaitFactor float64
 }
 
@@ -253,9 +259,16 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 	// Each config and instance is checked once, with its own path; an
 	// instance's values are then resolved through its base configs
 	// without reporting their errors again.
+	retryProps := map[string]*r4jRetryProps{}
 	for _, name := range slices.Sorted(maps.Keys(retry.configs)) {
-		t := R4jRetryDefaults()
-		r.r4jRetry(retry.configs[name], join("resilience4j.retry.configs", name), &t)
+		retryProps[name] = r.r4jRetry(retry.configs[name], join("resilience4j.retry.configs", name))
+	}
+	for _, name := range slices.Sorted(maps.Keys(retryProps)) {
+		// A config's own interval is checked once here, its warnings
+		// left to the instances that use it.
+		check := &reader{}
+		check.r4jResolve(retryProps, retryProps[name], name, 0)
+		r.errs = append(r.errs, check.errs...)
 	}
 	for _, name := range slices.Sorted(maps.Keys(breaker.configs)) {
 		t := R4jCircuitBreakerDefaults()
@@ -272,11 +285,13 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 		return &c.Instances[i]
 	}
 	for _, in := range retry.instances {
-		t := R4jRetryDefaults()
-		for _, base := range r.r4jBases(retry.configs, in, "resilience4j.retry.configs") {
-			(&reader{}).r4jRetry(base, "", &t)
+		// The chain is checked (a missing or looping baseConfig is an
+		// error) before the instance is resolved through it.
+		if r.r4jBases(retry.configs, in, "resilience4j.retry.configs") == nil && hasBaseConfig(in.node) {
+			continue
 		}
-		r.r4jRetry(in.node, in.path, &t)
+		p := r.r4jRetry(in.node, in.path)
+		t := r.r4jResolve(retryProps, p, in.name, 0)
 		instance(in.name).Retry = &t
 	}
 	for _, in := range breaker.instances {
@@ -288,6 +303,12 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 		instance(in.name).CircuitBreaker = &t
 	}
 	return c, r.warns, r.err()
+}
+
+// hasBaseConfig reports whether mapping n names a baseConfig.
+func hasBaseConfig(n *yaml.Node) bool {
+	name, _ := baseConfigOf(n)
+	return name != ""
 }
 
 // maxBaseDepth bounds a chain of base configs, which also stops a loop.
@@ -336,47 +357,234 @@ func baseConfigOf(n *yaml.Node) (string, *yaml.Node) {
 	return "", nil
 }
 
-func (r *reader) r4jRetry(v *yaml.Node, path string, t *R4jRetry) {
+// r4jSet is one retry property as written: its value and its path, or
+// nil where the properties leave it unset (Spring's null).
+type r4jSet[T any] struct {
+	v    T
+	path string
+}
+
+// r4jRetryProps are a retry config's or instance's properties as Spring
+// binds them (CommonRetryConfigurationProperties.InstanceProperties): each
+// one nil when unset, since resilience4j decides by which are present.
+type r4jRetryProps struct {
+	path                   string
+	base                   string
+	wait, maxWait          *r4jSet[time.Duration]
+	attempts               *r4jSet[int]
+	exp, random            *r4jSet[bool]
+	multiplier, randFactor *r4jSet[float64]
+}
+
+// r4jMerge is ConfigUtils.mergePropertiesIfAny for retry properties: the
+// instance takes its base's enableExponentialBackoff,
+// enableRandomizedWait, exponentialBackoffMultiplier and
+// exponentialMaxWaitDuration where it sets none of its own, and nothing
+// else (not waitDuration, not randomizedWaitFactor).
+func r4jMerge(base, in *r4jRetryProps) {
+	if in.exp == nil {
+		in.exp = base.exp
+	}
+	if in.random == nil {
+		in.random = base.random
+	}
+	if in.multiplier == nil {
+		in.multiplier = base.multiplier
+	}
+	if in.maxWait == nil {
+		in.maxWait = base.maxWait
+	}
+}
+
+// r4jResolve is CommonRetryConfigurationProperties.createRetryConfig
+// (resilience4j 2.x, resilience4j-framework-common): the config of
+// properties p named name starts from its baseConfig's config (merged as
+// r4jMerge says), or configs.default's for any name but default, or
+// RetryConfig's defaults; then configureRetryIntervalFunction replaces
+// the interval only when p sets waitDuration, and maxAttempts replaces
+// the count when p sets it. Each setting resilience4j then ignores is a
+// warning at the path where it is written.
+func (r *reader) r4jResolve(configs map[string]*r4jRetryProps, p *r4jRetryProps, name string, depth int) R4jRetry {
+	t := R4jRetryDefaults()
+	own := *p // the merge writes into the properties; the configs stay as written
+	p = &own
+	if depth <= maxBaseDepth {
+		switch base, ok := configs[p.base]; {
+		case p.base != "" && ok:
+			r4jMerge(base, p)
+			t = (&reader{}).r4jResolve(configs, base, p.base, depth+1)
+		case p.base == "" && name != "default" && configs["default"] != nil:
+			r4jMerge(configs["default"], p)
+			t = (&reader{}).r4jResolve(configs, configs["default"], "default", depth+1)
+		}
+	}
+	if p.wait != nil {
+		r.r4jInterval(p, &t, depth == 0)
+	} else if depth == 0 {
+		for _, s := range []struct {
+			set  bool
+			path string
+		}{{p.exp != nil, pathOf(p.exp)}, {p.random != nil, pathOf(p.random)}, {p.multiplier != nil, pathOf(p.multiplier)},
+			{p.maxWait != nil, pathOf(p.maxWait)}, {p.randFactor != nil, pathOf(p.randFactor)}} {
+			if s.set && strings.HasPrefix(s.path, p.path+".") {
+				r.warn(s.path, "ignored: without its own waitDuration an instance keeps the interval of its base config or resilience4j's default (%s)", r4jIntervalWords(t))
+			}
+		}
+	}
+	if p.attempts != nil {
+		t.MaxAttempts = p.attempts.v
+	}
+	return t
+}
+
+// pathOf is the path a property was written at, or "" when unset.
+func pathOf[T any](s *r4jSet[T]) string {
+	if s == nil {
+		return ""
+	}
+	return s.path
+}
+
+// r4jIntervalWords says a resolved interval in words.
+func r4jIntervalWords(t R4jRetry) string {
+	switch {
+	case t.EnableExponentialBackoff:
+		return fmt.Sprintf("exponential from %v", t.WaitDuration)
+	case t.EnableRandomizedWait:
+		return fmt.Sprintf("randomized around %v", t.WaitDuration)
+	}
+	return fmt.Sprintf("a constant %v", t.WaitDuration)
+}
+
+// r4jInterval is configureRetryIntervalFunction: with waitDuration set,
+// the interval function is chosen by which of the other properties are
+// present, each overload taking IntervalFunction's defaults (multiplier
+// 1.5, randomization 0.5, no cap) for what it does not take. With warn,
+// each property present that the chosen overload does not read is a
+// warning.
+func (r *reader) r4jInterval(p *r4jRetryProps, t *R4jRetry, warn bool) {
+	d := R4jRetryDefaults()
+	t.WaitDuration = p.wait.v
+	t.EnableExponentialBackoff = p.exp != nil && p.exp.v
+	t.EnableRandomizedWait = p.random != nil && p.random.v
+	t.ExponentialBackoffMultiplier, t.RandomizedWaitFactor, t.ExponentialMaxWaitDuration = d.ExponentialBackoffMultiplier, d.RandomizedWaitFactor, 0
+	var used []string
+	switch {
+	case t.EnableExponentialBackoff && t.EnableRandomizedWait:
+		// configureExponentialBackoffAndRandomizedWait
+		switch {
+		case p.maxWait != nil && p.randFactor != nil && p.multiplier != nil:
+			used = []string{"multiplier", "factor", "max"}
+		case p.randFactor != nil && p.multiplier != nil:
+			used = []string{"multiplier", "factor"}
+		case p.multiplier != nil:
+			used = []string{"multiplier"}
+		}
+	case t.EnableExponentialBackoff:
+		// configureExponentialBackoff
+		switch {
+		case p.maxWait != nil && p.multiplier != nil:
+			used = []string{"multiplier", "max"}
+		case p.multiplier != nil:
+			used = []string{"multiplier"}
+		}
+	case t.EnableRandomizedWait:
+		// configureRandomizedWait
+		if p.randFactor != nil {
+			used = []string{"factor"}
+		}
+	}
+	if slices.Contains(used, "multiplier") {
+		t.ExponentialBackoffMultiplier = p.multiplier.v
+	}
+	if slices.Contains(used, "factor") {
+		t.RandomizedWaitFactor = p.randFactor.v
+	}
+	if slices.Contains(used, "max") {
+		t.ExponentialMaxWaitDuration = p.maxWait.v
+		if t.ExponentialMaxWaitDuration < time.Millisecond {
+			r.fail(nil, p.maxWait.path, ErrOutOfRange, formatSpringDuration(t.ExponentialMaxWaitDuration),
+				"at least 1ms (IntervalFunction's checkInterval)")
+		}
+	}
+	if (t.EnableExponentialBackoff || t.EnableRandomizedWait) && t.WaitDuration < time.Millisecond {
+		r.fail(nil, p.wait.path, ErrOutOfRange, formatSpringDuration(t.WaitDuration),
+			"at least 1ms with exponential back-off or a randomized wait (IntervalFunction)")
+	}
+	if !warn {
+		return
+	}
+	why := func(name string) string {
+		switch {
+		case name == "multiplier" && !t.EnableExponentialBackoff:
+			return "resilience4j reads exponentialBackoffMultiplier only with enableExponentialBackoff: true"
+		case name == "factor" && !t.EnableRandomizedWait:
+			return "resilience4j reads randomizedWaitFactor only with enableRandomizedWait: true"
+		case name == "factor":
+			return "with exponential back-off, resilience4j reads randomizedWaitFactor only beside exponentialBackoffMultiplier; it randomizes by its default, 0.5"
+		case name == "max" && !t.EnableExponentialBackoff:
+			return "resilience4j reads exponentialMaxWaitDuration only with enableExponentialBackoff: true"
+		case name == "max" && t.EnableRandomizedWait && p.multiplier != nil:
+			return "with a randomized wait, resilience4j reads exponentialMaxWaitDuration only beside randomizedWaitFactor: the waits have no cap"
+		case name == "max":
+			return "resilience4j reads exponentialMaxWaitDuration only beside exponentialBackoffMultiplier: the waits have no cap"
+		}
+		return ""
+	}
+	for _, s := range []struct {
+		name, path string
+	}{{"multiplier", pathOf(p.multiplier)}, {"factor", pathOf(p.randFactor)}, {"max", pathOf(p.maxWait)}} {
+		if s.path != "" && !slices.Contains(used, s.name) {
+			r.warn(s.path, "ignored: %s", why(s.name))
+		}
+	}
+}
+
+// r4jRetry reads a retry config's or instance's properties at path.
+func (r *reader) r4jRetry(v *yaml.Node, path string) *r4jRetryProps {
 	what := "decides which failures are retried, not when"
+	p := &r4jRetryProps{path: path}
 	r.object(v, path, fields{
-		"baseconfig": func(*yaml.Node, string) {},
-		"maxattempts": func(v *yaml.Node, p string) {
-			if n, ok := r.integer(v, p, 1, math.MaxInt32, "a whole number of attempts, 1 or more", true); ok {
-				t.MaxAttempts = int(n)
+		"baseconfig": func(v *yaml.Node, _ string) { p.base = resolve(v).Value },
+		"maxattempts": func(v *yaml.Node, path string) {
+			if n, ok := r.integer(v, path, 1, math.MaxInt32, "a whole number of attempts, 1 or more", true); ok {
+				p.attempts = &r4jSet[int]{int(n), path}
 			}
 		},
-		"waitduration": func(v *yaml.Node, p string) {
-			if d, ok := r.duration(v, p, parseSpringDuration, func(d time.Duration) bool { return d >= 0 }, springDurationRule+", 0 or more"); ok {
-				t.WaitDuration = d
+		"waitduration": func(v *yaml.Node, path string) {
+			if d, ok := r.duration(v, path, parseSpringDuration, func(d time.Duration) bool { return d >= 0 }, springDurationRule+", 0 or more"); ok {
+				p.wait = &r4jSet[time.Duration]{d, path}
 			}
 		},
-		"enableexponentialbackoff": func(v *yaml.Node, p string) {
-			if b, ok := r.boolean(v, p, true); ok {
-				t.EnableExponentialBackoff = b
+		"enableexponentialbackoff": func(v *yaml.Node, path string) {
+			if b, ok := r.boolean(v, path, true); ok {
+				p.exp = &r4jSet[bool]{b, path}
 			}
 		},
-		"exponentialbackoffmultiplier": func(v *yaml.Node, p string) {
-			if x, ok := r.number(v, p, func(x float64) bool { return x > 0 }, "a number greater than 0", true); ok {
-				t.ExponentialBackoffMultiplier = x
+		"exponentialbackoffmultiplier": func(v *yaml.Node, path string) {
+			if x, ok := r.number(v, path, func(x float64) bool { return x > 0 }, "a number greater than 0", true); ok {
+				p.multiplier = &r4jSet[float64]{x, path}
 			}
 		},
-		"exponentialmaxwaitduration": func(v *yaml.Node, p string) {
-			if d, ok := r.duration(v, p, parseSpringDuration, func(d time.Duration) bool { return d >= time.Millisecond }, springDurationRule+", at least 1ms"); ok {
-				t.ExponentialMaxWaitDuration = d
+		"exponentialmaxwaitduration": func(v *yaml.Node, path string) {
+			if d, ok := r.duration(v, path, parseSpringDuration, func(d time.Duration) bool { return d >= 0 }, springDurationRule+", 0 or more (at least 1ms where it is read)"); ok {
+				p.maxWait = &r4jSet[time.Duration]{d, path}
 			}
 		},
-		"enablerandomizedwait": func(v *yaml.Node, p string) {
-			if b, ok := r.boolean(v, p, true); ok {
-				t.EnableRandomizedWait = b
+		"enablerandomizedwait": func(v *yaml.Node, path string) {
+			if b, ok := r.boolean(v, path, true); ok {
+				p.random = &r4jSet[bool]{b, path}
 			}
 		},
-		"randomizedwaitfactor": func(v *yaml.Node, p string) {
-			if x, ok := r.number(v, p, func(x float64) bool { return x >= 0 && x <= 1 }, "a number in [0, 1]", true); ok {
-				t.RandomizedWaitFactor = x
+		"randomizedwaitfactor": func(v *yaml.Node, path string) {
+			// InstanceProperties.setRandomizedWaitFactor refuses 1, which
+			// IntervalFunction itself would take.
+			if x, ok := r.number(v, path, func(x float64) bool { return x >= 0 && x < 1 }, "a number in [0, 1)", true); ok {
+				p.randFactor = &r4jSet[float64]{x, path}
 			}
 		},
-		"intervalbifunction": func(v *yaml.Node, p string) {
-			r.fail(v, p, ErrUnsupported, "", "a class that computes the waits in code")
+		"intervalbifunction": func(v *yaml.Node, path string) {
+			r.fail(v, path, ErrUnsupported, "", "a class that computes the waits in code")
 		},
 	}, map[string]string{
 		"retryexceptions": what, "ignoreexceptions": what, "retryexceptionpredicate": what,
@@ -384,10 +592,7 @@ func (r *reader) r4jRetry(v *yaml.Node, path string, t *R4jRetry) {
 		"failaftermaxattempts":      "how exhaustion is reported, not when",
 		"writablestacktraceenabled": "not a retry setting", "eventconsumerbuffersize": "not a retry setting",
 	}, springKey)
-	if path != "" && (t.EnableExponentialBackoff || t.EnableRandomizedWait) && t.WaitDuration < time.Millisecond {
-		r.fail(v, join(path, "waitDuration"), ErrOutOfRange, formatSpringDuration(t.WaitDuration),
-			"at least 1ms with exponential back-off or a randomized wait (IntervalFunction)")
-	}
+	return p
 }
 
 func (r *reader) r4jBreaker(v *yaml.Node, path string, t *R4jCircuitBreaker) {
@@ -456,14 +661,21 @@ func (c Resilience4jConfig) Marshal() ([]byte, error) {
 	retries, breakers := mapping(), mapping()
 	for _, in := range c.Instances {
 		if t := in.Retry; t != nil {
+			// Only what resilience4j reads is written: the multiplier and
+			// cap with exponential back-off, the factor with a randomized
+			// wait (the parser warns of the rest as ignored).
 			m := mapping("maxAttempts", intNode(t.MaxAttempts), "waitDuration", strNode(formatSpringDuration(t.WaitDuration)),
-				"enableExponentialBackoff", boolNode(t.EnableExponentialBackoff),
-				"exponentialBackoffMultiplier", floatNode(t.ExponentialBackoffMultiplier))
-			if t.ExponentialMaxWaitDuration != 0 {
-				m.Content = append(m.Content, mapping("exponentialMaxWaitDuration", strNode(formatSpringDuration(t.ExponentialMaxWaitDuration))).Content...)
+				"enableExponentialBackoff", boolNode(t.EnableExponentialBackoff))
+			if t.EnableExponentialBackoff {
+				m.Content = append(m.Content, mapping("exponentialBackoffMultiplier", floatNode(t.ExponentialBackoffMultiplier)).Content...)
+				if t.ExponentialMaxWaitDuration != 0 {
+					m.Content = append(m.Content, mapping("exponentialMaxWaitDuration", strNode(formatSpringDuration(t.ExponentialMaxWaitDuration))).Content...)
+				}
 			}
-			m.Content = append(m.Content, mapping("enableRandomizedWait", boolNode(t.EnableRandomizedWait),
-				"randomizedWaitFactor", floatNode(t.RandomizedWaitFactor)).Content...)
+			m.Content = append(m.Content, mapping("enableRandomizedWait", boolNode(t.EnableRandomizedWait)).Content...)
+			if t.EnableRandomizedWait {
+				m.Content = append(m.Content, mapping("randomizedWaitFactor", floatNode(t.RandomizedWaitFactor)).Content...)
+			}
 			retries.Content = append(retries.Content, strNode(in.Name), m)
 		}
 		if t := in.CircuitBreaker; t != nil {

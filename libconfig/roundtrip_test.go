@@ -270,9 +270,18 @@ func genResilience4j(rng *rand.Rand) Config {
 				EnableExponentialBackoff:     rng.IntN(2) == 0,
 				ExponentialBackoffMultiplier: round(0.1+rng.Float64()*3, rng.IntN(3)+1),
 				EnableRandomizedWait:         rng.IntN(2) == 0,
-				RandomizedWaitFactor:         round(rng.Float64(), 2)}
+				RandomizedWaitFactor:         min(round(rng.Float64(), 2), 0.99)}
 			if rng.IntN(2) == 0 {
 				t.ExponentialMaxWaitDuration = durIn(rng, time.Millisecond, time.Hour, time.Millisecond)
+			}
+			// The model holds what resilience4j runs: the defaults where
+			// the interval reads no value.
+			d := R4jRetryDefaults()
+			if !t.EnableExponentialBackoff {
+				t.ExponentialBackoffMultiplier, t.ExponentialMaxWaitDuration = d.ExponentialBackoffMultiplier, 0
+			}
+			if !t.EnableRandomizedWait {
+				t.RandomizedWaitFactor = d.RandomizedWaitFactor
 			}
 			in.Retry = &t
 		}

@@ -16,6 +16,7 @@ var labels = map[string]string{
 	NameEnvoy:                     "Envoy / Istio route retries",
 	NameGRPCRetry:                 "gRPC retry policy (gRFC A6)",
 	NameAWSLegacy:                 "AWS SDK standard mode, before 2026",
+	NameAWSThrottled:              "AWS SDK, error answers as throttling errors (adaptive mode)",
 	NameResilience4j:              "resilience4j Retry",
 	NamePolly:                     "Polly v8 retry",
 	NameCenkalti:                  "cenkalti/backoff ExponentialBackOff",

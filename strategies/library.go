@@ -105,6 +105,46 @@ func (a AWSLegacy) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration
 	return dur(rng.Float64() * float64(int64(1)<<attempt) * float64(time.Second))
 }
 
+// AWSThrottled is the AWS SDK for Go v2's standard back-off from v1.48.0
+// (aws/retry/jitter_backoff.go, backoffDelay2026) with every error answer
+// taken for a throttling error, as the lane's aws_adaptive limiter takes it:
+// the retry after a throttling error waits U[0,1)·min(1 s·2^n, Max), after
+// any other failure (a timeout) U[0,1)·min(Base·2^n, Max), Base being the
+// SDK's 50 ms. The SDK's retry middleware sleeps that before the next
+// attempt whatever its mode; adaptive mode's own rate limit comes on top.
+// Policy.Record tells it how each attempt failed; told nothing, it takes
+// every failure for a timeout.
+type AWSThrottled struct{ Base, Max time.Duration }
+
+// awsThrottleBase is the SDK's base delay after a throttling error
+// (backoffDelay2026: "Throttling errors always use 1s").
+const awsThrottleBase = time.Second
+
+// awsThrottledMark is what AWSThrottled keeps in State.Prev after an error
+// answer: a throttling error.
+const awsThrottledMark time.Duration = 1
+
+// Begin implements Strategy.
+func (AWSThrottled) Begin(*State, time.Duration) {}
+
+// Outcome implements OutcomeStrategy: it remembers in s.Prev whether the
+// attempt that just failed was a throttling error.
+func (AWSThrottled) Outcome(s *State, o Outcome) {
+	s.Prev = 0
+	if o == Error {
+		s.Prev = awsThrottledMark
+	}
+}
+
+// Next implements Strategy.
+func (a AWSThrottled) Next(s *State, _ time.Duration, rng *rand.Rand) time.Duration {
+	base := a.Base
+	if s.Prev == awsThrottledMark {
+		base = awsThrottleBase
+	}
+	return uniform(rng, 0, pow2(base, a.Max, int(s.Retries)))
+}
+
 // Cenkalti is cenkalti/backoff v5's ExponentialBackOff (v5.0.3,
 // exponential.go, NextBackOff, incrementCurrentInterval,
 // getRandomValueFromInterval): with the current interval c, starting at

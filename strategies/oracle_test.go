@@ -237,6 +237,65 @@ func TestOracleAWSStandard(t *testing.T) {
 	}
 }
 
+// awsAPIError is an API error with an error code, as the SDK's
+// ThrottleErrorCode reads one (errors.As to interface{ ErrorCode() string }).
+type awsAPIError string
+
+func (e awsAPIError) Error() string     { return string(e) }
+func (e awsAPIError) ErrorCode() string { return string(e) }
+
+// TestOracleAWSThrottled: the aws_throttled row against aws-sdk-go-v2
+// v1.48.0's standard retryer, the SDK's own throttling error after an
+// error answer and a plain error after a timeout: each request of the
+// row's draws fails every attempt with the one outcome.
+func TestOracleAWSThrottled(t *testing.T) {
+	skipOracleUnderRace(t)
+	throttle := awsAPIError("ThrottlingException")
+	cases := []struct {
+		name    string
+		libErr  error
+		outcome Outcome
+	}{
+		{"throttling_error", throttle, Error},
+		{"timeout", awsErr, Timeout},
+	}
+	const k = 10
+	n := oracleDraws()
+	for ci, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			std := retry.NewStandard()
+			lib := make([][]time.Duration, k)
+			for r := range k {
+				for range n {
+					d, err := std.RetryDelay(r+1, c.libErr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					lib[r] = append(lib[r], d)
+				}
+			}
+			p := mustDefaults(t, NameAWSThrottled)
+			p.MaxAttempts = 0
+			pol := mustPolicy(t, p)
+			rng := newRNG(7250 + uint64(ci))
+			row := make([][]time.Duration, k)
+			for range n {
+				var s State
+				pol.Begin(&s, 0, 10*time.Second)
+				for r := range k {
+					pol.Record(&s, s.AttemptStart, c.outcome)
+					d, ok := pol.Retry(&s, s.AttemptStart, rng)
+					if !ok {
+						t.Fatalf("retry %d refused", r+1)
+					}
+					row[r] = append(row[r], d)
+				}
+			}
+			compareDraws(t, lib, row)
+		})
+	}
+}
+
 // TestOracleAWSLegacy: the aws_legacy row against the backoff of
 // aws-sdk-go-v2's NewExponentialJitterBackoff, the standard retryer's
 // before v1.48.0 (v1.47.8), which v1.48.0 keeps.

@@ -104,6 +104,7 @@ const (
 	NameEnvoy                     = "envoy"
 	NameGRPCRetry                 = "grpc_retry"
 	NameAWSLegacy                 = "aws_legacy"
+	NameAWSThrottled              = "aws_throttled"
 	NameResilience4j              = "resilience4j"
 	NamePolly                     = "polly"
 	NameCenkalti                  = "cenkalti"
@@ -216,6 +217,14 @@ var table = []entry{
 		[]string{"max_delay"},
 		Params{MinDelay: time.Second, MaxDelay: 20 * time.Second, Factor: 2, MaxAttempts: 3},
 		func(p Params) Strategy { return AWSLegacy{Max: p.MaxDelay} }},
+	// aws-sdk-go-v2 v1.48.0's back-off with error answers as throttling
+	// errors (adaptive mode, whose rate limiter takes them so): base 50 ms
+	// after a timeout, 1 s after an error answer, cap 20 s, MaxAttempts 3
+	// (aws/retry/standard.go, jitter_backoff.go).
+	{NameAWSThrottled, "U[0,1)×min(b×2^n, max_delay), b = 1 s after an error answer (a throttling error), min_delay after a timeout (AWS SDK)",
+		[]string{"min_delay", "max_delay"},
+		Params{MinDelay: 50 * time.Millisecond, MaxDelay: 20 * time.Second, Factor: 2, MaxAttempts: 3},
+		func(p Params) Strategy { return AWSThrottled{Base: p.MinDelay, Max: p.MaxDelay} }},
 	// resilience4j's RetryConfig: maxAttempts 3, waitDuration 500 ms, a
 	// fixed interval (RetryConfig.java DEFAULT_MAX_ATTEMPTS,
 	// DEFAULT_WAIT_DURATION); its exponential functions' defaults are

@@ -12,8 +12,8 @@ import (
 func retryingNames() []string { return Names()[1:] }
 
 func TestNamesStartWithNone(t *testing.T) {
-	if Names()[0] != NameNone || len(Names()) != 19 {
-		t.Fatalf("Names() = %v, want the 19 strategies starting with none", Names())
+	if Names()[0] != NameNone || len(Names()) != 20 {
+		t.Fatalf("Names() = %v, want the 20 strategies starting with none", Names())
 	}
 }
 

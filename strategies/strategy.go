@@ -48,6 +48,17 @@ type AttemptTimer interface {
 	AttemptTimeout(s *State) time.Duration
 }
 
+// OutcomeStrategy is a Strategy whose wait depends on how the attempt
+// before it failed, as the AWS SDKs' back-off does after a throttling
+// error. A Policy built by NewPolicy tells it of every attempt's outcome
+// in Record, before Retry asks its wait.
+type OutcomeStrategy interface {
+	Strategy
+	// Outcome is called when the current attempt ends with outcome o; it
+	// may keep what it needs in s.Prev.
+	Outcome(s *State, o Outcome)
+}
+
 // State is the retry state of one request. The caller owns it, one per
 // client; Policy, Strategy and Limit methods update it.
 //
@@ -109,6 +120,7 @@ type Policy struct {
 	wait        []WaitLimit
 	first       []FirstLimit
 	record      []Limit
+	outcome     OutcomeStrategy // Strategy, when it is one
 }
 
 // NewPolicy returns the Policy of strategy s with the given limits, asked
@@ -123,6 +135,7 @@ func NewPolicy(s Strategy, limits ...Limit) *Policy {
 func (p *Policy) compile() {
 	p.maxAttempts, p.deadline = nil, nil
 	p.retry, p.send, p.wait, p.first, p.record = nil, nil, nil, nil, nil
+	p.outcome, _ = p.Strategy.(OutcomeStrategy)
 	for _, l := range p.limits {
 		switch b := l.(type) {
 		case *MaxAttemptsLimit:
@@ -223,6 +236,9 @@ func (p *Policy) allowFirst(s *State, now time.Duration, rng *rand.Rand) FirstLi
 // with outcome o. Callers call it once for every attempt that ends, before
 // Retry for a failed one.
 func (p *Policy) Record(s *State, now time.Duration, o Outcome) {
+	if p.outcome != nil {
+		p.outcome.Outcome(s, o)
+	}
 	for _, l := range p.record {
 		l.Record(s, now, o)
 	}

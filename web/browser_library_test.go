@@ -110,6 +110,28 @@ func TestBrowserLibrary(t *testing.T) {
 		t.Errorf("b.max_attempts %q after a bad import, want 4 still", got)
 	}
 
+	// A whole Envoy bootstrap with two routes that retry: the page lists
+	// them and changes nothing until one is chosen, then takes that one.
+	boot, err := os.ReadFile(filepath.Join("..", "libconfig", "testdata", "envoy_bootstrap.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paste(string(boot))
+	choices := poll[[]string](tb, "the bootstrap's routes as choices", `(b => b.length > 0 && b.map(e => e.textContent))([...document.querySelectorAll('[data-library-notes="b"] [data-library-choice]')])`)
+	if strings.Join(choices, "|") != "orders|shop/prefix:/catalog" {
+		t.Errorf("choices %q, want the bootstrap's two routes that retry", choices)
+	}
+	if got := tb.controls()["b.max_attempts"]; got != "4" {
+		t.Errorf("b.max_attempts %q before a route is chosen, want 4 still", got)
+	}
+	eval[bool](tb, `(document.querySelector('[data-library-notes="b"] [data-library-choice="shop/prefix:/catalog"]').click(), true)`)
+	tb.waitQuery("b.max_attempts", "3")
+	tb.waitQuery("b.envoy_retry_limit", "max_retries")
+	picked := poll[string](tb, "the chosen route applied", `(t => /Applied shop/.test(t) && t)(document.querySelector('[data-library-notes="b"]').textContent)`)
+	if !strings.Contains(picked, "Applied shop/prefix:/catalog to lane b.") {
+		t.Errorf("the notes %q: want the chosen route named", picked)
+	}
+
 	// gRPC's defaults, written as gRPC's service config.
 	tb.selectValue(`[data-library-pick="b"]`, "grpc")
 	tb.waitQuery("b.strategy", "grpc_retry")

@@ -155,12 +155,19 @@ func libraryPresetDefs() []presetDef {
 // character at worst), and the library's and lane's names.
 const maxImportBody = 6*libconfig.MaxInput + 1024
 
-// importRequest is what the page posts to /config/import.
+// importRequest is what the page posts to /config/import. Pick, when the
+// configuration holds several retry policies, names the one to import
+// (libconfig.ToLanePick); an answer with Choices lists them.
 type importRequest struct {
 	Lib  string `json:"lib"`
 	Lane string `json:"lane"`
 	Text string `json:"text"`
+	Pick string `json:"pick,omitempty"`
 }
+
+// maxPick bounds a pick's length: it names a route, a method, a profile,
+// a section or a document.
+const maxPick = 512
 
 // fieldNote is an error or a warning about one field: its path, in the
 // library's names ("" for the whole document or the request), and the
@@ -186,6 +193,9 @@ type importAnswer struct {
 	Query    string             `json:"query,omitempty"`
 	Warnings []fieldNote        `json:"warnings"`
 	Errors   []fieldNote        `json:"errors"`
+	// Choices are the names of the retry policies the configuration
+	// holds, when it holds several and the request picked none of them.
+	Choices []string `json:"choices,omitempty"`
 }
 
 // importConfig decodes and maps an import request: the one place its
@@ -220,15 +230,21 @@ func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
 	if strings.TrimSpace(req.Text) == "" {
 		return fail(http.StatusBadRequest, "", "the configuration is empty: paste %s", lib.Syntax)
 	}
+	if len(req.Pick) > maxPick {
+		return fail(http.StatusBadRequest, "pick", "pick: %d bytes: a name of at most %d bytes", len(req.Pick), maxPick)
+	}
 	c, warns, err := lib.Parse([]byte(req.Text))
 	ans.Warnings = append(ans.Warnings, notes(warns)...)
 	if err != nil {
 		ans.Errors = append(ans.Errors, errorNotes(err)...)
 		return http.StatusOK, ans
 	}
-	l, warns, err := libconfig.ToLane(c)
+	l, warns, err := libconfig.ToLanePick(c, req.Pick)
 	ans.Warnings = append(ans.Warnings, notes(warns)...)
 	if err != nil {
+		if amb, ok := errors.AsType[*libconfig.AmbiguousError](err); ok {
+			ans.Choices = amb.Candidates
+		}
 		ans.Errors = append(ans.Errors, errorNotes(err)...)
 		return http.StatusOK, ans
 	}

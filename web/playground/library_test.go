@@ -55,6 +55,55 @@ func testdata(t *testing.T, name string) string {
 	return string(b)
 }
 
+// TestImportPick: a configuration that holds several retry policies
+// answers their names as choices and no lane; the same request with a
+// pick answers the lane of the one it names; a pick that names none
+// answers the choices again, with an error at pick.
+func TestImportPick(t *testing.T) {
+	srv, _ := newTestServer(t, kit.DefaultLimits)
+	boot := testdata(t, "envoy_bootstrap.yaml")
+	post := func(pick string) importAnswer {
+		t.Helper()
+		b, err := json.Marshal(importRequest{Lib: "envoy", Lane: "b", Text: boot, Pick: pick})
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, ans := postImport(t, srv.URL, b)
+		if status != http.StatusOK {
+			t.Fatalf("pick %q: status %d, errors %v", pick, status, ans.Errors)
+		}
+		return ans
+	}
+	choices := []string{"orders", "shop/prefix:/catalog"}
+	tests := []struct {
+		pick, attempts string // "" attempts: no lane
+		errPath        string
+	}{
+		{"", "", "static_resources.listeners[0].filter_chains[0].filters[0].typed_config.route_config.virtual_hosts[0].routes[1]"},
+		{"orders", "4", ""},
+		{"shop/prefix:/catalog", "3", ""},
+		{"payments", "", "pick"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pick, func(t *testing.T) {
+			ans := post(tt.pick)
+			if tt.attempts == "" {
+				if ans.Values != nil || len(ans.Errors) == 0 || ans.Errors[0].Path != tt.errPath || strings.Join(ans.Choices, "|") != strings.Join(choices, "|") {
+					t.Errorf("values %v, errors %v, choices %v; want no lane, an error at %s and the choices %v", ans.Values, ans.Errors, ans.Choices, tt.errPath, choices)
+				}
+				return
+			}
+			if len(ans.Errors) > 0 || ans.Values["max_attempts"] != tt.attempts || len(ans.Choices) > 0 {
+				t.Errorf("errors %v, values %v, choices %v: want max_attempts %s", ans.Errors, ans.Values, ans.Choices, tt.attempts)
+			}
+		})
+	}
+	b, _ := json.Marshal(importRequest{Lib: "envoy", Lane: "b", Text: boot, Pick: strings.Repeat("x", maxPick+1)})
+	if status, ans := postImport(t, srv.URL, b); status != http.StatusBadRequest || len(ans.Errors) == 0 || ans.Errors[0].Path != "pick" {
+		t.Errorf("a pick of %d bytes: status %d, errors %v; want 400 at pick", maxPick+1, status, ans.Errors)
+	}
+}
+
 // TestImportEndpoint posts configurations to /config/import: a good one
 // answers the lane's values and query, which decode as the page's state;
 // a bad field, an oversize body, an unknown library and a bad lane each
@@ -201,6 +250,36 @@ func TestExportEndpoint(t *testing.T) {
 		status, ans := getExport(t, srv.URL, tc.lane, tc.query)
 		if status != http.StatusBadRequest || len(ans.Errors) == 0 || ans.Errors[0].Path != tc.path {
 			t.Errorf("lane %s of %q: status %d, errors %v: want 400 naming %s", tc.lane, tc.query, status, ans.Errors, tc.path)
+		}
+	}
+}
+
+// TestExportSaysWhatItAssumes: the page's export of a urllib3 lane and of
+// a tenacity lane carries, beside the code, what the code sets so that
+// the library does what the lane does.
+func TestExportSaysWhatItAssumes(t *testing.T) {
+	srv, _ := newTestServer(t, kit.DefaultLimits)
+	for _, tc := range []struct{ query, lib, want string }{
+		{"b.strategy=urllib3", "urllib3", "status=3 with total=6 stops retrying error answers after 4 attempts"},
+		{"b.strategy=urllib3", "urllib3", "backoff_jitter"},
+		{"b.strategy=tenacity_exponential", "tenacity", "min"},
+	} {
+		status, ans := getExport(t, srv.URL, "b", tc.query)
+		if status != http.StatusOK {
+			t.Fatalf("%s: status %d, errors %v", tc.query, status, ans.Errors)
+		}
+		found := false
+		for _, s := range ans.Snippets {
+			if s.Lib != tc.lib {
+				continue
+			}
+			found = true
+			if s.Text == "" || !strings.Contains(strings.Join(s.Warnings, "\n"), tc.want) || len(s.WarningParts) != len(s.Warnings) {
+				t.Errorf("%s's snippet: warnings %q, want one saying %q, in prose parts too", tc.lib, s.Warnings, tc.want)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no %s snippet", tc.query, tc.lib)
 		}
 	}
 }

@@ -67,8 +67,10 @@ function noteList(head, notes, cls) {
 }
 
 // importConfig posts lane L's pasted configuration as the picked library's
-// and applies the lane it makes, or shows the errors.
-async function importConfig(L) {
+// and applies the lane it makes, or shows the errors. pick names one of
+// several retry policies the configuration holds; when it holds several
+// and none is picked, the answer's choices become a button each.
+async function importConfig(L, pick) {
   const box = libNotes(L);
   const name = $(attr('data-library-pick', L)).value;
   if (!name) {
@@ -81,7 +83,7 @@ async function importConfig(L) {
     const r = await fetch('/config/import', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ lib: name, lane: L, text }),
+      body: JSON.stringify(pick ? { lib: name, lane: L, text, pick } : { lib: name, lane: L, text }),
     });
     ans = await r.json();
   } catch (e) {
@@ -89,10 +91,18 @@ async function importConfig(L) {
     return;
   }
   const out = [];
-  if (ans.errors.length > 0) {
+  if (ans.choices && ans.choices.length > 0) {
+    out.push(el('p', { className: 'library-head', textContent: `It holds ${ans.choices.length} retry policies; a lane takes one. Apply which?` }));
+    out.push(el('ul', { className: 'library-choices' }, ...ans.choices.map(c => {
+      const b = el('button', { type: 'button', textContent: c });
+      b.dataset.libraryChoice = c;
+      b.addEventListener('click', () => importConfig(L, c));
+      return el('li', {}, b);
+    })));
+  } else if (ans.errors.length > 0) {
     out.push(...noteList(`Not applied: ${LIBRARIES[name].title} reads it otherwise.`, ans.errors, 'err'));
   } else {
-    out.push(el('p', { className: 'library-head', textContent: `Applied to lane ${L}.` }));
+    out.push(el('p', { className: 'library-head', textContent: pick ? `Applied ${pick} to lane ${L}.` : `Applied to lane ${L}.` }));
   }
   if (ans.warnings.length > 0) out.push(...noteList('What the lane does not take of it:', ans.warnings, 'warn'));
   box.replaceChildren(...out);
@@ -158,7 +168,7 @@ function wireLibraries() {
       if (s.value) setLane(L, LIBRARIES[s.value].values, LIBRARIES[s.value].boxes);
     });
   }
-  for (const b of $$('[data-library-import]')) b.addEventListener('click', () => importConfig(b.dataset.libraryImport));
+  for (const b of $$('[data-library-import]')) b.addEventListener('click', () => importConfig(b.dataset.libraryImport, ''));
   for (const b of $$('[data-library-export]')) b.addEventListener('click', () => exportLane(b.dataset.libraryExport));
   for (const d of $$('[data-lane-library]')) d.addEventListener('toggle', showKnobs);
 }
