@@ -33,6 +33,13 @@ var (
 	// ErrAmbiguous is a file that holds several retry configurations
 	// where one lane takes one.
 	ErrAmbiguous = errors.New("ambiguous")
+	// ErrTooLarge is a document beyond a bound that keeps reading it
+	// cheap: more than MaxInput bytes, more than MaxNodes nodes with its
+	// aliases followed, or nested more than MaxDepth deep.
+	ErrTooLarge = errors.New("too large")
+	// ErrRecursive is a YAML alias inside the node it refers to
+	// ("a: &r {b: *r}"): followed, it never ends.
+	ErrRecursive = errors.New("recursive alias")
 )
 
 // FieldError is a problem with one field of a configuration: its path in

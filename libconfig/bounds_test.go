@@ -1,0 +1,101 @@
+package libconfig
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// yamlLibraries are the libraries whose parser reads YAML, aliases and all.
+var yamlLibraries = []string{"envoy", "istio", "linkerd", "resilience4j"}
+
+// hostile reads a file of testdata/hostile.
+func hostile(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "hostile", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// allocated is the bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// nested is a document whose value sits depth mappings deep.
+func nested(depth int) []byte {
+	return []byte(strings.Repeat("{a: ", depth) + "1" + strings.Repeat("}", depth) + "\n")
+}
+
+// TestYAMLBounds: an alias that refers to the node holding it, an alias
+// bomb (few bytes, 10⁸ nodes once its aliases are followed) and a
+// document nested deeper than MaxDepth are each refused by every YAML
+// library with a FieldError naming the line and the bound, and reading
+// them allocates little: the bound is checked before any walk follows the
+// aliases.
+func TestYAMLBounds(t *testing.T) {
+	tests := []struct {
+		name string
+		text []byte
+		kind error
+		line int
+		want string // in the message
+	}{
+		{"recursive alias", hostile(t, "recursive_alias.yml"), ErrRecursive, 2, `"*r"`},
+		{"recursive alias in a list", hostile(t, "recursive_list.yml"), ErrRecursive, 3, `"*r"`},
+		{"recursive merge key", hostile(t, "recursive_merge.yml"), ErrRecursive, 2, `"*r"`},
+		{"alias bomb", hostile(t, "alias_bomb.yml"), ErrTooLarge, 0, fmt.Sprintf("at most %d nodes", MaxNodes)},
+		{"alias bomb of lists", hostile(t, "alias_bomb_list.yml"), ErrTooLarge, 0, fmt.Sprintf("at most %d nodes", MaxNodes)},
+		{"nested too deep", nested(MaxDepth + 1), ErrTooLarge, 1, fmt.Sprintf("at most %d levels", MaxDepth)},
+	}
+	for _, tt := range tests {
+		for _, name := range yamlLibraries {
+			t.Run(tt.name+"/"+name, func(t *testing.T) {
+				lib, _ := Lookup(name)
+				var err error
+				bytes := allocated(func() { _, _, err = lib.Parse(tt.text) })
+				var fe *FieldError
+				if !errors.As(err, &fe) || !errors.Is(err, tt.kind) {
+					t.Fatalf("Parse = %v, want a FieldError of kind %v", err, tt.kind)
+				}
+				if !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("message %q does not say %q", err, tt.want)
+				}
+				if tt.line > 0 && fe.Line != tt.line || fe.Line == 0 {
+					t.Errorf("error at line %d, want %d", fe.Line, tt.line)
+				}
+				if bytes > 8<<20 {
+					t.Errorf("Parse allocated %d bytes, want at most 8 MiB", bytes)
+				}
+			})
+		}
+	}
+}
+
+// TestYAMLWithinBounds: a document at the bounds is read; aliases that
+// stay within them are followed as before.
+func TestYAMLWithinBounds(t *testing.T) {
+	if _, err := document(nested(MaxDepth), false); err != nil {
+		t.Errorf("nested %d deep: %v", MaxDepth, err)
+	}
+	// Ten scalars under three levels of ten aliases: about 10⁴ nodes.
+	var b strings.Builder
+	b.WriteString("l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 10), ", "))
+	}
+	if _, err := document([]byte(b.String()), false); err != nil {
+		t.Errorf("10⁴ nodes through aliases: %v", err)
+	}
+}
