@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -87,6 +88,10 @@ func TestConfigImportErrors(t *testing.T) {
 		{"no file", []string{"-lib", "grpc"}, exitUsage, "one FILE"},
 		{"bad lane", []string{"-lib", "grpc", "-lane", "z", bad}, exitUsage, `-lane "z"`},
 		{"missing file", []string{"-lib", "grpc", filepath.Join(dir, "none.json")}, exitFailure, "no such file"},
+		{"recursive alias", []string{"-lib", "resilience4j", filepath.Join("libconfig", "testdata", "hostile", "recursive_alias.yml")},
+			exitUsage, `a.b: recursive alias "*r"`},
+		{"alias bomb", []string{"-lib", "resilience4j", filepath.Join("libconfig", "testdata", "hostile", "alias_bomb.yml")},
+			exitUsage, fmt.Sprintf("(at most %d nodes, aliases followed) at line 5", libconfig.MaxNodes)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
