@@ -426,12 +426,21 @@ func (r *reader) boolean(n *yaml.Node, path string, loose bool) (bool, bool) {
 }
 
 // duration reads a duration in a library's own format with parse, and
-// checks it with ok; allowed says both in the library's words.
+// checks it with ok; allowed says both in the library's words. A duration
+// too long for time.Duration is out of range, its bound named unless the
+// library's own range, which ok checks, is narrower.
 func (r *reader) duration(n *yaml.Node, path string, parse func(string) (time.Duration, error), ok func(time.Duration) bool, allowed string) (time.Duration, bool) {
 	if !r.scalar(n, path, allowed) {
 		return 0, false
 	}
 	d, err := parse(n.Value)
+	if tooLong, isRange := errors.AsType[rangeError](err); isRange {
+		if ok(maxDuration) { // the library's range has no upper bound of its own: name backofflab's
+			allowed += ", at most " + tooLong.Max
+		}
+		r.fail(n, path, ErrOutOfRange, n.Value, allowed)
+		return 0, false
+	}
 	if err != nil {
 		r.fail(n, path, ErrType, n.Value, allowed)
 		return 0, false
