@@ -45,7 +45,7 @@ var awsModes = []string{"standard", "adaptive", "legacy"}
 func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 	var c AWSConfig
 	if len(data) > MaxInput {
-		return c, nil, &FieldError{Kind: ErrSyntax, Allowed: fmt.Sprintf("at most %d bytes, got %d", MaxInput, len(data))}
+		return c, nil, inputTooLarge()
 	}
 	r := &reader{}
 	var cur *AWSProfile

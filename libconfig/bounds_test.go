@@ -99,3 +99,17 @@ func TestYAMLWithinBounds(t *testing.T) {
 		t.Errorf("10⁴ nodes through aliases: %v", err)
 	}
 }
+
+// TestInputTooLarge: text past MaxInput is ErrTooLarge naming the limit,
+// in every library, not a syntax error.
+func TestInputTooLarge(t *testing.T) {
+	text := []byte(strings.Repeat("#", MaxInput+1))
+	for _, lib := range Libraries() {
+		t.Run(lib.Name, func(t *testing.T) {
+			_, _, err := lib.Parse(text)
+			if !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), fmt.Sprintf("at most %d bytes", MaxInput)) {
+				t.Errorf("Parse of %d bytes = %v, want ErrTooLarge naming %d bytes", len(text), err, MaxInput)
+			}
+		})
+	}
+}

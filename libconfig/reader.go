@@ -36,6 +36,12 @@ const MaxDepth = 64
 // values out.
 const MaxNodes = 1 << 16
 
+// inputTooLarge is the error of text past MaxInput. It does not say how
+// long the text was: a command reads one byte past the bound, no more.
+func inputTooLarge() error {
+	return &FieldError{Kind: ErrTooLarge, Allowed: fmt.Sprintf("at most %d bytes, 256 KiB", MaxInput)}
+}
+
 // reader walks one parsed document, collecting every error and warning
 // with its path, so that one pass reports all that is wrong.
 type reader struct {
@@ -65,7 +71,7 @@ func (r *reader) err() error { return errors.Join(r.errs...) }
 // which must be a mapping.
 func document(data []byte, isJSON bool) (*yaml.Node, error) {
 	if len(data) > MaxInput {
-		return nil, &FieldError{Kind: ErrSyntax, Allowed: fmt.Sprintf("at most %d bytes, got %d", MaxInput, len(data))}
+		return nil, inputTooLarge()
 	}
 	if isJSON && !json.Valid(data) {
 		var v any
