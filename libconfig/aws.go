@@ -50,8 +50,8 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 	r := &reader{}
 	var cur *AWSProfile
 	section := ""
-	seen := map[string]bool{}
-	sections := map[string]bool{}
+	seen := map[string]int{}     // how often each key was given, to report a repeat once
+	sections := map[string]int{} // the same of each section
 	flush := func() {
 		if cur != nil && (cur.RetryMode != "" || cur.MaxAttempts != 0) {
 			c.Profiles = append(c.Profiles, *cur)
@@ -77,10 +77,9 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 			if n, ok := strings.CutPrefix(name, "profile "); ok {
 				name = strings.TrimSpace(n)
 			}
-			if sections[section] {
+			if sections[section]++; sections[section] == 2 {
 				r.errs = append(r.errs, &FieldError{Path: "[" + section + "]", Line: line, Kind: ErrDuplicate, Allowed: "each section once"})
 			}
-			sections[section] = true
 			cur, lastKey = nil, ""
 			if name == "default" || strings.HasPrefix(section, "profile ") {
 				cur = &AWSProfile{Name: name}
@@ -115,11 +114,12 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 			}
 			continue
 		}
-		if seen[path] {
-			r.errs = append(r.errs, &FieldError{Path: path, Line: line, Kind: ErrDuplicate, Allowed: "each key once in a section"})
+		if seen[path]++; seen[path] > 1 {
+			if seen[path] == 2 {
+				r.errs = append(r.errs, &FieldError{Path: path, Line: line, Kind: ErrDuplicate, Allowed: "each key once in a section"})
+			}
 			continue
 		}
-		seen[path] = true
 		switch key {
 		case "retry_mode":
 			m := strings.ToLower(value)

@@ -65,3 +65,31 @@ func TestEchoEscaped(t *testing.T) {
 		})
 	}
 }
+
+// TestDuplicateReportedOnce: a key given twice, or three times, in one
+// object is one error, whatever reads the object, however often.
+func TestDuplicateReportedOnce(t *testing.T) {
+	tests := []struct{ name, lib, text, path string }{
+		{"resilience4j default config", "resilience4j", "resilience4j:\n  retry:\n    configs:\n      default:\n        maxAttempts: 3\n        maxAttempts: 4\n    instances:\n      a: {}\n      b: {}\n",
+			"resilience4j.retry.configs.default.maxAttempts"},
+		{"resilience4j instance, three times", "resilience4j", "resilience4j:\n  retry:\n    instances:\n      a:\n        maxAttempts: 3\n        maxAttempts: 4\n        max-attempts: 5\n",
+			"resilience4j.retry.instances.a.max"},
+		{"resilience4j dotted and nested", "resilience4j", "resilience4j.retry.instances.a.maxAttempts: 3\nresilience4j:\n  retry:\n    instances:\n      a:\n        maxAttempts: 4\n",
+			"resilience4j.retry.instances.a.maxAttempts"},
+		{"envoy", "envoy", "retry_policy:\n  num_retries: 1\n  num_retries: 2\n  num_retries: 3\n", "retry_policy.num_retries"},
+		{"grpc", "grpc", `{"retryThrottling":{"maxTokens":10,"maxTokens":20,"maxTokens":30,"tokenRatio":1}}`, "retryThrottling.maxTokens"},
+		{"aws", "aws", "[default]\nmax_attempts = 2\nmax_attempts = 3\nmax_attempts = 4\n", "[default].max_attempts"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lib, _ := Lookup(tt.lib)
+			_, _, err := lib.Parse([]byte(tt.text))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if n := strings.Count(err.Error(), "given twice"); n != 1 || !strings.HasPrefix(err.Error(), tt.path) {
+				t.Errorf("error\n%v\nsays \"given twice\" %d times; want once, for %s", err, n, tt.path)
+			}
+		})
+	}
+}

@@ -241,7 +241,7 @@ func (r *reader) object(n *yaml.Node, path string, f fields, ignored map[string]
 		r.fail(n, path, ErrType, short(n), "an object")
 		return false
 	}
-	seen := make(map[string]bool, len(n.Content)/2)
+	seen, repeated := make(map[string]bool, len(n.Content)/2), map[string]bool{}
 	pairs, explicit := mergedPairs(n)
 	own := make(map[string]bool, (len(pairs)-explicit)/2)
 	for i := explicit; i+1 < len(pairs); i += 2 {
@@ -259,7 +259,10 @@ func (r *reader) object(n *yaml.Node, path string, f fields, ignored map[string]
 			name = fold(key)
 		}
 		if seen[name] {
-			r.fail(k, p, ErrDuplicate, "", "each field once")
+			if !repeated[name] { // once, however many times it is repeated
+				r.fail(k, p, ErrDuplicate, "", "each field once")
+			}
+			repeated[name] = true
 			continue
 		}
 		seen[name] = true

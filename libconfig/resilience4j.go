@@ -152,18 +152,28 @@ func springTree(n *yaml.Node) *yaml.Node {
 			out.Content = append(out.Content, keyOf(g[0].key, head), springTree(g[0].value))
 			continue
 		}
-		child := &yaml.Node{Kind: yaml.MappingNode, Line: g[0].key.Line, Column: g[0].key.Column}
+		// The paths and mappings under head merge into one child; a value
+		// that is neither is kept beside it, so that the reader names a
+		// clash once, as it names a key given twice.
+		var child, childKey *yaml.Node
 		for _, e := range g {
-			switch v := resolve(e.value); {
-			case e.rest != "":
-				child.Content = append(child.Content, keyOf(e.key, e.rest), e.value)
-			case v.Kind == yaml.MappingNode:
-				child.Content = append(child.Content, v.Content...)
-			default: // a value beside a path under the same key: both kept, so the reader names the clash
+			v := resolve(e.value)
+			if e.rest == "" && v.Kind != yaml.MappingNode {
 				out.Content = append(out.Content, keyOf(e.key, head), e.value)
+				continue
+			}
+			if child == nil {
+				child, childKey = &yaml.Node{Kind: yaml.MappingNode, Line: e.key.Line, Column: e.key.Column}, e.key
+			}
+			if e.rest != "" {
+				child.Content = append(child.Content, keyOf(e.key, e.rest), e.value)
+			} else {
+				child.Content = append(child.Content, v.Content...)
 			}
 		}
-		out.Content = append(out.Content, keyOf(g[0].key, head), springTree(child))
+		if child != nil {
+			out.Content = append(out.Content, keyOf(childKey, head), springTree(child))
+		}
 	}
 	return out
 }
