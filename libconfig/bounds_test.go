@@ -113,3 +113,50 @@ func TestInputTooLarge(t *testing.T) {
 		})
 	}
 }
+
+// TestNotesBounded: a file of thousands of bad lines or unknown fields is
+// MaxNotes errors and warnings, and one more of each saying how many were
+// left out, in every syntax: what a reader keeps and what the command or
+// the page prints stays small however long the list would be.
+func TestNotesBounded(t *testing.T) {
+	var yml, ini, warned strings.Builder
+	ini.WriteString("[default]\n")
+	warned.WriteString("[default]\n")
+	for i := range 20000 {
+		fmt.Fprintf(&yml, "k%d: 1\n", i)
+		ini.WriteString("x\n")
+		fmt.Fprintf(&warned, "k%d = 1\n", i)
+	}
+	tests := []struct {
+		name, lib, text string
+		errs, warns     int // the notes that would be, were they all listed
+	}{
+		{"YAML unknown fields", "envoy", yml.String(), 20000, 0},
+		{"JSON unknown and repeated fields", "polly", `{"a": 1` + strings.Repeat(`, "a": 1`, 19999) + `}`, 2, 0},
+		{"INI bad lines", "aws", ini.String(), 20000, 0},
+		{"INI other keys", "aws", warned.String(), 0, 20000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lib, _ := Lookup(tt.lib)
+			_, warns, err := lib.Parse([]byte(tt.text))
+			var errs []error
+			if err != nil {
+				errs = err.(interface{ Unwrap() []error }).Unwrap()
+			}
+			for _, c := range []struct {
+				what       string
+				got, would int
+				last       string
+			}{{"errors", len(errs), tt.errs, fmt.Sprint(errs[max(len(errs)-1, 0):])}, {"warnings", len(warns), tt.warns, fmt.Sprint(warns[max(len(warns)-1, 0):])}} {
+				want := min(c.would, MaxNotes+1)
+				if c.got != want {
+					t.Errorf("%d %s, want %d", c.got, c.what, want)
+				}
+				if c.would > MaxNotes && !strings.Contains(c.last, fmt.Sprintf("%d more %s", c.would-MaxNotes, c.what)) {
+					t.Errorf("the last of the %s is %s: want it to say %d more", c.what, c.last, c.would-MaxNotes)
+				}
+			}
+		})
+	}
+}

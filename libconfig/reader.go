@@ -36,6 +36,12 @@ const MaxDepth = 64
 // values out.
 const MaxNodes = 1 << 16
 
+// MaxNotes is the most errors, and the most warnings, a parser lists; one
+// more says how many it left out. A file of MaxInput bytes can hold some
+// hundred thousand bad lines, whose errors the command would print (7 MB)
+// and the page receive, each one a line of the file again.
+const MaxNotes = 100
+
 // inputTooLarge is the error of text past MaxInput. It does not say how
 // long the text was: a command reads one byte past the bound, no more.
 func inputTooLarge() error {
@@ -43,10 +49,14 @@ func inputTooLarge() error {
 }
 
 // reader walks one parsed document, collecting every error and warning
-// with its path, so that one pass reports all that is wrong.
+// with its path, so that one pass reports all that is wrong: the first
+// MaxNotes of each, and how many more there were.
 type reader struct {
 	errs  []error
 	warns []Warning
+	// moreErrs and moreWarns count the errors and warnings past MaxNotes;
+	// the last of warns says how many once there are some.
+	moreErrs, moreWarns int
 }
 
 // fail records a FieldError for the value at n.
@@ -55,16 +65,37 @@ func (r *reader) fail(n *yaml.Node, path string, kind error, value, allowed stri
 	if n != nil {
 		line = n.Line
 	}
-	r.errs = append(r.errs, &FieldError{Path: path, Line: line, Value: value, Kind: kind, Allowed: allowed})
+	r.add(&FieldError{Path: path, Line: line, Value: value, Kind: kind, Allowed: allowed})
 }
 
-// warn records a warning.
+// add records an error, or counts it past MaxNotes.
+func (r *reader) add(err error) {
+	if len(r.errs) >= MaxNotes {
+		r.moreErrs++
+		return
+	}
+	r.errs = append(r.errs, err)
+}
+
+// warn records a warning, or counts it past MaxNotes.
 func (r *reader) warn(path, format string, args ...any) {
-	r.warns = append(r.warns, Warning{Path: path, Message: fmt.Sprintf(format, args...)})
+	if len(r.warns) < MaxNotes {
+		r.warns = append(r.warns, Warning{Path: path, Message: fmt.Sprintf(format, args...)})
+		return
+	}
+	if r.moreWarns++; r.moreWarns == 1 {
+		r.warns = append(r.warns, Warning{})
+	}
+	r.warns[MaxNotes].Message = fmt.Sprintf("and %d more warnings, not listed (at most %d are)", r.moreWarns, MaxNotes)
 }
 
 // err is every error recorded, joined, or nil.
-func (r *reader) err() error { return errors.Join(r.errs...) }
+func (r *reader) err() error {
+	if r.moreErrs > 0 {
+		return errors.Join(append(r.errs, fmt.Errorf("and %d more errors, not listed (at most %d are)", r.moreErrs, MaxNotes))...)
+	}
+	return errors.Join(r.errs...)
+}
 
 // document parses data as one YAML document (JSON when json is true, which
 // is then checked to be JSON, not merely YAML) and returns its top node,
