@@ -111,8 +111,13 @@ const springDurationRule = `a duration such as "500ms", "10s" or "PT0.5S" (a bar
 // springKey folds a property name as Spring's relaxed binding does:
 // maxAttempts, max-attempts and max_attempts are one property.
 func springKey(s string) string {
-	return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
+	return strings.ToLower(springSeparators.Replace(s))
 }
+
+// springSeparators drops the separators relaxed binding ignores; built
+// once, as a Replacer's tables cost some kilobytes, which every key read
+// paid.
+var springSeparators = strings.NewReplacer("-", "", "_", "")
 
 // springTree rewrites mapping n as Spring Boot reads YAML properties: a
 // key with dots ("resilience4j.retry:") is a path of nested keys, merged
@@ -281,9 +286,27 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 		}
 		return &c.Instances[i]
 	}
+	// Each instance reads again the configs it inherits, an expansion as
+	// an alias's is, bounded as aliases are: many instances of a large
+	// default would cost their product.
+	read := 0
+	tooMany := func(in r4jNamed, bases []*yaml.Node) error {
+		for _, b := range bases {
+			read += len(resolve(b).Content)
+		}
+		if read <= MaxNodes {
+			return nil
+		}
+		return &FieldError{Path: in.path, Line: in.node.Line, Kind: ErrTooLarge,
+			Allowed: fmt.Sprintf("at most %d nodes, each instance's inherited configs read for it", MaxNodes)}
+	}
 	for _, in := range retry.instances {
 		t := R4jRetryDefaults()
-		for _, base := range r.r4jBases(retry.configs, in, "resilience4j.retry.configs") {
+		bases := r.r4jBases(retry.configs, in, "resilience4j.retry.configs")
+		if err := tooMany(in, bases); err != nil {
+			return c, r.warns, err
+		}
+		for _, base := range bases {
 			(&reader{}).r4jRetry(base, "", &t)
 		}
 		r.r4jRetry(in.node, in.path, &t)
@@ -291,7 +314,11 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 	}
 	for _, in := range breaker.instances {
 		t := R4jCircuitBreakerDefaults()
-		for _, base := range r.r4jBases(breaker.configs, in, "resilience4j.circuitbreaker.configs") {
+		bases := r.r4jBases(breaker.configs, in, "resilience4j.circuitbreaker.configs")
+		if err := tooMany(in, bases); err != nil {
+			return c, r.warns, err
+		}
+		for _, base := range bases {
 			(&reader{}).r4jBreaker(base, "", &t)
 		}
 		r.r4jBreaker(in.node, in.path, &t)
