@@ -163,26 +163,36 @@ func TestNotesBounded(t *testing.T) {
 
 // TestR4jInheritanceBounded: resilience4j's instances each read the
 // configs they inherit, an expansion like an alias's: 2 000 instances of
-// a default config of 2 000 fields would read 4 000 000 fields. Past
-// MaxNodes read it is ErrTooLarge naming the instance and the bound, and
-// what reading it allocates stays small.
+// a default config of 2 000 fields, written out or merged in from an
+// anchor, would read 4 000 000 fields. Past MaxNodes read it is
+// ErrTooLarge naming the instance and the bound, and what reading it
+// allocates stays small.
 func TestR4jInheritanceBounded(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("resilience4j:\n  retry:\n    configs:\n      default:\n")
+	fieldsOf := func(indent string) string {
+		var b strings.Builder
+		for i := range 2000 {
+			fmt.Fprintf(&b, "%sk%d: 1\n", indent, i)
+		}
+		return b.String()
+	}
+	var instances strings.Builder
 	for i := range 2000 {
-		fmt.Fprintf(&b, "        k%d: 1\n", i)
+		fmt.Fprintf(&instances, "      i%d: {}\n", i)
 	}
-	b.WriteString("    instances:\n")
-	for i := range 2000 {
-		fmt.Fprintf(&b, "      i%d: {}\n", i)
-	}
-	var err error
-	bytes := allocated(func() { _, _, err = ParseResilience4j([]byte(b.String())) })
-	var fe *FieldError
-	if !errors.As(err, &fe) || !errors.Is(err, ErrTooLarge) || !strings.HasPrefix(fe.Path, "resilience4j.retry.instances.i") || !strings.Contains(fe.Allowed, fmt.Sprint(MaxNodes)) {
-		t.Errorf("error %v: want an instance too large, naming %d", err, MaxNodes)
-	}
-	if bytes > 32<<20 {
-		t.Errorf("Parse allocated %d bytes, want at most 32 MiB", bytes)
+	for _, tt := range []struct{ name, text string }{
+		{"written out", "resilience4j:\n  retry:\n    configs:\n      default:\n" + fieldsOf("        ") + "    instances:\n" + instances.String()},
+		{"merged in", "shared: &big\n" + fieldsOf("  ") + "resilience4j:\n  retry:\n    configs:\n      default:\n        <<: *big\n    instances:\n" + instances.String()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var err error
+			bytes := allocated(func() { _, _, err = ParseResilience4j([]byte(tt.text)) })
+			var fe *FieldError
+			if !errors.As(err, &fe) || !errors.Is(err, ErrTooLarge) || !strings.HasPrefix(fe.Path, "resilience4j.retry.instances.i") || !strings.Contains(fe.Allowed, fmt.Sprint(MaxNodes)) {
+				t.Errorf("error %v: want an instance too large, naming %d", err, MaxNodes)
+			}
+			if bytes > 32<<20 {
+				t.Errorf("Parse allocated %d bytes, want at most 32 MiB", bytes)
+			}
+		})
 	}
 }

@@ -288,11 +288,15 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 	}
 	// Each instance reads again the configs it inherits, an expansion as
 	// an alias's is, bounded as aliases are: many instances of a large
-	// default would cost their product.
-	read := 0
+	// default would cost their product. A config counts its whole tree,
+	// what merge keys bring in included.
+	read, sizes := 0, map[*yaml.Node]int{}
 	tooMany := func(in r4jNamed, bases []*yaml.Node) error {
 		for _, b := range bases {
-			read += len(resolve(b).Content)
+			if _, ok := sizes[b]; !ok {
+				sizes[b] = treeSize(b)
+			}
+			read += sizes[b]
 		}
 		if read <= MaxNodes {
 			return nil
