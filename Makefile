@@ -72,5 +72,11 @@ bench:
 	GOMAXPROCS=1 $(GO) test -run '^$$' -bench ParallelLanes ./simengine
 	GOMAXPROCS=2 $(GO) test -run '^$$' -bench ParallelLanes ./simengine
 
+# One fuzz target a run (go test -fuzz takes one): the scenario's query and
+# changes, then each syntax libconfig reads (its seeds hold a recursive
+# alias, alias bombs, control bytes).
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./scenario
+	$(GO) test -run '^$$' -fuzz FuzzYAML -fuzztime 60s ./libconfig
+	$(GO) test -run '^$$' -fuzz FuzzJSON -fuzztime 60s ./libconfig
+	$(GO) test -run '^$$' -fuzz FuzzINI -fuzztime 60s ./libconfig

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -74,6 +75,10 @@ func TestConfigImportErrors(t *testing.T) {
 	if err := os.WriteFile(ambiguous, []byte("[default]\nmax_attempts = 2\n[profile b]\nmax_attempts = 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	big := filepath.Join(dir, "big.yaml")
+	if err := os.WriteFile(big, []byte(strings.Repeat("#", 1<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -90,6 +95,11 @@ func TestConfigImportErrors(t *testing.T) {
 		{"no file", []string{"-lib", "grpc"}, exitUsage, "one FILE"},
 		{"bad lane", []string{"-lib", "grpc", "-lane", "z", bad}, exitUsage, `-lane "z"`},
 		{"missing file", []string{"-lib", "grpc", filepath.Join(dir, "none.json")}, exitFailure, "no such file"},
+		{"file too large", []string{"-lib", "envoy", big}, exitUsage, fmt.Sprintf("too large (at most %d bytes, 256 KiB)", libconfig.MaxInput)},
+		{"recursive alias", []string{"-lib", "resilience4j", filepath.Join("libconfig", "testdata", "hostile", "recursive_alias.yml")},
+			exitUsage, `a.b: recursive alias "*r"`},
+		{"alias bomb", []string{"-lib", "resilience4j", filepath.Join("libconfig", "testdata", "hostile", "alias_bomb.yml")},
+			exitUsage, fmt.Sprintf("(at most %d nodes, aliases followed) at line 5", libconfig.MaxNodes)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -45,13 +45,13 @@ var awsModes = []string{"standard", "adaptive", "legacy"}
 func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 	var c AWSConfig
 	if len(data) > MaxInput {
-		return c, nil, &FieldError{Kind: ErrSyntax, Allowed: fmt.Sprintf("at most %d bytes, got %d", MaxInput, len(data))}
+		return c, nil, inputTooLarge()
 	}
 	r := &reader{}
 	var cur *AWSProfile
 	section := ""
-	seen := map[string]bool{}
-	sections := map[string]bool{}
+	seen := map[string]int{}     // how often each key was given, to report a repeat once
+	sections := map[string]int{} // the same of each section
 	flush := func() {
 		if cur != nil && (cur.RetryMode != "" || cur.MaxAttempts != 0) {
 			c.Profiles = append(c.Profiles, *cur)
@@ -68,7 +68,7 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 		}
 		if text[0] == '[' {
 			if !strings.HasSuffix(text, "]") {
-				r.errs = append(r.errs, &FieldError{Path: text, Line: line, Kind: ErrSyntax, Allowed: "a section header [name]"})
+				r.add(&FieldError{Path: text, Line: line, Kind: ErrSyntax, Allowed: "a section header [name]"})
 				continue
 			}
 			flush()
@@ -77,10 +77,9 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 			if n, ok := strings.CutPrefix(name, "profile "); ok {
 				name = strings.TrimSpace(n)
 			}
-			if sections[section] {
-				r.errs = append(r.errs, &FieldError{Path: "[" + section + "]", Line: line, Kind: ErrDuplicate, Allowed: "each section once"})
+			if sections[section]++; sections[section] == 2 {
+				r.add(&FieldError{Path: "[" + section + "]", Line: line, Kind: ErrDuplicate, Allowed: "each section once"})
 			}
-			sections[section] = true
 			cur, lastKey = nil, ""
 			if name == "default" || strings.HasPrefix(section, "profile ") {
 				cur = &AWSProfile{Name: name}
@@ -90,14 +89,14 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 		if raw[0] == ' ' || raw[0] == '\t' {
 			// A nested sub-setting of the key above (s3 =\n  max_concurrent_requests = 10).
 			if lastKey == "" {
-				r.errs = append(r.errs, &FieldError{Path: text, Line: line, Kind: ErrSyntax, Allowed: "an indented line continues a key's sub-settings"})
+				r.add(&FieldError{Path: text, Line: line, Kind: ErrSyntax, Allowed: "an indented line continues a key's sub-settings"})
 			}
 			continue
 		}
 		key, value, ok := strings.Cut(text, "=")
 		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
 		if !ok || key == "" {
-			r.errs = append(r.errs, &FieldError{Path: text, Line: line, Kind: ErrSyntax, Allowed: "a line \"key = value\""})
+			r.add(&FieldError{Path: text, Line: line, Kind: ErrSyntax, Allowed: "a line \"key = value\""})
 			continue
 		}
 		if i := strings.IndexAny(value, "#;"); i > 0 && (value[i-1] == ' ' || value[i-1] == '\t') {
@@ -106,7 +105,7 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 		lastKey = key
 		path := "[" + section + "]." + key
 		if section == "" {
-			r.errs = append(r.errs, &FieldError{Path: key, Line: line, Kind: ErrSyntax, Allowed: "a key inside a section such as [default]"})
+			r.add(&FieldError{Path: key, Line: line, Kind: ErrSyntax, Allowed: "a key inside a section such as [default]"})
 			continue
 		}
 		if cur == nil {
@@ -115,16 +114,17 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 			}
 			continue
 		}
-		if seen[path] {
-			r.errs = append(r.errs, &FieldError{Path: path, Line: line, Kind: ErrDuplicate, Allowed: "each key once in a section"})
+		if seen[path]++; seen[path] > 1 {
+			if seen[path] == 2 {
+				r.add(&FieldError{Path: path, Line: line, Kind: ErrDuplicate, Allowed: "each key once in a section"})
+			}
 			continue
 		}
-		seen[path] = true
 		switch key {
 		case "retry_mode":
 			m := strings.ToLower(value)
 			if !slicesContains(awsModes, m) {
-				r.errs = append(r.errs, &FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "standard, adaptive or legacy"})
+				r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "standard, adaptive or legacy"})
 				continue
 			}
 			cur.RetryMode = m
@@ -132,9 +132,9 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 			n, err := strconv.ParseInt(value, 10, 64)
 			switch {
 			case err != nil && !isDigits(value):
-				r.errs = append(r.errs, &FieldError{Path: path, Line: line, Value: value, Kind: ErrType, Allowed: "a whole number of attempts, 1 or more"})
+				r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrType, Allowed: "a whole number of attempts, 1 or more"})
 			case err != nil || n < 1 || n > math.MaxInt32:
-				r.errs = append(r.errs, &FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "a whole number of attempts, 1 or more"})
+				r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "a whole number of attempts, 1 or more"})
 			default:
 				cur.MaxAttempts = int(n)
 			}

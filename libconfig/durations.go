@@ -13,25 +13,54 @@ import (
 // errDuration is a duration that its format does not read.
 var errDuration = errors.New("not a duration")
 
+// rangeError is a duration written in its format's syntax but longer than
+// time.Duration's ±292 years, the longest a lane holds: Max is that bound
+// in the same syntax (and unit, where the format has units), for the
+// error to name.
+type rangeError struct{ Max string }
+
+func (e rangeError) Error() string { return "a duration longer than " + e.Max }
+
+// maxDuration is the longest duration there is.
+const maxDuration = time.Duration(math.MaxInt64)
+
+// addDuration is a + b, or false when the sum overflows.
+func addDuration(a, b time.Duration) (time.Duration, bool) {
+	s := a + b
+	return s, (s > a) == (b > 0)
+}
+
+// mulDuration is n × u for a unit u > 0, or false when it overflows.
+func mulDuration(n int64, u time.Duration) (time.Duration, bool) {
+	if n > math.MaxInt64/int64(u) || n < math.MinInt64/int64(u) {
+		return 0, false
+	}
+	return time.Duration(n) * u, true
+}
+
 // protoDuration matches the JSON form of google.protobuf.Duration: seconds
 // with up to nine fractional digits and the suffix "s" ("0.1s", "30s").
 var protoDuration = regexp.MustCompile(`^(-?)([0-9]+)(?:\.([0-9]{1,9}))?s$`)
 
 // parseProtoDuration reads a google.protobuf.Duration in its JSON form, the
 // form gRPC's service config and Envoy's YAML use. Durations beyond
-// time.Duration's ±292 years (the proto allows ±10 000 years) are refused.
+// time.Duration's ±292 years (the proto allows ±10 000 years) are a
+// rangeError.
 func parseProtoDuration(s string) (time.Duration, error) {
 	m := protoDuration.FindStringSubmatch(s)
 	if m == nil {
 		return 0, errDuration
 	}
-	sec, err := strconv.ParseInt(m[2], 10, 64)
-	if err != nil || sec > math.MaxInt64/int64(time.Second)-1 {
-		return 0, errDuration
-	}
 	frac := m[3] + strings.Repeat("0", 9-len(m[3]))
 	nanos, _ := strconv.ParseInt(frac, 10, 64)
-	d := time.Duration(sec)*time.Second + time.Duration(nanos)
+	sec, err := strconv.ParseInt(m[2], 10, 64)
+	d, ok := mulDuration(sec, time.Second)
+	if ok {
+		d, ok = addDuration(d, time.Duration(nanos))
+	}
+	if err != nil || !ok {
+		return 0, rangeError{formatProtoDuration(maxDuration)}
+	}
 	if m[1] == "-" {
 		d = -d
 	}
@@ -58,10 +87,17 @@ func formatProtoDuration(d time.Duration) string {
 func parseGoDuration(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(s)
 	if err != nil {
+		if goDurationSyntax.MatchString(s) {
+			return 0, rangeError{formatGoDuration(maxDuration)}
+		}
 		return 0, errDuration
 	}
 	return d, nil
 }
+
+// goDurationSyntax matches Go's duration syntax, so that a duration that
+// time.ParseDuration refuses in it is one too long, not malformed.
+var goDurationSyntax = regexp.MustCompile(`^[-+]?(?:(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:ns|us|µs|μs|ms|s|m|h))+$`)
 
 // formatGoDuration writes d in Go's syntax.
 func formatGoDuration(d time.Duration) string { return d.String() }
@@ -95,10 +131,6 @@ func simpleDuration(s string, units []unit, bare *unit) (time.Duration, error) {
 		i++
 	}
 	num, suffix := s[:i], s[i:]
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil {
-		return 0, errDuration
-	}
 	var u *unit
 	if suffix == "" {
 		u = bare
@@ -108,10 +140,15 @@ func simpleDuration(s string, units []unit, bare *unit) (time.Duration, error) {
 			u = &units[k]
 		}
 	}
-	if u == nil || n > math.MaxInt64/int64(u.d) || n < math.MinInt64/int64(u.d) {
+	n, err := strconv.ParseInt(num, 10, 64)
+	if u == nil || err != nil && !errors.Is(err, strconv.ErrRange) {
 		return 0, errDuration
 	}
-	return time.Duration(n) * u.d, nil
+	d, ok := mulDuration(n, u.d)
+	if err != nil || !ok {
+		return 0, rangeError{strconv.FormatInt(math.MaxInt64/int64(u.d), 10) + u.suffix}
+	}
+	return d, nil
 }
 
 // springUnits are the units of Spring Boot's simple duration format
@@ -136,31 +173,38 @@ func parseSpringDuration(s string) (time.Duration, error) {
 	if m[2] == "" && m[3] == "" && m[4] == "" && m[5] == "" || strings.HasSuffix(strings.ToUpper(s), "T") {
 		return 0, errDuration // "P", "PT" and "P1DT" name no amount, as Java refuses them
 	}
-	var d float64
+	tooLong := rangeError{"PT2562047H47M16.854775807S"} // maxDuration, as Java writes it
+	var d time.Duration
 	for i, u := range []time.Duration{24 * time.Hour, time.Hour, time.Minute, time.Second} {
 		if m[2+i] == "" {
 			continue
 		}
 		n, err := strconv.ParseInt(m[2+i], 10, 64)
-		if err != nil {
-			return 0, errDuration
+		part, ok := mulDuration(n, u)
+		if ok {
+			d, ok = addDuration(d, part)
 		}
-		d += float64(n) * float64(u)
+		if err != nil || !ok {
+			return 0, tooLong
+		}
 	}
 	if m[6] != "" {
 		frac, _ := strconv.ParseInt(m[6]+strings.Repeat("0", 9-len(m[6])), 10, 64)
 		if strings.HasPrefix(m[5], "-") {
 			frac = -frac
 		}
-		d += float64(frac)
+		var ok bool
+		if d, ok = addDuration(d, time.Duration(frac)); !ok {
+			return 0, tooLong
+		}
 	}
 	if m[1] == "-" {
+		if d == math.MinInt64 {
+			return 0, tooLong
+		}
 		d = -d
 	}
-	if math.Abs(d) >= math.MaxInt64 {
-		return 0, errDuration
-	}
-	return time.Duration(d), nil
+	return d, nil
 }
 
 // formatSpringDuration writes d in Spring's simple format with the largest
@@ -193,24 +237,39 @@ var timeSpan = regexp.MustCompile(`^(-?)(?:([0-9]+)\.)?([0-9]{1,2}):([0-9]{1,2})
 // seconds 0–59, up to seven fractional digits (100 ns ticks).
 func parseTimeSpan(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	if days, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if days < 0 || days > 10675199 {
+	tooLong := rangeError{formatTimeSpan(maxDuration / 100 * 100)} // in whole ticks
+	if days, err := strconv.ParseInt(s, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) && isDigits(s) {
+		if days < 0 {
 			return 0, errDuration
 		}
-		return time.Duration(days) * 24 * time.Hour, nil
+		d, ok := mulDuration(days, 24*time.Hour)
+		if err != nil || !ok {
+			return 0, tooLong
+		}
+		return d, nil
 	}
 	m := timeSpan.FindStringSubmatch(s)
 	if m == nil {
 		return 0, errDuration
 	}
 	atoi := func(s string) int64 { n, _ := strconv.ParseInt(s, 10, 64); return n }
-	days, h, min, sec := atoi(m[2]), atoi(m[3]), atoi(m[4]), atoi(m[5])
-	if h > 23 || min > 59 || sec > 59 || days > 100_000 {
+	h, min, sec := atoi(m[3]), atoi(m[4]), atoi(m[5])
+	if h > 23 || min > 59 || sec > 59 {
 		return 0, errDuration
 	}
-	d := time.Duration(days)*24*time.Hour + time.Duration(h)*time.Hour + time.Duration(min)*time.Minute + time.Duration(sec)*time.Second
-	if m[6] != "" {
-		d += time.Duration(atoi(m[6]+strings.Repeat("0", 7-len(m[6])))) * 100
+	days, err := strconv.ParseInt(m[2], 10, 64)
+	if m[2] == "" {
+		days, err = 0, nil
+	}
+	d, ok := mulDuration(days, 24*time.Hour)
+	if ok {
+		d, ok = addDuration(d, time.Duration(h)*time.Hour+time.Duration(min)*time.Minute+time.Duration(sec)*time.Second)
+	}
+	if ok && m[6] != "" {
+		d, ok = addDuration(d, time.Duration(atoi(m[6]+strings.Repeat("0", 7-len(m[6]))))*100)
+	}
+	if err != nil || !ok {
+		return 0, tooLong
 	}
 	if m[1] == "-" {
 		d = -d

@@ -3,7 +3,10 @@ package libconfig
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The kinds of problem a FieldError reports; errors.Is(err, ErrUnknownField)
@@ -33,6 +36,13 @@ var (
 	// ErrAmbiguous is a file that holds several retry configurations
 	// where one lane takes one.
 	ErrAmbiguous = errors.New("ambiguous")
+	// ErrTooLarge is a document beyond a bound that keeps reading it
+	// cheap: more than MaxInput bytes, more than MaxNodes nodes with its
+	// aliases followed, or nested more than MaxDepth deep.
+	ErrTooLarge = errors.New("too large")
+	// ErrRecursive is a YAML alias inside the node it refers to
+	// ("a: &r {b: *r}"): followed, it never ends.
+	ErrRecursive = errors.New("recursive alias")
 )
 
 // FieldError is a problem with one field of a configuration: its path in
@@ -53,7 +63,7 @@ type FieldError struct {
 func (e *FieldError) Error() string {
 	var b strings.Builder
 	if e.Path != "" {
-		b.WriteString(e.Path)
+		b.WriteString(quotePath(e.Path))
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Kind.Error())
@@ -62,7 +72,7 @@ func (e *FieldError) Error() string {
 	}
 	if e.Allowed != "" {
 		b.WriteString(" (")
-		b.WriteString(e.Allowed)
+		b.WriteString(escape(e.Allowed))
 		b.WriteString(")")
 	}
 	if e.Line > 0 {
@@ -88,7 +98,58 @@ type Warning struct {
 // String is the warning as the command prints it: "path: message".
 func (w Warning) String() string {
 	if w.Path == "" {
-		return w.Message
+		return escape(w.Message)
 	}
-	return w.Path + ": " + w.Message
+	return quotePath(w.Path) + ": " + escape(w.Message)
+}
+
+// The texts an error or a warning echoes come from the file: a field's or
+// a section's name in its path, a value in its message. Written as they
+// are, a control byte among them (an ESC starting a terminal escape, a
+// bidirectional override) would reach the user's terminal or page. So a
+// path that holds one is quoted whole, strconv.Quote's way, and the rest
+// of the text has each such rune escaped in place; printable text,
+// Unicode's included, is written as it is.
+
+// quotePath is path as an error or warning shows it: as it is when every
+// rune is printable, else quoted.
+func quotePath(path string) string {
+	if printable(path) {
+		return path
+	}
+	return strconv.Quote(path)
+}
+
+// escape is s with each rune that is not printable, and each byte that is
+// not UTF-8, written as Go writes it in a quoted string (\x1b, \u202e).
+func escape(s string) string {
+	if printable(s) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				fmt.Fprintf(&b, "\\x%02x", s[i])
+				continue
+			}
+		}
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+// printable reports whether s is valid UTF-8 made of printable runes.
+func printable(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package libconfig
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -147,7 +148,7 @@ func TestPickNamesNone(t *testing.T) {
 
 // TestBootstrapAliasBound: a bootstrap whose lists are aliases, 1000
 // virtual hosts each of the same 1000 routes in a few KiB, would make the
-// walk visit a million routes: it is refused with its bound named.
+// walk visit a million routes: the document's own bound refuses it, named.
 func TestBootstrapAliasBound(t *testing.T) {
 	text := "one: &route {match: {prefix: /}, route: {cluster: a, retry_policy: {num_retries: 1}}}\n" +
 		"routes: &r [" + strings.Repeat("*route,", 1000) + "]\n" +
@@ -156,7 +157,7 @@ func TestBootstrapAliasBound(t *testing.T) {
 		"route_config:\n  virtual_hosts: *h\n"
 	_, _, err := parseEnvoyFile([]byte(text))
 	var fe *FieldError
-	if !errors.As(err, &fe) || !errors.Is(err, ErrOutOfRange) || !strings.Contains(fe.Allowed, "at most 10000") {
+	if !errors.As(err, &fe) || !errors.Is(err, ErrTooLarge) || !strings.Contains(fe.Allowed, fmt.Sprint(MaxNodes)) {
 		t.Errorf("parseEnvoyFile = %v, want out of range naming its bound", err)
 	}
 }

@@ -117,8 +117,13 @@ const springDurationRule = `a duration such as "500ms", "10s" or "PT0.5S" (a bar
 // springKey folds a property name as Spring's relaxed binding does:
 // maxAttempts, max-attempts and max_attempts are one property.
 func springKey(s string) string {
-	return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
+	return strings.ToLower(springSeparators.Replace(s))
 }
+
+// springSeparators drops the separators relaxed binding ignores; built
+// once, as a Replacer's tables cost some kilobytes, which every key read
+// paid.
+var springSeparators = strings.NewReplacer("-", "", "_", "")
 
 // springTree rewrites mapping n as Spring Boot reads YAML properties: a
 // key with dots ("resilience4j.retry:") is a path of nested keys, merged
@@ -158,18 +163,28 @@ func springTree(n *yaml.Node) *yaml.Node {
 			out.Content = append(out.Content, keyOf(g[0].key, head), springTree(g[0].value))
 			continue
 		}
-		child := &yaml.Node{Kind: yaml.MappingNode, Line: g[0].key.Line, Column: g[0].key.Column}
+		// The paths and mappings under head merge into one child; a value
+		// that is neither is kept beside it, so that the reader names a
+		// clash once, as it names a key given twice.
+		var child, childKey *yaml.Node
 		for _, e := range g {
-			switch v := resolve(e.value); {
-			case e.rest != "":
-				child.Content = append(child.Content, keyOf(e.key, e.rest), e.value)
-			case v.Kind == yaml.MappingNode:
-				child.Content = append(child.Content, v.Content...)
-			default: // a value beside a path under the same key: both kept, so the reader names the clash
+			v := resolve(e.value)
+			if e.rest == "" && v.Kind != yaml.MappingNode {
 				out.Content = append(out.Content, keyOf(e.key, head), e.value)
+				continue
+			}
+			if child == nil {
+				child, childKey = &yaml.Node{Kind: yaml.MappingNode, Line: e.key.Line, Column: e.key.Column}, e.key
+			}
+			if e.rest != "" {
+				child.Content = append(child.Content, keyOf(e.key, e.rest), e.value)
+			} else {
+				child.Content = append(child.Content, v.Content...)
 			}
 		}
-		out.Content = append(out.Content, keyOf(g[0].key, head), springTree(child))
+		if child != nil {
+			out.Content = append(out.Content, keyOf(childKey, head), springTree(child))
+		}
 	}
 	return out
 }
@@ -284,11 +299,33 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 		}
 		return &c.Instances[i]
 	}
+	// Each instance reads again the configs it inherits, an expansion as
+	// an alias's is, bounded as aliases are: many instances of a large
+	// default would cost their product. A config counts its whole tree,
+	// what merge keys bring in included.
+	read, sizes := 0, map[*yaml.Node]int{}
+	tooMany := func(in r4jNamed, bases []*yaml.Node) error {
+		for _, b := range bases {
+			if _, ok := sizes[b]; !ok {
+				sizes[b] = treeSize(b)
+			}
+			read += sizes[b]
+		}
+		if read <= MaxNodes {
+			return nil
+		}
+		return &FieldError{Path: in.path, Line: in.node.Line, Kind: ErrTooLarge,
+			Allowed: fmt.Sprintf("at most %d nodes, each instance's inherited configs read for it", MaxNodes)}
+	}
 	for _, in := range retry.instances {
 		// The chain is checked (a missing or looping baseConfig is an
 		// error) before the instance is resolved through it.
-		if r.r4jBases(retry.configs, in, "resilience4j.retry.configs") == nil && hasBaseConfig(in.node) {
+		bases := r.r4jBases(retry.configs, in, "resilience4j.retry.configs")
+		if bases == nil && hasBaseConfig(in.node) {
 			continue
+		}
+		if err := tooMany(in, bases); err != nil {
+			return c, r.warns, err
 		}
 		p := r.r4jRetry(in.node, in.path)
 		t := r.r4jResolve(retryProps, p, in.name, 0)
@@ -296,7 +333,11 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 	}
 	for _, in := range breaker.instances {
 		t := R4jCircuitBreakerDefaults()
-		for _, base := range r.r4jBases(breaker.configs, in, "resilience4j.circuitbreaker.configs") {
+		bases := r.r4jBases(breaker.configs, in, "resilience4j.circuitbreaker.configs")
+		if err := tooMany(in, bases); err != nil {
+			return c, r.warns, err
+		}
+		for _, base := range bases {
 			(&reader{}).r4jBreaker(base, "", &t)
 		}
 		r.r4jBreaker(in.node, in.path, &t)

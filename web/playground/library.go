@@ -201,7 +201,9 @@ type importAnswer struct {
 // importConfig decodes and maps an import request: the one place its
 // values are checked. It returns the HTTP status with the answer: 200 for
 // every configuration read, good or not (its errors are the answer, as a
-// lane's values are), 400 or 413 for a request that is not one.
+// lane's values are), 400 or 413 for a request that is not one, and 400
+// for text past the parser's bounds (a recursive alias, an alias bomb),
+// which no library reads.
 func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
 	ans := importAnswer{Warnings: []fieldNote{}, Errors: []fieldNote{}}
 	fail := func(status int, path, format string, args ...any) (int, importAnswer) {
@@ -237,6 +239,9 @@ func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
 	ans.Warnings = append(ans.Warnings, notes(warns)...)
 	if err != nil {
 		ans.Errors = append(ans.Errors, errorNotes(err)...)
+		if errors.Is(err, libconfig.ErrTooLarge) || errors.Is(err, libconfig.ErrRecursive) {
+			return http.StatusBadRequest, ans
+		}
 		return http.StatusOK, ans
 	}
 	l, warns, err := libconfig.ToLanePick(c, req.Pick)

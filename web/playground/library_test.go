@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -324,6 +325,33 @@ func TestLibraryPresets(t *testing.T) {
 				if p.Outcomes[i].Brief != v.Brief || p.Outcomes[i].Tone != v.Tone {
 					t.Errorf("lane %d's chip %+v, verdict %q %q", i, p.Outcomes[i], v.Brief, v.Tone)
 				}
+			}
+		})
+	}
+}
+
+// TestImportRefusesHostileYAML posts a recursive alias and an alias bomb to
+// a loopback server: each is a 400 naming the alias, its line and the
+// parser's bound (libconfig.MaxNodes bounds what reading it costs), and the
+// server goes on serving.
+func TestImportRefusesHostileYAML(t *testing.T) {
+	srv, _ := newTestServer(t, kit.DefaultLimits)
+	for _, tc := range []struct {
+		name, lib, file string
+		want            string
+	}{
+		{"recursive alias", "resilience4j", "recursive_alias.yml", `a.b: recursive alias "*r"`},
+		{"alias bomb", "resilience4j", "alias_bomb.yml", fmt.Sprintf("too large \"*l3\" (at most %d nodes, aliases followed) at line 5", libconfig.MaxNodes)},
+		{"alias bomb through envoy", "envoy", "alias_bomb_list.yml", fmt.Sprintf("at most %d nodes", libconfig.MaxNodes)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, ans := postImport(t, srv.URL, importBody(t, tc.lib, "a", testdata(t, "hostile/"+tc.file)))
+			if status != http.StatusBadRequest || len(ans.Errors) != 1 || !strings.Contains(ans.Errors[0].Message, tc.want) {
+				t.Errorf("status %d, errors %+v: want 400 and one error saying %q", status, ans.Errors, tc.want)
+			}
+			status, ans = postImport(t, srv.URL, importBody(t, "envoy", "a", testdata(t, "envoy_route.yaml")))
+			if status != http.StatusOK || len(ans.Errors) > 0 {
+				t.Errorf("after it, a good import: status %d, errors %v", status, ans.Errors)
 			}
 		})
 	}
