@@ -23,6 +23,11 @@ type Bounds struct {
 	Where string
 }
 
+// Row returns p, a row of Table, with its range within b: the range its
+// Set, Check and errors then take, for a program that reads a value of p
+// its own way (a map's axis).
+func (b Bounds) Row(p Param) Param { return b.row(p) }
+
 // row returns p with its range within b: the range an error then names.
 func (b Bounds) row(p Param) Param {
 	if m, ok := b.Max[p.Name]; ok && m < p.Max {

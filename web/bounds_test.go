@@ -84,3 +84,52 @@ func TestEveryRouteHoldsChangesToTheBounds(t *testing.T) {
 		t.Errorf("/advise.txt: %s: %.300s", resp.Status, body)
 	}
 }
+
+// TestErrorsNameTheRangeInForce: every route's error for a value past the
+// server's bounds names the server's range, whatever the table allows,
+// also for a value past the table's range, and a map's axis end.
+func TestErrorsNameTheRangeInForce(t *testing.T) {
+	hs, _, _ := mapTestServer(t, Limits{MaxClients: 2000})
+	const want = "a whole number from 1 to 2000 on this server"
+	for _, u := range []string{
+		"/export.csv?clients=2000000",
+		"/export.json?clients=abc",
+		"/bands/run?clients=2000000",
+		"/map.csv?x=outage_for&x_from=2s&x_to=4s&clients=2000000",
+		"/map.csv?x=clients&x_from=100&x_to=2000000",
+		"/map.json?x=clients&x_from=100&x_to=3000",
+		"/advise.txt?clients=2000000",
+		"/advise.json?clients=3000",
+	} {
+		t.Run(u, func(t *testing.T) {
+			resp, body := get(t, hs.URL+u, nil)
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), want) || strings.Contains(string(body), "1000000)") {
+				t.Errorf("%s: %.300s\nwant 400 saying %q", resp.Status, body, want)
+			}
+		})
+	}
+}
+
+// TestMapRefusesAMalformedAxisValue: a scenario's value of a map's own
+// axis parameter is replaced cell by cell, but a malformed one is refused,
+// named, not dropped in silence.
+func TestMapRefusesAMalformedAxisValue(t *testing.T) {
+	hs, _, _ := mapTestServer(t, Limits{})
+	for _, u := range []string{
+		"/map/cells?x=b.factor&x_from=1&x_to=3&x_steps=2&b.factor=abc",
+		"/map.csv?x=b.factor&x_from=1&x_to=3&x_steps=2&b.factor=abc",
+		"/map.csv?x=outage_for&x_from=1s&x_to=3s&x_steps=2&y=b.factor&y_from=1&y_to=3&y_steps=2&b.factor=11",
+	} {
+		t.Run(u, func(t *testing.T) {
+			resp, body := get(t, hs.URL+u, nil)
+			if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `b.factor: \"`) && !strings.Contains(string(body), `b.factor: "`) ||
+				!strings.Contains(string(body), "a number from 1 to 10") {
+				t.Errorf("%s: %.300s\nwant 400 naming b.factor and its range", resp.Status, body)
+			}
+		})
+	}
+	// A well-formed one, as a playground's link carries it, is the axis's.
+	if resp, body := get(t, hs.URL+"/map.csv?x=b.factor&x_from=1&x_to=3&x_steps=2&b.factor=2&duration=5s&clients=100", nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("a well-formed value of the axis: %s: %.300s", resp.Status, body)
+	}
+}
