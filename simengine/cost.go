@@ -3,6 +3,7 @@ package simengine
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"backofflab/budget"
@@ -120,4 +121,23 @@ func workShare(p *scenario.Params, at time.Duration) float64 {
 		return min(1, float64(at)/float64(max(p.Duration, 1)))
 	}
 	return min(1, done/total)
+}
+
+// MinMemory returns the smallest memory budget that holds p's run at its
+// start: the lanes take equal shares of a run's budget, so it is the
+// largest lane's first state (its clients, their events and their queue)
+// times the lanes. A budget below it stops every lane before its first
+// event; one above it lets the run start, and a lane that outgrows its
+// share later stops with a verdict that says so.
+func MinMemory(p scenario.Params) (int64, error) {
+	e, err := NewWithBudget(p, budget.NewAccount(nil, math.MaxInt64))
+	if err != nil {
+		return 0, err
+	}
+	defer e.release()
+	var most int64
+	for _, l := range e.lanes {
+		most = max(most, l.mem.Used())
+	}
+	return most * int64(len(e.lanes)), nil
 }
