@@ -177,9 +177,9 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}()
 	for i, name := range names {
-		f, err := os.Open(name)
+		f, err := openPart(ctx, name)
 		if err != nil {
-			return err
+			return stopCause(ctx, err)
 		}
 		files = append(files, f)
 		parts[i] = sweep.Part{Name: name, R: f}
