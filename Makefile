@@ -74,3 +74,6 @@ bench:
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./scenario
+	$(GO) test -run '^$$' -fuzz FuzzChanges -fuzztime 60s ./scenario
+	$(GO) test -run '^$$' -fuzz FuzzParseQuery -fuzztime 60s ./web/kit
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime 60s ./web/playground
