@@ -73,10 +73,15 @@ bench:
 	GOMAXPROCS=2 $(GO) test -run '^$$' -bench ParallelLanes ./simengine
 
 # One fuzz target a run (go test -fuzz takes one): the scenario's query and
-# changes, then each syntax libconfig reads (its seeds hold a recursive
-# alias, alias bombs, control bytes).
+# changes, each syntax libconfig reads (its seeds hold a recursive alias,
+# alias bombs, control bytes) and every library's round trip, then the
+# server's query and the playground's decoding.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./scenario
-	$(GO) test -run '^$$' -fuzz FuzzYAML -fuzztime 60s ./libconfig
-	$(GO) test -run '^$$' -fuzz FuzzJSON -fuzztime 60s ./libconfig
-	$(GO) test -run '^$$' -fuzz FuzzINI -fuzztime 60s ./libconfig
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./scenario
+	$(GO) test -run '^$$' -fuzz '^FuzzChanges$$' -fuzztime 60s ./scenario
+	$(GO) test -run '^$$' -fuzz '^FuzzYAML$$' -fuzztime 60s ./libconfig
+	$(GO) test -run '^$$' -fuzz '^FuzzJSON$$' -fuzztime 60s ./libconfig
+	$(GO) test -run '^$$' -fuzz '^FuzzINI$$' -fuzztime 60s ./libconfig
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./libconfig
+	$(GO) test -run '^$$' -fuzz '^FuzzParseQuery$$' -fuzztime 60s ./web/kit
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 60s ./web/playground

@@ -70,7 +70,7 @@ func runAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := errors.Join(errs...); err != nil {
 		return usageError{err}
 	}
-	if err := checkMemory(*maxMemory); err != nil {
+	if err := checkMemory(*maxMemory, r.Scenario); err != nil {
 		return err
 	}
 	workers, err := parallelFlag.Int()

@@ -31,10 +31,25 @@ func memoryFlag(fs *flag.FlagSet, help string) *budget.Size {
 }
 
 // checkMemory returns a usage error naming -max_memory unless size is
-// above 0.
-func checkMemory(size budget.Size) error {
+// above 0 and holds the first state of each of runs (simengine.MinMemory):
+// a budget that cannot would stop every lane before its first event, and
+// what the command says of such runs would be about nothing. The error
+// names the minimum.
+func checkMemory(size budget.Size, runs ...scenario.Params) error {
 	if size <= 0 {
 		return usageError{&scenario.ParamError{Name: "max_memory", Value: size.String(), Allow: "a size above 0, such as 256MiB or 4GiB"}}
+	}
+	var need int64
+	for _, p := range runs {
+		n, err := simengine.MinMemory(p)
+		if err != nil {
+			return usageError{err}
+		}
+		need = max(need, n)
+	}
+	if int64(size) < need {
+		return usageError{&scenario.ParamError{Name: "max_memory", Value: size.String(),
+			Allow: fmt.Sprintf("a size of at least %s (%d bytes), what the first state of the run's lanes takes", budget.Bytes(need), need)}}
 	}
 	return nil
 }
@@ -68,7 +83,7 @@ func parseScenario(q url.Values, maxMemory budget.Size) (scenario.Params, error)
 	if err := errors.Join(errs...); err != nil {
 		return scenario.Params{}, usageError{err}
 	}
-	if err := checkMemory(maxMemory); err != nil {
+	if err := checkMemory(maxMemory, p); err != nil {
 		return scenario.Params{}, err
 	}
 	return p, nil

@@ -62,7 +62,15 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	spec, err := sweep.ParseSpec(q, sweep.CLILimits)
+	// The sweep's extreme cells (every value of each axis and the
+	// corners), whose first states -max_memory must hold.
+	var extremes []scenario.Params
+	lim := sweep.CLILimits
+	lim.Check = func(p scenario.Params) error {
+		extremes = append(extremes, p.Clone())
+		return nil
+	}
+	spec, err := sweep.ParseSpec(q, lim)
 	if err != nil {
 		return usageError{err}
 	}
@@ -75,7 +83,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usageError{&scenario.ParamError{Name: "format", Value: *format, Allow: "csv with -shard: sweep merge joins CSV parts"}}
 		}
 	}
-	if err := checkMemory(*maxMemory); err != nil {
+	if err := checkMemory(*maxMemory, extremes...); err != nil {
 		return err
 	}
 	workers, err := parallelFlag.Int()
@@ -169,9 +177,9 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}()
 	for i, name := range names {
-		f, err := os.Open(name)
+		f, err := openPart(ctx, name)
 		if err != nil {
-			return err
+			return stopCause(ctx, err)
 		}
 		files = append(files, f)
 		parts[i] = sweep.Part{Name: name, R: f}

@@ -4,7 +4,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"go.uber.org/goleak"
 )
 
 // sweepChildEnv holds, newline-separated, the arguments with which the test
@@ -85,4 +90,47 @@ func TestSweepMergeProcess(t *testing.T) {
 		}
 		check(t, cmd.Wait(), stderr, "terminated")
 	})
+}
+
+// TestSweepMergeStopsOpeningAFIFO: a merge whose part is a FIFO that no
+// one opens to write blocks opening it; the end of its context (Ctrl-C,
+// SIGTERM) ends it with the context's error, and it leaves no goroutine
+// behind, where the open held it until a writer came.
+func TestSweepMergeStopsOpeningAFIFO(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	for _, tc := range []struct {
+		name   string
+		before bool // the context ends before the merge starts, else while it runs
+	}{{"ended before", true}, {"ended while opening", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.before {
+				cancel()
+			}
+			done := make(chan error, 1)
+			go func() { done <- run(ctx, []string{"sweep", "merge", fifo}, io.Discard, io.Discard) }()
+			if !tc.before {
+				cancel()
+			}
+			// A bound for a failure, not a measure of speed: the merge
+			// blocked in the kernel's open never returns.
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("merge: %v, want the context's error", err)
+				}
+			case <-time.After(30 * time.Second):
+				// Unblock the open, so that the test can end.
+				if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					w.Close()
+				}
+				t.Fatalf("merge still opening the FIFO 30 s after its context ended")
+			}
+		})
+	}
 }

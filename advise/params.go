@@ -102,6 +102,10 @@ func LibraryTitle(name string) string {
 type Limits struct {
 	MaxSeeds int
 	Check    func(p scenario.Params) error
+	// Bounds are the server's caps on a run's values (scenario.Bounds),
+	// within which the scenario is read, each error naming the range in
+	// force; the zero Bounds are the table's ranges, the command line's.
+	Bounds scenario.Bounds
 }
 
 // CLILimits are the command line's: the seeds row's largest value.
@@ -222,7 +226,7 @@ func ParseRequest(q url.Values, lim Limits) (Request, error) {
 	for name, vals := range base {
 		sq[name] = vals
 	}
-	p, err := scenario.Parse(sq)
+	p, err := scenario.ParseWithin(sq, lim.Bounds)
 	if err != nil {
 		return Request{}, err
 	}

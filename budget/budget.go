@@ -12,6 +12,7 @@ package budget
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"strconv"
 	"strings"
@@ -200,7 +201,17 @@ func ParseBytes(s string) (int64, error) {
 	if !ok || err != nil || num == "" || v < 0 || v*mult >= math.MaxInt64 {
 		return 0, fmt.Errorf("%q is not a size: want a number of bytes with an optional unit (KiB, MiB, GiB, KB, MB, GB)", s)
 	}
-	return int64(v * mult), nil
+	// A fraction of a byte would be dropped in silence (1.5 would be 1 B):
+	// a size is a whole number of bytes, worked out exactly in decimal.
+	exact, ok := new(big.Rat).SetString(num)
+	if !ok {
+		return 0, fmt.Errorf("%q is not a size: want a number of bytes with an optional unit (KiB, MiB, GiB, KB, MB, GB)", s)
+	}
+	if exact.Mul(exact, new(big.Rat).SetInt64(int64(mult))); !exact.IsInt() {
+		return 0, fmt.Errorf("%q is not a whole number of bytes (%s): want a number of bytes with an optional unit (KiB, MiB, GiB, KB, MB, GB)",
+			s, exact.FloatString(3))
+	}
+	return exact.Num().Int64(), nil
 }
 
 var units = map[string]float64{

@@ -101,6 +101,15 @@ func TestParseBytes(t *testing.T) {
 		{"12 parsecs", 0, false},
 		{"1e3", 0, false},
 		{"99999999999TiB", 0, false},
+		// A fraction of a byte is refused, not dropped.
+		{"1.5", 0, false},
+		{"1.0001KB", 0, false},
+		{"0.5B", 0, false},
+		{"1.1GiB", 0, false},
+		{"0.001KB", 1, true},
+		{"1.5KiB", 1536, true},
+		{"0.3MB", 300_000, true},
+		{"1.", 1, true},
 	} {
 		got, err := budget.ParseBytes(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"net/url"
@@ -49,6 +50,10 @@ type Assign struct {
 // MaxChanges bounds a run's live changes: a link stays a link, and a
 // replay's cost stays that of a run.
 const MaxChanges = 1000
+
+// MaxChangesText bounds the text of a run's changes, in bytes: 1000
+// changes of a few values each fit, and the parser reads no more.
+const MaxChangesText = 64 << 10
 
 // ChangesSyntax describes the syntax of the changes parameter.
 const ChangesSyntax = "live changes, each @time then name=value … (values changed at once) or stop or resume (the server by hand), " +
@@ -293,18 +298,31 @@ func ChangesText(cs []Change) string {
 // parameter's row, so that a bad one is refused as that row refuses it.
 // The checks that need the run (times within its duration, lanes that it
 // has, a server model or tiers it can change to) are checkChanges'.
-func ParseChanges(text string) ([]Change, error) {
+func ParseChanges(text string) ([]Change, error) { return parseChanges(text, Bounds{}) }
+
+// parseChanges is ParseChanges with each value within b as well as its
+// row's range, as ParseWithin reads a run. The text and the changes are
+// bounded (MaxChangesText, MaxChanges) before anything past the bound is
+// read; a change sets each parameter once, so at most every parameter of
+// four lanes.
+func parseChanges(text string, b Bounds) ([]Change, error) {
+	if len(text) > MaxChangesText {
+		return nil, fmt.Errorf("%d bytes of changes, at most %d", len(text), MaxChangesText)
+	}
 	var out []Change
 	scratch := Defaults()
 	scratch.Lanes = make([]Lane, MaxLanes)
-	for _, tok := range strings.Fields(text) {
+	for tok := range strings.FieldsSeq(text) {
 		if at, ok := strings.CutPrefix(tok, "@"); ok {
-			t, err := time.ParseDuration(at)
+			t, err := parseDuration(at)
+			if errors.Is(err, errFiner) {
+				return nil, fmt.Errorf("change %d: time %q is not %w", len(out)+1, at, err)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("change %d: time %q is not a duration such as 48s", len(out)+1, at)
 			}
 			if len(out) == MaxChanges {
-				return nil, fmt.Errorf("more than %d changes", MaxChanges)
+				return nil, fmt.Errorf("at most %d changes (change %d is one too many)", MaxChanges, MaxChanges+1)
 			}
 			out = append(out, Change{At: t})
 			continue
@@ -341,7 +359,7 @@ func ParseChanges(text string) ([]Change, error) {
 			return nil, fmt.Errorf("change %d: %s twice", n, name)
 		}
 		ptr := row.field(&scratch, max(lane, 0))
-		if err := row.Set(ptr, name, raw); err != nil {
+		if err := b.row(row).Set(ptr, name, raw); err != nil {
 			return nil, fmt.Errorf("change %d: %w", n, err)
 		}
 		c.Set = append(c.Set, Assign{Name: name, Value: deref(ptr)})
@@ -356,10 +374,10 @@ func ParseChanges(text string) ([]Change, error) {
 
 // checkChanges checks p's changes against p's run: their times from 0 up
 // to its duration, never going back; lanes it has; values their rows
-// accept; and every state they lead to one that Validate accepts and the
+// accept, within b; and every state they lead to one that Validate accepts and the
 // running simulation can take (LiveError). Its error says which change and
 // why.
-func checkChanges(p *Params) error {
+func checkChanges(p *Params, b Bounds) error {
 	if len(p.Changes) > MaxChanges {
 		return fmt.Errorf("%d changes, at most %d", len(p.Changes), MaxChanges)
 	}
@@ -393,7 +411,7 @@ func checkChanges(p *Params) error {
 				return fmt.Errorf("change %d: %s: a value of type %T", n, a.Name, a.Value)
 			}
 			a.Apply(&next)
-			if err := row.Check(ptr, a.Name); err != nil {
+			if err := b.row(row).Check(ptr, a.Name); err != nil {
 				return fmt.Errorf("change %d: %w", n, err)
 			}
 		}

@@ -65,7 +65,11 @@ func TestChangesRejects(t *testing.T) {
 		{"no time first", "b.factor=1.1", "", "before the first change's @time"},
 		{"not name=value", "@48s b.factor", "", `"b.factor" is not name=value, stop or resume`},
 		{"a value twice", "@48s b.factor=1.1 b.factor=1.2", "", "b.factor twice"},
-		{"too many", strings.Repeat("@1s stop ", MaxChanges+1), "", "more than 1000 changes"},
+		{"too many", strings.Repeat("@1s stop ", MaxChanges+1), "", "at most 1000 changes (change 1001 is one too many)"},
+		{"text too long", "@1s stop" + strings.Repeat(" ", MaxChangesText), "", "65544 bytes of changes, at most 65536"},
+		{"time finer than the engine's", "@0.0000000001s stop", "", `time "0.0000000001s" is not a whole number of nanoseconds (the engine's resolution is 1ns)`},
+		{"time finer in minutes", "@0.0000000000001m stop", "", "the engine's resolution is 1ns"},
+		{"a value finer than the engine's", "@1s b.min_delay=1.5ns", "", `b.min_delay: "1.5ns" is not allowed (allowed: a duration from`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := url.Values{"changes": {tc.changes}}

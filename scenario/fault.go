@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -128,7 +129,10 @@ func parseFault(s string) (Fault, error) {
 	var fault Fault
 	fault.Kind = k.Name
 	for i, dst := range []*time.Duration{&fault.At, &fault.For} {
-		d, err := time.ParseDuration(f[1+i])
+		d, err := parseDuration(f[1+i])
+		if errors.Is(err, errFiner) {
+			return Fault{}, fmt.Errorf("%s %q is not %w", []string{"at", "for"}[i], f[1+i], err)
+		}
 		if err != nil || !faultTimeOK(d) {
 			return Fault{}, faultTimeError(i, f[1+i])
 		}

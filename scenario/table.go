@@ -115,6 +115,9 @@ type Param struct {
 	// field returns a pointer to the value in p (lane i for lane
 	// parameters): *int, *float64, *time.Duration, *string, *bool or *uint64.
 	field func(p *Params, i int) any
+	// where says whose caps narrowed Max (Bounds.Where), or "" for the
+	// table's own range.
+	where string
 }
 
 func d(v time.Duration) float64 { return float64(v) }
@@ -440,7 +443,10 @@ func (p Param) Set(ptr any, name, raw string) error {
 		f, err := strconv.ParseFloat(raw, 64)
 		ok = setChecked(p, dst, f, err)
 	case *time.Duration:
-		t, err := time.ParseDuration(raw)
+		t, err := parseDuration(raw)
+		if errors.Is(err, errFiner) {
+			return &ParamError{Name: name, Value: raw, Allow: p.allowedWhere() + ", " + err.Error()}
+		}
 		ok = setChecked(p, dst, t, err)
 	case *string:
 		ok = setChecked(p, dst, raw, nil)
@@ -475,7 +481,7 @@ func (p Param) Set(ptr any, name, raw string) error {
 		panic(fmt.Sprintf("scenario: Param.Set into %T", ptr))
 	}
 	if !ok {
-		return &ParamError{Name: name, Value: raw, Allow: p.Allowed()}
+		return &ParamError{Name: name, Value: raw, Allow: p.allowedWhere()}
 	}
 	return nil
 }
@@ -496,7 +502,7 @@ func (p Param) Check(ptr any, name string) error {
 	if p.accepts(ptr) {
 		return nil
 	}
-	allow := p.Allowed()
+	allow := p.allowedWhere()
 	// Which fault or tier, which field and why, as Set says it.
 	switch v := ptr.(type) {
 	case *[]Fault:
@@ -580,7 +586,10 @@ func (p Param) Value(ps *Params, i int) string {
 // given starts from that strategy's defaults. The number of lanes is the
 // value of lanes, else the highest lane letter given, else 2. Every bad value
 // is reported, each as a *ParamError joined into the returned error.
-func Parse(q url.Values) (Params, error) {
+func Parse(q url.Values) (Params, error) { return parse(q, Bounds{}) }
+
+// parse is Parse within b (ParseWithin).
+func parse(q url.Values, b Bounds) (Params, error) {
 	p := Defaults()
 	var errs []error
 	lanes, highest := 0, -1
@@ -633,7 +642,7 @@ func Parse(q url.Values) (Params, error) {
 		if param.Name == "strategy" { // read above, before the lane's defaults
 			continue
 		}
-		if err := param.Set(param.field(&p, lane), name, last(vals)); err != nil {
+		if err := b.set(param, param.field(&p, lane), name, last(vals)); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -642,7 +651,7 @@ func Parse(q url.Values) (Params, error) {
 	}
 	errs = faultsApart(errs, &p)
 	if len(errs) == 0 && len(p.Changes) > 0 {
-		if err := checkChanges(&p); err != nil {
+		if err := checkChanges(&p, b); err != nil {
 			errs = append(errs, changesError(&p, err))
 		}
 	}
@@ -731,7 +740,7 @@ func (p Params) Validate() error {
 	}
 	errs = p.check(errs, func(Param) bool { return true }, lanes, func(i int) string { return laneName(i, "") })
 	if len(errs) == 0 && len(p.Changes) > 0 {
-		if err := checkChanges(&p); err != nil {
+		if err := checkChanges(&p, Bounds{}); err != nil {
 			errs = append(errs, changesError(&p, err))
 		}
 	}

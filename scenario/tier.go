@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -121,7 +122,10 @@ func parseTier(s string) (Tier, error) {
 		return Tier{}, tierAttemptsError(f[1])
 	}
 	t.Attempts = n
-	d, err := time.ParseDuration(f[2])
+	d, err := parseDuration(f[2])
+	if errors.Is(err, errFiner) {
+		return Tier{}, fmt.Errorf("timeout %q is not %w", f[2], err)
+	}
 	if err != nil || !tierTimeoutOK(d) {
 		return Tier{}, tierTimeoutError(f[2])
 	}

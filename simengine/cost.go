@@ -3,6 +3,7 @@ package simengine
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"backofflab/budget"
@@ -13,14 +14,17 @@ import (
 
 // Cost is what a run of p costs in time on one core, measured by running
 // it for at most limit of work: the whole run's time when it ends within
-// limit, else that time extrapolated over its virtual time (its work so
-// far × p.Duration / the virtual time its lanes reached, on average:
-// Engine.Now moves only at ticks and transitions, and a storm of coarse
-// ticks would run a whole tick, minutes of work, before it moved). A storm whose queues
-// grow is stopped by its memory budget long before its end, so a run
-// whose memory grew is costed at most the work its lanes would take to
-// fill that budget each at the rate it grew (an overestimate: the lanes
-// share it); Whole says whether Time was measured or extrapolated.
+// limit, else that time extrapolated over the run: its work so far over
+// the share of the run's load put on by the virtual time its lanes
+// reached (workShare, so that a live change to more clients later in the
+// run is costed at the load they bring, not the first clients'); that
+// time is its lanes' average (Engine.Now moves only at ticks and
+// transitions, and a storm of coarse ticks would run a whole tick, minutes
+// of work, before it moved). A storm whose queues grow is stopped by its
+// memory budget long before its end, so a run whose memory grew is costed
+// at most the work its lanes would take to fill that budget each at the
+// rate it grew (an overestimate: the lanes share it); Whole says whether
+// Time was measured or extrapolated.
 type Cost struct {
 	Time   time.Duration
 	Whole  bool // the run ended within the limit: Time is measured, not extrapolated
@@ -53,7 +57,7 @@ func MeasureCost(ctx context.Context, p scenario.Params, mem *budget.Account, li
 			return Cost{Time: spent, Whole: true, Slices: slices}, nil
 		}
 		if at := e.progress(); spent >= limit && at > 0 {
-			est := float64(spent) * float64(p.Duration) / float64(at)
+			est := float64(spent) / workShare(&p, at)
 			if mem != nil {
 				if grown := mem.Used() - used0; grown > 0 {
 					est = min(est, float64(spent)*float64(len(p.Lanes))*float64(mem.Limit())/float64(grown))
@@ -76,4 +80,64 @@ func (e *Engine) progress() time.Duration {
 		sum += l.now
 	}
 	return sum / time.Duration(len(e.lanes))
+}
+
+// workShare is the share of p's load that its run has put on by virtual
+// time at, 0 < share <= 1: the load is the requests its clients start each
+// second (a closed loop's clients over their mean think time, an open
+// loop's rate) as the values at t = 0 and each live change set them, over
+// the run's duration. A run without changes of its load has at/Duration.
+func workShare(p *scenario.Params, at time.Duration) float64 {
+	cur := p.Clone()
+	cur.Changes = nil
+	load := func(q *scenario.Params) float64 {
+		if q.Arrival == scenario.ArrivalOpen {
+			return q.Rate
+		}
+		return float64(q.Clients) / max(q.Think.Seconds(), 1e-9)
+	}
+	var done, total float64
+	from := time.Duration(0)
+	add := func(to time.Duration) {
+		to = min(to, p.Duration)
+		if to <= from {
+			return
+		}
+		l := load(&cur)
+		total += l * (to - from).Seconds()
+		if at > from {
+			done += l * (min(at, to) - from).Seconds()
+		}
+		from = to
+	}
+	for _, c := range p.Changes {
+		add(c.At)
+		for _, a := range c.Set {
+			a.Apply(&cur)
+		}
+	}
+	add(p.Duration)
+	if total <= 0 || done <= 0 {
+		return min(1, float64(at)/float64(max(p.Duration, 1)))
+	}
+	return min(1, done/total)
+}
+
+// MinMemory returns the smallest memory budget that holds p's run at its
+// start: the lanes take equal shares of a run's budget, so it is the
+// largest lane's first state (its clients, their events and their queue)
+// times the lanes. A budget below it stops every lane before its first
+// event; one above it lets the run start, and a lane that outgrows its
+// share later stops with a verdict that says so.
+func MinMemory(p scenario.Params) (int64, error) {
+	e, err := NewWithBudget(p, budget.NewAccount(nil, math.MaxInt64))
+	if err != nil {
+		return 0, err
+	}
+	defer e.release()
+	var most int64
+	for _, l := range e.lanes {
+		most = max(most, l.mem.Used())
+	}
+	return most * int64(len(e.lanes)), nil
 }

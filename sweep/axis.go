@@ -70,7 +70,11 @@ type resolved struct {
 
 // resolve finds a's parameter and parses its ends and scale; errors name
 // the parameters of axis ('x' or 'y').
-func (a Axis) resolve(axis byte) (resolved, error) {
+func (a Axis) resolve(axis byte) (resolved, error) { return a.resolveWithin(axis, scenario.Bounds{}) }
+
+// resolveWithin is resolve with the ends held to b's caps as well as the
+// row's range.
+func (a Axis) resolveWithin(axis byte, b scenario.Bounds) (resolved, error) {
 	r := resolved{Axis: a}
 	name := axisParam(axis, kindName)
 	row, lane, ok := scenario.Lookup(a.Name)
@@ -81,7 +85,7 @@ func (a Axis) resolve(axis byte) (resolved, error) {
 	if row.Lane && lane < 0 {
 		return r, &scenario.ParamError{Name: name, Value: a.Name, Allow: "a lane letter in front, as in a." + a.Name}
 	}
-	r.row, r.lane = row, max(lane, 0)
+	r.row, r.lane = b.Row(row), max(lane, 0)
 	var err error
 	if r.from, err = r.parse(axisParam(axis, kindFrom), a.From); err != nil {
 		return r, err

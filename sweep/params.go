@@ -105,6 +105,11 @@ type Limits struct {
 	// that a server can refuse a sweep whose runs exceed its own bounds
 	// (clients, duration) with the error of the value at fault.
 	Check func(p scenario.Params) error
+	// Bounds are the server's caps on a run's values (scenario.Bounds):
+	// the base scenario is read within them and the axes' ends are held
+	// to them, each error naming the range in force. The zero Bounds are
+	// the table's ranges, the command line's.
+	Bounds scenario.Bounds
 }
 
 // CLILimits are the command line's: generous, since a sweep there runs on

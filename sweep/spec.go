@@ -123,19 +123,36 @@ func ParseSpec(q url.Values, lim Limits) (Spec, error) {
 	// The axes' parameters and ends, then the base: the scenario without
 	// the axes' parameters, in canonical syntax; then whether the base
 	// reads the axes' parameters, and their values.
-	rx, err := s.X.resolve('x')
+	rx, err := s.X.resolveWithin('x', lim.Bounds)
 	errs = appendErr(errs, err)
 	var ry resolved
 	if s.Y.Name != "" {
-		ry, err = s.Y.resolve('y')
+		ry, err = s.Y.resolveWithin('y', lim.Bounds)
 		errs = appendErr(errs, err)
 		if s.Y.Name == s.X.Name {
 			errs = append(errs, &scenario.ParamError{Name: "y", Value: s.Y.Name, Allow: "a parameter other than x's"})
 		}
 	}
+	// The axes set their parameters' values cell by cell: a value the
+	// scenario gives them too is left out, but it must be one (a link
+	// from the playground carries its own), not a malformed one dropped
+	// in silence.
+	for _, name := range []string{s.X.Name, s.Y.Name} {
+		if v, ok := base[name]; ok && name != "" {
+			if _, lane, known := scenario.Lookup(name); known {
+				one := url.Values{name: v}
+				if lane >= 0 {
+					one.Set("lanes", strconv.Itoa(scenario.MaxLanes))
+				}
+				if _, err := scenario.ParseWithin(one, lim.Bounds); err != nil {
+					errs = appendErr(errs, err)
+				}
+			}
+		}
+	}
 	delete(base, s.X.Name)
 	delete(base, s.Y.Name)
-	p, err := scenario.Parse(base)
+	p, err := scenario.ParseWithin(base, lim.Bounds)
 	errs = appendErr(errs, err)
 	if len(errs) > 0 {
 		return Spec{}, joinSorted(errs)

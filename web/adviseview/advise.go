@@ -41,7 +41,7 @@ var adviseAssets embed.FS
 // outage and highest load included) within the server's bounds on one
 // run.
 func adviseLimits(lim kit.Limits) advise.Limits {
-	return advise.Limits{MaxSeeds: advise.CLILimits.MaxSeeds, Check: lim.RunBounds}
+	return advise.Limits{MaxSeeds: advise.CLILimits.MaxSeeds, Check: lim.RunBounds, Bounds: lim.Bounds()}
 }
 
 // decodeAdvise reads an advice's request from a URL's raw query within

@@ -2,9 +2,7 @@ package kit
 
 import (
 	"cmp"
-	"fmt"
 	"runtime"
-	"strconv"
 	"time"
 
 	"backofflab/budget"
@@ -125,20 +123,21 @@ func DefaultMaxMemory() int64 {
 	return 2 << 30
 }
 
+// Bounds are the server's bounds on a run as the vocabulary reads them
+// (scenario.Bounds): MaxClients and MaxDuration, whose errors say "on this
+// server". A run's values at t = 0 and every value its live changes set
+// are held to them.
+func (lim Limits) Bounds() scenario.Bounds {
+	return scenario.Bounds{Where: "on this server", Max: map[string]float64{
+		"clients": float64(lim.MaxClients), "duration": float64(lim.MaxDuration)}}
+}
+
 // RunBoundErrors checks one run against the server's bounds on a run
-// (MaxClients, MaxDuration), naming each value at fault: the playground's
-// decode, the phase map's cells and the advice's runs are held to the same.
+// (Bounds: MaxClients, MaxDuration), at t = 0 and in every live change,
+// naming each value at fault: the playground's decode, the phase map's
+// cells and the advice's runs are held to the same.
 func (lim Limits) RunBoundErrors(p scenario.Params) []*scenario.ParamError {
-	var errs []*scenario.ParamError
-	if p.Clients > lim.MaxClients {
-		errs = append(errs, &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
-			Allow: fmt.Sprintf("a whole number from 1 to %d on this server", lim.MaxClients)})
-	}
-	if p.Duration > lim.MaxDuration {
-		errs = append(errs, &scenario.ParamError{Name: "duration", Value: p.Duration.String(),
-			Allow: fmt.Sprintf("a duration from 1s to %v on this server", lim.MaxDuration)})
-	}
-	return errs
+	return lim.Bounds().Errors(&p)
 }
 
 // RunBounds is RunBoundErrors' first error, or nil: for a check that

@@ -39,6 +39,11 @@ func ParseQuery(raw string) (url.Values, []*scenario.ParamError) {
 		case nerr != nil || verr != nil:
 			errs = append(errs, &scenario.ParamError{Name: at, Value: pair,
 				Allow: "name=value pairs whose escapes are % and two hex digits (%25 for % itself)"})
+		case name == "":
+			// No parameter has an empty name: an error naming it would
+			// name nothing.
+			errs = append(errs, &scenario.ParamError{Name: at, Value: pair,
+				Allow: "name=value pairs, each with a name"})
 		default:
 			q[name] = append(q[name], value)
 		}

@@ -26,6 +26,7 @@ func TestParseQuery(t *testing.T) {
 		{"pairs joined by a semicolon", "a.strategy=fixed;b.strategy=fixed", url.Values{}, []string{`a.strategy="a.strategy=fixed;b.strategy=fixed"`}},
 		{"a bad escape", "clients=%zz&seed=1", url.Values{"seed": {"1"}}, []string{`clients="clients=%zz"`}},
 		{"a bad escape in a name", "%g1=2", url.Values{}, []string{`query="%g1=2"`}},
+		{"no name", "=2&seed=1&=", url.Values{"seed": {"1"}}, []string{`query="=2"`, `query="="`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q, errs := ParseQuery(tc.raw)

@@ -34,7 +34,7 @@ import (
 // bounds on clients and duration.
 func mapLimits(lim kit.Limits) sweep.Limits {
 	return sweep.Limits{MaxSteps: lim.MapMaxSteps, MaxSeeds: lim.MapMaxSeeds, MaxCells: lim.MapMaxCells,
-		Check: lim.RunBounds}
+		Check: lim.RunBounds, Bounds: lim.Bounds()}
 }
 
 // decodeMap reads a map from a URL's query: the sweep's parameters and the

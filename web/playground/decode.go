@@ -166,12 +166,14 @@ func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 		}
 		kinds[i], highest = raw, max(highest, i)
 	}
-	p, err := scenario.Parse(q)
+	// Within the server's bounds: every error names the range in force
+	// here, and a live change is held to them as the values at t = 0 are.
+	p, err := scenario.ParseWithin(q, lim.Bounds())
 	if err == nil && highest >= len(p.Lanes) && !q.Has("lanes") {
 		// As for any lane parameter, the highest lane letter given sets the
 		// number of lanes when lanes is not given.
 		q.Set("lanes", strconv.Itoa(highest+1))
-		p, err = scenario.Parse(q)
+		p, err = scenario.ParseWithin(q, lim.Bounds())
 	}
 	if err != nil {
 		return st, append(errs, scenario.Errors(err)...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -210,14 +211,12 @@ func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
 		ans.Errors = append(ans.Errors, newNote(path, fmt.Sprintf(format, args...)))
 		return status, ans
 	}
-	var req importRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	req, path, err := decodeImportRequest(r.Body)
+	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return fail(http.StatusRequestEntityTooLarge, "", "the request is larger than %d bytes: a configuration may have at most %d bytes", maxImportBody, libconfig.MaxInput)
 		}
-		return fail(http.StatusBadRequest, "", "the request is not {\"lib\", \"lane\", \"text\"} as JSON: %v", err)
+		return fail(http.StatusBadRequest, path, "the request is not {\"lib\", \"lane\", \"text\"} as JSON: %v", err)
 	}
 	lib, ok := libconfig.Lookup(req.Lib)
 	if !ok {
@@ -256,6 +255,57 @@ func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
 	ans.Values, ans.Boxes = laneValues(l), laneBoxes(l, lim)
 	ans.Query = libconfig.Query(l, req.Lane).Encode()
 	return http.StatusOK, ans
+}
+
+// decodeImportRequest reads an import request: one JSON object of string
+// fields lib, lane and text, each at most once, and nothing after it but
+// spaces. encoding/json would keep the last of a key given twice and stop
+// reading after the object, so that {"lib":"envoy","lib":"grpc"} imported
+// gRPC's and trailing JSON went unread: each is refused instead, the
+// error's path naming the field when there is one.
+func decodeImportRequest(r io.Reader) (req importRequest, path string, err error) {
+	dec := json.NewDecoder(r)
+	if tok, err := dec.Token(); err != nil {
+		return req, "", err
+	} else if tok != json.Delim('{') {
+		return req, "", fmt.Errorf("%v where an object begins", tok)
+	}
+	fields := map[string]*string{"lib": &req.Lib, "lane": &req.Lane, "text": &req.Text}
+	given := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return req, "", err
+		}
+		key, isKey := tok.(string)
+		if !isKey {
+			return req, "", fmt.Errorf("%v where a field's name belongs", tok)
+		}
+		dst, ok := fields[key]
+		switch {
+		case !ok:
+			return req, key, fmt.Errorf("unknown field %q", key)
+		case given[key]:
+			return req, key, fmt.Errorf("the field %q is given twice: give it once", key)
+		}
+		given[key] = true
+		if err := dec.Decode(dst); err != nil {
+			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+				return req, key, err
+			}
+			return req, key, fmt.Errorf("the field %q must be a JSON string: %v", key, err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the object's closing brace
+		return req, "", err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return req, "", err
+		}
+		return req, "", fmt.Errorf("more after the object, at byte %d: send one object", dec.InputOffset())
+	}
+	return req, "", nil
 }
 
 func notes(ws []libconfig.Warning) []fieldNote {

@@ -180,6 +180,22 @@ func TestImportEndpoint(t *testing.T) {
 			http.StatusRequestEntityTooLarge, "", "larger than"},
 		{"not JSON", []byte("retry_policy: {}"),
 			http.StatusBadRequest, "", "not {"},
+		// A request is one object of each field once: encoding/json kept
+		// the last of two keys and read nothing after the object.
+		{"lib twice", []byte(`{"lib":"envoy","lane":"b","lib":"grpc","text":"x: 1"}`),
+			http.StatusBadRequest, "lib", `the field "lib" is given twice: give it once`},
+		{"text twice", []byte(`{"lib":"envoy","lane":"b","text":"a","text":"b"}`),
+			http.StatusBadRequest, "text", `the field "text" is given twice`},
+		{"trailing JSON", append(importBody(t, "envoy", "b", envoy), []byte(`{"lib":"grpc"}`)...),
+			http.StatusBadRequest, "", "more after the object, at byte"},
+		{"trailing junk", append(importBody(t, "envoy", "b", envoy), []byte(" x")...),
+			http.StatusBadRequest, "", "more after the object"},
+		{"unknown request field", []byte(`{"lib":"envoy","lane":"b","text":"x: 1","LIB":"grpc"}`),
+			http.StatusBadRequest, "LIB", `unknown field "LIB"`},
+		{"not a string", []byte(`{"lib":["envoy"],"lane":"b","text":"x: 1"}`),
+			http.StatusBadRequest, "lib", `the field "lib" must be a JSON string`},
+		{"an array", []byte(`[]`),
+			http.StatusBadRequest, "", "where an object begins"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, ans := postImport(t, srv.URL, tc.body)

@@ -36,6 +36,22 @@ import (
 // default tick is about 20 MB.
 const maxPageExportBody = 128 << 20
 
+// maxRowValueBytes bounds one value of a row as the body may write it:
+// the longest float64 JSON writes (-1.2345678901234567e-308) and its
+// comma, with room for spaces. A row of n values may take n times as
+// much (maxRowBytes), a tick row of four lanes about 5 KB.
+const maxRowValueBytes = 64
+
+// maxRowBytes is the most bytes a tick row of a run of lanes lanes may
+// take in the body.
+func maxRowBytes(lanes int) int64 {
+	return int64(1+lanes*len(scenario.Columns))*maxRowValueBytes + 64
+}
+
+// maxSummariesBytes bounds the body's first value, the summaries: a lane's
+// is well under a kilobyte.
+const maxSummariesBytes = 64 << 10
+
 // handlePageExport writes the rows the page posts in format, csv or json.
 func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -49,7 +65,7 @@ func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
 		http.NewResponseController(w).EnableFullDuplex()
 		rows := newRowReader(http.MaxBytesReader(w, r.Body, maxPageExportBody), len(st.p.Lanes))
 		var sums []scenario.Summary
-		if err := rows.dec.Decode(&sums); err != nil {
+		if err := rows.decode(&sums, maxSummariesBytes, "the summaries"); err != nil {
 			http.Error(w, "export: the summaries do not parse: "+err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -65,27 +81,84 @@ func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
 	})
 }
 
-// rowReader reads a page export's tick rows one at a time.
+// rowReader reads a page export's tick rows one at a time. Each value is
+// bounded while it is read: the decoder holds a whole value before it
+// parses it, so a row longer than its bound is refused as soon as the
+// decoder has read past it, not once a row of the whole body is held.
 type rowReader struct {
 	dec   *json.Decoder
+	in    *boundedReader
 	lanes int
 	buf   []*float64
 	n     int // rows read
 }
 
 func newRowReader(r io.Reader, lanes int) *rowReader {
-	return &rowReader{dec: json.NewDecoder(r), lanes: lanes}
+	in := &boundedReader{r: r}
+	return &rowReader{dec: json.NewDecoder(in), in: in, lanes: lanes}
+}
+
+// bound starts the next value, named what, which with the spaces before
+// it may take at most limit bytes.
+func (rr *rowReader) bound(limit int64, what string) {
+	rr.in.from, rr.in.limit, rr.in.what = rr.dec.InputOffset(), limit, what
+}
+
+// decode reads the next value into v, refusing it, named what, past limit
+// bytes.
+func (rr *rowReader) decode(v any, limit int64, what string) error {
+	rr.bound(limit, what)
+	err := rr.dec.Decode(v)
+	if rr.in.over != nil {
+		return rr.in.over
+	}
+	return err
+}
+
+// boundedReader is the body as a rowReader's decoder reads it: it gives
+// the decoder no more than limit bytes past from, the offset where the
+// value being read starts (those the decoder read ahead of it count), and
+// then fails with an error that names the bound.
+type boundedReader struct {
+	r           io.Reader
+	read        int64 // bytes read from r
+	from, limit int64
+	what        string
+	over        error
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	left := b.from + b.limit - b.read
+	if left <= 0 {
+		b.over = fmt.Errorf("%s: longer than %d bytes, the most one may take", b.what, b.limit)
+		return 0, b.over
+	}
+	if int64(len(p)) > left {
+		p = p[:left]
+	}
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	return n, err
 }
 
 // next reads the next row into row (t, then each lane's Columns, NaN for
 // no value), or returns io.EOF after the last.
 func (rr *rowReader) next(row []float64) ([]float64, error) {
-	if !rr.dec.More() {
+	what := fmt.Sprintf("row %d", rr.n+1)
+	rr.bound(maxRowBytes(rr.lanes), what)
+	more := rr.dec.More()
+	if rr.in.over != nil {
+		return nil, rr.in.over
+	}
+	if !more {
 		return nil, io.EOF
 	}
 	rr.buf = rr.buf[:0]
 	if err := rr.dec.Decode(&rr.buf); err != nil {
-		return nil, fmt.Errorf("row %d does not parse: %w", rr.n+1, err)
+		if rr.in.over != nil {
+			return nil, rr.in.over
+		}
+		return nil, fmt.Errorf("%s does not parse: %w", what, err)
 	}
 	rr.n++
 	if want := 1 + rr.lanes*len(scenario.Columns); len(rr.buf) != want {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -139,4 +141,79 @@ func TestLaneTickOfRow(t *testing.T) {
 			t.Errorf("laneTick(Values(%s)) = %s", b, a)
 		}
 	}
+}
+
+// endless is a body that starts with head and then repeats fill for ever,
+// counting the bytes read from it.
+type endless struct {
+	head, fill string
+	read       int64
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		var src string
+		if at := e.read + int64(n); at < int64(len(e.head)) {
+			src = e.head[at:]
+		} else {
+			k := (at - int64(len(e.head))) % int64(len(e.fill))
+			src = e.fill[k:]
+		}
+		n += copy(p[n:], src)
+	}
+	e.read += int64(n)
+	return n, nil
+}
+
+// TestPageExportBoundsItsValues: a row, or the summaries, longer than its
+// bound is refused as soon as the bound is passed, naming it: the handler
+// reads little more than the bound from a body that never ends, where it
+// held the whole of a 60 MB row before it said no.
+func TestPageExportBoundsItsValues(t *testing.T) {
+	k := kit.New(t.Context(), nil, Limits{}, nil)
+	mux := http.NewServeMux()
+	Mount(mux, k)
+	const query = "lanes=4"
+	for _, tc := range []struct {
+		name, head, fill string
+		bound            int64
+		want             string
+	}{
+		{"a row", "null\n[", "0,", maxRowBytes(4), fmt.Sprintf("row 1: longer than %d bytes", maxRowBytes(4))},
+		{"a later row", "null\n" + tickRowsText(4, 3) + "[", "12345.678,", maxRowBytes(4), fmt.Sprintf("row 4: longer than %d bytes", maxRowBytes(4))},
+		{"spaces between rows", "null\n", " ", maxRowBytes(4), "row 1: longer than"},
+		{"the summaries", "[", `{"baseline_ok":1},`, maxSummariesBytes, fmt.Sprintf("the summaries: longer than %d bytes", maxSummariesBytes)},
+	} {
+		for _, format := range []string{"csv", "json"} {
+			t.Run(tc.name+" "+format, func(t *testing.T) {
+				body := &endless{head: tc.head, fill: tc.fill}
+				req := httptest.NewRequest("POST", "/export."+format+"?"+query, body)
+				rec := httptest.NewRecorder()
+				mux.ServeHTTP(rec, req)
+				if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), tc.want) {
+					t.Errorf("%d %q, want 400 saying %q", rec.Code, rec.Body.String(), tc.want)
+				}
+				// The bound past the value's start, and what the decoder
+				// reads ahead of it at once.
+				if most := int64(len(tc.head)) + tc.bound + 4096; body.read > most {
+					t.Errorf("read %d bytes of the body, want at most %d (the value's bound is %d)", body.read, most, tc.bound)
+				}
+			})
+		}
+	}
+}
+
+// tickRowsText returns n tick rows of a run of lanes lanes as the page posts
+// them, one a line.
+func tickRowsText(lanes, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString("[0")
+		for range lanes * len(scenario.Columns) {
+			b.WriteString(",1")
+		}
+		b.WriteString("]\n")
+	}
+	return b.String()
 }

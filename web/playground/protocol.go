@@ -10,7 +10,8 @@ import (
 //
 // Page to server:
 //
-//	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole state, as the page's URL query;
+//	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole state, as the page's URL query
+//	                                                            ("" for every default; a set without it is an error);
 //	                                                            b.source=real makes lane b real (web/playground/real.go)
 //	{"type":"outage","on":true}                                 stop (true) or resume (false) the server now
 //	{"type":"speed","speed":"10"}                               virtual seconds per wall second, or "max"
@@ -70,7 +71,7 @@ import (
 // inMsg is any message from the page.
 type inMsg struct {
 	Type  string `json:"type"`
-	Query string `json:"query,omitempty"`
+	Query string `json:"query"`
 	On    bool   `json:"on,omitempty"`
 	Speed string `json:"speed,omitempty"`
 }

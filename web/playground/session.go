@@ -258,6 +258,18 @@ func parseInMsg(typ websocket.MessageType, data []byte) (inMsg, *errorMsg) {
 	case err != nil:
 		return m, &errorMsg{Type: "error", Message: "not a JSON message: " + err.Error()}
 	}
+	if m.Type == "set" {
+		// A set carries the whole state: without its query it would be
+		// read as every default, and reset the run the page is showing.
+		// An empty query is the defaults, given on purpose.
+		var given struct {
+			Query *string `json:"query"`
+		}
+		if json.Unmarshal(data, &given); given.Query == nil {
+			return m, &errorMsg{Type: "error", Param: "query",
+				Message: `a set message carries the whole state in its "query" field, as the page's URL query ("" for every default); this one has none, and nothing changed`}
+		}
+	}
 	return m, nil
 }
 
