@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/coder/websocket"
@@ -251,10 +252,16 @@ func parseInMsg(typ websocket.MessageType, data []byte) (inMsg, *errorMsg) {
 	err := json.Unmarshal(data, &m)
 	var te *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &te) && te.Field == "":
+		// The message itself is of the wrong type: an array, a string…
+		return m, &errorMsg{Type: "error", Message: "a message must be a JSON object, not " + jsonKind(te.Value)}
 	case errors.As(err, &te):
-		want := map[reflect.Kind]string{reflect.Bool: "boolean (true or false)", reflect.String: "string"}[te.Type.Kind()]
+		want, ok := map[reflect.Kind]string{reflect.Bool: "a JSON boolean (true or false)", reflect.String: "a JSON string"}[te.Type.Kind()]
+		if !ok {
+			want = "of another JSON type"
+		}
 		return m, &errorMsg{Type: "error", Param: te.Field,
-			Message: fmt.Sprintf("the field %q must be a JSON %s, not a %s", te.Field, want, te.Value)}
+			Message: fmt.Sprintf("the field %q must be %s, not %s", te.Field, want, jsonKind(te.Value))}
 	case err != nil:
 		return m, &errorMsg{Type: "error", Message: "not a JSON message: " + err.Error()}
 	}
@@ -271,6 +278,21 @@ func parseInMsg(typ websocket.MessageType, data []byte) (inMsg, *errorMsg) {
 		}
 	}
 	return m, nil
+}
+
+// jsonKind names the JSON value encoding/json's UnmarshalTypeError.Value
+// describes ("array", "number 3", "bool"…) with its article.
+func jsonKind(v string) string {
+	kind, _, _ := strings.Cut(v, " ")
+	switch kind {
+	case "array", "object":
+		return "an " + kind
+	case "bool":
+		return "a boolean"
+	case "":
+		return "another JSON value"
+	}
+	return "a " + kind
 }
 
 // write sends the outbox to the page until ctx ends.
