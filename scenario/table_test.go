@@ -824,6 +824,7 @@ func FuzzParse(f *testing.F) {
 		"%zz=1&a.b.c=1&a.=2&.factor=3",
 		"a.tiers=fixed:3:1s,fixed:3:500ms&b.tiers=exponential:2:1000ms:retry_budget&c.tiers=fixed:11:1s",
 		"a.tiers=none:1:1ms,grpc:10:1h:breaker,full_jitter:1:2s:aws_quota&tiers=fixed:1:1s",
+		"a.tiers=fixed:1:0100s",
 	} {
 		f.Add(s)
 	}
@@ -896,6 +897,15 @@ func tblCheckGiven(t *testing.T, q url.Values, p *scenario.Params) {
 			a, err1 := strconv.ParseBool(raw)
 			b, err2 := strconv.ParseBool(got)
 			same = err1 == nil && err2 == nil && a == b
+		case scenario.TypeTiers:
+			// A tier's time reads back in Go's canonical form (0100s is 1m40s).
+			a, err1 := scenario.ParseTiers(raw)
+			b, err2 := scenario.ParseTiers(got)
+			same = err1 == nil && err2 == nil && reflect.DeepEqual(a, b)
+		case scenario.TypeFaults:
+			a, err1 := scenario.ParseFaults(raw)
+			b, err2 := scenario.ParseFaults(got)
+			same = err1 == nil && err2 == nil && reflect.DeepEqual(a, b)
 		}
 		if !same {
 			t.Errorf("%s=%q reads back as %q", name, raw, got)
