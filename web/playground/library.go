@@ -216,7 +216,7 @@ func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return fail(http.StatusRequestEntityTooLarge, "", "the request is larger than %d bytes: a configuration may have at most %d bytes", maxImportBody, libconfig.MaxInput)
 		}
-		return fail(http.StatusBadRequest, path, "the request is not {\"lib\", \"lane\", \"text\"} as JSON: %v", err)
+		return fail(http.StatusBadRequest, path, "the request is not {\"lib\", \"lane\", \"text\"[, \"pick\"]} as JSON: %v", err)
 	}
 	lib, ok := libconfig.Lookup(req.Lib)
 	if !ok {
@@ -258,7 +258,7 @@ func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
 }
 
 // decodeImportRequest reads an import request: one JSON object of string
-// fields lib, lane and text, each at most once, and nothing after it but
+// fields lib, lane, text and pick, each at most once, and nothing after it but
 // spaces. encoding/json would keep the last of a key given twice and stop
 // reading after the object, so that {"lib":"envoy","lib":"grpc"} imported
 // gRPC's and trailing JSON went unread: each is refused instead, the
@@ -270,7 +270,7 @@ func decodeImportRequest(r io.Reader) (req importRequest, path string, err error
 	} else if tok != json.Delim('{') {
 		return req, "", fmt.Errorf("%v where an object begins", tok)
 	}
-	fields := map[string]*string{"lib": &req.Lib, "lane": &req.Lane, "text": &req.Text}
+	fields := map[string]*string{"lib": &req.Lib, "lane": &req.Lane, "text": &req.Text, "pick": &req.Pick}
 	given := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
