@@ -316,7 +316,7 @@ function wireDrawer() {
       const target = document.getElementById(decodeURIComponent(a.hash.slice(1)));
       if (!target) return;
       e.preventDefault();
-      const details = target.closest('details');
+      const details = target.closest('details') || target.querySelector(':scope > details');
       if (details) details.open = true;
       if (drawer.contains(target) && drawerClosed()) openDrawer(target);
       else target.focus();
