@@ -10,6 +10,7 @@ package web
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		{"AdvisePhone", func(t *testing.T, env *browserEnv) {
 			newcomerAdvise(t, env, "advise-390x844", phoneW, phoneH, phone(), scheme("dark"))
 		}},
+		{"FaultLabelContrast", newcomerFaultLabel},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
 	}
@@ -176,4 +178,84 @@ func newcomerTabReachesLanes(t *testing.T, env *browserEnv) {
 	if t.Failed() {
 		t.Log(fmt.Sprintf("the form's order: %s", strings.Join(order, ", ")))
 	}
+}
+
+// newcomerFaultLabel: the word on a fault's shading ("outage") has a
+// contrast of 4.5:1 or more on the chart's card under the shading, in
+// the light and in the dark scheme.
+func newcomerFaultLabel(t *testing.T, env *browserEnv) {
+	for _, sch := range []string{"light", "dark"} {
+		t.Run(sch, func(t *testing.T) {
+			tb := openPage(t, env, "speed=20", chromedp.EmulateViewport(1280, 800), scheme(sch))
+			type shade struct {
+				Card, Label string
+				Areas       [][]any // colour, opacity, name
+			}
+			s := poll[shade](tb, "the outage is shaded", `(() => {
+				const o = window.backofflab.charts()['throughput.a'].getOption(), ma = o.series[0].markArea;
+				if (!ma || !ma.data || !ma.data.length) return null;
+				return {card: o.backgroundColor, label: ma.label.color || '',
+					areas: ma.data.map(d => [d[0].itemStyle.color, d[0].itemStyle.opacity == null ? 1 : d[0].itemStyle.opacity, d[0].name])};
+			})()`)
+			card := cssColour(t, s.Card)
+			for _, a := range s.Areas {
+				c := cssColour(t, a[0].(string))
+				under := c.over(card, c.a*a[1].(float64))
+				if r := contrastRatio(cssColour(t, s.Label), under); r < 4.5 {
+					t.Errorf("%s: the label %q of %q, %s on %s under %s, has a contrast of %.2f:1, want 4.5:1", sch, a[2], s.Label, s.Label, s.Card, a[0], r)
+				}
+			}
+		})
+	}
+}
+
+// rgba is a CSS colour, its channels 0–255 and its alpha 0–1.
+type rgba struct{ r, g, b, a float64 }
+
+// cssColour reads #rrggbb, #rgb, rgb(…) or rgba(…).
+func cssColour(t *testing.T, css string) rgba {
+	t.Helper()
+	c := rgba{a: 1}
+	s := strings.ReplaceAll(css, " ", "")
+	var err error
+	switch {
+	case strings.HasPrefix(s, "#") && len(s) == 7:
+		var r, g, b int
+		_, err = fmt.Sscanf(s, "#%02x%02x%02x", &r, &g, &b)
+		c.r, c.g, c.b = float64(r), float64(g), float64(b)
+	case strings.HasPrefix(s, "#") && len(s) == 4:
+		var r, g, b int
+		_, err = fmt.Sscanf(s, "#%1x%1x%1x", &r, &g, &b)
+		c.r, c.g, c.b = float64(r*17), float64(g*17), float64(b*17)
+	case strings.HasPrefix(s, "rgba("):
+		_, err = fmt.Sscanf(s, "rgba(%g,%g,%g,%g)", &c.r, &c.g, &c.b, &c.a)
+	case strings.HasPrefix(s, "rgb("):
+		_, err = fmt.Sscanf(s, "rgb(%g,%g,%g)", &c.r, &c.g, &c.b)
+	default:
+		err = fmt.Errorf("not a colour this test reads")
+	}
+	if err != nil {
+		t.Fatalf("colour %q: %v", css, err)
+	}
+	return c
+}
+
+// over is c with alpha a laid over the opaque bg.
+func (c rgba) over(bg rgba, a float64) rgba {
+	mix := func(x, y float64) float64 { return x*a + y*(1-a) }
+	return rgba{mix(c.r, bg.r), mix(c.g, bg.g), mix(c.b, bg.b), 1}
+}
+
+// contrastRatio is WCAG's contrast of two opaque colours.
+func contrastRatio(x, y rgba) float64 {
+	lin := func(c float64) float64 {
+		v := c / 255
+		if v <= 0.03928 {
+			return v / 12.92
+		}
+		return math.Pow((v+0.055)/1.055, 2.4)
+	}
+	l := func(c rgba) float64 { return 0.2126*lin(c.r) + 0.7152*lin(c.g) + 0.0722*lin(c.b) }
+	a, b := l(x)+0.05, l(y)+0.05
+	return max(a, b) / min(a, b)
 }
