@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -37,6 +38,7 @@ func TestBrowserNewcomer(t *testing.T) {
 			newcomerAdvise(t, env, "advise-390x844", phoneW, phoneH, phone(), scheme("dark"))
 		}},
 		{"FaultLabelContrast", newcomerFaultLabel},
+		{"ShareLinkClean", newcomerShareLink},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
 	}
@@ -258,4 +260,19 @@ func contrastRatio(x, y rgba) float64 {
 	l := func(c rgba) float64 { return 0.2126*lin(c.r) + 0.7152*lin(c.g) + 0.0722*lin(c.b) }
 	a, b := l(x)+0.05, l(y)+0.05
 	return max(a, b) / min(a, b)
+}
+
+// newcomerShareLink: a value changed while the run plays, and the server
+// stopped by hand, go into the page's link at whole milliseconds.
+func newcomerShareLink(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=20")
+	tb.waitTrue("the run is past 3 s", `window.backofflab.rows().length > 30`)
+	tb.setBox("b.factor", "3")
+	tb.waitQuery("b.factor", "3")
+	tb.do("stop the server", chromedp.Click(chromedp.ID("outage")))
+	changes := poll[string](tb, "the link holds two changes", `(c => c && c.split('@').length === 3 && c)(new URLSearchParams(location.search).get('changes'))`)
+	re := regexp.MustCompile(`^@(\d+(\.\d{1,3})?s|(\d+m)?\d+(\.\d{1,3})?s) [^@]+ @(\d+(\.\d{1,3})?s|(\d+m)?\d+(\.\d{1,3})?s) stop$`)
+	if !re.MatchString(changes) {
+		t.Errorf("the link's changes %q: want each at a whole millisecond", changes)
+	}
 }
