@@ -39,6 +39,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		}},
 		{"FaultLabelContrast", newcomerFaultLabel},
 		{"ShareLinkClean", newcomerShareLink},
+		{"StillRecovering", newcomerStillRecovering},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
 	}
@@ -274,5 +275,19 @@ func newcomerShareLink(t *testing.T, env *browserEnv) {
 	re := regexp.MustCompile(`^@(\d+(\.\d{1,3})?s|(\d+m)?\d+(\.\d{1,3})?s) [^@]+ @(\d+(\.\d{1,3})?s|(\d+m)?\d+(\.\d{1,3})?s) stop$`)
 	if !re.MatchString(changes) {
 		t.Errorf("the link's changes %q: want each at a whole millisecond", changes)
+	}
+}
+
+// newcomerStillRecovering: the landing run cut at 50 s ends while lane b
+// drains its backlog: its verdict says it is still recovering, lane a's
+// that it never recovered.
+func newcomerStillRecovering(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "duration=50s&speed=max")
+	tb.waitDone()
+	got := eval[map[string]string](tb, `Object.fromEntries([...document.querySelectorAll('[data-verdict]')].map(e => [e.dataset.verdict, e.textContent.trim()]))`)
+	for lane, want := range map[string]string{"a": "Never recovered — a retry storm", "b": "Still recovering when the run ended"} {
+		if got[lane] != want {
+			t.Errorf("lane %s's verdict %q, want %q", lane, got[lane], want)
+		}
 	}
 }
