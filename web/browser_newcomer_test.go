@@ -40,6 +40,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		{"FaultLabelContrast", newcomerFaultLabel},
 		{"ShareLinkClean", newcomerShareLink},
 		{"StillRecovering", newcomerStillRecovering},
+		{"CaptionFollowsPicture", newcomerCaption},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
 	}
@@ -288,6 +289,30 @@ func newcomerStillRecovering(t *testing.T, env *browserEnv) {
 	for lane, want := range map[string]string{"a": "Never recovered — a retry storm", "b": "Still recovering when the run ended"} {
 		if got[lane] != want {
 			t.Errorf("lane %s's verdict %q, want %q", lane, got[lane], want)
+		}
+	}
+}
+
+// newcomerCaption: at 50× the sentence under each lane's picture is the
+// picture's own, of the same tick: sampled in the frame after the
+// picture's, at ten moments of the run, it is what picSentence says of
+// the rows the picture was drawn from.
+func newcomerCaption(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=50")
+	for k := range 10 {
+		tb.waitTrue(fmt.Sprintf("the run reaches %d rows", 80*(k+1)), fmt.Sprintf(`window.backofflab.rows().length >= %d`, 80*(k+1)))
+		type sample struct{ Shown, Drawn []string }
+		s := evalAwait[sample](tb, `new Promise(r => requestAnimationFrame(() => r({
+			shown: ['a', 'b'].map(l => document.querySelector('[data-picture-text="' + l + '"]').textContent),
+			drawn: [0, 1].map(i => picSentence(i)),
+		})))`)
+		if len(s.Drawn) != 2 || len(s.Shown) != 2 {
+			t.Fatalf("sampled %q", s)
+		}
+		for i := range s.Drawn {
+			if s.Shown[i] != s.Drawn[i] {
+				t.Errorf("past row %d lane %c's sentence lags its picture:\nshown %q\ndrawn %q", 80*(k+1), 'a'+i, s.Shown[i], s.Drawn[i])
+			}
 		}
 	}
 }
