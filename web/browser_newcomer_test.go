@@ -41,6 +41,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		{"ShareLinkClean", newcomerShareLink},
 		{"StillRecovering", newcomerStillRecovering},
 		{"CaptionFollowsPicture", newcomerCaption},
+		{"PresetChips", newcomerChips},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
 	}
@@ -314,5 +315,46 @@ func newcomerCaption(t *testing.T, env *browserEnv) {
 				t.Errorf("past row %d lane %c's sentence lags its picture:\nshown %q\ndrawn %q", 80*(k+1), 'a'+i, s.Shown[i], s.Drawn[i])
 			}
 		}
+	}
+}
+
+// chipsSeen is JavaScript that returns the preset chips that are in sight
+// (not clipped by their row) and those that are not.
+const chipsSeen = `(() => {
+	const nav = document.querySelector('nav.presets'), row = nav.getBoundingClientRect();
+	const seen = [], unseen = [];
+	for (const a of nav.querySelectorAll('a[data-preset]')) {
+		const r = a.getBoundingClientRect();
+		(r.height > 0 && r.top >= row.top - 1 && r.bottom <= row.bottom + 1 && r.bottom <= innerHeight + 1 ? seen : unseen).push(a.dataset.preset);
+	}
+	const more = document.querySelector('#presets-more');
+	return {seen, unseen, more: more && more.getClientRects().length > 0 ? more.textContent : ''};
+})()`
+
+// newcomerChips: at 1280×800 every preset chip is in sight, or a button
+// in sight says how many are not; pressed, it shows every chip.
+func newcomerChips(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=1")
+	type seen struct {
+		Seen, Unseen []string
+		More         string
+	}
+	s := eval[seen](tb, chipsSeen)
+	t.Logf("%d chips in sight, %d not; the button: %q", len(s.Seen), len(s.Unseen), s.More)
+	if len(s.Unseen) == 0 {
+		return
+	}
+	if want := fmt.Sprintf("%d more presets", len(s.Unseen)); s.More != want {
+		t.Fatalf("%d of %d preset chips are out of sight (%s) and the page says %q, want a button %q",
+			len(s.Unseen), len(s.Seen)+len(s.Unseen), strings.Join(s.Unseen, ", "), s.More, want)
+	}
+	if !eval[bool](tb, inView("#presets-more")) {
+		t.Errorf("the button %q is not on the first screen", s.More)
+	}
+	tb.do("show every preset", chromedp.Click(chromedp.ID("presets-more")))
+	s = poll[seen](tb, "every chip is in sight", `(s => s.unseen.length === 0 && s)(`+chipsSeen+`)`)
+	newcomerShot(t, tb, "presets-open-1280x800")
+	if s.More != "Fewer presets" {
+		t.Errorf("the open row's button says %q", s.More)
 	}
 }
