@@ -42,6 +42,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		{"StillRecovering", newcomerStillRecovering},
 		{"CaptionFollowsPicture", newcomerCaption},
 		{"PresetChips", newcomerChips},
+		{"PictureManyLanes", newcomerPictureLanes},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
 	}
@@ -356,5 +357,68 @@ func newcomerChips(t *testing.T, env *browserEnv) {
 	newcomerShot(t, tb, "presets-open-1280x800")
 	if s.More != "Fewer presets" {
 		t.Errorf("the open row's button says %q", s.More)
+	}
+}
+
+// pictureTexts is JavaScript that draws every lane's picture once,
+// recording each text it writes: its lane, words and box in the canvas's
+// CSS pixels, and the canvas's size.
+const pictureTexts = `(() => {
+	const rec = [], proto = CanvasRenderingContext2D.prototype, orig = proto.fillText;
+	proto.fillText = function (t, x, y) {
+		const m = this.measureText(t);
+		if (this.canvas.dataset.picture) {
+			const r = this.canvas.getBoundingClientRect();
+			rec.push({lane: this.canvas.dataset.picture, text: String(t), x, y, w: m.width,
+				top: y - m.actualBoundingBoxAscent, bottom: y + m.actualBoundingBoxDescent, cw: r.width, ch: r.height});
+		}
+		return orig.apply(this, arguments);
+	};
+	try { picDrawAll(true); } finally { proto.fillText = orig; }
+	return rec;
+})()`
+
+// newcomerPictureLanes: with three and four lanes at 1280×800 each lane's
+// picture writes every word inside its canvas, none over another, and
+// shows its workers.
+func newcomerPictureLanes(t *testing.T, env *browserEnv) {
+	for _, n := range []int{3, 4} {
+		t.Run(fmt.Sprintf("%d lanes", n), func(t *testing.T) {
+			// Mid-storm: every part of the picture has something to say.
+			tb := openPage(t, env, fmt.Sprintf("lanes=%d&speed=20", n))
+			tb.waitTrue("the storm is on", `window.backofflab.rows().length > 450`)
+			tb.do("pause", chromedp.Click(chromedp.ID("play")))
+			tb.pictureDrawn()
+			type text struct {
+				Lane, Text                string
+				X, W, Top, Bottom, CW, CH float64
+			}
+			texts := eval[[]text](tb, pictureTexts)
+			byLane := map[string][]text{}
+			for _, x := range texts {
+				byLane[x.Lane] = append(byLane[x.Lane], x)
+			}
+			if len(byLane) != n {
+				t.Fatalf("texts drawn on %d lanes' pictures, want %d", len(byLane), n)
+			}
+			for lane, ts := range byLane {
+				workers := false
+				for i, a := range ts {
+					workers = workers || strings.Contains(a.Text, "workers busy")
+					if a.X < -0.5 || a.X+a.W > a.CW+0.5 || a.Top < -0.5 || a.Bottom > a.CH+0.5 {
+						t.Errorf("lane %s: %q at x %.0f–%.0f, y %.0f–%.0f runs out of its %.0f×%.0f canvas", lane, a.Text, a.X, a.X+a.W, a.Top, a.Bottom, a.CW, a.CH)
+					}
+					for _, b := range ts[i+1:] {
+						if min(a.X+a.W, b.X+b.W)-max(a.X, b.X) > 1 && min(a.Bottom, b.Bottom)-max(a.Top, b.Top) > 1 {
+							t.Errorf("lane %s: %q and %q are written over each other", lane, a.Text, b.Text)
+						}
+					}
+				}
+				if !workers {
+					t.Errorf("lane %s's picture does not show its workers", lane)
+				}
+			}
+			newcomerShot(t, tb, fmt.Sprintf("picture-%d-lanes", n))
+		})
 	}
 }

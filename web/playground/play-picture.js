@@ -69,7 +69,12 @@ function picLane(i) {
 }
 
 // picFit sizes a canvas's bitmap to its box at the screen's pixel ratio.
+// A canvas narrower than picNarrow is marked stacked: style.css gives it
+// the height of picDraw's stacked parts (a resize that follows calls
+// picFit again).
 function picFit(l) {
+  const stacked = l.canvas.getBoundingClientRect().width < picNarrow;
+  if (stacked !== l.canvas.hasAttribute('data-stacked')) l.canvas.toggleAttribute('data-stacked', stacked);
   const r = l.canvas.getBoundingClientRect();
   l.dpr = Math.min(2, window.devicePixelRatio || 1);
   l.w = Math.round(r.width);
