@@ -43,6 +43,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		{"CaptionFollowsPicture", newcomerCaption},
 		{"PresetChips", newcomerChips},
 		{"PictureManyLanes", newcomerPictureLanes},
+		{"ContentionConclusion", newcomerContention},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
 	}
@@ -421,4 +422,21 @@ func newcomerPictureLanes(t *testing.T, env *browserEnv) {
 			newcomerShot(t, tb, fmt.Sprintf("picture-%d-lanes", n))
 		})
 	}
+}
+
+// newcomerContention: a finished study says what it found in one
+// sentence, under its progress, at its largest N.
+func newcomerContention(t *testing.T, env *browserEnv) {
+	tb := openTab(t, env.ctx)
+	tb.do("emulate", chromedp.EmulateViewport(1280, 800))
+	tb.do("open /contention", chromedp.Navigate(env.base+"/contention?"+smallStudy))
+	tb.waitTrue("the study is done", `window.backofflabContention && window.backofflabContention.state().finished`)
+	c := eval[string](tb, `(e => e && e.getClientRects().length > 0 ? e.textContent : '')(document.querySelector('#cn-conclusion'))`)
+	if !strings.HasPrefix(c, "At 30 clients (means over ") || !strings.Contains(c, "did the least work") || !strings.Contains(c, "finished first") {
+		t.Errorf("the study's conclusion %q, want a sentence on its 30 clients", c)
+	}
+	if !eval[bool](tb, inView("#cn-conclusion")) {
+		t.Errorf("the conclusion is not on the first screen")
+	}
+	newcomerShot(t, tb, "contention-conclusion")
 }
