@@ -26,12 +26,13 @@ type Summary struct {
 	// and the server held at most easing of the requests it held then.
 	// Both must fall: backoff alone makes attempts fall while the server
 	// stays overloaded. The windows' figures (attempts a second, the mean
-	// of the ticks' highest concurrency) are set for a lane that collapsed
-	// once two windows have passed since the outage, for the verdict's
-	// words.
-	Recovering                      bool    `json:"recovering,omitempty"`
-	EarlierAttempts, RecentAttempts float64 `json:"-"`
-	EarlierLoad, RecentLoad         float64 `json:"-"`
+	// of the ticks' highest concurrency), for the verdict's words, are set
+	// for a lane that is Recovering.
+	Recovering      bool    `json:"recovering,omitempty"`
+	EarlierAttempts float64 `json:"earlier_attempts,omitempty"`
+	RecentAttempts  float64 `json:"recent_attempts,omitempty"`
+	EarlierLoad     float64 `json:"earlier_load,omitempty"`
+	RecentLoad      float64 `json:"recent_load,omitempty"`
 	// Stopped, when not empty, says why and where the lane stopped before
 	// the run's end: its queue of requests outgrew the memory budget.
 	Stopped string `json:"stopped,omitempty"`
@@ -189,9 +190,9 @@ func (d *Detector) Attempts(n int64) {
 	}
 }
 
-// easing sets s's figures of its last two windows, and whether they fell
-// by enough to say the lane is still recovering, once two windows have
-// passed since the outage.
+// easing sets whether s's attempts and load fell by enough over its last
+// two windows to say the lane is still recovering, once two windows have
+// passed since the outage, and then those windows' figures.
 func (d *Detector) easing(s *Summary) {
 	if !s.Collapsed || d.trendN < len(d.trend) {
 		return
@@ -206,12 +207,15 @@ func (d *Detector) easing(s *Summary) {
 		at.sent += tt.sent
 		at.load += tt.load
 	}
+	s.Recovering = earlier.sent > 0 && earlier.load > 0 &&
+		float64(recent.sent) <= easing*float64(earlier.sent) && float64(recent.load) <= easing*float64(earlier.load)
+	if !s.Recovering {
+		return
+	}
 	w := float64(d.window)
 	secs := w * d.tickLen.Seconds()
 	s.RecentAttempts, s.EarlierAttempts = float64(recent.sent)/secs, float64(earlier.sent)/secs
 	s.RecentLoad, s.EarlierLoad = float64(recent.load)/w, float64(earlier.load)/w
-	s.Recovering = earlier.sent > 0 && earlier.load > 0 &&
-		float64(recent.sent) <= easing*float64(earlier.sent) && float64(recent.load) <= easing*float64(earlier.load)
 }
 
 func seconds(t time.Duration) *float64 {
