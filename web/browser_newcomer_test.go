@@ -44,6 +44,7 @@ func TestBrowserNewcomer(t *testing.T) {
 		{"PresetChips", newcomerChips},
 		{"PictureManyLanes", newcomerPictureLanes},
 		{"ContentionConclusion", newcomerContention},
+		{"MapMarksItsRun", newcomerMapHere},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
 	}
@@ -439,4 +440,52 @@ func newcomerContention(t *testing.T, env *browserEnv) {
 		t.Errorf("the conclusion is not on the first screen")
 	}
 	newcomerShot(t, tb, "contention-conclusion")
+}
+
+// newcomerMapHere: the phase map opened from the playground outlines, on
+// every map, the cell of the run it came from, and says which in words.
+func newcomerMapHere(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=1&clients=800")
+	href := eval[string](tb, `document.querySelector('#view-map').href`)
+	tb.do("open the map", chromedp.Navigate(href))
+	pollProgress[bool](tb, "the map is done", `(s => s && s.finished)(window.backofflabMap && window.backofflabMap.state())`,
+		`window.backofflabMap && window.backofflabMap.state()`)
+	type here struct {
+		Words  string
+		Rings  map[string][]any // each map's outlined cell, by its id
+		Axes   []string         // the maps' axis parameters
+		Points int
+	}
+	h := eval[here](tb, `(() => {
+		const rings = {};
+		for (const [id, c] of Object.entries(window.backofflabMap.charts())) {
+			if (!c) continue;
+			const s = c.getOption().series.find(s => s.name === 'this scenario');
+			rings[id] = s && s.data.length ? (s.data[0].value || s.data[0]) : null;
+		}
+		const S = JSON.parse(document.querySelector('#map-state').textContent);
+		const e = document.querySelector('#map-here');
+		return {words: e && e.getClientRects().length ? e.textContent : '', rings, axes: [S.x.name, S.y.name],
+			points: Object.keys(window.backofflabMap.points()).length};
+	})()`)
+	t.Logf("%s; rings %v on a map of %v", h.Words, h.Rings, h.Axes)
+	if !strings.HasPrefix(h.Words, "Outlined on each map: the cell of this map's scenario") {
+		t.Errorf("no words say which cell is this run's: %q", h.Words)
+	}
+	for _, a := range h.Axes {
+		if a != "" && !strings.Contains(h.Words, a+" ") {
+			t.Errorf("the words %q do not name the axis %s's value", h.Words, a)
+		}
+	}
+	if h.Axes[1] == "clients" && !strings.Contains(h.Words, "clients 800") {
+		t.Errorf("the words %q do not say the run's 800 clients", h.Words)
+	}
+	if len(h.Rings) == 0 {
+		t.Fatalf("no map drawn")
+	}
+	for id, r := range h.Rings {
+		if len(r) < 2 {
+			t.Errorf("map %s outlines no cell", id)
+		}
+	}
 }
