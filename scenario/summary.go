@@ -20,6 +20,19 @@ type Summary struct {
 	// Collapsed reports that an outage has ended and neither recovery has
 	// happened since, or that the lane stopped (Stopped).
 	Collapsed bool `json:"collapsed"`
+	// Recovering reports, of a lane that Collapsed, that it was on its
+	// way back at the end: over the last recovery window its clients sent
+	// at most easing of the attempts they sent in the window before it,
+	// and the server held at most easing of the requests it held then.
+	// Both must fall: backoff alone makes attempts fall while the server
+	// stays overloaded. The windows' figures (attempts a second, the mean
+	// of the ticks' highest concurrency), for the verdict's words, are set
+	// for a lane that is Recovering.
+	Recovering      bool    `json:"recovering,omitempty"`
+	EarlierAttempts float64 `json:"earlier_attempts,omitempty"`
+	RecentAttempts  float64 `json:"recent_attempts,omitempty"`
+	EarlierLoad     float64 `json:"earlier_load,omitempty"`
+	RecentLoad      float64 `json:"recent_load,omitempty"`
 	// Stopped, when not empty, says why and where the lane stopped before
 	// the run's end: its queue of requests outgrew the memory budget.
 	Stopped string `json:"stopped,omitempty"`
@@ -51,6 +64,13 @@ const recoveryWindow = 5 * time.Second
 // serviceLevel is the share of the baseline ok rate that counts as recovered.
 const serviceLevel = 0.9
 
+// easing is the share of the attempts of the window before it that a lane
+// which has not recovered sends, at most, in its last recovery window, to be
+// said to be still recovering: a fall of a tenth is beyond the noise of a
+// storm's steady rate (some hundreds of attempts a window), and its load is
+// on its way down.
+const easing = 0.9
+
 // Detector watches one lane's ticks for the verdicts of Summary. Every lane
 // of an Engine has one; a lane measured outside the engine (the playground's
 // real HTTP lane) feeds its own ticks to one, so that both are judged by
@@ -75,6 +95,17 @@ type Detector struct {
 	seen       int // ticks since endAt
 	service    *float64
 	peak       int
+
+	// The attempts and the highest concurrency of the ticks of the last
+	// two windows since endAt, for the trend of a lane not recovered.
+	trend  []trendTick
+	trendN int // ticks counted in trend since endAt
+}
+
+// trendTick is one tick's figures for a trend.
+type trendTick struct {
+	sent int64
+	load int
 }
 
 // NewDetector returns the detector of a lane of p's run: its ticks last
@@ -86,7 +117,7 @@ func NewDetector(p Params) *Detector {
 
 func newDetector(p *Params) Detector {
 	w := int((recoveryWindow + p.Tick - 1) / p.Tick)
-	return Detector{tickLen: p.Tick, window: w, limit: HealthyOf(p), oks: make([]int64, w)}
+	return Detector{tickLen: p.Tick, window: w, limit: HealthyOf(p), oks: make([]int64, w), trend: make([]trendTick, 2*w)}
 }
 
 // SetLimit sets the concurrency at or under which the server counts as
@@ -115,6 +146,8 @@ func (d *Detector) OutageEnded(t time.Duration) {
 	d.serverFrom = (t + d.tickLen - 1) / d.tickLen * d.tickLen
 	d.seen, d.okSum = 0, 0
 	clear(d.oks)
+	d.trendN = 0
+	clear(d.trend)
 }
 
 // Tick takes the tick that ends at virtual time t: ok successes during it,
@@ -128,6 +161,8 @@ func (d *Detector) Tick(t time.Duration, ok int64, maxC int) {
 	if d.down || !d.ended || t-d.tickLen < d.endAt {
 		return
 	}
+	d.trend[d.trendN%len(d.trend)] = trendTick{load: maxC}
+	d.trendN++
 	if d.server == nil {
 		if maxC > d.limit {
 			d.serverFrom = t
@@ -145,6 +180,42 @@ func (d *Detector) Tick(t time.Duration, ok int64, maxC int) {
 			d.service = seconds(t - time.Duration(d.window)*d.tickLen - d.endAt)
 		}
 	}
+}
+
+// Attempts takes the attempts sent during the tick that Tick took last,
+// for the trend of a lane that has not recovered (Summary.Recovering).
+func (d *Detector) Attempts(n int64) {
+	if d.trendN > 0 && !d.down && d.ended {
+		d.trend[(d.trendN-1)%len(d.trend)].sent = n
+	}
+}
+
+// easing sets whether s's attempts and load fell by enough over its last
+// two windows to say the lane is still recovering, once two windows have
+// passed since the outage, and then those windows' figures.
+func (d *Detector) easing(s *Summary) {
+	if !s.Collapsed || d.trendN < len(d.trend) {
+		return
+	}
+	var recent, earlier trendTick
+	for k := 1; k <= len(d.trend); k++ {
+		at := &earlier
+		if k <= d.window {
+			at = &recent
+		}
+		tt := d.trend[(d.trendN-k)%len(d.trend)]
+		at.sent += tt.sent
+		at.load += tt.load
+	}
+	s.Recovering = earlier.sent > 0 && earlier.load > 0 &&
+		float64(recent.sent) <= easing*float64(earlier.sent) && float64(recent.load) <= easing*float64(earlier.load)
+	if !s.Recovering {
+		return
+	}
+	w := float64(d.window)
+	secs := w * d.tickLen.Seconds()
+	s.RecentAttempts, s.EarlierAttempts = float64(recent.sent)/secs, float64(earlier.sent)/secs
+	s.RecentLoad, s.EarlierLoad = float64(recent.load)/w, float64(earlier.load)/w
 }
 
 func seconds(t time.Duration) *float64 {
@@ -172,6 +243,7 @@ func (d *Detector) Summary(requests, attempts, succeeded, gaveUp int64) Summary 
 	if s.Requests > 0 {
 		s.Amplification = float64(s.Attempts) / float64(s.Requests)
 	}
+	d.easing(&s)
 	return s
 }
 

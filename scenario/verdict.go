@@ -22,7 +22,7 @@ var Finished = Phase{Done: true}
 // The tones of a verdict, for the page's colours.
 const (
 	ToneGood = "good" // the service recovered
-	ToneWarn = "warn" // not recovered so far, while the run goes on
+	ToneWarn = "warn" // not recovered so far, while the run goes on, or still recovering at its end
 	ToneBad  = "bad"  // collapsed at the end, or stopped by a budget
 )
 
@@ -121,6 +121,8 @@ func (s Summary) plainHeadline(ph Phase) (string, string) {
 		return "Recovered as soon as the outage ended", tone
 	case service != nil:
 		return "Recovered " + plainSeconds(*service) + " after the outage", tone
+	case ph.Done && s.Recovering:
+		return "Still recovering when the run ended", tone
 	case ph.Done && s.Collapsed && s.storm():
 		return "Never recovered — a retry storm", tone
 	case ph.Done && s.Collapsed:
@@ -164,6 +166,10 @@ func (s Summary) details(ph Phase) string {
 		fmt.Fprintf(&b, " After the outage, %s in %s; the server stayed overloaded%s.", answers, plainSeconds(*service), soFar(ph))
 	case server != nil:
 		fmt.Fprintf(&b, " After the outage, %s in %s, but answers stayed under %.0f %% of that rate%s.", load, plainSeconds(*server), serviceLevel*100, soFar(ph))
+	case ph.Done && s.Recovering:
+		w := plainSeconds(recoveryWindow.Seconds())
+		fmt.Fprintf(&b, " After the outage, neither answers nor the server's load came back before the run ended, but both were on their way: over the last %s its clients sent %s attempts a second and the server held %.0f requests, down from %s and %.0f in the %s before. A longer run would tell when it recovers.",
+			w, plainRate(s.RecentAttempts), s.RecentLoad, plainRate(s.EarlierAttempts), s.EarlierLoad, w)
 	case ph.Done && s.Collapsed && s.storm():
 		fmt.Fprintf(&b, " After the outage, neither answers nor the server's load came back before the run ended: its clients kept retrying faster than the server could answer, %.1f attempts per request.", s.Amplification)
 	case ph.Done && s.Collapsed:
@@ -228,6 +234,9 @@ func (s Summary) outcome(ph Phase) (string, string) {
 		return "COLLAPSED: " + strings.TrimPrefix(s.Stopped, "collapsed: "), ToneBad
 	case server != nil && service != nil:
 		return bothBack(*server, *service), ToneGood
+	case ph.Done && s.Recovering:
+		return fmt.Sprintf("STILL RECOVERING: neither server nor service recovered yet, falling over the last %gs: attempts %.1f/s from %.1f/s, concurrency %.0f from %.0f",
+			recoveryWindow.Seconds(), s.RecentAttempts, s.EarlierAttempts, s.RecentLoad, s.EarlierLoad), ToneWarn
 	case ph.Done && s.Collapsed:
 		return "COLLAPSED: neither server nor service recovered", ToneBad
 	case ph.Done && server == nil && service == nil:
@@ -265,6 +274,8 @@ func (s Summary) brief(ph Phase) string {
 	switch {
 	case !ph.Done:
 		return outcome
+	case s.Recovering:
+		return "still recovering"
 	case tone == ToneBad:
 		return "never recovered"
 	case s.ServiceRecoveredAfter != nil && *s.ServiceRecoveredAfter < 0.05:

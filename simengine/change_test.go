@@ -2,6 +2,7 @@ package simengine
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,5 +91,42 @@ func outageChange(what string) func(*Engine, func(scenario.Tick)) {
 		if _, err := e.Change(scenario.Change{Outage: what}, e.Params().Duration, emit); err != nil {
 			panic(err)
 		}
+	}
+}
+
+// TestChangeAtWholeMillisecond: a live change made at any time of a
+// slice's end comes at the first whole millisecond from there, and its
+// link's text carries no more digits.
+func TestChangeAtWholeMillisecond(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		now   time.Duration // where the run's last Step ends
+		slice int           // events per Step
+		want  time.Duration // the change's time
+		text  string
+	}{
+		{"between milliseconds", 17600006652 * time.Nanosecond, 1 << 30, 17601 * time.Millisecond, "@17.601s"},
+		{"on a millisecond", 12 * time.Second, 1 << 30, 12 * time.Second, "@12s"},
+		{"a nanosecond past one", 3*time.Second + 1, 1 << 30, 3001 * time.Millisecond, "@3.001s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := simSmall()
+			e := simNew(t, p)
+			for !e.Step(tc.now, tc.slice, nil) {
+			}
+			old, next := e.Params(), e.Params()
+			next.Lanes[1].Factor = 1.1
+			c, err := e.Change(scenario.Change{Set: scenario.Diff(&old, &next)}, p.Duration, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.At != tc.want {
+				t.Errorf("stepped to %v, the change comes at %v, want %v", tc.now, c.At, tc.want)
+			}
+			if got := scenario.ChangesText(e.Record().Changes); !strings.HasPrefix(got, tc.text+" ") {
+				t.Errorf("the record's changes %q, want them to start %q", got, tc.text)
+			}
+		})
 	}
 }

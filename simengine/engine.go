@@ -584,6 +584,9 @@ func (e *Engine) takeChange() {
 	e.applied = append(e.applied, c)
 }
 
+// changeGrain is the resolution of a live change's time.
+const changeGrain = time.Millisecond
+
 // ErrRunOver is Change's error when the change would come at or after the
 // run's end.
 var ErrRunOver = errors.New("changes: the run is over: a change now would come after its end")
@@ -592,10 +595,11 @@ var ErrRunOver = errors.New("changes: the run is over: a change now would come a
 // scenario.MaxChanges live changes: a new run (Reset) takes more.
 var ErrTooManyChanges = fmt.Errorf("changes: a run holds at most %d live changes; reset to start a new run", scenario.MaxChanges)
 
-// Change takes a live change now, at the first virtual time at which every
-// lane can take it as a replay of the run would (where the latest Step
-// stopped short, a lane may have processed some events of its current
-// time: the change comes a nanosecond later), which must be before end,
+// Change takes a live change now, at the first whole millisecond of
+// virtual time at which every lane can take it as a replay of the run
+// would (where the latest Step stopped short, a lane may have processed
+// some events of its current time: the change comes after), which must be
+// before end,
 // the run's end (else ErrRunOver). c's At is ignored; the
 // change that took, with its time, is returned, and it drops the changes
 // still pending (a replay's future, which no longer happens). Ticks that
@@ -616,6 +620,10 @@ func (e *Engine) Change(c scenario.Change, end time.Duration, emit func(scenario
 		}
 		at++
 	}
+	// The change comes at the first whole millisecond from there, which
+	// a replay takes as well: the page's link then reads @17.601s, not
+	// the slice's end, @17.600006652s.
+	at = (at + changeGrain - 1) / changeGrain * changeGrain
 	if at >= end {
 		return c, ErrRunOver
 	}

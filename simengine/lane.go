@@ -923,6 +923,7 @@ func (l *lane) endTick(t time.Duration) scenario.LaneTick {
 	}
 	lt.SetLatencies(l.lat)
 	l.det.Tick(t, l.tick.ok, l.tickMaxC)
+	l.det.Attempts(l.tick.attempts)
 	l.total.add(l.tick)
 	l.tick = counters{}
 	l.lat, l.latSeen = l.lat[:0], 0

@@ -183,6 +183,7 @@ window.backofflabKit = (() => {
       mark: v('--chart-mark', '#6b4fbb'),
       level: v('--chart-level', '#8a93a6'),
       outage: v('--chart-outage', ''), // '' keeps each fault kind's own colour
+      faultLabel: v('--chart-fault-label', '#b03a3a'),
     };
   }
 

@@ -190,9 +190,10 @@ func pictureWords(t *testing.T, env *browserEnv, _ string) {
 		sel := `document.querySelector('[data-picture-text="` + l + `"]').textContent`
 		got := pollFor[string](tb, "lane "+l+"'s sentence names its last row", `(s => `+jsHas(want)+` ? s : null)(`+sel+`)`, 2*pollTimeout)
 		t.Logf("lane %s: %s", l, got)
-		if live := eval[string](tb, `document.querySelector('[data-picture-text="`+l+`"]').getAttribute('aria-live')`); live != "polite" {
-			t.Errorf("lane %s's sentence is aria-live=%q, want polite", l, live)
+		if live := eval[string](tb, `document.querySelector('[data-picture-live="`+l+`"]').getAttribute('aria-live')`); live != "polite" {
+			t.Errorf("lane %s's live region is aria-live=%q, want polite", l, live)
 		}
+		pollFor[string](tb, "lane "+l+"'s live region says it too", `(s => `+jsHas(want)+` ? s : null)(document.querySelector('[data-picture-live="`+l+`"]').textContent)`, 2*pollTimeout)
 	}
 }
 

@@ -44,7 +44,7 @@ const mapReadyState = `(() => {
 	const charts = m.charts();
 	return {errors: [...document.querySelectorAll('[data-error-for]')].map(e => e.textContent.trim()).filter(t => t),
 		valid: S.valid, error: s ? s.error : '', cells: s ? s.cells : 0, total: s ? s.total : 0,
-		drawn: Object.keys(charts).sort().map(id => charts[id].getOption().series.reduce((n, s) => n + s.data.length, 0)),
+		drawn: Object.keys(charts).sort().map(id => charts[id].getOption().series.filter(s => s.name !== 'this scenario').reduce((n, s) => n + s.data.length, 0)),
 		x: S.x.name, y: S.y.name, xValues: S.x.values || [], yValues: S.y.values || [],
 		search: location.search.slice(1)};
 })()`

@@ -180,15 +180,36 @@
     $('#adv-flags').textContent = v.command;
     $('#adv-headless-json').href = '/advise.json?' + S.query;
     $('#adv-headless-text').href = '/advise.txt?' + S.query;
+    // The answer is what the reader waited for: bring it into view, and
+    // the focus to its headline, which a screen reader then reads.
+    h.focus({ preventScroll: true });
+    $('#adv-result').scrollIntoView({ block: 'start' });
   }
 
   // scroller is a box that scrolls a wide table across on a narrow
-  // screen: a region a keyboard can reach, and scroll.
+  // screen: a region a keyboard can reach, and scroll. Under it a line
+  // names the columns out of view while there are some (a phone hides
+  // its scroll bars), kept up to date as the box is resized or scrolled.
+  const hints = new WeakMap();
+  const watchWidth = new ResizeObserver(es => es.forEach(e => hints.get(e.target)?.()));
   function scroller(label, table) {
     const d = el('div', { className: 'adv-scroll', tabIndex: 0 }, table);
     d.setAttribute('role', 'region');
     d.setAttribute('aria-label', label);
-    return d;
+    const hint = el('p', { className: 'adv-scroll-hint', hidden: true });
+    const say = () => {
+      const box = d.getBoundingClientRect();
+      const head = table.rows.length ? [...table.rows[0].cells] : [];
+      const out = head.filter(c => (r => r.right > box.right + 1 || r.left < box.left - 1)(c.getBoundingClientRect()))
+        .map(c => c.textContent.trim()).filter(Boolean);
+      hint.hidden = d.scrollWidth <= d.clientWidth + 1;
+      hint.textContent = out.length ? `Scroll the table across for ${out.length === 1 ? 'its column' : `its ${out.length} columns`} out of view: ${out.join(', ')}.`
+        : 'Scroll the table across: it is wider than its box.';
+    };
+    hints.set(d, say);
+    watchWidth.observe(d);
+    d.addEventListener('scroll', say, { passive: true });
+    return el('div', {}, d, hint);
   }
 
   // drawMeasured lays out the table of the settings seed by seed, each

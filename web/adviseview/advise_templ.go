@@ -243,7 +243,7 @@ func adviseForm(v adviseView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<div class=\"adv-buttons\"><button type=\"submit\" id=\"adv-submit\">Get advice</button> <button type=\"button\" id=\"adv-cancel\" disabled>Cancel</button></div><div id=\"adv-errors\" class=\"errors\" data-error-for=\"\" role=\"alert\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<div id=\"adv-errors\" class=\"errors\" data-error-for=\"\" role=\"alert\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -255,7 +255,7 @@ func adviseForm(v adviseView) templ.Component {
 			var templ_7745c5c3_Var11 string
 			templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(m)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 64, Col: 10}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 60, Col: 10}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 			if templ_7745c5c3_Err != nil {
@@ -322,7 +322,7 @@ func adviseControl(c control) templ.Component {
 		var templ_7745c5c3_Var15 string
 		templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.Name)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 73, Col: 75}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 69, Col: 75}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var15)
 		if templ_7745c5c3_Err != nil {
@@ -345,7 +345,7 @@ func adviseControl(c control) templ.Component {
 		var templ_7745c5c3_Var16 string
 		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.ResolveAttributeValue("adv-" + c.Name)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 74, Col: 30}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 70, Col: 30}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var16)
 		if templ_7745c5c3_Err != nil {
@@ -358,7 +358,7 @@ func adviseControl(c control) templ.Component {
 		var templ_7745c5c3_Var17 string
 		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(c.Label)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 74, Col: 62}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 70, Col: 62}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 		if templ_7745c5c3_Err != nil {
@@ -371,7 +371,7 @@ func adviseControl(c control) templ.Component {
 		var templ_7745c5c3_Var18 string
 		templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(c.Name)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 74, Col: 99}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 70, Col: 99}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 		if templ_7745c5c3_Err != nil {
@@ -389,7 +389,7 @@ func adviseControl(c control) templ.Component {
 			var templ_7745c5c3_Var19 string
 			templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.ResolveAttributeValue("adv-" + c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 76, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 72, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var19)
 			if templ_7745c5c3_Err != nil {
@@ -402,7 +402,7 @@ func adviseControl(c control) templ.Component {
 			var templ_7745c5c3_Var20 string
 			templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 76, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 72, Col: 47}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var20)
 			if templ_7745c5c3_Err != nil {
@@ -415,7 +415,7 @@ func adviseControl(c control) templ.Component {
 			var templ_7745c5c3_Var21 string
 			templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 76, Col: 69}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 72, Col: 69}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var21)
 			if templ_7745c5c3_Err != nil {
@@ -428,7 +428,7 @@ func adviseControl(c control) templ.Component {
 			var templ_7745c5c3_Var22 string
 			templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.ResolveAttributeValue("help-" + c.Name + " err-" + c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 76, Col: 126}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 72, Col: 126}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var22)
 			if templ_7745c5c3_Err != nil {
@@ -446,7 +446,7 @@ func adviseControl(c control) templ.Component {
 				var templ_7745c5c3_Var23 string
 				templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.ResolveAttributeValue(ch.Value)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 78, Col: 29}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 74, Col: 29}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var23)
 				if templ_7745c5c3_Err != nil {
@@ -459,7 +459,7 @@ func adviseControl(c control) templ.Component {
 				var templ_7745c5c3_Var24 string
 				templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.ResolveAttributeValue(ch.Help)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 78, Col: 47}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 74, Col: 47}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var24)
 				if templ_7745c5c3_Err != nil {
@@ -482,7 +482,7 @@ func adviseControl(c control) templ.Component {
 				var templ_7745c5c3_Var25 string
 				templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(ch.Label)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 78, Col: 94}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 74, Col: 94}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 				if templ_7745c5c3_Err != nil {
@@ -505,7 +505,7 @@ func adviseControl(c control) templ.Component {
 			var templ_7745c5c3_Var26 string
 			templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.ResolveAttributeValue("adv-" + c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 85, Col: 25}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 81, Col: 25}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var26)
 			if templ_7745c5c3_Err != nil {
@@ -518,7 +518,7 @@ func adviseControl(c control) templ.Component {
 			var templ_7745c5c3_Var27 string
 			templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 87, Col: 18}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 83, Col: 18}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var27)
 			if templ_7745c5c3_Err != nil {
@@ -531,7 +531,7 @@ func adviseControl(c control) templ.Component {
 			var templ_7745c5c3_Var28 string
 			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 88, Col: 24}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 84, Col: 24}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var28)
 			if templ_7745c5c3_Err != nil {
@@ -544,7 +544,7 @@ func adviseControl(c control) templ.Component {
 			var templ_7745c5c3_Var29 string
 			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.Value)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 89, Col: 20}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 85, Col: 20}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var29)
 			if templ_7745c5c3_Err != nil {
@@ -557,7 +557,7 @@ func adviseControl(c control) templ.Component {
 			var templ_7745c5c3_Var30 string
 			templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.ResolveAttributeValue("help-" + c.Name + " err-" + c.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 91, Col: 59}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 87, Col: 59}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var30)
 			if templ_7745c5c3_Err != nil {
@@ -585,7 +585,7 @@ func adviseControl(c control) templ.Component {
 				var templ_7745c5c3_Var31 string
 				templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(c.Unit)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 97, Col: 32}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 93, Col: 32}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 				if templ_7745c5c3_Err != nil {
@@ -608,7 +608,7 @@ func adviseControl(c control) templ.Component {
 		var templ_7745c5c3_Var32 string
 		templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.ResolveAttributeValue("help-" + c.Name)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 101, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 97, Col: 46}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var32)
 		if templ_7745c5c3_Err != nil {
@@ -626,7 +626,7 @@ func adviseControl(c control) templ.Component {
 			var templ_7745c5c3_Var33 string
 			templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(" (" + c.Allowed + ")")
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 104, Col: 28}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 100, Col: 28}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 			if templ_7745c5c3_Err != nil {
@@ -640,7 +640,7 @@ func adviseControl(c control) templ.Component {
 		var templ_7745c5c3_Var34 string
 		templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.ResolveAttributeValue("err-" + c.Name)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 107, Col: 39}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 103, Col: 39}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var34)
 		if templ_7745c5c3_Err != nil {
@@ -653,7 +653,7 @@ func adviseControl(c control) templ.Component {
 		var templ_7745c5c3_Var35 string
 		templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.ResolveAttributeValue(c.Name)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 107, Col: 65}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 103, Col: 65}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var35)
 		if templ_7745c5c3_Err != nil {
@@ -666,7 +666,7 @@ func adviseControl(c control) templ.Component {
 		var templ_7745c5c3_Var36 string
 		templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinStringErrs(c.Error)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 107, Col: 90}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/adviseview/advise.templ`, Line: 103, Col: 90}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 		if templ_7745c5c3_Err != nil {
@@ -680,8 +680,11 @@ func adviseControl(c control) templ.Component {
 	})
 }
 
-// adviseRun is the search's progress: its phase in words, its runs done
-// of its total, the time left.
+// adviseRun is the form's action and the search's progress: Get advice
+// and Cancel (the form's buttons through their form attribute), the
+// phase in words, the runs done of their total, the time left. It stays
+// at the foot of the screen while the form runs past it (style.css), so
+// that the action and the progress are on the first screen of any size.
 func adviseRun(v adviseView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -703,7 +706,7 @@ func adviseRun(v adviseView) templ.Component {
 			templ_7745c5c3_Var37 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "<section class=\"adv-run\" aria-label=\"the search\"><div class=\"bar\"><progress id=\"adv-progress\" max=\"1\" value=\"0\" aria-label=\"runs done\"></progress> <span id=\"adv-status\" class=\"status\" role=\"status\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 58, "<section class=\"adv-run\" aria-label=\"the search\"><div class=\"bar\"><button type=\"submit\" id=\"adv-submit\" form=\"adv-form\">Get advice</button> <button type=\"button\" id=\"adv-cancel\" disabled>Cancel</button> <progress id=\"adv-progress\" max=\"1\" value=\"0\" aria-label=\"runs done\"></progress> <span id=\"adv-status\" class=\"status\" role=\"status\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -755,7 +758,7 @@ func adviseResult() templ.Component {
 			templ_7745c5c3_Var38 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "<section id=\"adv-result\" class=\"adv-result\" aria-label=\"the advice\" hidden><h2 id=\"adv-headline\"></h2><p class=\"adv-open\"><a id=\"adv-playground\">Open in the playground: your settings today beside the recommended</a></p><div class=\"adv-cards adv-first\"><section class=\"adv-card\" aria-labelledby=\"adv-measured-h\"><h3 id=\"adv-measured-h\">Measured, seed by seed</h3><div id=\"adv-measured\"></div></section><section class=\"adv-card\" aria-labelledby=\"adv-snippet-h\"><h3 id=\"adv-snippet-h\">Your configuration</h3><p id=\"adv-snippet-lib\" class=\"adv-note\"></p><pre class=\"adv-code\" tabindex=\"0\" aria-label=\"the configuration to paste\"><code id=\"adv-snippet\"></code></pre><div class=\"bar small\"><button type=\"button\" id=\"adv-copy-snippet\">Copy</button> <span id=\"adv-copied\" class=\"adv-note\" role=\"status\"></span></div></section></div><div id=\"adv-closest\" class=\"adv-card\" hidden></div><div class=\"adv-cards\"><figure class=\"adv-card adv-fig\"><figcaption><b>Pareto front</b> <span class=\"adv-note\">recovery after the outage against attempts per request; the recommended point is marked</span></figcaption><div id=\"adv-pareto\" class=\"chart adv-chart\" role=\"img\" aria-label=\"Pareto front: each candidate's recovery time against its attempts per request, the recommended one marked\"></div></figure><figure class=\"adv-card adv-fig\"><figcaption><b>Around the advice</b> <span id=\"adv-map-caption\" class=\"adv-note\"></span></figcaption><div id=\"adv-map\" class=\"adv-map\"></div><div id=\"adv-map-legend\" class=\"adv-legend\"></div></figure></div><section class=\"adv-card\" aria-labelledby=\"adv-details-h\"><h3 id=\"adv-details-h\">How it was found, and its margin</h3><div id=\"adv-details\" class=\"adv-details\"></div><div id=\"adv-margin\"></div></section><section class=\"adv-card\" aria-labelledby=\"adv-repro-h\"><h3 id=\"adv-repro-h\">Reproduce it</h3><p class=\"adv-note\">The same two lanes on the first seed, run by the command line (lane a today, lane b the advice), which reproduces what the page claims of them:</p><pre class=\"adv-code\" tabindex=\"0\" aria-label=\"the command that reproduces the two lanes\"><code id=\"adv-flags\"></code></pre><div class=\"bar small\"><button type=\"button\" id=\"adv-copy-flags\">Copy</button> <span id=\"adv-copied-flags\" class=\"adv-note\" role=\"status\"></span> <span class=\"sep\">Save the advice:</span> <button type=\"button\" id=\"adv-save-json\">JSON</button> <button type=\"button\" id=\"adv-save-text\">text</button> <span class=\"sep\">Headless, the search again:</span> <a id=\"adv-headless-json\">advise.json</a> <a id=\"adv-headless-text\">advise.txt</a></div></section></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "<section id=\"adv-result\" class=\"adv-result\" aria-label=\"the advice\" hidden><h2 id=\"adv-headline\" tabindex=\"-1\"></h2><p class=\"adv-open\"><a id=\"adv-playground\">Open in the playground: your settings today beside the recommended</a></p><div class=\"adv-cards adv-first\"><section class=\"adv-card\" aria-labelledby=\"adv-measured-h\"><h3 id=\"adv-measured-h\">Measured, seed by seed</h3><div id=\"adv-measured\"></div></section><section class=\"adv-card\" aria-labelledby=\"adv-snippet-h\"><h3 id=\"adv-snippet-h\">Your configuration</h3><p id=\"adv-snippet-lib\" class=\"adv-note\"></p><pre class=\"adv-code\" tabindex=\"0\" aria-label=\"the configuration to paste\"><code id=\"adv-snippet\"></code></pre><div class=\"bar small\"><button type=\"button\" id=\"adv-copy-snippet\">Copy</button> <span id=\"adv-copied\" class=\"adv-note\" role=\"status\"></span></div></section></div><div id=\"adv-closest\" class=\"adv-card\" hidden></div><div class=\"adv-cards\"><figure class=\"adv-card adv-fig\"><figcaption><b>Pareto front</b> <span class=\"adv-note\">recovery after the outage against attempts per request; the recommended point is marked</span></figcaption><div id=\"adv-pareto\" class=\"chart adv-chart\" role=\"img\" aria-label=\"Pareto front: each candidate's recovery time against its attempts per request, the recommended one marked\"></div></figure><figure class=\"adv-card adv-fig\"><figcaption><b>Around the advice</b> <span id=\"adv-map-caption\" class=\"adv-note\"></span></figcaption><div id=\"adv-map\" class=\"adv-map\"></div><div id=\"adv-map-legend\" class=\"adv-legend\"></div></figure></div><section class=\"adv-card\" aria-labelledby=\"adv-details-h\"><h3 id=\"adv-details-h\">How it was found, and its margin</h3><div id=\"adv-details\" class=\"adv-details\"></div><div id=\"adv-margin\"></div></section><section class=\"adv-card\" aria-labelledby=\"adv-repro-h\"><h3 id=\"adv-repro-h\">Reproduce it</h3><p class=\"adv-note\">The same two lanes on the first seed, run by the command line (lane a today, lane b the advice), which reproduces what the page claims of them:</p><pre class=\"adv-code\" tabindex=\"0\" aria-label=\"the command that reproduces the two lanes\"><code id=\"adv-flags\"></code></pre><div class=\"bar small\"><button type=\"button\" id=\"adv-copy-flags\">Copy</button> <span id=\"adv-copied-flags\" class=\"adv-note\" role=\"status\"></span> <span class=\"sep\">Save the advice:</span> <button type=\"button\" id=\"adv-save-json\">JSON</button> <button type=\"button\" id=\"adv-save-text\">text</button> <span class=\"sep\">Headless, the search again:</span> <a id=\"adv-headless-json\">advise.json</a> <a id=\"adv-headless-text\">advise.txt</a></div></section></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

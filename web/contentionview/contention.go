@@ -138,8 +138,15 @@ type contentionMsg struct {
 	Done    int               `json:"done,omitempty"`
 	Total   int               `json:"total,omitempty"`
 	Message string            `json:"message,omitempty"`
-	// Left is the time left, in seconds, at the study's pace so far.
+	// Left is the time left, in seconds, at the study's pace so far,
+	// reckoned in its work (contention.Point.Work: a point of many clients
+	// costs far more than one of few), not in its points.
 	Left float64 `json:"left,omitempty"`
+	// Work is the share of the study's work done, 0 to 1.
+	Work float64 `json:"work,omitempty"`
+	// Conclusion, on the last line, is the study's finding in one
+	// sentence (contention.Conclusion).
+	Conclusion string `json:"conclusion,omitempty"`
 }
 
 // beginContention takes what a study needs before it starts: the many-run
@@ -207,19 +214,22 @@ func handleContentionStream(k *kit.Kit) http.Handler {
 		// worker, which holds one of the server's analysis cores. The
 		// channel holds every point, so a worker never waits on it.
 		msgs := make(chan contentionMsg, spec.Points())
-		began := time.Now()
+		began, work, worked := time.Now(), spec.Work(), 0.0
+		var points []contention.Point
 		var err error
 		go func() {
 			defer close(msgs)
-			_, err = runContention(ctx, spec, func(p contention.Point, done, total int) {
+			points, err = runContention(ctx, spec, func(p contention.Point, done, total int) {
+				worked += p.Work() // Point's calls are never concurrent
 				msgs <- contentionMsg{Type: "point", Point: &p, Done: done, Total: total,
-					Left: kit.TimeLeft(began, float64(done), float64(total))}
+					Left: kit.TimeLeft(began, worked, work), Work: worked / work}
 			})
 		}()
 		for m := range msgs {
 			stream.Send(m)
 		}
-		stream.End(err, contentionMsg{Type: "done"}) // err was set before msgs was closed
+		// err and points were set before msgs was closed.
+		stream.End(err, contentionMsg{Type: "done", Conclusion: contention.Conclusion(points)})
 	})
 }
 

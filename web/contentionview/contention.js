@@ -119,6 +119,11 @@
       case 'done':
         state.finished = true;
         status(`done: ${state.total} points, ${st.runs} runs each`, 'ok');
+        if (m.conclusion) {
+          const c = $('#cn-conclusion');
+          c.textContent = m.conclusion;
+          c.hidden = false;
+        }
         break;
       case 'error':
         state.error = m.message;

@@ -272,6 +272,9 @@ type mapState struct {
 	// patterns, by category (mapDiffPatterns).
 	DiffMarks    map[string]map[string]string `json:"diffMarks"`
 	DiffPatterns map[string]string            `json:"diffPatterns"`
+	// Here is the cell of the scenario's own values, which the maps
+	// outline (hereOf).
+	Here *mapHere `json:"here,omitempty"`
 	// Suggest gives, for each parameter the axis menus offer, the range
 	// the form fills in when it is chosen: about the scenario's value
 	// divided and multiplied by 4, within the parameter's range, in round
@@ -416,6 +419,8 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 		v.State.Captions = sweep.Captions(spec, &p)
 		v.State.DiffCats, v.State.DiffWords = sweep.DiffCategories, sweep.AllDiffWords(len(p.Lanes))
 		v.State.DiffMarks, v.State.DiffPatterns = diffMarks(v.State.DiffWords), mapDiffPatterns
+		here := hereOf(spec, &p)
+		v.State.Here = &here
 	}
 	return v
 }

@@ -380,6 +380,16 @@
     return { bad: T.bad, warn: T.warn, good: T.good, part: M.part }[TONE[name]] || M.none;
   }
 
+  // hereSeries outlines the cell of the map's scenario (S.here, which Go
+  // found; its words are under the legend's note), over the cells'
+  // colours: a ring in the text's colour, whatever the cell's.
+  function hereSeries() {
+    const h = S.here;
+    if (!h || !h.x) return [];
+    return [{ type: 'heatmap', name: 'this scenario', silent: true, z: 5, progressive: 0,
+      data: [{ value: [h.x, h.y, 0], itemStyle: { color: 'rgba(0, 0, 0, 0)', borderColor: T.fg, borderWidth: 3 } }] }];
+  }
+
   function laneOption(c, i) {
     const labels = CATS.map(k => legendLabel(MARK[k], OUTCOME[k], PATTERN[k]));
     const o = base(LANES[i], c, labels);
@@ -390,7 +400,8 @@
       else other.push([pt.x, pt.y, CATS.indexOf(shown(l))]);
     }
     o.series = [heat('recovered', rec, o._border),
-      marked(heat('other', other, o._border), o._cell, CATS.map(c => MARK[c]), CATS.map(c => PATTERN[c]), CATS.map(catColour))];
+      marked(heat('other', other, o._border), o._cell, CATS.map(c => MARK[c]), CATS.map(c => PATTERN[c]), CATS.map(catColour)),
+      ...hereSeries()];
     const top = longestRecovery();
     o.visualMap = [
       { type: 'continuous', seriesIndex: 0, dimension: 2, min: 0, max: top, calculable: false,
@@ -437,7 +448,7 @@
     const colour = { only_a: T.accent, only_b: T.good, neither: T.bad, no_outage: M.none };
     o.series = [heat('both', both, o._border),
       marked(heat('other', other, o._border), o._cell, S.diffCats.map(k => marks[k]), S.diffCats.map(k => S.diffPatterns[k]),
-        S.diffCats.map(k => colour[k]))];
+        S.diffCats.map(k => colour[k])), ...hereSeries()];
     // The shade's extent is the largest difference streamed so far: the
     // browser alone knows it, and writes it (common.js).
     o.visualMap = [

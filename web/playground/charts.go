@@ -245,7 +245,7 @@ func timeChart(line *charts.Line, k ChartSpec, duration float64) {
 		if i == 0 {
 			o = append(o, charts.WithMarkAreaStyleOpts(opts.MarkAreaStyle{
 				ItemStyle: &opts.ItemStyle{Color: OutageColor},
-				Label:     &opts.Label{Show: opts.Bool(true), Position: "insideTop", Color: "#b03a3a", FontSize: 10},
+				Label:     &opts.Label{Show: opts.Bool(true), Position: "insideTop", FontSize: 10}, // its colour is the theme's (--chart-fault-label)
 			}))
 		}
 		line.AddSeries(s.Name, []opts.LineData{}, o...)

@@ -108,6 +108,8 @@ function themed(id) {
     xAxis: [axis],
     toolbox: [{ iconStyle: { borderColor: T.muted } }],
     tooltip: [{ backgroundColor: T.card, borderColor: T.line, textStyle: { color: T.fg } }],
+    // The faults' shading rides on a time chart's first series.
+    ...(TIME_CHARTS.includes(id) ? { series: [{ markArea: { label: { color: T.faultLabel } } }] } : {}),
   };
 }
 

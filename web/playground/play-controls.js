@@ -316,7 +316,7 @@ function wireDrawer() {
       const target = document.getElementById(decodeURIComponent(a.hash.slice(1)));
       if (!target) return;
       e.preventDefault();
-      const details = target.closest('details');
+      const details = target.closest('details') || target.querySelector(':scope > details');
       if (details) details.open = true;
       if (drawer.contains(target) && drawerClosed()) openDrawer(target);
       else target.focus();
@@ -324,4 +324,33 @@ function wireDrawer() {
   }
   const presets = $('#preset-select');
   if (presets) presets.addEventListener('change', () => presets.value && location.assign(presets.value));
+  wireChips();
+}
+
+// wireChips shows, beside the one row of preset chips, how many more do
+// not fit in it, and all of them at a press; a chip out of the row that
+// takes the focus (Tab) shows them all too.
+function wireChips() {
+  const nav = $('#presets'), more = $('#presets-more');
+  if (!nav || !more) return;
+  const chips = $$('[data-preset]', nav);
+  const open = on => {
+    if (on) nav.dataset.open = '';
+    else delete nav.dataset.open;
+    say();
+  };
+  function say() {
+    const on = 'open' in nav.dataset;
+    const row = nav.getBoundingClientRect();
+    const out = on ? 0 : chips.filter(c => c.getBoundingClientRect().top >= row.bottom - 1).length;
+    more.hidden = !on && out === 0;
+    more.setAttribute('aria-expanded', String(on));
+    more.textContent = on ? 'Fewer presets' : `${out} more preset${out === 1 ? '' : 's'}`;
+  }
+  more.addEventListener('click', () => open(!('open' in nav.dataset)));
+  nav.addEventListener('focusin', e => {
+    if (!('open' in nav.dataset) && e.target.getBoundingClientRect().top >= nav.getBoundingClientRect().bottom - 1) open(true);
+  });
+  new ResizeObserver(say).observe(nav);
+  say();
 }

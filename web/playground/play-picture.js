@@ -13,8 +13,9 @@
 // It draws on a canvas (no inline style: the Content-Security-Policy), with
 // the page's colours (theme), shapes besides colours, and no movement
 // between ticks when the reader asks for reduced motion. Each lane's
-// sentence below its picture says the same in words, updated at most every
-// few seconds (aria-live polite), so a screen reader is not flooded.
+// sentence below its picture says the same in words, drawn with it from
+// the same tick; a live region out of sight (aria-live polite) says it to
+// a screen reader at most every few seconds, so that it is not flooded.
 //
 // It loads after play-exports.js (whose captionOf it uses for its PNG
 // export) and before app.js; play-socket.js sets picture from hello and
@@ -44,7 +45,7 @@ const picMaxFlow = 36;
 // frames drawn, their total and their worst time in milliseconds, and the
 // times of the last 256.
 const picStats = { frames: 0, total: 0, worst: 0, times: new Float64Array(256) };
-const picLanes = []; // per lane: {canvas, ctx, text, w, h, dpr, said, saidAt, peak}
+const picLanes = []; // per lane: {canvas, ctx, text, live, w, h, dpr, said, saidAt, peak}
 let picClock = 0; // seconds of animation, advanced while the run plays
 let picLastNow = 0;
 let picSeenRows = -1;
@@ -57,10 +58,10 @@ function picLane(i) {
   const canvas = document.querySelector(`canvas[data-picture="${LETTERS[i]}"]`);
   if (!canvas) return null;
   const l = { canvas, ctx: canvas.getContext('2d'), text: document.querySelector(`[data-picture-text="${LETTERS[i]}"]`),
-    w: 0, h: 0, dpr: 1, said: '', saidAt: -Infinity, peak: 0 };
+    live: document.querySelector(`[data-picture-live="${LETTERS[i]}"]`), w: 0, h: 0, dpr: 1, said: '', saidAt: -Infinity, peak: 0 };
   // The sentence the page rendered is not one said yet: the first with
   // numbers is said at once.
-  if (l.text) l.said = l.text.textContent;
+  if (l.live) l.said = l.live.textContent;
   new ResizeObserver(() => picFit(l)).observe(canvas);
   picFit(l);
   picLanes[i] = l;
@@ -68,7 +69,12 @@ function picLane(i) {
 }
 
 // picFit sizes a canvas's bitmap to its box at the screen's pixel ratio.
+// A canvas narrower than picNarrow is marked stacked: style.css gives it
+// the height of picDraw's stacked parts (a resize that follows calls
+// picFit again).
 function picFit(l) {
+  const stacked = l.canvas.getBoundingClientRect().width < picNarrow;
+  if (stacked !== l.canvas.hasAttribute('data-stacked')) l.canvas.toggleAttribute('data-stacked', stacked);
   const r = l.canvas.getBoundingClientRect();
   l.dpr = Math.min(2, window.devicePixelRatio || 1);
   l.w = Math.round(r.width);
@@ -420,8 +426,20 @@ function picSentence(i) {
   return `${name}: ${who}; ${inside}${accept}; ${picRate(s.attempts)}/s ${L.attempts}, ${picRate(s.ok)}/s ${L.ok}, ${picRate(s.timeouts)}/s ${L.timeouts}.`;
 }
 
-// picDrawAll draws every shown lane's picture now and says it in words
-// when the last sentence is old enough (or force).
+// picSay says lane i's sentence in its live region, when the last one
+// said there is old enough (or force), and it is a new one.
+function picSay(l, i, now, force) {
+  if (!l.live || (!force && now - l.saidAt < picSpeakEvery)) return;
+  const said = picSentence(i);
+  if (said !== l.said) {
+    l.live.textContent = l.said = said;
+    l.saidAt = now;
+  }
+}
+
+// picDrawAll draws every shown lane's picture now, with its sentence in
+// sight, and says it in the live region when the last said is old enough
+// (or force).
 function picDrawAll(force) {
   const t0 = performance.now();
   const still = picReduce.matches;
@@ -431,14 +449,11 @@ function picDrawAll(force) {
     if (!l || !l.w) continue;
     l.ctx.setTransform(l.dpr, 0, 0, l.dpr, 0, 0);
     picDraw(l.ctx, i, l.w, l.h, still ? null : picClock, l);
-    const now = performance.now();
-    if (l.text && (force || now - l.saidAt >= picSpeakEvery)) {
-      const said = picSentence(i);
-      if (said !== l.said) {
-        l.text.textContent = l.said = said;
-        l.saidAt = now;
-      }
+    if (l.text) {
+      const shown = picSentence(i);
+      if (l.text.textContent !== shown) l.text.textContent = shown;
     }
+    picSay(l, i, performance.now(), force);
   }
   const dt = performance.now() - t0;
   picStats.times[picStats.frames % picStats.times.length] = dt;
@@ -471,16 +486,7 @@ function picFrame(now) {
     // Nothing to draw; the live region still catches up with the state.
     const n = laneCount();
     const nowMs = performance.now();
-    for (let i = 0; i < n; i++) {
-      const l = picLanes[i];
-      if (l && l.text && nowMs - l.saidAt >= picSpeakEvery) {
-        const said = picSentence(i);
-        if (said !== l.said) {
-          l.text.textContent = l.said = said;
-          l.saidAt = nowMs;
-        }
-      }
-    }
+    for (let i = 0; i < n; i++) if (picLanes[i]) picSay(picLanes[i], i, nowMs, false);
   }
   requestAnimationFrame(picFrame);
 }

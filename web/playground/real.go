@@ -315,16 +315,17 @@ func (r *realRun) takeNote() string {
 
 // next returns the real lane's share of the engine's next tick: the rates
 // and levels of the reading that covers it, and its share of the reading's
-// ok count for the verdicts, which it feeds to the detector after the
+// ok and attempts counts for the verdicts, which it feeds to the detector after the
 // engine's outages so far.
 func (r *realRun) next(outages [][2]time.Duration, dropped int) scenario.LaneTick {
 	r.feed(outages, dropped)
 	t := time.Duration(r.ticks+1) * r.tick
 	c := &r.cur
 	lt := c.lt
-	var ok int64
+	var ok, sent int64
 	if c.given < c.n {
 		ok = c.delta.OK*(c.given+1)/c.n - c.delta.OK*c.given/c.n
+		sent = c.delta.Attempts*(c.given+1)/c.n - c.delta.Attempts*c.given/c.n
 		c.given++
 	} else { // a tick no reading covers: nothing measured
 		lt = scenario.LaneTick{P50: math.NaN(), P99: math.NaN()}
@@ -332,6 +333,7 @@ func (r *realRun) next(outages [][2]time.Duration, dropped int) scenario.LaneTic
 	r.ticks++
 	lt.T = t.Seconds()
 	r.det.Tick(t, ok, max(c.peak, lt.Concurrency))
+	r.det.Attempts(sent)
 	return lt
 }
 
