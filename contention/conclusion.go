@@ -46,13 +46,18 @@ func Conclusion(points []Point) string {
 		runs = strconv.Itoa(least.Runs) + " runs"
 	}
 	s := fmt.Sprintf("At %d clients (means over %s), %s did the least work, %.0f calls", top, runs, lineLabel(least.Strategy), least.Calls.Mean)
-	if first.Strategy == least.Strategy {
+	ratio := func(p Point) string { return fmt.Sprintf("%.1f×", p.Calls.Mean/least.Calls.Mean) }
+	switch {
+	case first.Strategy == least.Strategy:
 		s += fmt.Sprintf(", and finished first, in %s", seconds(first.Time.Mean))
-	} else {
+	case first.Strategy == most.Strategy && least.Calls.Mean > 0:
+		// One clause, lest "its calls" read as the fastest one's own.
+		return s + fmt.Sprintf("; %s finished first, in %s, but made %s as many calls.", lineLabel(first.Strategy), seconds(first.Time.Mean), ratio(most))
+	default:
 		s += fmt.Sprintf("; %s finished first, in %s", lineLabel(first.Strategy), seconds(first.Time.Mean))
 	}
 	if most.Strategy != least.Strategy && least.Calls.Mean > 0 {
-		s += fmt.Sprintf("; %s made %.1f× its calls", lineLabel(most.Strategy), most.Calls.Mean/least.Calls.Mean)
+		s += fmt.Sprintf("; %s made %s as many calls", lineLabel(most.Strategy), ratio(most))
 	}
 	return s + "."
 }

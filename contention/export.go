@@ -30,7 +30,8 @@ func Write(w io.Writer, format string, spec Spec, points []Point) error {
 }
 
 // WriteText writes one table per N: each strategy's calls and completion
-// time, the mean over the runs with its standard deviation.
+// time, the mean over the runs with its standard deviation; then the
+// study's conclusion, the sentence the page shows.
 func WriteText(w io.Writer, spec Spec, points []Point) error {
 	width := 0
 	for _, p := range points {
@@ -48,6 +49,9 @@ func WriteText(w io.Writer, spec Spec, points []Point) error {
 		}
 		l, _ := LineOf(p.Strategy)
 		fmt.Fprintf(bw, "  %-*s %9.1f %7.1f %10.1f %8.1f\n", width, l.Label(), p.Calls.Mean, p.Calls.SD, 1000*p.Time.Mean, 1000*p.Time.SD)
+	}
+	if c := Conclusion(points); c != "" {
+		fmt.Fprintf(bw, "\n%s\n", c)
 	}
 	return bw.Flush()
 }
