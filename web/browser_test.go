@@ -1022,11 +1022,16 @@ func browserLimiterSwitch(t *testing.T, env *browserEnv) {
 		t.Errorf("a on: a.budget_percent %v, a.budget_ttl %v, b.budget_percent %v, a.sre_k %v",
 			visible("a.budget_percent"), visible("a.budget_ttl"), visible("b.budget_percent"), visible("a.sre_k"))
 	}
+	// The lane's heading names the limiter while it is on, as the
+	// server words it.
+	head := `document.querySelector('[data-lane-strategy="a"]').textContent`
+	poll[bool](tb, "lane a's heading names its retry budget", head+` === 'fixed interval, retry budget'`)
 	tb.selectValue(`[data-param="a.retry_budget"]`, "off")
 	tb.waitQuery("a.retry_budget", "off")
 	if visible("a.budget_percent") {
 		t.Errorf("a.budget_percent still shown with its budget off")
 	}
+	poll[bool](tb, "lane a's heading drops the budget once it is off", head+` === 'fixed interval'`)
 }
 
 // 15. Layered retries: a lane's tiers set in the URL draw its tiers'
