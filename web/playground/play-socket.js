@@ -1,5 +1,5 @@
 // backofflab playground: the page's one WebSocket (protocol:
-// web/protocol.go): it connects, reconnects politely, sends the controls'
+// web/playground/protocol.go): it connects, reconnects politely, sends the controls'
 // state, and takes in each message the server sends.
 'use strict';
 

@@ -1,6 +1,6 @@
 // backofflab playground: what the page knows, from the server's JSON
 // blocks (web/playground/view.go's pageState, the charts' options) and the socket's
-// messages since (web/protocol.go), and the charts' colours.
+// messages since (web/playground/protocol.go), and the charts' colours.
 //
 // The playground's scripts (page.templ loads them in this order, deferred:
 // play-state.js, play-controls.js, play-socket.js, play-charts.js,
