@@ -70,7 +70,7 @@ var presetDefs = []presetDef{
 		"The landing view's server and outage. Lane a retries every 100 ms; lane b follows gRPC's connection backoff: 1 s ×1.6 up to 120 s, ±20 %, and 20 s per attempt.",
 		"server_model=queue&a.strategy=fixed&b.strategy=grpc", ""},
 	{"aws-jitter", "AWS: full, equal and decorrelated jitter",
-		"The landing view's server and outage; three lanes with AWS's jittered backoffs, 100 ms base, 1 min cap.",
+		"The landing view's server and outage; three lanes with AWS's jittered backoffs, a minimum delay of 100 ms, capped at 1 min.",
 		"server_model=queue&a.strategy=full_jitter&b.strategy=equal_jitter&c.strategy=decorrelated", ""},
 	{"cancel-on-timeout", "What if the server learned that clients gave up?",
 		"The landing view's server and outage. Both lanes retry every 100 ms; in lane b the server drops a request when its client times out (deadline propagation), so abandoned work does not take its workers.",
