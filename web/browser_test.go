@@ -258,7 +258,7 @@ func browserPageLoads(t *testing.T, env *browserEnv) {
 	t.Logf("points per chart: %v", counts)
 	// The clock and the verdicts follow the ticks.
 	poll[string](tb, "the clock runs", `(s => /^t = [1-9][0-9.]* s \/ 600 s/.test(s) && s)(document.querySelector('#clock').textContent)`)
-	poll[bool](tb, "both verdicts show a summary", `[...document.querySelectorAll('[data-verdict]')].filter(e => !e.closest('[hidden]')).every(e => /^(Before the outage, t|T)he server answered /.test(document.querySelector('[data-verdict-details="' + e.dataset.verdict + '"]').textContent))`)
+	poll[bool](tb, "both verdicts show a summary", `[...document.querySelectorAll('[data-verdict]')].filter(e => !e.closest('[hidden]')).every(e => /^(Before the [a-z ]+, t|T)he server answered /.test(document.querySelector('[data-verdict-details="' + e.dataset.verdict + '"]').textContent))`)
 }
 
 // 2. A control changes the running simulation, not a new one, and the URL.
