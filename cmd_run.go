@@ -114,11 +114,13 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	mem := budget.NewAccount(nil, int64(*maxMemory))
+	// A command's run has the machine's cores: whatever the format, its
+	// lanes run in parallel.
 	switch *format {
 	case "csv":
-		return simengine.WriteCSV(ctx, stdout, p, mem)
+		return simengine.WriteCSVParallel(ctx, stdout, p, mem)
 	case "json":
-		return simengine.WriteJSON(ctx, stdout, p, mem)
+		return simengine.WriteJSONParallel(ctx, stdout, p, mem)
 	case "text":
 		given := false
 		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "report" })

@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -617,5 +618,24 @@ func TestRunChangesFlag(t *testing.T) {
 	if !strings.Contains(b, "(b.factor changed to 1.1 at 12 s; the server stopped by hand at 15 s; the server resumed by hand at 17 s)") ||
 		strings.Contains(a, "b.factor") || !strings.Contains(a, "(the server stopped by hand at 15 s; the server resumed by hand at 17 s)") {
 		t.Errorf("the verdicts do not name the changes of their lanes:\n%s", verdicts)
+	}
+}
+
+// TestRunFormatsRunLanesApart: a command's run has the machine's cores,
+// and every format takes the same parallel path: its lanes advance each on
+// a goroutine of their own (simengine.RunParallel), whether the run is
+// written as text, CSV or JSON. It is not parallel: it reads the count of
+// the process's parallel rounds before and after each run, which no other
+// test may move meanwhile.
+func TestRunFormatsRunLanesApart(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	for _, format := range []string{"text", "csv", "json"} {
+		t.Run(format, func(t *testing.T) {
+			before := simengine.RoundsApart()
+			mustRun(t, "run", "-duration", "20s", "-clients", "5000", "-format", format)
+			if n := simengine.RoundsApart() - before; n == 0 {
+				t.Errorf("-format %s: the lanes never ran apart (0 parallel rounds), one after the other on one core", format)
+			}
+		})
 	}
 }

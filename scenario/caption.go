@@ -100,3 +100,69 @@ func LaneCaptions(p *Params) []string {
 	}
 	return out
 }
+
+// readsParam reports whether lane i of p reads param: its strategy's
+// formula does, or a limiter switch of the lane that is on owns it.
+func readsParam(p *Params, i int, param Param) bool {
+	if strategies.Uses(p.Lanes[i].Strategy, param.Name) {
+		return true
+	}
+	if param.Switch == "" {
+		return false
+	}
+	sw, _, ok := Lookup(param.Switch)
+	return ok && sw.Value(p, i) != strategies.LimiterOff
+}
+
+// LaneHeads are the headings of p's lanes, in order: each lane's strategy
+// in words, then, in words, what else sets it apart from the run's other
+// lanes: each limiter switch that is on ("fixed interval, gRPC retry
+// throttling" beside "fixed interval"), a lane behaviour that is on
+// (cancel_on_timeout, tiers); and where two lanes would still read the
+// same, each parameter of their strategy whose value differs between
+// them, with its value ("exponential backoff, minimum delay 1s, delay
+// growth 1.5"). Lanes that are the same read the same.
+func LaneHeads(p *Params) []string {
+	heads := make([]string, len(p.Lanes))
+	for i, l := range p.Lanes {
+		parts := []string{strategies.Label(l.Strategy)}
+		for _, param := range Table {
+			if !param.Lane {
+				continue
+			}
+			v := param.Value(p, i)
+			switch {
+			case isLaneSwitch(param) && v != strategies.LimiterOff && len(param.Choices) > 2:
+				// A switch with more than one way on says which.
+				parts = append(parts, param.Label()+": "+ChoiceLabel(param.Name, v))
+			case isLaneSwitch(param) && v != strategies.LimiterOff,
+				param.Type == TypeBool && v == "true",
+				param.Type == TypeTiers && v != "":
+				parts = append(parts, param.Label())
+			}
+		}
+		heads[i] = strings.Join(parts, ", ")
+	}
+	// Lanes whose heads agree are told apart by the parameters that
+	// differ of their strategy and of their limiters that are on.
+	extra := make([][]string, len(p.Lanes))
+	for i := range p.Lanes {
+		for _, param := range Table {
+			if !param.Lane || !readsParam(p, i, param) {
+				continue
+			}
+			for j := range p.Lanes {
+				if j != i && heads[j] == heads[i] && param.Value(p, j) != param.Value(p, i) {
+					extra[i] = append(extra[i], param.Label()+" "+param.Value(p, i))
+					break
+				}
+			}
+		}
+	}
+	for i, e := range extra {
+		if len(e) > 0 {
+			heads[i] += ", " + strings.Join(e, ", ")
+		}
+	}
+	return heads
+}

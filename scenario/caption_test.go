@@ -102,3 +102,32 @@ func TestLaneCaptions(t *testing.T) {
 		}
 	}
 }
+
+// TestLaneHeads: a lane's heading is its strategy in words and what else
+// sets it apart: a limiter that is on (with its way, for a switch that has
+// several), a lane behaviour, and, where two lanes would still read the
+// same, the parameters whose values differ.
+func TestLaneHeads(t *testing.T) {
+	factor, _, _ := scenario.Lookup("factor")
+	factorLabel := factor.Label()
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"a.strategy=fixed&b.strategy=fixed&b.grpc_throttle=on", []string{"fixed interval", "fixed interval, gRPC retry throttling"}},
+		{"a.strategy=fixed&b.strategy=exponential", []string{"fixed interval", "exponential backoff"}},
+		{"a.strategy=fixed&b.strategy=fixed", []string{"fixed interval", "fixed interval"}},
+		{"a.strategy=fixed&b.strategy=fixed&b.cancel_on_timeout=true", []string{"fixed interval", "fixed interval, server drops abandoned requests"}},
+		{"lanes=3&a.strategy=exponential&b.strategy=exponential&b.breaker=retries&c.strategy=exponential&c.breaker=all",
+			[]string{"exponential backoff", "exponential backoff, circuit breaker: retries", "exponential backoff, circuit breaker: all"}},
+		{"a.strategy=exponential&a.factor=2.7&b.strategy=exponential&b.factor=1.5",
+			[]string{"exponential backoff, " + factorLabel + " 2.7", "exponential backoff, " + factorLabel + " 1.5"}},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			p := parseQuery(t, tc.query)
+			if got := scenario.LaneHeads(&p); !slices.Equal(got, tc.want) {
+				t.Errorf("LaneHeads = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

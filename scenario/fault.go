@@ -24,6 +24,9 @@ type Fault struct {
 type FaultKind struct {
 	Name string
 	Help string
+	// Label is the kind in words, as a verdict names a fault of it
+	// ("recovered 13 s after the load spike").
+	Label string
 	// Outage kinds (pause, crash, partition) take the server down; they
 	// have no magnitude and may not overlap one another.
 	Outage bool
@@ -42,13 +45,13 @@ const (
 // FaultKinds are the kinds a fault may be. A new kind is one row here and
 // its effect in the simulator.
 var FaultKinds = []FaultKind{
-	{Name: OutagePause, Outage: true, Help: "the server is frozen (SIGSTOP): connections wait in the backlog"},
-	{Name: OutageCrash, Outage: true, Help: "connections are refused and the work inside is lost"},
-	{Name: OutagePartition, Outage: true, Help: "requests and answers are lost; the server works on, idle"},
-	{Name: FaultLoadSpike, MMin: 1, MMax: 100, Help: "offered load × m: think time ÷ m, or rate × m"},
-	{Name: FaultLatencySpike, MMin: 1, MMax: 100, Help: "the server's latency (service time, or the curve's delay) × m"},
-	{Name: FaultCapacityDrop, MMin: 0.01, MMax: 1, Help: "capacity × m: workers, or server_limit, × m (linear: slope ÷ m)"},
-	{Name: FaultErrorBurst, MMin: 0, MMax: 1, Help: "a fraction m of answers fail fast with an error"},
+	{Name: OutagePause, Outage: true, Label: "pause", Help: "the server is frozen (SIGSTOP): connections wait in the backlog"},
+	{Name: OutageCrash, Outage: true, Label: "crash", Help: "connections are refused and the work inside is lost"},
+	{Name: OutagePartition, Outage: true, Label: "partition", Help: "requests and answers are lost; the server works on, idle"},
+	{Name: FaultLoadSpike, Label: "load spike", MMin: 1, MMax: 100, Help: "offered load × m: think time ÷ m, or rate × m"},
+	{Name: FaultLatencySpike, Label: "latency spike", MMin: 1, MMax: 100, Help: "the server's latency (service time, or the curve's delay) × m"},
+	{Name: FaultCapacityDrop, Label: "capacity drop", MMin: 0.01, MMax: 1, Help: "capacity × m: workers, or server_limit, × m (linear: slope ÷ m)"},
+	{Name: FaultErrorBurst, Label: "error burst", MMin: 0, MMax: 1, Help: "a fraction m of answers fail fast with an error"},
 }
 
 // MaxFaults bounds the faults of one run.
@@ -249,6 +252,32 @@ func AllFaults(p *Params) []Fault {
 		out = append(out, Fault{Kind: p.Outage, At: p.OutageAt, For: p.OutageFor})
 	}
 	return append(out, p.Faults...)
+}
+
+// FaultWords names, for a verdict, the fault of kind whose end a lane's
+// recoveries are measured from: "the outage" for every outage kind (and
+// for "", a Summary's Fault after an outage), "the load spike" for a load
+// spike (FaultKind.Label).
+func FaultWords(kind string) string {
+	if k, ok := faultKind(kind); ok && !k.Outage {
+		return "the " + k.Label
+	}
+	return "the outage"
+}
+
+// Disruption names, for the words that say how p's run is judged, what
+// disrupts it: "the outage" when it schedules one (of any outage kind),
+// else its first other fault's words ("the load spike"), else "an outage
+// or other fault", which the page can still start by hand.
+func Disruption(p *Params) string {
+	all := AllFaults(p)
+	if slices.ContainsFunc(all, func(f Fault) bool { return IsOutage(f.Kind) }) {
+		return "the outage"
+	}
+	if len(all) > 0 {
+		return FaultWords(all[0].Kind)
+	}
+	return "an outage or other fault"
 }
 
 // IsOutage reports whether kind takes the server down (pause, crash,

@@ -4,7 +4,7 @@ import "backofflab/strategies"
 
 // Plain-language labels of the vocabulary, for the page: it shows each
 // beside its vocabulary name (a legend "clients waiting to retry
-// in_backoff", a control "first delay a.min_delay"), so that a reader who
+// in_backoff", a control "minimum delay a.min_delay"), so that a reader who
 // does not know the names can follow and one who does can still find them.
 // Every column and every parameter has one (TestEveryNameHasALabel).
 
@@ -71,7 +71,7 @@ var paramLabels = map[string]string{
 	"tick":                        "tick",
 	"seed":                        "random seed",
 	"strategy":                    "retry strategy",
-	"min_delay":                   "first delay",
+	"min_delay":                   "minimum delay",
 	"max_delay":                   "longest delay",
 	"factor":                      "delay growth",
 	"jitter":                      "jitter",

@@ -5,20 +5,21 @@ import "time"
 // Summary is a lane's verdict on the run so far.
 type Summary struct {
 	// BaselineOK is the mean ok/s over the ticks before the first outage
-	// (over the whole run when there is none).
+	// or other fault (over the whole run when there is none).
 	BaselineOK float64 `json:"baseline_ok"`
 	// ServerRecoveredAfter is the time in seconds from the end of the last
-	// outage until concurrency stayed at or under the server's healthy
+	// outage or other fault (Fault) until concurrency stayed at or under the server's healthy
 	// level (HealthyOf: server_limit for 001's curve, workers for the
 	// queue) for 5 s;
 	// nil while that has not happened.
 	ServerRecoveredAfter *float64 `json:"server_recovered_after"`
 	// ServiceRecoveredAfter is the time in seconds from the end of the last
-	// outage until the ok rate over 5 s came back to 90 % of BaselineOK;
+	// outage or other fault until the ok rate over 5 s came back to 90 % of BaselineOK;
 	// nil while that has not happened.
 	ServiceRecoveredAfter *float64 `json:"service_recovered_after"`
-	// Collapsed reports that an outage has ended and neither recovery has
-	// happened since, or that the lane stopped (Stopped).
+	// Collapsed reports that an outage or other fault has ended and
+	// neither recovery has happened since, or that the lane stopped
+	// (Stopped).
 	Collapsed bool `json:"collapsed"`
 	// Recovering reports, of a lane that Collapsed, that it was on its
 	// way back at the end: over the last recovery window its clients sent
@@ -33,6 +34,11 @@ type Summary struct {
 	RecentAttempts  float64 `json:"recent_attempts,omitempty"`
 	EarlierLoad     float64 `json:"earlier_load,omitempty"`
 	RecentLoad      float64 `json:"recent_load,omitempty"`
+	// Fault is the kind of fault other than an outage (a FaultKinds name:
+	// load_spike, …) whose end the recoveries are measured from, when the
+	// last fault to end was one; empty when it was an outage, or none has
+	// ended. A load spike is no outage, but a lane may collapse under it.
+	Fault string `json:"fault,omitempty"`
 	// Stopped, when not empty, says why and where the lane stopped before
 	// the run's end: its queue of requests outgrew the memory budget.
 	Stopped string `json:"stopped,omitempty"`
@@ -83,10 +89,13 @@ type Detector struct {
 
 	baseOK    int64
 	baseTicks int
-	outages   bool // an outage has started: the baseline is fixed
+	outages   bool // an outage or other fault has started: the baseline is fixed
 	down      bool // an outage is in effect
-	ended     bool // an outage has ended
+	faults    int  // faults other than outages in effect
+	inFault   string
+	ended     bool // an outage or other fault has ended, and none is in effect
 	endAt     time.Duration
+	endFault  string // the kind of the fault that ended at endAt, "" for an outage
 
 	serverFrom time.Duration // start of the current run of ticks under the limit
 	server     *float64
@@ -139,9 +148,45 @@ func (d *Detector) OutageStarted() {
 	d.server, d.service = nil, nil
 }
 
-// OutageEnded records that the outage ended at virtual time t.
+// OutageEnded records that the outage ended at virtual time t. While
+// other faults are still in effect, the recoveries are measured from the
+// end of the last of them.
 func (d *Detector) OutageEnded(t time.Duration) {
-	d.down, d.ended, d.endAt = false, true, t
+	d.down = false
+	if d.faults > 0 {
+		return
+	}
+	d.endFault = ""
+	d.settled(t)
+}
+
+// Faults records that, from virtual time t, n faults other than outages
+// (load spikes, latency spikes, capacity drops, error bursts) are in
+// effect, kind the latest of them (any when n is 0). The first to start
+// fixes the baseline as an outage does and forgets the recoveries of an
+// earlier fault; when the last ends, outside an outage, the recoveries are
+// measured from t, as from an outage's end: a lane that does not recover
+// from a load spike has collapsed under it.
+func (d *Detector) Faults(n int, kind string, t time.Duration) {
+	was := d.faults
+	d.faults = n
+	switch {
+	case n > 0 && was == 0:
+		d.outages, d.ended = true, false
+		d.server, d.service = nil, nil
+		d.inFault = kind
+	case n > 0 && kind != "":
+		d.inFault = kind
+	case was > 0 && !d.down:
+		d.endFault = d.inFault
+		d.settled(t)
+	}
+}
+
+// settled starts the recovery windows at t, when the last outage or other
+// fault in effect ended.
+func (d *Detector) settled(t time.Duration) {
+	d.ended, d.endAt = true, t
 	// Recovery windows start at tick boundaries.
 	d.serverFrom = (t + d.tickLen - 1) / d.tickLen * d.tickLen
 	d.seen, d.okSum = 0, 0
@@ -158,7 +203,7 @@ func (d *Detector) Tick(t time.Duration, ok int64, maxC int) {
 		d.baseOK += ok
 		d.baseTicks++
 	}
-	if d.down || !d.ended || t-d.tickLen < d.endAt {
+	if d.down || d.faults > 0 || !d.ended || t-d.tickLen < d.endAt {
 		return
 	}
 	d.trend[d.trendN%len(d.trend)] = trendTick{load: maxC}
@@ -232,13 +277,16 @@ func (d *Detector) Summary(requests, attempts, succeeded, gaveUp int64) Summary 
 		BaselineOK:            d.baseline(),
 		ServerRecoveredAfter:  d.server,
 		ServiceRecoveredAfter: d.service,
-		Collapsed:             d.ended && !d.down && d.server == nil && d.service == nil,
+		Collapsed:             d.ended && !d.down && d.faults == 0 && d.server == nil && d.service == nil,
 		PeakConcurrency:       d.peak,
 		Attempts:              attempts,
 		Requests:              requests,
 		Succeeded:             succeeded,
 		GaveUp:                gaveUp,
 		Open:                  requests - succeeded - gaveUp,
+	}
+	if d.ended {
+		s.Fault = d.endFault
 	}
 	if s.Requests > 0 {
 		s.Amplification = float64(s.Attempts) / float64(s.Requests)

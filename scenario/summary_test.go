@@ -279,3 +279,81 @@ func TestModelDetector(t *testing.T) {
 		}
 	})
 }
+
+// TestDetectorFaults: a fault that is not an outage (a load spike) is
+// judged as an outage is: the baseline is the rate before it, the
+// recoveries are measured from its end (from the last end when it
+// overlaps an outage), a lane that gets neither back has collapsed, and
+// the summary names the fault its recoveries follow.
+func TestDetectorFaults(t *testing.T) {
+	t.Parallel()
+	p := Defaults()
+	type ev struct {
+		at     time.Duration
+		faults int    // faults in effect from at (-1: no change)
+		down   int    // 1: an outage starts, 2: it ends, at at
+		kind   string // the fault's kind
+	}
+	for _, c := range []struct {
+		name      string
+		events    []ev
+		ok, maxC  int // per tick after 2 s
+		collapsed bool
+		service   *float64
+		fault     string
+	}{
+		{"collapses under a spike", []ev{{2 * time.Second, 1, 0, FaultLoadSpike}, {4 * time.Second, 0, 0, FaultLoadSpike}},
+			0, 500, true, nil, FaultLoadSpike},
+		{"rides a spike out", []ev{{2 * time.Second, 1, 0, FaultLoadSpike}, {4 * time.Second, 0, 0, FaultLoadSpike}},
+			10, 5, false, new(0.0), FaultLoadSpike},
+		{"a spike that outlasts the outage", []ev{{2 * time.Second, -1, 1, ""}, {3 * time.Second, 1, 0, FaultLatencySpike},
+			{4 * time.Second, -1, 2, ""}, {6 * time.Second, 0, 0, FaultLatencySpike}},
+			10, 5, false, new(0.0), FaultLatencySpike},
+		{"an outage that outlasts the spike", []ev{{2 * time.Second, 1, 0, FaultErrorBurst}, {3 * time.Second, -1, 1, ""},
+			{4 * time.Second, 0, 0, FaultErrorBurst}, {6 * time.Second, -1, 2, ""}},
+			0, 500, true, nil, ""},
+		{"two spikes, the second still on at the end", []ev{{2 * time.Second, 1, 0, FaultLoadSpike}, {3 * time.Second, 0, 0, FaultLoadSpike},
+			{10 * time.Second, 1, 0, FaultCapacityDrop}},
+			0, 500, false, nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := NewDetector(p)
+			var last Summary
+			k := 0
+			for n := 1; n <= 200; n++ {
+				at := time.Duration(n) * p.Tick
+				ok, maxC := 10, 5
+				if at > 2*time.Second {
+					ok, maxC = c.ok, c.maxC
+				}
+				d.Tick(at, int64(ok), maxC)
+				for ; k < len(c.events) && c.events[k].at <= at; k++ {
+					e := c.events[k]
+					switch e.down {
+					case 1:
+						d.OutageStarted()
+					case 2:
+						d.OutageEnded(e.at)
+					}
+					if e.faults >= 0 {
+						d.Faults(e.faults, e.kind, e.at)
+					}
+				}
+				last = d.Summary(0, 0, 0, 0)
+			}
+			if last.Collapsed != c.collapsed {
+				t.Errorf("collapsed = %v, want %v: %+v", last.Collapsed, c.collapsed, last)
+			}
+			if (last.ServiceRecoveredAfter == nil) != (c.service == nil) ||
+				c.service != nil && math.Abs(*last.ServiceRecoveredAfter-*c.service) > 1e-9 {
+				t.Errorf("service_recovered_after %v, want %v", last.ServiceRecoveredAfter, c.service)
+			}
+			if last.Fault != c.fault {
+				t.Errorf("fault %q, want %q", last.Fault, c.fault)
+			}
+			if math.Abs(last.BaselineOK-100) > 1e-9 {
+				t.Errorf("baseline %v, want 100 ok/s, the rate before the first fault", last.BaselineOK)
+			}
+		})
+	}
+}

@@ -215,7 +215,7 @@ var Table = []Param{
 		Help:  "retry strategy; its defaults fill the parameters not given",
 		field: func(p *Params, i int) any { return &p.Lanes[i].Strategy }},
 	{Name: "min_delay", Lane: true, Scope: ScopeStrategy, Type: TypeDuration, Min: d(time.Millisecond), Max: d(time.Hour), Unit: "s",
-		Help:  "base delay: the first retry's wait (MinDelay)",
+		Help:  "the wait a strategy's formula starts from: before the first retry (before every retry, for fixed)",
 		field: func(p *Params, i int) any { return &p.Lanes[i].MinDelay }},
 	{Name: "max_delay", Lane: true, Scope: ScopeStrategy, Type: TypeDuration, Min: d(time.Millisecond), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "cap on the wait between retries (MaxDelay)",

@@ -11,7 +11,7 @@ import (
 type Phase struct {
 	Done      bool // the run is over
 	Down      bool // an outage is in effect now
-	AnyOutage bool // an outage has begun so far
+	AnyOutage bool // an outage or another fault (a load spike…) has begun so far
 	Scheduled bool // the scheduled outage is still to come
 }
 
@@ -118,9 +118,9 @@ func (s Summary) plainHeadline(ph Phase) (string, string) {
 	case s.Stopped != "":
 		return "Never recovered — the run was stopped", tone
 	case service != nil && *service < 0.05:
-		return "Recovered as soon as the outage ended", tone
+		return "Recovered as soon as " + s.from() + " ended", tone
 	case service != nil:
-		return "Recovered " + plainSeconds(*service) + " after the outage", tone
+		return "Recovered " + plainSeconds(*service) + " after " + s.from(), tone
 	case ph.Done && s.Recovering:
 		return "Still recovering when the run ended", tone
 	case ph.Done && s.Collapsed && s.storm():
@@ -150,10 +150,11 @@ func (s Summary) details(ph Phase) string {
 	// A run without an outage (none yet, or none that ended) has a rate,
 	// not a rate before an outage.
 	noOutage := (!ph.Done && !ph.AnyOutage && !ph.Down) || (ph.Done && server == nil && service == nil && !s.Collapsed && s.Stopped == "")
+	after := "After " + s.from() + ","
 	if noOutage {
 		fmt.Fprintf(&b, "The server answered %s requests a second.", plainRate(s.BaselineOK))
 	} else {
-		fmt.Fprintf(&b, "Before the outage, the server answered %s requests a second.", plainRate(s.BaselineOK))
+		fmt.Fprintf(&b, "Before %s, the server answered %s requests a second.", s.from(), plainRate(s.BaselineOK))
 	}
 	answers := fmt.Sprintf("answers came back to %.0f %% of that rate", serviceLevel*100)
 	load := "the server's load was back to its healthy level"
@@ -161,19 +162,19 @@ func (s Summary) details(ph Phase) string {
 	case s.Stopped != "":
 		fmt.Fprintf(&b, " The run stopped this lane: %s.", strings.TrimPrefix(s.Stopped, "collapsed: "))
 	case server != nil && service != nil:
-		fmt.Fprintf(&b, " After the outage, %s in %s; %s in %s.", answers, plainSeconds(*service), load, plainSeconds(*server))
+		fmt.Fprintf(&b, " %s %s in %s; %s in %s.", after, answers, plainSeconds(*service), load, plainSeconds(*server))
 	case service != nil:
-		fmt.Fprintf(&b, " After the outage, %s in %s; the server stayed overloaded%s.", answers, plainSeconds(*service), soFar(ph))
+		fmt.Fprintf(&b, " %s %s in %s; the server stayed overloaded%s.", after, answers, plainSeconds(*service), soFar(ph))
 	case server != nil:
-		fmt.Fprintf(&b, " After the outage, %s in %s, but answers stayed under %.0f %% of that rate%s.", load, plainSeconds(*server), serviceLevel*100, soFar(ph))
+		fmt.Fprintf(&b, " %s %s in %s, but answers stayed under %.0f %% of that rate%s.", after, load, plainSeconds(*server), serviceLevel*100, soFar(ph))
 	case ph.Done && s.Recovering:
 		w := plainSeconds(recoveryWindow.Seconds())
-		fmt.Fprintf(&b, " After the outage, neither answers nor the server's load came back before the run ended, but both were on their way: over the last %s its clients sent %s attempts a second and the server held %.0f requests, down from %s and %.0f in the %s before. A longer run would tell when it recovers.",
-			w, plainRate(s.RecentAttempts), s.RecentLoad, plainRate(s.EarlierAttempts), s.EarlierLoad, w)
+		fmt.Fprintf(&b, " %s neither answers nor the server's load came back before the run ended, but both were on their way: over the last %s its clients sent %s attempts a second and the server held %.0f requests, down from %s and %.0f in the %s before. A longer run would tell when it recovers.",
+			after, w, plainRate(s.RecentAttempts), s.RecentLoad, plainRate(s.EarlierAttempts), s.EarlierLoad, w)
 	case ph.Done && s.Collapsed && s.storm():
-		fmt.Fprintf(&b, " After the outage, neither answers nor the server's load came back before the run ended: its clients kept retrying faster than the server could answer, %.1f attempts per request.", s.Amplification)
+		fmt.Fprintf(&b, " %s neither answers nor the server's load came back before the run ended: its clients kept retrying faster than the server could answer, %.1f attempts per request.", after, s.Amplification)
 	case ph.Done && s.Collapsed:
-		b.WriteString(" After the outage, neither answers nor the server's load came back before the run ended: the server never worked through its load.")
+		fmt.Fprintf(&b, " %s neither answers nor the server's load came back before the run ended: the server never worked through its load.", after)
 	case ph.Down:
 		b.WriteString(" The server is stopped now.")
 	case ph.AnyOutage:
@@ -185,6 +186,11 @@ func (s Summary) details(ph Phase) string {
 	}
 	return b.String()
 }
+
+// from names what the lane's recoveries are measured from: "the outage",
+// or the fault other than an outage whose end they follow ("the load
+// spike").
+func (s Summary) from() string { return FaultWords(s.Fault) }
 
 // stormAmplification is the attempts per request from which a lane that
 // never recovered is said to have stormed: from 2 on, its clients sent more
@@ -233,7 +239,7 @@ func (s Summary) outcome(ph Phase) (string, string) {
 	case s.Stopped != "":
 		return "COLLAPSED: " + strings.TrimPrefix(s.Stopped, "collapsed: "), ToneBad
 	case server != nil && service != nil:
-		return bothBack(*server, *service), ToneGood
+		return bothBack(*server, *service, s.from()), ToneGood
 	case ph.Done && s.Recovering:
 		return fmt.Sprintf("STILL RECOVERING: neither server nor service recovered yet, falling over the last %gs: attempts %.1f/s from %.1f/s, concurrency %.0f from %.0f",
 			recoveryWindow.Seconds(), s.RecentAttempts, s.EarlierAttempts, s.RecentLoad, s.EarlierLoad), ToneWarn
@@ -242,9 +248,9 @@ func (s Summary) outcome(ph Phase) (string, string) {
 	case ph.Done && server == nil && service == nil:
 		return "no outage ended", ""
 	case ph.Done && server != nil:
-		return serverBack(*server) + ", " + serviceNot("never"), ""
+		return serverBack(*server, s.from()) + ", " + serviceNot("never"), ""
 	case ph.Done:
-		return serviceBack(*service) + ", " + serverNot("never"), ToneGood
+		return serviceBack(*service, s.from()) + ", " + serverNot("never"), ToneGood
 	}
 	tone := ""
 	if s.Collapsed {
@@ -258,9 +264,9 @@ func (s Summary) outcome(ph Phase) (string, string) {
 	case !ph.AnyOutage:
 		return "no outage", tone
 	case server != nil:
-		return serverBack(*server) + ", " + serviceNot("not yet"), tone
+		return serverBack(*server, s.from()) + ", " + serviceNot("not yet"), tone
 	case service != nil:
-		return serviceBack(*service) + ", " + serverNot("not yet"), ToneGood
+		return serviceBack(*service, s.from()) + ", " + serverNot("not yet"), ToneGood
 	}
 	return "not recovered yet", tone
 }
@@ -298,14 +304,14 @@ const (
 )
 
 // RecoveryRules says, for p's run, how a verdict measures the recovery of
-// the service and of the server: the rules of Detector, in plain words,
+// the service and of the server after what disrupts the run (Disruption): the rules of Detector, in plain words,
 // for a reader of the page.
 func RecoveryRules(p *Params) string {
 	w := recoveryWindow.Seconds()
-	return fmt.Sprintf("How a lane is judged: it has recovered once its answers are back to %.0f %% of the rate before the outage for %g s, "+
+	return fmt.Sprintf("How a lane is judged: it has recovered once its answers are back to %.0f %% of the rate before %s for %g s, "+
 		"and its server is calm again once at most %d requests are inside it for %g s, its healthy level. Answers may flow again while a queue still drains, so either may come first. "+
 		"A lane that gets neither back before the run ends never recovered.",
-		serviceLevel*100, w, HealthyOf(p), w)
+		serviceLevel*100, Disruption(p), w, HealthyOf(p), w)
 }
 
 // What each recovery measures, as the verdicts word it.
@@ -316,25 +322,25 @@ var (
 	serverMissing  = "concurrency above its healthy level"
 )
 
-func serviceBack(sec float64) string {
-	return fmt.Sprintf("service back %.1fs after the outage (%s)", sec, serviceMeasure)
+func serviceBack(sec float64, from string) string {
+	return fmt.Sprintf("service back %.1fs after %s (%s)", sec, from, serviceMeasure)
 }
 
-func serverBack(sec float64) string {
-	return fmt.Sprintf("server back %.1fs after the outage (%s)", sec, serverMeasure)
+func serverBack(sec float64, from string) string {
+	return fmt.Sprintf("server back %.1fs after %s (%s)", sec, from, serverMeasure)
 }
 
 func serviceNot(when string) string { return fmt.Sprintf("service %s (%s)", when, serviceMissing) }
 
 func serverNot(when string) string { return fmt.Sprintf("server %s (%s)", when, serverMissing) }
 
-// bothBack says when the service and the server came back, the first first
-// (the service on a tie).
-func bothBack(server, service float64) string {
+// bothBack says when the service and the server came back after from
+// ("the outage"), the first first (the service on a tie).
+func bothBack(server, service float64, from string) string {
 	if server < service {
-		return fmt.Sprintf("server back %.1fs after the outage (%s), then service %.1fs after (%s)",
-			server, serverMeasure, service, serviceMeasure)
+		return fmt.Sprintf("server back %.1fs after %s (%s), then service %.1fs after (%s)",
+			server, from, serverMeasure, service, serviceMeasure)
 	}
-	return fmt.Sprintf("service back %.1fs after the outage (%s), then server %.1fs after (%s)",
-		service, serviceMeasure, server, serverMeasure)
+	return fmt.Sprintf("service back %.1fs after %s (%s), then server %.1fs after (%s)",
+		service, from, serviceMeasure, server, serverMeasure)
 }

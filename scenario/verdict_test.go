@@ -166,3 +166,40 @@ func TestVerdictTiers(t *testing.T) {
 		t.Errorf("without tiers: %+v", s)
 	}
 }
+
+// TestVerdictAfterAFault: a lane judged after a fault that is not an
+// outage (Summary.Fault) is judged as after an outage, and its words name
+// the fault, never an outage the run did not have.
+func TestVerdictAfterAFault(t *testing.T) {
+	back := 13.0
+	for _, tc := range []struct {
+		name string
+		s    Summary
+		head string
+		tone string
+	}{
+		{"collapsed, a storm", Summary{BaselineOK: 246.6, Collapsed: true, Amplification: 2.54, Fault: FaultLoadSpike},
+			"Never recovered — a retry storm", ToneBad},
+		{"collapsed, overloaded", Summary{BaselineOK: 246.6, Collapsed: true, Amplification: 1.2, Fault: FaultCapacityDrop},
+			"Never recovered — the server stayed overloaded", ToneBad},
+		{"recovered", Summary{BaselineOK: 246.6, ServiceRecoveredAfter: &back, Amplification: 1, Fault: FaultLoadSpike},
+			"Recovered 13 s after the load spike", ToneGood},
+		{"recovered at once", Summary{BaselineOK: 246.6, ServiceRecoveredAfter: new(0.0), ServerRecoveredAfter: new(0.0), Fault: FaultErrorBurst},
+			"Recovered as soon as the error burst ended", ToneGood},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.s.Verdict(Finished)
+			if v.Headline != tc.head || v.Tone != tc.tone {
+				t.Errorf("headline %q, tone %q; want %q, %q", v.Headline, v.Tone, tc.head, tc.tone)
+			}
+			for _, text := range []string{v.Details, v.Text, v.Brief} {
+				if strings.Contains(text, "outage") {
+					t.Errorf("the verdict after a %s speaks of an outage: %q", tc.s.Fault, text)
+				}
+			}
+			if words := FaultWords(tc.s.Fault); !strings.Contains(v.Details, "Before "+words) {
+				t.Errorf("details %q do not say the rate before %s", v.Details, words)
+			}
+		})
+	}
+}

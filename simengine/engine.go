@@ -489,17 +489,24 @@ func (e *Engine) Set(p scenario.Params) error {
 		if e.down && e.scheduled && !in {
 			e.Outage(false)
 		}
+		changed := ""
 		for _, f := range e.effects {
 			if !slices.Contains(effects, f) {
 				e.closeWindow(kindIs(f.Kind), e.now)
+				changed = f.Kind
 			}
 		}
 		for _, f := range effects {
 			if !slices.Contains(e.effects, f) {
 				e.window(f.Kind, e.now)
+				changed = f.Kind
 			}
 		}
 		e.effects = effects
+		// The lanes' verdicts judge from the faults now in effect.
+		for _, l := range e.lanes {
+			l.det.Faults(len(effects), changed, e.now)
+		}
 	}
 	// The lanes read the new parameters once, the faults in effect applied.
 	e.effective(&e.p)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"strings"
 	"time"
 
@@ -147,6 +148,18 @@ func (cc *ChangeCells) Append(row []byte, i int) []byte {
 // WriteCSV runs p within mem (nil: unbounded) and writes its time series
 // as CSV: CSVHeaderOf(p), then one row per lane per tick, as the run goes.
 func WriteCSV(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Account) error {
+	return writeCSV(ctx, w, p, mem, false)
+}
+
+// WriteCSVParallel is WriteCSV with the lanes advancing in parallel, as
+// RunParallel runs them, and the same bytes: for a run that has the
+// process's cores to itself, such as a command's.
+func WriteCSVParallel(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Account) error {
+	return writeCSV(ctx, w, p, mem, true)
+}
+
+// writeCSV is WriteCSV, its lanes in parallel or not.
+func writeCSV(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Account, lanesApart bool) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(CSVHeaderOf(&p))
 	var row []byte
@@ -154,7 +167,7 @@ func WriteCSV(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.A
 	if len(p.Changes) > 0 {
 		cells = NewChangeCells(p.Changes)
 	}
-	_, err := RunWithBudget(ctx, p, mem, func(t scenario.Tick) {
+	_, err := runWith(ctx, p, mem, lanesApart, func(t scenario.Tick) {
 		if cells != nil {
 			cells.Tick(t.T)
 		}
@@ -227,6 +240,90 @@ func WriteJSON(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.
 			return err
 		}
 		sum, err := json.Marshal(sums[0])
+		if err != nil {
+			return err
+		}
+		bw.WriteString(`],"summary":`)
+		bw.Write(sum)
+		bw.WriteByte('}')
+	}
+	bw.WriteString("]}\n")
+	return bw.Flush()
+}
+
+// WriteJSONParallel is WriteJSON with the lanes advancing in parallel, as
+// RunParallel runs them, and the same bytes: for a run that has the
+// process's cores to itself, such as a command's. The lanes' ticks come
+// together while the Record holds one lane's after the other's: the first
+// lane's go to w as they come, the others' to a temporary file each, which
+// is copied to w after the first lane's summary, so that, as in WriteJSON,
+// no tick is kept in memory however long the run.
+func WriteJSONParallel(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Account) (err error) {
+	bw := bufio.NewWriter(w)
+	params, err := json.Marshal(p.Map())
+	if err != nil {
+		return err
+	}
+	later := make([]*os.File, len(p.Lanes))
+	outs := make([]*bufio.Writer, len(p.Lanes))
+	outs[0] = bw
+	defer func() {
+		for _, f := range later {
+			if f != nil {
+				f.Close()
+				if rm := os.Remove(f.Name()); err == nil {
+					err = rm
+				}
+			}
+		}
+	}()
+	for i := 1; i < len(p.Lanes); i++ {
+		if later[i], err = os.CreateTemp("", "backofflab-lane-*.json"); err != nil {
+			return fmt.Errorf("keeping lane %c's ticks until lane %c's are written: %w", scenario.LaneNames[i], scenario.LaneNames[i-1], err)
+		}
+		outs[i] = bufio.NewWriter(later[i])
+	}
+	bw.WriteString(`{"params":`)
+	bw.Write(params)
+	bw.WriteString(`,"lanes":[`)
+	laneHead := func(i int) {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		name, _ := json.Marshal(scenario.LaneNames[i : i+1])
+		strategy, _ := json.Marshal(p.Lanes[i].Strategy)
+		fmt.Fprintf(bw, `{"name":%s,"strategy":%s,"ticks":[`, name, strategy)
+	}
+	laneHead(0)
+	var buf []byte
+	n := 0
+	sums, err := runWith(ctx, p, mem, true, func(t scenario.Tick) {
+		for i := range t.Lanes {
+			if n > 0 {
+				outs[i].WriteByte(',')
+			}
+			buf = t.Lanes[i].AppendJSON(buf[:0])
+			outs[i].Write(buf)
+		}
+		n++
+	})
+	if err != nil {
+		return err
+	}
+	for i := range p.Lanes {
+		if i > 0 {
+			if err := outs[i].Flush(); err != nil {
+				return fmt.Errorf("keeping lane %c's ticks: %w", scenario.LaneNames[i], err)
+			}
+			laneHead(i)
+			if _, err := later[i].Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			if _, err := bw.ReadFrom(later[i]); err != nil {
+				return err
+			}
+		}
+		sum, err := json.Marshal(sums[i])
 		if err != nil {
 			return err
 		}

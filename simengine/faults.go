@@ -48,6 +48,11 @@ type laneStep struct {
 	fail    *failure
 	eff     *scenario.Params
 	errFrac float64
+	// faults is how many faults other than outages are in effect after
+	// a stepEffects, fault the kind of the one that started or ended:
+	// what the lane's Detector judges recoveries from.
+	faults int
+	fault  string
 }
 
 // stepKind is what a laneStep does.
@@ -78,7 +83,7 @@ func (s *faultState) take(tr transition, p *scenario.Params) laneStep {
 		s.closeWindow(kindIs(tr.f.Kind), tr.at)
 	}
 	s.effective(p)
-	return laneStep{at: tr.at, kind: stepEffects, eff: s.eff, errFrac: s.errFrac}
+	return laneStep{at: tr.at, kind: stepEffects, eff: s.eff, errFrac: s.errFrac, faults: len(s.effects), fault: tr.f.Kind}
 }
 
 // outage starts (on) or ends the outage of kind at time at, and returns
@@ -162,6 +167,7 @@ func (l *lane) takeStep(st *laneStep) {
 		l.setFailure(nil)
 	case stepEffects:
 		l.p = st.eff
+		l.det.Faults(st.faults, st.fault, st.at)
 		l.setEffects(st.errFrac)
 	}
 }

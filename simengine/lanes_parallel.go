@@ -4,6 +4,7 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"backofflab/internal/cputime"
@@ -50,6 +51,17 @@ const (
 	maxAhead = 1024
 	runAhead = 8192
 )
+
+// roundsApart counts the rounds every engine of the process has run with
+// its lanes apart: a command's tests read it (RoundsApart) to see that
+// its run took the parallel path.
+var roundsApart atomic.Int64
+
+// RoundsApart is how many rounds the process's engines have run with their
+// lanes each on a goroutine of its own (see SetParallel), since it started.
+// A test that runs nothing else meanwhile reads it before and after a run
+// to see whether that run's lanes went parallel.
+func RoundsApart() int64 { return roundsApart.Load() }
 
 // round holds the lanes' progress while they advance apart, each to the
 // round's target on a goroutine of its own (a round): a lane ends its ticks
@@ -307,6 +319,7 @@ func (e *Engine) runRound(target time.Duration, budget *int, apart bool) bool {
 	from := e.now
 	if apart {
 		r.rounds++
+		roundsApart.Add(1)
 		e.inParallel(e.task)
 		if r.timed {
 			var longest time.Duration

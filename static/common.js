@@ -68,7 +68,7 @@ window.backofflabKit = (() => {
   // countdown between two messages. These formatters are the only ones in
   // JavaScript; durations follow the same rule as internal/present's
   // Duration, and the browser test TestBrowserFormatters checks both
-  // against one table (internal/present/testdata/durations.json).
+  // against one table (internal/present/testdata/formats.json).
 
   // durAxis writes v for an axis up to max, in one unit for the whole axis
   // up to an hour: 100 s, 200 s; 2 min, 4 min; 15 min, 1 h, 1 h 15 min.
@@ -78,8 +78,8 @@ window.backofflabKit = (() => {
     return `${sig(v / 60)} min`;
   }
 
-  // units formats a value of each unit of the charts' specs (chartSpecs in
-  // web/charts.go), short for an axis (given the axis' top) and in full
+  // units formats a value of each unit of the charts' specs (ChartSpecs in
+  // web/playground/charts.go), short for an axis (given the axis' top) and in full
   // for a tooltip.
   const UNITS = {
     '/s': { axis: v => `${count(v)}/s`, tip: v => `${rate(v)}/s` },

@@ -21,7 +21,7 @@ import (
 )
 
 // linksStart is the run the crawl starts from: three lanes, lane c's
-// strategy and its base delay and lane b's growth changed, short and small,
+// strategy and its minimum delay and lane b's growth changed, short and small,
 // so that what its links run (its seeds, its exports) is quick.
 const linksStart = "lanes=3&c.strategy=fixed&c.min_delay=250ms&b.factor=3&clients=300&duration=30s&outage_at=5s&outage_for=5s"
 

@@ -151,7 +151,7 @@ func browserCheckPreset(t *testing.T, tb *tab, name string, p *scenario.Params) 
 		}
 	}
 	poll[bool](tb, name+": every lane's verdict shows a summary", fmt.Sprintf(
-		`[...%q].every(L => /^(Before the outage, t|T)he server answered /.test(document.querySelector('[data-verdict-details="' + L + '"]').textContent))`, letters))
+		`[...%q].every(L => /^(Before the [a-z ]+, t|T)he server answered /.test(document.querySelector('[data-verdict-details="' + L + '"]').textContent))`, letters))
 }
 
 // withoutSpeed returns q without the page's speed, which is not a

@@ -258,7 +258,7 @@ func browserPageLoads(t *testing.T, env *browserEnv) {
 	t.Logf("points per chart: %v", counts)
 	// The clock and the verdicts follow the ticks.
 	poll[string](tb, "the clock runs", `(s => /^t = [1-9][0-9.]* s \/ 600 s/.test(s) && s)(document.querySelector('#clock').textContent)`)
-	poll[bool](tb, "both verdicts show a summary", `[...document.querySelectorAll('[data-verdict]')].filter(e => !e.closest('[hidden]')).every(e => /^(Before the outage, t|T)he server answered /.test(document.querySelector('[data-verdict-details="' + e.dataset.verdict + '"]').textContent))`)
+	poll[bool](tb, "both verdicts show a summary", `[...document.querySelectorAll('[data-verdict]')].filter(e => !e.closest('[hidden]')).every(e => /^(Before the [a-z ]+, t|T)he server answered /.test(document.querySelector('[data-verdict-details="' + e.dataset.verdict + '"]').textContent))`)
 }
 
 // 2. A control changes the running simulation, not a new one, and the URL.
@@ -1022,11 +1022,16 @@ func browserLimiterSwitch(t *testing.T, env *browserEnv) {
 		t.Errorf("a on: a.budget_percent %v, a.budget_ttl %v, b.budget_percent %v, a.sre_k %v",
 			visible("a.budget_percent"), visible("a.budget_ttl"), visible("b.budget_percent"), visible("a.sre_k"))
 	}
+	// The lane's heading names the limiter while it is on, as the
+	// server words it.
+	head := `document.querySelector('[data-lane-strategy="a"]').textContent`
+	poll[bool](tb, "lane a's heading names its retry budget", head+` === 'fixed interval, retry budget'`)
 	tb.selectValue(`[data-param="a.retry_budget"]`, "off")
 	tb.waitQuery("a.retry_budget", "off")
 	if visible("a.budget_percent") {
 		t.Errorf("a.budget_percent still shown with its budget off")
 	}
+	poll[bool](tb, "lane a's heading drops the budget once it is off", head+` === 'fixed interval'`)
 }
 
 // 15. Layered retries: a lane's tiers set in the URL draw its tiers'

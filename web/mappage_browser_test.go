@@ -269,7 +269,7 @@ var mapPictures = []struct {
 	// The worker queue (the default server): the same map.
 	{"map-queue", "x=outage_for&x_from=1s&x_to=60s&x_steps=32&y=clients&y_from=100&y_to=3000&y_steps=32",
 		[]string{"a", "b", "diff"}},
-	// The landing view: lane b's first delay and growth.
+	// The landing view: lane b's minimum delay and growth.
 	{"map-landing", "x=b.min_delay&x_from=10ms&x_to=10s&x_scale=log&x_steps=32&y=b.factor&y_from=1&y_to=4&y_steps=32",
 		[]string{"b", "diff"}},
 }

@@ -1,6 +1,6 @@
 // backofflab playground: ties the page to its live simulation.
 //
-// One WebSocket per page (protocol: web/protocol.go). The server renders the
+// One WebSocket per page (protocol: web/playground/protocol.go). The server renders the
 // controls and embeds the charts' options as JSON blocks; the playground's
 // scripts open the socket, draw the ticks with ECharts, and send every
 // control change as the whole state in URL-query form. No framework, no

@@ -108,17 +108,72 @@ func downStory(p *scenario.Params) (down, flood string) {
 	return downStories[scenario.OutagePause](p)
 }
 
+// faultStories tell, by the kind of a fault that is not an outage, what
+// happens while it lasts. Every such kind of scenario.FaultKinds has one
+// (TestEveryFaultHasAStory): a run whose only fault is a load spike must
+// not be told of an outage it never had.
+var faultStories = map[string]func(p *scenario.Params, f scenario.Fault) string{
+	scenario.FaultLoadSpike: func(p *scenario.Params, f scenario.Fault) string {
+		load := "its clients think " + trimNum(f.M) + " times less between requests"
+		if p.Arrival == scenario.ArrivalOpen {
+			load = fmt.Sprintf("requests arrive at %s/s", fmtRate(p.Rate*f.M))
+		}
+		return fmt.Sprintf("During the load spike (shaded, %s from %s), the offered load is %s times its usual: %s. "+
+			"Attempts wait longer, those that wait past the %s timeout are retried, and the retries add to the load.",
+			say(f.For), say(f.At), trimNum(f.M), load, say(p.Timeout))
+	},
+	scenario.FaultLatencySpike: func(p *scenario.Params, f scenario.Fault) string {
+		return fmt.Sprintf("During the latency spike (shaded, %s from %s), the server takes %s times as long over each request, so it serves fewer a second; "+
+			"attempts that wait past the %s timeout are retried, and the retries add to the load.",
+			say(f.For), say(f.At), trimNum(f.M), say(p.Timeout))
+	},
+	scenario.FaultCapacityDrop: func(p *scenario.Params, f scenario.Fault) string {
+		return fmt.Sprintf("During the capacity drop (shaded, %s from %s), the server keeps %s of its capacity; "+
+			"attempts that wait past the %s timeout are retried, and the retries add to the load.",
+			say(f.For), say(f.At), trimNum(f.M), say(p.Timeout))
+	},
+	scenario.FaultErrorBurst: func(p *scenario.Params, f scenario.Fault) string {
+		return fmt.Sprintf("During the error burst (shaded, %s from %s), a share of %s of the answers fail at once with an error, "+
+			"and their clients retry after their strategy's delay.", say(f.For), say(f.At), trimNum(f.M))
+	},
+}
+
+// disruption is what the explanation tells of what disrupts p's run:
+// what, its name in a gist ("an outage", "a load spike"); down, what
+// happens while it lasts; and flood, how its end begins. A run with an
+// outage is told its outage (downStory); a run whose faults are none of
+// them outages is told its first fault, with no word of an outage; a run
+// with neither is told what Stop server would do, as what it would do.
+func disruption(p *scenario.Params) (what, down, flood string, outage bool) {
+	all := scenario.AllFaults(p)
+	for _, f := range all {
+		if scenario.IsOutage(f.Kind) {
+			down, flood = downStory(p)
+			return "an outage", down, flood, true
+		}
+	}
+	if len(all) > 0 {
+		f := all[0]
+		if tell, ok := faultStories[f.Kind]; ok {
+			words := strings.TrimPrefix(scenario.FaultWords(f.Kind), "the ")
+			return "a " + words, tell(p, f), "When it ends, the requests that piled up during it are still there, and their retries with them.", false
+		}
+	}
+	down, flood = downStories[scenario.OutagePause](p)
+	return "the server's stop by hand", "No outage or other fault is scheduled in this run: the server serves its load. Stop server pauses it by hand. " + down, flood, true
+}
+
 // abandoned is the sentence on the work the server does for clients that left.
 const abandoned = "The server never learns that a client gave up (unless its lane sets cancel_on_timeout), so it works on abandoned requests too."
 
 func queueStory(p *scenario.Params) (string, []string) {
 	capacity := float64(p.Workers) / p.ServiceTime.Seconds()
-	down, flood := downStory(p)
-	gist := fmt.Sprintf("after an outage, a lane whose clients retry faster than the workers serve (%s/s) keeps their queue full: a retry storm; a lane that backs off lets it drain.",
-		fmtRate(capacity))
+	what, down, flood, _ := disruption(p)
+	gist := fmt.Sprintf("after %s, a lane whose clients retry faster than the workers serve (%s/s) keeps their queue full: a retry storm; a lane that backs off lets it drain.",
+		what, fmtRate(capacity))
 	return gist, []string{
 		fmt.Sprintf("%d workers serve one request each, %s on average: %s requests/s (the dashed line on the throughput chart). %s.",
-			p.Workers, say(p.ServiceTime), fmtRate(capacity), loadSentence(p, p.ServiceTime, capacity)),
+			p.Workers, say(p.ServiceTime), fmtRate(capacity), loadSentence(p, p.ServiceTime, capacity, what)),
 		down,
 		fmt.Sprintf("%s %s A request that waited over %s is answered to nobody: its client has already retried. "+
 			"Clients that send attempts faster than %s/s keep the queue full and no answer comes in time again: a retry storm. "+
@@ -128,27 +183,39 @@ func queueStory(p *scenario.Params) (string, []string) {
 }
 
 func curveStory(p *scenario.Params) (string, []string) {
-	down, flood := downStory(p)
-	gist := "after an outage, the requests waiting to get in flood the server at once; the more they are, the slower it answers, " +
-		"until every attempt times out and is retried: a retry storm. A lane whose first retry comes after the outage keeps the flood small."
+	what, down, flood, outage := disruption(p)
+	gist := "after " + what + ", the requests waiting to get in flood the server at once; the more they are, the slower it answers, " +
+		"until every attempt times out and is retried: a retry storm. A lane whose first retry comes after the server is back keeps the flood small."
+	saves := fmt.Sprintf("What saves a lane here is a small backlog at the resume, that is a first retry that comes after the %s pause rather than during it.", say(p.OutageFor))
+	if len(scenario.AllFaults(p)) == 0 {
+		saves = "What saves a lane here is a small backlog at the resume, that is a first retry that comes after the pause rather than during it."
+	}
+	if !outage {
+		gist = "after " + what + ", the requests that piled up inside slow the server down; the more they are, the slower it answers, " +
+			"until every attempt times out and is retried: a retry storm. A lane that retries less keeps the pile small."
+		saves = "What saves a lane here is a small pile when the fault ends: fewer retries while it lasts."
+	}
 	return gist, []string{
 		fmt.Sprintf("The 2014 experiment's server answers in %s up to %d requests inside; every %s more multiply its latency by %s, up to %s. %s.",
 			say(p.ServerDelay), p.ServerLimit, fmtNum(p.ServerK), fmtNum(p.ServerFactor), say(p.MaxServerDelay),
-			loadSentence(p, p.ServerDelay, math.NaN())),
+			loadSentence(p, p.ServerDelay, math.NaN(), what)),
 		down,
-		fmt.Sprintf("%s %s Past that, every attempt times out and is retried, and %s: a retry storm. "+
-			"What saves a lane here is a small backlog at the resume, that is a first retry that comes after the %s pause rather than during it.",
-			flood, timeoutCrossing(p), lowerFirst(strings.TrimSuffix(abandoned, ".")), say(p.OutageFor)),
+		fmt.Sprintf("%s %s Past that, every attempt times out and is retried, and %s: a retry storm. %s",
+			flood, timeoutCrossing(p), lowerFirst(strings.TrimSuffix(abandoned, ".")), saves),
 	}
 }
 
 func linearStory(p *scenario.Params) (string, []string) {
-	down, flood := downStory(p)
-	gist := "after an outage, the requests waiting to get in flood the server at once; the more they are, the slower it answers, " +
+	what, down, flood, outage := disruption(p)
+	gist := "after " + what + ", the requests waiting to get in flood the server at once; the more they are, the slower it answers, " +
 		"and past its clients' timeout every attempt is retried: a lane that retries fast enough keeps it there."
+	if !outage {
+		gist = "after " + what + ", the requests that piled up inside slow the server down; the more they are, the slower it answers, " +
+			"and past its clients' timeout every attempt is retried: a lane that retries fast enough keeps it there."
+	}
 	return gist, []string{
 		fmt.Sprintf("The server answers in %s plus %s per request inside, up to %s. %s.",
-			say(p.ServerDelay), say(p.ServerSlope), say(p.MaxServerDelay), loadSentence(p, p.ServerDelay, math.NaN())),
+			say(p.ServerDelay), say(p.ServerSlope), say(p.MaxServerDelay), loadSentence(p, p.ServerDelay, math.NaN(), what)),
 		down,
 		fmt.Sprintf("%s %s Past that, every attempt times out and is retried, and %s: a lane that retries fast enough keeps it there.",
 			flood, timeoutCrossing(p), lowerFirst(strings.TrimSuffix(abandoned, "."))),
@@ -165,8 +232,9 @@ func lowerFirst(s string) string {
 
 // loadSentence says the load the clients offer: 001's closed loop (clients
 // thinking between requests) or an open loop's rate, against the
-// server's capacity when it has one (NaN for none).
-func loadSentence(p *scenario.Params, latency time.Duration, capacity float64) string {
+// server's capacity when it has one (NaN for none), and what disrupts the
+// run (disruption's what).
+func loadSentence(p *scenario.Params, latency time.Duration, capacity float64, what string) string {
 	var load float64
 	var s string
 	if p.Arrival == scenario.ArrivalOpen {
@@ -180,7 +248,7 @@ func loadSentence(p *scenario.Params, latency time.Duration, capacity float64) s
 		if load < capacity {
 			s += ", so normally no request waits"
 		} else {
-			s += ", more than the workers serve, even without an outage"
+			s += ", more than the workers serve, even without " + what
 		}
 	}
 	return s

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"backofflab/scenario"
 	"backofflab/web/kit"
@@ -95,4 +96,58 @@ func TestEveryOutageHasAStory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEveryFaultHasAStory: every fault kind that is not an outage is told
+// by a story of its own, which names it.
+func TestEveryFaultHasAStory(t *testing.T) {
+	for _, k := range scenario.FaultKinds {
+		if k.Outage {
+			continue
+		}
+		t.Run(k.Name, func(t *testing.T) {
+			tell, ok := faultStories[k.Name]
+			if !ok {
+				t.Fatalf("the fault kind %q has no story in faultStories", k.Name)
+			}
+			p := scenario.Defaults()
+			if story := tell(&p, scenario.Fault{Kind: k.Name, At: 20 * time.Second, For: 5 * time.Second, M: 2}); !strings.Contains(story, k.Label) {
+				t.Errorf("the %s's story does not name it: %q", k.Label, story)
+			}
+		})
+	}
+}
+
+// TestExplainSpeaksOfTheRunsFaults: the panel of a run whose only fault
+// is a load spike (the load-spike presets) tells of the spike and never of
+// an outage; a run with no fault at all is told no outage happened.
+func TestExplainSpeaksOfTheRunsFaults(t *testing.T) {
+	text := func(v explainView) string { return v.Gist + "\n" + strings.Join(v.Story, "\n") + "\n" + v.Verdicts }
+	for name, st := range spikePresets(t) {
+		t.Run(name, func(t *testing.T) {
+			got := text(explainOf(&st.p))
+			if strings.Contains(strings.ToLower(got), "outage") {
+				t.Errorf("the panel of a run without an outage speaks of one:\n%s", got)
+			}
+			if !strings.Contains(got, "load spike") {
+				t.Errorf("the panel does not tell of the load spike:\n%s", got)
+			}
+		})
+	}
+	t.Run("no fault", func(t *testing.T) {
+		q, _ := url.ParseQuery("outage=none")
+		st, errs := decode(q, kit.DefaultLimits)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		got := text(explainOf(&st.p))
+		for _, w := range []string{"after an outage", "the outage"} {
+			if strings.Contains(got, w) {
+				t.Errorf("the panel of a run with no fault says %q:\n%s", w, got)
+			}
+		}
+		if !strings.Contains(got, "No outage or other fault is scheduled") {
+			t.Errorf("the panel does not say that nothing is scheduled:\n%s", got)
+		}
+	})
 }

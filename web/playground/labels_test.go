@@ -37,8 +37,8 @@ func TestLabelsReachThePage(t *testing.T) {
 	if len(heads) == 0 || heads[0] != "the 2014 program: waits scaled by think time" {
 		t.Errorf("lane heads %q", heads)
 	}
-	if !containsAll(plains, "first delay", "attempt timeout") {
-		t.Errorf("control labels %q lack first delay and attempt timeout", plains)
+	if !containsAll(plains, "minimum delay", "attempt timeout") {
+		t.Errorf("control labels %q lack minimum delay and attempt timeout", plains)
 	}
 
 	b, err := json.Marshal(v.State)

@@ -135,6 +135,15 @@ function showStrategy(i, strategy) {
   if (name) name.textContent = strategy;
 }
 
+// showHeads writes each lane's heading as the server words it (heads):
+// its strategy and what else sets it apart from the other lanes.
+function showHeads() {
+  heads.forEach((h, i) => {
+    const head = $(attr('data-lane-strategy', LETTERS[i]));
+    if (head) head.textContent = h;
+  });
+}
+
 // showLaneCharts shows each chart that needs a lane parameter (its
 // spec's only_with, the tiers' chart) for the lanes that set it, and
 // hides it for the others.

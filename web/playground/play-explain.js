@@ -58,7 +58,8 @@ function renderExplain() {
     const texts = marks.marks.filter(m => m.lane === i).map(m => m.text);
     const s = lanes[i] && STRATEGIES[lanes[i].strategy];
     const said = v ? [`${v.headline}.`, v.details, ...texts] : ['The run has not started yet.'];
-    items.push(el('li', {}, el('b', { textContent: `Lane ${LETTERS[i]}` }), s ? `, ${s.label}: ` : ': ', said.join(' ')));
+    const head = heads[i] || (s && s.label);
+    items.push(el('li', {}, el('b', { textContent: `Lane ${LETTERS[i]}` }), head ? `, ${head}: ` : ': ', said.join(' ')));
   }
   const parts = [el('p', { textContent: 'This run so far, lane by lane (the dashed lines on the charts mark what decided it):' }), el('ul', {}, ...items)];
   parts.push(...explain.story.map(p => el('p', {}, ...proseNodes(p))));

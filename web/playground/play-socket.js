@@ -1,5 +1,5 @@
 // backofflab playground: the page's one WebSocket (protocol:
-// web/protocol.go): it connects, reconnects politely, sends the controls'
+// web/playground/protocol.go): it connects, reconnects politely, sends the controls'
 // state, and takes in each message the server sends.
 'use strict';
 
@@ -98,9 +98,11 @@ function onMessage(m) {
       plan = m.plan;
       explain = m.explain;
       captions = m.captions;
+      heads = m.heads;
       picture = m.picture;
       clearErrors();
       applyQuery(settings);
+      showHeads();
       updateURL();
       renderExplain();
       return markDirty();
@@ -124,6 +126,7 @@ function onHello(m) {
   plan = m.plan;
   explain = m.explain;
   captions = m.captions;
+  heads = m.heads;
   picture = m.picture;
   outageWins.clear();
   duration = m.duration;
@@ -149,6 +152,7 @@ function onHello(m) {
     else c.setOption({ xAxis: [timeAxis(c)] });
   });
   applyQuery(settings);
+  showHeads();
   updateURL();
   renderExplain();
   markDirty();

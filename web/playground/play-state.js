@@ -1,6 +1,6 @@
 // backofflab playground: what the page knows, from the server's JSON
 // blocks (web/playground/view.go's pageState, the charts' options) and the socket's
-// messages since (web/protocol.go), and the charts' colours.
+// messages since (web/playground/protocol.go), and the charts' colours.
 //
 // The playground's scripts (page.templ loads them in this order, deferred:
 // play-state.js, play-controls.js, play-socket.js, play-charts.js,
@@ -70,6 +70,7 @@ let delays = [];
 let marks = { marks: [], levels: [] };
 let explain = null; // the run's "What you are seeing" panel (hello, params)
 let captions = []; // what an exported chart of each lane shows, from the server (hello, params)
+let heads = []; // each lane's heading in words, from the server (hello, params)
 const charts = {}; // "chart.letter" → ECharts instance
 // Each chart row's options, set from its toolbox: a log scale, y axes
 // shared by the lanes (true), each lane's own (false) or, by default

@@ -70,7 +70,7 @@ var presetDefs = []presetDef{
 		"The landing view's server and outage. Lane a retries every 100 ms; lane b follows gRPC's connection backoff: 1 s ×1.6 up to 120 s, ±20 %, and 20 s per attempt.",
 		"server_model=queue&a.strategy=fixed&b.strategy=grpc", ""},
 	{"aws-jitter", "AWS: full, equal and decorrelated jitter",
-		"The landing view's server and outage; three lanes with AWS's jittered backoffs, 100 ms base, 1 min cap.",
+		"The landing view's server and outage; three lanes with AWS's jittered backoffs, a minimum delay of 100 ms, capped at 1 min.",
 		"server_model=queue&a.strategy=full_jitter&b.strategy=equal_jitter&c.strategy=decorrelated", ""},
 	{"cancel-on-timeout", "What if the server learned that clients gave up?",
 		"The landing view's server and outage. Both lanes retry every 100 ms; in lane b the server drops a request when its client times out (deadline propagation), so abandoned work does not take its workers.",
@@ -199,11 +199,14 @@ const lastSpan = time.Minute
 
 // writeVerdicts runs p, writes each lane's verdict to b and returns each
 // lane's outcome in a few words, for the preset's chip. A run with no
-// outage has no recovery to judge (a load spike is not an outage), so each
-// lane's mean ok rate over the run's last minute follows its verdict: it
-// says whether the service came back.
+// outage is judged after its other faults (a load spike: the lanes that
+// collapse under it collapsed), and each lane's mean ok rate over the
+// run's last minute follows its verdict, the figure that shows it; a run
+// with no fault at all has nothing to recover from, and its chip says that
+// rate.
 func writeVerdicts(b *strings.Builder, d presetDef, p scenario.Params) []PresetOutcome {
-	outage := slices.ContainsFunc(scenario.AllFaults(&p), func(f scenario.Fault) bool { return scenario.IsOutage(f.Kind) })
+	faults := scenario.AllFaults(&p)
+	outage := slices.ContainsFunc(faults, func(f scenario.Fault) bool { return scenario.IsOutage(f.Kind) })
 	span := min(lastSpan, p.Duration)
 	from := (p.Duration - span).Seconds()
 	oks := make([]float64, len(p.Lanes))
@@ -226,11 +229,13 @@ func writeVerdicts(b *strings.Builder, d presetDef, p scenario.Params) []PresetO
 		o := PresetOutcome{Lane: scenario.LaneNames[i : i+1], Strategy: p.Lanes[i].Strategy, Brief: v.Brief, Tone: v.Tone}
 		fmt.Fprintf(b, " lane %c (%s): %s", scenario.LaneNames[i], p.Lanes[i].Strategy, v.Text)
 		if !outage && ticks > 0 {
-			// With no outage to recover from, what the chip can say is
-			// whether the service is there at the end.
 			last := fmt.Sprintf("%.0f ok/s over the last %.0f s", oks[i]/float64(ticks), span.Seconds())
 			fmt.Fprintf(b, "; %s", last)
-			o.Brief = last
+			if len(faults) == 0 {
+				// With nothing to recover from, what the chip can say
+				// is the service's rate at the end.
+				o.Brief = last
+			}
 		}
 		outs = append(outs, o)
 		b.WriteString(".")

@@ -3,10 +3,13 @@ package playground
 import (
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"backofflab/scenario"
+	"backofflab/simengine"
 	"backofflab/web/kit"
 )
 
@@ -142,7 +145,7 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 		// The limiters that stop failing retries bring it back; adaptive
 		// throttling partly; Finagle's default budget does not, a
 		// tighter one does.
-		{"spike-grpc-throttle", false, "a", `\(fixed\): baseline 52\.9 ok/s; no outage ended; peak concurrency 4126; .*\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
+		{"spike-grpc-throttle", false, "a", `\(fixed\): baseline 246\.6 ok/s; COLLAPSED: neither server nor service recovered; peak concurrency 4126; .*\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
 		{"spike-grpc-throttle", false, "b", `\(amplification 1\.00\).*; 249 ok/s over the last 60 s\.$`},
 		{"spike-aws-quota", false, "a", `\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},
 		{"spike-aws-quota", false, "b", `\(amplification 1\.00\).*; 249 ok/s over the last 60 s\.$`},
@@ -194,5 +197,118 @@ func TestLaneVerdict(t *testing.T) {
 		if got := laneVerdict(part, tc.lane); got != tc.want {
 			t.Errorf("laneVerdict(lane %d) = %q, want %q", tc.lane, got, tc.want)
 		}
+	}
+}
+
+// spikePresets are the presets whose faults are none of them outages (the
+// load-spike presets), with their decoded states.
+func spikePresets(t *testing.T) map[string]state {
+	t.Helper()
+	out := map[string]state{}
+	for _, d := range presetDefs {
+		st := presetState(d, d.query, kit.DefaultLimits)
+		all := scenario.AllFaults(&st.p)
+		if len(all) > 0 && !slices.ContainsFunc(all, func(f scenario.Fault) bool { return scenario.IsOutage(f.Kind) }) {
+			out[d.name] = st
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no preset has a fault that is not an outage")
+	}
+	return out
+}
+
+// headlineOf finds lane i's plain headline in a part of a description.
+func headlineOf(part string, i int) string {
+	m := regexp.MustCompile(` lane ` + scenario.LaneNames[i:i+1] + ` \([a-z_]+\): ([^.;]*)\. baseline `).FindStringSubmatch(part)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// TestSpikeVerdictsMatchTheirRows: a run whose only fault is a load spike
+// is judged on what it did. From the run's own rows: a lane that serves
+// under a tenth of its rate before the spike over the run's last minute
+// collapsed (a bad verdict, "Never recovered"); a lane back at 90 % of it
+// recovered (a good one). Neither is "No outage to recover from".
+func TestSpikeVerdictsMatchTheirRows(t *testing.T) {
+	all := newPresets(kit.DefaultLimits).list()
+	for name, st := range spikePresets(t) {
+		t.Run(name, func(t *testing.T) {
+			i := slices.IndexFunc(all, func(p Preset) bool { return p.Name == name })
+			measured, _ := presetParts(t, all[i])
+			p := st.p
+			spike := scenario.AllFaults(&p)[0].At.Seconds()
+			from := (p.Duration - time.Minute).Seconds()
+			before, last := make([]float64, len(p.Lanes)), make([]float64, len(p.Lanes))
+			var nBefore, nLast float64
+			if _, err := simengine.Run(t.Context(), p, func(tk scenario.Tick) {
+				switch {
+				case tk.T <= spike:
+					nBefore++
+					for k, l := range tk.Lanes {
+						before[k] += l.OK
+					}
+				case tk.T > from:
+					nLast++
+					for k, l := range tk.Lanes {
+						last[k] += l.OK
+					}
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for k := range p.Lanes {
+				b, l := before[k]/nBefore, last[k]/nLast
+				o, head := all[i].Outcomes[k], headlineOf(measured, k)
+				if head == "" || strings.HasPrefix(head, "No outage") {
+					t.Errorf("lane %c (%.0f ok/s before the spike, %.0f at the end): headline %q", scenario.LaneNames[k], b, l, head)
+				}
+				switch {
+				case l < 0.1*b && (o.Tone != scenario.ToneBad || !strings.HasPrefix(head, "Never recovered")):
+					t.Errorf("lane %c serves %.0f ok/s at the end, %.0f before the spike, yet reads %q (tone %q, chip %q)",
+						scenario.LaneNames[k], l, b, head, o.Tone, o.Brief)
+				case l >= 0.9*b && (o.Tone != scenario.ToneGood || !strings.HasPrefix(head, "Recovered")):
+					t.Errorf("lane %c serves %.0f ok/s at the end, %.0f before the spike, yet reads %q (tone %q, chip %q)",
+						scenario.LaneNames[k], l, b, head, o.Tone, o.Brief)
+				}
+			}
+		})
+	}
+}
+
+// laneHeadOnPage matches a lane's heading in the page's HTML: the words
+// after its letter.
+var laneHeadOnPage = regexp.MustCompile(`<span data-lane-strategy="([a-d])">([^<]*)</span>`)
+
+// TestLaneHeadsTellLimitersApart: lanes that differ, if only by a
+// limiter, have different headings on the page, for every preset.
+func TestLaneHeadsTellLimitersApart(t *testing.T) {
+	for _, d := range presetDefs {
+		st := presetState(d, d.query, kit.DefaultLimits)
+		t.Run(d.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := playground(pageInput{St: st}).Render(t.Context(), &b); err != nil {
+				t.Fatal(err)
+			}
+			heads := map[string]string{}
+			for _, m := range laneHeadOnPage.FindAllStringSubmatch(b.String(), -1) {
+				heads[m[1]] = m[2]
+			}
+			seen := map[string]int{}
+			for k := range st.p.Lanes {
+				head := heads[scenario.LaneNames[k:k+1]]
+				if j, ok := seen[head]; ok {
+					for _, param := range scenario.Table {
+						if param.Lane && param.Value(&st.p, j) != param.Value(&st.p, k) {
+							t.Errorf("lanes %c and %c differ (%s %s and %s) but both read %q", scenario.LaneNames[j], scenario.LaneNames[k],
+								param.Name, param.Value(&st.p, j), param.Value(&st.p, k), head)
+						}
+					}
+				}
+				seen[head] = k
+			}
+		})
 	}
 }

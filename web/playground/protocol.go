@@ -102,6 +102,9 @@ type helloMsg struct {
 	// Captions say what an exported chart of each lane shows
 	// (scenario.LaneCaption): the page puts them under its images.
 	Captions []string `json:"captions"`
+	// Heads are the lanes' headings (scenario.LaneHeads): each lane's
+	// strategy in words and what else sets it apart from the others.
+	Heads []string `json:"heads"`
 	// Picture is what the live picture of each lane's system needs.
 	Picture pictureView `json:"picture"`
 }
@@ -206,8 +209,10 @@ type paramsMsg struct {
 	// Explain is the run's panel, as in hello: a server model or a
 	// number it quotes may have changed.
 	Explain explainView `json:"explain"`
-	// Captions are the lanes' captions, as in hello.
+	// Captions are the lanes' captions, and Heads their headings, as in
+	// hello.
 	Captions []string `json:"captions"`
+	Heads    []string `json:"heads"`
 	// Picture is the picture's view of the run, as in hello.
 	Picture pictureView `json:"picture"`
 }

@@ -743,7 +743,7 @@ func (s *session) hello() {
 	h := helloMsg{Type: "hello", Query: s.honest(), Settings: s.st.settings().encode(), Duration: p.Duration.Seconds(),
 		Tick: p.Tick.Seconds(), Columns: scenario.Columns, MaxOutages: simengine.MaxOutages,
 		Boxes: boxesOf(s.st, s.lim), FaultKinds: faultKinds(), Plan: planOf(&p), Explain: explainOf(&p),
-		Captions: scenario.LaneCaptions(&p), Picture: pictureOf(&p)}
+		Captions: scenario.LaneCaptions(&p), Heads: scenario.LaneHeads(&p), Picture: pictureOf(&p)}
 	for i, l := range p.Lanes {
 		h.Lanes = append(h.Lanes, laneInfo{Name: scenario.LaneNames[i : i+1], Strategy: l.Strategy,
 			Source: s.lanes[i].source(), Addr: s.lanes[i].addr()})
@@ -766,7 +766,7 @@ func (s *session) hello() {
 // params is the params message of the run in effect.
 func (s *session) params() paramsMsg {
 	return paramsMsg{Type: "params", Query: s.honest(), Settings: s.st.settings().encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p),
-		Explain: explainOf(&s.st.p), Captions: scenario.LaneCaptions(&s.st.p), Picture: pictureOf(&s.st.p)}
+		Explain: explainOf(&s.st.p), Captions: scenario.LaneCaptions(&s.st.p), Heads: scenario.LaneHeads(&s.st.p), Picture: pictureOf(&s.st.p)}
 }
 
 // faultKinds describes the fault kinds for the page.

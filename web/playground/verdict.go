@@ -9,9 +9,11 @@ import (
 // shows while the run goes on.
 func phaseOf(e *simengine.Engine, p scenario.Params) scenario.Phase {
 	return scenario.Phase{
-		Done:      e.Now() >= p.Duration,
-		Down:      e.Down(),
-		AnyOutage: e.Downs() > 0,
+		Done: e.Now() >= p.Duration,
+		Down: e.Down(),
+		// A fault that is not an outage (a load spike) disrupts the run
+		// too: the verdicts judge the recoveries after it.
+		AnyOutage: e.OutageCount() > 0,
 		Scheduled: e.OutageAhead(),
 	}
 }

@@ -121,7 +121,10 @@ type lanePanel struct {
 	Index    int
 	Active   bool // the lane is in the run
 	Strategy paramCtl
-	About    string // the strategy's formula
+	// Head is the lane's heading in words (scenario.LaneHeads): its
+	// strategy and what else sets it apart from the run's other lanes.
+	Head  string
+	About string // the strategy's formula
 	// Source is the lane's source menu: sim, or real (a real HTTP server and
 	// clients, see real.go); SourceLabel is what the lane's head says of it.
 	Source      paramCtl
@@ -263,6 +266,7 @@ func newView(in pageInput) pageView {
 	if query == "" {
 		query = state{p: p, speed: speed}.encode()
 	}
+	heads := scenario.LaneHeads(&p)
 	// Every lane panel exists; lanes beyond the run show their defaults.
 	all := p
 	all.Lanes = slices.Clone(p.Lanes)
@@ -340,6 +344,10 @@ func newView(in pageInput) pageView {
 		lp := lanePanel{Letter: scenario.LaneNames[i : i+1], Index: i, Active: i < len(p.Lanes)}
 		strategy := all.Lanes[i].Strategy
 		lp.About = strategies.About(strategy)
+		lp.Head = strategies.Label(strategy)
+		if lp.Active {
+			lp.Head = heads[i]
+		}
 		lp.Source = sourceControl(lp.Letter, in.St.real == lp.Letter)
 		if msgs, ok := errs[lp.Source.Name]; ok {
 			lp.Source.Error = strings.Join(msgs, "; ")
