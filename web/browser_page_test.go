@@ -199,7 +199,9 @@ func browserAnnotations(t *testing.T, env *browserEnv) {
 func browserLiveVerdicts(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "speed=max&duration=60s")
 	tb.waitDone()
-	tb.waitTrue("both verdicts are in", `[...document.querySelectorAll('[data-verdict]')].filter(e => !e.closest('[hidden]')).every(e => /\b(good|bad)\b/.test(e.className))`)
+	// A run this short may end with a lane still recovering: its verdict
+	// is in, in the warning's tone.
+	tb.waitTrue("both verdicts are in", `document.querySelector('[data-verdict]') && [...document.querySelectorAll('[data-verdict]')].filter(e => !e.closest('[hidden]')).every(e => /\b(good|bad|warn)\b/.test(e.className))`)
 	eval[chromedp.Void](tb, `(() => {
 		window.__mutations = 0;
 		const o = new MutationObserver(ms => (window.__mutations += ms.length));
