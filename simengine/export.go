@@ -239,16 +239,24 @@ func WriteJSON(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.
 		if err != nil {
 			return err
 		}
-		sum, err := json.Marshal(sums[0])
-		if err != nil {
+		if err := endLaneJSON(bw, sums[0]); err != nil {
 			return err
 		}
-		bw.WriteString(`],"summary":`)
-		bw.Write(sum)
-		bw.WriteByte('}')
 	}
 	bw.WriteString("]}\n")
 	return bw.Flush()
+}
+
+// endLaneJSON closes a lane's ticks in WriteJSON's document and writes its
+// summary.
+func endLaneJSON(bw *bufio.Writer, sum scenario.Summary) error {
+	b, err := json.Marshal(sum)
+	if err != nil {
+		return err
+	}
+	bw.WriteString(`],"summary":`)
+	bw.Write(b)
+	return bw.WriteByte('}')
 }
 
 // WriteJSONParallel is WriteJSON with the lanes advancing in parallel, as
@@ -323,13 +331,9 @@ func WriteJSONParallel(ctx context.Context, w io.Writer, p scenario.Params, mem 
 				return err
 			}
 		}
-		sum, err := json.Marshal(sums[i])
-		if err != nil {
+		if err := endLaneJSON(bw, sums[i]); err != nil {
 			return err
 		}
-		bw.WriteString(`],"summary":`)
-		bw.Write(sum)
-		bw.WriteByte('}')
 	}
 	bw.WriteString("]}\n")
 	return bw.Flush()
