@@ -271,7 +271,10 @@ func contrastRatio(x, y rgba) float64 {
 // newcomerShareLink: a value changed while the run plays, and the server
 // stopped by hand, go into the page's link at whole milliseconds.
 func newcomerShareLink(t *testing.T, env *browserEnv) {
-	tb := openPage(t, env, "speed=20")
+	// At 2× a run of 10 min lasts 5 min: the change and the stop come
+	// while it plays however slow the machine (at 20× the 2 min run had
+	// ended on a busy one before the stop was clicked).
+	tb := openPage(t, env, "speed=2&duration=10m")
 	tb.waitTrue("the run is past 3 s", `window.backofflab.rows().length > 30`)
 	tb.setBox("b.factor", "3")
 	tb.waitQuery("b.factor", "3")
