@@ -48,7 +48,7 @@ check:
 #    the configurations' round trips, long samples drawn on the test's one
 #    goroutine, where the detector has nothing to watch. Every test that
 #    starts goroutines of its own runs under -race.
-NORACE_TESTS = TestModelErlangC|TestEventsDoNotAllocate|TestTierEventsDoNotAllocate|TestParallelEventsDoNotAllocate|TestAdviceLanding|TestAdviceNeedsFactor|TestAdviceCurve|TestAdviceSameSeedSameAdvice|TestEstimateCost|TestWriteText|TestAdviseReproducedByRun|TestAdviseCurve|TestAdviseText|TestOracleAWSStandard|TestOracleAWSLegacy|TestOracleCenkalti|TestOracleClientGo|TestRoundTrip|TestLaneRoundTrip
+NORACE_TESTS = TestModelErlangC|TestEventsDoNotAllocate|TestTierEventsDoNotAllocate|TestParallelEventsDoNotAllocate|TestAdviceLanding|TestAdviceNeedsFactor|TestAdviceCurve|TestAdviceSameSeedSameAdvice|TestEstimateCost|TestWriteText|TestAdviseReproducedByRun|TestAdviseCurve|TestAdviseText|TestOracleAWSStandard|TestOracleAWSLegacy|TestOracleAWSThrottled|TestOracleCenkalti|TestOracleClientGo|TestRoundTrip|TestLaneRoundTrip
 RACE_FIRST = ./realexp ./simengine . ./web/playground ./sweep
 
 test:
