@@ -3,7 +3,6 @@ package web
 import (
 	"encoding/json"
 	"html"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -45,19 +44,7 @@ func TestEveryRouteHoldsChangesToTheBounds(t *testing.T) {
 			{"past this server's", scen2, just},
 		} {
 			t.Run(r.method+" "+r.path+" "+c.name, func(t *testing.T) {
-				req, err := http.NewRequest(r.method, hs.URL+r.path+"?"+c.query+r.query, strings.NewReader("null\n"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				raw, err := io.ReadAll(resp.Body)
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp, raw := sendNull(t, r.method, hs.URL+r.path+"?"+c.query+r.query)
 				text := html.UnescapeString(string(raw))
 				if r.path == "/map/cells" {
 					var me struct {

@@ -85,19 +85,7 @@ func TestEveryViewRefusesBadQueries(t *testing.T) {
 		}
 		for _, b := range cases {
 			t.Run(r.method+" "+r.path+" "+b.name, func(t *testing.T) {
-				req, err := http.NewRequest(r.method, hs.URL+r.path+"?"+r.query+b.add, strings.NewReader("null\n"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				raw, err := io.ReadAll(resp.Body)
-				if err != nil {
-					t.Fatal(err)
-				}
+				resp, raw := sendNull(t, r.method, hs.URL+r.path+"?"+r.query+b.add)
 				body := string(raw)
 				want := http.StatusBadRequest
 				if r.page {
@@ -128,4 +116,24 @@ func TestEveryViewRefusesBadQueries(t *testing.T) {
 			})
 		}
 	}
+}
+
+// sendNull sends method url with a body of JSON null, asking for no
+// compression, and returns the answer and its whole body.
+func sendNull(t *testing.T, method, url string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader("null\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := (&http.Transport{DisableCompression: true}).RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, raw
 }
