@@ -207,21 +207,12 @@ type LaneRecord struct {
 // kept in memory however long the run.
 func WriteJSON(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Account) error {
 	bw := bufio.NewWriter(w)
-	params, err := json.Marshal(p.Map())
-	if err != nil {
+	if err := beginJSON(bw, &p); err != nil {
 		return err
 	}
-	bw.WriteString(`{"params":`)
-	bw.Write(params)
-	bw.WriteString(`,"lanes":[`)
 	var buf []byte
-	for i, l := range p.Lanes {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		name, _ := json.Marshal(scenario.LaneNames[i : i+1])
-		strategy, _ := json.Marshal(l.Strategy)
-		fmt.Fprintf(bw, `{"name":%s,"strategy":%s,"ticks":[`, name, strategy)
+	for i := range p.Lanes {
+		beginLaneJSON(bw, &p, i)
 		one := p.Clone()
 		one.Lanes = one.Lanes[i : i+1]
 		for k, c := range one.Changes {
@@ -247,6 +238,29 @@ func WriteJSON(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.
 	return bw.Flush()
 }
 
+// beginJSON opens WriteJSON's document: p's values, then its lanes.
+func beginJSON(bw *bufio.Writer, p *scenario.Params) error {
+	params, err := json.Marshal(p.Map())
+	if err != nil {
+		return err
+	}
+	bw.WriteString(`{"params":`)
+	bw.Write(params)
+	bw.WriteString(`,"lanes":[`)
+	return nil
+}
+
+// beginLaneJSON opens lane i of WriteJSON's document: its name, its
+// strategy, then its ticks.
+func beginLaneJSON(bw *bufio.Writer, p *scenario.Params, i int) {
+	if i > 0 {
+		bw.WriteByte(',')
+	}
+	name, _ := json.Marshal(scenario.LaneNames[i : i+1])
+	strategy, _ := json.Marshal(p.Lanes[i].Strategy)
+	fmt.Fprintf(bw, `{"name":%s,"strategy":%s,"ticks":[`, name, strategy)
+}
+
 // endLaneJSON closes a lane's ticks in WriteJSON's document and writes its
 // summary.
 func endLaneJSON(bw *bufio.Writer, sum scenario.Summary) error {
@@ -268,10 +282,6 @@ func endLaneJSON(bw *bufio.Writer, sum scenario.Summary) error {
 // no tick is kept in memory however long the run.
 func WriteJSONParallel(ctx context.Context, w io.Writer, p scenario.Params, mem *budget.Account) (err error) {
 	bw := bufio.NewWriter(w)
-	params, err := json.Marshal(p.Map())
-	if err != nil {
-		return err
-	}
 	later := make([]*os.File, len(p.Lanes))
 	outs := make([]*bufio.Writer, len(p.Lanes))
 	outs[0] = bw
@@ -291,18 +301,10 @@ func WriteJSONParallel(ctx context.Context, w io.Writer, p scenario.Params, mem 
 		}
 		outs[i] = bufio.NewWriter(later[i])
 	}
-	bw.WriteString(`{"params":`)
-	bw.Write(params)
-	bw.WriteString(`,"lanes":[`)
-	laneHead := func(i int) {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		name, _ := json.Marshal(scenario.LaneNames[i : i+1])
-		strategy, _ := json.Marshal(p.Lanes[i].Strategy)
-		fmt.Fprintf(bw, `{"name":%s,"strategy":%s,"ticks":[`, name, strategy)
+	if err := beginJSON(bw, &p); err != nil {
+		return err
 	}
-	laneHead(0)
+	beginLaneJSON(bw, &p, 0)
 	var buf []byte
 	n := 0
 	sums, err := runWith(ctx, p, mem, true, func(t scenario.Tick) {
@@ -323,7 +325,7 @@ func WriteJSONParallel(ctx context.Context, w io.Writer, p scenario.Params, mem 
 			if err := outs[i].Flush(); err != nil {
 				return fmt.Errorf("keeping lane %c's ticks: %w", scenario.LaneNames[i], err)
 			}
-			laneHead(i)
+			beginLaneJSON(bw, &p, i)
 			if _, err := later[i].Seek(0, io.SeekStart); err != nil {
 				return err
 			}
