@@ -27,22 +27,13 @@ func parseEnvoyFile(data []byte) (Config, []Warning, error) {
 		return typed(ParseEnvoy)(data)
 	}
 	r := &reader{}
-	// Every node the walk visits counts against a budget, so that YAML
-	// aliases, each counted where it is used, cannot make it walk more
-	// than a real bootstrap holds.
-	budget := maxBootstrapNodes
-	spend := func() bool {
-		budget--
-		return budget >= 0
-	}
+	// The walk visits each node at most once per path to it: document has
+	// bounded those, aliases followed, to MaxNodes.
 	clusters := map[string]envoyNamed{}
 	var hosts []envoyNamed // the virtual hosts, with their paths
 	addHosts := func(rc *yaml.Node, path string) {
 		if vh := valueOf(rc, "virtual_hosts"); vh != nil && vh.Kind == yaml.SequenceNode {
 			for i, h := range vh.Content {
-				if !spend() {
-					return
-				}
 				hosts = append(hosts, envoyNamed{resolve(h), index(join(path, "virtual_hosts"), i)})
 			}
 		}
@@ -52,9 +43,6 @@ func parseEnvoyFile(data []byte) (Config, []Warning, error) {
 		sr := valueOf(top, "static_resources")
 		if cs := valueOf(sr, "clusters"); cs != nil && cs.Kind == yaml.SequenceNode {
 			for i, c := range cs.Content {
-				if !spend() {
-					break
-				}
 				c = resolve(c)
 				if c.Kind != yaml.MappingNode {
 					continue
@@ -69,27 +57,18 @@ func parseEnvoyFile(data []byte) (Config, []Warning, error) {
 			break
 		}
 		for li, l := range ls.Content {
-			if !spend() {
-				break
-			}
 			lp := index("static_resources.listeners", li)
 			fcs := valueOf(resolve(l), "filter_chains")
 			if fcs == nil || fcs.Kind != yaml.SequenceNode {
 				continue
 			}
 			for fi, fc := range fcs.Content {
-				if !spend() {
-					break
-				}
 				fp := index(join(lp, "filter_chains"), fi)
 				fs := valueOf(resolve(fc), "filters")
 				if fs == nil || fs.Kind != yaml.SequenceNode {
 					continue
 				}
 				for ki, f := range fs.Content {
-					if !spend() {
-						break
-					}
 					tc := valueOf(resolve(f), "typed_config")
 					if tc == nil || tc.Kind != yaml.MappingNode {
 						continue
@@ -110,9 +89,6 @@ func parseEnvoyFile(data []byte) (Config, []Warning, error) {
 	}
 	var f Found
 	for _, h := range hosts {
-		if budget < 0 {
-			break
-		}
 		if h.node.Kind != yaml.MappingNode {
 			continue
 		}
@@ -126,9 +102,6 @@ func parseEnvoyFile(data []byte) (Config, []Warning, error) {
 			continue
 		}
 		for ri, rt := range routes.Content {
-			if !spend() {
-				break
-			}
 			rt = resolve(rt)
 			rp := index(join(h.path, "routes"), ri)
 			action := valueOf(rt, "route")
@@ -175,10 +148,6 @@ func parseEnvoyFile(data []byte) (Config, []Warning, error) {
 			f.Items = append(f.Items, FoundItem{Names: names, Path: rp, Config: c, Warnings: item.warns})
 		}
 	}
-	if budget < 0 {
-		return nil, r.warns, &FieldError{Kind: ErrOutOfRange,
-			Allowed: fmt.Sprintf("at most %d clusters, filter chains, filters, virtual hosts and routes in all (a YAML alias counts each time it is used)", maxBootstrapNodes)}
-	}
 	if err := r.err(); err != nil {
 		return nil, r.warns, err
 	}
@@ -191,10 +160,6 @@ func parseEnvoyFile(data []byte) (Config, []Warning, error) {
 	}
 	return f, r.warns, nil
 }
-
-// maxBootstrapNodes bounds the clusters, filter chains, filters, virtual
-// hosts and routes parseEnvoyFile walks: a real bootstrap has tens.
-const maxBootstrapNodes = 10000
 
 // envoyNamed is a node with its path.
 type envoyNamed struct {
