@@ -111,9 +111,14 @@ type yamlDocument struct {
 // splitDocuments splits YAML text at its document markers, lines that are
 // "---" or start with "--- ", as kubectl's reader does
 // (k8s.io/apimachinery/pkg/util/yaml, YAMLReader); a file without one is
-// one document. Documents with nothing but blank lines and comments are
+// one document; a file past MaxInput is refused. Documents with nothing but blank lines and comments are
 // left out.
 func splitDocuments(data []byte) ([]yamlDocument, error) {
+	// The file is bounded as a whole, as every other library's is, not
+	// only each document that document reads.
+	if len(data) > MaxInput {
+		return nil, inputTooLarge()
+	}
 	var docs []yamlDocument
 	start, startLine, line := 0, 0, 0
 	add := func(end int) {
@@ -173,9 +178,6 @@ func offsetLines(err error, offset int) error {
 	}
 	return err
 }
-
-// joinErrors joins errs as errors.Join does.
-func joinErrors(errs []error) error { return errors.Join(errs...) }
 
 // section is a JSON object of configuration sections, its keys in the
 // order they were added, or a leaf's JSON.

@@ -1,6 +1,7 @@
 package libconfig
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -62,7 +63,7 @@ func parseLinkerdFile(data []byte) (Config, []Warning, error) {
 		f.Items = append(f.Items, FoundItem{Names: names, Path: where, Config: c, Warnings: w})
 	}
 	if len(errs) > 0 {
-		return nil, warns, joinErrors(errs)
+		return nil, warns, errors.Join(errs...)
 	}
 	switch len(f.Items) {
 	case 0:
