@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math/big"
 	"net/url"
 	"strings"
 	"time"
@@ -131,81 +132,34 @@ func parseDuration(s string) (time.Duration, error) {
 }
 
 // finerThanNanoseconds reports whether s, a duration time.ParseDuration
-// reads, has a digit that is not zero past the nanosecond, which
-// ParseDuration drops: 0.5ns, 1.0000000001s, 1e-3µs is not a duration.
+// reads, has a number whose value in its unit is not a whole number of
+// nanoseconds (0.5ns, 1.0000000001s), which ParseDuration truncates, each
+// number on its own as ParseDuration does.
 func finerThanNanoseconds(s string) bool {
 	s = strings.TrimLeft(s, "+-")
+	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
 	for s != "" {
 		i := 0
-		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.') {
+		for i < len(s) && isNum(s[i]) {
 			i++
 		}
-		num := s[:i]
-		s = s[i:]
-		j := 0
-		for j < len(s) && !(s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
+		j := i
+		for j < len(s) && !isNum(s[j]) {
 			j++
 		}
-		unit := s[:j]
+		num, unit := s[:i], s[i:j]
 		s = s[j:]
-		_, frac, ok := strings.Cut(num, ".")
-		if !ok {
+		if !strings.Contains(num, ".") {
 			continue
 		}
-		frac = strings.TrimRight(frac, "0")
-		// The digits after the point that a whole number of nanoseconds
-		// of each unit can have.
-		keep := map[string]int{"ns": 0, "us": 3, "µs": 3, "μs": 3, "ms": 6, "s": 9}[unit]
-		switch unit {
-		case "m", "h":
-			// A minute is 60 s: a fraction of one is a whole number of
-			// nanoseconds when fraction × 60e9 (× 3600e9) is whole.
-			if !wholeNanos(frac, unit) {
-				return true
-			}
-			continue
-		}
-		if len(frac) > keep {
+		v, ok := new(big.Rat).SetString(num)
+		if !ok || !v.Mul(v, new(big.Rat).SetInt64(int64(unitNanos[unit]))).IsInt() {
 			return true
 		}
 	}
 	return false
 }
 
-// wholeNanos reports whether 0.frac minutes (unit m) or hours (h) is a
-// whole number of nanoseconds.
-func wholeNanos(frac, unit string) bool {
-	if len(frac) > 30 {
-		return false
-	}
-	// 0.frac × per, with per the unit's nanoseconds, is whole when
-	// frac × per is divisible by 10^len(frac).
-	per := map[string]uint64{"m": 60e9, "h": 3600e9}[unit]
-	// Work digit by digit, remainder modulo 10^len(frac), in big enough
-	// steps: frac has at most 30 digits, so use the long multiplication of
-	// a decimal string by per.
-	prod := mulDecimal(frac, per)
-	if len(prod) < len(frac) {
-		return strings.Trim(prod, "0") == ""
-	}
-	return strings.Trim(prod[len(prod)-len(frac):], "0") == ""
-}
-
-// mulDecimal returns the decimal digits of d × n, d a string of digits.
-func mulDecimal(d string, n uint64) string {
-	out := make([]byte, 0, len(d)+20)
-	var carry uint64
-	for i := len(d) - 1; i >= 0; i-- {
-		v := uint64(d[i]-'0')*n + carry
-		out = append(out, byte('0'+v%10))
-		carry = v / 10
-	}
-	for carry > 0 {
-		out = append(out, byte('0'+carry%10))
-		carry /= 10
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return string(out)
-}
+// unitNanos is each unit time.ParseDuration reads, in nanoseconds.
+var unitNanos = map[string]time.Duration{"ns": time.Nanosecond, "us": time.Microsecond, "µs": time.Microsecond, "μs": time.Microsecond,
+	"ms": time.Millisecond, "s": time.Second, "m": time.Minute, "h": time.Hour}

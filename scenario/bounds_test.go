@@ -105,3 +105,17 @@ func TestDurationsFinerThanTheEngine(t *testing.T) {
 		}
 	}
 }
+
+// TestFinerThanNanoseconds: a number of a duration is refused when its
+// value in its unit is not a whole number of nanoseconds, and taken when
+// it is, in every unit.
+func TestFinerThanNanoseconds(t *testing.T) {
+	for s, finer := range map[string]bool{
+		"1.5m": false, "0.1h": false, "0.0000000001h": false, "1.000000001s": false, "2.5ms": false, "0.001us": false, "1h0.5m": false, "-1.5s": false,
+		"1.0000000001s": true, "0.5ns": true, "1.5ns": true, "0.0001µs": true, "0.000000000001h": true, "1s0.5ns": true, "0.0000000000001m": true,
+	} {
+		if got := finerThanNanoseconds(s); got != finer {
+			t.Errorf("finerThanNanoseconds(%q) = %v, want %v", s, got, finer)
+		}
+	}
+}
