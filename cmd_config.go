@@ -6,12 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
 
 	"backofflab/libconfig"
 	"backofflab/scenario"
+	"backofflab/strategies"
 )
 
 const configUsage = `Usage:
@@ -82,54 +85,66 @@ func configImport(args []string, stdout, stderr io.Writer, help string) error {
 	if _, err := laneIndex(*letter); err != nil {
 		return err
 	}
-	data, err := readConfig(fs.Arg(0))
+	l, err := importLane("config import", lib, fs.Arg(0), *pick, stderr)
 	if err != nil {
 		return err
 	}
-	c, warns, err := lib.Parse(data)
-	printWarnings(stderr, "config import", warns)
-	if err != nil {
-		return usageError{fmt.Errorf("config import: %s (%s):\n%w", fs.Arg(0), lib.Syntax, err)}
-	}
-	l, warns, err := libconfig.ToLanePick(c, *pick)
-	printWarnings(stderr, "config import", warns)
-	if err != nil {
-		var amb *libconfig.AmbiguousError
-		if errors.As(err, &amb) {
-			return usageError{fmt.Errorf("config import: %s as a lane: choose one with -pick NAME, one of: %s\n%w", fs.Arg(0), strings.Join(amb.Candidates, ", "), err)}
-		}
-		return usageError{fmt.Errorf("config import: %s as a lane:\n%w", fs.Arg(0), err)}
-	}
 	q := libconfig.Query(l, *letter)
-	var flags []string
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range q {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		flags = append(flags, "-"+k+"="+q.Get(k))
-	}
-	_, err = fmt.Fprintf(stdout, "flags: %s\nquery: %s\n", strings.Join(flags, " "), q.Encode())
+	_, err = fmt.Fprintf(stdout, "flags: %s\nquery: %s\n", strings.Join(flagsOf(q), " "), q.Encode())
 	return err
 }
 
-// readConfig reads a configuration file, or standard input for "-", at
-// most libconfig.MaxInput bytes.
-func readConfig(path string) ([]byte, error) {
+// importLane reads the configuration of lib at path (- for standard
+// input) as a lane, the policy pick names where it holds several, as
+// config import does for cmd: its warnings to stderr, and a file that is
+// not valid or makes no lane a usage error naming the field (with the
+// names to pick from, where it is ambiguous).
+func importLane(cmd string, lib libconfig.Library, path, pick string, stderr io.Writer) (strategies.Params, error) {
+	data, err := readConfig(cmd, path)
+	if err != nil {
+		return strategies.Params{}, err
+	}
+	c, warns, err := lib.Parse(data)
+	printWarnings(stderr, cmd, warns)
+	if err != nil {
+		return strategies.Params{}, usageError{fmt.Errorf("%s: %s (%s):\n%w", cmd, path, lib.Syntax, err)}
+	}
+	l, warns, err := libconfig.ToLanePick(c, pick)
+	printWarnings(stderr, cmd, warns)
+	if err != nil {
+		var amb *libconfig.AmbiguousError
+		if errors.As(err, &amb) {
+			return l, usageError{fmt.Errorf("%s: %s as a lane: choose one with -pick NAME, one of: %s\n%w", cmd, path, strings.Join(amb.Candidates, ", "), err)}
+		}
+		return l, usageError{fmt.Errorf("%s: %s as a lane:\n%w", cmd, path, err)}
+	}
+	return l, nil
+}
+
+// flagsOf writes q as the command line's flags, -name=value, by name.
+func flagsOf(q url.Values) []string {
+	var flags []string
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		flags = append(flags, "-"+k+"="+q.Get(k))
+	}
+	return flags
+}
+
+// readConfig reads a configuration file for cmd, or standard input for
+// "-", at most libconfig.MaxInput bytes.
+func readConfig(cmd, path string) ([]byte, error) {
 	var r io.Reader = os.Stdin
 	if path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, fmt.Errorf("config import: %w", err)
+			return nil, fmt.Errorf("%s: %w", cmd, err)
 		}
 		defer f.Close()
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, libconfig.MaxInput+1))
 	if err != nil {
-		return nil, fmt.Errorf("config import: %s: %w", path, err)
+		return nil, fmt.Errorf("%s: %s: %w", cmd, path, err)
 	}
 	return data, nil
 }

@@ -7,8 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -34,10 +34,11 @@ func runDelays(_ context.Context, args []string, stdout, stderr io.Writer) error
 	fs, q := scenarioFlagSet("delays", stderr)
 	letter := fs.String("lane", "a", "the lane whose delays to show")
 	lib := fs.String("lib", "", "read the lane from FILE, a configuration of this library: "+strings.Join(libconfig.Names(), ", "))
+	pick := fs.String("pick", "", "with -lib, where FILE holds several retry policies, the one to read (as config import's -pick)")
 	format := fs.String("format", "text", "output: text (each retry's wait and where the lane gives up) or csv (retry,p5,p50,p95,max in seconds)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab delays [-lane a] [-format text|csv] [run's flags]\n"+
-			"       backofflab delays -lib NAME [-lane a] [-format text|csv] [run's flags] FILE\n\n"+
+			"       backofflab delays -lib NAME [-pick NAME] [-lane a] [-format text|csv] [run's flags] FILE\n\n"+
 			"The wait before each of a lane's first %d retries, over %d requests that keep\n"+
 			"failing, each alone (its every attempt times out at once, its limiters' state its\n"+
 			"own): per retry its 5th, 50th and 95th percentiles and its longest, as the\n"+
@@ -66,7 +67,7 @@ func runDelays(_ context.Context, args []string, stdout, stderr io.Writer) error
 		if fs.NArg() > 0 {
 			return usageError{fmt.Errorf("delays: unexpected argument %q (a FILE goes with -lib NAME)", fs.Arg(0))}
 		}
-	} else if err := importLane(q, *lib, *letter, fs.Args(), stderr); err != nil {
+	} else if err := importSettings(q, *lib, *letter, *pick, fs.Args(), stderr); err != nil {
 		return err
 	}
 	p, err := scenario.Parse(q)
@@ -87,11 +88,10 @@ func runDelays(_ context.Context, args []string, stdout, stderr io.Writer) error
 	return writeDelaysText(stdout, p, i, d)
 }
 
-// importLane reads the one FILE of args as library name's configuration,
-// as "backofflab config import" does, and sets lane letter's values in q
-// to the lane it makes; its warnings go to stderr. The file replaces the
-// lane: a flag of the same lane is a usage error.
-func importLane(q url.Values, name, letter string, args []string, stderr io.Writer) error {
+// importSettings sets lane letter of q from the configuration of library
+// name in the one FILE of args, as config import reads it; a flag of that
+// lane is an error, since the file sets the lane.
+func importSettings(q url.Values, name, letter, pick string, args []string, stderr io.Writer) error {
 	lib, ok := libconfig.Lookup(name)
 	if !ok {
 		return usageError{fmt.Errorf("delays: -lib %q: one of %s", name, strings.Join(libconfig.Names(), ", "))}
@@ -104,23 +104,11 @@ func importLane(q url.Values, name, letter string, args []string, stderr io.Writ
 			return usageError{fmt.Errorf("delays: -lib %s sets lane %s from %s: drop -%s", name, letter, args[0], k)}
 		}
 	}
-	data, err := readConfig(args[0])
+	l, err := importLane("delays", lib, args[0], pick, stderr)
 	if err != nil {
 		return err
 	}
-	c, warns, err := lib.Parse(data)
-	printWarnings(stderr, "delays", warns)
-	if err != nil {
-		return usageError{fmt.Errorf("delays: %s (%s):\n%w", args[0], lib.Syntax, err)}
-	}
-	l, warns, err := libconfig.ToLane(c)
-	printWarnings(stderr, "delays", warns)
-	if err != nil {
-		return usageError{fmt.Errorf("delays: %s as a lane:\n%w", args[0], err)}
-	}
-	for k, v := range libconfig.Query(l, letter) {
-		q[k] = v
-	}
+	maps.Copy(q, libconfig.Query(l, letter))
 	return nil
 }
 
@@ -155,18 +143,8 @@ func writeDelaysCSV(w io.Writer, d strategies.Delays) error {
 func writeDelaysText(w io.Writer, p scenario.Params, i int, d strategies.Delays) error {
 	letter := scenario.LaneNames[i : i+1]
 	lq := libconfig.Query(p.Lanes[i].Params, letter)
-	var flags []string
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range lq {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		flags = append(flags, "-"+k+"="+lq.Get(k))
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "lane %s: %s\n", letter, strings.Join(flags, " "))
+	fmt.Fprintf(&b, "lane %s: %s\n", letter, strings.Join(flagsOf(lq), " "))
 	fmt.Fprintf(&b, "The wait before each retry of %d requests that keep failing, each alone (every attempt\n"+
 		"times out at once; its limiters' state its own), think %s, seed %d:\n\n",
 		d.Draws, present.Duration(p.Think.Seconds(), 3), p.Seed)

@@ -102,6 +102,7 @@ func TestDelaysCSV(t *testing.T) {
 // TestDelaysBadFlags: every bad flag is a usage error that names it.
 func TestDelaysBadFlags(t *testing.T) {
 	envoy := filepath.Join("libconfig", "testdata", "envoy_route.yaml")
+	bootstrap := filepath.Join("libconfig", "testdata", "envoy_bootstrap.yaml")
 	cases := []struct {
 		name string
 		args string
@@ -119,6 +120,8 @@ func TestDelaysBadFlags(t *testing.T) {
 		{"two_files", "-lib envoy " + envoy + " " + envoy, "got 2 arguments"},
 		{"lane_flag_and_file", "-lib envoy -a.min_delay 1s " + envoy, "-lib envoy sets lane a from " + envoy + ": drop -a.min_delay"},
 		{"wrong_syntax", "-lib aws " + envoy, "delays: " + envoy + " (an AWS shared config file (INI)"},
+		{"several_policies", "-lib envoy " + bootstrap, "delays: " + bootstrap + " as a lane: choose one with -pick NAME, one of: orders, shop/prefix:/catalog"},
+		{"pick_names_none", "-lib envoy -pick nope " + bootstrap, `the pick names no retry configuration found in the file`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -282,5 +285,22 @@ func TestDelaysDoc(t *testing.T) {
 				t.Errorf("%s prints\n%s\nthe page says\n%s", c.command, out.String(), c.output)
 			}
 		})
+	}
+}
+
+// TestDelaysPick: -pick takes one policy of a file that holds several, as
+// config import's does: the route's lane, the same as config import gives.
+func TestDelaysPick(t *testing.T) {
+	file := filepath.Join("libconfig", "testdata", "envoy_bootstrap.yaml")
+	out := mustRun(t, "delays", "-lib", "envoy", "-pick", "orders", file)
+	imported := mustRun(t, "config", "import", "-lib", "envoy", "-pick", "orders", file)
+	flags, _, _ := strings.Cut(strings.TrimPrefix(imported, "flags: "), "\n")
+	if want := "lane a: " + flags + "\n"; !strings.HasPrefix(out, want) {
+		t.Errorf("delays -pick orders begins %q, want %q", strings.SplitN(out, "\n", 2)[0], want)
+	}
+	// A file that cannot be read is the command's own failure, named as
+	// its.
+	if _, _, err := runArgs(t, "delays", "-lib", "envoy", "nope.yaml"); err == nil || !strings.HasPrefix(err.Error(), "delays: open nope.yaml") || exitCode(err) != exitFailure {
+		t.Errorf("delays of a missing file: %v, want \"delays: open nope.yaml…\", exit %d", err, exitFailure)
 	}
 }
