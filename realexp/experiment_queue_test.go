@@ -77,7 +77,7 @@ func (l *lane) summary(p scenario.Params, end time.Duration) scenario.Summary {
 			maxC = max(maxC, l.samples[si].peak)
 			lastC = l.samples[si].st.Concurrency
 		}
-		det.Tick(t, ok, maxC)
+		det.Tick(t, ok, 0, maxC)
 	}
 	return det.Summary(tot.Requests, tot.Attempts, tot.OK, tot.GaveUp)
 }

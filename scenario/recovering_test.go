@@ -45,8 +45,7 @@ func TestStillRecovering(t *testing.T) {
 			at := time.Duration(0)
 			tick := func(ok, sent int64, maxC int) {
 				at += p.Tick
-				d.Tick(at, ok, maxC)
-				d.Attempts(sent)
+				d.Tick(at, ok, sent, maxC)
 			}
 			// 2 s of baseline at 100 ok/s, an outage of 2 s, then no answer
 			// and the server full, the attempts as the case says.

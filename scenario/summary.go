@@ -196,8 +196,10 @@ func (d *Detector) settled(t time.Duration) {
 }
 
 // Tick takes the tick that ends at virtual time t: ok successes during it,
-// and maxC the highest concurrency the server reached during it.
-func (d *Detector) Tick(t time.Duration, ok int64, maxC int) {
+// sent the attempts the lane's clients sent during it (for the trend of a
+// lane not recovered, Summary.Recovering), and maxC the highest
+// concurrency the server reached during it.
+func (d *Detector) Tick(t time.Duration, ok, sent int64, maxC int) {
 	d.peak = max(d.peak, maxC)
 	if !d.outages {
 		d.baseOK += ok
@@ -206,7 +208,7 @@ func (d *Detector) Tick(t time.Duration, ok int64, maxC int) {
 	if d.down || d.faults > 0 || !d.ended || t-d.tickLen < d.endAt {
 		return
 	}
-	d.trend[d.trendN%len(d.trend)] = trendTick{load: maxC}
+	d.trend[d.trendN%len(d.trend)] = trendTick{sent: sent, load: maxC}
 	d.trendN++
 	if d.server == nil {
 		if maxC > d.limit {
@@ -224,14 +226,6 @@ func (d *Detector) Tick(t time.Duration, ok int64, maxC int) {
 		if d.baseline() > 0 && float64(d.okSum) >= need {
 			d.service = seconds(t - time.Duration(d.window)*d.tickLen - d.endAt)
 		}
-	}
-}
-
-// Attempts takes the attempts sent during the tick that Tick took last,
-// for the trend of a lane that has not recovered (Summary.Recovering).
-func (d *Detector) Attempts(n int64) {
-	if d.trendN > 0 && !d.down && d.ended {
-		d.trend[(d.trendN-1)%len(d.trend)].sent = n
 	}
 }
 

@@ -27,7 +27,7 @@ func detRun(t *testing.T, steps []detStep) []Summary {
 	out := make([]Summary, len(steps))
 	for k, s := range steps {
 		at := time.Duration(k+1) * p.Tick
-		d.Tick(at, int64(s.ok), s.maxC)
+		d.Tick(at, int64(s.ok), 0, s.maxC)
 		out[k] = d.Summary(0, 0, 0, 0)
 		if s.on {
 			d.OutageStarted()
@@ -326,7 +326,7 @@ func TestDetectorFaults(t *testing.T) {
 				if at > 2*time.Second {
 					ok, maxC = c.ok, c.maxC
 				}
-				d.Tick(at, int64(ok), maxC)
+				d.Tick(at, int64(ok), 0, maxC)
 				for ; k < len(c.events) && c.events[k].at <= at; k++ {
 					e := c.events[k]
 					switch e.down {

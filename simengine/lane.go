@@ -922,8 +922,7 @@ func (l *lane) endTick(t time.Duration) scenario.LaneTick {
 		T4Attempts:    rate(l.tick.tier[2]),
 	}
 	lt.SetLatencies(l.lat)
-	l.det.Tick(t, l.tick.ok, l.tickMaxC)
-	l.det.Attempts(l.tick.attempts)
+	l.det.Tick(t, l.tick.ok, l.tick.attempts, l.tickMaxC)
 	l.total.add(l.tick)
 	l.tick = counters{}
 	l.lat, l.latSeen = l.lat[:0], 0

@@ -332,8 +332,7 @@ func (r *realRun) next(outages [][2]time.Duration, dropped int) scenario.LaneTic
 	}
 	r.ticks++
 	lt.T = t.Seconds()
-	r.det.Tick(t, ok, max(c.peak, lt.Concurrency))
-	r.det.Attempts(sent)
+	r.det.Tick(t, ok, sent, max(c.peak, lt.Concurrency))
 	return lt
 }
 
