@@ -17,7 +17,7 @@ import (
 )
 
 // module is this module's path, the prefix of its packages' import paths.
-const module = "backofflab"
+const module = "github.com/backofflab/backofflab"
 
 // archTable is the package table of docs/ARCHITECTURE.md: each package
 // (module-relative, "main" for the module's root) and the packages of

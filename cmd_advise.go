@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/advise"
-	"backofflab/budget"
-	"backofflab/internal/parallel"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/advise"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // runAdvise is "backofflab advise": it searches the retry settings of a

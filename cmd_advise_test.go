@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/advise"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/advise"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // adviseJSON runs "backofflab advise -format json" with args and reads the

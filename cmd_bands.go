@@ -7,9 +7,9 @@ import (
 	"io"
 	"time"
 
-	"backofflab/bands"
-	"backofflab/budget"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/bands"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // runBands is "backofflab bands": it simulates the parameters its flags

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/bands"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/bands"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestBandsCSV: a small band's CSV has bands.CSVHeader and one row per

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/realexp"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/realexp"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // clientReads reports whether the client has a flag for row r: the clients',

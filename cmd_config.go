@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 
-	"backofflab/libconfig"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 const configUsage = `Usage:

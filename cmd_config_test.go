@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/libconfig"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestConfigImport: each testdata configuration prints its lane's flags

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"backofflab/contention"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/contention"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // runContention is "backofflab contention": the AWS blog's contention study

@@ -14,10 +14,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"backofflab/internal/present"
-	"backofflab/libconfig"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/internal/present"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // delaysColumns are the columns of "backofflab delays -format csv", in

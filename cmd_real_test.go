@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/testwait"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 var realListening = regexp.MustCompile(`listening on http://(127\.0\.0\.1:\d+)`)

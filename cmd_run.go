@@ -10,9 +10,9 @@ import (
 	"net/url"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // DefaultRunMemory is the memory budget of one "backofflab run", shared

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/scenario"
-	"backofflab/web"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // serve is the default command: the playground on localhost until ctx ends,

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/realexp"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/realexp"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // runServer is "backofflab server": the simulator's server over real

@@ -3,7 +3,7 @@ package main
 import (
 	"flag"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // studyFlag is the flag of a study parameter (scenario.StudyTable) as one

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/scenario"
-	"backofflab/sweep"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/sweep"
 )
 
 // runSweep is "backofflab sweep": one whole simulation per cell of a grid

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/sweep"
+	"github.com/backofflab/backofflab/sweep"
 )
 
 // smallSweep is a sweep of short runs whose lane a storms in some cells and

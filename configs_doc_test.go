@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/libconfig"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // configsDoc is the page of real configurations imported, run and

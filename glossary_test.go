@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
-	"backofflab/web"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
+	"github.com/backofflab/backofflab/web"
 )
 
 // glossaryPath is the glossary of the vocabulary, generated from the

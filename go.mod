@@ -1,4 +1,4 @@
-module backofflab
+module github.com/backofflab/backofflab
 
 go 1.26.0
 

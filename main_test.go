@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // small keeps every run of these tests to a fraction of a second.

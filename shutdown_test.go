@@ -14,7 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // startServe runs the playground command with args until ctx ends; it
@@ -141,7 +141,7 @@ func sessionStacks() string {
 	buf := make([]byte, 1<<20)
 	var out []string
 	for g := range strings.SplitSeq(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
-		if strings.Contains(g, "backofflab/web.(*session)") {
+		if strings.Contains(g, "github.com/backofflab/backofflab/web.(*session)") {
 			out = append(out, g)
 		}
 	}

@@ -21,7 +21,7 @@ package advise
 import (
 	"time"
 
-	"backofflab/budget"
+	"github.com/backofflab/backofflab/budget"
 )
 
 // The values of Advice.Advised.

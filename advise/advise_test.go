@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/budget"
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/sweep"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/sweep"
 )
 
 // skipLongUnderRace skips a long known-answer search under -race, which

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // pilotLimit is the most CPU time the estimate's pilot run takes before

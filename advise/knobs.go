@@ -6,9 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"backofflab/libconfig"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // searchKnobs are the lane parameters a search varies, in the order that

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/libconfig"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // The names of the advice's own parameters, the rows of Table.

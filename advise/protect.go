@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
-	"backofflab/libconfig"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // The tiers of protections, in the order a suggestion prefers them when

@@ -6,11 +6,11 @@ import (
 	"math"
 	"slices"
 
-	"backofflab/budget"
-	"backofflab/internal/parallel"
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/sweep"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/sweep"
 )
 
 // setting is a candidate before it runs: the one-lane scenario it runs

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/libconfig"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // The bounds of a margin's bisection and of a map.

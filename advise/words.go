@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"backofflab/internal/present"
+	"github.com/backofflab/backofflab/internal/present"
 )
 
 // secs writes seconds as the pages say them (22 s, 500 ms).

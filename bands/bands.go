@@ -28,11 +28,11 @@ import (
 	"strconv"
 	"sync"
 
-	"backofflab/budget"
-	"backofflab/internal/parallel"
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // seedsRow is the seeds parameter as a band reads it: its one definition,

@@ -12,9 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"backofflab/budget"
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // small is a short run of few clients with an outage: tens of

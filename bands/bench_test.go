@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // BenchmarkRun measures a band of the landing view with 20 seeds on every

@@ -3,7 +3,7 @@ package bands
 import (
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 func TestCaption(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"net/url"
 
-	"backofflab/bands"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/bands"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // Run the landing view's scenario with 10 seeds,

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // CSVHeader is the header row of a band's CSV: t, lane, then for each of

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"backofflab/budget"
+	"github.com/backofflab/backofflab/budget"
 )
 
 func TestRunGrowShrink(t *testing.T) {

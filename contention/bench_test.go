@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // BenchmarkSimulate measures one run at the blog's largest N for each

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // TestConclusion: the study's one line names, at its largest N, the

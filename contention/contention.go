@@ -23,7 +23,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Net is the network between the clients and the row: every message, a

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // fixedNet makes every message take 10 ms: the cases below are derived by

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"backofflab/contention"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/contention"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Three clients that retry at once, on a network where every message takes

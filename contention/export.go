@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // Formats are the writers' names: the contention command's -format and

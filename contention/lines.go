@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // The simulator's backoff parameters: every strategy is built with

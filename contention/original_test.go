@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // originalPoint is a row of testdata/original.csv: what the simulator

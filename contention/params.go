@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // The study's parameters as rows of the scenario's table type: the

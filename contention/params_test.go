@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestDefaultSpecIsTheBlogs: N from 10 to 190 in steps of 10, 100 seeds,

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"unsafe"
 
-	"backofflab/internal/parallel"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Stat sums up one measure over a point's runs.

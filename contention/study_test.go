@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // study runs a study of the given Ns and runs with every strategy, seed 1.

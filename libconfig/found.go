@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Found is a file that holds several retry configurations of one library

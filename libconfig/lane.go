@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // This file maps each library's model onto a backofflab lane and back,

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // laneCases is how many random lanes per library the lane round trip

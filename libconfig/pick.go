@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // AmbiguousError is a configuration that holds several retry policies

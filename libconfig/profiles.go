@@ -5,8 +5,8 @@ import (
 	"slices"
 	"sync"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Profile is a library as a page offers it: its name in words, the lane

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // TestProfiles checks that every library has a profile, that its defaults

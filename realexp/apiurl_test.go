@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestAPIURL: -addr is checked whole before any client starts: a typo is

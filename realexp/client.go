@@ -15,8 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // ClientConfig is a client population's parameters, under the vocabulary's

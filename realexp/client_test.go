@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/testwait"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 func clientConfig(addr string, clients int, think, timeout time.Duration, strategy string) ClientConfig {

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestConfigsReadEveryRow: every row of the scopes that the server or the

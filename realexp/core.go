@@ -3,7 +3,7 @@ package realexp
 import (
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // model is what the server does with the requests inside it, without

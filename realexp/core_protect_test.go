@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestCoreShedAbove: a request that finds exactly shed_above inside is

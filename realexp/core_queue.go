@@ -4,8 +4,8 @@ import (
 	"container/heap"
 	"time"
 
-	"backofflab/internal/workq"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/internal/workq"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // queueCore is the worker-queue server (server_model=queue) without clock

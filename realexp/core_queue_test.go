@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // queueAt is a worker queue with a fake clock.

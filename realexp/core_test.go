@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // modelAt is a server model with a fake clock: times are offsets from t0.

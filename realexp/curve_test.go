@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // TestCurveMatchesModel checks the curve against the model's formula,

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // The worker queue's experiment at small scale: 200 clients thinking 3 s

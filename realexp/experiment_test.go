@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // The real experiment at small scale, its parameters checked with the

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/testwait"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // countLimit is a test-only shared limit, safe for concurrent use, that

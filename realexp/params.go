@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // vocab returns the vocabulary's parameter param; an unknown name is a bug.

@@ -22,8 +22,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"backofflab/internal/reqcheck"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/internal/reqcheck"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // ServerConfig is the server's parameters, under the vocabulary's names.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/testwait"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // queueConfig returns a worker-queue server of workers serving each

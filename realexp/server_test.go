@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/testwait"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // serverConfig returns the default server with the latency curve cv.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // caption.go names what a run is made of, for the captions under exported

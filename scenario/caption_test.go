@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // parseQuery parses q as a run's URL query, failing t on a bad value.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // A run's live changes: what a person changed while it ran (a slider moved,

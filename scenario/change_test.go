@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 func TestChangesParse(t *testing.T) {

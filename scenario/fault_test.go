@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // FuzzFaultList: no text makes ParseFaults panic; what it accepts writes back as

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // serverProtections are the server's protections: rows of ScopeServer that

@@ -1,6 +1,6 @@
 package scenario
 
-import "backofflab/strategies"
+import "github.com/backofflab/backofflab/strategies"
 
 // Plain-language labels of the vocabulary, for the page: it shows each
 // beside its vocabulary name (a legend "clients waiting to retry

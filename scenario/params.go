@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Params are every input of a simulation, under the names of backofflab's

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Latency is how long a server takes to answer as a function of the

@@ -3,7 +3,7 @@ package scenario_test
 import (
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestServerUses: a model reads its own parameters and every parameter that

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestStudyPerTool: a study row is defined once, and each tool that reads

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Type is the type of a parameter's value.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Tick is one step of the time series: every lane's rates over the tick and

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // tickValues returns lt's values in the order of "t" then Columns.

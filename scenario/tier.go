@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Tier is one inner tier of a lane's layered retries: a service between

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // BenchmarkQueue is the baseline the engine is measured against: the bare

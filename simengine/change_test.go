@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // This file tests live changes: a run changed by hand while it runs, in

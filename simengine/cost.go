@@ -6,10 +6,10 @@ import (
 	"math"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/internal/cputime"
-	"backofflab/internal/parallel"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/cputime"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // Cost is what a run of p costs in time on one core, measured by running

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestMeasureCost: a pilot that ends within its limit is measured whole;

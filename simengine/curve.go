@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // curve is a server's scenario.Latency with its delays kept per

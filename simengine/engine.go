@@ -19,8 +19,8 @@ import (
 	"slices"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // Engine runs one simulation. Its methods must not be called concurrently.

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // This file holds the engine's bookkeeping, determinism and live-change

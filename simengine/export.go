@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/internal/parallel"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // Run simulates p from virtual time 0 to p.Duration, calling emit with every

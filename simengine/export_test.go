@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // TestParallelWritersMatch: WriteCSVParallel and WriteJSONParallel, whose

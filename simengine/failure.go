@@ -1,6 +1,6 @@
 package simengine
 
-import "backofflab/scenario"
+import "github.com/backofflab/backofflab/scenario"
 
 // failure is what an outage kind does to a lane's server while it lasts:
 // the seam for a failure kind. A new kind is one row of failures.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // faultState is what the faults and outages have made of the run at a

@@ -5,7 +5,7 @@ import (
 	"time"
 	"unsafe"
 
-	"backofflab/budget"
+	"github.com/backofflab/backofflab/budget"
 )
 
 // fifo is the curve server's queue of requests in arrival order, each

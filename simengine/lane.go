@@ -8,9 +8,9 @@ import (
 	"time"
 	"unsafe"
 
-	"backofflab/budget"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // The states of a client, and of a tier call (which is never thinking or

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"backofflab/internal/cputime"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/internal/cputime"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // SetParallel lets the lanes advance each on a goroutine of its own (on),

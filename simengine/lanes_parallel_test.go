@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // This file tests the lanes in parallel: a run whose lanes advance each on

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // TestTickLevelsAddUp: a closed loop's every client is in one place at a

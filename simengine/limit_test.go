@@ -8,9 +8,9 @@ import (
 	"time"
 	"unsafe"
 
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // countLimit is a test-only shared limit that allows everything and counts

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // This file tests the model's parts on their own: steady load against the

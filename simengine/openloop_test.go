@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // erlangC returns the probability that an arrival waits at an M/M/c queue

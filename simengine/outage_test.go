@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // This file tests the outages (pause, crash, partition, by schedule and by

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Own timeouts. A strategy that sets its attempts' timeouts itself (a

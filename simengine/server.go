@@ -3,8 +3,8 @@ package simengine
 import (
 	"time"
 
-	"backofflab/budget"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // serverModel is how a lane's server serves the requests inside it: the

@@ -3,8 +3,8 @@ package simengine
 import (
 	"time"
 
-	"backofflab/budget"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // curveModel is 001's server, and every server whose latency is a function

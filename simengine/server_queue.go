@@ -4,9 +4,9 @@ import (
 	"errors"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/internal/workq"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/workq"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // queueModel is a server of workers: each serves one request at a time for

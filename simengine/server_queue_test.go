@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 const ms = time.Millisecond

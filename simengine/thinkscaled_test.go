@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/scenariotest"
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // spiralCount wraps a lane's strategy (think_scaled) and counts, by

@@ -3,7 +3,7 @@ package simengine
 import (
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // Layered retries. A lane with tiers puts services between its clients

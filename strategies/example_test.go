@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // A fixed 100 ms policy that allows 4 attempts: a request that keeps failing

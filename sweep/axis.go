@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // An Axis is one swept parameter of the vocabulary.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestAxisValues: linear and log spacing, each type's rounding, and the

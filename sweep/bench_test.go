@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/internal/cputime"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/cputime"
 )
 
 // benchSweep is 8 cells of the landing view (a worker queue paused at

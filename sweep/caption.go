@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // ScenarioParts names what every cell of a map over p runs, name=value:

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestCaptions: every chart of a map has its caption, naming its lane or

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"backofflab/budget"
+	"github.com/backofflab/backofflab/budget"
 )
 
 // RunCell runs cell i of s, 0 ≤ i < s.Cells(), on the calling goroutine,

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestRunCellIsRunsCell: RunCell gives each cell exactly as Run emits it,

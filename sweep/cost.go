@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/internal/parallel"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // Estimate is about how much core time a sweep takes, from its corners:

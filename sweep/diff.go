@@ -1,8 +1,8 @@
 package sweep
 
 import (
-	"backofflab/internal/present"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/internal/present"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // diff.go compares two lanes at a point of a map, for the map of their

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/url"
 
-	"backofflab/sweep"
+	"github.com/backofflab/backofflab/sweep"
 )
 
 // A map of the landing view over the outage's length and the clients, one

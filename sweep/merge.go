@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // The bounds of a part's text. Merge trusts nothing in a part: a file may be

@@ -13,7 +13,7 @@
 package sweep
 
 import (
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // The scales of an axis.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"sync"
 
-	"backofflab/budget"
-	"backofflab/internal/parallel"
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // The outcomes of a lane in a cell.

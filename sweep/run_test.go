@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/internal/testwait"
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // small is a sweep whose cells run in a few milliseconds each: a

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // Spec is a whole sweep: the scenario every cell starts from, its axes and

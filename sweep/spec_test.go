@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 func mustQuery(t testing.TB, raw string) url.Values {

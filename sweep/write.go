@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // The output formats.

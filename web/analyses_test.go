@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/testwait"
-	"backofflab/web/internal/webtest"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/web/internal/webtest"
 )
 
 // mapTestServer serves NewServer on loopback and returns it, so that a

@@ -17,10 +17,10 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
-	"backofflab/bands"
-	"backofflab/budget"
-	"backofflab/internal/testwait"
-	"backofflab/web/playground"
+	"github.com/backofflab/backofflab/bands"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 func TestBrowserBands(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/internal/testwait"
 )
 
 // axePath is axe-core's script, and axeVersion the version it must be.

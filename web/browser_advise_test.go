@@ -22,7 +22,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"backofflab/advise"
+	"github.com/backofflab/backofflab/advise"
 )
 
 // adviseEnv is a server and a browser for the advice's subtests.

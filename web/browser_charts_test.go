@@ -20,7 +20,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
-	"backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/internal/testwait"
 )
 
 func TestBrowserCharts(t *testing.T) {

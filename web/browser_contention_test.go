@@ -16,7 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"backofflab/contention"
+	"github.com/backofflab/backofflab/contention"
 )
 
 func TestBrowserContention(t *testing.T) {

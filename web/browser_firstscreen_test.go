@@ -25,7 +25,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"backofflab/web/internal/webtest"
+	"github.com/backofflab/backofflab/web/internal/webtest"
 )
 
 // The first screen of the checks: a laptop's window.

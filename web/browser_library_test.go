@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/libconfig"
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/web/kit"
-	"backofflab/web/playground"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 // TestBrowserLibrary: lane b's "Your library" section, opened, takes

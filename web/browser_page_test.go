@@ -13,8 +13,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"backofflab/scenario"
-	"backofflab/web/playground"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 // replaced marks the page's rows array, and the returned expression says

@@ -9,9 +9,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
-	"backofflab/web/playground"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 // browserPresets clicks the chip of every preset that turns a protection

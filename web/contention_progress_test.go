@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"testing"
 
-	"backofflab/contention"
+	"github.com/backofflab/backofflab/contention"
 )
 
 // TestContentionStreamWorkAndConclusion: the stream's share of work done,

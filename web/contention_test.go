@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/contention"
-	"backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/contention"
+	"github.com/backofflab/backofflab/internal/testwait"
 )
 
 // newContentionServer is newTestServer that keeps the Server, whose

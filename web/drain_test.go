@@ -14,8 +14,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"backofflab/internal/testwait"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // serveWeb serves NewServer with opts on loopback until the test ends;

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // TestExportsAreNotStored: every route that serves a generated export

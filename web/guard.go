@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"backofflab/internal/reqcheck"
+	"github.com/backofflab/backofflab/internal/reqcheck"
 )
 
 // guardHost refuses requests whose Host is not one of the server's names:

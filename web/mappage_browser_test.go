@@ -23,7 +23,7 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
-	"backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/internal/testwait"
 )
 
 // mapEnv is a browser and a server the test constructs itself, so that it

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // TestEveryViewRefusesBadQueries: every view reads its query through

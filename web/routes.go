@@ -3,13 +3,13 @@ package web
 import (
 	"net/http"
 
-	"backofflab/static"
-	"backofflab/web/adviseview"
-	"backofflab/web/bandsview"
-	"backofflab/web/contentionview"
-	"backofflab/web/kit"
-	"backofflab/web/mapview"
-	"backofflab/web/playground"
+	"github.com/backofflab/backofflab/static"
+	"github.com/backofflab/backofflab/web/adviseview"
+	"github.com/backofflab/backofflab/web/bandsview"
+	"github.com/backofflab/backofflab/web/contentionview"
+	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/mapview"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 // view is one of the server's views: a package whose Mount adds its

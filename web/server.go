@@ -9,8 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 
-	"backofflab/budget"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // Limits are the caps that protect the machine from one page's run

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/static"
-	"backofflab/web/internal/webtest"
+	"github.com/backofflab/backofflab/static"
+	"github.com/backofflab/backofflab/web/internal/webtest"
 )
 
 func TestMain(m *testing.M) { webtest.Main(m) }

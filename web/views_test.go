@@ -36,7 +36,7 @@ func viewPackages(t *testing.T) []string {
 			for _, f := range p.Files {
 				for _, decl := range f.Decls {
 					if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "Mount" {
-						out = append(out, "backofflab/web/"+filepath.ToSlash(d.Name()))
+						out = append(out, "github.com/backofflab/backofflab/web/"+filepath.ToSlash(d.Name()))
 					}
 				}
 			}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/internal/testwait"
 )
 
 // TestDoRunsEveryJobOnce: each index is run exactly once, on no more

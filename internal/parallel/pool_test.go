@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/internal/testwait"
 )
 
 // TestPoolTakesTurnsByShare: on one core, with every Yield handing the

@@ -3,8 +3,8 @@
 package scenariotest
 
 import (
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // CurveDefaults returns 001's experiment as published: the defaults with

@@ -15,7 +15,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // Discipline is how a worker queue orders and limits its waiting requests.

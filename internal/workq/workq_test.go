@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 const ms = time.Millisecond

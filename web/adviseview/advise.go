@@ -16,9 +16,9 @@ import (
 	"slices"
 	"strings"
 
-	"backofflab/advise"
-	"backofflab/scenario"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/advise"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // Mount adds the advice's routes: its page, its stream, its exports and

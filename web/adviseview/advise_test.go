@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/advise"
-	"backofflab/budget"
-	"backofflab/internal/testwait"
-	"backofflab/web/internal/webtest"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/advise"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/web/internal/webtest"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 func TestMain(m *testing.M) { webtest.Main(m) }

@@ -27,8 +27,8 @@ import (
 	"sync"
 	"time"
 
-	"backofflab/advise"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/advise"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // adviseMsg is one line of the stream.

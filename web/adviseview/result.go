@@ -4,10 +4,10 @@ import (
 	"strconv"
 	"strings"
 
-	"backofflab/advise"
-	"backofflab/internal/present"
-	"backofflab/scenario"
-	"backofflab/sweep"
+	"github.com/backofflab/backofflab/advise"
+	"github.com/backofflab/backofflab/internal/present"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/sweep"
 )
 
 // resultView is what the page draws of an advice beside the advice's

@@ -17,13 +17,13 @@ import (
 	"sync"
 	"time"
 
-	"backofflab/bands"
-	"backofflab/internal/parallel"
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/strategies"
-	"backofflab/web/kit"
-	"backofflab/web/playground"
+	"github.com/backofflab/backofflab/bands"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/strategies"
+	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 // The seed bands view: GET /bands?<the playground's query>&seeds=K shows

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"strconv"
 
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // bandsPage is the seed bands view: the playground's scenario run with

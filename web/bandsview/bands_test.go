@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/bands"
-	"backofflab/budget"
-	"backofflab/internal/testwait"
-	"backofflab/scenario"
-	"backofflab/web/internal/webtest"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/bands"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/internal/webtest"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 func TestMain(m *testing.M) { webtest.Main(m) }

@@ -19,9 +19,9 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/contention"
-	"backofflab/scenario"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/contention"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // Mount adds the study's routes: its page, its stream, its exports and

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"strconv"
 
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // contentionPage is the contention study's page: its parameters as a form

@@ -11,8 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"backofflab/contention"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/contention"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/internal/parallel"
 )
 
 // analyses bounds what the many-run views (the phase map, the seed bands,

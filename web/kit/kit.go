@@ -17,10 +17,10 @@ import (
 	"net/http"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/internal/parallel"
-	"backofflab/internal/present"
-	"backofflab/internal/reqcheck"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/internal/present"
+	"github.com/backofflab/backofflab/internal/reqcheck"
 )
 
 // Kit is the server's shared state that a view draws on: its limits, its

@@ -5,8 +5,8 @@ import (
 	"runtime"
 	"time"
 
-	"backofflab/budget"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // Limits are the caps that protect the machine from one page's run. A zero

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 
-	"backofflab/bands"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/bands"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // BandsQuery is the seed bands view's own query: a playground's

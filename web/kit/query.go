@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // ParseQuery reads a URL's raw query into values, the one place every view

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // FieldError is one error of a many-run view's refused request, as its

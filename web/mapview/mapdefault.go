@@ -14,10 +14,10 @@ import (
 	"strconv"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/sweep"
-	"backofflab/web/kit"
-	"backofflab/web/playground"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/sweep"
+	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 // defaultAxisPrefs are the parameters a default map sweeps, in order of

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/sweep"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/sweep"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // isNice reports whether step is 1, 2 or 5 times a power of ten.

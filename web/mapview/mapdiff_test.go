@@ -3,7 +3,7 @@ package mapview
 import (
 	"testing"
 
-	"backofflab/sweep"
+	"github.com/backofflab/backofflab/sweep"
 )
 
 // TestMapPointDiffs: a point compares its lanes by what its seeds add up

@@ -8,9 +8,9 @@ import (
 	"net/http"
 	"slices"
 
-	"backofflab/scenario"
-	"backofflab/sweep"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/sweep"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // The map's exports, written by sweep.NewWriter, the formatter of

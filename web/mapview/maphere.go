@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/sweep"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/sweep"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // mapHere is the cell of the run the map came from: on each axis, the

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
-	"backofflab/sweep"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/sweep"
 )
 
 // TestHereOf: the map outlines the cell nearest its scenario's own values,

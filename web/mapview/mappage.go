@@ -23,10 +23,10 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/sweep"
-	"backofflab/web/kit"
-	"backofflab/web/playground"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/sweep"
+	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 // mapLimits are the bounds of a map on this server: the axes' steps, the

@@ -8,7 +8,7 @@ package mapview
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "backofflab/web/kit"
+import "github.com/backofflab/backofflab/web/kit"
 
 // mapPage is the phase map: the form of the sweep's parameters over the
 // scenario the URL carries, the progress of the cells, one heatmap per lane

@@ -16,11 +16,11 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/internal/testwait"
-	"backofflab/sweep"
-	"backofflab/web/internal/webtest"
-	"backofflab/web/kit"
-	"backofflab/web/playground"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/sweep"
+	"github.com/backofflab/backofflab/web/internal/webtest"
+	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 func TestMain(m *testing.M) { webtest.Main(m) }

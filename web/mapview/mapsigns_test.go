@@ -4,8 +4,8 @@ import (
 	"net/url"
 	"testing"
 
-	"backofflab/sweep"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/sweep"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // TestEveryCategoryHasASign: every category a map draws by colour alone

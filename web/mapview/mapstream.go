@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/internal/parallel"
-	"backofflab/scenario"
-	"backofflab/sweep"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/internal/parallel"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/sweep"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // The map's protocol: GET /map/cells?<the map's query> answers a stream of

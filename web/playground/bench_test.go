@@ -16,8 +16,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // BenchmarkTickMessage reports the size of one tick message of 001's two

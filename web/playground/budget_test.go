@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/fdcount"
-	"backofflab/internal/testwait"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/internal/fdcount"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // TestConnBudget: the real lanes' budget leaves the playground its reserve

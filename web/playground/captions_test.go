@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestSocketSendsCaptions: hello and params carry each lane's caption as

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"backofflab/scenario"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // state is everything a URL's query holds: the simulation's parameters, the

@@ -3,8 +3,8 @@ package playground
 import (
 	"testing"
 
-	"backofflab/scenario"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // FuzzDecode feeds the playground's decoding of a URL, a set message or

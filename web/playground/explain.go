@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/internal/present"
-	"backofflab/scenario"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/internal/present"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // explain.go writes the page's "What you are seeing" panel: why the run's

@@ -10,9 +10,9 @@ import (
 
 	"github.com/coder/websocket"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // handlePlayground renders the page for the state its URL holds. Bad values

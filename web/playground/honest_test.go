@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // This file tests honest runs: a run changed while it plays (a value set

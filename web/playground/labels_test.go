@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/net/html"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // TestLabelsReachThePage: the page gets every label from Go, and shows it

@@ -3,8 +3,8 @@ package playground
 import (
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // laneSource is where one lane's values come from. The engine simulates

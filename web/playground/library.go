@@ -10,10 +10,10 @@ import (
 	"slices"
 	"strings"
 
-	"backofflab/libconfig"
-	"backofflab/scenario"
-	"backofflab/strategies"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // Each lane's "Your library" section: a real library's defaults and knobs,

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/libconfig"
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/libconfig"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // postImport posts body to srv's /config/import and decodes the answer.

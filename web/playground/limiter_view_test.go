@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // TestLimiterURLRoundTrips: a URL that turns limiters on and sets their

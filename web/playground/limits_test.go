@@ -12,9 +12,9 @@ import (
 
 	"github.com/coder/websocket"
 
-	"backofflab/budget"
-	"backofflab/internal/testwait"
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // This file tests the bounds that keep one page or export from taking the

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // marks.go finds the moments of a run that decide its outcome, lane by

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sync"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // The outbox is the only thing the simulation and the page's writer share:

@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // outboxRow returns a tick row of lanes lanes at t whose every column is v.

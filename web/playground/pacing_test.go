@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // TestPacingInVirtualTime: a session's run advances the simulation with

@@ -3,7 +3,7 @@ package playground
 import (
 	"net/url"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // playgroundScripts are the playground's scripts under /static/, in the

@@ -11,8 +11,8 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"strconv"
 
-	"backofflab/bands"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/bands"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // playground is the whole page: the header with the presets, the live

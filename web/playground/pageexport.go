@@ -9,9 +9,9 @@ import (
 	"math"
 	"net/http"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // The page's own export: POST /export.csv or /export.json with the page's

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // pageBody is what the page posts for rows and sums: the summaries, then

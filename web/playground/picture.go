@@ -1,6 +1,6 @@
 package playground
 
-import "backofflab/scenario"
+import "github.com/backofflab/backofflab/scenario"
 
 // pictureView is what the live picture of each lane's system (beside its
 // charts) needs to know of the run, besides the ticks: the shape of the

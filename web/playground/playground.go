@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // Limits are the server's caps (kit.Limits), which the playground reads

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // presetDef is a preset as written: what it sets and why it is worth a look.

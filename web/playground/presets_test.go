@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // presetParts splits a preset's description into what its run measured and

@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/net/html"
 
-	"backofflab/web/internal/webtest"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/internal/webtest"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // namesRE matches any of webtest.VocabularyNames as a word.

@@ -3,7 +3,7 @@ package playground
 import (
 	"encoding/json"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // The WebSocket protocol: JSON text messages, each with a "type".

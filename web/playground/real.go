@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/net/netutil"
 
-	"backofflab/realexp"
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/realexp"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // A real lane (<letter>.source=real) runs the real experiment (realexp) inside a

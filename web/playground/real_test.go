@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/internal/testwait"
-	"backofflab/realexp"
-	"backofflab/scenario"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/realexp"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // realQuery is a small real lane: 200 clients thinking 1 s (≈180 req/s

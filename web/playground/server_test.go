@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"backofflab/budget"
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/static"
-	"backofflab/web/internal/webtest"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/static"
+	"github.com/backofflab/backofflab/web/internal/webtest"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 func TestMain(m *testing.M) { webtest.Main(m) }

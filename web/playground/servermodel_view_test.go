@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"backofflab/scenario"
+	"github.com/backofflab/backofflab/scenario"
 )
 
 // TestViewServerModel: the server section shows the parameters of the

@@ -15,11 +15,11 @@ import (
 
 	"github.com/coder/websocket"
 
-	"backofflab/budget"
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/strategies"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/strategies"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 const (

@@ -15,8 +15,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"backofflab/internal/testwait"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/internal/testwait"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // page is a test's end of a session's socket: a reader goroutine sorts

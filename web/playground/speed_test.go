@@ -5,9 +5,9 @@ import (
 	"net/url"
 	"testing"
 
-	"backofflab/scenario"
-	"backofflab/simengine"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // TestDefaultSpeed: a URL without a speed plays at DefaultSpeed, or at 1

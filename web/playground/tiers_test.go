@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // TestTiersControlAndChart: a lane's tiers are a text box in its panel,

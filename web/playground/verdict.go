@@ -1,8 +1,8 @@
 package playground
 
 import (
-	"backofflab/scenario"
-	"backofflab/simengine"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // phaseOf returns the phase of e's run of p, for the verdicts the page

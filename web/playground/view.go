@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // view.go turns a pageInput into what page.templ shows: one control per

@@ -18,9 +18,9 @@ import (
 
 	"golang.org/x/net/html"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // pageFor builds the page input for a URL query as handlePlayground does.

@@ -20,9 +20,9 @@ import (
 
 	"go.uber.org/goleak"
 
-	"backofflab/scenario"
-	"backofflab/strategies"
-	"backofflab/web/kit"
+	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/strategies"
+	"github.com/backofflab/backofflab/web/kit"
 )
 
 // Main is the TestMain of a package whose tests serve views: it runs
