@@ -174,56 +174,52 @@ const (
 	patternLined   = "lined"   // horizontal lines: the server only
 )
 
-// mapOutcomePatterns are the outcomes' patterns.
-var mapOutcomePatterns = map[string]string{
-	sweep.OutcomeCollapsed: patternHatched,
-	sweep.OutcomeNoOutage:  patternDotted,
-	sweep.OutcomeStopped:   patternCrossed,
+// mapOutcomes are the sweep's outcomes as the maps say and draw them, a
+// row each (mapOutcome): its words; its tone, a stopped run, which
+// outgrew its memory budget, told apart from a collapse; its sign, a
+// cross for a collapse, as a person would strike it out; and its pattern.
+var mapOutcomes = []mapOutcome{
+	{Name: sweep.OutcomeRecovered, Label: "recovered", Tone: scenario.ToneGood},
+	{Name: sweep.OutcomeCollapsed, Label: "collapsed", Tone: scenario.ToneBad, Mark: "×", Pattern: patternHatched},
+	{Name: sweep.OutcomeNoOutage, Label: "no outage", Tone: "none", Mark: "–", Pattern: patternDotted},
+	{Name: sweep.OutcomeStopped, Label: "stopped (memory budget)", Tone: scenario.ToneWarn, Mark: "!", Pattern: patternCrossed},
 }
 
-// mapDiffPatterns are the difference map's: neither lane recovered is
-// hatched as a collapse is; a lane that alone recovered is its colour
-// and its letter.
-var mapDiffPatterns = map[string]string{
-	sweep.DiffNeither:  patternHatched,
-	sweep.DiffNoOutage: patternDotted,
+// mapOutcomeOf returns the row of the outcome name in mapOutcomes; an
+// outcome without one is said by its name, with no tone, sign or
+// pattern (TestEveryCategoryHasASign names it).
+func mapOutcomeOf(name string) mapOutcome {
+	if i := slices.IndexFunc(mapOutcomes, func(o mapOutcome) bool { return o.Name == name }); i >= 0 {
+		return mapOutcomes[i]
+	}
+	return mapOutcome{Name: name, Label: name}
 }
 
-// mapOutcomeMarks are the outcomes' signs (mapOutcome.Mark): a cross for
-// a collapse, as a person would strike it out.
-var mapOutcomeMarks = map[string]string{
-	sweep.OutcomeRecovered: "",
-	sweep.OutcomeCollapsed: "×",
-	sweep.OutcomeNoOutage:  "–",
-	sweep.OutcomeStopped:   "!",
+// mapDiffSign is how the difference map tells a category apart without
+// its colour: its sign and its pattern ("" for none).
+type mapDiffSign struct{ Mark, Pattern string }
+
+// mapDiffSigns are the difference map's categories' signs, a row each:
+// the letter of the lane that alone recovered (its colour and its
+// letter; diffMarks fills in the letters for a pair of lanes), a cross
+// where neither did, hatched as a collapse is.
+var mapDiffSigns = map[string]mapDiffSign{
+	sweep.DiffOnlyA:    {Mark: "a"},
+	sweep.DiffOnlyB:    {Mark: "b"},
+	sweep.DiffNeither:  {Mark: "×", Pattern: patternHatched},
+	sweep.DiffNoOutage: {Mark: "–", Pattern: patternDotted},
 }
 
-// mapDiffMarks are the signs of the difference map's categories: the
-// letter of the lane that alone recovered, a cross where neither did.
-// diffMarks fills in the letters for a pair of lanes.
-var mapDiffMarks = map[string]string{
-	sweep.DiffOnlyA:    "a",
-	sweep.DiffOnlyB:    "b",
-	sweep.DiffNeither:  "×",
-	sweep.DiffNoOutage: "–",
-}
-
-// mapOutcomeTones are the outcomes' colours, by the theme's tones: a
-// stopped run, which outgrew its memory budget, is told apart from a
-// collapse.
-var mapOutcomeTones = map[string]string{
-	sweep.OutcomeRecovered: scenario.ToneGood,
-	sweep.OutcomeCollapsed: scenario.ToneBad,
-	sweep.OutcomeNoOutage:  "none",
-	sweep.OutcomeStopped:   scenario.ToneWarn,
-}
-
-// mapOutcomeLabels say the sweep's outcomes in words.
-var mapOutcomeLabels = map[string]string{
-	sweep.OutcomeRecovered: "recovered",
-	sweep.OutcomeCollapsed: "collapsed",
-	sweep.OutcomeNoOutage:  "no outage",
-	sweep.OutcomeStopped:   "stopped (memory budget)",
+// mapDiffPatterns are the patterns of mapDiffSigns' categories that have
+// one, by category.
+func mapDiffPatterns() map[string]string {
+	out := map[string]string{}
+	for c, s := range mapDiffSigns {
+		if s.Pattern != "" {
+			out[c] = s.Pattern
+		}
+	}
+	return out
 }
 
 // mapServerOnly is the maps' word for a recovered cell whose server came
@@ -268,8 +264,8 @@ type mapState struct {
 	DiffCats  []string                     `json:"diffCats"`
 	DiffWords map[string]map[string]string `json:"diffWords"`
 	// DiffMarks are the signs of DiffCats on the difference map, for
-	// each pair of lanes, by "a/b" (mapDiffMarks); DiffPatterns their
-	// patterns, by category (mapDiffPatterns).
+	// each pair of lanes, by "a/b" (mapDiffSigns, diffMarks); DiffPatterns
+	// their patterns, by category (mapDiffPatterns).
 	DiffMarks    map[string]map[string]string `json:"diffMarks"`
 	DiffPatterns map[string]string            `json:"diffPatterns"`
 	// Here is the cell of the scenario's own values, which the maps
@@ -405,8 +401,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 		v.Lanes = append(v.Lanes, mapLane{Letter: scenario.LaneNames[i : i+1], Title: scenario.StrategyTitle(l.Strategy)})
 	}
 	for _, o := range sweep.Outcomes {
-		v.Outcomes = append(v.Outcomes, mapOutcome{Name: o, Label: mapOutcomeLabels[o], Tone: mapOutcomeTones[o],
-			Mark: mapOutcomeMarks[o], Pattern: mapOutcomePatterns[o]})
+		v.Outcomes = append(v.Outcomes, mapOutcomeOf(o))
 	}
 	v.Scenario = sweep.ScenarioParts(&p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
 	v.State.Lanes, v.State.Outcomes = v.Lanes, v.Outcomes
@@ -418,7 +413,7 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 		}
 		v.State.Captions = sweep.Captions(spec, &p)
 		v.State.DiffCats, v.State.DiffWords = sweep.DiffCategories, sweep.AllDiffWords(len(p.Lanes))
-		v.State.DiffMarks, v.State.DiffPatterns = diffMarks(v.State.DiffWords), mapDiffPatterns
+		v.State.DiffMarks, v.State.DiffPatterns = diffMarks(v.State.DiffWords), mapDiffPatterns()
 		here := hereOf(spec, &p)
 		v.State.Here = &here
 	}
@@ -426,15 +421,15 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 }
 
 // diffMarks returns the difference map's signs for each pair of lanes
-// words names ("a/b"): mapDiffMarks with the pair's own letters for the
+// words names ("a/b"): mapDiffSigns' marks with the pair's own letters for the
 // lane that alone recovered.
 func diffMarks(words map[string]map[string]string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for pair := range words {
 		a, b, _ := strings.Cut(pair, "/")
 		m := map[string]string{}
-		for c, mark := range mapDiffMarks {
-			m[c] = mark
+		for c, sign := range mapDiffSigns {
+			m[c] = sign.Mark
 		}
 		m[sweep.DiffOnlyA], m[sweep.DiffOnlyB] = a, b
 		out[pair] = m
