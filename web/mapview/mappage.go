@@ -311,39 +311,16 @@ type axisSuggestion struct {
 // reading q from its URL (kit.ParseQuery). A q that gives none of the
 // sweep's parameters names its scenario's default map (withDefaultMap).
 func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapView {
-	if len(qerrs) == 0 {
-		q = withDefaultMap(q, lim)
-	}
-	spec, errs := decodeMap(q, lim)
-	if !givesSweep(q) {
-		// The form before any axis is chosen, as the playground's link
-		// opens it: the axes it lacks are to fill in, not errors.
-		errs = slices.DeleteFunc(errs, func(e *scenario.ParamError) bool {
-			_, ok := sweep.Lookup(e.Name)
-			return ok
-		})
-	}
-	errs = kit.WithQueryErrors(qerrs, errs)
+	q, spec, errs := decodeMapView(q, qerrs, lim)
 	valid := len(errs) == 0 && q.Get("x") != ""
-	// The scenario: the URL's, whatever the sweep's parameters say; its
-	// defaults where it does not parse (its errors are listed).
-	base := mapScenario(q, false)
-	for name := range base {
-		if i, ok := playground.SourceOf(name); ok && i >= 0 && base.Get(name) == playground.SourceSim {
-			delete(base, name)
-		}
-	}
-	p, err := scenario.Parse(base)
-	if err != nil {
-		p = scenario.Defaults()
-	}
+	base, p := mapBase(q)
 	if valid {
 		base = spec.Base
 		q = spec.Encode()
 	}
-	byName := map[string][]string{}
+	f := mapFields{q: q, byName: map[string][]string{}, shown: map[string]bool{}}
 	for _, e := range errs {
-		byName[e.Name] = append(byName[e.Name], e.Error())
+		f.byName[e.Name] = append(f.byName[e.Name], e.Error())
 	}
 	v := mapView{Back: "/?" + base.Encode()}
 	v.State = mapState{Valid: valid, Base: base.Encode(), Suggest: map[string]axisSuggestion{},
@@ -351,49 +328,19 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 	if valid {
 		v.State.Query = q.Encode()
 	}
-	shown := map[string]bool{}
-	ctl := func(name string) mapCtl {
-		param, _ := sweep.Lookup(name)
-		c := mapCtl{Name: name, Help: param.Help, Value: param.Default}
-		if vs, ok := q[name]; ok && len(vs) > 0 {
-			c.Value = vs[len(vs)-1]
-		}
-		c.Error = strings.Join(byName[name], "; ")
-		shown[name] = true
-		v.State.Params = append(v.State.Params, name)
-		return c
-	}
 	choices := axisChoices(&p, v.State.Suggest)
 	for _, letter := range []string{"x", "y"} {
-		ax := mapAxisCtl{Letter: letter, Optional: letter == "y"}
-		ax.Name = ctl(letter)
-		ax.Name.Choices = choices
-		if ax.Optional {
-			ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "none: one row"}}, choices...)
-		}
-		if !ax.Optional && ax.Name.Value == "" {
-			// No default map for this scenario: the menu asks rather than
-			// showing a parameter whose range is blank.
-			ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "choose a parameter"}}, choices...)
-		}
-		if ax.Name.Value != "" && !hasChoice(ax.Name.Choices, ax.Name.Value) {
-			// A parameter the scenario does not read, or none at all: kept
-			// in the menu, so that its error shows beside what was asked.
-			ax.Name.Choices = append(ax.Name.Choices, kit.Choice{Value: ax.Name.Value, Label: ax.Name.Value})
-		}
-		ax.From, ax.To, ax.Steps, ax.Scale = ctl(letter+"_from"), ctl(letter+"_to"), ctl(letter+"_steps"), ctl(letter+"_scale")
-		for _, s := range sweep.Scales {
-			ax.Scale.Choices = append(ax.Scale.Choices, kit.Choice{Value: s, Label: s})
-		}
+		ax := f.axis(letter, choices)
 		v.State.Axes = append(v.State.Axes, mapAxisNames{Name: ax.Name.Name, From: ax.From.Name, To: ax.To.Name, Steps: ax.Steps.Name, Scale: ax.Scale.Name})
 		if ax.Optional {
 			v.State.YParams = append(v.State.YParams, ax.Name.Name, ax.From.Name, ax.To.Name, ax.Steps.Name, ax.Scale.Name)
 		}
 		v.Axes = append(v.Axes, ax)
 	}
-	v.Seeds = ctl("seeds")
+	v.Seeds = f.control("seeds")
+	v.State.Params = f.params
 	for _, e := range errs {
-		if !shown[e.Name] {
+		if !f.shown[e.Name] {
 			v.General = append(v.General, e.Error())
 		}
 	}
@@ -406,18 +353,114 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 	v.Scenario = sweep.ScenarioParts(&p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
 	v.State.Lanes, v.State.Outcomes = v.Lanes, v.Outcomes
 	if valid {
-		v.State.Cells, v.State.Seeds = spec.Cells(), spec.Seeds
-		v.State.X = axisInfo(spec.X)
-		if spec.Y.Name != "" {
-			v.State.Y = axisInfo(spec.Y)
-		}
-		v.State.Captions = sweep.Captions(spec, &p)
-		v.State.DiffCats, v.State.DiffWords = sweep.DiffCategories, sweep.AllDiffWords(len(p.Lanes))
-		v.State.DiffMarks, v.State.DiffPatterns = diffMarks(v.State.DiffWords), mapDiffPatterns()
-		here := hereOf(spec, &p)
-		v.State.Here = &here
+		v.State.describe(spec, &p)
 	}
 	return v
+}
+
+// decodeMapView reads the map q names, q with its scenario's default map
+// when it gives none of the sweep's parameters (withDefaultMap) and its
+// URL read without errors (qerrs), and returns q, the map and its errors:
+// qerrs and the map's own, but for the axes the form before any is
+// chosen lacks.
+func decodeMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) (url.Values, sweep.Spec, []*scenario.ParamError) {
+	if len(qerrs) == 0 {
+		q = withDefaultMap(q, lim)
+	}
+	spec, errs := decodeMap(q, lim)
+	if !givesSweep(q) {
+		// The form before any axis is chosen, as the playground's link
+		// opens it: the axes it lacks are to fill in, not errors.
+		errs = slices.DeleteFunc(errs, func(e *scenario.ParamError) bool {
+			_, ok := sweep.Lookup(e.Name)
+			return ok
+		})
+	}
+	return q, spec, kit.WithQueryErrors(qerrs, errs)
+}
+
+// mapBase is the scenario of q: the URL's, whatever the sweep's
+// parameters say, its simulated lanes' sources left out, as values and
+// read, its defaults where it does not parse (its errors are listed).
+func mapBase(q url.Values) (url.Values, scenario.Params) {
+	base := mapScenario(q, false)
+	for name := range base {
+		if i, ok := playground.SourceOf(name); ok && i >= 0 && base.Get(name) == playground.SourceSim {
+			delete(base, name)
+		}
+	}
+	p, err := scenario.Parse(base)
+	if err != nil {
+		p = scenario.Defaults()
+	}
+	return base, p
+}
+
+// mapFields are the map's form as its controls are made, from its values
+// (q) and errors (byName, by parameter): shown records the parameters
+// that have a control, params them in the form's order.
+type mapFields struct {
+	q      url.Values
+	byName map[string][]string
+	shown  map[string]bool
+	params []string
+}
+
+// control is the control of the sweep's parameter name, its value q's or
+// else its default.
+func (f *mapFields) control(name string) mapCtl {
+	param, _ := sweep.Lookup(name)
+	c := mapCtl{Name: name, Help: param.Help, Value: param.Default}
+	if vs, ok := f.q[name]; ok && len(vs) > 0 {
+		c.Value = vs[len(vs)-1]
+	}
+	c.Error = strings.Join(f.byName[name], "; ")
+	f.shown[name] = true
+	f.params = append(f.params, name)
+	return c
+}
+
+// axis is the controls of the axis letter (x or y, which is optional):
+// its parameter, a menu of choices, its range, steps and scale.
+func (f *mapFields) axis(letter string, choices []kit.Choice) mapAxisCtl {
+	ax := mapAxisCtl{Letter: letter, Optional: letter == "y"}
+	ax.Name = f.control(letter)
+	ax.Name.Choices = choices
+	if ax.Optional {
+		ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "none: one row"}}, choices...)
+	}
+	if !ax.Optional && ax.Name.Value == "" {
+		// No default map for this scenario: the menu asks rather than
+		// showing a parameter whose range is blank.
+		ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "choose a parameter"}}, choices...)
+	}
+	if ax.Name.Value != "" && !hasChoice(ax.Name.Choices, ax.Name.Value) {
+		// A parameter the scenario does not read, or none at all: kept
+		// in the menu, so that its error shows beside what was asked.
+		ax.Name.Choices = append(ax.Name.Choices, kit.Choice{Value: ax.Name.Value, Label: ax.Name.Value})
+	}
+	ax.From, ax.To, ax.Steps, ax.Scale = f.control(letter+"_from"), f.control(letter+"_to"), f.control(letter+"_steps"), f.control(letter+"_scale")
+	for _, s := range sweep.Scales {
+		ax.Scale.Choices = append(ax.Scale.Choices, kit.Choice{Value: s, Label: s})
+	}
+	return ax
+}
+
+// describe sets what the page's script draws of a whole map, spec of the
+// scenario p: its cells and seeds, its axes, its captions, its lanes'
+// differences with their signs, and the cell of the scenario's own
+// values.
+func (st *mapState) describe(spec sweep.Spec, p *scenario.Params) {
+	st.Cells, st.Seeds = spec.Cells(), spec.Seeds
+	st.X = axisInfo(spec.X)
+	if spec.Y.Name != "" {
+		st.Y = axisInfo(spec.Y)
+	}
+	st.Captions = sweep.Captions(spec, p)
+	st.DiffCats, st.DiffWords = sweep.DiffCategories, sweep.AllDiffWords(len(p.Lanes))
+	st.DiffMarks, st.DiffPatterns = diffMarks(st.DiffWords), mapDiffPatterns()
+	here := hereOf(spec, p)
+	st.Here = &here
 }
 
 // diffMarks returns the difference map's signs for each pair of lanes
