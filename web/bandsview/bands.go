@@ -65,10 +65,14 @@ func decodeBands(q url.Values, lim kit.Limits) (playground.Scenario, int, []*sce
 	var errs []*scenario.ParamError
 	if v, ok := q[bands.SeedsParam]; ok {
 		n, err := bands.ParseSeeds(v[len(v)-1])
-		if err != nil {
-			errs = append(errs, err.(*scenario.ParamError))
-		} else {
+		var pe *scenario.ParamError
+		switch {
+		case err == nil:
 			seeds = n
+		case errors.As(err, &pe):
+			errs = append(errs, pe)
+		default: // not the row's error: named under the row all the same
+			errs = append(errs, &scenario.ParamError{Name: bands.SeedsParam, Value: v[len(v)-1], Allow: err.Error()})
 		}
 		delete(q, bands.SeedsParam)
 	}
