@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/web/internal/webtest"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 func TestMain(m *testing.M) { webtest.Main(m) }
@@ -231,5 +234,31 @@ func TestBandsCrossSite(t *testing.T) {
 	res, _ := get(t, srv.URL+"/bands/run?seeds=2&duration=5s", http.Header{"Sec-Fetch-Site": {"cross-site"}})
 	if res.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-site: %d, want 403", res.StatusCode)
+	}
+}
+
+// TestScenarioValues: the seeds form's hidden fields, read from the
+// scenario's values, are its query as the playground writes it, value
+// for value.
+func TestScenarioValues(t *testing.T) {
+	for _, tc := range []struct{ name, query string }{
+		{"the defaults", ""},
+		{"a speed of its own", "speed=1"},
+		{"values of the system and of a lane", "clients=300&b.strategy=full_jitter&b.factor=3&speed=16"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, _ := url.ParseQuery(tc.query)
+			st, errs := playground.DecodeScenario(q, kit.DefaultLimits)
+			if len(errs) > 0 {
+				t.Fatalf("decode %q: %v", tc.query, errs)
+			}
+			want, err := url.ParseQuery(st.Query())
+			if err != nil {
+				t.Fatalf("the scenario's query %q: %v", st.Query(), err)
+			}
+			if got := scenarioValues(st); !maps.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("values %v, want %v (of %q)", got, want, st.Query())
+			}
+		})
 	}
 }
