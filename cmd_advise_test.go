@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/backofflab/backofflab/advise"
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 )
 
@@ -61,7 +62,7 @@ func sameRecovery(s scenario.Summary, r advise.SeedRun) bool {
 // them again without it; the advise package's TestAdviceP99 and
 // TestAdviceCancel run the search's goroutines under the detector, and the
 // command starts none of its own.
-const adviseUnderRace = "a long known-answer search, tenfold slower under -race: make test runs it again without it"
+const adviseUnderRace = "a long known-answer search, tenfold slower under -race"
 
 // TestAdviseReproducedByRun: every seed of the recommendation that
 // "backofflab advise" prints comes back from "backofflab run" with the
@@ -69,9 +70,7 @@ const adviseUnderRace = "a long known-answer search, tenfold slower under -race:
 // recovery; so do the margins' runs just inside, and the one just outside
 // the outage's margin fails.
 func TestAdviseReproducedByRun(t *testing.T) {
-	if raceEnabled {
-		t.Skip(adviseUnderRace)
-	}
+	testrace.SkipUnder(t, adviseUnderRace)
 	a, errOut := adviseJSON(t, "-library", "grpc", "-seeds", "3", "-seed", "4")
 	if !strings.Contains(errOut, "advise: at most ") || !strings.Contains(errOut, "runs in") {
 		t.Errorf("stderr lacks the estimate and the end: %q", errOut)
@@ -105,9 +104,7 @@ func TestAdviseReproducedByRun(t *testing.T) {
 // recovers, names the protection that does, and "backofflab run" with
 // its flags recovers on every seed.
 func TestAdviseCurve(t *testing.T) {
-	if raceEnabled {
-		t.Skip(adviseUnderRace)
-	}
+	testrace.SkipUnder(t, adviseUnderRace)
 	a, _ := adviseJSON(t, "-server_model", "curve", "-seeds", "2")
 	if a.Met || a.Suggestion == nil || !a.Suggestion.Meets.All || a.Advised != advise.AdvisedSuggestion {
 		t.Fatalf("on the curve: met %v, suggestion %+v", a.Met, a.Suggestion)
@@ -126,9 +123,7 @@ func TestAdviseCurve(t *testing.T) {
 // TestAdviseText: the text names the recommendation, its configuration
 // and the run that reproduces it; stderr says the progress.
 func TestAdviseText(t *testing.T) {
-	if raceEnabled {
-		t.Skip(adviseUnderRace)
-	}
+	testrace.SkipUnder(t, adviseUnderRace)
 	out, errOut, err := runArgs(t, "advise", "-library", "envoy", "-seeds", "2")
 	if err != nil {
 		t.Fatal(err)
