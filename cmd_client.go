@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,27 +28,65 @@ func clientReads(r scenario.Param) bool {
 // runClient is "backofflab client": 001's client population over real HTTP,
 // retrying with the strategies the simulator uses.
 func runClient(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	def := realexp.DefaultClientConfig()
 	p := scenario.Defaults()
+	f := newClientFlags(&p, stderr)
+	if err := parseFlags(f.fs, args); err != nil {
+		return err
+	}
+	cfg, run, err := f.config(&p)
+	if err != nil {
+		return usageError{err}
+	}
+	f.note(stderr, &p, cfg)
+	if run > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, run)
+		defer cancel()
+	}
+	_, err = realexp.RunClients(ctx, cfg, func(w realexp.Window) {
+		if w.Final && w.Elapsed() < cfg.Report/2 {
+			return // a sliver at the end: its rate would mean little
+		}
+		fmt.Fprintln(stdout, w.Line())
+	})
+	return err
+}
+
+// clientFlags are the client command's flags: the vocabulary's rows it
+// reads and its own.
+type clientFlags struct {
+	fs       *flag.FlagSet
+	vf       *vocabFlags
+	addr     *string
+	exp      *bool
+	simple   *string
+	duration *string
+	report   *time.Duration
+}
+
+// newClientFlags declares the client's flags, their defaults p's.
+func newClientFlags(p *scenario.Params, stderr io.Writer) *clientFlags {
+	def := realexp.DefaultClientConfig()
 	fs := flag.NewFlagSet("client", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	addr := fs.String("addr", def.Addr, "the server's host:port (or base URL)")
+	f := &clientFlags{fs: fs}
+	f.addr = fs.String("addr", def.Addr, "the server's host:port (or base URL)")
 	// A lane row's default is the chosen strategy's, not lane a's; the
 	// limits' defaults are every strategy's.
-	vf := newVocabFlags(fs, clientReads, &p, func(r scenario.Param) string {
+	f.vf = newVocabFlags(fs, clientReads, p, func(r scenario.Param) string {
 		switch {
 		case r.Name == "strategy":
-			return r.Value(&p, realLane) + "; " + strategies.NameThinkScaled + " with -exponential-backoff"
+			return r.Value(p, realLane) + "; " + strategies.NameThinkScaled + " with -exponential-backoff"
 		case r.Lane && r.Scope != scenario.ScopeLimiter:
 			return "the strategy's"
 		}
-		return r.Value(&p, realLane)
+		return r.Value(p, realLane)
 	})
-	exp := fs.Bool("exponential-backoff", false,
+	f.exp = fs.Bool("exponential-backoff", false,
 		"retry as 001's program did: -strategy think_scaled (factor e, jitter 0.1, max_delay 5m)")
-	simple := fs.String("simple-backoff-delay", "100ms", "the simple backoff's fixed delay: -strategy fixed's min_delay")
-	duration := fs.String("duration", "0", "how long to run; 0 runs until interrupted")
-	report := fs.Duration("report", def.Report, "interval of the report lines")
+	f.simple = fs.String("simple-backoff-delay", "100ms", "the simple backoff's fixed delay: -strategy fixed's min_delay")
+	f.duration = fs.String("duration", "0", "how long to run; 0 runs until interrupted")
+	f.report = fs.Duration("report", def.Report, "interval of the report lines")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `Usage: backofflab client [flags]
 
@@ -61,75 +100,112 @@ each line counting only what happened since the previous one.
 `)
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	return f
+}
 
+// config sets p's real lane from the parsed flags and returns the
+// clients' configuration and how long they run (0: until interrupted),
+// or every error the flags have, joined.
+func (f *clientFlags) config(p *scenario.Params) (realexp.ClientConfig, time.Duration, error) {
 	var errs []error
 	add := func(err error) {
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	errs = append(errs, vf.set(&p, realLane, func(r scenario.Param) bool { return !r.Lane })...)
-
-	// The strategy: -strategy, else 001's two switches. Its defaults fill
-	// the lane before the flags that override them.
-	name := p.Lanes[realLane].Strategy
-	stratFlag, hasStrategy := vf.has("strategy")
-	switch {
-	case hasStrategy:
-		errs = append(errs, vf.set(&p, realLane, func(r scenario.Param) bool { return r.Name == "strategy" })...)
-		name = p.Lanes[realLane].Strategy
-		if *exp {
-			add(fmt.Errorf("-%s and -exponential-backoff conflict: -exponential-backoff means -strategy %s (001's program); give one",
-				stratFlag, strategies.NameThinkScaled))
-		}
-	case *exp:
-		name = strategies.NameThinkScaled
-	}
+	errs = append(errs, f.vf.set(p, realLane, func(r scenario.Param) bool { return !r.Lane })...)
+	errs = append(errs, f.strategy(p)...)
+	errs = append(errs, f.vf.set(p, realLane, func(r scenario.Param) bool { return r.Lane && r.Name != "strategy" })...)
 	lane := &p.Lanes[realLane]
-	lane.Params, _ = strategies.Defaults(name)
-	if given["simple-backoff-delay"] {
-		minFlag, hasMin := vf.has("min_delay")
-		switch {
-		case name != strategies.NameFixed:
-			add(fmt.Errorf("-simple-backoff-delay is the simple (fixed) backoff's delay, not %s's: use -min_delay", name))
-		case hasMin:
-			add(fmt.Errorf("-simple-backoff-delay and -%s conflict: they set the same delay, give one", minFlag))
-		default:
-			minDelay, _, _ := scenario.Lookup("min_delay")
-			add(minDelay.Set(&lane.MinDelay, "simple-backoff-delay", *simple))
-		}
-	}
-	errs = append(errs, vf.set(&p, realLane, func(r scenario.Param) bool { return r.Lane && r.Name != "strategy" })...)
-	if _, ok := vf.has("max_delay"); !ok && !scenario.Uses(name, "max_delay") {
+	if _, ok := f.vf.has("max_delay"); !ok && !scenario.Uses(lane.Strategy, "max_delay") {
 		lane.MaxDelay = max(lane.MaxDelay, lane.MinDelay) // unused: never in the way
 	}
-	cfg := realexp.ClientConfigOf(&p, realLane)
-	cfg.Addr, cfg.Report = *addr, *report
-
-	var run time.Duration
-	if d, err := time.ParseDuration(*duration); *duration != "0" && (err != nil || d != 0) {
-		dur, _, _ := scenario.Lookup("duration")
-		if err := dur.Set(&run, "duration", *duration); err != nil {
-			err.(*scenario.ParamError).Allow = "0 (until interrupted) or " + err.(*scenario.ParamError).Allow
-			add(err)
-		}
-	}
+	cfg := realexp.ClientConfigOf(p, realLane)
+	cfg.Addr, cfg.Report = *f.addr, *f.report
+	run, err := clientRunFor(*f.duration)
+	add(err)
 	if len(errs) == 0 {
 		add(cfg.Validate())
 	}
-	if err := errors.Join(errs...); err != nil {
-		return usageError{err}
-	}
+	return cfg, run, errors.Join(errs...)
+}
 
+// strategy sets the real lane's strategy: -strategy, else 001's two
+// switches. Its defaults fill the lane before the flags that override them.
+func (f *clientFlags) strategy(p *scenario.Params) []error {
+	var errs []error
+	name := p.Lanes[realLane].Strategy
+	stratFlag, hasStrategy := f.vf.has("strategy")
+	switch {
+	case hasStrategy:
+		errs = append(errs, f.vf.set(p, realLane, func(r scenario.Param) bool { return r.Name == "strategy" })...)
+		name = p.Lanes[realLane].Strategy
+		if *f.exp {
+			errs = append(errs, fmt.Errorf("-%s and -exponential-backoff conflict: -exponential-backoff means -strategy %s (001's program); give one",
+				stratFlag, strategies.NameThinkScaled))
+		}
+	case *f.exp:
+		name = strategies.NameThinkScaled
+	}
+	lane := &p.Lanes[realLane]
+	defaults, ok := strategies.Defaults(name)
+	if !ok {
+		return append(errs, fmt.Errorf("no strategy %q", name))
+	}
+	lane.Params = defaults
+	given := false
+	f.fs.Visit(func(fl *flag.Flag) { given = given || fl.Name == "simple-backoff-delay" })
+	if !given {
+		return errs
+	}
+	minFlag, hasMin := f.vf.has("min_delay")
+	switch {
+	case name != strategies.NameFixed:
+		errs = append(errs, fmt.Errorf("-simple-backoff-delay is the simple (fixed) backoff's delay, not %s's: use -min_delay", name))
+	case hasMin:
+		errs = append(errs, fmt.Errorf("-simple-backoff-delay and -%s conflict: they set the same delay, give one", minFlag))
+	default:
+		errs = append(errs, setRow("min_delay", &lane.MinDelay, "simple-backoff-delay", *f.simple))
+	}
+	return slices.DeleteFunc(errs, func(err error) bool { return err == nil })
+}
+
+// setRow sets *ptr from raw by the vocabulary's row name, an error naming
+// the flag when the row refuses it.
+func setRow(name string, ptr any, flagName, raw string) error {
+	row, _, ok := scenario.Lookup(name)
+	if !ok {
+		return fmt.Errorf("the vocabulary has no row %q", name)
+	}
+	return row.Set(ptr, flagName, raw)
+}
+
+// clientRunFor reads -duration once: a value of the duration row, or a
+// zero duration ("0", "0s"), which runs until interrupted.
+func clientRunFor(raw string) (time.Duration, error) {
+	var run time.Duration
+	err := setRow("duration", &run, "duration", raw)
+	if err == nil {
+		return run, nil
+	}
+	if d, perr := time.ParseDuration(raw); perr == nil && d == 0 {
+		return 0, nil
+	}
+	var pe *scenario.ParamError
+	if errors.As(err, &pe) {
+		pe.Allow = "0 (until interrupted) or " + pe.Allow
+	}
+	return 0, err
+}
+
+// note says on stderr what the flags leave unused, a file limit too low
+// for the clients, and what the clients run.
+func (f *clientFlags) note(stderr io.Writer, p *scenario.Params, cfg realexp.ClientConfig) {
+	name := p.Lanes[realLane].Strategy
 	var unused []string
-	for _, r := range vf.rows {
-		if f, ok := vf.has(r.Name); ok && !scenario.Uses(name, r.Name) {
-			unused = append(unused, "-"+f)
+	for _, r := range f.vf.rows {
+		if fl, ok := f.vf.has(r.Name); ok && !scenario.Uses(name, r.Name) {
+			unused = append(unused, "-"+fl)
 		}
 	}
 	if len(unused) > 0 {
@@ -140,20 +216,7 @@ each line counting only what happened since the previous one.
 			soft, hard, max(int64(soft)-fileHeadroom, 0), cfg.Clients)
 	}
 	fmt.Fprintf(stderr, "backofflab client: %d clients, think %v, timeout %v, strategy %s %s → %s\n",
-		cfg.Clients, cfg.Think, cfg.Timeout, name, strategyParams(&p, realLane), cfg.Addr)
-
-	if run > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, run)
-		defer cancel()
-	}
-	_, err := realexp.RunClients(ctx, cfg, func(w realexp.Window) {
-		if w.Final && w.Elapsed() < cfg.Report/2 {
-			return // a sliver at the end: its rate would mean little
-		}
-		fmt.Fprintln(stdout, w.Line())
-	})
-	return err
+		cfg.Clients, cfg.Think, cfg.Timeout, name, strategyParams(p, realLane), cfg.Addr)
 }
 
 // fileHeadroom is the open files a client process needs besides one
