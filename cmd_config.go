@@ -58,6 +58,20 @@ func laneIndex(letter string) (int, error) {
 	return i, nil
 }
 
+// parseLane parses the scenario of q, whose lanes must reach lane i
+// (-lane letter); a usage error names cmd, and after the lanes the flags
+// give, the flag that gives them when hint says it.
+func parseLane(cmd string, q url.Values, letter string, i int, hint string) (scenario.Params, error) {
+	p, err := scenario.Parse(q)
+	if err != nil {
+		return p, usageError{err}
+	}
+	if i >= len(p.Lanes) {
+		return p, usageError{fmt.Errorf("%s: -lane %s: the flags give %d lanes%s", cmd, letter, len(p.Lanes), hint)}
+	}
+	return p, nil
+}
+
 // configImport reads FILE as library -lib's configuration and prints the
 // lane it makes as flags and as a URL query; warnings go to stderr. A
 // configuration that is not valid, or that makes no lane, is a usage error
@@ -69,11 +83,8 @@ func configImport(args []string, stdout, stderr io.Writer, help string) error {
 	name := fs.String("lib", "", "the library whose configuration FILE is: "+strings.Join(libconfig.Names(), ", "))
 	letter := fs.String("lane", "a", "the lane letter to write the flags and query for")
 	pick := fs.String("pick", "", "where FILE holds several retry policies, the one to import: a route's, method's, profile's, instance's, section's or document's name (import lists them when it is needed)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlagsArgs(fs, args); err != nil {
+		return err
 	}
 	lib, ok := libconfig.Lookup(*name)
 	if !ok {
@@ -185,12 +196,9 @@ func configExport(args []string, stdout, stderr io.Writer, help string) error {
 		}
 		exps = []libconfig.Exporter{e}
 	}
-	p, err := scenario.Parse(q)
+	p, err := parseLane("config export", q, *letter, i, "")
 	if err != nil {
-		return usageError{err}
-	}
-	if i >= len(p.Lanes) {
-		return usageError{fmt.Errorf("config export: -lane %s: the flags give %d lanes", *letter, len(p.Lanes))}
+		return err
 	}
 	l := p.Lanes[i].Params
 	written := 0

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/csv"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -50,11 +48,8 @@ func runDelays(_ context.Context, args []string, stdout, stderr io.Writer) error
 			strategies.DelayRetries, strategies.DelayDraws)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlagsArgs(fs, args); err != nil {
+		return err
 	}
 	i, err := laneIndex(*letter)
 	if err != nil {
@@ -70,12 +65,9 @@ func runDelays(_ context.Context, args []string, stdout, stderr io.Writer) error
 	} else if err := importSettings(q, *lib, *letter, *pick, fs.Args(), stderr); err != nil {
 		return err
 	}
-	p, err := scenario.Parse(q)
+	p, err := parseLane("delays", q, *letter, i, " (-lanes)")
 	if err != nil {
-		return usageError{err}
-	}
-	if i >= len(p.Lanes) {
-		return usageError{fmt.Errorf("delays: -lane %s: the flags give %d lanes (-lanes)", *letter, len(p.Lanes))}
+		return err
 	}
 	l := p.Lanes[i].Params
 	d, err := strategies.RetryDelays(l, p.Think, strategies.DelayRetries, strategies.DelayDraws, p.Seed)

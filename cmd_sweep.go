@@ -156,11 +156,8 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.PrintDefaults()
 		fmt.Fprint(fs.Output(), "\n"+sweepExitStatus)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
+	if err := parseFlagsArgs(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return usageError{errors.New("sweep merge: no parts given (backofflab sweep merge PART...)")}

@@ -155,14 +155,24 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // which run turns into a clean exit; bad flags and stray arguments are usage
 // errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := parseFlagsArgs(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
+	}
+	return nil
+}
+
+// parseFlagsArgs parses a command's flags and leaves the arguments after
+// them (fs.Args) to the command, which takes some. After -h it returns
+// flag.ErrHelp; bad flags are usage errors.
+func parseFlagsArgs(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return usageError{err}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
 	}
 	return nil
 }
