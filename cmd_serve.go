@@ -22,6 +22,52 @@ import (
 // serve is the default command: the playground on localhost until ctx ends,
 // then a graceful shutdown in which live pages get a going-away close.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	addr, opt, err := serveFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	// The budgets count what runs hold; the Go heap may take about twice
+	// that between collections. A soft limit on the heap makes the
+	// collector work harder before the process outgrows its budget.
+	debug.SetMemoryLimit(2*opt.Limits.MaxMemory + 256<<20)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	opt.Logger = slog.New(slog.NewTextHandler(stderr, nil))
+	live, stopLive := context.WithCancel(context.Background())
+	defer stopLive()
+	playground := web.NewServer(live, opt)
+	srv := &http.Server{
+		Handler:           playground,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "backofflab playground: open %s\n", pageURL(addr, ln.Addr()))
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	opt.Logger.Info("shutting down")
+	// Pages get a going-away close and exports are cut; then the server
+	// stops listening, lets the exports' connections end, and waits for
+	// the pages' close handshakes, which Shutdown does not track.
+	stopLive()
+	shutdown(opt.Logger, srv, playground)
+	// The shutdown was asked for and done: a page too slow to answer its
+	// close frame is no failure of the server's.
+	return nil
+}
+
+// serveFlags reads the playground's flags: the address to listen on and
+// the server's options but its logger.
+func serveFlags(args []string, stderr io.Writer) (string, web.Options, error) {
 	fs := flag.NewFlagSet("backofflab", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "localhost:8080", "address to serve the playground on")
@@ -40,55 +86,29 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return "", web.Options{}, err
 	}
 	hosts, err := servedHosts(*addr, *hostList)
 	if err != nil {
-		return usageError{err}
+		return "", web.Options{}, usageError{err}
 	}
 	if runMemory < minRunMemory || maxMemory < runMemory {
-		return usageError{&scenario.ParamError{Name: "run_memory", Value: runMemory.String(),
+		return "", web.Options{}, usageError{&scenario.ParamError{Name: "run_memory", Value: runMemory.String(),
 			Allow: fmt.Sprintf("a size from %s to -max_memory (%s)", budget.Bytes(minRunMemory), maxMemory.String())}}
 	}
 	if *viewCPU < time.Second || *viewCPU > maxViewCPU {
-		return usageError{&scenario.ParamError{Name: "view_cpu", Value: viewCPU.String(),
+		return "", web.Options{}, usageError{&scenario.ParamError{Name: "view_cpu", Value: viewCPU.String(),
 			Allow: fmt.Sprintf("a duration from 1s to %s", maxViewCPU)}}
 	}
-	// The budgets count what runs hold; the Go heap may take about twice
-	// that between collections. A soft limit on the heap makes the
-	// collector work harder before the process outgrows its budget.
-	debug.SetMemoryLimit(2*int64(maxMemory) + 256<<20)
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
-	live, stopLive := context.WithCancel(context.Background())
-	defer stopLive()
 	lim := kit.DefaultLimits
 	lim.MaxMemory, lim.RunMemory, lim.AnalysisCPU = int64(maxMemory), int64(runMemory), *viewCPU
-	playground := web.NewServer(live, web.Options{Logger: log, Hosts: hosts, Limits: lim})
-	srv := &http.Server{
-		Handler:           playground,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "backofflab playground: open %s\n", pageURL(*addr, ln.Addr()))
+	return *addr, web.Options{Hosts: hosts, Limits: lim}, nil
+}
 
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	// Pages get a going-away close and exports are cut; then the server
-	// stops listening, lets the exports' connections end, and waits for
-	// the pages' close handshakes, which Shutdown does not track.
-	stopLive()
+// shutdown stops srv within shutdownGrace: it stops listening, lets the
+// exports' connections end, and waits for the pages' close handshakes.
+// What is still open after the grace is closed and logged.
+func shutdown(log *slog.Logger, srv *http.Server, playground *web.Server) {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -98,9 +118,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := playground.Wait(sctx); err != nil {
 		log.Warn("shutdown: pages did not finish their close handshake in time", "err", err, "grace", shutdownGrace)
 	}
-	// The shutdown was asked for and done: a page too slow to answer its
-	// close frame is no failure of the server's.
-	return nil
 }
 
 // minRunMemory is the smallest run budget: the initial state of the

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,42 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && args[0] == "merge" {
 		return runMerge(ctx, args[1:], stdout, stderr)
 	}
+	f := newSweepFlags(stderr)
+	if err := parseFlags(f.fs, args); err != nil {
+		return err
+	}
+	spec, sh, err := f.spec()
+	if err != nil {
+		return err
+	}
+	workers, err := f.parallel.Int()
+	if err != nil {
+		return err
+	}
+	return writeOut(*f.out, stdout, func(w io.Writer) error {
+		return writeSweep(ctx, w, stderr, spec, sh, *f.format, sweep.Options{
+			Parallel: workers,
+			Shard:    sh,
+			Memory:   func() *budget.Account { return budget.NewAccount(nil, int64(*f.maxMemory)) },
+		})
+	})
+}
+
+// sweepFlags are the sweep command's flags: the scenario's, in q, and the
+// sweep's own.
+type sweepFlags struct {
+	fs        *flag.FlagSet
+	q         url.Values
+	parallel  *studyFlag
+	shard     *string
+	format    *string
+	out       *string
+	maxMemory *budget.Size
+}
+
+// newSweepFlags declares the sweep's flags, its help listing its own apart
+// from the scenario's.
+func newSweepFlags(stderr io.Writer) *sweepFlags {
 	fs, q := scenarioFlagSet("sweep", stderr)
 	for _, p := range sweep.Table {
 		help := fmt.Sprintf("%s (%s", p.Help, sweep.Allowed(p, sweep.CLILimits))
@@ -38,11 +75,12 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, p := range sweep.Table {
 		ownFlags = append(ownFlags, p.Name)
 	}
-	parallelFlag := newStudyFlag(fs, scenario.ParallelParam, scenario.ToolSweep)
-	shardFlag := fs.String("shard", "", "run only shard k of n (k/n, n ≥ 1 and 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"sweep merge\"")
-	format := fs.String("format", sweep.FormatCSV, "output: csv (one row per cell per lane) or json (the spec and the cells)")
-	out := fs.String("o", "", "write to this file (complete only when the sweep ends: it is written beside it and renamed) instead of the standard output")
-	maxMemory := memoryFlag(fs, "memory budget of each cell's run: a lane whose queues outgrow its share (the budget over the lanes) stops (outcome stopped)")
+	f := &sweepFlags{fs: fs, q: q}
+	f.parallel = newStudyFlag(fs, scenario.ParallelParam, scenario.ToolSweep)
+	f.shard = fs.String("shard", "", "run only shard k of n (k/n, n ≥ 1 and 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"sweep merge\"")
+	f.format = fs.String("format", sweep.FormatCSV, "output: csv (one row per cell per lane) or json (the spec and the cells)")
+	f.out = fs.String("o", "", "write to this file (complete only when the sweep ends: it is written beside it and renamed) instead of the standard output")
+	f.maxMemory = memoryFlag(fs, "memory budget of each cell's run: a lane whose queues outgrow its share (the budget over the lanes) stops (outcome stopped)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab sweep [flags]\n"+
 			"       backofflab sweep merge [-o FILE] PART...\n\n"+
@@ -59,9 +97,13 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		printFlags(fs, func(name string) bool { return !slices.Contains(ownFlags, name) })
 		fmt.Fprint(fs.Output(), "\n"+sweepExitStatus)
 	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
+	return f
+}
+
+// spec reads the parsed flags as the sweep and its shard (the whole sweep
+// when -shard is not given), and checks that -max_memory holds the first
+// state of each of its extreme cells.
+func (f *sweepFlags) spec() (sweep.Spec, sweep.Shard, error) {
 	// The sweep's extreme cells (every value of each axis and the
 	// corners), whose first states -max_memory must hold.
 	var extremes []scenario.Params
@@ -70,51 +112,45 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		extremes = append(extremes, p.Clone())
 		return nil
 	}
-	spec, err := sweep.ParseSpec(q, lim)
+	var sh sweep.Shard
+	spec, err := sweep.ParseSpec(f.q, lim)
+	if err != nil {
+		return spec, sh, usageError{err}
+	}
+	if *f.shard != "" {
+		if sh, err = sweep.ParseShard(*f.shard); err != nil {
+			return spec, sh, usageError{err}
+		}
+		if *f.format != sweep.FormatCSV {
+			return spec, sh, usageError{&scenario.ParamError{Name: "format", Value: *f.format, Allow: "csv with -shard: sweep merge joins CSV parts"}}
+		}
+	}
+	return spec, sh, checkMemory(*f.maxMemory, extremes...)
+}
+
+// writeSweep runs the cells of spec's shard sh and writes them to w in
+// format, its progress on stderr; a cell that cannot be written stops the
+// sweep.
+func writeSweep(ctx context.Context, w, stderr io.Writer, spec sweep.Spec, sh sweep.Shard, format string, opt sweep.Options) error {
+	sw, err := sweep.NewWriter(w, format, spec, sh)
 	if err != nil {
 		return usageError{err}
 	}
-	var sh sweep.Shard
-	if *shardFlag != "" {
-		if sh, err = sweep.ParseShard(*shardFlag); err != nil {
-			return usageError{err}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	bar := newProgress(stderr, sh.Cells(spec.Cells()))
+	err = sweep.Run(ctx, spec, opt, func(c sweep.Cell) {
+		if err := sw.Add(c); err != nil {
+			cancel(err)
 		}
-		if *format != sweep.FormatCSV {
-			return usageError{&scenario.ParamError{Name: "format", Value: *format, Allow: "csv with -shard: sweep merge joins CSV parts"}}
-		}
-	}
-	if err := checkMemory(*maxMemory, extremes...); err != nil {
-		return err
-	}
-	workers, err := parallelFlag.Int()
-	if err != nil {
-		return err
-	}
-	return writeOut(*out, stdout, func(w io.Writer) error {
-		sw, err := sweep.NewWriter(w, *format, spec, sh)
-		if err != nil {
-			return usageError{err}
-		}
-		ctx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		bar := newProgress(stderr, sh.Cells(spec.Cells()))
-		err = sweep.Run(ctx, spec, sweep.Options{
-			Parallel: workers,
-			Shard:    sh,
-			Memory:   func() *budget.Account { return budget.NewAccount(nil, int64(*maxMemory)) },
-		}, func(c sweep.Cell) {
-			if err := sw.Add(c); err != nil {
-				cancel(err)
-			}
-			bar.done()
-		})
-		bar.stop()
-		err = stopCause(ctx, err)
-		if cerr := sw.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		bar.done()
 	})
+	bar.stop()
+	err = stopCause(ctx, err)
+	if cerr := sw.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // sweepExitStatus is the exit statuses of sweep and sweep merge, for
