@@ -55,7 +55,7 @@ check:
 NORACE_FILES = $(shell grep -rlE --include='*_test.go' --exclude-dir=testdata '^\s+testrace\.SkipUnder' .)
 NORACE_TESTS = $(shell awk '/^func /{n=""} /^func Test/{n=$$2; sub(/[^A-Za-z0-9_].*/,"",n)} /^[ \t]+testrace\.SkipUnder/{print n}' $(NORACE_FILES) | sort -u | paste -sd'|' -)
 NORACE_PKGS = $(sort $(dir $(NORACE_FILES)))
-RACE_FIRST = ./realexp ./simengine . ./web/playground ./sweep
+RACE_FIRST = ./realexp ./simengine ./internal/cli ./web/playground ./sweep
 
 test:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }

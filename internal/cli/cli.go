@@ -1,21 +1,8 @@
-// Command backofflab shows why retry intervals matter: it simulates many
-// clients retrying against one overloaded server and compares retry
-// strategies side by side.
-//
-// Usage:
-//
-//	backofflab [-addr localhost:8080]  serve the playground
-//	backofflab run [flags]             simulate and print the time series and verdicts
-//	backofflab bands -seeds K [flags]  the same with K seeds: collapses and bands
-//	backofflab contention [flags]      the AWS blog's contention study
-//	backofflab sweep [flags]           a phase map: one run per cell of a grid, as CSV or JSON
-//	backofflab sweep merge PART...     join the CSV parts of a sharded sweep
-//	backofflab config import|export    a library's retry configuration as a lane, and back
-//	backofflab delays [flags] [FILE]    a lane's wait before each retry, and where it gives up
-//	backofflab advise [flags]          the retry settings that meet your goals, with their margin
-//
-// Run "backofflab run -h" for the flags: they are the parameter vocabulary.
-package main
+// Package cli is backofflab's commands: Run reads the command line,
+// dispatches to the command it names (run, bands, sweep, server, client,
+// contention, config, delays, advise, or the playground) and returns its
+// error, which ExitCode turns into the process's exit status.
+package cli
 
 import (
 	"context"
@@ -28,12 +15,15 @@ import (
 	"syscall"
 )
 
-func main() {
+// Main is the program: it runs the command line until the command is done
+// or a signal (Ctrl-C, SIGTERM) cuts it short, and on a failure says so on
+// stderr and exits with ExitCode's status.
+func Main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := Run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "backofflab:", err)
-		os.Exit(exitCode(err))
+		os.Exit(ExitCode(err))
 	}
 }
 
@@ -49,9 +39,9 @@ const (
 	exitUsage = 2
 )
 
-// exitCode is the exit status of a command that returned err: exitUsage
+// ExitCode is the exit status of a command that returned err: exitUsage
 // for a usageError, exitFailure for any other.
-func exitCode(err error) int {
+func ExitCode(err error) int {
 	if errors.As(err, new(usageError)) {
 		return exitUsage
 	}
@@ -111,8 +101,9 @@ work; 1 for a failure while running: an input file that is not what it should be
 error, or a signal (Ctrl-C, SIGTERM) that cut a run, sweep, merge or study short.
 `
 
-// run is the whole program, with its inputs and outputs passed in.
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Run is the whole program, with its inputs and outputs passed in: the
+// command args[0] names, run with the rest, or the playground.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	err := command(ctx, args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) { // the help went to stderr: not a failure
 		return nil

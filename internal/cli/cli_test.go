@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ var small = []string{"-duration", "30s", "-clients", "200"}
 func runArgs(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), args, &stdout, &stderr)
+	err := Run(context.Background(), args, &stdout, &stderr)
 	return stdout.String(), stderr.String(), err
 }
 
@@ -561,7 +561,7 @@ func TestRunCanceled(t *testing.T) {
 	for _, format := range []string{"text", "csv", "json"} {
 		t.Run(format, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := run(ctx, withSmall("-format", format), &stdout, &stderr)
+			err := Run(ctx, withSmall("-format", format), &stdout, &stderr)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("canceled run: %v, want context.Canceled", err)
 			}
@@ -578,7 +578,7 @@ func TestRunCanceled(t *testing.T) {
 func TestFlagHelpNamesEmptyDefaults(t *testing.T) {
 	for _, cmd := range []string{"run", "server", "client"} {
 		var out, errOut strings.Builder
-		if err := run(context.Background(), []string{cmd, "-h"}, &out, &errOut); err != nil {
+		if err := Run(context.Background(), []string{cmd, "-h"}, &out, &errOut); err != nil {
 			t.Fatalf("%s -h: %v", cmd, err)
 		}
 		help := out.String() + errOut.String()
@@ -587,7 +587,7 @@ func TestFlagHelpNamesEmptyDefaults(t *testing.T) {
 		}
 	}
 	var errOut strings.Builder
-	run(context.Background(), []string{"run", "-h"}, new(strings.Builder), &errOut)
+	Run(context.Background(), []string{"run", "-h"}, new(strings.Builder), &errOut)
 	if !strings.Contains(errOut.String(), "default none)") {
 		t.Error(`run -h names no empty default as "none" (faults, tiers)`)
 	}

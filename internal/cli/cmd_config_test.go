@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -104,8 +104,8 @@ func TestConfigImportErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := runArgs(t, append([]string{"config", "import"}, tt.args...)...)
-			if err == nil || exitCode(err) != tt.code || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("config import %q = %v (exit %d), want exit %d and %q", tt.args, err, exitCode(err), tt.code, tt.want)
+			if err == nil || ExitCode(err) != tt.code || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("config import %q = %v (exit %d), want exit %d and %q", tt.args, err, ExitCode(err), tt.code, tt.want)
 			}
 		})
 	}
@@ -164,11 +164,11 @@ func TestConfigExport(t *testing.T) {
 
 	_, _, err = runArgs(t, "config", "export", "-lib", "istio", "-a.strategy", "envoy", "-a.max_delay", "1s")
 	var ce *libconfig.CannotExpress
-	if !errors.As(err, &ce) || exitCode(err) != exitUsage || !strings.Contains(err.Error(), "10 × that") {
-		t.Errorf("export of a cap Istio cannot set = %v (exit %d)", err, exitCode(err))
+	if !errors.As(err, &ce) || ExitCode(err) != exitUsage || !strings.Contains(err.Error(), "10 × that") {
+		t.Errorf("export of a cap Istio cannot set = %v (exit %d)", err, ExitCode(err))
 	}
 	_, _, err = runArgs(t, "config", "export", "-a.factor", "20")
-	if err == nil || exitCode(err) != exitUsage || !strings.Contains(err.Error(), "a.factor") {
+	if err == nil || ExitCode(err) != exitUsage || !strings.Contains(err.Error(), "a.factor") {
 		t.Errorf("export with a bad lane flag = %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -63,7 +63,7 @@ func TestDelaysGolden(t *testing.T) {
 }
 
 func Example_delays() {
-	_ = run(context.Background(), strings.Fields("delays -format csv -a.strategy fixed -a.min_delay 250ms -a.max_attempts 3"), os.Stdout, os.Stderr)
+	_ = Run(context.Background(), strings.Fields("delays -format csv -a.strategy fixed -a.min_delay 250ms -a.max_attempts 3"), os.Stdout, os.Stderr)
 	// Output:
 	// retry,p5,p50,p95,max
 	// 1,0.25,0.25,0.25,0.25
@@ -129,8 +129,8 @@ func TestDelaysBadFlags(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("delays %s: %v, want an error containing %q", c.args, err, c.want)
 			}
-			if exitCode(err) != exitUsage {
-				t.Errorf("delays %s: exit status %d, want %d (usage)", c.args, exitCode(err), exitUsage)
+			if ExitCode(err) != exitUsage {
+				t.Errorf("delays %s: exit status %d, want %d (usage)", c.args, ExitCode(err), exitUsage)
 			}
 		})
 	}
@@ -278,7 +278,7 @@ func TestDelaysDoc(t *testing.T) {
 				t.Fatalf("%q: want a backofflab delays command", c.command)
 			}
 			var out bytes.Buffer
-			if err := run(context.Background(), args[1:], &out, io.Discard); err != nil {
+			if err := Run(context.Background(), args[1:], &out, io.Discard); err != nil {
 				fmt.Fprintln(&out, "backofflab:", err)
 			}
 			if out.String() != c.output {
@@ -300,7 +300,7 @@ func TestDelaysPick(t *testing.T) {
 	}
 	// A file that cannot be read is the command's own failure, named as
 	// its.
-	if _, _, err := runArgs(t, "delays", "-lib", "envoy", "nope.yaml"); err == nil || !strings.HasPrefix(err.Error(), "delays: open nope.yaml") || exitCode(err) != exitFailure {
+	if _, _, err := runArgs(t, "delays", "-lib", "envoy", "nope.yaml"); err == nil || !strings.HasPrefix(err.Error(), "delays: open nope.yaml") || ExitCode(err) != exitFailure {
 		t.Errorf("delays of a missing file: %v, want \"delays: open nope.yaml…\", exit %d", err, exitFailure)
 	}
 }

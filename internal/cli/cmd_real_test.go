@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"cmp"
@@ -27,7 +27,7 @@ func startRealServer(t *testing.T, args ...string) (string, *testwait.Buffer) {
 	var stdout, stderr testwait.Buffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"server", "-addr", "127.0.0.1:0"}, args...), &stdout, &stderr)
+		done <- Run(ctx, append([]string{"server", "-addr", "127.0.0.1:0"}, args...), &stdout, &stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -150,7 +150,7 @@ func TestRealClientCommand(t *testing.T) {
 	addr, _ := startRealServer(t)
 	var stdout, stderr testwait.Buffer
 	start := time.Now()
-	err := run(context.Background(), []string{"client", "-addr", addr, "-clients", "20", "-lambda", "0.2",
+	err := Run(context.Background(), []string{"client", "-addr", addr, "-clients", "20", "-lambda", "0.2",
 		"-report", "1s", "-duration", "3s"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("client: %v\n%s", err, stderr.String())
@@ -222,7 +222,7 @@ func TestRealBadFlags(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, "_"), func(t *testing.T) {
 			var stdout, stderr testwait.Buffer
-			err := run(context.Background(), tc.args, &stdout, &stderr)
+			err := Run(context.Background(), tc.args, &stdout, &stderr)
 			var ue usageError
 			if !errors.As(err, &ue) {
 				t.Fatalf("err = %v (%T), want a usageError", err, err)
@@ -246,7 +246,7 @@ func TestRealServerDefaultModel(t *testing.T) {
 	defaultOf := func(cmd string) string {
 		t.Helper()
 		var stdout, stderr strings.Builder
-		if err := run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
+		if err := Run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
 			t.Fatalf("%s -h: %v", cmd, err)
 		}
 		m := regexp.MustCompile(`(?m)^  -server_model value\n.*default (\w+)\)`).FindStringSubmatch(stdout.String() + stderr.String())
@@ -293,7 +293,7 @@ func TestRealHelp(t *testing.T) {
 			"-min_connect_timeout", "-duration", "-seed", "-report"},
 	} {
 		var stdout, stderr testwait.Buffer
-		if err := run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
+		if err := Run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
 			t.Fatalf("%s -h: %v", cmd, err)
 		}
 		for _, f := range flags {
@@ -341,7 +341,7 @@ func realRunBounded(cmd string, args ...string) (string, error) {
 		base, started = []string{cmd, "-addr", "127.0.0.1:1", "-clients", "1", "-duration", "5s"}, " → "
 	}
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, append(base, args...), &stdout, &stderr) }()
+	go func() { done <- Run(ctx, append(base, args...), &stdout, &stderr) }()
 	for {
 		select {
 		case err := <-done:
@@ -362,7 +362,7 @@ func TestRealFlagsFromTable(t *testing.T) {
 	help := map[string]string{}
 	for _, cmd := range []string{"server", "client"} {
 		var stdout, stderr testwait.Buffer
-		if err := run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
+		if err := Run(context.Background(), []string{cmd, "-h"}, &stdout, &stderr); err != nil {
 			t.Fatalf("%s -h: %v", cmd, err)
 		}
 		help[cmd] = stderr.String()

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -105,7 +105,7 @@ func TestDeployManifests(t *testing.T) {
 	cancel()
 	for _, index := range []int{0, completions - 1} {
 		args := expand(sweepArgs[0], index)
-		err := run(ctx, args, new(strings.Builder), new(strings.Builder))
+		err := Run(ctx, args, new(strings.Builder), new(strings.Builder))
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%q: %v, want the arguments accepted and the sweep cancelled", args, err)
 		}

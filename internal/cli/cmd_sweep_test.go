@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -175,7 +175,7 @@ func TestSweepCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		done <- run(ctx, []string{"sweep", "-clients", "20000", "-duration", "1h", "-x", "outage_for",
+		done <- Run(ctx, []string{"sweep", "-clients", "20000", "-duration", "1h", "-x", "outage_for",
 			"-x_from", "10s", "-x_to", "60s", "-x_steps", "8", "-o", out}, new(strings.Builder), new(strings.Builder))
 	}()
 	// The cancel lands some way into the run. No state is awaited: wherever
@@ -211,9 +211,9 @@ func TestSweepOutputChecked(t *testing.T) {
 					mustRun(t, append(slices.Clone(sweepArgs), "-o", part)...)
 					args[len(args)-1] = part
 				}
-				err := run(ctx, args, new(strings.Builder), new(strings.Builder))
-				if err == nil || !strings.Contains(err.Error(), tc.want) || exitCode(err) != exitFailure {
-					t.Errorf("%q: %v (exit status %d), want %q and status %d", args, err, exitCode(err), tc.want, exitFailure)
+				err := Run(ctx, args, new(strings.Builder), new(strings.Builder))
+				if err == nil || !strings.Contains(err.Error(), tc.want) || ExitCode(err) != exitFailure {
+					t.Errorf("%q: %v (exit status %d), want %q and status %d", args, err, ExitCode(err), tc.want, exitFailure)
 				}
 			}
 			if files, _ := os.ReadDir(dir); len(files) != 0 {
@@ -265,9 +265,9 @@ func TestExitStatus(t *testing.T) {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			err := run(ctx, tc.args, new(strings.Builder), new(strings.Builder))
-			if err == nil || exitCode(err) != tc.want {
-				t.Errorf("error %v: exit status %d, want %d", err, exitCode(err), tc.want)
+			err := Run(ctx, tc.args, new(strings.Builder), new(strings.Builder))
+			if err == nil || ExitCode(err) != tc.want {
+				t.Errorf("error %v: exit status %d, want %d", err, ExitCode(err), tc.want)
 			}
 		})
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package cli
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ const sweepChildEnv = "BACKOFFLAB_SWEEP_CHILD_ARGS"
 func TestSweepMergeProcess(t *testing.T) {
 	if args, ok := os.LookupEnv(sweepChildEnv); ok {
 		os.Args = append([]string{"backofflab"}, strings.Split(args, "\n")...)
-		main()
+		Main()
 		os.Exit(0)
 	}
 	dir := t.TempDir()
@@ -113,7 +113,7 @@ func TestSweepMergeStopsOpeningAFIFO(t *testing.T) {
 				cancel()
 			}
 			done := make(chan error, 1)
-			go func() { done <- run(ctx, []string{"sweep", "merge", fifo}, io.Discard, io.Discard) }()
+			go func() { done <- Run(ctx, []string{"sweep", "merge", fifo}, io.Discard, io.Discard) }()
 			if !tc.before {
 				cancel()
 			}

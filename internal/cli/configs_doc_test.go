@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -61,7 +61,7 @@ func docCommands(t *testing.T, page string) []docCommand {
 // error together in the order written, and the error line main adds.
 func printed(args []string) string {
 	var b bytes.Buffer
-	if err := run(context.Background(), args, &b, &b); err != nil {
+	if err := Run(context.Background(), args, &b, &b); err != nil {
 		fmt.Fprintln(&b, "backofflab:", err)
 	}
 	return b.String()

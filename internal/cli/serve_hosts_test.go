@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -78,7 +78,7 @@ func TestServedHosts(t *testing.T) {
 func TestServeBadHost(t *testing.T) {
 	for _, h := range []string{"play.example.com:443", "http://play.example.com", "play example", "a..b", "*.example.com", "play.example.com/"} {
 		t.Run(h, func(t *testing.T) {
-			err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-host", "ok.example," + h}, io.Discard, io.Discard)
+			err := Run(context.Background(), []string{"-addr", "127.0.0.1:0", "-host", "ok.example," + h}, io.Discard, io.Discard)
 			if !errors.As(err, new(usageError)) {
 				t.Fatalf("-host %q: %v (%T), want a usage error (exit status 2)", h, err, err)
 			}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -40,12 +40,12 @@ func TestServeBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"-addr"}, {"-nope"}, {"-addr", "localhost:0", "extra"},
 		{"-run_memory", "1MiB"}, {"-max_memory", "1GiB", "-run_memory", "2GiB"}, {"-max_memory", "much"},
 		{"-view_cpu", "0s"}, {"-view_cpu", "10000h"}, {"-view_cpu", "soon"}} {
-		err := run(context.Background(), args, io.Discard, io.Discard)
+		err := Run(context.Background(), args, io.Discard, io.Discard)
 		if _, ok := err.(usageError); !ok {
 			t.Errorf("run %q: %v, want a usage error", args, err)
 		}
 	}
-	if err := run(context.Background(), []string{"-addr", "256.0.0.1:1"}, io.Discard, io.Discard); err == nil {
+	if err := Run(context.Background(), []string{"-addr", "256.0.0.1:1"}, io.Discard, io.Discard); err == nil {
 		t.Error("an address that cannot be bound gave no error")
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -24,7 +24,7 @@ func startServe(t *testing.T, ctx context.Context, args ...string) (string, <-ch
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw, io.Discard)
+		done <- Run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw, io.Discard)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')

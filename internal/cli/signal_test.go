@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -39,7 +39,7 @@ func TestSignalChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Args = append([]string{"backofflab"}, strings.Fields(args)...)
-	main()
+	Main()
 	t.Fatal("main returned: the command ended before any SIGTERM")
 }
 
