@@ -38,18 +38,24 @@ check:
 # 3. The rate test of 200 sessions measures wall time: it runs alone,
 #    after them, not beside them; under -race it would measure the
 #    detector.
-# 4. NORACE_TESTS, which skip under -race (each says why in its skip
-#    message), without it: the long statistical runs of the queue, the
-#    long known-answer searches of the advice (the package's and the
-#    command's), which would wait ten times as long for the same answers
-#    (the advice's goroutines still run under the detector in its shorter
-#    tests); the checks that an event allocates nothing, which would count
-#    the detector's own allocations; and the retry libraries' oracles and
-#    the configurations' round trips, long samples drawn on the test's one
-#    goroutine, where the detector has nothing to watch. Every test that
-#    starts goroutines of its own runs under -race.
-NORACE_TESTS = TestModelErlangC|TestEventsDoNotAllocate|TestTierEventsDoNotAllocate|TestParallelEventsDoNotAllocate|TestAdviceLanding|TestAdviceNeedsFactor|TestAdviceCurve|TestAdviceSameSeedSameAdvice|TestEstimateCost|TestWriteText|TestAdviseReproducedByRun|TestAdviseCurve|TestAdviseText|TestOracleAWSStandard|TestOracleAWSLegacy|TestOracleAWSThrottled|TestOracleCenkalti|TestOracleClientGo|TestRoundTrip|TestLaneRoundTrip
-RACE_FIRST = ./realexp ./simengine . ./web/playground ./sweep
+# 4. The tests that skip under -race, without it: each calls
+#    testrace.SkipUnder(t, why) in its own body, and NORACE_TESTS and
+#    NORACE_PKGS are found from those calls, so no list is kept by hand
+#    (TestRaceSkipsRunElsewhere checks that every test that skips runs
+#    here or in a line of its own). They are the long statistical runs of
+#    the queue, the long known-answer searches of the advice (the
+#    package's and the command's), which would wait ten times as long for
+#    the same answers (the advice's goroutines still run under the
+#    detector in its shorter tests); the checks that an event allocates
+#    nothing, which would count the detector's own allocations; and the
+#    retry libraries' oracles and the configurations' round trips, long
+#    samples drawn on the test's one goroutine, where the detector has
+#    nothing to watch. Every test that starts goroutines of its own runs
+#    under -race.
+NORACE_FILES = $(shell grep -rlE --include='*_test.go' --exclude-dir=testdata '^\s+testrace\.SkipUnder' .)
+NORACE_TESTS = $(shell awk '/^func /{n=""} /^func Test/{n=$$2; sub(/[^A-Za-z0-9_].*/,"",n)} /^[ \t]+testrace\.SkipUnder/{print n}' $(NORACE_FILES) | sort -u | paste -sd'|' -)
+NORACE_PKGS = $(sort $(dir $(NORACE_FILES)))
+RACE_FIRST = ./realexp ./simengine ./internal/cli ./web/playground ./sweep
 
 test:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }
@@ -58,7 +64,7 @@ test:
 	BACKOFFLAB_NO_BROWSER=1 $(GO) test -race -count=1 -timeout 20m $(RACE_FIRST) ./...
 	$(GO) test -count=1 -timeout 10m -parallel 3 -run 'TestBrowser' ./web/...
 	$(GO) test -count=1 -run '^TestManySessions$$' ./web/playground
-	$(GO) test -count=1 -run '^($(NORACE_TESTS))$$' ./simengine ./advise ./strategies ./libconfig .
+	$(GO) test -count=1 -run '^($(NORACE_TESTS))$$' $(NORACE_PKGS)
 
 generate:
 	$(GO) tool templ generate

@@ -11,6 +11,7 @@ import (
 
 	"github.com/backofflab/backofflab/budget"
 	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 )
@@ -378,18 +379,21 @@ func TestLanesApartStopWhenDone(t *testing.T) {
 // TestEventsDoNotAllocate: a second of 001's run, about a thousand events a
 // lane, allocates little more than its ten ticks: no event allocates.
 func TestEventsDoNotAllocate(t *testing.T) {
+	testrace.SkipUnder(t, detectorAllocates)
 	p := scenariotest.CurveDefaults()
 	p.Duration = time.Hour
 	checkEventsDoNotAllocate(t, p)
 }
 
+// detectorAllocates is why a test that counts allocations skips under
+// -race: the detector allocates on its own.
+const detectorAllocates = "the race detector allocates on its own"
+
 // checkEventsDoNotAllocate checks that a second of p's run, past its
-// start, allocates little more than its ten ticks.
+// start, allocates little more than its ten ticks. Its callers skip under
+// -race (detectorAllocates).
 func checkEventsDoNotAllocate(t *testing.T, p scenario.Params) {
 	t.Helper()
-	if raceEnabled {
-		t.Skip("the race detector allocates on its own")
-	}
 	e := simNew(t, p)
 	simAdvance(t, e, 5*time.Second) // past the start's growth
 	at := 5 * time.Second

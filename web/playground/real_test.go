@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/internal/testwait"
 	"github.com/backofflab/backofflab/realexp"
 	"github.com/backofflab/backofflab/scenario"
@@ -193,7 +194,7 @@ func refused(addr string) bool {
 // realWait bounds the waits on a real lane: real time, on a loaded 2-core
 // machine, slower under -race.
 func realWait() time.Duration {
-	if raceEnabled {
+	if testrace.Enabled {
 		return 8 * time.Second
 	}
 	return 4 * time.Second
