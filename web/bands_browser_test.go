@@ -5,10 +5,8 @@ package web
 // go test -run TestBrowserBands -v ./web
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -26,7 +24,7 @@ import (
 func TestBrowserBands(t *testing.T) {
 	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL
 	for _, st := range []struct {
 		name string
@@ -258,25 +256,11 @@ func bandsExports(t *testing.T, env *browserEnv) {
 // of a storm.
 const longBand = "duration=10m&clients=5000&seeds=60"
 
-// bandsServer is a server of its own for a bands test, with its pool in
-// the test's hands.
-func bandsServer(t *testing.T, lim Limits) (*httptest.Server, *Server, *budget.Pool) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pool := budget.NewPool(1 << 30)
-	s := NewServer(ctx, Options{Limits: lim, Memory: pool})
-	srv := httptest.NewServer(s)
-	t.Cleanup(func() {
-		cancel()
-		srv.Close()
-	})
-	return srv, s, pool
-}
-
 // bandsLeavingStops: a page that leaves while its seeds run stops them:
 // the server's simulations go back to 0 and its memory is given back.
 func bandsLeavingStops(t *testing.T, env *browserEnv) {
-	srv, s, pool := bandsServer(t, Limits{})
+	pool := budget.NewPool(1 << 30)
+	srv, s, _ := serveShell(t, Options{Memory: pool})
 	tb := openTab(t, env.ctx)
 	tb.do("open a long band", chromedp.Navigate(srv.URL+"/bands?"+longBand))
 	tb.waitTrue("the page shows the progress", `document.querySelector('#bands-status').textContent.includes('of 60 seeds done')`)

@@ -34,7 +34,7 @@ const firstW, firstH = 1280, 800
 func TestBrowserFirstScreen(t *testing.T) {
 	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL
 	for _, st := range []struct {
 		name string

@@ -24,7 +24,7 @@ import (
 func TestBrowserNewcomer(t *testing.T) {
 	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	hs, srv, _ := newContentionServer(t, Limits{RunMemory: 64 << 20})
+	hs, srv, _ := serveShell(t, Options{Limits: Limits{RunMemory: 64 << 20}})
 	env.base = hs.URL
 	for _, st := range []struct {
 		name string

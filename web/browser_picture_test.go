@@ -33,7 +33,7 @@ import (
 func TestBrowserPicture(t *testing.T) {
 	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	srv, _ := newTestServer(t, Limits{RunMemory: 64 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 64 << 20}})
 	env.base = srv.URL
 	axe := readAxe(t)
 	for _, st := range []struct {

@@ -96,7 +96,7 @@ func runBrowserSubtests(t *testing.T, subtests []browserSubtest) {
 	env := &browserEnv{ctx: startBrowser(t)}
 	t.Logf("browser up in %v", time.Since(start).Round(time.Millisecond))
 	// A small run budget, so that a storm lane stops within a second.
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL
 	for _, st := range subtests {
 		t.Run(st.name, func(t *testing.T) {
@@ -440,8 +440,9 @@ func browserStopResume(t *testing.T, env *browserEnv) {
 
 // replayOutage runs query's parameters in the engine, with the server
 // stopped at stopped and resumed at resumed (seconds, as the page's state
-// gives them), to until, with a page's run memory (newTestServer's
-// RunMemory), and returns its rows as a session sends them (playground.TickRow).
+// gives them), to until, with a page's run memory (the RunMemory the
+// browser tests give their server), and returns its rows as a session sends
+// them (playground.TickRow).
 func replayOutage(t *testing.T, query string, stopped, resumed, until float64) [][]float64 {
 	t.Helper()
 	q, errs := kit.ParseQuery(query)
