@@ -22,7 +22,7 @@ import (
 )
 
 func TestBrowserBands(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
 	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL

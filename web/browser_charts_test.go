@@ -24,7 +24,7 @@ import (
 )
 
 func TestBrowserCharts(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
 	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL

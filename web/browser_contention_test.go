@@ -20,7 +20,7 @@ import (
 )
 
 func TestBrowserContention(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	ctx := startBrowser(t)
 	srv, s, _ := serveShell(t, Options{})
 	axe := readAxe(t)

@@ -25,7 +25,7 @@ import (
 // percentile, its 5–95 % band and its median are RetryDelays' for the
 // lane, the numbers "backofflab delays -lib envoy" prints.
 func TestBrowserDelays(t *testing.T) {
-	t.Parallel() // its own server and Chromium
+	t.Parallel() // its own server and browser context
 	env := &browserEnv{ctx: startBrowser(t)}
 	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL

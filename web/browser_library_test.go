@@ -25,7 +25,7 @@ import (
 // says why it cannot express it; axe-core finds nothing serious with the
 // section open.
 func TestBrowserLibrary(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
 	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL

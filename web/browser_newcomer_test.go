@@ -22,7 +22,7 @@ import (
 )
 
 func TestBrowserNewcomer(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
 	hs, srv, _ := serveShell(t, Options{Limits: Limits{RunMemory: 64 << 20}})
 	env.base = hs.URL

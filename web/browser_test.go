@@ -43,11 +43,11 @@ type browserEnv struct {
 }
 
 // TestBrowser and TestBrowserRuns hold the playground's subtests in two
-// halves of about the same length, each with its own server and Chromium,
+// halves of about the same length, each with its own server and browser,
 // so that make test runs them beside each other and the other long
 // browser tests.
 func TestBrowser(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	runBrowserSubtests(t, []browserSubtest{
 		{"PageLoadsAndTicks", browserPageLoads},
 		{"Presets", browserPresets},
@@ -61,7 +61,7 @@ func TestBrowser(t *testing.T) {
 
 // TestBrowserRuns is TestBrowser's second half.
 func TestBrowserRuns(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	runBrowserSubtests(t, []browserSubtest{
 		{"Exports", browserExports},
 		{"RealLane", browserRealLane},

@@ -19,7 +19,7 @@ import (
 const formatCases = "../internal/present/testdata/formats.json"
 
 func TestBrowserFormatters(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	ctx := startBrowser(t)
 	srv, _, _ := serveShell(t, Options{})
 	cases, err := os.ReadFile(formatCases)

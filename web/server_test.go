@@ -16,7 +16,9 @@ import (
 	"github.com/backofflab/backofflab/web/internal/webtest"
 )
 
-func TestMain(m *testing.M) { webtest.Main(m) }
+// TestMain closes the browser tests' shared Chromium after the last test,
+// before goleak looks for what outlived them.
+func TestMain(m *testing.M) { webtest.Main(m, chromium.stop) }
 
 // serveShell serves NewServer(opts) on loopback until the test ends, and
 // returns the Server too, whose Running a test watches, and the cancel of
