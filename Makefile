@@ -1,10 +1,11 @@
 # The README's commands: `make run` serves the playground, `make test` runs the
 # whole suite as CI does, `make check` is the quick loop while editing (no
 # race detector, no browser, no long statistical or rate runs), `make bench`
-# measures speed and memory.
+# measures speed and memory, `make test-one PKG=./simengine` one package as
+# make test runs it.
 GO ?= go
 
-.PHONY: run check test generate bench fuzz
+.PHONY: run check test test-one generate bench fuzz
 
 run:
 	$(GO) run .
@@ -59,6 +60,15 @@ test:
 	$(GO) test -count=1 -timeout 10m -parallel 3 -run 'TestBrowser' ./web/...
 	$(GO) test -count=1 -run '^TestManySessions$$' ./web/playground
 	$(GO) test -count=1 -run '^($(NORACE_TESTS))$$' ./simengine ./advise ./strategies ./libconfig .
+
+# make test's lines for one package, PKG (make test-one PKG=./simengine):
+# the lines whose tests the package does not hold run none.
+test-one:
+	@test -n "$(PKG)" || { echo 'usage: make test-one PKG=./simengine'; exit 2; }
+	BACKOFFLAB_NO_BROWSER=1 $(GO) test -race -count=1 -timeout 20m $(PKG)
+	$(GO) test -count=1 -timeout 10m -parallel 3 -run 'TestBrowser' $(PKG)
+	$(GO) test -count=1 -run '^TestManySessions$$' $(PKG)
+	$(GO) test -count=1 -run '^($(NORACE_TESTS))$$' $(PKG)
 
 generate:
 	$(GO) tool templ generate
