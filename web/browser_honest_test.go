@@ -17,7 +17,11 @@ import (
 // column holds the change; the change is marked on every chart of its
 // lane. The second link gives the settings from t = 0, without the change.
 func browserHonestLink(t *testing.T, env *browserEnv) {
-	const query = "speed=10&duration=60s&clients=400&outage_at=5s&outage_for=5s"
+	// At 2× the run reaches its end 30 s after it starts: the slider
+	// moves while it plays however far the server is ahead of a busy
+	// machine's page (at 10× the run had ended on one, so the change
+	// started a new run instead of joining this one).
+	const query = "speed=2&duration=60s&clients=400&outage_at=5s&outage_for=5s"
 	tb := openPage(t, env, query)
 	dir := t.TempDir()
 	allowDownloads(t, tb, dir)
