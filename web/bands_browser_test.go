@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/backofflab/backofflab/bands"
@@ -205,15 +204,7 @@ func bandsAxe(t *testing.T, env *browserEnv) {
 func bandsExports(t *testing.T, env *browserEnv) {
 	dir := t.TempDir()
 	tb := openBands(t, env, bandsSmall)
-	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
-	}); err != nil {
-		t.Fatalf("setDownloadBehavior: %v", err)
-	}
-	t.Cleanup(func() {
-		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-			Behavior: browser.SetDownloadBehaviorBehaviorDefault})
-	})
+	allowDownloads(t, tb, dir)
 	body, name := tb.download(dir, chromedp.Click(chromedp.ID("bands-csv")))
 	if name != "backofflab-bands.csv" || !strings.HasPrefix(string(body), bands.CSVHeader()) {
 		t.Errorf("CSV %q starts %.80q", name, body)

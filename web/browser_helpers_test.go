@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto"
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
 	cdppage "github.com/chromedp/cdproto/page"
@@ -454,4 +455,21 @@ func (tb *tab) screenshot() []byte {
 		tb.t.Fatalf("screenshot: %v", err)
 	}
 	return buf
+}
+
+// allowDownloads saves the downloads of tb's browser context in dir, under
+// their GUIDs, until the test ends. The behaviour is the browser
+// context's: the tests beside it, each in its own, keep theirs.
+func allowDownloads(t *testing.T, tb *tab, dir string) {
+	t.Helper()
+	id := chromedp.FromContext(tb.ctx).BrowserContextID
+	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true), BrowserContextID: id,
+	}); err != nil {
+		t.Fatalf("setDownloadBehavior: %v", err)
+	}
+	t.Cleanup(func() {
+		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorDefault, BrowserContextID: id})
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 )
 
@@ -98,22 +97,6 @@ func browserHonestLink(t *testing.T, env *browserEnv) {
 		t.Errorf("the CSV does not carry the change: header %q", header)
 	}
 	t.Logf("verdicts: %q; CSV %d bytes, identical", verdicts, len(csv))
-}
-
-// allowDownloads saves tb's downloads in dir, under their GUIDs, until the
-// test ends.
-func allowDownloads(t *testing.T, tb *tab, dir string) {
-	t.Helper()
-	id := chromedp.FromContext(tb.ctx).BrowserContextID
-	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true), BrowserContextID: id,
-	}); err != nil {
-		t.Fatalf("setDownloadBehavior: %v", err)
-	}
-	t.Cleanup(func() {
-		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-			Behavior: browser.SetDownloadBehaviorBehaviorDefault, BrowserContextID: id})
-	})
 }
 
 // copyVia clicks the copy button id and returns the text it put on the

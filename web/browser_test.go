@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/backofflab/backofflab/budget"
@@ -515,11 +517,32 @@ func browserBadValue(t *testing.T, env *browserEnv) {
 }
 
 // download runs trigger and returns the file the browser saved, and the
-// name the page suggested.
+// name the page suggested. The browser's download events are every tab's,
+// those of the tests beside this one too: the download is the first that
+// one of tb's frames began.
 func (tb *tab) download(dir string, trigger chromedp.Action[chromedp.Void]) ([]byte, string) {
 	tb.t.Helper()
 	ctx, cancel := context.WithTimeout(tb.ctx, actionTimeout)
 	defer cancel()
+	frames, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) (map[cdp.FrameID]bool, error) {
+		r, err := cdp.Call(ctx, t, cdppage.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			return nil, err
+		}
+		ids := map[cdp.FrameID]bool{}
+		var add func(*cdppage.FrameTree)
+		add = func(ft *cdppage.FrameTree) {
+			ids[ft.Frame.ID] = true
+			for _, c := range ft.ChildFrames {
+				add(c)
+			}
+		}
+		add(r.FrameTree)
+		return ids, nil
+	})
+	if err != nil {
+		tb.t.Fatalf("the tab's frames: %v", err)
+	}
 	begins := chromedp.BrowserEvents(ctx, browser.DownloadWillBegin) // subscribed from here on
 	progress := chromedp.BrowserEvents(ctx, browser.DownloadProgress)
 	if err := chromedp.Do(ctx, trigger); err != nil {
@@ -530,8 +553,10 @@ func (tb *tab) download(dir string, trigger chromedp.Action[chromedp.Void]) ([]b
 		if err != nil {
 			tb.t.Fatalf("no download began: %v", err)
 		}
-		begin = ev
-		break
+		if frames[ev.FrameID] {
+			begin = ev
+			break
+		}
 	}
 	for ev, err := range progress {
 		if err != nil {
@@ -560,15 +585,7 @@ func (tb *tab) download(dir string, trigger chromedp.Action[chromedp.Void]) ([]b
 func browserExports(t *testing.T, env *browserEnv) {
 	dir := t.TempDir()
 	tb := openPage(t, env, "speed=20&duration=10m")
-	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
-	}); err != nil {
-		t.Fatalf("setDownloadBehavior: %v", err)
-	}
-	t.Cleanup(func() { // the browser outlives dir: downloads go nowhere again
-		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-			Behavior: browser.SetDownloadBehaviorBehaviorDefault})
-	})
+	allowDownloads(t, tb, dir)
 	tb.waitRowsT(40) // past the default outage (20 s to 35 s): empty percentiles
 	tb.pause()
 	rows := tb.rows()

@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/backofflab/backofflab/internal/testwait"
@@ -280,15 +279,7 @@ func TestBrowserMapPictures(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			tmp := t.TempDir()
 			tb := openMap(t, env, m.query)
-			if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: tmp, EventsEnabled: new(true),
-			}); err != nil {
-				t.Fatalf("setDownloadBehavior: %v", err)
-			}
-			t.Cleanup(func() {
-				chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-					Behavior: browser.SetDownloadBehaviorBehaviorDefault})
-			})
+			allowDownloads(t, tb, tmp)
 			pollFor[bool](tb, "the map is done", `(s => s && s.finished)(window.backofflabMap.state())`, 30*time.Minute)
 			eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
 			t.Logf("%s: %s", m.name, eval[string](tb, `document.querySelector('#map-status').textContent`))
