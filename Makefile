@@ -29,9 +29,10 @@ check:
 # 2. The browser tests, without -race: what they check is the pages, in
 #    Chromium, which the detector does not watch, and the handlers they
 #    drive run under -race in the web package's other tests. With CI=true
-#    a missing Chromium fails them. They run three at a time (each its own
-#    server and Chromium; the link crawl's visits, each its own tab, share
-#    the same three places), and they wait for states, not for times. The
+#    a missing Chromium fails them. They run three at a time, in one
+#    Chromium (each its own server and browser context; the link crawl's
+#    visits, each its own tab, share the same three places), and they wait
+#    for states, not for times. The
 #    phase is bound by the CPU, not by waiting: a page whose run plays
 #    draws on a core of its own (more than three at a time is no faster),
 #    so a test plays its run at full speed wherever what it checks does
