@@ -1,10 +1,11 @@
 # The README's commands: `make run` serves the playground, `make test` runs the
 # whole suite as CI does, `make check` is the quick loop while editing (no
 # race detector, no browser, no long statistical or rate runs), `make bench`
-# measures speed and memory.
+# measures speed and memory, `make test-one PKG=./simengine` one package as
+# make test runs it.
 GO ?= go
 
-.PHONY: run check test generate bench fuzz
+.PHONY: run check test test-one generate bench fuzz
 
 run:
 	$(GO) run .
@@ -28,9 +29,10 @@ check:
 # 2. The browser tests, without -race: what they check is the pages, in
 #    Chromium, which the detector does not watch, and the handlers they
 #    drive run under -race in the web package's other tests. With CI=true
-#    a missing Chromium fails them. They run three at a time (each its own
-#    server and Chromium; the link crawl's visits, each its own tab, share
-#    the same three places), and they wait for states, not for times. The
+#    a missing Chromium fails them. They run three at a time, in one
+#    Chromium (each its own server and browser context; the link crawl's
+#    visits, each its own tab, share the same three places), and they wait
+#    for states, not for times. The
 #    phase is bound by the CPU, not by waiting: a page whose run plays
 #    draws on a core of its own (more than three at a time is no faster),
 #    so a test plays its run at full speed wherever what it checks does
@@ -65,6 +67,15 @@ test:
 	$(GO) test -count=1 -timeout 10m -parallel 3 -run 'TestBrowser' ./web/...
 	$(GO) test -count=1 -run '^TestManySessions$$' ./web/playground
 	$(GO) test -count=1 -run '^($(NORACE_TESTS))$$' $(NORACE_PKGS)
+
+# make test's lines for one package, PKG (make test-one PKG=./simengine):
+# the lines whose tests the package does not hold run none.
+test-one:
+	@test -n "$(PKG)" || { echo 'usage: make test-one PKG=./simengine'; exit 2; }
+	BACKOFFLAB_NO_BROWSER=1 $(GO) test -race -count=1 -timeout 20m $(PKG)
+	$(GO) test -count=1 -timeout 10m -parallel 3 -run 'TestBrowser' $(PKG)
+	$(GO) test -count=1 -run '^TestManySessions$$' $(PKG)
+	$(GO) test -count=1 -run '^($(NORACE_TESTS))$$' $(PKG)
 
 generate:
 	$(GO) tool templ generate

@@ -318,7 +318,10 @@ func TestCurveCacheExact(t *testing.T) {
 }
 
 // TestRunStopsWhenCancelled: a run whose context ends stops within a slice,
-// its lanes one after the other or apart.
+// its lanes one after the other or apart. The storm is of 20 clients: lanes
+// apart emit their first tick only once their first round (runAhead ticks)
+// is done, and 2000 clients' round ran for minutes under -race before the
+// cancel could come.
 func TestRunStopsWhenCancelled(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -329,6 +332,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := simStorm()
+			p.Clients = 20
 			p.Duration = time.Hour
 			p.Lanes = append(p.Lanes, p.Lanes[0])
 			ctx, cancel := context.WithCancel(context.Background())

@@ -24,16 +24,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
 func TestBrowserPicture(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	srv, _ := newTestServer(t, Limits{RunMemory: 64 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 64 << 20}})
 	env.base = srv.URL
 	axe := readAxe(t)
 	for _, st := range []struct {
@@ -139,15 +138,7 @@ func pictureDraws(t *testing.T, env *browserEnv, _ string) {
 func pictureExport(t *testing.T, env *browserEnv, _ string) {
 	dir := t.TempDir()
 	tb := openPage(t, env, "speed=max&duration=30s")
-	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
-	}); err != nil {
-		t.Fatalf("setDownloadBehavior: %v", err)
-	}
-	t.Cleanup(func() {
-		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-			Behavior: browser.SetDownloadBehaviorBehaviorDefault})
-	})
+	allowDownloads(t, tb, dir)
 	tb.waitDone()
 	tb.pictureDrawn()
 	size := eval[[]float64](tb, `(r => [r.width, r.height])(document.querySelector('canvas[data-picture="b"]').getBoundingClientRect())`)

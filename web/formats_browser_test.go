@@ -19,9 +19,9 @@ import (
 const formatCases = "../internal/present/testdata/formats.json"
 
 func TestBrowserFormatters(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	ctx := startBrowser(t)
-	srv, _ := newTestServer(t, Limits{})
+	srv, _, _ := serveShell(t, Options{})
 	cases, err := os.ReadFile(formatCases)
 	if err != nil {
 		t.Fatal(err)
