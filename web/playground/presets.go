@@ -127,6 +127,10 @@ type presets struct {
 	once sync.Once
 	all  []Preset
 	libs []Preset // libraryPresetDefs', measured with the others
+	// keyed are presetDefs' keys, for the sessions, which need not
+	// measure them (keys).
+	keyOnce sync.Once
+	keyed   []presetKey
 }
 
 // measuredPresets holds the presets of this process by the limits they
@@ -162,6 +166,20 @@ func (ps *presets) list() []Preset {
 	return ps.all
 }
 
+// keys returns the keys of the presets (presetDefs') that decode within
+// the limits: what a session needs to name the preset it runs, without
+// running them. A preset beyond this server's limits is no session's.
+func (ps *presets) keys() []presetKey {
+	ps.keyOnce.Do(func() {
+		for _, d := range presetDefs {
+			if st, errs := decode(d.query, ps.lim); len(errs) == 0 {
+				ps.keyed = append(ps.keyed, presetKey{d.name, runKey(st)})
+			}
+		}
+	})
+	return ps.keyed
+}
+
 // library returns the presets of each library's defaults
 // (libraryPresetDefs), measured.
 func (ps *presets) library() []Preset {
@@ -184,7 +202,7 @@ func measure(d presetDef, lim Limits) Preset {
 		fmt.Fprintf(&b, " "+withoutMark+" (%s), on the same seed:", d.without.Encode())
 		writeVerdicts(&b, d, presetState(d, on, lim).p)
 	}
-	return Preset{Name: d.name, Title: d.title, Query: st.encode(), Description: b.String(), Outcomes: outs}
+	return Preset{Name: d.name, Title: d.title, Query: st.encode(), Description: b.String(), Outcomes: outs, key: runKey(st)}
 }
 
 // withoutMark begins the part of a description that a preset's run

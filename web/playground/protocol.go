@@ -107,6 +107,9 @@ type helloMsg struct {
 	Heads []string `json:"heads"`
 	// Picture is what the live picture of each lane's system needs.
 	Picture pictureView `json:"picture"`
+	// Rules are what the page shows that follows from the run: the
+	// controls it hides, its preset, its links (rules.go).
+	Rules pageRules `json:"rules"`
 }
 
 // faultKindInfo is one fault kind for the page.
@@ -215,6 +218,16 @@ type paramsMsg struct {
 	Heads    []string `json:"heads"`
 	// Picture is the picture's view of the run, as in hello.
 	Picture pictureView `json:"picture"`
+	// Rules are the run's rules, as in hello.
+	Rules pageRules `json:"rules"`
+}
+
+// rulesMsg follows the errors of a refused set: the rules of the values
+// the page's controls hold (which controls hide) with the preset and
+// links of the run in effect, which the set did not change.
+type rulesMsg struct {
+	Type  string    `json:"type"` // "rules"
+	Rules pageRules `json:"rules"`
 }
 
 type errorMsg struct {
