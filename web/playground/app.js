@@ -16,7 +16,7 @@
 
 import { $, attr, onThemeChange } from './common.js';
 import { COL, LETTERS, NC, SPEC, TIME_CHARTS, boxes, laneCount, lastState, lastSummary, marks, page, query, rows, settings } from './play-state.js';
-import { freshStrategy, hasError, setControl, showStrategy, speak, textAt, wireDrawer } from './play-controls.js';
+import { hasError, setControl, showStrategy, speak, strategyChanged, textAt, wireDrawer } from './play-controls.js';
 import { comeBack, connect, leave, scheduleSet, send, sendSet, setTimer } from './play-socket.js';
 import { charts, forCharts, showLanes, themed, view } from './play-charts.js';
 import { axisMax, drawDelays, markDirty } from './play-draw.js';
@@ -48,7 +48,7 @@ function wire() {
     if (!name || el.type === 'text') return;
     if (name.endsWith('.strategy')) {
       const i = LETTERS.indexOf(name[0]);
-      freshStrategy.add(i);
+      strategyChanged(i);
       showStrategy(i, el.value);
     }
     // Which controls the change shows and hides is the server's answer

@@ -34,7 +34,18 @@ function paramValue(el) {
 // Lanes whose strategy just changed: their strategy parameters (except
 // KEEP) stay out of the next query, so that the server fills the new
 // strategy's defaults.
-export const freshStrategy = new Set();
+const freshStrategy = new Set();
+
+// strategyChanged marks lane i's strategy as just changed.
+export function strategyChanged(i) {
+  freshStrategy.add(i);
+}
+
+// strategiesSent forgets the changes of strategy once a set has told the
+// server of them.
+export function strategiesSent() {
+  freshStrategy.clear();
+}
 
 // buildQuery writes the whole state the controls show, for n lanes. A
 // lane being added is left out: the server gives it its defaults.

@@ -4,7 +4,7 @@
 
 import { $, attr } from './common.js';
 import { LETTERS, SPEC, lanes, query, settings, takeDelays, takeHello, takeMarks, takeParams, takeRules, takeState, takeSummary } from './play-state.js';
-import { applyQuery, buildQuery, clearErrors, ensureOption, freshStrategy, showError, showHeads, showHidden, updateURL } from './play-controls.js';
+import { applyQuery, buildQuery, clearErrors, ensureOption, showError, showHeads, showHidden, strategiesSent, updateURL } from './play-controls.js';
 import { forCharts, showLanes, timeAxis } from './play-charts.js';
 import { addRows, drawDelays, markDirty, restartDrawing } from './play-draw.js';
 import { renderExplain } from './play-explain.js';
@@ -76,7 +76,7 @@ export function sendSet(n) {
   clearTimeout(setTimer);
   setTimer = 0;
   const q = buildQuery(n);
-  freshStrategy.clear();
+  strategiesSent();
   clearErrors(); // the answer names every value still bad
   send({ type: 'set', query: q });
 }
