@@ -333,6 +333,7 @@ func chartsSharedAxes(t *testing.T, env *browserEnv) {
 	}
 	got := eval[[]axis](tb, `(() => {
 		const cs = window.backofflab.charts(), out = [];
+		const { TIME_CHARTS, LETTERS, laneCount, SPEC, axisMax } = window.backofflab;
 		for (const id of TIME_CHARTS) {
 			const ls = Array.from(LETTERS).slice(0, laneCount()).filter(L => cs[id + '.' + L] && !cs[id + '.' + L].getDom().closest('[hidden]'));
 			if (ls.length < 2) continue;

@@ -28,7 +28,7 @@ func browserHonestLink(t *testing.T, env *browserEnv) {
 	// Move lane b's factor slider to its position nearest 1.1, as a hand does.
 	factor := eval[string](tb, `(() => {
 		const s = document.querySelector('[data-slider-for="b.factor"]');
-		const texts = page.scales[page.sliders['b.factor']];
+		const page = window.backofflab.page, texts = page.scales[page.sliders['b.factor']];
 		let best = 0;
 		texts.forEach((v, i) => { if (Math.abs(Number(v) - 1.1) < Math.abs(Number(texts[best]) - 1.1)) best = i; });
 		s.value = String(best);
@@ -53,7 +53,7 @@ func browserHonestLink(t *testing.T, env *browserEnv) {
 		const ml = c.getOption().series[0].markLine;
 		return ml && ml.data.some(d => /b\.factor=/.test(d.name || ''));
 	}).map(([id]) => id).sort()`)
-	timeCharts := eval[[]string](tb, `Object.keys(window.backofflab.charts()).filter(id => id.endsWith('.b') && SPEC[id.split('.')[0]].x === 'time').sort()`)
+	timeCharts := eval[[]string](tb, `Object.keys(window.backofflab.charts()).filter(id => id.endsWith('.b') && window.backofflab.SPEC[id.split('.')[0]].x === 'time').sort()`)
 	t.Logf("charts marking the change: %v", marked)
 	for _, id := range timeCharts {
 		if !strings.Contains(strings.Join(marked, " "), id) {

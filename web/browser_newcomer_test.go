@@ -314,7 +314,7 @@ func newcomerCaption(t *testing.T, env *browserEnv) {
 		type sample struct{ Shown, Drawn []string }
 		s := evalAwait[sample](tb, `new Promise(r => requestAnimationFrame(() => r({
 			shown: ['a', 'b'].map(l => document.querySelector('[data-picture-text="' + l + '"]').textContent),
-			drawn: [0, 1].map(i => picSentence(i)),
+			drawn: [0, 1].map(i => window.backofflab.picSentence(i)),
 		})))`)
 		if len(s.Drawn) != 2 || len(s.Shown) != 2 {
 			t.Fatalf("sampled %q", s)
@@ -382,7 +382,7 @@ const pictureTexts = `(() => {
 		}
 		return orig.apply(this, arguments);
 	};
-	try { picDrawAll(true); } finally { proto.fillText = orig; }
+	try { window.backofflab.picDrawAll(true); } finally { proto.fillText = orig; }
 	return rec;
 })()`
 
