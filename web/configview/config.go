@@ -1,4 +1,11 @@
-package playground
+// Package configview is the library import and export (/config/*): a
+// real library's configuration pasted into the playground's page read
+// into a lane (POST /config/import), and a lane written as every
+// library's configuration (GET /config/export/{lane}). The libraries,
+// their syntax, their mapping onto a lane and back are libconfig's; this
+// view decodes a request once and answers JSON, which the page's script
+// (play-library.js, served by the playground) reads.
+package configview
 
 import (
 	"encoding/json"
@@ -7,148 +14,28 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/backofflab/backofflab/libconfig"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
-// Each lane's "Your library" section: a real library's defaults and knobs,
-// its configuration pasted in (POST /config/import) and the lane written
-// as every library's configuration (GET /config/export/{lane}). The
-// libraries, their syntax, their mapping onto a lane and back are
-// libconfig's; this file decodes a request once, answers JSON, and turns a
-// lane into the values its controls take.
+// LaneBoxes is what lane l's number boxes show for its values, as the
+// page that posts here renders them: the page's own rule
+// (playground.LaneBoxes), which the server's routes hand in, since a view
+// imports no other view.
+type LaneBoxes func(l strategies.Params, lim kit.Limits) map[string]scene.Box
 
-// libraryView is one library as the page offers it.
-type libraryView struct {
-	Name   string `json:"name"`
-	Title  string `json:"title"`
-	Syntax string `json:"syntax"`
-	// Note says where the defaults come from when the library has none.
-	Note string `json:"note,omitempty"`
-	// Values are the lane's values with the library's defaults, for every
-	// parameter of the lane's strategy and limiters (named without the
-	// lane's letter): the page sets them all, so that nothing of the lane's
-	// last strategy stays.
-	Values map[string]string `json:"values"`
-	// Boxes are what the number boxes among them show, as boxesOf writes
-	// them for the run's lanes.
-	Boxes map[string]boxView `json:"boxes"`
-	Knobs []libconfig.Knob   `json:"knobs"`
-	// Presets are the library's defaults measured on the landing view's
-	// server and on the 2014 experiment's.
-	Presets []Preset `json:"-"`
-}
-
-// libraryViews lists every library of libconfig with its measured presets
-// (presets, by name).
-func libraryViews(presets []Preset, lim Limits) []libraryView {
-	byName := map[string]Preset{}
-	for _, p := range presets {
-		byName[p.Name] = p
+// Mount returns what adds the import's and the export's routes, whose
+// answers give a lane's number boxes as boxes says.
+func Mount(boxes LaneBoxes) func(*http.ServeMux, *kit.Kit) {
+	return func(mux *http.ServeMux, k *kit.Kit) {
+		mux.Handle("POST /config/import", kit.SameSiteOnly(k.Track(handleImport(k.Limits, boxes))))
+		mux.Handle("GET /config/export/{lane}", k.Track(handleExportLane(k.Limits)))
 	}
-	var out []libraryView
-	for _, pr := range importable() {
-		lib, _ := libconfig.Lookup(pr.Name)
-		v := libraryView{Name: pr.Name, Title: pr.Title, Syntax: lib.Syntax, Note: pr.Note, Values: laneValues(pr.Lane), Boxes: laneBoxes(pr.Lane, lim), Knobs: pr.Knobs}
-		for _, s := range libraryServers {
-			if p, ok := byName[libraryPresetName(pr.Name, s.name)]; ok {
-				v.Presets = append(v.Presets, p)
-			}
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-// importable lists the profiles of the libraries the section offers:
-// those whose configuration it can import. A library configured in code
-// has nothing to import; the export lists its code.
-func importable() []libconfig.Profile {
-	return slices.DeleteFunc(libconfig.Profiles(), func(p libconfig.Profile) bool { return p.Code })
-}
-
-// laneValues is lane l's value of every strategy and limiter parameter, as
-// the vocabulary's table writes them.
-func laneValues(l strategies.Params) map[string]string {
-	p := scenario.Defaults()
-	p.Lanes[0].Params = l
-	out := map[string]string{}
-	for _, row := range scenario.Table {
-		if row.Lane && (row.Scope == scenario.ScopeStrategy || row.Scope == scenario.ScopeLimiter) {
-			out[row.Name] = row.Value(&p, 0)
-		}
-	}
-	return out
-}
-
-// laneBoxes is what lane l's number boxes among laneValues show.
-func laneBoxes(l strategies.Params, lim Limits) map[string]boxView {
-	p := scenario.Defaults()
-	p.Lanes[0].Params = l
-	st := state{p: p}
-	boxes := boxesOf(st, lim)
-	out := map[string]boxView{}
-	for name := range laneValues(l) {
-		if b, ok := boxes[scenario.LaneNames[:1]+"."+name]; ok {
-			out[name] = b
-		}
-	}
-	return out
-}
-
-// libraryServers are the servers each library's defaults are measured on:
-// the landing view's worker queue and the 2014 experiment's curve, each
-// with its outage. The run has one lane, the library's: the landing
-// view and 001-published show a retry storm beside a backoff on the same
-// servers, and a lane of fixed retries in each of these would cost most of
-// their measure, the same run every time.
-var libraryServers = []struct{ name, title, intro, query string }{
-	{"queue", "on the worker queue", "The landing view's server and outage (30 workers, paused at 20 s for 15 s).", "server_model=queue"},
-	{"curve", "on the 2014 server", "The 2014 experiment's curve server and outage, as published.", "server_model=curve"},
-}
-
-// possessive is a name with its possessive ending: Envoy's, the AWS SDKs'.
-func possessive(name string) string {
-	if strings.HasSuffix(name, "s") {
-		return name + "'"
-	}
-	return name + "'s"
-}
-
-func libraryPresetName(lib, server string) string { return "lib-" + lib + "-" + server }
-
-// libraryPresetDefs are the presets of every library's defaults on every
-// one of libraryServers: its one lane runs the library's defaults as the
-// library sets them.
-func libraryPresetDefs() []presetDef {
-	var out []presetDef
-	for _, pr := range importable() {
-		q := libconfig.Query(pr.Lane, "a")
-		var set []string
-		for _, row := range scenario.Table {
-			if v, ok := q["a."+row.Name]; ok {
-				set = append(set, row.Name+" "+v[0])
-			}
-		}
-		about := possessive(pr.Title) + " defaults, as a configuration that sets only what the library requires makes them"
-		if pr.Note != "" {
-			about = possessive(pr.Title) + " defaults (" + pr.Note + ")"
-		}
-		for _, s := range libraryServers {
-			out = append(out, presetDef{
-				name:  libraryPresetName(pr.Name, s.name),
-				title: possessive(pr.Title) + " defaults " + s.title,
-				intro: s.intro + " One lane, which runs " + about + ": " + strings.Join(set, ", ") + ".",
-				query: s.query + "&lanes=1&" + q.Encode(),
-			})
-		}
-	}
-	return out
 }
 
 // maxImportBody bounds an import's body: the configuration, at most
@@ -177,23 +64,23 @@ type fieldNote struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
 	// Parts are Message with the vocabulary's names set apart (prose).
-	Parts []prosePart `json:"parts"`
+	Parts []scene.ProsePart `json:"parts"`
 }
 
 func newNote(path, message string) fieldNote {
-	return fieldNote{Path: path, Message: message, Parts: prose(message)}
+	return fieldNote{Path: path, Message: message, Parts: scene.ProseOf(message)}
 }
 
 // importAnswer is /config/import's answer: on success the lane's values
-// (Values, as libraryView's) and its query (libconfig.Query: the strategy
+// (Values, as the page's library presets' values) and its query (libconfig.Query: the strategy
 // and what differs from its defaults); the warnings in both cases; the
 // errors, each naming its field, on failure.
 type importAnswer struct {
-	Values   map[string]string  `json:"values,omitempty"`
-	Boxes    map[string]boxView `json:"boxes,omitempty"`
-	Query    string             `json:"query,omitempty"`
-	Warnings []fieldNote        `json:"warnings"`
-	Errors   []fieldNote        `json:"errors"`
+	Values   map[string]string    `json:"values,omitempty"`
+	Boxes    map[string]scene.Box `json:"boxes,omitempty"`
+	Query    string               `json:"query,omitempty"`
+	Warnings []fieldNote          `json:"warnings"`
+	Errors   []fieldNote          `json:"errors"`
 	// Choices are the names of the retry policies the configuration
 	// holds, when it holds several and the request picked none of them.
 	Choices []string `json:"choices,omitempty"`
@@ -205,7 +92,7 @@ type importAnswer struct {
 // lane's values are), 400 or 413 for a request that is not one, and 400
 // for text past the parser's bounds (a recursive alias, an alias bomb),
 // which no library reads.
-func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
+func importConfig(r *http.Request, lim kit.Limits, boxes LaneBoxes) (int, importAnswer) {
 	ans := importAnswer{Warnings: []fieldNote{}, Errors: []fieldNote{}}
 	fail := func(status int, path, format string, args ...any) (int, importAnswer) {
 		ans.Errors = append(ans.Errors, newNote(path, fmt.Sprintf(format, args...)))
@@ -252,7 +139,7 @@ func importConfig(r *http.Request, lim Limits) (int, importAnswer) {
 		ans.Errors = append(ans.Errors, errorNotes(err)...)
 		return http.StatusOK, ans
 	}
-	ans.Values, ans.Boxes = laneValues(l), laneBoxes(l, lim)
+	ans.Values, ans.Boxes = scene.LaneValues(l), boxes(l, lim)
 	ans.Query = libconfig.Query(l, req.Lane).Encode()
 	return http.StatusOK, ans
 }
@@ -339,10 +226,10 @@ func errorNotes(err error) []fieldNote {
 
 // handleImport answers a configuration the page posts with the lane it
 // makes, or the errors naming its fields.
-func handleImport(lim Limits) http.Handler {
+func handleImport(lim kit.Limits, boxes LaneBoxes) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, maxImportBody)
-		status, ans := importConfig(r, lim)
+		status, ans := importConfig(r, lim, boxes)
 		writeJSONAnswer(w, status, ans)
 	})
 }
@@ -358,8 +245,8 @@ type exportSnippet struct {
 	Cannot []string `json:"cannot,omitempty"`
 	// WarningParts and CannotParts are the same with the vocabulary's
 	// names set apart (prose).
-	WarningParts [][]prosePart `json:"warning_parts,omitempty"`
-	CannotParts  [][]prosePart `json:"cannot_parts,omitempty"`
+	WarningParts [][]scene.ProsePart `json:"warning_parts,omitempty"`
+	CannotParts  [][]scene.ProsePart `json:"cannot_parts,omitempty"`
 }
 
 // exportAnswer is /config/export/{lane}'s answer.
@@ -371,9 +258,9 @@ type exportAnswer struct {
 
 // exportLane writes lane letter of the state query q as every exporter's
 // configuration or code.
-func exportLane(q url.Values, letter string, lim Limits) (int, exportAnswer) {
+func exportLane(q url.Values, letter string, lim kit.Limits) (int, exportAnswer) {
 	ans := exportAnswer{Lane: letter, Snippets: []exportSnippet{}, Errors: []fieldNote{}}
-	st, errs := decode(q, lim)
+	st, errs := scene.Decode(q, lim)
 	for _, e := range errs {
 		ans.Errors = append(ans.Errors, newNote(e.Name, e.Error()))
 	}
@@ -381,12 +268,12 @@ func exportLane(q url.Values, letter string, lim Limits) (int, exportAnswer) {
 		return http.StatusBadRequest, ans
 	}
 	i := strings.Index(scenario.LaneNames, letter)
-	if len(letter) != 1 || i < 0 || i >= len(st.p.Lanes) {
-		ans.Errors = append(ans.Errors, newNote("lane", fmt.Sprintf("lane %q: one of the run's %d lanes, %s", letter, len(st.p.Lanes),
-			strings.Join(strings.Split(scenario.LaneNames[:len(st.p.Lanes)], ""), ", "))))
+	if len(letter) != 1 || i < 0 || i >= len(st.Params.Lanes) {
+		ans.Errors = append(ans.Errors, newNote("lane", fmt.Sprintf("lane %q: one of the run's %d lanes, %s", letter, len(st.Params.Lanes),
+			strings.Join(strings.Split(scenario.LaneNames[:len(st.Params.Lanes)], ""), ", "))))
 		return http.StatusBadRequest, ans
 	}
-	l := st.p.Lanes[i].Params
+	l := st.Params.Lanes[i].Params
 	for _, e := range libconfig.Exporters() {
 		s := exportSnippet{Lib: e.Name, Title: libconfig.Title(e.Name)}
 		c, warns, err := e.Export(l)
@@ -405,7 +292,7 @@ func exportLane(q url.Values, letter string, lim Limits) (int, exportAnswer) {
 				}
 			}
 		}
-		s.WarningParts, s.CannotParts = proseAll(s.Warnings), proseAll(s.Cannot)
+		s.WarningParts, s.CannotParts = scene.ProseOfAll(s.Warnings), scene.ProseOfAll(s.Cannot)
 		ans.Snippets = append(ans.Snippets, s)
 	}
 	return http.StatusOK, ans
@@ -413,7 +300,7 @@ func exportLane(q url.Values, letter string, lim Limits) (int, exportAnswer) {
 
 // handleExportLane answers the page's state, its query, with its lane
 // written as every library's configuration.
-func handleExportLane(lim Limits) http.Handler {
+func handleExportLane(lim kit.Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q, qerrs := kit.ParseQuery(r.URL.RawQuery)
 		if len(qerrs) > 0 {
@@ -433,5 +320,9 @@ func writeJSONAnswer(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(mustJSON(v))
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("web: " + err.Error()) // every answer is of plain fields: a bug
+	}
+	w.Write(b)
 }

@@ -1,4 +1,4 @@
-package playground
+package configview
 
 import (
 	"bytes"
@@ -6,16 +6,45 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/backofflab/backofflab/libconfig"
-	"github.com/backofflab/backofflab/scenario"
-	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/strategies"
+	"github.com/backofflab/backofflab/web/internal/webtest"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
+
+func TestMain(m *testing.M) { webtest.Main(m) }
+
+// testBoxes stands for the page's rule of its number boxes: each box of
+// a lane's values shows its value as is, at position 1.
+func testBoxes(l strategies.Params, _ kit.Limits) map[string]scene.Box {
+	out := map[string]scene.Box{}
+	for name, v := range scene.LaneValues(l) {
+		out[name] = scene.Box{Text: v, Pos: 1}
+	}
+	return out
+}
+
+// newTestServer serves the view alone, with testBoxes, on a kit of lim.
+func newTestServer(t *testing.T, lim kit.Limits) (*httptest.Server, *kit.Kit) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	k := kit.New(ctx, nil, lim, nil)
+	mux := http.NewServeMux()
+	Mount(testBoxes)(mux, k)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		cancel()
+		srv.Close()
+	})
+	return srv, k
+}
 
 // postImport posts body to srv's /config/import and decodes the answer.
 func postImport(t *testing.T, srv string, body []byte) (int, importAnswer) {
@@ -124,12 +153,15 @@ func TestImportEndpoint(t *testing.T) {
 				t.Errorf("values[%s] = %q, want %q", k, got, want)
 			}
 		}
+		if b, ok := ans.Boxes["max_attempts"]; !ok || b != (scene.Box{Text: "4", Pos: 1}) {
+			t.Errorf("boxes[max_attempts] = %+v, %v: want the page's rule's, {4 1}", b, ok)
+		}
 		q, err := url.ParseQuery(ans.Query)
 		if err != nil || q.Get("b.strategy") != "envoy" || q.Get("b.max_attempts") != "4" {
 			t.Errorf("query %q (%v): want b.strategy=envoy, b.max_attempts=4", ans.Query, err)
 		}
 		// The query is the lane as the page's state takes it.
-		if _, errs := decode(q, kit.DefaultLimits); len(errs) > 0 {
+		if _, errs := scene.Decode(q, kit.DefaultLimits); len(errs) > 0 {
 			t.Errorf("query %q does not decode: %v", ans.Query, errs)
 		}
 		var paths []string
@@ -298,51 +330,6 @@ func TestExportSaysWhatItAssumes(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no %s snippet", tc.query, tc.lib)
 		}
-	}
-}
-
-// TestLibraryPresets recomputes each library preset's run: its
-// description carries each lane's verdict as the engine words it, and its
-// chips each lane's brief; every library has one preset per server.
-func TestLibraryPresets(t *testing.T) {
-	ps := newPresets(kit.DefaultLimits)
-	libs := ps.library()
-	if want := len(libconfig.Names()) * len(libraryServers); len(libs) != want {
-		t.Fatalf("%d library presets, want %d", len(libs), want)
-	}
-	views := libraryViews(libs, kit.DefaultLimits)
-	for _, v := range views {
-		if len(v.Presets) != len(libraryServers) {
-			t.Errorf("%s: %d presets", v.Name, len(v.Presets))
-		}
-	}
-	for _, p := range libs {
-		t.Run(p.Name, func(t *testing.T) {
-			q, err := url.ParseQuery(p.Query)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, errs := decode(q, kit.DefaultLimits)
-			if len(errs) > 0 {
-				t.Fatal(errs)
-			}
-			sums, err := simengine.Run(context.Background(), st.p, func(scenario.Tick) {})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(p.Outcomes) != len(sums) {
-				t.Fatalf("%d outcomes, %d lanes", len(p.Outcomes), len(sums))
-			}
-			for i, s := range sums {
-				v := s.Verdict(scenario.Finished)
-				if want := "lane " + scenario.LaneNames[i:i+1] + " (" + st.p.Lanes[i].Strategy + "): " + v.Text; !strings.Contains(p.Description, want) {
-					t.Errorf("description %q lacks %q", p.Description, want)
-				}
-				if p.Outcomes[i].Brief != v.Brief || p.Outcomes[i].Tone != v.Tone {
-					t.Errorf("lane %d's chip %+v, verdict %q %q", i, p.Outcomes[i], v.Brief, v.Tone)
-				}
-			}
-		})
 	}
 }
 

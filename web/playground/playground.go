@@ -40,9 +40,6 @@ func mount(mux *http.ServeMux, k *kit.Kit, live *sessions) {
 	// The same paths, posted the page's rows, export what the page shows (pageexport.go).
 	mux.Handle("POST /export.csv", k.Stream(handlePageExport(k.Limits, live, "csv")))
 	mux.Handle("POST /export.json", k.Stream(handlePageExport(k.Limits, live, "json")))
-	// A lane's library: a configuration pasted in, the lane written out (library.go).
-	mux.Handle("POST /config/import", kit.SameSiteOnly(k.Track(handleImport(k.Limits))))
-	mux.Handle("GET /config/export/{lane}", k.Track(handleExportLane(k.Limits)))
 	scripts := kit.Assets(assets)
 	names, err := fs.Glob(assets, "*.js")
 	if err != nil {

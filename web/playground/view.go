@@ -458,13 +458,6 @@ func sliderTable(sp sliderSpec) []string {
 	return t
 }
 
-// boxView is what a parameter's number box shows for a value: its text in
-// the box's unit (seconds for a duration) and its slider's position.
-type boxView struct {
-	Text string `json:"text"`
-	Pos  int    `json:"pos"` // 0 when the box has no slider
-}
-
 // boxesOf is what every number box of st's run shows (its lanes' and the
 // shared ones), the same text and position the page renders: the page
 // shows the server's canonical values without parsing or formatting Go

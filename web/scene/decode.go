@@ -1,4 +1,4 @@
-package playground
+package scene
 
 import (
 	"fmt"
@@ -10,42 +10,45 @@ import (
 	"github.com/backofflab/backofflab/web/kit"
 )
 
-// state is everything a URL's query holds: the simulation's parameters, the
-// playback speed and which lane, if any, is real.
-type state struct {
-	p     scenario.Params
-	speed string // a number of virtual seconds per wall second, or "max"
-	// real is the letter of the lane that runs for real (a real HTTP server
-	// and clients on loopback, see real.go), or "" when every lane is
-	// simulated. At most one lane is real.
-	real string
+// Scenario is everything a URL's query holds: the simulation's
+// parameters, the playback speed and which lane, if any, is real. Every
+// view of a scenario reads its URL into one: the playground plays it, the
+// seed bands and the phase map run it headless (DecodeScenario), and
+// their links back keep its speed.
+type Scenario struct {
+	Params scenario.Params
+	Speed  string // a number of virtual seconds per wall second, or "max"
+	// Real is the letter of the lane that runs for real (a real HTTP
+	// server and clients on loopback, in the playground), or "" when every
+	// lane is simulated. At most one lane is real.
+	Real string
 }
 
-// realLane returns the index of st's real lane, or -1.
-func (st state) realLane() int {
-	if st.real == "" {
+// RealLane returns the index of st's real lane, or -1.
+func (st Scenario) RealLane() int {
+	if st.Real == "" {
 		return -1
 	}
-	return strings.IndexByte(scenario.LaneNames, st.real[0])
+	return strings.IndexByte(scenario.LaneNames, st.Real[0])
 }
 
 // The page's per-lane parameter <letter>.source, beside the engine's
 // vocabulary: sim (the default) or real.
 const (
-	sourceParam = "source"
+	SourceParam = "source"
 	SourceSim   = "sim"
-	sourceReal  = "real"
-	// sourceHelp is the source control's one-line meaning.
-	sourceHelp = "real: a real HTTP server and clients on loopback, in real time (≤ 2000 clients, speed 1×)"
+	SourceReal  = "real"
+	// SourceHelp is the source control's one-line meaning.
+	SourceHelp = "real: a real HTTP server and clients on loopback, in real time (≤ 2000 clients, speed 1×)"
 )
 
-// maxRealClients caps the clients of a run with a real lane: each is a
+// MaxRealClients caps the clients of a run with a real lane: each is a
 // goroutine and a connection of this process.
-const maxRealClients = 2000
+const MaxRealClients = 2000
 
 // SourceOf reports whether name is a lane's source parameter, and its lane.
 func SourceOf(name string) (int, bool) {
-	if len(name) != 2+len(sourceParam) || name[1] != '.' || name[2:] != sourceParam {
+	if len(name) != 2+len(SourceParam) || name[1] != '.' || name[2:] != SourceParam {
 		return -1, false
 	}
 	i := strings.IndexByte(scenario.LaneNames, name[0])
@@ -53,47 +56,47 @@ func SourceOf(name string) (int, bool) {
 }
 
 // realRules checks what a run with a real lane needs: real time, at most
-// maxRealClients clients, an outage the real server can do (pause), and
+// MaxRealClients clients, an outage the real server can do (pause), and
 // the simulator's defaults for what only the simulator implements.
-func realRules(st state, lim Limits) []*scenario.ParamError {
-	if st.real == "" {
+func realRules(st Scenario, lim kit.Limits) []*scenario.ParamError {
+	if st.Real == "" {
 		return nil
 	}
 	var errs []*scenario.ParamError
-	if f, err := parseSpeed(st.speed); err == nil && f != 1 {
-		errs = append(errs, realSpeedError(st.speed))
+	if f, err := ParseSpeed(st.Speed); err == nil && f != 1 {
+		errs = append(errs, RealSpeedError(st.Speed))
 	}
-	if p := st.p; p.Clients > maxRealClients && p.Clients <= lim.MaxClients {
+	if p := st.Params; p.Clients > MaxRealClients && p.Clients <= lim.MaxClients {
 		errs = append(errs, &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
-			Allow: fmt.Sprintf("a whole number from 1 to %d while a lane is real", maxRealClients)})
+			Allow: fmt.Sprintf("a whole number from 1 to %d while a lane is real", MaxRealClients)})
 	}
-	if o := st.p.Outage; o != scenario.OutageNone && o != scenario.OutagePause {
+	if o := st.Params.Outage; o != scenario.OutageNone && o != scenario.OutagePause {
 		errs = append(errs, &scenario.ParamError{Name: "outage", Value: o,
 			Allow: "none or pause while a lane is real (the real server can only pause)"})
 	}
 	def := scenario.Defaults()
 	for _, row := range scenario.Table {
-		if !row.SimOnly || row.Lane || !scenario.ReadsParam(&st.p, row.Name) {
+		if !row.SimOnly || row.Lane || !scenario.ReadsParam(&st.Params, row.Name) {
 			continue
 		}
-		if v, d := row.Value(&st.p, 0), row.Value(&def, 0); v != d {
+		if v, d := row.Value(&st.Params, 0), row.Value(&def, 0); v != d {
 			errs = append(errs, &scenario.ParamError{Name: row.Name, Value: v,
 				Allow: d + " while a lane is real (the real experiment does not implement another)"})
 		}
 	}
 	// The real lane's own rows that only the simulator implements (its
 	// tiers): their defaults, which no strategy changes.
-	if i := st.realLane(); i >= 0 && i < len(st.p.Lanes) {
+	if i := st.RealLane(); i >= 0 && i < len(st.Params.Lanes) {
 		defLane := scenario.Params{Lanes: []scenario.Lane{scenario.DefaultLane(i)}}
 		for _, row := range scenario.Table {
-			if !row.SimOnly || !row.Lane || !scenario.ReadsLaneParam(&st.p, i, row.Name) {
+			if !row.SimOnly || !row.Lane || !scenario.ReadsLaneParam(&st.Params, i, row.Name) {
 				continue
 			}
-			if v, d := row.Value(&st.p, i), row.Value(&defLane, 0); v != d {
+			if v, d := row.Value(&st.Params, i), row.Value(&defLane, 0); v != d {
 				if d == "" {
 					d = "empty"
 				}
-				errs = append(errs, &scenario.ParamError{Name: st.real + "." + row.Name, Value: v,
+				errs = append(errs, &scenario.ParamError{Name: st.Real + "." + row.Name, Value: v,
 					Allow: d + " on the real lane (the real experiment does not implement another)"})
 			}
 		}
@@ -101,11 +104,11 @@ func realRules(st state, lim Limits) []*scenario.ParamError {
 	return errs
 }
 
-func realSpeedError(speed string) *scenario.ParamError {
+func RealSpeedError(speed string) *scenario.ParamError {
 	return &scenario.ParamError{Name: SpeedParam, Value: speed, Allow: "1 while a lane is real"}
 }
 
-const speedMax = "max"
+const SpeedMax = "max"
 
 // DefaultSpeed is the speed of a URL that names none: the landing view's
 // two minutes in 30 s of watching, its outage 5 s in and its verdicts at
@@ -120,8 +123,8 @@ const SpeedParam = "speed"
 const speedMin, speedTop = 0.1, 1000.0
 
 // parseSpeed returns the factor of a speed, 0 for max.
-func parseSpeed(s string) (float64, error) {
-	if s == speedMax {
+func ParseSpeed(s string) (float64, error) {
+	if s == SpeedMax {
 		return 0, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -132,21 +135,21 @@ func parseSpeed(s string) (float64, error) {
 	return f, nil
 }
 
-// decode reads a whole state from a query, validating every value through
-// the parameter table and the server's limits. It is the one place where the
-// page's URL, a WebSocket set message and an export request are decoded,
-// once kit.ParseQuery has read them.
-func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
+// Decode reads a whole scenario from a query, validating every value
+// through the parameter table and the server's limits. It is the one place
+// where a page's URL, a WebSocket set message and an export request are
+// decoded, once kit.ParseQuery has read them.
+func Decode(q url.Values, lim kit.Limits) (Scenario, []*scenario.ParamError) {
 	q = kit.CloneValues(q)
-	st := state{speed: DefaultSpeed}
+	st := Scenario{Speed: DefaultSpeed}
 	var errs []*scenario.ParamError
 	_, speedGiven := q[SpeedParam]
 	if v, ok := q[SpeedParam]; ok {
 		raw := v[len(v)-1]
-		if _, err := parseSpeed(raw); err != nil {
+		if _, err := ParseSpeed(raw); err != nil {
 			errs = append(errs, err.(*scenario.ParamError))
 		} else {
-			st.speed = raw
+			st.Speed = raw
 		}
 		delete(q, SpeedParam)
 	}
@@ -160,8 +163,8 @@ func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 		}
 		raw := v[len(v)-1]
 		delete(q, name)
-		if raw != SourceSim && raw != sourceReal {
-			errs = append(errs, &scenario.ParamError{Name: name, Value: raw, Allow: "one of " + SourceSim + ", " + sourceReal})
+		if raw != SourceSim && raw != SourceReal {
+			errs = append(errs, &scenario.ParamError{Name: name, Value: raw, Allow: "one of " + SourceSim + ", " + SourceReal})
 			continue
 		}
 		kinds[i], highest = raw, max(highest, i)
@@ -179,49 +182,38 @@ func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 		return st, append(errs, scenario.Errors(err)...)
 	}
 	for i, k := range kinds {
-		name := scenario.LaneNames[i:i+1] + "." + sourceParam
+		name := scenario.LaneNames[i:i+1] + "." + SourceParam
 		switch {
 		case k == "":
 		case i >= len(p.Lanes):
 			errs = append(errs, &scenario.ParamError{Name: name, Value: k,
 				Allow: fmt.Sprintf("lanes a to %c only (lanes=%d)", scenario.LaneNames[len(p.Lanes)-1], len(p.Lanes))})
-		case k == sourceReal && st.real != "":
+		case k == SourceReal && st.Real != "":
 			errs = append(errs, &scenario.ParamError{Name: name, Value: k,
-				Allow: fmt.Sprintf("sim: at most one lane may be real (lane %s is)", st.real)})
-		case k == sourceReal:
-			st.real = scenario.LaneNames[i : i+1]
+				Allow: fmt.Sprintf("sim: at most one lane may be real (lane %s is)", st.Real)})
+		case k == SourceReal:
+			st.Real = scenario.LaneNames[i : i+1]
 		}
 	}
 	errs = append(errs, lim.RunBoundErrors(p)...)
-	st.p = p
-	if st.real != "" && !speedGiven {
-		st.speed = "1" // a real lane runs in real time
+	st.Params = p
+	if st.Real != "" && !speedGiven {
+		st.Speed = "1" // a real lane runs in real time
 	}
 	return st, append(errs, realRules(st, lim)...)
 }
 
-// decodeExport is decode for the headless exports, which simulate only: a
-// real lane runs on the page, live.
-func decodeExport(q url.Values, lim Limits) (state, []*scenario.ParamError) {
-	st, errs := decode(q, lim)
-	if st.real != "" {
-		errs = append(errs, &scenario.ParamError{Name: st.real + "." + sourceParam, Value: sourceReal,
-			Allow: "sim (real lanes run live only; export from the page)"})
-	}
-	return st, errs
-}
-
-// decodeLenient is decode for rendering a page from a URL that may hold bad
+// DecodeLenient is Decode for rendering a page from a URL that may hold bad
 // values: it drops each bad value (the page shows it with its message) and
 // reads the rest, so a typo in one parameter keeps every other one. An
 // error between two parameters is reported from the side of the one the
 // URL gives (b.min_delay=1h names b.min_delay, whose value is dropped,
 // rather than lane b's max_delay, which the URL left at its default).
-func decodeLenient(q url.Values, lim Limits) (state, []*scenario.ParamError) {
+func DecodeLenient(q url.Values, lim kit.Limits) (Scenario, []*scenario.ParamError) {
 	q = kit.CloneValues(q)
 	var all []*scenario.ParamError
 	for {
-		st, errs := decode(q, lim)
+		st, errs := Decode(q, lim)
 		if len(errs) == 0 {
 			return st, all
 		}
@@ -230,7 +222,7 @@ func decodeLenient(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 		var ungiven []*scenario.ParamError
 		for _, e := range errs {
 			given := false
-			for _, side := range sides(e) {
+			for _, side := range Sides(e) {
 				if _, ok := q[side.Name]; ok {
 					all = append(all, side)
 					delete(q, side.Name)
@@ -242,64 +234,58 @@ func decodeLenient(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 			}
 		}
 		if len(ungiven) == len(errs) { // nothing left to drop: the defaults
-			st, _ := decode(url.Values{}, lim)
+			st, _ := Decode(url.Values{}, lim)
 			return st, append(all, ungiven...)
 		}
 	}
 }
 
-// sides returns e and, for an error between two parameters, the same
+// Sides returns e and, for an error between two parameters, the same
 // error from its other parameter's side: a page that cannot tell which one
 // the user changed shows it under both.
-func sides(e *scenario.ParamError) []*scenario.ParamError {
+func Sides(e *scenario.ParamError) []*scenario.ParamError {
 	if e.Other == nil {
 		return []*scenario.ParamError{e}
 	}
 	return []*scenario.ParamError{e, e.Other}
 }
 
-// encode writes st as the canonical query of its URL: what differs from
+// Query writes st as the canonical query of its URL: what differs from
 // the defaults and the run reads (scenario.Params.Canonical), with its live
 // changes, the speed when it is not the default one, and the real lane's
 // source (sim is the default).
-func (st state) encode() string {
-	q := st.p.Canonical()
+func (st Scenario) Query() string {
+	q := st.Params.Canonical()
 	def := DefaultSpeed
-	if st.real != "" {
+	if st.Real != "" {
 		def = "1"
 	}
-	if st.speed != def {
-		q.Set(SpeedParam, st.speed)
+	if st.Speed != def {
+		q.Set(SpeedParam, st.Speed)
 	}
-	if st.real != "" {
-		q.Set(st.real+"."+sourceParam, sourceReal)
+	if st.Real != "" {
+		q.Set(st.Real+"."+SourceParam, SourceReal)
 	}
 	return scenario.EncodeQuery(q)
 }
 
-// settings is st without its live changes: the run of the values in
+// Settings is st without its live changes: the run of the values in
 // effect from t = 0.
-func (st state) settings() state {
-	st.p = st.p.Clone()
-	st.p.Changes = nil
+func (st Scenario) Settings() Scenario {
+	st.Params = st.Params.Clone()
+	st.Params.Changes = nil
 	return st
 }
 
-// Scenario is a URL's scenario as the views that run it headless read it
-// (the seed bands): its parameters, and the speed the playground played
-// it at, which its link back keeps.
-type Scenario struct {
-	Params scenario.Params
-	Speed  string
-}
-
-// Query is the scenario's canonical query, the playground's own.
-func (s Scenario) Query() string { return state{p: s.Params, speed: s.Speed}.encode() }
-
-// DecodeScenario reads a URL's scenario as the playground's headless
-// export reads it (decodeExport): every lane simulated, within lim. Every
-// error names its parameter.
-func DecodeScenario(q url.Values, lim Limits) (Scenario, []*scenario.ParamError) {
-	st, errs := decodeExport(q, lim)
-	return Scenario{Params: st.p, Speed: st.speed}, errs
+// DecodeScenario is Decode for the headless runs (the playground's
+// exports, the seed bands, the phase map's scenario), which simulate only:
+// a real lane runs on the playground's page, live. Every error names its
+// parameter.
+func DecodeScenario(q url.Values, lim kit.Limits) (Scenario, []*scenario.ParamError) {
+	st, errs := Decode(q, lim)
+	if st.Real != "" {
+		errs = append(errs, &scenario.ParamError{Name: st.Real + "." + SourceParam, Value: SourceReal,
+			Allow: "sim (real lanes run live only; export from the page)"})
+	}
+	return st, errs
 }

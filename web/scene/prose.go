@@ -1,18 +1,14 @@
-package playground
+package scene
 
-import (
-	"regexp"
+import "regexp"
 
-	"github.com/a-h/templ"
-)
-
-// prose.go writes the page's sentences so that a vocabulary name in them
+// prose.go writes the pages' sentences so that a vocabulary name in them
 // (min_delay, a.max_delay, think_scaled) shows as code, set apart from the
 // plain words around it: a reader sees at a glance which words are names
 // to type into a URL or a flag, and which are English.
 
-// prosePart is a piece of a sentence: plain words, or a name shown as code.
-type prosePart struct {
+// ProsePart is a piece of a sentence: plain words, or a name shown as code.
+type ProsePart struct {
 	Text string `json:"t"`
 	Code bool   `json:"code,omitempty"`
 }
@@ -22,33 +18,28 @@ type prosePart struct {
 // jitter, outage) read as English and stay words.
 var nameRE = regexp.MustCompile(`\b(?:[a-d]\.)?[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`)
 
-// prose splits s into its plain words and the vocabulary names in it.
-func prose(s string) []prosePart {
-	var out []prosePart
+// ProseOf splits s into its plain words and the vocabulary names in it.
+func ProseOf(s string) []ProsePart {
+	var out []ProsePart
 	last := 0
 	for _, m := range nameRE.FindAllStringIndex(s, -1) {
 		if m[0] > last {
-			out = append(out, prosePart{Text: s[last:m[0]]})
+			out = append(out, ProsePart{Text: s[last:m[0]]})
 		}
-		out = append(out, prosePart{Text: s[m[0]:m[1]], Code: true})
+		out = append(out, ProsePart{Text: s[m[0]:m[1]], Code: true})
 		last = m[1]
 	}
 	if last < len(s) {
-		out = append(out, prosePart{Text: s[last:]})
+		out = append(out, ProsePart{Text: s[last:]})
 	}
 	return out
 }
 
-// proseAll is prose of each of ss.
-func proseAll(ss []string) [][]prosePart {
-	out := make([][]prosePart, len(ss))
+// ProseOfAll is ProseOf each of ss.
+func ProseOfAll(ss []string) [][]ProsePart {
+	out := make([][]ProsePart, len(ss))
 	for i, s := range ss {
-		out[i] = prose(s)
+		out[i] = ProseOf(s)
 	}
 	return out
 }
-
-// Prose is s as a page's sentence shows it, its vocabulary names as
-// code: for another view's page to label its controls as the
-// playground's are.
-func Prose(s string) templ.Component { return pgProse(s) }
