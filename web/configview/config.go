@@ -31,11 +31,14 @@ type LaneBoxes func(l strategies.Params, lim kit.Limits) map[string]scene.Box
 
 // Mount returns what adds the import's and the export's routes, whose
 // answers give a lane's number boxes as boxes says.
-func Mount(boxes LaneBoxes) func(*http.ServeMux, *kit.Kit) {
-	return func(mux *http.ServeMux, k *kit.Kit) {
-		mux.Handle("POST /config/import", kit.SameSiteOnly(k.Track(handleImport(k.Limits, boxes))))
-		mux.Handle("GET /config/export/{lane}", k.Track(handleExportLane(k.Limits)))
-	}
+func Mount(boxes LaneBoxes) func(*http.ServeMux, *kit.Kit) { return view{boxes}.mount }
+
+// view is the import and the export with the page's rule for its boxes.
+type view struct{ boxes LaneBoxes }
+
+func (v view) mount(mux *http.ServeMux, k *kit.Kit) {
+	mux.Handle("POST /config/import", kit.SameSiteOnly(k.Track(handleImport(k.Limits, v.boxes))))
+	mux.Handle("GET /config/export/{lane}", k.Track(handleExportLane(k.Limits)))
 }
 
 // maxImportBody bounds an import's body: the configuration, at most

@@ -2,7 +2,10 @@
 // simulations over WebSocket (a lane of which may run the real experiment
 // instead: a real HTTP server and clients on loopback, see real.go), the
 // headless exports, the exports of what a page shows, and its scripts
-// (play-*.js and app.js, embedded here and served under /static/).
+// (play-*.js and app.js, embedded here and served under /static/). What
+// other views share with it (a URL's scenario and its decoding, the chart
+// rows, the prose) is web/scene's; the library import and export it calls
+// are web/configview's.
 package playground
 
 import (

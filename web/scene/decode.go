@@ -13,8 +13,8 @@ import (
 // Scenario is everything a URL's query holds: the simulation's
 // parameters, the playback speed and which lane, if any, is real. Every
 // view of a scenario reads its URL into one: the playground plays it, the
-// seed bands and the phase map run it headless (DecodeScenario), and
-// their links back keep its speed.
+// seed bands run it headless (DecodeScenario), and their links back keep
+// its speed.
 type Scenario struct {
 	Params scenario.Params
 	Speed  string // a number of virtual seconds per wall second, or "max"
