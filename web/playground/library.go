@@ -31,8 +31,8 @@ type libraryView struct {
 	Values map[string]string `json:"values"`
 	// Boxes are what the number boxes among them show, as boxesOf writes
 	// them for the run's lanes.
-	Boxes map[string]boxView `json:"boxes"`
-	Knobs []libconfig.Knob   `json:"knobs"`
+	Boxes map[string]scene.Box `json:"boxes"`
+	Knobs []libconfig.Knob     `json:"knobs"`
 	// Presets are the library's defaults measured on the landing view's
 	// server and on the 2014 experiment's.
 	Presets []Preset `json:"-"`
@@ -74,7 +74,7 @@ func LaneBoxes(l strategies.Params, lim Limits) map[string]scene.Box {
 	p.Lanes[0].Params = l
 	st := state{p: p}
 	boxes := boxesOf(st, lim)
-	out := map[string]boxView{}
+	out := map[string]scene.Box{}
 	for name := range scene.LaneValues(l) {
 		if b, ok := boxes[scenario.LaneNames[:1]+"."+name]; ok {
 			out[name] = b

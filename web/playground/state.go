@@ -81,7 +81,6 @@ var (
 	ChartSpecs     = scene.ChartSpecs
 	chartOption    = scene.ChartOption
 	prose          = scene.ProseOf
-	proseAll       = scene.ProseOfAll
 	parseSpeed     = scene.ParseSpeed
 	realSpeedError = scene.RealSpeedError
 	sides          = scene.Sides
