@@ -101,4 +101,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzINI$$' -fuzztime 60s ./libconfig
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime 60s ./libconfig
 	$(GO) test -run '^$$' -fuzz '^FuzzParseQuery$$' -fuzztime 60s ./web/kit
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 60s ./web/playground
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime 60s ./web/scene

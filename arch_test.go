@@ -171,6 +171,88 @@ func TestArchitectureImports(t *testing.T) {
 	}
 }
 
+// viewPackages returns the packages under web/ (module-relative) that
+// serve a page of their own or answer one: those whose non-test files
+// declare a function Mount, which web/routes.go's views mount.
+func viewPackages(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir("web", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || d.Name() == "testdata" {
+			return err
+		}
+		pkgs, err := parser.ParseDir(token.NewFileSet(), path, func(fi fs.FileInfo) bool {
+			return !strings.HasSuffix(fi.Name(), "_test.go")
+		}, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, p := range pkgs {
+			for _, f := range p.Files {
+				for _, decl := range f.Decls {
+					if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "Mount" && !slices.Contains(out, path) {
+						out = append(out, filepath.ToSlash(path))
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// viewsImportingViews lists each view of views that imports another,
+// as "view imports other", by imports (package to the packages of ours
+// it imports, as moduleImports reads them).
+func viewsImportingViews(views []string, imports map[string][]string) []string {
+	var out []string
+	for _, v := range views {
+		for _, imp := range imports[v] {
+			if imp != v && slices.Contains(views, imp) {
+				out = append(out, v+" imports "+imp)
+			}
+		}
+	}
+	return out
+}
+
+// TestNoViewImportsAView: a view (a package under web/ with a Mount) takes
+// what it shares with other views from web/scene or web/kit, never from
+// another view, so that each view can change, or go, alone; the links
+// that would be an import between views are in web/kit/links.go, and a
+// rule only the playground's page knows is handed in by web/routes.go.
+func TestNoViewImportsAView(t *testing.T) {
+	t.Run("the rule", func(t *testing.T) {
+		views := []string{"web/a", "web/b"}
+		for _, tc := range []struct {
+			name    string
+			imports map[string][]string
+			want    int
+		}{
+			{"shared packages only", map[string][]string{"web/a": {"web/kit", "web/scene"}, "web/b": {"scenario"}}, 0},
+			{"a view imports a view", map[string][]string{"web/a": {"web/kit", "web/b"}}, 1},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				if got := viewsImportingViews(views, tc.imports); len(got) != tc.want {
+					t.Errorf("%v, want %d", got, tc.want)
+				}
+			})
+		}
+	})
+	views := viewPackages(t)
+	for _, want := range []string{"web/playground", "web/configview", "web/mapview"} {
+		if !slices.Contains(views, want) {
+			t.Fatalf("views %v: %s missing (does it still declare Mount?)", views, want)
+		}
+	}
+	for _, bad := range viewsImportingViews(views, moduleImports(t)) {
+		t.Errorf("%s: a view takes what it shares from web/scene or web/kit", bad)
+	}
+}
+
 // TestReadArchTable holds the table's reader to the rows it must read.
 func TestReadArchTable(t *testing.T) {
 	rows, err := readArchTable(filepath.Join("testdata", "arch", "table.md"))

@@ -80,7 +80,7 @@ function durAxis(v, max) {
 }
 
 // units formats a value of each unit of the charts' specs (ChartSpecs in
-// web/playground/charts.go), short for an axis (given the axis' top) and in full
+// web/scene/charts.go), short for an axis (given the axis' top) and in full
 // for a tooltip.
 const UNITS = {
   '/s': { axis: v => `${count(v)}/s`, tip: v => `${rate(v)}/s` },

@@ -13,7 +13,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/web/kit"
-	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // TestBrowserLibrary: lane b's "Your library" section, opened, takes
@@ -89,7 +89,7 @@ func TestBrowserLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, errs := playground.DecodeScenario(q, kit.DefaultLimits)
+	sc, errs := scene.DecodeScenario(q, kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

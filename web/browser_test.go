@@ -35,6 +35,7 @@ import (
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/web/kit"
 	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // browserEnv is what the subtests share: the browser and one server (one,
@@ -451,7 +452,7 @@ func replayOutage(t *testing.T, query string, stopped, resumed, until float64) [
 	if len(errs) > 0 {
 		t.Fatal(errs[0])
 	}
-	st, errs := playground.DecodeScenario(q, Limits{}.WithDefaults())
+	st, errs := scene.DecodeScenario(q, Limits{}.WithDefaults())
 	if len(errs) > 0 {
 		t.Fatal(errs[0])
 	}

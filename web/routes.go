@@ -6,6 +6,7 @@ import (
 	"github.com/backofflab/backofflab/static"
 	"github.com/backofflab/backofflab/web/adviseview"
 	"github.com/backofflab/backofflab/web/bandsview"
+	"github.com/backofflab/backofflab/web/configview"
 	"github.com/backofflab/backofflab/web/contentionview"
 	"github.com/backofflab/backofflab/web/kit"
 	"github.com/backofflab/backofflab/web/mapview"
@@ -16,7 +17,7 @@ import (
 // routes (its page, its stream, its exports, its own scripts) to the mux
 // with the kit they share.
 type view struct {
-	page  string // the path of its page, which answers 200 with no query
+	page  string // the path of its page, which answers 200 with no query; "" for a view that answers another's page
 	mount func(*http.ServeMux, *kit.Kit)
 }
 
@@ -27,6 +28,9 @@ var views = []view{
 	{"/bands", bandsview.Mount},
 	{"/contention", contentionview.Mount},
 	{"/advise", adviseview.Mount},
+	// The library import and export answer the playground's page, in its
+	// rule for the number boxes.
+	{"", configview.Mount(playground.LaneBoxes)},
 }
 
 // addRoutes is the server's whole URL space: every view's, the shared

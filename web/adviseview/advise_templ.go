@@ -10,7 +10,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"github.com/backofflab/backofflab/web/kit"
-	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // advisePage is the advice's page: the form whose URL is the request, the
@@ -618,7 +618,7 @@ func adviseControl(c control) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = playground.Prose(c.Help).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = scene.Prose(c.Help).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

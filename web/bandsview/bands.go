@@ -23,7 +23,7 @@ import (
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/web/kit"
-	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // The seed bands view: GET /bands?<the playground's query>&seeds=K shows
@@ -59,7 +59,7 @@ var bandsAssets embed.FS
 // real lane: each seed is simulated headless), and seeds, 1 to
 // bands.MaxSeeds, bands.DefaultSeeds when absent, whose lane-ticks kept,
 // (seeds + 3) × lanes × ticks (bands.Cells), must fit lim.MaxBandCells.
-func decodeBands(q url.Values, lim kit.Limits) (playground.Scenario, int, []*scenario.ParamError) {
+func decodeBands(q url.Values, lim kit.Limits) (scene.Scenario, int, []*scenario.ParamError) {
 	q = kit.CloneValues(q)
 	seeds := bands.DefaultSeeds
 	var errs []*scenario.ParamError
@@ -76,7 +76,7 @@ func decodeBands(q url.Values, lim kit.Limits) (playground.Scenario, int, []*sce
 		}
 		delete(q, bands.SeedsParam)
 	}
-	st, serrs := playground.DecodeScenario(q, lim)
+	st, serrs := scene.DecodeScenario(q, lim)
 	errs = append(errs, serrs...)
 	if len(errs) == 0 {
 		var tl *bands.TooLargeError
@@ -97,7 +97,7 @@ type bandsPageInput struct {
 	Hidden     [][2]string // the scenario's query, as the seeds form's hidden fields
 	Errors     []string
 	Lanes      []bandsLane
-	Specs      []playground.ChartSpec // the chart rows: the playground's time charts
+	Specs      []scene.ChartSpec // the chart rows: the playground's time charts
 	State      bandsState
 }
 
@@ -111,24 +111,24 @@ type bandsLane struct {
 // bandsState is what the page script starts from (the JSON block
 // "bands-state").
 type bandsState struct {
-	Run      string                 `json:"run"` // the stream's URL, "" when the query is bad
-	Query    string                 `json:"query"`
-	Seeds    int                    `json:"seeds"`
-	Seed     uint64                 `json:"seed"`
-	Duration float64                `json:"duration"`
-	Lanes    []string               `json:"lanes"`
-	Columns  []string               `json:"columns"`
-	Charts   []playground.ChartSpec `json:"charts"`
-	Quantile []string               `json:"quantiles"`
-	Method   string                 `json:"method"`
+	Run      string            `json:"run"` // the stream's URL, "" when the query is bad
+	Query    string            `json:"query"`
+	Seeds    int               `json:"seeds"`
+	Seed     uint64            `json:"seed"`
+	Duration float64           `json:"duration"`
+	Lanes    []string          `json:"lanes"`
+	Columns  []string          `json:"columns"`
+	Charts   []scene.ChartSpec `json:"charts"`
+	Quantile []string          `json:"quantiles"`
+	Method   string            `json:"method"`
 }
 
 // bandsSpecs are the chart rows of the bands page: the playground's time
 // charts, drawn as a median line and a 5–95 % band per series.
-var bandsSpecs = func() []playground.ChartSpec {
-	var out []playground.ChartSpec
-	for _, k := range playground.ChartSpecs {
-		if k.X == playground.XTime {
+var bandsSpecs = func() []scene.ChartSpec {
+	var out []scene.ChartSpec
+	for _, k := range scene.ChartSpecs {
+		if k.X == scene.XTime {
 			out = append(out, k)
 		}
 	}
@@ -136,18 +136,18 @@ var bandsSpecs = func() []playground.ChartSpec {
 }()
 
 // newBandsPage builds the page's input from a decoded query.
-func newBandsPage(st playground.Scenario, seeds int, errs []*scenario.ParamError) bandsPageInput {
+func newBandsPage(st scene.Scenario, seeds int, errs []*scenario.ParamError) bandsPageInput {
 	p := st.Params
 	if len(p.Lanes) == 0 {
 		p = scenario.Defaults()
-		st = playground.Scenario{Params: p, Speed: playground.DefaultSpeed}
+		st = scene.Scenario{Params: p, Speed: scene.SpeedOf(scene.DefaultSpeed)}
 	}
 	query := kit.BandsQuery(st.Query(), seeds)
 	in := bandsPageInput{Query: query, Playground: "/?" + st.Query(), Seeds: seeds, MaxSeeds: bands.MaxSeeds,
 		SeedsHelp: bands.SeedsHelp, Specs: bandsSpecs,
 		State: bandsState{Query: query, Seeds: seeds, Seed: p.Seed, Duration: p.Duration.Seconds(),
 			Columns: scenario.Columns, Charts: bandsSpecs, Quantile: bands.QuantileNames[:], Method: bands.QuantileMethod}}
-	sq := scenarioValues(st)
+	sq := st.Values()
 	for _, k := range slices.Sorted(maps.Keys(sq)) {
 		in.Hidden = append(in.Hidden, [2]string{k, sq.Get(k)})
 	}
@@ -170,17 +170,6 @@ func newBandsPage(st playground.Scenario, seeds int, errs []*scenario.ParamError
 		in.State.Lanes = append(in.State.Lanes, L)
 	}
 	return in
-}
-
-// scenarioValues are the values of st's query (st.Query) before they are
-// encoded: its parameters' canonical values and its speed where it is not
-// the playground's default.
-func scenarioValues(st playground.Scenario) url.Values {
-	q := st.Params.Canonical()
-	if st.Speed != playground.DefaultSpeed {
-		q.Set(playground.SpeedParam, st.Speed)
-	}
-	return q
 }
 
 // handleBandsPage renders the bands page. A bad query shows its messages
@@ -261,7 +250,7 @@ func startBands(r *http.Request, p scenario.Params, seeds int, k *kit.Kit) (cont
 func handleBandsRun(k *kit.Kit) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q, errs := kit.ParseQuery(r.URL.RawQuery)
-		var st playground.Scenario
+		var st scene.Scenario
 		seeds := 0
 		if len(errs) == 0 {
 			st, seeds, errs = decodeBands(q, k.Limits)

@@ -7,7 +7,7 @@
 // then the result as `backofflab bands -format json` and `-format csv`
 // write it), and leaving the page aborts the stream, which stops the
 // seeds. The charts' rows, series, labels, units and colours are the
-// playground's (web/playground/charts.go's ChartSpecs, in the page's JSON block).
+// playground's (web/scene/charts.go's ChartSpecs, in the page's JSON block).
 import { $, readJSON, attr, el, dur, unitOf, timeStep, ICONS, fitLegend, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } from './common.js';
 
 (() => {

@@ -19,7 +19,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/web/internal/webtest"
 	"github.com/backofflab/backofflab/web/kit"
-	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 func TestMain(m *testing.M) { webtest.Main(m) }
@@ -225,10 +225,9 @@ func TestBandsCrossSite(t *testing.T) {
 	}
 }
 
-// TestScenarioValues: the seeds form's hidden fields, read from the
-// scenario's values, are its query as the playground writes it, value
-// for value.
-func TestScenarioValues(t *testing.T) {
+// TestHiddenFieldsAreTheQuery: the seeds form's hidden fields are the
+// scenario's query as the playground writes it, value for value.
+func TestHiddenFieldsAreTheQuery(t *testing.T) {
 	for _, tc := range []struct{ name, query string }{
 		{"the defaults", ""},
 		{"a speed of its own", "speed=1"},
@@ -236,7 +235,7 @@ func TestScenarioValues(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q, _ := url.ParseQuery(tc.query)
-			st, errs := playground.DecodeScenario(q, kit.DefaultLimits)
+			st, errs := scene.DecodeScenario(q, kit.DefaultLimits)
 			if len(errs) > 0 {
 				t.Fatalf("decode %q: %v", tc.query, errs)
 			}
@@ -244,8 +243,12 @@ func TestScenarioValues(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the scenario's query %q: %v", st.Query(), err)
 			}
-			if got := scenarioValues(st); !maps.EqualFunc(got, want, slices.Equal) {
-				t.Errorf("values %v, want %v (of %q)", got, want, st.Query())
+			got := url.Values{}
+			for _, kv := range newBandsPage(st, 20, nil).Hidden {
+				got.Add(kv[0], kv[1])
+			}
+			if !maps.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("hidden fields %v, want %v (of %q)", got, want, st.Query())
 			}
 		})
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/sweep"
 	"github.com/backofflab/backofflab/web/kit"
-	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // defaultAxisPrefs are the parameters a default map sweeps, in order of
@@ -44,7 +44,7 @@ func withDefaultMap(q url.Values, lim kit.Limits) url.Values {
 	}
 	base := mapScenario(q, false)
 	for name := range base {
-		if _, ok := playground.SourceOf(name); ok {
+		if _, ok := scene.SourceOf(name); ok {
 			delete(base, name)
 		}
 	}

@@ -26,7 +26,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/sweep"
 	"github.com/backofflab/backofflab/web/kit"
-	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // mapLimits are the bounds of a map on this server: the axes' steps, the
@@ -46,12 +46,12 @@ func decodeMap(q url.Values, lim kit.Limits) (sweep.Spec, []*scenario.ParamError
 	q = mapScenario(q, true)
 	var errs []*scenario.ParamError
 	for name, v := range q {
-		if _, ok := playground.SourceOf(name); !ok {
+		if _, ok := scene.SourceOf(name); !ok {
 			continue
 		}
-		if raw := v[len(v)-1]; raw != playground.SourceSim {
+		if raw := v[len(v)-1]; raw != scene.SourceSim {
 			errs = append(errs, &scenario.ParamError{Name: name, Value: raw,
-				Allow: playground.SourceSim + ": a map simulates every cell (a real lane runs live, in the playground)"})
+				Allow: scene.SourceSim + ": a map simulates every cell (a real lane runs live, in the playground)"})
 		}
 		delete(q, name)
 	}
@@ -96,7 +96,7 @@ func decodeMapQuery(raw string, lim kit.Limits) (sweep.Spec, []*scenario.ParamEr
 // the scenario. A lane's source stays for decodeMap to judge.
 func mapScenario(q url.Values, withSweep bool) url.Values {
 	out := kit.CloneValues(q)
-	delete(out, playground.SpeedParam)
+	delete(out, scene.SpeedParam)
 	if !withSweep {
 		for _, p := range sweep.Table {
 			delete(out, p.Name)
@@ -385,7 +385,7 @@ func decodeMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) (
 func mapBase(q url.Values) (url.Values, scenario.Params) {
 	base := mapScenario(q, false)
 	for name := range base {
-		if i, ok := playground.SourceOf(name); ok && i >= 0 && base.Get(name) == playground.SourceSim {
+		if i, ok := scene.SourceOf(name); ok && i >= 0 && base.Get(name) == scene.SourceSim {
 			delete(base, name)
 		}
 	}

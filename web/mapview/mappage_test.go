@@ -20,7 +20,7 @@ import (
 	"github.com/backofflab/backofflab/sweep"
 	"github.com/backofflab/backofflab/web/internal/webtest"
 	"github.com/backofflab/backofflab/web/kit"
-	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 func TestMain(m *testing.M) { webtest.Main(m) }
@@ -502,7 +502,7 @@ func TestMapOfPlaygroundLinks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				st, errs := playground.DecodeScenario(q, lim)
+				st, errs := scene.DecodeScenario(q, lim)
 				if len(errs) > 0 {
 					t.Fatalf("decode: %v", errs)
 				}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // BenchmarkTickMessage reports the size of one tick message of 001's two
@@ -109,7 +110,7 @@ func runSessions(b *testing.B, n int, speed string, wall time.Duration) (cpu, ke
 	cpu = cpuSeconds() - before
 	cancel()
 	wg.Wait()
-	factor := speedOf(speed).factor
+	factor := scene.SpeedOf(speed).Factor
 	kept = 1e9
 	mu.Lock()
 	defer mu.Unlock()

@@ -9,6 +9,7 @@ import (
 	"github.com/backofflab/backofflab/internal/present"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // explain.go writes the page's "What you are seeing" panel: why the run's
@@ -31,9 +32,9 @@ type explainView struct {
 	Verdicts string `json:"-"`
 	// GistParts, StoryParts and VerdictParts are Gist, Story and Verdicts
 	// as the page shows them (prose).
-	GistParts    []prosePart   `json:"gist"`
-	StoryParts   [][]prosePart `json:"story"`
-	VerdictParts []prosePart   `json:"verdicts"`
+	GistParts    []scene.ProsePart   `json:"gist"`
+	StoryParts   [][]scene.ProsePart `json:"story"`
+	VerdictParts []scene.ProsePart   `json:"verdicts"`
 	// Source names and links 001, the experiment the playground
 	// reproduces.
 	Source sourceLink `json:"source"`
@@ -71,7 +72,7 @@ func explainOf(p *scenario.Params) explainView {
 	if f, ok := storyOf[m.Name]; ok {
 		v.Gist, v.Story = f(p)
 	}
-	v.GistParts, v.StoryParts, v.VerdictParts = prose(v.Gist), proseAll(v.Story), prose(v.Verdicts)
+	v.GistParts, v.StoryParts, v.VerdictParts = scene.ProseOf(v.Gist), scene.ProseOfAll(v.Story), scene.ProseOf(v.Verdicts)
 	return v
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // laneSource is where one lane's values come from. The engine simulates
@@ -61,16 +62,16 @@ type laneSource interface {
 // laneSourceName returns the source of st's lane i: sim or real.
 func laneSourceName(st state, i int) string {
 	if i == st.realLane() {
-		return sourceReal
+		return scene.SourceReal
 	}
-	return SourceSim
+	return scene.SourceSim
 }
 
 // newLaneSource returns the source of st's lane i: the session's log and
 // slots serve a lane that runs outside the engine.
 func newLaneSource(st state, i int, s *session) laneSource {
 	switch laneSourceName(st, i) {
-	case sourceReal:
+	case scene.SourceReal:
 		return &realLane{lane: i, log: s.log, slots: s.slots}
 	default:
 		return simLane{}
@@ -80,7 +81,7 @@ func newLaneSource(st state, i int, s *session) laneSource {
 // simLane is a lane the engine alone simulates: its values are the engine's.
 type simLane struct{}
 
-func (simLane) source() string                                     { return SourceSim }
+func (simLane) source() string                                     { return scene.SourceSim }
 func (simLane) addr() string                                       { return "" }
 func (simLane) start(scenario.Params, time.Duration) error         { return nil }
 func (simLane) stop()                                              {}

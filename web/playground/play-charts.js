@@ -1,5 +1,5 @@
 // backofflab playground: the charts, one per chart row and lane, made from
-// the options the server embeds (web/playground/charts.go): their axes, toolbox,
+// the options the server embeds (web/scene/charts.go): their axes, toolbox,
 // toggles, help and tooltips.
 
 import { $, $$, attr, el, dur, durAxis, unitOf, DUR_STEPS, ICONS, fitLegend, resizeWithBox } from './common.js';

@@ -235,7 +235,7 @@ function presetSpeed() {
 }
 
 // proseNodes makes a sentence's nodes from its prose parts (prose in
-// web/playground/prose.go): the vocabulary's names as code.
+// web/scene/prose.go): the vocabulary's names as code.
 export const proseNodes = parts => parts.map(p => (p.code ? el('code', { textContent: p.t }) : document.createTextNode(p.t)));
 
 // ---- error messages --------------------------------------------------------

@@ -16,7 +16,7 @@ export const NC = COLS.length;
 export const COL = Object.fromEntries(COLS.map((c, i) => [c, i]));
 export const LETTERS = page.laneNames;
 export const KEEP = new Set(page.keep);
-// The charts' specs (ChartSpecs in web/playground/charts.go): the script draws what
+// The charts' specs (ChartSpecs in web/scene/charts.go): the script draws what
 // they say and names no chart itself. A time chart plots columns of the
 // tick rows; a retry chart plots a lane's delays (5 %, median, 95 % by retry). Each series carries its
 // label in words (from Go: the script keeps no copy).

@@ -2,7 +2,10 @@
 // simulations over WebSocket (a lane of which may run the real experiment
 // instead: a real HTTP server and clients on loopback, see real.go), the
 // headless exports, the exports of what a page shows, and its scripts
-// (play-*.js and app.js, embedded here and served under /static/).
+// (play-*.js and app.js, embedded here and served under /static/). What
+// other views share with it (a URL's scenario and its decoding, the chart
+// rows, the prose) is web/scene's; the library import and export it calls
+// are web/configview's.
 package playground
 
 import (
@@ -41,9 +44,6 @@ func mount(mux *http.ServeMux, k *kit.Kit, live *sessions) {
 	// The same paths, posted the page's rows, export what the page shows (pageexport.go).
 	mux.Handle("POST /export.csv", k.Stream(handlePageExport(k.Limits, live, "csv")))
 	mux.Handle("POST /export.json", k.Stream(handlePageExport(k.Limits, live, "json")))
-	// A lane's library: a configuration pasted in, the lane written out (library.go).
-	mux.Handle("POST /config/import", kit.SameSiteOnly(k.Track(handleImport(k.Limits))))
-	mux.Handle("GET /config/export/{lane}", k.Track(handleExportLane(k.Limits)))
 	scripts := kit.Assets(assets)
 	names, err := fs.Glob(assets, "*.js")
 	if err != nil {

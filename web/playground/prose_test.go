@@ -2,7 +2,6 @@ package playground
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
@@ -50,21 +49,5 @@ func TestNoNameOutsideCode(t *testing.T) {
 				}
 			})
 		})
-	}
-}
-
-func TestProse(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []prosePart
-	}{
-		{"", nil},
-		{"plain words", []prosePart{{Text: "plain words"}}},
-		{"wait min_delay, then a.max_delay.", []prosePart{{Text: "wait "}, {Text: "min_delay", Code: true}, {Text: ", then "}, {Text: "a.max_delay", Code: true}, {Text: "."}}},
-		{"shed_above=100", []prosePart{{Text: "shed_above", Code: true}, {Text: "=100"}}},
-	} {
-		if got := prose(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("prose(%q) = %+v, want %+v", tc.in, got, tc.want)
-		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/backofflab/backofflab/realexp"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // A real lane (<letter>.source=real) runs the real experiment (realexp) inside a
@@ -400,7 +401,7 @@ type realLane struct {
 	run *realRun
 }
 
-func (l *realLane) source() string { return sourceReal }
+func (l *realLane) source() string { return scene.SourceReal }
 
 func (l *realLane) addr() string {
 	if l.run == nil {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/url"
 	"runtime"
 	"strings"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/backofflab/backofflab/internal/testwait"
 	"github.com/backofflab/backofflab/realexp"
 	"github.com/backofflab/backofflab/scenario"
-	"github.com/backofflab/backofflab/web/kit"
 )
 
 // realQuery is a small real lane: 200 clients thinking 1 s (≈180 req/s
@@ -28,75 +26,11 @@ const realQuery = realCurve + "&a.strategy=fixed&b.strategy=think_scaled&b.sourc
 // whose timings they assert.
 const realCurve = "server_model=curve"
 
-func TestDecodeRealLane(t *testing.T) {
-	for _, tc := range []struct {
-		query      string
-		real       string // the real lane when valid
-		lanes      int
-		bad, allow string // the error's parameter and a part of its allowed range
-	}{
-		{query: "b.source=real", real: "b", lanes: 2},
-		{query: "b.source=sim&a.source=sim", lanes: 2},
-		{query: "c.source=real", real: "c", lanes: 3}, // the highest lane letter sets lanes
-		{query: "b.source=real&speed=1&clients=2000&outage=pause", real: "b", lanes: 2},
-		{query: "a.source=real&outage=none&lanes=1", real: "a", lanes: 1},
-		{query: "lanes=2&c.source=real", bad: "c.source", allow: "lanes a to b only"},
-		{query: "b.source=fake", bad: "b.source", allow: "one of sim, real"},
-		{query: "a.source=real&b.source=real", bad: "b.source", allow: "at most one lane may be real (lane a is)"},
-		{query: "b.source=real&speed=20", bad: "speed", allow: "1 while a lane is real"},
-		{query: "b.source=real&speed=max", bad: "speed", allow: "1 while a lane is real"},
-		{query: "b.source=real&clients=2001", bad: "clients", allow: "from 1 to 2000 while a lane is real"},
-		{query: "b.source=real&outage=crash", bad: "outage", allow: "none or pause while a lane is real"},
-		{query: "b.source=real&outage=partition", bad: "outage", allow: "the real server can only pause"},
-		{query: "e.source=real", bad: "e.source", allow: "no such parameter"},
-		{query: "b.source=real&arrival=open", bad: "arrival", allow: "closed while a lane is real"},
-		{query: "b.source=real&rate=5", real: "b", lanes: 2}, // rate is not read in a closed loop
-		{query: "b.source=real&server_model=linear", real: "b", lanes: 2},
-		{query: "b.source=real&server_model=curve", real: "b", lanes: 2},
-		// The server's protections are the real server's too.
-		{query: "b.source=real&server_model=curve&shed_above=100", real: "b", lanes: 2},
-		{query: "b.source=real&shed_above=300&queue_timeout=500ms", real: "b", lanes: 2},
-		{query: "b.source=real&queue_control=codel&codel_target=10ms&codel_interval=200ms", real: "b", lanes: 2},
-		{query: "b.source=real&shed_above=-1", bad: "shed_above", allow: "from 0 to 1000000"},
-	} {
-		q, _ := url.ParseQuery(tc.query)
-		st, errs := decode(q, kit.DefaultLimits)
-		if tc.bad != "" {
-			if len(errs) != 1 || errs[0].Name != tc.bad || !strings.Contains(errs[0].Allow, tc.allow) {
-				t.Errorf("%s: errors %v, want one naming %s with %q", tc.query, errs, tc.bad, tc.allow)
-			}
-			continue
-		}
-		if len(errs) > 0 || st.real != tc.real || len(st.p.Lanes) != tc.lanes {
-			t.Errorf("%s: real %q, %d lanes, errors %v; want real %q, %d lanes", tc.query, st.real, len(st.p.Lanes), errs, tc.real, tc.lanes)
-			continue
-		}
-		// The canonical query round-trips, the real lane included.
-		enc := st.encode()
-		if has := strings.Contains(enc, ".source="); has != (tc.real != "") {
-			t.Errorf("%s: canonical query %q", tc.query, enc)
-		}
-		q2, _ := url.ParseQuery(enc)
-		st2, errs := decode(q2, kit.DefaultLimits)
-		if len(errs) > 0 || st2.encode() != enc || st2.real != st.real {
-			t.Errorf("%s: %q decodes to %q (real %q), errors %v", tc.query, enc, st2.encode(), st2.real, errs)
-		}
-	}
-
-	// A page's URL with real-lane mistakes keeps the real lane and drops
-	// the values that do not fit it, each with its message.
-	q, _ := url.ParseQuery(realCurve + "&b.source=real&speed=20&clients=5000&outage=crash")
-	st, errs := decodeLenient(q, kit.DefaultLimits)
-	if st.real != "b" || st.speed.text != "1" || st.p.Clients != 1000 || st.p.Outage != scenario.OutagePause || len(errs) != 3 {
-		t.Errorf("lenient: real %q speed %s clients %d outage %s, errors %v", st.real, st.speed.text, st.p.Clients, st.p.Outage, errs)
-	}
-
-	// The headless export refuses a real lane.
-	q, _ = url.ParseQuery(realCurve + "&b.source=real")
-	if _, errs := decodeExport(q, kit.DefaultLimits); len(errs) != 1 || errs[0].Name != "b.source" ||
-		!strings.Contains(errs[0].Error(), "real lanes run live only; export from the page") {
-		t.Errorf("export of a real lane: %v", errs)
-	}
+// TestRealLaneRefusedHeadless: a headless export refuses a real lane,
+// which runs live only, and the page shows a lane's source in its menu
+// and its head (the decoding of the sources is web/scene's
+// TestDecodeRealLane).
+func TestRealLaneRefusedHeadless(t *testing.T) {
 	srv, _ := newTestServer(t, Limits{})
 	for _, format := range []string{"csv", "json"} {
 		resp, body := get(t, srv.URL+"/export."+format+"?"+realCurve+"&b.source=real", nil)

@@ -4,6 +4,7 @@ import (
 	"github.com/backofflab/backofflab/bands"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // pageRules are what the page shows that follows from the run, computed
@@ -89,9 +90,9 @@ func withEveryLane(p scenario.Params) scenario.Params {
 // runKey is st's canonical query without its speed: two runs of one key
 // are the same run, played at any speed.
 func runKey(st state) string {
-	st.speed = speedOf(DefaultSpeed)
+	st.speed = scene.SpeedOf(DefaultSpeed)
 	if st.real != "" {
-		st.speed = speedOf("1")
+		st.speed = scene.SpeedOf("1")
 	}
 	return st.encode()
 }

@@ -377,7 +377,7 @@ func (s *session) busy() bool {
 	if !s.playing || s.eng.Now() >= end {
 		return false
 	}
-	if s.st.speed.factor == 0 && s.live() == nil {
+	if s.st.speed.Factor == 0 && s.live() == nil {
 		return time.Now().Before(s.burstEnd) && s.out.pending() < maxRows/2
 	}
 	return s.eng.Now() < s.target
@@ -403,13 +403,13 @@ func (s *session) aim(elapsed time.Duration) {
 			}
 			s.target = to
 		}
-	case s.st.speed.factor == 0:
+	case s.st.speed.Factor == 0:
 		s.burstEnd = time.Now().Add(maxBurst)
 		s.target = end
 	default:
 		// The engine may lag behind at heavy parameters: it goes on from
 		// where it is, never more than a step's worth behind.
-		s.target = min(end, max(s.target, s.eng.Now()+time.Duration(float64(elapsed)*s.st.speed.factor)))
+		s.target = min(end, max(s.target, s.eng.Now()+time.Duration(float64(elapsed)*s.st.speed.Factor)))
 	}
 	if s.busy() {
 		s.slice()
@@ -726,7 +726,7 @@ func (s *session) outage(on bool) {
 // lane keeps at 1.
 func (s *session) setSpeed(text string) {
 	sp, err := parseSpeed(text)
-	if err == nil && s.st.real != "" && sp.factor != 1 {
+	if err == nil && s.st.real != "" && sp.Factor != 1 {
 		err = realSpeedError(text)
 	}
 	if err != nil {
@@ -841,7 +841,7 @@ func planOf(p *scenario.Params) []planWindow {
 // state tells the page where the run stands.
 func (s *session) state() {
 	m := stateMsg{Type: "state", T: s.eng.Now().Seconds(), Playing: s.playing,
-		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed.text, Down: s.eng.Down(),
+		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed.Text, Down: s.eng.Down(),
 		Outages: [][3]any{}}
 	// Only the windows the page has not seen as they are now: the last one
 	// it saw open, and every one since.

@@ -28,8 +28,8 @@ func TestDefaultSpeed(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatalf("errors %v", errs)
 			}
-			if st.speed.text != tc.want {
-				t.Errorf("speed %q, want %q", st.speed.text, tc.want)
+			if st.speed.Text != tc.want {
+				t.Errorf("speed %q, want %q", st.speed.Text, tc.want)
 			}
 		})
 	}
@@ -52,7 +52,7 @@ func TestDefaultSpeedTellsTheLandingStory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wall := func(virtual float64) float64 { return virtual / sp.factor }
+	wall := func(virtual float64) float64 { return virtual / sp.Factor }
 	start, end := p.OutageAt.Seconds(), (p.OutageAt + p.OutageFor).Seconds()
 	b := sums[1]
 	if !sums[0].Collapsed || b.ServerRecoveredAfter == nil || b.ServiceRecoveredAfter == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // view.go turns a pageInput into what page.templ shows: one control per
@@ -243,8 +244,8 @@ func newView(in pageInput) pageView {
 	if len(st.p.Lanes) == 0 { // a zero pageInput: show the defaults
 		st.p = scenario.Defaults()
 	}
-	if st.speed.text == "" {
-		st.speed = speedOf(DefaultSpeed)
+	if st.speed.Text == "" {
+		st.speed = scene.SpeedOf(DefaultSpeed)
 	}
 	p := st.p
 	query := in.Query
@@ -259,7 +260,7 @@ func newView(in pageInput) pageView {
 	v.LaneCtl = b.laneCount(len(p.Lanes))
 	v.Groups = b.sharedGroups()
 	v.Panels = b.lanePanels(in.St.real, scenario.LaneHeads(&p))
-	v.Speed = b.speedMenu(st.speed.text)
+	v.Speed = b.speedMenu(st.speed.Text)
 	v.General = b.general()
 	v.Charts = chartsJSON(p.Duration.Seconds())
 	v.State = newPageState(query, p, in.Presets)
@@ -488,13 +489,6 @@ func sliderTable(sp sliderSpec) []string {
 		t[pos] = fmtNum(sliderValue(sp.scale, sp.typ, sp.lo, sp.hi, pos))
 	}
 	return t
-}
-
-// boxView is what a parameter's number box shows for a value: its text in
-// the box's unit (seconds for a duration) and its slider's position.
-type boxView struct {
-	Text string `json:"text"`
-	Pos  int    `json:"pos"` // 0 when the box has no slider
 }
 
 // boxesOf is what every number box of st's run shows (its lanes' and the

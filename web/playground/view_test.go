@@ -21,6 +21,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // pageFor builds the page input for a URL query as handlePlayground does.
@@ -357,10 +358,11 @@ func TestChartOptions(t *testing.T) {
 				t.Errorf("%s/%s: data %v, want []", id, s.Name, s.Data)
 			}
 		}
-		want := delaySeries
+		want := scene.DelaySeries
 		if id != "delay" {
 			want = nil
-			for _, s := range timeSeries[id] {
+			i := slices.IndexFunc(scene.ChartSpecs, func(k scene.ChartSpec) bool { return k.ID == id })
+			for _, s := range scene.ChartSpecs[i].Series {
 				want = append(want, s.Name)
 				if !slices.Contains(scenario.Columns, s.Name) {
 					t.Errorf("%s: series %s is not a column", id, s.Name)
@@ -394,7 +396,7 @@ func TestChartOptions(t *testing.T) {
 			t.Errorf("%s: no message for no data (%q) or no help (%q)", k.ID, k.Empty, k.Help)
 		}
 		for _, s := range k.Series {
-			if k.X == XTime && !slices.Contains(scenario.Columns, s.Name) {
+			if k.X == scene.XTime && !slices.Contains(scenario.Columns, s.Name) {
 				t.Errorf("%s: %s is not a column", k.ID, s.Name)
 			}
 			if s.Axis < 0 || s.Axis >= len(k.Units) {

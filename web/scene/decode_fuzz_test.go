@@ -1,4 +1,4 @@
-package playground
+package scene
 
 import (
 	"testing"
@@ -25,10 +25,10 @@ func FuzzDecode(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	lim := Limits{MaxClients: 2000, MaxDuration: 600e9}.WithDefaults()
+	lim := kit.Limits{MaxClients: 2000, MaxDuration: 600e9}.WithDefaults()
 	f.Fuzz(func(t *testing.T, raw string) {
 		q, qerrs := kit.ParseQuery(raw)
-		st, errs := decode(q, lim)
+		st, errs := Decode(q, lim)
 		for _, e := range append(qerrs, errs...) {
 			if e.Name == "" || e.Allow == "" {
 				t.Fatalf("decode(%q): error %q names no parameter or what is allowed", raw, e.Error())
@@ -37,23 +37,23 @@ func FuzzDecode(f *testing.F) {
 		if len(qerrs)+len(errs) > 0 {
 			return
 		}
-		if es := lim.Bounds().Errors(&st.p); len(es) > 0 {
+		if es := lim.Bounds().Errors(&st.Params); len(es) > 0 {
 			t.Fatalf("decode(%q) accepted a run past the server's bounds: %v", raw, es[0])
 		}
-		for _, c := range st.p.Changes {
+		for _, c := range st.Params.Changes {
 			for _, a := range c.Set {
 				if row, _, _ := scenario.Lookup(a.Name); row.Name == "clients" && a.Value.(int) > lim.MaxClients {
 					t.Fatalf("decode(%q) accepted a change to %v clients", raw, a.Value)
 				}
 			}
 		}
-		enc := st.encode()
+		enc := st.Query()
 		q2, qerrs2 := kit.ParseQuery(enc)
-		st2, errs2 := decode(q2, lim)
+		st2, errs2 := Decode(q2, lim)
 		if len(qerrs2)+len(errs2) > 0 {
 			t.Fatalf("decode(%q) wrote %q, which does not decode: %v %v", raw, enc, qerrs2, errs2)
 		}
-		if enc2 := st2.encode(); enc2 != enc {
+		if enc2 := st2.Query(); enc2 != enc {
 			t.Fatalf("decode(%q) wrote %q, then %q", raw, enc, enc2)
 		}
 	})

@@ -1,4 +1,4 @@
-package playground
+package scene
 
 import (
 	"encoding/json"
@@ -159,20 +159,9 @@ var ChartSpecs = []ChartSpec{
 // delayColor is the delay chart's one colour: its band and median.
 const delayColor = "#5470c6"
 
-// timeSeries are the lines of each time chart, from ChartSpecs.
-var timeSeries = func() map[string][]chartSeries {
-	m := map[string][]chartSeries{}
-	for _, k := range ChartSpecs {
-		if k.X == XTime {
-			m[k.ID] = k.Series
-		}
-	}
-	return m
-}()
-
-// delaySeries are the delay chart's legend names, its series' ids being
+// DelaySeries are the delay chart's legend names, its series' ids being
 // ChartSpecs' p5, band and p50: the band's name says what it spans.
-var delaySeries = []string{"p5", "p5–p95", "p50"}
+var DelaySeries = []string{"p5", "p5–p95", "p50"}
 
 // OutageColor shades the outage windows (markArea on each time chart's
 // first series); the script fills in the windows.
@@ -183,13 +172,13 @@ const OutageColor = "rgba(238,102,102,0.13)"
 // taking it down.
 const EffectColor = "rgba(250,200,88,0.18)"
 
-// chartOption returns the ECharts option of the chart id, without
+// ChartOption returns the ECharts option of the chart id, without
 // data, for a run of duration seconds. The page script adds the data, the
 // toolbox's buttons (exports with a caption, log scale, shared axes,
 // smoothing and help: they need functions), the axes' formatters and
 // maxima, the tooltips, the annotations and the colours of the page's
 // theme.
-func chartOption(id string, duration float64) (json.RawMessage, error) {
+func ChartOption(id string, duration float64) (json.RawMessage, error) {
 	var k ChartSpec
 	for _, c := range ChartSpecs {
 		if c.ID == id {
@@ -258,7 +247,7 @@ func timeChart(line *charts.Line, k ChartSpec, duration float64) {
 func legend(k ChartSpec) opts.Legend {
 	var names []string
 	if k.X == xRetry {
-		names = delaySeries[1:]
+		names = DelaySeries[1:]
 	} else {
 		for _, s := range k.Series {
 			if s.Role == roleSuccess {
@@ -306,18 +295,18 @@ func delayChart(line *charts.Line, k ChartSpec) {
 	)
 	color := delayColor
 	common := []charts.SeriesOpts{charts.WithSeriesAnimation(false)}
-	line.AddSeries(delaySeries[0], []opts.LineData{}, append(common,
+	line.AddSeries(DelaySeries[0], []opts.LineData{}, append(common,
 		charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = k.Series[0].Name }),
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Stack: "band"}),
 		charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: color}))...)
-	line.AddSeries(delaySeries[1], []opts.LineData{}, append(common,
+	line.AddSeries(DelaySeries[1], []opts.LineData{}, append(common,
 		charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = k.Series[1].Name }),
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false), Stack: "band"}),
 		charts.WithLineStyleOpts(opts.LineStyle{Opacity: opts.Float(0)}),
 		charts.WithAreaStyleOpts(opts.AreaStyle{Color: color, Opacity: opts.Float(0.2)}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: color}))...)
-	line.AddSeries(delaySeries[2], []opts.LineData{}, append(common,
+	line.AddSeries(DelaySeries[2], []opts.LineData{}, append(common,
 		charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = k.Series[2].Name }),
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(true), SymbolSize: 4}),
 		charts.WithLineStyleOpts(opts.LineStyle{Width: 2}),

@@ -1,4 +1,4 @@
-package playground
+package scene
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ func TestChartRoles(t *testing.T) {
 			continue
 		}
 		t.Run(k.ID, func(t *testing.T) {
-			raw, err := chartOption(k.ID, 120)
+			raw, err := ChartOption(k.ID, 120)
 			if err != nil {
 				t.Fatal(err)
 			}
