@@ -388,73 +388,73 @@ func New(p Params) (*Policy, error) {
 	return NewPolicy(s, limits...), nil
 }
 
-// The names of the switches that turn the stateful limiters on, as the
-// vocabulary spells them: an error names the switch, and RetryDelays the
-// limiter that stopped a request.
-const (
-	switchBreaker         = "breaker"
-	switchGRPCThrottle    = "grpc_throttle"
-	switchSREThrottle     = "sre_throttle"
-	switchRetryBudget     = "retry_budget"
-	switchAWSQuota        = "aws_quota"
-	switchAWSAdaptive     = "aws_adaptive"
-	switchEnvoyRetryLimit = "envoy_retry_limit"
-)
+// limiterRow is one stateful limiter: the switch that turns it on, as the
+// vocabulary spells it (an error names the switch, and RetryDelays the
+// limiter that stopped a request), the switch's values, the switch's value
+// in a Params, the limiter a Params describes, and whether a Limit is this
+// limiter. A new limiter is its type in a file of its own and one row here.
+type limiterRow struct {
+	name    string
+	choices func() []string
+	value   func(p Params) string
+	make    func(p Params) Limit
+	is      func(l Limit) bool
+}
+
+// isA reports whether l is a T.
+func isA[T Limit](l Limit) bool {
+	_, ok := l.(T)
+	return ok
+}
+
+// limiterTable lists the stateful limiters in New's order.
+var limiterTable = []limiterRow{
+	{"breaker", BreakerModes, func(p Params) string { return p.Breaker },
+		func(p Params) Limit {
+			return NewBreaker(BreakerConfig{RetriesOnly: p.Breaker == BreakerRetries,
+				Threshold: p.BreakerThreshold, Window: p.BreakerWindow, MinCalls: p.BreakerMinCalls,
+				OpenFor: p.BreakerOpenFor, Probes: p.BreakerProbes})
+		}, isA[*Breaker]},
+	{"grpc_throttle", LimiterSwitch, func(p Params) string { return p.GRPCThrottle },
+		func(p Params) Limit {
+			return NewGRPCThrottle(GRPCThrottleConfig{MaxTokens: p.GRPCMaxTokens, TokenRatio: p.GRPCTokenRatio})
+		}, isA[*GRPCThrottle]},
+	{"sre_throttle", LimiterSwitch, func(p Params) string { return p.SREThrottle },
+		func(p Params) Limit { return NewSREThrottle(SREThrottleConfig{K: p.SREK, Window: p.SREWindow}) },
+		isA[*SREThrottle]},
+	{"retry_budget", LimiterSwitch, func(p Params) string { return p.RetryBudget },
+		func(p Params) Limit {
+			return NewRetryBudget(RetryBudgetConfig{Percent: p.BudgetPercent,
+				MinPerSec: p.BudgetMinPerSec, TTL: p.BudgetTTL})
+		}, isA[*RetryBudget]},
+	{"aws_quota", LimiterSwitch, func(p Params) string { return p.AWSQuota },
+		func(p Params) Limit {
+			return NewAWSQuota(AWSQuotaConfig{Tokens: p.AWSQuotaTokens, RetryCost: p.AWSRetryCost,
+				TimeoutCost: p.AWSTimeoutCost, NoRetryIncrement: p.AWSNoRetryIncrement})
+		}, isA[*AWSQuota]},
+	{"aws_adaptive", LimiterSwitch, func(p Params) string { return p.AWSAdaptive },
+		func(Params) Limit { return NewAWSAdaptive(AWSAdaptiveConfig{}) }, isA[*AWSAdaptive]},
+	// Last: it counts a retry in flight from the start AllowWait tells
+	// it, which no limit after it may then refuse.
+	{"envoy_retry_limit", EnvoyRetryLimitModes, func(p Params) string { return p.EnvoyRetryLimit },
+		func(p Params) Limit {
+			return NewEnvoyRetryLimit(EnvoyRetryLimitConfig{Budget: p.EnvoyRetryLimit == EnvoyBudget,
+				MaxRetries: p.EnvoyMaxRetries, BudgetPercent: p.EnvoyBudgetPercent, MinRetryConcurrency: p.EnvoyMinRetryConcurrency})
+		}, isA[*EnvoyRetryLimit]},
+}
 
 // limiters returns the stateful limiters that p's switches turn on, in
 // New's order.
 func limiters(p Params) ([]Limit, error) {
-	on := func(name, v string, choices []string) (bool, error) {
-		switch {
-		case v == "" || v == LimiterOff:
-			return false, nil
-		case slices.Contains(choices, v):
-			return true, nil
-		}
-		return false, fmt.Errorf("%s: %q is not one of %v", name, v, choices)
-	}
 	var limits []Limit
-	if ok, err := on(switchBreaker, p.Breaker, BreakerModes()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewBreaker(BreakerConfig{RetriesOnly: p.Breaker == BreakerRetries,
-			Threshold: p.BreakerThreshold, Window: p.BreakerWindow, MinCalls: p.BreakerMinCalls,
-			OpenFor: p.BreakerOpenFor, Probes: p.BreakerProbes}))
-	}
-	if ok, err := on(switchGRPCThrottle, p.GRPCThrottle, LimiterSwitch()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewGRPCThrottle(GRPCThrottleConfig{MaxTokens: p.GRPCMaxTokens, TokenRatio: p.GRPCTokenRatio}))
-	}
-	if ok, err := on(switchSREThrottle, p.SREThrottle, LimiterSwitch()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewSREThrottle(SREThrottleConfig{K: p.SREK, Window: p.SREWindow}))
-	}
-	if ok, err := on(switchRetryBudget, p.RetryBudget, LimiterSwitch()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewRetryBudget(RetryBudgetConfig{Percent: p.BudgetPercent,
-			MinPerSec: p.BudgetMinPerSec, TTL: p.BudgetTTL}))
-	}
-	if ok, err := on(switchAWSQuota, p.AWSQuota, LimiterSwitch()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewAWSQuota(AWSQuotaConfig{Tokens: p.AWSQuotaTokens, RetryCost: p.AWSRetryCost,
-			TimeoutCost: p.AWSTimeoutCost, NoRetryIncrement: p.AWSNoRetryIncrement}))
-	}
-	if ok, err := on(switchAWSAdaptive, p.AWSAdaptive, LimiterSwitch()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewAWSAdaptive(AWSAdaptiveConfig{}))
-	}
-	// Last: it counts a retry in flight from the start AllowWait tells
-	// it, which no limit after it may then refuse.
-	if ok, err := on(switchEnvoyRetryLimit, p.EnvoyRetryLimit, EnvoyRetryLimitModes()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewEnvoyRetryLimit(EnvoyRetryLimitConfig{Budget: p.EnvoyRetryLimit == EnvoyBudget,
-			MaxRetries: p.EnvoyMaxRetries, BudgetPercent: p.EnvoyBudgetPercent, MinRetryConcurrency: p.EnvoyMinRetryConcurrency}))
+	for _, r := range limiterTable {
+		switch v := r.value(p); {
+		case v == "" || v == LimiterOff:
+		case slices.Contains(r.choices(), v):
+			limits = append(limits, r.make(p))
+		default:
+			return nil, fmt.Errorf("%s: %q is not one of %v", r.name, v, r.choices())
+		}
 	}
 	return limits, nil
 }
