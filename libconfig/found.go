@@ -78,8 +78,8 @@ func (f Found) Marshal() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// foundToLane maps the item pick names onto a lane, its warnings first.
-func foundToLane(f Found, pick string) (strategies.Params, []Warning, map[string]string, error) {
+// toLane maps the item pick names onto a lane, its warnings first.
+func (f Found) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
 	cands := make([]candidate, len(f.Items))
 	for i, it := range f.Items {
 		cands[i] = candidate{names: it.Names, path: it.Path}

@@ -77,6 +77,18 @@ func ToLane(c Config) (strategies.Params, []Warning, error) {
 	return l, w, err
 }
 
+// policiesLane is a library's Config that may hold several retry
+// policies, which pick chooses from (as Pick names them; "" when it holds
+// one). Each library's mapping is in its own file.
+type policiesLane interface {
+	toLane(pick string) (strategies.Params, []Warning, map[string]string, error)
+}
+
+// policyLane is a library's Config that holds one retry policy.
+type policyLane interface {
+	toLane() (strategies.Params, []Warning, map[string]string, error)
+}
+
 // toLane is ToLane with the map from each lane parameter it set to the
 // library's field that set it (nil for a code-configured library).
 func toLane(c Config, pick string) (strategies.Params, []Warning, map[string]string, error) {
@@ -86,63 +98,59 @@ func toLane(c Config, pick string) (strategies.Params, []Warning, map[string]str
 		err   error
 		field map[string]string
 	)
-	picks := false // whether the configuration has policies to pick from
 	switch c := c.(type) {
-	case GRPCServiceConfig:
-		picks = true
-		l, w, field, err = grpcToLane(c, pick)
-	case EnvoyConfig:
-		l, w, field, err = envoyToLane(c)
-	case IstioConfig:
-		picks = true
-		l, w, field, err = istioToLane(c, pick)
-	case LinkerdConfig:
-		l, w, field, err = linkerdToLane(c)
-	case AWSConfig:
-		picks = true
-		l, w, field, err = awsToLane(c, pick)
-	case Resilience4jConfig:
-		picks = true
-		l, w, field, err = r4jToLane(c, pick)
-	case Found:
-		picks = true
-		l, w, field, err = foundToLane(c, pick)
-	case PollyRetry:
-		l, w, field = pollyToLane(c)
-	case PollyCode:
-		l, w, field = pollyToLane(c.PollyRetry)
-	case CenkaltiBackoff:
-		l = laneOf(strategies.NameCenkalti)
-		l.MinDelay, l.MaxDelay, l.Factor, l.Jitter = c.InitialInterval, c.MaxInterval, c.Multiplier, c.RandomizationFactor
-		l.MaxAttempts, l.Deadline = c.MaxTries, c.MaxElapsedTime
-	case ClientGoBackoff:
-		l = laneOf(strategies.NameClientGo)
-		l.MinDelay, l.Factor, l.Jitter, l.MaxAttempts = c.Duration, c.Factor, c.Jitter, c.Steps
-		if c.Cap > 0 {
-			l.MaxDelay = c.Cap
+	case policiesLane:
+		l, w, field, err = c.toLane(pick)
+	case policyLane:
+		l, w, field, err = c.toLane()
+		if pick != "" {
+			return l, nil, nil, &FieldError{Value: pick, Kind: ErrOutOfRange, Allowed: "the configuration holds one retry policy: nothing to pick"}
 		}
-	case Tenacity:
-		l = laneOf(strategies.NameTenacityExponential)
-		if c.Random {
-			l = laneOf(strategies.NameTenacityRandomExponential)
-		}
-		l.MinDelay, l.Factor, l.MaxAttempts, l.Deadline = c.Multiplier, c.ExpBase, c.StopAfterAttempt, c.StopAfterDelay
-		if c.Max > 0 {
-			l.MaxDelay = c.Max
-		}
-	case Urllib3Retry:
-		l = laneOf(strategies.NameUrllib3)
-		l.MinDelay, l.MaxDelay, l.MaxAttempts = c.BackoffFactor, c.BackoffMax, c.Total+1
 	default:
 		return l, nil, nil, fmt.Errorf("libconfig: no lane mapping for %T", c)
-	}
-	if pick != "" && !picks {
-		return l, nil, nil, &FieldError{Value: pick, Kind: ErrOutOfRange, Allowed: "the configuration holds one retry policy: nothing to pick"}
 	}
 	if err != nil {
 		return l, w, field, err
 	}
 	return l, w, field, checkLane(l, field)
+}
+
+// toLane maps cenkalti/backoff's ExponentialBackOff onto a lane.
+func (c CenkaltiBackoff) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameCenkalti)
+	l.MinDelay, l.MaxDelay, l.Factor, l.Jitter = c.InitialInterval, c.MaxInterval, c.Multiplier, c.RandomizationFactor
+	l.MaxAttempts, l.Deadline = c.MaxTries, c.MaxElapsedTime
+	return l, nil, nil, nil
+}
+
+// toLane maps client-go's wait.Backoff onto a lane.
+func (c ClientGoBackoff) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameClientGo)
+	l.MinDelay, l.Factor, l.Jitter, l.MaxAttempts = c.Duration, c.Factor, c.Jitter, c.Steps
+	if c.Cap > 0 {
+		l.MaxDelay = c.Cap
+	}
+	return l, nil, nil, nil
+}
+
+// toLane maps tenacity's wait and stop onto a lane.
+func (c Tenacity) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameTenacityExponential)
+	if c.Random {
+		l = laneOf(strategies.NameTenacityRandomExponential)
+	}
+	l.MinDelay, l.Factor, l.MaxAttempts, l.Deadline = c.Multiplier, c.ExpBase, c.StopAfterAttempt, c.StopAfterDelay
+	if c.Max > 0 {
+		l.MaxDelay = c.Max
+	}
+	return l, nil, nil, nil
+}
+
+// toLane maps urllib3's Retry onto a lane.
+func (c Urllib3Retry) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameUrllib3)
+	l.MinDelay, l.MaxDelay, l.MaxAttempts = c.BackoffFactor, c.BackoffMax, c.Total+1
+	return l, nil, nil, nil
 }
 
 // checkLane checks l against the vocabulary's ranges; each error names
@@ -225,7 +233,7 @@ func decimalShift(x float64, n int) float64 {
 	return y
 }
 
-func grpcToLane(c GRPCServiceConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
+func (c GRPCServiceConfig) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameGRPCRetry)
 	var w []Warning
 	var cands []candidate
@@ -277,7 +285,7 @@ func grpcToLane(c GRPCServiceConfig, pick string) (strategies.Params, []Warning,
 	return l, w, field, nil
 }
 
-func envoyToLane(c EnvoyConfig) (strategies.Params, []Warning, map[string]string, error) {
+func (c EnvoyConfig) toLane() (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameEnvoy)
 	var w []Warning
 	field := map[string]string{"min_delay": "retry_policy.retry_back_off.base_interval", "max_delay": "retry_policy.retry_back_off.max_interval",
@@ -339,7 +347,7 @@ func envoyToLane(c EnvoyConfig) (strategies.Params, []Warning, map[string]string
 	return l, w, field, nil
 }
 
-func istioToLane(c IstioConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
+func (c IstioConfig) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameEnvoy)
 	var w []Warning
 	// Every route retries: one without retries takes Istio's default
@@ -385,7 +393,7 @@ func istioToLane(c IstioConfig, pick string) (strategies.Params, []Warning, map[
 		"max_attempts": base + ".retries.attempts", "per_try_timeout": base + ".retries.perTryTimeout", "deadline": base + ".timeout"}, nil
 }
 
-func linkerdToLane(c LinkerdConfig) (strategies.Params, []Warning, map[string]string, error) {
+func (c LinkerdConfig) toLane() (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameFixed)
 	l.MinDelay = linkerdDelay
 	w := []Warning{{"", "Linkerd's retry timing is not a row (its back-off was not checked against linkerd2-proxy): the lane retries after 1ms, the least min_delay, as a retry with no back-off; the limit, the budget and the timeouts are Linkerd's"}}
@@ -415,7 +423,7 @@ func linkerdToLane(c LinkerdConfig) (strategies.Params, []Warning, map[string]st
 	return l, w, field, nil
 }
 
-func awsToLane(c AWSConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
+func (c AWSConfig) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameFullJitter)
 	sectionOf := func(name string) string {
 		if name == "default" {
@@ -468,7 +476,7 @@ func awsToLane(c AWSConfig, pick string) (strategies.Params, []Warning, map[stri
 	return l, w, map[string]string{"max_attempts": section + ".max_attempts"}, nil
 }
 
-func r4jToLane(c Resilience4jConfig, pick string) (strategies.Params, []Warning, map[string]string, error) {
+func (c Resilience4jConfig) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NameResilience4j)
 	cands := make([]candidate, len(c.Instances))
 	for i, in := range c.Instances {
@@ -523,14 +531,14 @@ func r4jToLane(c Resilience4jConfig, pick string) (strategies.Params, []Warning,
 	return l, w, field, nil
 }
 
-func pollyToLane(p PollyRetry) (strategies.Params, []Warning, map[string]string) {
+func (p PollyRetry) toLane() (strategies.Params, []Warning, map[string]string, error) {
 	l := laneOf(strategies.NamePolly)
 	l.MaxAttempts, l.MinDelay, l.MaxDelay = p.MaxRetryAttempts+1, p.Delay, strategies.DefaultNoCap
 	if p.MaxDelay != nil {
 		l.MaxDelay = *p.MaxDelay
 	}
 	l.BackoffType, l.UseJitter = strings.ToLower(p.BackoffType), p.UseJitter
-	return l, nil, map[string]string{"max_attempts": "MaxRetryAttempts", "min_delay": "Delay", "max_delay": "MaxDelay"}
+	return l, nil, map[string]string{"max_attempts": "MaxRetryAttempts", "min_delay": "Delay", "max_delay": "MaxDelay"}, nil
 }
 
 // Exporter is one library a lane can be written as: the text libraries'
