@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/backofflab/backofflab/strategies"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -762,4 +763,99 @@ func floatNode(x float64) *yaml.Node {
 	// No tag: a whole number is written as one ("85"), which every
 	// reader of a number takes.
 	return &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(x, 'g', -1, 64)}
+}
+
+func (c Resilience4jConfig) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameResilience4j)
+	cands := make([]candidate, len(c.Instances))
+	for i, in := range c.Instances {
+		cands[i] = candidate{names: []string{in.Name}, path: "resilience4j.retry.instances"}
+	}
+	at, err := choose(cands, pick, "instance")
+	if err != nil {
+		return l, nil, nil, err
+	}
+	if at < 0 {
+		return l, nil, nil, &FieldError{Path: "resilience4j.retry.instances", Kind: ErrMissing, Allowed: "a retry or circuit-breaker instance"}
+	}
+	in := c.Instances[at]
+	var w []Warning
+	rp := "resilience4j.retry.instances." + in.Name
+	cp := "resilience4j.circuitbreaker.instances." + in.Name
+	field := map[string]string{"min_delay": rp + ".waitDuration", "max_delay": rp + ".exponentialMaxWaitDuration",
+		"factor": rp + ".exponentialBackoffMultiplier", "jitter": rp + ".randomizedWaitFactor", "max_attempts": rp + ".maxAttempts",
+		"breaker_threshold": cp + ".failureRateThreshold", "breaker_window": cp + ".slidingWindowSize",
+		"breaker_min_calls": cp + ".minimumNumberOfCalls", "breaker_open_for": cp + ".waitDurationInOpenState",
+		"breaker_probes": cp + ".permittedNumberOfCallsInHalfOpenState"}
+	if t := in.Retry; t != nil {
+		l.MaxAttempts, l.MinDelay = t.MaxAttempts, t.WaitDuration
+		if t.EnableExponentialBackoff {
+			l.Factor = t.ExponentialBackoffMultiplier
+			if t.ExponentialMaxWaitDuration != 0 {
+				l.MaxDelay = t.ExponentialMaxWaitDuration
+			}
+		}
+		if t.EnableRandomizedWait {
+			l.Jitter = t.RandomizedWaitFactor
+		}
+	} else {
+		// Not strategy none, which reads no limiter: the breaker must still
+		// judge the one attempt.
+		l.MaxAttempts = 1
+		w = append(w, Warning{rp, "unset: the lane makes one attempt per request (max_attempts 1)"})
+	}
+	if b := in.CircuitBreaker; b != nil {
+		if b.SlidingWindowType != "COUNT_BASED" {
+			return l, nil, nil, &FieldError{Path: cp + ".slidingWindowType", Value: b.SlidingWindowType, Kind: ErrUnsupported,
+				Allowed: "COUNT_BASED: backofflab's breaker counts calls"}
+		}
+		l.Breaker = strategies.BreakerAll
+		l.BreakerThreshold, l.BreakerWindow, l.BreakerMinCalls = b.FailureRateThreshold, b.SlidingWindowSize, b.MinimumNumberOfCalls
+		l.BreakerOpenFor, l.BreakerProbes = b.WaitDurationInOpenState, b.PermittedNumberOfCallsInHalfOpenState
+		w = append(w, Warning{cp, "every attempt passes the breaker (resilience4j's default aspect order: Retry around CircuitBreaker)"})
+		if b.SlowCallRateThreshold < 100 {
+			w = append(w, Warning{cp + ".slowCallRateThreshold", "not expressed: the breaker counts failures, not slow calls"})
+		}
+	}
+	return l, w, field, nil
+}
+
+func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
+	var why []string
+	in := R4jInstance{Name: "backend"}
+	switch l.Strategy {
+	case strategies.NameResilience4j:
+		if l.MaxAttempts < 1 {
+			why = append(why, "maxAttempts is a count; the lane has no max_attempts")
+		}
+		t := R4jRetryDefaults()
+		t.MaxAttempts, t.WaitDuration = l.MaxAttempts, l.MinDelay
+		if l.Factor != 1 || l.MaxDelay != strategies.DefaultNoCap {
+			t.EnableExponentialBackoff, t.ExponentialBackoffMultiplier = true, l.Factor
+			if l.MaxDelay != strategies.DefaultNoCap {
+				t.ExponentialMaxWaitDuration = l.MaxDelay
+			}
+		}
+		if l.Jitter > 0 {
+			t.EnableRandomizedWait, t.RandomizedWaitFactor = true, l.Jitter
+			if l.Jitter >= 1 {
+				why = append(why, fmt.Sprintf("resilience4j's randomizedWaitFactor is under 1 (InstanceProperties refuses 1); the lane's jitter is %g", l.Jitter))
+			}
+		}
+		in.Retry = &t
+	default:
+		why = append(why, wrongRow("resilience4j", l, strategies.NameResilience4j))
+	}
+	switch l.Breaker {
+	case strategies.BreakerAll:
+		b := R4jCircuitBreakerDefaults()
+		b.FailureRateThreshold, b.SlidingWindowSize, b.MinimumNumberOfCalls = l.BreakerThreshold, l.BreakerWindow, l.BreakerMinCalls
+		b.WaitDurationInOpenState, b.PermittedNumberOfCallsInHalfOpenState = l.BreakerOpenFor, l.BreakerProbes
+		in.CircuitBreaker = &b
+	case strategies.BreakerRetries:
+		why = append(why, "resilience4j's CircuitBreaker sees every call; the lane's breaker refuses retries only")
+	}
+	why = append(why, noDeadline(l, "resilience4j's Retry")...)
+	why = append(why, noLimiters(l, "resilience4j", "breaker")...)
+	return Resilience4jConfig{Instances: []R4jInstance{in}}, nil, cannot("resilience4j", why)
 }
