@@ -13,11 +13,13 @@ import (
 	"github.com/backofflab/backofflab/strategies"
 )
 
-// This file maps each library's model onto a backofflab lane and back,
-// through the library rows of strategies' table (one row, or a reused
-// one, per library, with the vocabulary's parameters it reads). The rows
-// compute what each library computes; what a row cannot express is said
-// here, as a Warning on import and as a CannotExpress on export.
+// Each library's model maps onto a backofflab lane and back, through the
+// library rows of strategies' table (one row, or a reused one, per
+// library, with the vocabulary's parameters it reads). The rows compute
+// what each library computes; what a row cannot express is said, as a
+// Warning on import and as a CannotExpress on export, by the library's own
+// file: its Config's toLane method and its row of exporters. This file
+// holds what the libraries share.
 
 // CannotExpress is a lane that library Lib cannot express, with every
 // reason in plain words.
@@ -216,6 +218,8 @@ func LookupExporter(name string) (Exporter, bool) {
 	return exporters[i], true
 }
 
+// exporters has one row per library a lane can be written as; its function
+// is in the library's own file.
 var exporters = []Exporter{
 	{"grpc", grpcFromLane}, {"envoy", envoyFromLane}, {"istio", istioFromLane}, {"linkerd", linkerdFromLane},
 	{"aws", awsFromLane}, {"resilience4j", r4jFromLane},
