@@ -27,7 +27,7 @@ var (
 		Default: strings.Join(LineNames(), ","),
 		Help:    "the strategies compared, a list of some of " + strings.Join(LineNames(), ", ")})
 	seedRow = func() scenario.Param {
-		p, _, _ := scenario.Lookup("seed")
+		p := scenario.MustLookup("seed")
 		p.Default = "1"
 		return p
 	}()

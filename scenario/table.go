@@ -374,6 +374,18 @@ func Lookup(name string) (Param, int, bool) {
 	return Param{}, -1, false
 }
 
+// MustLookup is Lookup for a name written in the code, without a lane
+// letter ("seed", "lanes"): it returns the parameter and panics when there
+// is none, so that a package that keeps it in a variable fails at its
+// start, and any caller in its first test.
+func MustLookup(name string) Param {
+	p, lane, ok := Lookup(name)
+	if !ok || lane >= 0 {
+		panic(fmt.Sprintf("scenario: no parameter %s", name))
+	}
+	return p
+}
+
 // Uses reports whether a lane whose strategy is strategy reads the parameter
 // param (a name without a lane letter): the formula's parameters that
 // strategies.Uses names, the limits unless the strategy is none (which never

@@ -48,8 +48,7 @@ func maxRowBytes() int {
 		numBytes   = len("-2.2250738585072014e-308")                // the longest float64 that num writes
 	)
 	valueBytes := max(intBytes, numBytes, len(time.Duration(math.MinInt64).String())) // an axis's value
-	strategy, _, _ := scenario.Lookup("strategy")
-	n := 4*intBytes + 2*valueBytes + 1 + longest(strategy.Choices) + longest(Outcomes)
+	n := 4*intBytes + 2*valueBytes + 1 + longest(strategyParam.Choices) + longest(Outcomes)
 	for _, c := range summaryColumns {
 		switch c.typ {
 		case colNum, colOptNum:

@@ -273,8 +273,7 @@ func canonical(base url.Values, p *scenario.Params) url.Values {
 		}
 		out.Set(name, param.Value(p, max(lane, 0)))
 	}
-	seed, _, _ := scenario.Lookup("seed")
-	out.Set("seed", seed.Value(p, 0))
+	out.Set("seed", seedParam.Value(p, 0))
 	return out
 }
 
