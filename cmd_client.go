@@ -100,7 +100,7 @@ each line counting only what happened since the previous one.
 		case hasMin:
 			add(fmt.Errorf("-simple-backoff-delay and -%s conflict: they set the same delay, give one", minFlag))
 		default:
-			minDelay, _, _ := scenario.Lookup("min_delay")
+			minDelay := scenario.MustLookup("min_delay")
 			add(minDelay.Set(&lane.MinDelay, "simple-backoff-delay", *simple))
 		}
 	}
@@ -113,7 +113,7 @@ each line counting only what happened since the previous one.
 
 	var run time.Duration
 	if d, err := time.ParseDuration(*duration); *duration != "0" && (err != nil || d != 0) {
-		dur, _, _ := scenario.Lookup("duration")
+		dur := scenario.MustLookup("duration")
 		if err := dur.Set(&run, "duration", *duration); err != nil {
 			err.(*scenario.ParamError).Allow = "0 (until interrupted) or " + err.(*scenario.ParamError).Allow
 			add(err)

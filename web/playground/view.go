@@ -292,7 +292,7 @@ func newView(in pageInput) pageView {
 	}
 
 	// The number of lanes: a hidden input, shown by the lane buttons.
-	lp, _, _ := scenario.Lookup("lanes")
+	lp := scenario.MustLookup("lanes")
 	v.LaneCtl = mk(lp, -1)
 	v.LaneCtl.Value = strconv.Itoa(len(p.Lanes))
 	shown["lanes"] = true
