@@ -199,12 +199,10 @@ func (c AWSConfig) toLane(pick string) (strategies.Params, []Warning, map[string
 	for i, p := range c.Profiles {
 		cands[i] = candidate{names: []string{p.Name, sectionOf(p.Name)}, path: sectionOf(p.Name)}
 	}
-	at, err := choose(cands, pick, "profile that sets retry settings")
+	at, err := choose(cands, pick, "profile that sets retry settings",
+		&FieldError{Path: "retry_mode", Kind: ErrMissing, Allowed: "a profile that sets retry_mode or max_attempts"})
 	if err != nil {
 		return l, nil, nil, err
-	}
-	if at < 0 {
-		return l, nil, nil, &FieldError{Path: "retry_mode", Kind: ErrMissing, Allowed: "a profile that sets retry_mode or max_attempts"}
 	}
 	p := c.Profiles[at]
 	section := sectionOf(p.Name)
@@ -253,9 +251,7 @@ func awsFromLane(l strategies.Params) (Config, []Warning, error) {
 	case l.Strategy != row || l.MinDelay != awsBaseDelay || l.MaxDelay != awsMaxBackoff:
 		why = append(why, fmt.Sprintf("the shared config sets no delays: standard mode is full_jitter, adaptive mode (aws_adaptive on) aws_throttled, with min_delay 50ms and max_delay 20s (the lane: %s, %v, %v, aws_adaptive %s)", l.Strategy, l.MinDelay, l.MaxDelay, l.AWSAdaptive))
 	}
-	if l.MaxAttempts < 1 {
-		why = append(why, "max_attempts is a count; the lane has no max_attempts")
-	}
+	why = append(why, noCount(l, "max_attempts")...)
 	why = append(why, noDeadline(l, "the AWS SDKs' retryer")...)
 	if l.AWSQuota != strategies.LimiterOn || l.AWSQuotaTokens != strategies.DefaultAWSQuotaTokens || l.AWSRetryCost != retryCost ||
 		l.AWSTimeoutCost != awsRetryCost2026 || l.AWSNoRetryIncrement != strategies.DefaultAWSNoRetryIncrement {

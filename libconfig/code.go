@@ -233,10 +233,7 @@ func (c CenkaltiBackoff) toLane() (strategies.Params, []Warning, map[string]stri
 }
 
 func cenkaltiFromLane(l strategies.Params) (Config, []Warning, error) {
-	var why []string
-	if l.Strategy != strategies.NameCenkalti {
-		why = append(why, wrongRow("cenkalti/backoff", l, strategies.NameCenkalti))
-	}
+	why := otherRow("cenkalti/backoff", l, strategies.NameCenkalti)
 	why = append(why, noLimiters(l, "cenkalti/backoff")...)
 	return CenkaltiBackoff{InitialInterval: l.MinDelay, RandomizationFactor: l.Jitter, Multiplier: l.Factor, MaxInterval: l.MaxDelay,
 		MaxTries: l.MaxAttempts, MaxElapsedTime: l.Deadline}, nil, cannot("cenkalti", why)
@@ -253,13 +250,8 @@ func (c ClientGoBackoff) toLane() (strategies.Params, []Warning, map[string]stri
 }
 
 func clientGoFromLane(l strategies.Params) (Config, []Warning, error) {
-	var why []string
-	if l.Strategy != strategies.NameClientGo {
-		why = append(why, wrongRow("client-go", l, strategies.NameClientGo))
-	}
-	if l.MaxAttempts < 1 {
-		why = append(why, "Steps is a count; the lane has no max_attempts")
-	}
+	why := otherRow("client-go", l, strategies.NameClientGo)
+	why = append(why, noCount(l, "Steps")...)
 	why = append(why, noDeadline(l, "client-go's wait.Backoff")...)
 	why = append(why, noLimiters(l, "client-go")...)
 	c := ClientGoBackoff{Duration: l.MinDelay, Factor: l.Factor, Jitter: l.Jitter, Steps: l.MaxAttempts}
@@ -283,10 +275,7 @@ func (c Tenacity) toLane() (strategies.Params, []Warning, map[string]string, err
 }
 
 func tenacityFromLane(l strategies.Params) (Config, []Warning, error) {
-	var why []string
-	if l.Strategy != strategies.NameTenacityExponential && l.Strategy != strategies.NameTenacityRandomExponential {
-		why = append(why, wrongRow("tenacity", l, strategies.NameTenacityExponential, strategies.NameTenacityRandomExponential))
-	}
+	why := otherRow("tenacity", l, strategies.NameTenacityExponential, strategies.NameTenacityRandomExponential)
 	why = append(why, noLimiters(l, "tenacity")...)
 	t := Tenacity{Random: l.Strategy == strategies.NameTenacityRandomExponential, Multiplier: l.MinDelay, ExpBase: l.Factor,
 		StopAfterAttempt: l.MaxAttempts, StopAfterDelay: l.Deadline}
@@ -305,13 +294,8 @@ func (c Urllib3Retry) toLane() (strategies.Params, []Warning, map[string]string,
 }
 
 func urllib3FromLane(l strategies.Params) (Config, []Warning, error) {
-	var why []string
-	if l.Strategy != strategies.NameUrllib3 {
-		why = append(why, wrongRow("urllib3", l, strategies.NameUrllib3))
-	}
-	if l.MaxAttempts < 1 {
-		why = append(why, "total is a count; the lane has no max_attempts")
-	}
+	why := otherRow("urllib3", l, strategies.NameUrllib3)
+	why = append(why, noCount(l, "total")...)
 	why = append(why, noDeadline(l, "urllib3's Retry")...)
 	why = append(why, noLimiters(l, "urllib3")...)
 	w := []Warning{

@@ -467,13 +467,8 @@ func (c EnvoyConfig) toLane() (strategies.Params, []Warning, map[string]string, 
 }
 
 func envoyFromLane(l strategies.Params) (Config, []Warning, error) {
-	var why []string
-	if l.Strategy != strategies.NameEnvoy {
-		why = append(why, wrongRow("Envoy", l, strategies.NameEnvoy))
-	}
-	if l.MaxAttempts < 1 {
-		why = append(why, "Envoy's num_retries is a count; the lane has no max_attempts")
-	}
+	why := otherRow("Envoy", l, strategies.NameEnvoy)
+	why = append(why, noCount(l, "Envoy's num_retries")...)
 	why = append(why, noLimiters(l, "Envoy", "envoy_retry_limit")...)
 	p := &EnvoyRetryPolicy{RetryOn: []string{"5xx", "reset", "connect-failure"}, NumRetries: uint32(max(l.MaxAttempts-1, 0)), PerTryTimeout: l.PerTryTimeout}
 	if l.MinDelay != EnvoyDefaultBaseInterval || l.MaxDelay != 10*EnvoyDefaultBaseInterval {

@@ -84,11 +84,9 @@ func (f Found) toLane(pick string) (strategies.Params, []Warning, map[string]str
 	for i, it := range f.Items {
 		cands[i] = candidate{names: it.Names, path: it.Path}
 	}
-	at, err := choose(cands, pick, "retry configuration found in the file")
-	if err != nil || at < 0 {
-		if err == nil {
-			err = &FieldError{Kind: ErrMissing, Allowed: "a retry configuration"}
-		}
+	at, err := choose(cands, pick, "retry configuration found in the file",
+		&FieldError{Kind: ErrMissing, Allowed: "a retry configuration"})
+	if err != nil {
 		return strategies.Params{}, nil, nil, err
 	}
 	it := f.Items[at]

@@ -321,12 +321,10 @@ func (c GRPCServiceConfig) toLane(pick string) (strategies.Params, []Warning, ma
 		cands = append(cands, candidate{names: grpcNames(m, i), path: fmt.Sprintf("methodConfig[%d]", i)})
 		at = append(at, i)
 	}
-	k, err := choose(cands, pick, "methodConfig with a retryPolicy")
+	k, err := choose(cands, pick, "methodConfig with a retryPolicy",
+		&FieldError{Path: "methodConfig[].retryPolicy", Kind: ErrMissing, Allowed: "gRPC retries only with a retryPolicy"})
 	if err != nil {
 		return l, nil, nil, err
-	}
-	if k < 0 {
-		return l, nil, nil, &FieldError{Path: "methodConfig[].retryPolicy", Kind: ErrMissing, Allowed: "gRPC retries only with a retryPolicy"}
 	}
 	i := at[k]
 	for j, m := range c.MethodConfigs {
@@ -362,10 +360,7 @@ func (c GRPCServiceConfig) toLane(pick string) (strategies.Params, []Warning, ma
 }
 
 func grpcFromLane(l strategies.Params) (Config, []Warning, error) {
-	var why []string
-	if l.Strategy != strategies.NameGRPCRetry {
-		why = append(why, wrongRow("gRPC", l, strategies.NameGRPCRetry))
-	}
+	why := otherRow("gRPC", l, strategies.NameGRPCRetry)
 	if l.MaxAttempts < 2 || l.MaxAttempts > GRPCMaxAttemptsCap {
 		why = append(why, fmt.Sprintf("gRPC's maxAttempts is 2 to 5; the lane's max_attempts is %d (0: no limit)", l.MaxAttempts))
 	}

@@ -187,12 +187,10 @@ func (c IstioConfig) toLane(pick string) (strategies.Params, []Warning, map[stri
 			cands[i].names = []string{r.Name, cands[i].names[0]}
 		}
 	}
-	at, err := choose(cands, pick, "route (one without retries has Istio's default, 2 retries)")
+	at, err := choose(cands, pick, "route (one without retries has Istio's default, 2 retries)",
+		&FieldError{Path: "http", Kind: ErrMissing, Allowed: "an HTTP route: only HTTP routes retry"})
 	if err != nil {
 		return l, nil, nil, err
-	}
-	if at < 0 {
-		return l, nil, nil, &FieldError{Path: "http", Kind: ErrMissing, Allowed: "an HTTP route: only HTTP routes retry"}
 	}
 	rt := c.Routes[at]
 	base := fmt.Sprintf("http[%d]", at)
@@ -222,13 +220,8 @@ func (c IstioConfig) toLane(pick string) (strategies.Params, []Warning, map[stri
 }
 
 func istioFromLane(l strategies.Params) (Config, []Warning, error) {
-	var why []string
-	if l.Strategy != strategies.NameEnvoy {
-		why = append(why, wrongRow("Istio", l, strategies.NameEnvoy))
-	}
-	if l.MaxAttempts < 1 {
-		why = append(why, "Istio's attempts is a count; the lane has no max_attempts")
-	}
+	why := otherRow("Istio", l, strategies.NameEnvoy)
+	why = append(why, noCount(l, "Istio's attempts")...)
 	if l.MaxDelay != 10*l.MinDelay {
 		why = append(why, fmt.Sprintf("Istio sets only the back-off's base (backoff); its cap is 10 × that, %v, and the lane's max_delay is %v", 10*l.MinDelay, l.MaxDelay))
 	}

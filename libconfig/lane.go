@@ -171,10 +171,24 @@ func noLimiters(l strategies.Params, lib string, allowed ...string) []string {
 	return out
 }
 
-// wrongRow is the reason a lane of another strategy cannot be written as
-// library lib's configuration.
-func wrongRow(lib string, l strategies.Params, rows ...string) string {
-	return fmt.Sprintf("%s's back-off is the row %s; the lane's strategy is %s", lib, strings.Join(rows, " or "), l.Strategy)
+// otherRow is the reason a lane of a strategy other than rows cannot be
+// written as library lib's configuration; nothing for a lane of one of
+// rows.
+func otherRow(lib string, l strategies.Params, rows ...string) []string {
+	if slices.Contains(rows, l.Strategy) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s's back-off is the row %s; the lane's strategy is %s", lib, strings.Join(rows, " or "), l.Strategy)}
+}
+
+// noCount is the reason a lane with no max_attempts cannot be written as a
+// library whose field, a count of attempts, must be set; nothing when the
+// lane has one.
+func noCount(l strategies.Params, field string) []string {
+	if l.MaxAttempts >= 1 {
+		return nil
+	}
+	return []string{field + " is a count; the lane has no max_attempts"}
 }
 
 // noDeadline is the reason a lane with a deadline cannot be written as

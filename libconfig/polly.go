@@ -135,10 +135,7 @@ func (p PollyRetry) toLane() (strategies.Params, []Warning, map[string]string, e
 }
 
 func pollyFromLane(l strategies.Params, lib string) (Config, []Warning, error) {
-	var why []string
-	if l.Strategy != strategies.NamePolly {
-		why = append(why, wrongRow("Polly", l, strategies.NamePolly))
-	}
+	why := otherRow("Polly", l, strategies.NamePolly)
 	if l.MaxAttempts < 2 {
 		why = append(why, fmt.Sprintf("MaxRetryAttempts is at least 1 (max_attempts 2); the lane's max_attempts is %d (0: no limit)", l.MaxAttempts))
 	}

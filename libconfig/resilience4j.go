@@ -771,12 +771,10 @@ func (c Resilience4jConfig) toLane(pick string) (strategies.Params, []Warning, m
 	for i, in := range c.Instances {
 		cands[i] = candidate{names: []string{in.Name}, path: "resilience4j.retry.instances"}
 	}
-	at, err := choose(cands, pick, "instance")
+	at, err := choose(cands, pick, "instance",
+		&FieldError{Path: "resilience4j.retry.instances", Kind: ErrMissing, Allowed: "a retry or circuit-breaker instance"})
 	if err != nil {
 		return l, nil, nil, err
-	}
-	if at < 0 {
-		return l, nil, nil, &FieldError{Path: "resilience4j.retry.instances", Kind: ErrMissing, Allowed: "a retry or circuit-breaker instance"}
 	}
 	in := c.Instances[at]
 	var w []Warning
@@ -825,9 +823,7 @@ func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
 	in := R4jInstance{Name: "backend"}
 	switch l.Strategy {
 	case strategies.NameResilience4j:
-		if l.MaxAttempts < 1 {
-			why = append(why, "maxAttempts is a count; the lane has no max_attempts")
-		}
+		why = append(why, noCount(l, "maxAttempts")...)
 		t := R4jRetryDefaults()
 		t.MaxAttempts, t.WaitDuration = l.MaxAttempts, l.MinDelay
 		if l.Factor != 1 || l.MaxDelay != strategies.DefaultNoCap {
@@ -844,7 +840,7 @@ func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
 		}
 		in.Retry = &t
 	default:
-		why = append(why, wrongRow("resilience4j", l, strategies.NameResilience4j))
+		why = append(why, otherRow("resilience4j", l, strategies.NameResilience4j)...)
 	}
 	switch l.Breaker {
 	case strategies.BreakerAll:
