@@ -95,14 +95,10 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 			}
 			continue
 		}
-		key, value, ok := strings.Cut(text, "=")
-		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-		if !ok || key == "" {
+		key, value, ok := awsKeyValue(text)
+		if !ok {
 			r.add(&FieldError{Path: text, Line: line, Kind: ErrSyntax, Allowed: "a line \"key = value\""})
 			continue
-		}
-		if i := strings.IndexAny(value, "#;"); i > 0 && (value[i-1] == ' ' || value[i-1] == '\t') {
-			value = strings.TrimSpace(value[:i]) // an inline comment
 		}
 		lastKey = key
 		path := "[" + section + "]." + key
@@ -122,33 +118,53 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 			}
 			continue
 		}
-		switch key {
-		case "retry_mode":
-			m := strings.ToLower(value)
-			if !slicesContains(awsModes, m) {
-				r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "standard, adaptive or legacy"})
-				continue
-			}
-			cur.RetryMode = m
-		case "max_attempts":
-			n, err := strconv.ParseInt(value, 10, 64)
-			switch {
-			case err != nil && !isDigits(value):
-				r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrType, Allowed: "a whole number of attempts, 1 or more"})
-			case err != nil || n < 1 || n > math.MaxInt32:
-				r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "a whole number of attempts, 1 or more"})
-			default:
-				cur.MaxAttempts = int(n)
-			}
-		default:
-			r.warn(path, "not read: not a retry setting")
-		}
+		r.awsSetting(cur, key, value, path, line)
 	}
 	if err := sc.Err(); err != nil {
 		return c, r.warns, &FieldError{Kind: ErrSyntax, Allowed: err.Error()}
 	}
 	flush()
 	return c, r.warns, r.err()
+}
+
+// awsKeyValue splits text, a line "key = value" with a comment after the
+// value or not, into its key and value; false for a line that is not one.
+func awsKeyValue(text string) (key, value string, ok bool) {
+	key, value, ok = strings.Cut(text, "=")
+	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	if !ok || key == "" {
+		return "", "", false
+	}
+	if i := strings.IndexAny(value, "#;"); i > 0 && (value[i-1] == ' ' || value[i-1] == '\t') {
+		value = strings.TrimSpace(value[:i]) // an inline comment
+	}
+	return key, value, true
+}
+
+// awsSetting reads key = value, at path and line, into profile cur: a
+// retry setting, or a warning for any other key.
+func (r *reader) awsSetting(cur *AWSProfile, key, value, path string, line int) {
+	switch key {
+	case "retry_mode":
+		m := strings.ToLower(value)
+		if !slicesContains(awsModes, m) {
+			r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "standard, adaptive or legacy"})
+			return
+		}
+		cur.RetryMode = m
+	case "max_attempts":
+		n, err := strconv.ParseInt(value, 10, 64)
+		switch {
+		case err != nil && !isDigits(value):
+			r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrType, Allowed: "a whole number of attempts, 1 or more"})
+		case err != nil || n < 1 || n > math.MaxInt32:
+			r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "a whole number of attempts, 1 or more"})
+		default:
+			cur.MaxAttempts = int(n)
+		}
+	default:
+		r.warn(path, "not read: not a retry setting")
+	}
 }
 
 // isDigits reports whether s is a run of digits, with an optional sign.
