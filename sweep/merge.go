@@ -128,34 +128,18 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 	if len(parts) == 0 {
 		return errors.New("merge: no parts")
 	}
-	ps := make([]*part, len(parts))
-	var full []*part // the parts with rows
-	for i, p := range parts {
-		pp, err := openPart(ctx, p)
-		if err != nil {
-			return err
-		}
-		ps[i] = pp
-		if !pp.empty {
-			full = append(full, pp)
-		}
+	ps, full, err := openParts(ctx, parts)
+	if err != nil {
+		return err
 	}
 	if len(full) == 0 {
 		return fmt.Errorf("merge: no part holds a row (%s has a header alone): no sweep to merge", ps[0].Name)
 	}
 	first := full[0]
 	n := first.shard.N
-	byShard := map[int]*part{}
-	for _, p := range full {
-		switch {
-		case p.query != first.query:
-			return fmt.Errorf("merge: %s and %s belong to different sweeps: %s", first.Name, p.Name, queryDiff(first.query, p.query, "in "+first.Name, "in "+p.Name))
-		case p.shard.N != n:
-			return fmt.Errorf("merge: %s is shard %s, %s shard %s: the parts of one sweep share their n", first.Name, first.shard, p.Name, p.shard)
-		case byShard[p.shard.K] != nil:
-			return fmt.Errorf("merge: %s and %s are both shard %s", byShard[p.shard.K].Name, p.Name, p.shard)
-		}
-		byShard[p.shard.K] = p
+	byShard, err := shardsOf(full)
+	if err != nil {
+		return err
 	}
 	q, err := url.ParseQuery(first.query)
 	if err != nil {
@@ -182,6 +166,61 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 	}
 	canon := spec.Encode().Encode()
 	header := strings.Join(spec.Header(), ",")
+	if err := checkHeads(ps, spec, sc, header, canon); err != nil {
+		return err
+	}
+	sc.query = canon
+
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(header + "\n")
+	if err := copyRows(ctx, bw, spec, sc, byShard, n); err != nil {
+		return err
+	}
+	if err := noRowsLeft(ctx, byShard, n); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// openParts opens every part: all of them, and those with rows.
+func openParts(ctx context.Context, parts []Part) (ps, full []*part, err error) {
+	ps = make([]*part, len(parts))
+	for i, p := range parts {
+		pp, err := openPart(ctx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		ps[i] = pp
+		if !pp.empty {
+			full = append(full, pp)
+		}
+	}
+	return ps, full, nil
+}
+
+// shardsOf returns the parts with rows, full, by their shard's k, once it
+// has checked that they are distinct shards of one sweep.
+func shardsOf(full []*part) (map[int]*part, error) {
+	first := full[0]
+	byShard := map[int]*part{}
+	for _, p := range full {
+		switch {
+		case p.query != first.query:
+			return nil, fmt.Errorf("merge: %s and %s belong to different sweeps: %s", first.Name, p.Name, queryDiff(first.query, p.query, "in "+first.Name, "in "+p.Name))
+		case p.shard.N != first.shard.N:
+			return nil, fmt.Errorf("merge: %s is shard %s, %s shard %s: the parts of one sweep share their n", first.Name, first.shard, p.Name, p.shard)
+		case byShard[p.shard.K] != nil:
+			return nil, fmt.Errorf("merge: %s and %s are both shard %s", byShard[p.shard.K].Name, p.Name, p.shard)
+		}
+		byShard[p.shard.K] = p
+	}
+	return byShard, nil
+}
+
+// checkHeads checks the two lines every part begins with: the header, and
+// in a part with rows the query as the sweep writes it, canon, and the
+// part's shard; it sets the bounds on each part's rows.
+func checkHeads(ps []*part, spec Spec, sc *schema, header, canon string) error {
 	for _, p := range ps {
 		if p.header != header {
 			return fmt.Errorf("merge: %s, line 1: %s is not the header, want %s", p.Name, quote(p.header), quote(header))
@@ -198,10 +237,13 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 		p.size.limit = partBytes(spec, p.shard, len(sc.strategies))
 		p.maxRow = rowBytes(len(canon))
 	}
-	sc.query = canon
+	return nil
+}
 
-	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.WriteString(header + "\n")
+// copyRows writes to bw the rows of every cell of spec in order, each
+// read from the part of its shard of n and checked, with its shard column
+// emptied.
+func copyRows(ctx context.Context, bw *bufio.Writer, spec Spec, sc *schema, byShard map[int]*part, n int) error {
 	lanes := len(sc.strategies)
 	for i := range spec.Cells() {
 		p := byShard[i%n]
@@ -227,6 +269,12 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 			}
 		}
 	}
+	return nil
+}
+
+// noRowsLeft reports a part, of the n shards', that holds a row past its
+// last cell.
+func noRowsLeft(ctx context.Context, byShard map[int]*part, n int) error {
 	for k := range n {
 		p := byShard[k]
 		if p == nil { // a shard without cells: its part was a header alone
@@ -242,7 +290,7 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 		index, _, _ := strings.Cut(string(line), ",")
 		return fmt.Errorf("merge: %s, line %d: a row past the part's last cell (index %s): a cell appears twice, or is not of this sweep", p.Name, p.lineNo, quote(index))
 	}
-	return bw.Flush()
+	return nil
 }
 
 // openPart reads p's header and its first row, whose last columns name
