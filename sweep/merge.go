@@ -517,16 +517,50 @@ func (sc *schema) check(line []byte, key CellKey, lane int, sh Shard, shardAt st
 		return &rowError{"shard", got, quote(shardAt) + ", as on the part's first row"}
 	}
 	f = f[:len(f)-len(MetaColumns)]
+	if err := sc.checkIndex(f[0], key, lane, sh); err != nil {
+		return err
+	}
+	col, err := sc.checkCell(f, key, lane)
+	if err != nil {
+		return err
+	}
+	outcome := f[col]
+	if !slices.Contains(Outcomes, outcome) {
+		return &rowError{"outcome", outcome, "one of " + strings.Join(Outcomes, ", ")}
+	}
+	if err := sc.checkSummary(f[col+1:], outcome); err != nil {
+		return err
+	}
+	// The values are right; their text must be the Writer's too. Only
+	// the stopped column can need quotes (every other is a number or a
+	// name, checked to be as written), so a line without a quote and an
+	// empty stopped column is as the Writer writes it.
+	if f[len(f)-1] == "" && strings.IndexByte(text, '"') < 0 {
+		return nil
+	}
+	return sc.asWritten(line)
+}
+
+// checkIndex checks a row's index, the cell of lane of shard sh that the
+// row should be, key.
+func (sc *schema) checkIndex(index string, key CellKey, lane int, sh Shard) error {
 	cells := sc.spec.Cells()
-	idx, ok := parseInt(f[0])
+	idx, ok := parseInt(index)
 	switch {
 	case !ok:
-		return &rowError{"index", f[0], fmt.Sprintf("a cell's index, a whole number from 0 to %d", cells-1)}
+		return &rowError{"index", index, fmt.Sprintf("a cell's index, a whole number from 0 to %d", cells-1)}
 	case idx >= int64(cells) || int(idx)%sh.N != sh.K:
-		return &rowError{"index", f[0], fmt.Sprintf("a cell of shard %s (i %% %d = %d) below %d, the sweep's cells", sh, sh.N, sh.K, cells)}
+		return &rowError{"index", index, fmt.Sprintf("a cell of shard %s (i %% %d = %d) below %d, the sweep's cells", sh, sh.N, sh.K, cells)}
 	case int(idx) != key.Index:
 		return &misplaced{int(idx), key, lane, sh}
 	}
+	return nil
+}
+
+// checkCell checks the columns from x to strategy of a row's fields f,
+// which hold what the spec gives the cell key and the lane, and returns
+// the column after them, the outcome's.
+func (sc *schema) checkCell(f []string, key CellKey, lane int) (int, error) {
 	// The columns from x to strategy hold what the spec gives the cell
 	// and the lane.
 	want := append(sc.want[:0], strconv.Itoa(key.X), strconv.Itoa(key.Y), strconv.FormatUint(key.Seed, 10), key.XValue)
@@ -537,19 +571,19 @@ func (sc *schema) check(line []byte, key CellKey, lane int, sh Shard, shardAt st
 	sc.want = want
 	for i, w := range want {
 		if col := i + 1; f[col] != w {
-			return &rowError{sc.header[col], f[col], fmt.Sprintf("%s (%s)", quote(w), sc.why[i](key, lane))}
+			return 0, &rowError{sc.header[col], f[col], fmt.Sprintf("%s (%s)", quote(w), sc.why[i](key, lane))}
 		}
 	}
-	col := len(want) + 1
-	outcome := f[col]
-	if !slices.Contains(Outcomes, outcome) {
-		return &rowError{"outcome", outcome, "one of " + strings.Join(Outcomes, ", ")}
-	}
-	col++
+	return len(want) + 1, nil
+}
+
+// checkSummary checks a row's summary columns, f, against each other and
+// the row's outcome.
+func (sc *schema) checkSummary(f []string, outcome string) error {
 	ints := sc.ints
 	recovered := sc.recovered[:0]
 	for i, c := range summaryColumns {
-		raw := f[col+i]
+		raw := f[i]
 		switch c.typ {
 		case colOptNum, colNum:
 			if raw == "" && c.typ == colOptNum {
@@ -596,13 +630,11 @@ func (sc *schema) check(line []byte, key CellKey, lane int, sh Shard, shardAt st
 		return &rowError{"open", strconv.FormatInt(open, 10),
 			fmt.Sprintf("requests − succeeded − gave_up (%d − %d − %d): every request is one of them", req, succ, gave)}
 	}
-	// The values are right; their text must be the Writer's too. Only
-	// the stopped column can need quotes (every other is a number or a
-	// name, checked to be as written), so a line without a quote and an
-	// empty stopped column is as the Writer writes it.
-	if f[len(f)-1] == "" && strings.IndexByte(text, '"') < 0 {
-		return nil
-	}
+	return nil
+}
+
+// asWritten checks that line is as the Writer writes the row's fields.
+func (sc *schema) asWritten(line []byte) error {
 	sc.rec.Reset()
 	sc.cw.Write(sc.fields)
 	sc.cw.Flush()
