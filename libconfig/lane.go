@@ -160,12 +160,9 @@ func Query(l strategies.Params, letter string) url.Values {
 // setting for; allowed are the limiters it has.
 func noLimiters(l strategies.Params, lib string, allowed ...string) []string {
 	var out []string
-	for _, s := range []struct{ name, value string }{
-		{"grpc_throttle", l.GRPCThrottle}, {"aws_quota", l.AWSQuota}, {"sre_throttle", l.SREThrottle},
-		{"aws_adaptive", l.AWSAdaptive}, {"retry_budget", l.RetryBudget}, {"breaker", l.Breaker}, {"envoy_retry_limit", l.EnvoyRetryLimit},
-	} {
-		if s.value != "" && s.value != strategies.LimiterOff && !slices.Contains(allowed, s.name) {
-			out = append(out, fmt.Sprintf("%s has no setting for the lane's %s limiter", lib, s.name))
+	for _, name := range strategies.LimitersOn(l) {
+		if !slices.Contains(allowed, name) {
+			out = append(out, fmt.Sprintf("%s has no setting for the lane's %s limiter", lib, name))
 		}
 	}
 	return out

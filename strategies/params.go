@@ -443,6 +443,18 @@ var limiterTable = []limiterRow{
 		}, isA[*EnvoyRetryLimit]},
 }
 
+// LimitersOn returns the switches of p's stateful limiters that are on
+// (neither off nor empty), by their vocabulary names, in New's order.
+func LimitersOn(p Params) []string {
+	var on []string
+	for _, r := range limiterTable {
+		if v := r.value(p); v != "" && v != LimiterOff {
+			on = append(on, r.name)
+		}
+	}
+	return on
+}
+
 // limiters returns the stateful limiters that p's switches turn on, in
 // New's order.
 func limiters(p Params) ([]Limit, error) {
