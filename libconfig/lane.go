@@ -212,6 +212,9 @@ func decimalShift(x float64, n int) float64 {
 type Exporter struct {
 	// Name is the library's name on the command line (-lib).
 	Name string
+	// Title is the library's name in words ("Envoy", "tenacity (Python
+	// code)"), as Title gives it.
+	Title string
 	// Export writes lane l as the library's model, with the warnings of
 	// what it had to choose (the retry conditions), or a *CannotExpress.
 	Export func(l strategies.Params) (Config, []Warning, error)
@@ -232,17 +235,18 @@ func LookupExporter(name string) (Exporter, bool) {
 // exporters has one row per library a lane can be written as; its function
 // is in the library's own file.
 var exporters = []Exporter{
-	{"grpc", grpcFromLane}, {"envoy", envoyFromLane}, {"istio", istioFromLane}, {"linkerd", linkerdFromLane},
-	{"aws", awsFromLane}, {"resilience4j", r4jFromLane},
-	{"polly", func(l strategies.Params) (Config, []Warning, error) { return pollyFromLane(l, "polly") }},
-	{"polly-csharp", func(l strategies.Params) (Config, []Warning, error) {
+	{"grpc", "gRPC", grpcFromLane}, {"envoy", "Envoy", envoyFromLane}, {"istio", "Istio", istioFromLane},
+	{"linkerd", "Linkerd", linkerdFromLane}, {"aws", "AWS SDKs", awsFromLane}, {"resilience4j", "resilience4j", r4jFromLane},
+	{"polly", "Polly", func(l strategies.Params) (Config, []Warning, error) { return pollyFromLane(l, "polly") }},
+	{"polly-csharp", "Polly (C# code)", func(l strategies.Params) (Config, []Warning, error) {
 		p, w, err := pollyFromLane(l, "polly-csharp")
 		if err != nil {
 			return nil, w, err
 		}
 		return PollyCode{p.(PollyRetry)}, w, nil
 	}},
-	{"cenkalti", cenkaltiFromLane}, {"client-go", clientGoFromLane}, {"tenacity", tenacityFromLane}, {"urllib3", urllib3FromLane},
+	{"cenkalti", "cenkalti/backoff (Go code)", cenkaltiFromLane}, {"client-go", "client-go's wait.Backoff (Go code)", clientGoFromLane},
+	{"tenacity", "tenacity (Python code)", tenacityFromLane}, {"urllib3", "urllib3's Retry (Python code)", urllib3FromLane},
 }
 
 // cannot returns a *CannotExpress when reasons holds any.
