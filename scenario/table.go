@@ -207,7 +207,7 @@ var Table = []Param{
 		Help:  "how long the scheduled outage lasts",
 		field: func(p *Params, _ int) any { return &p.OutageFor }},
 	{Name: "faults", label: "more faults", Scope: ScopeRun, Group: GroupOutage, SimOnly: true, Type: TypeFaults,
-		Help:  "more faults, each kind:at:for[:m]: pause, crash, partition, load_spike, latency_spike, capacity_drop, error_burst",
+		Help:  "more faults, each kind:at:for[:m]: " + strings.Join(faultKindNames(), ", "),
 		field: func(p *Params, _ int) any { return &p.Faults }},
 	{Name: "duration", label: "run length", Scope: ScopeRun, Group: GroupRun, Type: TypeDuration, Min: d(time.Second), Max: d(24 * time.Hour), Unit: "s",
 		Help:  "virtual time the run lasts",
