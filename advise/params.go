@@ -157,14 +157,7 @@ type Request struct {
 // a.strategy, when given, must be the library's own row. Lanes b to d are
 // the advice's to fill, and live changes are not read: both are refused.
 func ParseRequest(q url.Values, lim Limits) (Request, error) {
-	own, base := url.Values{}, url.Values{}
-	for name, vals := range q {
-		if _, ok := Lookup(name); ok {
-			own[name] = vals
-		} else {
-			base[name] = vals
-		}
-	}
+	own, base := scenario.SplitOwn(q, func(name string) bool { _, ok := Lookup(name); return ok })
 	r, errs := readRequest(own, lim)
 	errs = append(errs, checkBaseNames(base)...)
 	if len(errs) > 0 {

@@ -56,15 +56,7 @@ type cells struct {
 // a lane parameter must be one its lane's strategy reads: a map whose
 // cells would all be alike is refused.
 func ParseSpec(q url.Values, lim Limits) (Spec, error) {
-	own := url.Values{}
-	base := url.Values{}
-	for name, vals := range q {
-		if _, ok := Lookup(name); ok {
-			own[name] = vals
-		} else {
-			base[name] = vals
-		}
-	}
+	own, base := scenario.SplitOwn(q, func(name string) bool { _, ok := Lookup(name); return ok })
 	s, errs := readOwn(own, lim)
 	if len(errs) > 0 {
 		return Spec{}, joinSorted(errs)
