@@ -1,10 +1,11 @@
 # The README's commands: `make run` serves the playground, `make test` runs the
 # whole suite as CI does, `make check` is the quick loop while editing (no
 # race detector, no browser, no long statistical or rate runs), `make bench`
-# measures speed and memory.
+# measures speed and memory, `make test-one PKG=./simengine` one package as
+# make test runs it.
 GO ?= go
 
-.PHONY: run check test generate bench fuzz
+.PHONY: run check test test-one generate bench fuzz
 
 run:
 	$(GO) run .
@@ -28,9 +29,10 @@ check:
 # 2. The browser tests, without -race: what they check is the pages, in
 #    Chromium, which the detector does not watch, and the handlers they
 #    drive run under -race in the web package's other tests. With CI=true
-#    a missing Chromium fails them. They run three at a time (each its own
-#    server and Chromium; the link crawl's visits, each its own tab, share
-#    the same three places), and they wait for states, not for times. The
+#    a missing Chromium fails them. They run three at a time, in one
+#    Chromium (each its own server and browser context; the link crawl's
+#    visits, each its own tab, share the same three places), and they wait
+#    for states, not for times. The
 #    phase is bound by the CPU, not by waiting: a page whose run plays
 #    draws on a core of its own (more than three at a time is no faster),
 #    so a test plays its run at full speed wherever what it checks does
@@ -38,18 +40,24 @@ check:
 # 3. The rate test of 200 sessions measures wall time: it runs alone,
 #    after them, not beside them; under -race it would measure the
 #    detector.
-# 4. NORACE_TESTS, which skip under -race (each says why in its skip
-#    message), without it: the long statistical runs of the queue, the
-#    long known-answer searches of the advice (the package's and the
-#    command's), which would wait ten times as long for the same answers
-#    (the advice's goroutines still run under the detector in its shorter
-#    tests); the checks that an event allocates nothing, which would count
-#    the detector's own allocations; and the retry libraries' oracles and
-#    the configurations' round trips, long samples drawn on the test's one
-#    goroutine, where the detector has nothing to watch. Every test that
-#    starts goroutines of its own runs under -race.
-NORACE_TESTS = TestModelErlangC|TestEventsDoNotAllocate|TestTierEventsDoNotAllocate|TestParallelEventsDoNotAllocate|TestAdviceLanding|TestAdviceNeedsFactor|TestAdviceCurve|TestAdviceSameSeedSameAdvice|TestEstimateCost|TestWriteText|TestAdviseReproducedByRun|TestAdviseCurve|TestAdviseText|TestOracleAWSStandard|TestOracleAWSLegacy|TestOracleAWSThrottled|TestOracleCenkalti|TestOracleClientGo|TestRoundTrip|TestLaneRoundTrip
-RACE_FIRST = ./realexp ./simengine . ./web/playground ./sweep
+# 4. The tests that skip under -race, without it: each calls
+#    testrace.SkipUnder(t, why) in its own body, and NORACE_TESTS and
+#    NORACE_PKGS are found from those calls, so no list is kept by hand
+#    (TestRaceSkipsRunElsewhere checks that every test that skips runs
+#    here or in a line of its own). They are the long statistical runs of
+#    the queue, the long known-answer searches of the advice (the
+#    package's and the command's), which would wait ten times as long for
+#    the same answers (the advice's goroutines still run under the
+#    detector in its shorter tests); the checks that an event allocates
+#    nothing, which would count the detector's own allocations; and the
+#    retry libraries' oracles and the configurations' round trips, long
+#    samples drawn on the test's one goroutine, where the detector has
+#    nothing to watch. Every test that starts goroutines of its own runs
+#    under -race.
+NORACE_FILES = $(shell grep -rlE --include='*_test.go' --exclude-dir=testdata '^\s+testrace\.SkipUnder' .)
+NORACE_TESTS = $(shell awk '/^func /{n=""} /^func Test/{n=$$2; sub(/[^A-Za-z0-9_].*/,"",n)} /^[ \t]+testrace\.SkipUnder/{print n}' $(NORACE_FILES) | sort -u | paste -sd'|' -)
+NORACE_PKGS = $(sort $(dir $(NORACE_FILES)))
+RACE_FIRST = ./realexp ./simengine ./internal/cli ./web/playground ./sweep
 
 test:
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo 'gofmt: the files above need formatting'; exit 1; }
@@ -58,7 +66,16 @@ test:
 	BACKOFFLAB_NO_BROWSER=1 $(GO) test -race -count=1 -timeout 20m $(RACE_FIRST) ./...
 	$(GO) test -count=1 -timeout 10m -parallel 3 -run 'TestBrowser' ./web/...
 	$(GO) test -count=1 -run '^TestManySessions$$' ./web/playground
-	$(GO) test -count=1 -run '^($(NORACE_TESTS))$$' ./simengine ./advise ./strategies ./libconfig .
+	$(GO) test -count=1 -run '^($(NORACE_TESTS))$$' $(NORACE_PKGS)
+
+# make test's lines for one package, PKG (make test-one PKG=./simengine):
+# the lines whose tests the package does not hold run none.
+test-one:
+	@test -n "$(PKG)" || { echo 'usage: make test-one PKG=./simengine'; exit 2; }
+	BACKOFFLAB_NO_BROWSER=1 $(GO) test -race -count=1 -timeout 20m $(PKG)
+	$(GO) test -count=1 -timeout 10m -parallel 3 -run 'TestBrowser' $(PKG)
+	$(GO) test -count=1 -run '^TestManySessions$$' $(PKG)
+	$(GO) test -count=1 -run '^($(NORACE_TESTS))$$' $(PKG)
 
 generate:
 	$(GO) tool templ generate

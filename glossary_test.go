@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -11,10 +12,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/backofflab/backofflab/internal/cli"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/web"
 )
+
+// update rewrites docs/glossary.md from the vocabulary's tables.
+var update = flag.Bool("update", false, "rewrite docs/glossary.md from the vocabulary's tables")
 
 // glossaryPath is the glossary of the vocabulary, generated from the
 // scenario's table by glossaryText: go test -run TestGlossary -update
@@ -153,7 +158,7 @@ func TestRetiredNamesUnsaid(t *testing.T) {
 	}
 	for _, cmd := range []string{"run", "serve", "server", "client", "sweep", "bands", "advise", "contention", "config"} {
 		var out, errOut bytes.Buffer
-		_ = run(context.Background(), []string{cmd, "-h"}, &out, &errOut)
+		_ = cli.Run(context.Background(), []string{cmd, "-h"}, &out, &errOut)
 		check(cmd+" -h", out.String()+errOut.String(), "\n")
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -12,21 +12,17 @@ import (
 	"testing"
 
 	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/sweep"
 )
 
-// skipLongUnderRace skips a long known-answer search under -race, which
+// longUnderRace is why a long known-answer search skips under -race, which
 // would take ten times as long to check the same answers: make test runs
 // it again without the detector. TestAdviceP99 and TestAdviceCancel run
 // the search's goroutines, on every core, under it.
-func skipLongUnderRace(t *testing.T) {
-	t.Helper()
-	if raceEnabled {
-		t.Skip("a long known-answer search, tenfold slower under -race: make test runs it again without it")
-	}
-}
+const longUnderRace = "a long known-answer search, tenfold slower under -race"
 
 // request parses q as the command line would, failing the test on an
 // error.
@@ -105,7 +101,7 @@ func sameRun(s scenario.Summary, run SeedRun) bool {
 // its flags are run: both lanes of its run flags on every seed, and its
 // margins just inside and just outside.
 func TestAdviceLanding(t *testing.T) {
-	skipLongUnderRace(t)
+	testrace.SkipUnder(t, longUnderRace)
 	libs := []string{OwnLibrary, "grpc", "envoy"}
 	if testing.Short() {
 		libs = libs[:1]
@@ -167,7 +163,7 @@ func TestAdviceLanding(t *testing.T) {
 // on every seed from factor 1.3 on, and not below, as the phase map of
 // b.factor shows; the advice's runs are the sweep's cells, seed by seed.
 func TestAdviceNeedsFactor(t *testing.T) {
-	skipLongUnderRace(t)
+	testrace.SkipUnder(t, longUnderRace)
 	r := request(t, url.Values{"recover_within": {"60s"}})
 	s := &search{r: r, rn: newRunner(context.Background(), r, Options{}), title: LibraryTitle(r.Library)}
 	for _, k := range knobsOf(OwnLibrary, r.Scenario.Lanes[0].Params) {
@@ -225,7 +221,7 @@ func TestAdviceNeedsFactor(t *testing.T) {
 // on every seed; the advice says so, names the protection that does, and
 // that protection's run, replayed from its flags, recovers.
 func TestAdviceCurve(t *testing.T) {
-	skipLongUnderRace(t)
+	testrace.SkipUnder(t, longUnderRace)
 	a := advise(t, request(t, url.Values{"server_model": {"curve"}}))
 	if a.Met {
 		t.Fatalf("met on the curve: %s", a.Headline)
@@ -257,7 +253,7 @@ func TestAdviceCurve(t *testing.T) {
 // TestAdviceSameSeedSameAdvice: the same request gives the same advice,
 // whatever the parallelism.
 func TestAdviceSameSeedSameAdvice(t *testing.T) {
-	skipLongUnderRace(t)
+	testrace.SkipUnder(t, longUnderRace)
 	r := request(t, url.Values{"library": {"istio"}, "seeds": {"3"}})
 	var out [2]bytes.Buffer
 	for i, par := range []int{1, 3} {
@@ -321,7 +317,7 @@ func TestAdviceMemory(t *testing.T) {
 
 // TestEstimateCost: the estimate bounds the runs a search makes.
 func TestEstimateCost(t *testing.T) {
-	skipLongUnderRace(t)
+	testrace.SkipUnder(t, longUnderRace)
 	qs := []url.Values{{"server_model": {"curve"}, "seeds": {"2"}}, {"seeds": {"2"}}}
 	if testing.Short() {
 		qs = qs[:1]
@@ -417,7 +413,7 @@ func TestPareto(t *testing.T) {
 // TestWriteText: the text says the headline, each seed, the margins'
 // runs, the snippet and the flags that reproduce it.
 func TestWriteText(t *testing.T) {
-	skipLongUnderRace(t)
+	testrace.SkipUnder(t, longUnderRace)
 	a := advise(t, request(t, url.Values{"library": {"grpc"}, "seeds": {"2"}}))
 	var b bytes.Buffer
 	if err := WriteText(&b, a); err != nil {

@@ -48,18 +48,71 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 		return nil, errors.New("advise: a Request that ParseRequest did not return")
 	}
 	s := &search{r: r, rn: newRunner(ctx, r, o), title: LibraryTitle(r.Library)}
-	today := r.Scenario.Lanes[0].Params
-	s.knobs = knobsOf(r.Library, today)
+	s.knobs = knobsOf(r.Library, r.Scenario.Lanes[0].Params)
 	sets := s.grid()
 	s.grid0 = len(sets)
-	todaySet := &setting{p: r.Scenario.Clone(), values: s.todayValues()}
+	a, cands, err := s.searchGrid(sets)
+	if err != nil {
+		return nil, err
+	}
+	adv, err := s.recommend(a, sets, cands)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case adv.set == nil:
+	case adv.set.prot != nil:
+		a.Advised = AdvisedSuggestion
+	default:
+		a.Advised = AdvisedRecommended
+	}
 	k := r.Seeds
+	if adv.set != nil && len(s.knobs) >= 2 {
+		if adv, err = s.joinMap(a, sets, adv); err != nil {
+			return nil, err
+		}
+	} else {
+		s.rn.plan(-k * mapSide * mapSide)
+	}
+	if adv.set != nil && adv.c.Recovery != nil {
+		if a.Margin, err = s.margin(adv.set, adv.c); err != nil {
+			return nil, err
+		}
+	} else {
+		s.rn.plan(-k * 2 * marginTests)
+	}
+	if adv.set != nil {
+		s.finish(a, adv.set)
+	}
+	a.Runs = s.rn.runs
+	s.rn.finish()
+	s.words(a, adv.c)
+	return a, nil
+}
+
+// advised is the setting an advice is about and its result: the
+// recommended, or the suggestion where it does better; a nil set when
+// the search found none.
+type advised struct {
+	set *setting
+	c   *Candidate
+}
+
+// searchGrid measures the settings of today and of sets on every seed and
+// returns the advice's first draft (its request, goals and seeds, today's
+// result, every setting's, Searched, and their Pareto front) and the
+// settings' candidates, in sets' order. It plans the whole search's runs,
+// the map's and the margins' included: a phase that does not run takes
+// its share back.
+func (s *search) searchGrid(sets []*setting) (*Advice, []Candidate, error) {
+	r, k := s.r, s.r.Seeds
+	todaySet := &setting{p: r.Scenario.Clone(), values: s.todayValues()}
 	all := append([]*setting{todaySet}, sets...)
 	s.rn.plan(s.rn.fresh(all) + k*2*marginTests + k*mapSide*mapSide)
 
 	runs, err := s.rn.measure(PhaseSearch, all)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	a := &Advice{
 		Query: scenario.EncodeQuery(r.Query()), Library: r.Library, LibraryTitle: s.title,
@@ -73,6 +126,14 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 	for i, set := range sets {
 		cands[i] = s.candidate(set, runs[i+1])
 	}
+	a.Searched = cands
+	a.Pareto = pareto(cands)
+	return a, cands, nil
+}
+
+// bestOf returns the index of the best of cands (better), the first of
+// those none is better than.
+func bestOf(cands []Candidate) int {
 	order := make([]int, len(cands))
 	for i := range order {
 		order[i] = i
@@ -86,85 +147,76 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 		}
 		return 0
 	})
-	a.Searched = cands
-	a.Pareto = pareto(cands)
-	var advised *setting
-	var advisedC *Candidate
-	if len(order) > 0 {
-		best := cands[order[0]]
+	return order[0]
+}
+
+// recommend makes the best of cands, sets' candidates, the advice's
+// recommendation. When it does not meet every goal, the advice says how
+// near the search came (Closest) and the protections are tried: their
+// suggestion is advised in its place when it recovers, or when the
+// recommendation does not either. It returns what is advised; nothing
+// when sets is empty.
+func (s *search) recommend(a *Advice, sets []*setting, cands []Candidate) (advised, error) {
+	var adv advised
+	if len(cands) > 0 {
+		i := bestOf(cands)
+		best := cands[i]
 		a.Recommended = &best
 		a.Met = best.Meets.All
-		advised, advisedC = sets[order[0]], a.Recommended
+		adv = advised{sets[i], a.Recommended}
 	}
-	if !a.Met {
-		a.Closest = s.closest(cands)
-		if advised != nil {
-			sug, set, err := s.protections(advised, &a.Protections)
-			if err != nil {
-				return nil, err
-			}
-			if sug != nil {
-				a.Suggestion = sug
-				if sug.Recovery != nil || advisedC.Recovery == nil {
-					advised, advisedC = set, sug
-				}
-			}
+	if a.Met {
+		return adv, nil
+	}
+	a.Closest = s.closest(cands)
+	if adv.set == nil {
+		return adv, nil
+	}
+	sug, set, err := s.protections(adv.set, &a.Protections)
+	if err != nil {
+		return adv, err
+	}
+	if sug != nil {
+		a.Suggestion = sug
+		if sug.Recovery != nil || adv.c.Recovery == nil {
+			adv = advised{set, sug}
 		}
 	}
-	switch {
-	case advised == nil:
-	case advised.prot != nil:
-		a.Advised = AdvisedSuggestion
-	default:
-		a.Advised = AdvisedRecommended
+	return adv, nil
+}
+
+// joinMap maps the outcome around what is advised (mapAround) and
+// measures the map's settings as the grid's are: one that ranks before
+// the advised setting becomes it, and those of the library alone join
+// the search's. It returns what is advised then.
+func (s *search) joinMap(a *Advice, sets []*setting, adv advised) (advised, error) {
+	m, mapped, runs, err := s.mapAround(adv.set)
+	if err != nil {
+		return adv, err
 	}
-	if advised != nil && len(s.knobs) >= 2 {
-		var mapped []*setting
-		var runs [][]SeedRun
-		if a.Map, mapped, runs, err = s.mapAround(advised); err != nil {
-			return nil, err
+	a.Map = m
+	seen := map[string]bool{}
+	for _, set := range sets {
+		seen[s.rn.key(set)] = true
+	}
+	for i, set := range mapped {
+		c := s.candidate(set, runs[i])
+		if key := s.rn.key(set); set.prot == nil && !seen[key] {
+			seen[key] = true
+			a.Searched = append(a.Searched, c)
 		}
-		// The map's settings are measured as the grid's are: one that
-		// ranks before the advised setting becomes it, and those of the
-		// library alone join the search's.
-		seen := map[string]bool{}
-		for _, set := range sets {
-			seen[s.rn.key(set)] = true
-		}
-		for i, set := range mapped {
-			c := s.candidate(set, runs[i])
-			if key := s.rn.key(set); set.prot == nil && !seen[key] {
-				seen[key] = true
-				a.Searched = append(a.Searched, c)
-			}
-			if better(&c, advisedC) {
-				advised, advisedC = set, &c
-				if set.prot == nil {
-					a.Recommended, a.Met = advisedC, c.Meets.All
-				} else {
-					a.Suggestion = advisedC
-				}
+		if better(&c, adv.c) {
+			adv = advised{set, &c}
+			if set.prot == nil {
+				a.Recommended, a.Met = adv.c, c.Meets.All
+			} else {
+				a.Suggestion = adv.c
 			}
 		}
-		a.Candidates = len(a.Searched)
-		a.Pareto = pareto(a.Searched)
-	} else {
-		s.rn.plan(-k * mapSide * mapSide)
 	}
-	if advised != nil && advisedC.Recovery != nil {
-		if a.Margin, err = s.margin(advised, advisedC); err != nil {
-			return nil, err
-		}
-	} else {
-		s.rn.plan(-k * 2 * marginTests)
-	}
-	if advised != nil {
-		s.finish(a, advised)
-	}
-	a.Runs = s.rn.runs
-	s.rn.finish()
-	s.words(a, advisedC)
-	return a, nil
+	a.Candidates = len(a.Searched)
+	a.Pareto = pareto(a.Searched)
+	return adv, nil
 }
 
 // grid returns every setting of the knobs' search values that the
@@ -435,98 +487,143 @@ func (s *search) bisect(set *setting, c *Candidate, name string, lo, scale, step
 	put func(p *scenario.Params, v float64), text func(float64) string) (MarginAxis, error) {
 	round := func(v float64) float64 { return math.Max(step, math.Round(v/step)*step) }
 	bound := round(lo * scale)
-	lo0 := lo
 	ax := MarginAxis{Param: name, Request: text(lo), Bound: text(bound)}
-	holdV, holdSeed := lo, c.WorstSeed
-	failV, failSeed := math.NaN(), uint64(0)
-	tests, made := 0, 0
-	test := func(v float64) (bool, error) {
-		tests++
-		t := *set
-		t.p = set.p.Clone()
-		put(&t.p, v)
-		made += s.rn.fresh([]*setting{&t})
-		runs, err := s.rn.measure(PhaseMargin, []*setting{&t})
-		if err != nil {
-			return false, err
-		}
-		ok, seed := settled(runs[0]), firstUnsettled(runs[0])
-		why := ""
-		if !ok {
-			for _, r := range runs[0] {
-				if r.Seed == seed {
-					why = unsettledWhy(r)
-				}
-			}
-		} else if name != "outage_for" {
-			// A higher load must be carried before the outage too.
-			for i, r := range runs[0] {
-				if want := serviceLevel * c.Runs[i].BaselineOK * v / lo0; r.BaselineOK < want {
-					ok, seed = false, r.Seed
-					why = fmt.Sprintf("before the outage it answered %s requests a second, under %.0f %% of %s× the %s of the request's load: the server does not carry that load",
-						num(r.BaselineOK), serviceLevel*100, num(v/lo0), num(c.Runs[i].BaselineOK))
-					break
-				}
-			}
-		}
-		if ok {
-			holdV, holdSeed = v, judge(s.r, runs[0]).WorstSeed
-			return true, nil
-		}
-		failV, failSeed, ax.FailsWhy = v, seed, why
-		return false, nil
-	}
-	hi := lo
+	b := &bisection{s: s, set: set, c: c, name: name, lo0: lo, put: put,
+		holdV: lo, holdSeed: c.WorstSeed, failV: math.NaN()}
 	if !settled(c.Runs) {
 		// At the request's own value the server's load did not come back
 		// on every seed: there is no margin to find.
-		failV, failSeed, bound = lo, firstUnsettled(c.Runs), lo
-		for _, r := range c.Runs {
-			if r.Seed == failSeed {
-				ax.FailsWhy = unsettledWhy(r)
-			}
-		}
+		b.failV, b.failSeed, bound = lo, firstUnsettled(c.Runs), lo
+		b.failWhy = unsettledWhyOf(c.Runs, b.failSeed)
 	}
-	for hi < bound && math.IsNaN(failV) {
-		hi = min(bound, round(hi*2))
-		if _, err := test(hi); err != nil {
-			return ax, err
-		}
+	if err := b.run(lo, bound, step, round); err != nil {
+		return ax, err
 	}
-	if !math.IsNaN(failV) && failV > lo {
-		lo, hi = holdV, failV
-		for tests < marginTests && hi-lo > step*1.5 {
-			mid := round(lo + (hi-lo)/2)
-			if mid <= lo || mid >= hi {
-				break
-			}
-			ok, err := test(mid)
-			if err != nil {
-				return ax, err
-			}
-			if ok {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		// The value just outside is the smallest that failed.
-		failV = hi
-	}
-	s.rn.plan(made - s.r.Seeds*marginTests)
-	ax.Holds = text(holdV)
-	ax.Scale = holdV / float64OfRequest(set, name)
-	held := s.twoLanes(set, holdSeed)
-	put(&held, holdV)
+	s.rn.plan(b.made - s.r.Seeds*marginTests)
+	ax.FailsWhy = b.failWhy
+	ax.Holds = text(b.holdV)
+	ax.Scale = b.holdV / float64OfRequest(set, name)
+	held := s.twoLanes(set, b.holdSeed)
+	put(&held, b.holdV)
 	ax.HoldsFlags = flags(held)
-	if !math.IsNaN(failV) {
-		ax.Fails, ax.FailSeed = text(failV), failSeed
-		failed := s.twoLanes(set, failSeed)
-		put(&failed, failV)
+	if !math.IsNaN(b.failV) {
+		ax.Fails, ax.FailSeed = text(b.failV), b.failSeed
+		failed := s.twoLanes(set, b.failSeed)
+		put(&failed, b.failV)
 		ax.FailsFlags = flags(failed)
 	}
 	ax.Words = marginWords(ax, name)
 	return ax, nil
+}
+
+// bisection is one margin's search along its parameter (bisect): the
+// values tried so far, the largest that held and the smallest that
+// failed (NaN while none has), with a seed that did not recover there
+// and why.
+type bisection struct {
+	s    *search
+	set  *setting
+	c    *Candidate
+	name string
+	lo0  float64 // the request's value
+	put  func(p *scenario.Params, v float64)
+
+	holdV       float64
+	holdSeed    uint64
+	failV       float64
+	failSeed    uint64
+	failWhy     string
+	tests, made int // the values tried, and the runs they made
+}
+
+// run doubles hi from lo until a value fails or bound is reached, then
+// bisects between the last value that held and the first that failed,
+// marginTests values in all at most; the value just outside is then the
+// smallest that failed.
+func (b *bisection) run(lo, bound, step float64, round func(float64) float64) error {
+	hi := lo
+	for hi < bound && math.IsNaN(b.failV) {
+		hi = min(bound, round(hi*2))
+		if _, err := b.try(hi); err != nil {
+			return err
+		}
+	}
+	if math.IsNaN(b.failV) || b.failV <= lo {
+		return nil
+	}
+	lo, hi = b.holdV, b.failV
+	for b.tests < marginTests && hi-lo > step*1.5 {
+		mid := round(lo + (hi-lo)/2)
+		if mid <= lo || mid >= hi {
+			break
+		}
+		ok, err := b.try(mid)
+		if err != nil {
+			return err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	b.failV = hi
+	return nil
+}
+
+// try runs the setting with the parameter at v on every seed and says
+// whether it held (heldAt), recording v as the largest that held or the
+// smallest that failed.
+func (b *bisection) try(v float64) (bool, error) {
+	b.tests++
+	t := *b.set
+	t.p = b.set.p.Clone()
+	b.put(&t.p, v)
+	b.made += b.s.rn.fresh([]*setting{&t})
+	runs, err := b.s.rn.measure(PhaseMargin, []*setting{&t})
+	if err != nil {
+		return false, err
+	}
+	ok, seed, why := b.heldAt(runs[0], v)
+	if ok {
+		b.holdV, b.holdSeed = v, judge(b.s.r, runs[0]).WorstSeed
+		return true, nil
+	}
+	b.failV, b.failSeed, b.failWhy = v, seed, why
+	return false, nil
+}
+
+// heldAt says whether runs, the setting's at v, held: every seed
+// recovered, and at a higher load, carried it before the outage too.
+// When one did not, it returns that seed and why.
+func (b *bisection) heldAt(runs []SeedRun, v float64) (bool, uint64, string) {
+	seed := firstUnsettled(runs)
+	if !settled(runs) {
+		return false, seed, unsettledWhyOf(runs, seed)
+	}
+	if b.name == "outage_for" {
+		return true, seed, ""
+	}
+	// A higher load must be carried before the outage too.
+	c, lo0 := b.c, b.lo0
+	for i, r := range runs {
+		if want := serviceLevel * c.Runs[i].BaselineOK * v / lo0; r.BaselineOK < want {
+			return false, r.Seed, fmt.Sprintf("before the outage it answered %s requests a second, under %.0f %% of %s× the %s of the request's load: the server does not carry that load",
+				num(r.BaselineOK), serviceLevel*100, num(v/lo0), num(c.Runs[i].BaselineOK))
+		}
+	}
+	return true, seed, ""
+}
+
+// unsettledWhyOf says why seed's run of runs did not settle.
+func unsettledWhyOf(runs []SeedRun, seed uint64) string {
+	why := ""
+	for _, r := range runs {
+		if r.Seed == seed {
+			why = unsettledWhy(r)
+		}
+	}
+	return why
 }
 
 // float64OfRequest is the request's value of the margin's parameter.
@@ -570,53 +667,14 @@ func unsettledWhy(r SeedRun) string {
 // outcome most (its worst recovery relative to the goal, a seed that did
 // not recover counting as the whole time after the outage, plus its
 // attempts per request relative to theirs).
+// It returns the map and every setting it measured, the steps' and the
+// cells' the scenario accepts, with their runs, for the search to join.
 func (s *search) mapAround(set *setting) (*Map, []*setting, [][]SeedRun, error) {
-	type move struct {
-		knob int
-		set  *setting
-	}
-	var moves []move
-	for i, k := range s.knobs {
-		j := slices.Index(k.vals, set.values[i])
-		for _, n := range []int{j - 1, j + 1} {
-			if j < 0 || n < 0 || n >= len(k.vals) {
-				continue
-			}
-			vals := slices.Clone(set.values)
-			vals[i] = k.vals[n]
-			if t, ok := s.setting(vals, set.prot); ok {
-				moves = append(moves, move{i, t})
-			}
-		}
-	}
-	sets := []*setting{set}
-	for _, m := range moves {
-		sets = append(sets, m.set)
-	}
-	s.rn.plan(s.rn.fresh(sets))
-	runs, err := s.rn.measure(PhaseMap, sets)
+	steps, stepRuns, moved, err := s.steps(set)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	base := s.score(judge(s.r, runs[0]))
-	moved := make([]float64, len(s.knobs))
-	for i, m := range moves {
-		moved[m.knob] = max(moved[m.knob], math.Abs(s.score(judge(s.r, runs[i+1]))-base))
-	}
-	order := make([]int, len(s.knobs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case moved[a] > moved[b]:
-			return -1
-		case moved[a] < moved[b]:
-			return 1
-		}
-		return 0
-	})
-	xi, yi := order[0], order[1]
+	xi, yi := twoMost(moved)
 	xk, yk := s.knobs[xi], s.knobs[yi]
 	m := &Map{X: xk.param, Y: yk.param,
 		Why: fmt.Sprintf("%s and %s moved the outcome most: one step of either on the searched grid changed the score (worst recovery over %s plus attempts per request over %s) by up to %s and %s; the map is around the best setting of the grid, the other knobs at its values",
@@ -652,29 +710,102 @@ func (s *search) mapAround(set *setting) (*Map, []*setting, [][]SeedRun, error) 
 	for _, y := range ys {
 		m.YValues = append(m.YValues, valueText(yk.row, y))
 	}
+	m.Cells = s.mapCells(cells, cellRuns, len(xs), len(ys))
+	return m, append(steps, valid...), append(stepRuns, cellRuns...), nil
+}
+
+// steps measures set and its neighbours on the search's grid, one step of
+// each knob down and up, and returns the neighbours with their runs and,
+// by knob, how far a step of it moved the outcome's score from set's.
+func (s *search) steps(set *setting) ([]*setting, [][]SeedRun, []float64, error) {
+	type move struct {
+		knob int
+		set  *setting
+	}
+	var moves []move
+	for i, k := range s.knobs {
+		j := slices.Index(k.vals, set.values[i])
+		for _, n := range []int{j - 1, j + 1} {
+			if j < 0 || n < 0 || n >= len(k.vals) {
+				continue
+			}
+			vals := slices.Clone(set.values)
+			vals[i] = k.vals[n]
+			if t, ok := s.setting(vals, set.prot); ok {
+				moves = append(moves, move{i, t})
+			}
+		}
+	}
+	sets := []*setting{set}
+	for _, m := range moves {
+		sets = append(sets, m.set)
+	}
+	s.rn.plan(s.rn.fresh(sets))
+	runs, err := s.rn.measure(PhaseMap, sets)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	base := s.score(judge(s.r, runs[0]))
+	moved := make([]float64, len(s.knobs))
+	for i, m := range moves {
+		moved[m.knob] = max(moved[m.knob], math.Abs(s.score(judge(s.r, runs[i+1]))-base))
+	}
+	return sets[1:], runs[1:], moved, nil
+}
+
+// twoMost returns the two knobs that moved the outcome most, the first
+// of equals first.
+func twoMost(moved []float64) (int, int) {
+	order := make([]int, len(moved))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case moved[a] > moved[b]:
+			return -1
+		case moved[a] < moved[b]:
+			return 1
+		}
+		return 0
+	})
+	return order[0], order[1]
+}
+
+// mapCells judges a map's cells, height rows of width from the first y:
+// a nil setting, one the scenario does not accept, is not allowed; runs
+// are the others', in order.
+func (s *search) mapCells(cells []*setting, runs [][]SeedRun, width, height int) [][]MapCell {
+	var out [][]MapCell
 	v := 0
-	for j := range ys {
-		row := make([]MapCell, len(xs))
-		for i := range xs {
-			if cells[j*len(xs)+i] == nil {
+	for j := range height {
+		row := make([]MapCell, width)
+		for i := range width {
+			if cells[j*width+i] == nil {
 				row[i] = MapCell{Outcome: CellNotAllowed}
 				continue
 			}
-			c := judge(s.r, cellRuns[v])
+			row[i] = mapCellOf(judge(s.r, runs[v]))
 			v++
-			row[i] = MapCell{Recovered: recovered(&c), Recovery: c.Recovery, AttemptsPerRequest: c.AttemptsPerRequest}
-			switch {
-			case c.Meets.All:
-				row[i].Outcome = CellMeets
-			case c.Recovery != nil:
-				row[i].Outcome = CellRecovers
-			default:
-				row[i].Outcome = CellFails
-			}
 		}
-		m.Cells = append(m.Cells, row)
+		out = append(out, row)
 	}
-	return m, append(sets[1:], valid...), append(runs[1:], cellRuns...), nil
+	return out
+}
+
+// mapCellOf is a map's cell of a candidate: it meets every goal, recovers
+// or fails.
+func mapCellOf(c Candidate) MapCell {
+	cell := MapCell{Recovered: recovered(&c), Recovery: c.Recovery, AttemptsPerRequest: c.AttemptsPerRequest}
+	switch {
+	case c.Meets.All:
+		cell.Outcome = CellMeets
+	case c.Recovery != nil:
+		cell.Outcome = CellRecovers
+	default:
+		cell.Outcome = CellFails
+	}
+	return cell
 }
 
 // score is a candidate's outcome as one number, lower better: its worst

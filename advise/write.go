@@ -22,24 +22,13 @@ func WriteJSON(w io.Writer, a *Advice) error {
 func WriteText(w io.Writer, a *Advice) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\nGoals: %s.\n", a.Headline, a.Goals.Words)
-	cand := func(title string, c *Candidate) {
-		fmt.Fprintf(&b, "\n%s: %s\n", title, c.Words)
-		for _, r := range c.Runs {
-			fmt.Fprintf(&b, "  seed %-3d %s\n", r.Seed, seedText(r, a.Goals.P99 > 0))
-		}
-		fmt.Fprintf(&b, "  goals met on every seed: recovery %s, attempts per request %s", yes(c.Meets.Recovery), yes(c.Meets.Attempts))
-		if a.Goals.P99 > 0 {
-			fmt.Fprintf(&b, ", p99 %s", yes(c.Meets.P99))
-		}
-		b.WriteString("\n")
-	}
-	cand("Today", &a.Today)
+	writeCandidate(&b, a, "Today", &a.Today)
 	if a.Recommended != nil {
 		title := "Recommended"
 		if !a.Met {
 			title = "Best setting of " + a.LibraryTitle + " alone"
 		}
-		cand(title, a.Recommended)
+		writeCandidate(&b, a, title, a.Recommended)
 	}
 	for _, g := range a.Closest {
 		fmt.Fprintf(&b, "  how close: %s\n", g.Words)
@@ -49,17 +38,10 @@ func WriteText(w io.Writer, a *Advice) error {
 		for _, c := range a.Protections {
 			fmt.Fprintf(&b, "  %-53s %s\n", c.Protection, summaryText(&c))
 		}
-		cand("Suggested", a.Suggestion)
+		writeCandidate(&b, a, "Suggested", a.Suggestion)
 	}
-	if m := a.Margin; m != nil {
-		b.WriteString("\nMargin (on every seed: answers and the server's load back before the run's end; a higher load also carried before the outage):\n")
-		for _, ax := range []MarginAxis{m.Outage, m.Load} {
-			fmt.Fprintf(&b, "  %s\n", ax.Words)
-			fmt.Fprintf(&b, "    holds: backofflab run %s\n", shellJoin(ax.HoldsFlags))
-			if ax.Fails != "" {
-				fmt.Fprintf(&b, "    fails: backofflab run %s\n", shellJoin(ax.FailsFlags))
-			}
-		}
+	if a.Margin != nil {
+		writeMargin(&b, a.Margin)
 	}
 	if len(a.Pareto) > 0 {
 		b.WriteString("\nTrade-off (recovery vs attempts per request, worst seed; none faster with fewer attempts):\n")
@@ -67,32 +49,11 @@ func WriteText(w io.Writer, a *Advice) error {
 			fmt.Fprintf(&b, "  %8s  %5s  %s\n", secs(*c.Recovery), num(c.AttemptsPerRequest), c.Words)
 		}
 	}
-	if m := a.Map; m != nil {
-		fmt.Fprintf(&b, "\nMap around the %s: %s.\n", map[string]string{AdvisedRecommended: "recommendation", AdvisedSuggestion: "suggestion"}[a.Advised], m.Why)
-		fmt.Fprintf(&b, "  each cell: slowest recovery / attempts per request over the seeds; * meets every goal, ! a seed did not recover\n")
-		fmt.Fprintf(&b, "  %12s", m.Y+" \\ "+m.X)
-		for _, x := range m.XValues {
-			fmt.Fprintf(&b, " %13s", x)
-		}
-		b.WriteString("\n")
-		for j, row := range m.Cells {
-			fmt.Fprintf(&b, "  %12s", m.YValues[j])
-			for _, c := range row {
-				fmt.Fprintf(&b, " %13s", cellText(c))
-			}
-			b.WriteString("\n")
-		}
+	if a.Map != nil {
+		writeMap(&b, a.Map, a.Advised)
 	}
 	if a.Snippet != "" || len(a.SnippetWarnings) > 0 {
-		fmt.Fprintf(&b, "\nConfiguration (%s):\n", a.SnippetLib)
-		for _, line := range strings.Split(strings.TrimRight(a.Snippet, "\n"), "\n") {
-			if line != "" {
-				fmt.Fprintf(&b, "  %s\n", line)
-			}
-		}
-		for _, wn := range a.SnippetWarnings {
-			fmt.Fprintf(&b, "  note: %s\n", wn)
-		}
+		writeSnippet(&b, a)
 	}
 	if len(a.RunFlags) > 0 {
 		fmt.Fprintf(&b, "\nReproduce (lane a today, lane b the advice, seed %d): backofflab run %s\n", a.Seeds[0], shellJoin(a.RunFlags))
@@ -104,6 +65,66 @@ func WriteText(w io.Writer, a *Advice) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeCandidate writes a setting of a under its title: its words, each
+// seed's result and the goals it meets on every seed.
+func writeCandidate(b *strings.Builder, a *Advice, title string, c *Candidate) {
+	fmt.Fprintf(b, "\n%s: %s\n", title, c.Words)
+	for _, r := range c.Runs {
+		fmt.Fprintf(b, "  seed %-3d %s\n", r.Seed, seedText(r, a.Goals.P99 > 0))
+	}
+	fmt.Fprintf(b, "  goals met on every seed: recovery %s, attempts per request %s", yes(c.Meets.Recovery), yes(c.Meets.Attempts))
+	if a.Goals.P99 > 0 {
+		fmt.Fprintf(b, ", p99 %s", yes(c.Meets.P99))
+	}
+	b.WriteString("\n")
+}
+
+// writeMargin writes the margins, each with the runs just inside and just
+// outside it.
+func writeMargin(b *strings.Builder, m *Margin) {
+	b.WriteString("\nMargin (on every seed: answers and the server's load back before the run's end; a higher load also carried before the outage):\n")
+	for _, ax := range []MarginAxis{m.Outage, m.Load} {
+		fmt.Fprintf(b, "  %s\n", ax.Words)
+		fmt.Fprintf(b, "    holds: backofflab run %s\n", shellJoin(ax.HoldsFlags))
+		if ax.Fails != "" {
+			fmt.Fprintf(b, "    fails: backofflab run %s\n", shellJoin(ax.FailsFlags))
+		}
+	}
+}
+
+// writeMap writes the map around what is advised (advised names it) as a
+// table, y down and x across.
+func writeMap(b *strings.Builder, m *Map, advised string) {
+	fmt.Fprintf(b, "\nMap around the %s: %s.\n", map[string]string{AdvisedRecommended: "recommendation", AdvisedSuggestion: "suggestion"}[advised], m.Why)
+	fmt.Fprintf(b, "  each cell: slowest recovery / attempts per request over the seeds; * meets every goal, ! a seed did not recover\n")
+	fmt.Fprintf(b, "  %12s", m.Y+" \\ "+m.X)
+	for _, x := range m.XValues {
+		fmt.Fprintf(b, " %13s", x)
+	}
+	b.WriteString("\n")
+	for j, row := range m.Cells {
+		fmt.Fprintf(b, "  %12s", m.YValues[j])
+		for _, c := range row {
+			fmt.Fprintf(b, " %13s", cellText(c))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeSnippet writes the advised setting as its library's configuration,
+// with what the configuration cannot say.
+func writeSnippet(b *strings.Builder, a *Advice) {
+	fmt.Fprintf(b, "\nConfiguration (%s):\n", a.SnippetLib)
+	for _, line := range strings.Split(strings.TrimRight(a.Snippet, "\n"), "\n") {
+		if line != "" {
+			fmt.Fprintf(b, "  %s\n", line)
+		}
+	}
+	for _, wn := range a.SnippetWarnings {
+		fmt.Fprintf(b, "  note: %s\n", wn)
+	}
 }
 
 func yes(b bool) string {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 )
@@ -155,7 +156,7 @@ func maybeDur(rng *rand.Rand, lo, hi time.Duration) time.Duration {
 // library's configuration, that configuration written as text and parsed
 // back (for the libraries configured by text), mapped onto a lane again.
 func TestLaneRoundTrip(t *testing.T) {
-	skipRoundTripUnderRace(t)
+	testrace.SkipUnder(t, roundTripUnderRace)
 	cases := laneCases
 	if testing.Short() {
 		cases = 200

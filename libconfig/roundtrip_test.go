@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/backofflab/backofflab/internal/testrace"
 )
 
 // roundTripCases is how many random models per library the round-trip
@@ -26,21 +28,16 @@ var generators = map[string]func(rng *rand.Rand) Config{
 	"polly":        genPolly,
 }
 
-// skipRoundTripUnderRace skips a round trip of thousands of random models
-// under -race: they run on the test's one goroutine, where the detector
-// has nothing to watch and only slows them tenfold. make test runs them
-// again without the detector, with as many models.
-func skipRoundTripUnderRace(t *testing.T) {
-	t.Helper()
-	if raceEnabled {
-		t.Skip("thousands of models on one goroutine, tenfold slower under -race: make test runs them again without it")
-	}
-}
+// roundTripUnderRace is why a round trip of thousands of random models
+// skips under -race: they run on the test's one goroutine, where the
+// detector has nothing to watch and only slows them tenfold. make test
+// runs them again without the detector, with as many models.
+const roundTripUnderRace = "thousands of models on one goroutine, tenfold slower under -race"
 
 // TestRoundTrip is the property parse(write(m)) == m for random valid
 // models of every library, on fixed seeds.
 func TestRoundTrip(t *testing.T) {
-	skipRoundTripUnderRace(t)
+	testrace.SkipUnder(t, roundTripUnderRace)
 	cases := roundTripCases
 	if testing.Short() {
 		cases = 300

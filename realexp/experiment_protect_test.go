@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
 )
@@ -201,7 +202,7 @@ func TestExperimentShedAbove(t *testing.T) {
 	// broken protection would go: no shedding gives no errors and a
 	// collapse, an unshed flood a collapse whose retries are all shed.
 	lo := 0.5
-	if raceEnabled {
+	if testrace.Enabled {
 		lo = 0.25
 	}
 	if float64(realErr) < lo*simErr || float64(realErr) > 1.35*simErr {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 )
@@ -304,7 +305,7 @@ func TestExperimentFixedVsBackoff(t *testing.T) {
 	// Under -race, at most 8128 goroutines may live and the storm holds two
 	// per request inside the server: watch 4 s (≈2300 inside) instead of 6.
 	watch := 6 * time.Second
-	if raceEnabled {
+	if testrace.Enabled {
 		watch = 4 * time.Second
 	}
 	p := curveExperiment()

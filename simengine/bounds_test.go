@@ -11,6 +11,7 @@ import (
 
 	"github.com/backofflab/backofflab/budget"
 	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 )
@@ -317,7 +318,10 @@ func TestCurveCacheExact(t *testing.T) {
 }
 
 // TestRunStopsWhenCancelled: a run whose context ends stops within a slice,
-// its lanes one after the other or apart.
+// its lanes one after the other or apart. The storm is of 20 clients: lanes
+// apart emit their first tick only once their first round (runAhead ticks)
+// is done, and 2000 clients' round ran for minutes under -race before the
+// cancel could come.
 func TestRunStopsWhenCancelled(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -328,6 +332,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := simStorm()
+			p.Clients = 20
 			p.Duration = time.Hour
 			p.Lanes = append(p.Lanes, p.Lanes[0])
 			ctx, cancel := context.WithCancel(context.Background())
@@ -378,18 +383,21 @@ func TestLanesApartStopWhenDone(t *testing.T) {
 // TestEventsDoNotAllocate: a second of 001's run, about a thousand events a
 // lane, allocates little more than its ten ticks: no event allocates.
 func TestEventsDoNotAllocate(t *testing.T) {
+	testrace.SkipUnder(t, detectorAllocates)
 	p := scenariotest.CurveDefaults()
 	p.Duration = time.Hour
 	checkEventsDoNotAllocate(t, p)
 }
 
+// detectorAllocates is why a test that counts allocations skips under
+// -race: the detector allocates on its own.
+const detectorAllocates = "the race detector allocates on its own"
+
 // checkEventsDoNotAllocate checks that a second of p's run, past its
-// start, allocates little more than its ten ticks.
+// start, allocates little more than its ten ticks. Its callers skip under
+// -race (detectorAllocates).
 func checkEventsDoNotAllocate(t *testing.T, p scenario.Params) {
 	t.Helper()
-	if raceEnabled {
-		t.Skip("the race detector allocates on its own")
-	}
 	e := simNew(t, p)
 	simAdvance(t, e, 5*time.Second) // past the start's growth
 	at := 5 * time.Second

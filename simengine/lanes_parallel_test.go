@@ -11,6 +11,7 @@ import (
 
 	"github.com/backofflab/backofflab/budget"
 	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 )
@@ -262,9 +263,7 @@ func TestParallelSettle(t *testing.T) {
 // lane after the other does (TestEventsDoNotAllocate): a round's
 // goroutines and kept ticks cost a few allocations, not one an event.
 func TestParallelEventsDoNotAllocate(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates on its own")
-	}
+	testrace.SkipUnder(t, detectorAllocates)
 	p := scenariotest.CurveDefaults()
 	p.Duration = time.Hour
 	e := simNew(t, p)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 )
@@ -45,9 +46,7 @@ func TestModelErlangC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long statistical runs: skipped with -short")
 	}
-	if raceEnabled {
-		t.Skip("long statistical runs, tenfold slower under -race: make test runs them again without it")
-	}
+	testrace.SkipUnder(t, "long statistical runs, tenfold slower under -race")
 	t.Parallel()
 	const s = 100 * time.Millisecond
 	for _, c := range []int{1, 10, 30} {

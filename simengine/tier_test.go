@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/backofflab/backofflab/internal/scenariotest"
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 )
@@ -408,6 +409,7 @@ func TestTiersDeterministic(t *testing.T) {
 // per event no more than a lane without: its calls come from the free
 // list, their events from a queue that has grown.
 func TestTierEventsDoNotAllocate(t *testing.T) {
+	testrace.SkipUnder(t, detectorAllocates)
 	p := scenariotest.CurveDefaults()
 	p.Duration = time.Hour
 	for i := range p.Lanes {

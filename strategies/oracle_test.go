@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/cenkalti/backoff/v5"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/backofflab/backofflab/internal/testrace"
 )
 
 // The oracle tests draw the delay before each retry from the real library
@@ -29,16 +31,11 @@ import (
 // from different distributions.
 const oracleAlpha = 1e-6
 
-// skipOracleUnderRace skips an oracle test under -race: its samples are
+// oracleUnderRace is why an oracle test skips under -race: its samples are
 // drawn on the test's one goroutine, where the detector has nothing to
 // watch and only slows the draws tenfold. make test runs it again without
 // the detector, at the same sample size.
-func skipOracleUnderRace(t *testing.T) {
-	t.Helper()
-	if raceEnabled {
-		t.Skip("long samples on one goroutine, tenfold slower under -race: make test runs them again without it")
-	}
-}
+const oracleUnderRace = "long samples on one goroutine, tenfold slower under -race"
 
 // oracleDraws is the sample size per setting and retry index.
 func oracleDraws() int {
@@ -164,7 +161,7 @@ func compareDraws(t *testing.T, lib, row [][]time.Duration) {
 // TestOracleCenkalti: the cenkalti row against cenkalti/backoff v5.0.3's
 // ExponentialBackOff, reset before each request as its Retry does.
 func TestOracleCenkalti(t *testing.T) {
-	skipOracleUnderRace(t)
+	testrace.SkipUnder(t, oracleUnderRace)
 	ms := time.Millisecond
 	cases := []struct {
 		initial, maxI time.Duration
@@ -203,7 +200,7 @@ var awsErr = errors.New("backofflab: attempt failed")
 // against aws-sdk-go-v2 v1.48.0's standard retryer, whose RetryDelay takes
 // the 1-based number of the attempt that failed.
 func TestOracleAWSStandard(t *testing.T) {
-	skipOracleUnderRace(t)
+	testrace.SkipUnder(t, oracleUnderRace)
 	ms := time.Millisecond
 	cases := []struct {
 		base, maxB time.Duration // 0 base: the SDK's default, 50 ms
@@ -249,7 +246,7 @@ func (e awsAPIError) ErrorCode() string { return string(e) }
 // error answer and a plain error after a timeout: each request of the
 // row's draws fails every attempt with the one outcome.
 func TestOracleAWSThrottled(t *testing.T) {
-	skipOracleUnderRace(t)
+	testrace.SkipUnder(t, oracleUnderRace)
 	throttle := awsAPIError("ThrottlingException")
 	cases := []struct {
 		name    string
@@ -300,7 +297,7 @@ func TestOracleAWSThrottled(t *testing.T) {
 // aws-sdk-go-v2's NewExponentialJitterBackoff, the standard retryer's
 // before v1.48.0 (v1.47.8), which v1.48.0 keeps.
 func TestOracleAWSLegacy(t *testing.T) {
-	skipOracleUnderRace(t)
+	testrace.SkipUnder(t, oracleUnderRace)
 	const k = 8
 	n := oracleDraws()
 	for ci, maxB := range []time.Duration{retry.DefaultMaxBackoff, 5 * time.Second, 100 * time.Second} {
@@ -329,7 +326,7 @@ func TestOracleAWSLegacy(t *testing.T) {
 // cap), where ExponentialBackoff returns without another attempt, and the
 // row's end there too.
 func TestOracleClientGo(t *testing.T) {
-	skipOracleUnderRace(t)
+	testrace.SkipUnder(t, oracleUnderRace)
 	ms := time.Millisecond
 	cases := []struct {
 		duration, capD time.Duration // 0 cap: client-go's none, the row's 24 h

@@ -7,23 +7,12 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/backofflab/backofflab/internal/testwait"
-	"github.com/backofflab/backofflab/web/internal/webtest"
 )
-
-// mapTestServer serves NewServer on loopback and returns it, so that a
-// test reads Server.Running(); the server's context ends with the test.
-func mapTestServer(t *testing.T, lim Limits) (*httptest.Server, *Server, context.CancelFunc) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	s := NewServer(ctx, Options{Limits: lim})
-	return webtest.Serve(t, s, cancel, s.Wait), s, cancel
-}
 
 // waitServerRunning waits until ok(Server.Running()).
 func waitServerRunning(t *testing.T, s *Server, what string, ok func(int64) bool) {
@@ -90,7 +79,7 @@ func readNDJSON(t *testing.T, body io.Reader) (typ, message string, lines int) {
 // thousands of short runs each waited for one: it did not finish in
 // minutes.
 func TestLightViewFinishesBesideHeavyMaps(t *testing.T) {
-	hs, s, _ := mapTestServer(t, Limits{AnalysisCores: 2, AnalysisCPU: math.MaxInt64})
+	hs, s, _ := serveShell(t, Options{Limits: Limits{AnalysisCores: 2, AnalysisCPU: math.MaxInt64}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for range 2 {
@@ -136,7 +125,7 @@ func TestLightViewFinishesBesideHeavyMaps(t *testing.T) {
 // beside other packages' tests used it up, and the view was stopped, 503,
 // rather than refused.
 func TestTooDearRefusedUpFront(t *testing.T) {
-	hs, s, _ := mapTestServer(t, Limits{AnalysisCPU: 2 * time.Minute})
+	hs, s, _ := serveShell(t, Options{Limits: Limits{AnalysisCPU: 2 * time.Minute}})
 	for _, tc := range []struct {
 		name, path, param string
 	}{

@@ -5,16 +5,13 @@ package web
 // go test -run TestBrowserBands -v ./web
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/backofflab/backofflab/bands"
@@ -24,9 +21,9 @@ import (
 )
 
 func TestBrowserBands(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL
 	for _, st := range []struct {
 		name string
@@ -207,15 +204,7 @@ func bandsAxe(t *testing.T, env *browserEnv) {
 func bandsExports(t *testing.T, env *browserEnv) {
 	dir := t.TempDir()
 	tb := openBands(t, env, bandsSmall)
-	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
-	}); err != nil {
-		t.Fatalf("setDownloadBehavior: %v", err)
-	}
-	t.Cleanup(func() {
-		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-			Behavior: browser.SetDownloadBehaviorBehaviorDefault})
-	})
+	allowDownloads(t, tb, dir)
 	body, name := tb.download(dir, chromedp.Click(chromedp.ID("bands-csv")))
 	if name != "backofflab-bands.csv" || !strings.HasPrefix(string(body), bands.CSVHeader()) {
 		t.Errorf("CSV %q starts %.80q", name, body)
@@ -258,25 +247,11 @@ func bandsExports(t *testing.T, env *browserEnv) {
 // of a storm.
 const longBand = "duration=10m&clients=5000&seeds=60"
 
-// bandsServer is a server of its own for a bands test, with its pool in
-// the test's hands.
-func bandsServer(t *testing.T, lim Limits) (*httptest.Server, *Server, *budget.Pool) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	pool := budget.NewPool(1 << 30)
-	s := NewServer(ctx, Options{Limits: lim, Memory: pool})
-	srv := httptest.NewServer(s)
-	t.Cleanup(func() {
-		cancel()
-		srv.Close()
-	})
-	return srv, s, pool
-}
-
 // bandsLeavingStops: a page that leaves while its seeds run stops them:
 // the server's simulations go back to 0 and its memory is given back.
 func bandsLeavingStops(t *testing.T, env *browserEnv) {
-	srv, s, pool := bandsServer(t, Limits{})
+	pool := budget.NewPool(1 << 30)
+	srv, s, _ := serveShell(t, Options{Memory: pool})
 	tb := openTab(t, env.ctx)
 	tb.do("open a long band", chromedp.Navigate(srv.URL+"/bands?"+longBand))
 	tb.waitTrue("the page shows the progress", `document.querySelector('#bands-status').textContent.includes('of 60 seeds done')`)

@@ -17,7 +17,7 @@ import (
 // playground's TestSocketHoldsChangesToTheBounds; the command line's,
 // TestRunHoldsChangesToTheTable.)
 func TestEveryRouteHoldsChangesToTheBounds(t *testing.T) {
-	hs, _, _ := mapTestServer(t, Limits{MaxClients: 2000})
+	hs, _, _ := serveShell(t, Options{Limits: Limits{MaxClients: 2000}})
 	const (
 		scen   = "clients=300&duration=5s&outage=none&changes=" + "%401s+clients%3D1000000"
 		scen2  = "clients=300&duration=5s&outage=none&changes=" + "%401s+clients%3D3000"
@@ -76,7 +76,7 @@ func TestEveryRouteHoldsChangesToTheBounds(t *testing.T) {
 // server's bounds names the server's range, whatever the table allows,
 // also for a value past the table's range, and a map's axis end.
 func TestErrorsNameTheRangeInForce(t *testing.T) {
-	hs, _, _ := mapTestServer(t, Limits{MaxClients: 2000})
+	hs, _, _ := serveShell(t, Options{Limits: Limits{MaxClients: 2000}})
 	const want = "a whole number from 1 to 2000 on this server"
 	for _, u := range []string{
 		"/export.csv?clients=2000000",
@@ -101,7 +101,7 @@ func TestErrorsNameTheRangeInForce(t *testing.T) {
 // axis parameter is replaced cell by cell, but a malformed one is refused,
 // named, not dropped in silence.
 func TestMapRefusesAMalformedAxisValue(t *testing.T) {
-	hs, _, _ := mapTestServer(t, Limits{})
+	hs, _, _ := serveShell(t, Options{})
 	for _, u := range []string{
 		"/map/cells?x=b.factor&x_from=1&x_to=3&x_steps=2&b.factor=abc",
 		"/map.csv?x=b.factor&x_from=1&x_to=3&x_steps=2&b.factor=abc",

@@ -38,9 +38,9 @@ const (
 const phoneW, phoneH = 390, 844
 
 func TestBrowserAccess(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL
 	axe := readAxe(t)
 	for _, st := range []struct {

@@ -33,9 +33,9 @@ type adviseEnv struct {
 }
 
 func TestBrowserAdvise(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	env := &adviseEnv{browserEnv: &browserEnv{ctx: startBrowser(t)}, axe: readAxe(t)}
-	hs, s, _ := newContentionServer(t, Limits{RunMemory: 32 << 20})
+	hs, s, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base, env.srv = hs.URL, s
 	t.Run("Desktop", func(t *testing.T) { adviseDesktop(t, env) })
 	t.Run("DarkPhone", func(t *testing.T) { adviseDarkPhone(t, env) })

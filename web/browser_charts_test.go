@@ -24,9 +24,9 @@ import (
 )
 
 func TestBrowserCharts(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL
 	for _, st := range []struct {
 		name string
@@ -333,6 +333,7 @@ func chartsSharedAxes(t *testing.T, env *browserEnv) {
 	}
 	got := eval[[]axis](tb, `(() => {
 		const cs = window.backofflab.charts(), out = [];
+		const { TIME_CHARTS, LETTERS, laneCount, SPEC, axisMax } = window.backofflab;
 		for (const id of TIME_CHARTS) {
 			const ls = Array.from(LETTERS).slice(0, laneCount()).filter(L => cs[id + '.' + L] && !cs[id + '.' + L].getDom().closest('[hidden]'));
 			if (ls.length < 2) continue;

@@ -20,9 +20,9 @@ import (
 )
 
 func TestBrowserContention(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	ctx := startBrowser(t)
-	srv, s, _ := newContentionServer(t, Limits{})
+	srv, s, _ := serveShell(t, Options{})
 	axe := readAxe(t)
 	const study = "n=10:30:10&runs=5"
 	for _, v := range []struct {
@@ -98,7 +98,7 @@ func TestBrowserContention(t *testing.T) {
 	// dearest allowed, on one core: half a minute, were it not stopped.
 	t.Run("leaving cancels", func(t *testing.T) {
 		var finished finishedStudies
-		srv, s, _ := newContentionServerWith(t, Limits{AnalysisCores: 1}, finished.wrap)
+		srv, s, _ := serveShellWrapped(t, Options{Limits: Limits{AnalysisCores: 1}}, finished.wrap)
 		tb := openTab(t, ctx)
 		tb.do("navigate", chromedp.Navigate(srv.URL+"/contention?n=172:190:1"))
 		tb.waitTrue("a first point arrives", `window.backofflabContention && window.backofflabContention.state().done > 0`)

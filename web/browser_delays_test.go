@@ -25,9 +25,9 @@ import (
 // percentile, its 5–95 % band and its median are RetryDelays' for the
 // lane, the numbers "backofflab delays -lib envoy" prints.
 func TestBrowserDelays(t *testing.T) {
-	t.Parallel() // its own server and Chromium
+	t.Parallel() // its own server and browser context
 	env := &browserEnv{ctx: startBrowser(t)}
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL
 	const query = "lanes=1&a.strategy=envoy&a.min_delay=50ms&a.max_delay=1s&a.max_attempts=4&a.deadline=15s" +
 		"&a.per_try_timeout=2s&a.envoy_retry_limit=budget&a.envoy_max_retries=5&a.envoy_budget_percent=25" +

@@ -1,8 +1,9 @@
 package web
 
 // Helpers of the browser tests (browser_test.go): one headless Chromium for
-// the whole TestBrowser, one tab per subtest, every console error of a tab
-// turned into a test failure, and polling done from Go.
+// the package, a browser context of its own per test, one tab per subtest,
+// every console error of a tab turned into a test failure, and polling done
+// from Go.
 
 import (
 	"context"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto"
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
 	cdppage "github.com/chromedp/cdproto/page"
@@ -34,12 +36,17 @@ const (
 	pollEvery           = 40 * time.Millisecond
 )
 
-// startBrowser starts the headless Chromium that t's subtests share. It is
-// closed, and its process and temporary profile awaited, when t ends, so
-// that goleak finds nothing. Without Chromium the test is skipped, visibly,
-// unless CI=true, where it fails. Asked to (-short, or
-// BACKOFFLAB_NO_BROWSER=1, as make check does), it is skipped even with
-// CI=true: the skip is then chosen, not a missing browser.
+// startBrowser gives t a browser of its own in the headless Chromium that
+// the package's browser tests share: a browser context (a fresh profile's
+// cookies, storage and cache, as a browser of its own would have) whose
+// tabs t's subtests open. It is closed, with its tabs, when t ends; the
+// Chromium is started by the first test that asks and closed after the
+// last (TestMain, before goleak's check). Each test starting a Chromium of
+// its own cost a second or so of a core, a dozen times over. Without
+// Chromium the test is skipped, visibly, unless CI=true, where it fails.
+// Asked to (-short, or BACKOFFLAB_NO_BROWSER=1, as make check does), it is
+// skipped even with CI=true: the skip is then chosen, not a missing
+// browser.
 func startBrowser(t *testing.T) context.Context {
 	t.Helper()
 	if testing.Short() {
@@ -54,38 +61,84 @@ func startBrowser(t *testing.T) context.Context {
 		}
 		t.Skip("chromium not found at " + chromiumPath + ": browser tests skipped")
 	}
-	// A fresh profile: the allocator makes a temporary user-data-dir for
-	// this browser and removes it (and kills any leftover child) at the end.
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath),
-		chromedp.NoSandbox, // as root in a container
-		chromedp.NoFirstRun,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true), // screenshots as a phone shows them
-		chromedp.WindowSize(1280, 800),
-	)
-	// The first Run ties the browser's life to the context it gets; a
-	// watchdog on the parent bounds the start instead of a timeout on it.
-	parent, stop := context.WithCancel(context.Background())
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent, opts...)
-	ctx, cancelBrowser := chromedp.NewContext(allocCtx)
-	t.Cleanup(func() {
-		cancelBrowser() // closes the browser and waits for its process
-		cancelAlloc()   // waits for the allocator's goroutines and temp dir
-		stop()
-	})
-	watchdog := time.AfterFunc(browserStartTimeout, stop)
-	err := chromedp.Do(ctx)
+	browserCtx, err := chromium.start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel) // closes the context's tabs and disposes of it
+	// The first Run ties its tab's event loop to the context it gets: a
+	// watchdog bounds it instead of a timeout on it, which would end the
+	// loop as the Run returned.
+	watchdog := time.AfterFunc(actionTimeout, cancel)
+	err = chromedp.Do(ctx)
 	if !watchdog.Stop() {
-		t.Fatalf("starting %s: not within %v: %v", chromiumPath, browserStartTimeout, err)
+		t.Fatalf("a browser context in %s: not within %v: %v", chromiumPath, actionTimeout, err)
 	}
 	if err != nil {
-		t.Fatalf("starting %s: %v", chromiumPath, err)
+		t.Fatalf("a browser context in %s: %v", chromiumPath, err)
 	}
 	return ctx
+}
+
+// chromium is the headless Chromium the package's browser tests share.
+var chromium sharedChromium
+
+// sharedChromium starts one Chromium, once, for every test that asks, and
+// closes it when asked to.
+type sharedChromium struct {
+	once  sync.Once
+	ctx   context.Context
+	err   error
+	close func()
+}
+
+// start starts the Chromium the first time it is called and returns its
+// context, or the error that stopped it starting, each time.
+func (c *sharedChromium) start() (context.Context, error) {
+	c.once.Do(func() {
+		// A fresh profile: the allocator makes a temporary user-data-dir
+		// for this browser and removes it (and kills any leftover child)
+		// at the end.
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(chromiumPath),
+			chromedp.NoSandbox, // as root in a container
+			chromedp.NoFirstRun,
+			chromedp.DisableGPU,
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("hide-scrollbars", true), // screenshots as a phone shows them
+			chromedp.WindowSize(1280, 800),
+		)
+		// The first Run ties the browser's life to the context it gets; a
+		// watchdog on the parent bounds the start instead of a timeout on it.
+		parent, stop := context.WithCancel(context.Background())
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(parent, opts...)
+		ctx, cancelBrowser := chromedp.NewContext(allocCtx)
+		c.close = func() {
+			cancelBrowser() // closes the browser and waits for its process
+			cancelAlloc()   // waits for the allocator's goroutines and temp dir
+			stop()
+		}
+		watchdog := time.AfterFunc(browserStartTimeout, stop)
+		err := chromedp.Do(ctx)
+		if !watchdog.Stop() {
+			c.err = fmt.Errorf("starting %s: not within %v: %v", chromiumPath, browserStartTimeout, err)
+		} else if err != nil {
+			c.err = fmt.Errorf("starting %s: %v", chromiumPath, err)
+		}
+		c.ctx = ctx
+	})
+	return c.ctx, c.err
+}
+
+// stop closes the Chromium, if it was started, and waits for its process.
+func (c *sharedChromium) stop() {
+	c.once.Do(func() {}) // none starts after this
+	if c.close != nil {
+		c.close()
+	}
 }
 
 // tab is one browser tab of a subtest.
@@ -402,4 +455,21 @@ func (tb *tab) screenshot() []byte {
 		tb.t.Fatalf("screenshot: %v", err)
 	}
 	return buf
+}
+
+// allowDownloads saves the downloads of tb's browser context in dir, under
+// their GUIDs, until the test ends. The behaviour is the browser
+// context's: the tests beside it, each in its own, keep theirs.
+func allowDownloads(t *testing.T, tb *tab, dir string) {
+	t.Helper()
+	id := chromedp.FromContext(tb.ctx).BrowserContextID
+	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true), BrowserContextID: id,
+	}); err != nil {
+		t.Fatalf("setDownloadBehavior: %v", err)
+	}
+	t.Cleanup(func() {
+		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+			Behavior: browser.SetDownloadBehaviorBehaviorDefault, BrowserContextID: id})
+	})
 }

@@ -25,9 +25,9 @@ import (
 // says why it cannot express it; axe-core finds nothing serious with the
 // section open.
 func TestBrowserLibrary(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL
 	axe := readAxe(t)
 	envoyYAML, err := os.ReadFile(filepath.Join("..", "libconfig", "testdata", "envoy_route.yaml"))

@@ -98,9 +98,9 @@ var viewReady = map[string]struct{ ready, progress, failure string }{
 // they are all done their links are followed in the order a one-by-one
 // crawl would follow them, so the views expanded are the same.
 func TestBrowserLinks(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	ctx := startBrowser(t)
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	base := srv.URL
 	expanded := map[string]bool{} // the views whose links are followed
 	visited := map[string]bool{}

@@ -22,9 +22,9 @@ import (
 )
 
 func TestBrowserNewcomer(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	hs, srv, _ := newContentionServer(t, Limits{RunMemory: 64 << 20})
+	hs, srv, _ := serveShell(t, Options{Limits: Limits{RunMemory: 64 << 20}})
 	env.base = hs.URL
 	for _, st := range []struct {
 		name string
@@ -273,8 +273,11 @@ func contrastRatio(x, y rgba) float64 {
 func newcomerShareLink(t *testing.T, env *browserEnv) {
 	// At 2× a run of 10 min lasts 5 min: the change and the stop come
 	// while it plays however slow the machine (at 20× the 2 min run had
-	// ended on a busy one before the stop was clicked).
-	tb := openPage(t, env, "speed=2&duration=10m")
+	// ended on a busy one before the stop was clicked). Its outage comes
+	// at 9 min, after them: a click on the server's button during the
+	// outage resumes the server instead of stopping it (a busy machine's
+	// page, lagging the run, clicked it there).
+	tb := openPage(t, env, "speed=2&duration=10m&outage_at=9m")
 	tb.waitTrue("the run is past 3 s", `window.backofflab.rows().length > 30`)
 	tb.setBox("b.factor", "3")
 	tb.waitQuery("b.factor", "3")
@@ -311,7 +314,7 @@ func newcomerCaption(t *testing.T, env *browserEnv) {
 		type sample struct{ Shown, Drawn []string }
 		s := evalAwait[sample](tb, `new Promise(r => requestAnimationFrame(() => r({
 			shown: ['a', 'b'].map(l => document.querySelector('[data-picture-text="' + l + '"]').textContent),
-			drawn: [0, 1].map(i => picSentence(i)),
+			drawn: [0, 1].map(i => window.backofflab.picSentence(i)),
 		})))`)
 		if len(s.Drawn) != 2 || len(s.Shown) != 2 {
 			t.Fatalf("sampled %q", s)
@@ -379,7 +382,7 @@ const pictureTexts = `(() => {
 		}
 		return orig.apply(this, arguments);
 	};
-	try { picDrawAll(true); } finally { proto.fillText = orig; }
+	try { window.backofflab.picDrawAll(true); } finally { proto.fillText = orig; }
 	return rec;
 })()`
 

@@ -24,16 +24,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
 func TestBrowserPicture(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	env := &browserEnv{ctx: startBrowser(t)}
-	srv, _ := newTestServer(t, Limits{RunMemory: 64 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 64 << 20}})
 	env.base = srv.URL
 	axe := readAxe(t)
 	for _, st := range []struct {
@@ -78,7 +77,7 @@ const pictureInk = `(letter => {
 // pictureDrawn waits until the picture has drawn the page's last row.
 func (tb *tab) pictureDrawn() {
 	tb.t.Helper()
-	tb.waitTrue("the picture drew the last row", `picSeenRows === window.backofflab.rows().length && !picDirty`)
+	tb.waitTrue("the picture drew the last row", `(p => p.seenRows === window.backofflab.rows().length && !p.dirty)(window.backofflab.picture())`)
 	evalAwait[bool](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
 }
 
@@ -139,15 +138,7 @@ func pictureDraws(t *testing.T, env *browserEnv, _ string) {
 func pictureExport(t *testing.T, env *browserEnv, _ string) {
 	dir := t.TempDir()
 	tb := openPage(t, env, "speed=max&duration=30s")
-	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
-	}); err != nil {
-		t.Fatalf("setDownloadBehavior: %v", err)
-	}
-	t.Cleanup(func() {
-		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-			Behavior: browser.SetDownloadBehaviorBehaviorDefault})
-	})
+	allowDownloads(t, tb, dir)
 	tb.waitDone()
 	tb.pictureDrawn()
 	size := eval[[]float64](tb, `(r => [r.width, r.height])(document.querySelector('canvas[data-picture="b"]').getBoundingClientRect())`)
@@ -227,13 +218,13 @@ func pictureReducedMotion(t *testing.T, env *browserEnv, _ string) {
 	t.Run("reduce", func(t *testing.T) {
 		tb := openPage(t, env, "speed=1", chromedp.EmulateViewport(1280, 800), reducedMotion(true))
 		tb.waitTrue("the run plays and rows arrive", `window.backofflab.rows().length >= 20 && window.backofflab.state().playing`)
-		if clock := eval[float64](tb, `picClock`); clock != 0 {
+		if clock := eval[float64](tb, `window.backofflab.picture().clock`); clock != 0 {
 			t.Errorf("with reduced motion the picture's clock moved to %v s", clock)
 		}
 		tb.do("pause", chromedp.Click(chromedp.ID("play")))
 		tb.waitTrue("paused", `!window.backofflab.state().playing`)
 		tb.pictureDrawn()
-		if !eval[bool](tb, `(c => { const a = c.toDataURL(); picDrawAll(true); return a === c.toDataURL(); })(document.querySelector('canvas[data-picture="a"]'))`) {
+		if !eval[bool](tb, `(c => { const a = c.toDataURL(); window.backofflab.picDrawAll(true); return a === c.toDataURL(); })(document.querySelector('canvas[data-picture="a"]'))`) {
 			t.Error("with reduced motion the picture shown is not the picture at rest")
 		}
 		if ink := eval[int](tb, pictureInk+`('a')`); ink < 2000 {
@@ -242,7 +233,7 @@ func pictureReducedMotion(t *testing.T, env *browserEnv, _ string) {
 	})
 	t.Run("motion", func(t *testing.T) {
 		tb := openPage(t, env, "speed=1", chromedp.EmulateViewport(1280, 800), reducedMotion(false))
-		tb.waitTrue("the marks move while the run plays", `picClock > 0.2`)
+		tb.waitTrue("the marks move while the run plays", `window.backofflab.picture().clock > 0.2`)
 	})
 }
 
@@ -274,20 +265,21 @@ func pictureAxe(t *testing.T, env *browserEnv, axe string) {
 func pictureFrameTime(t *testing.T, env *browserEnv, _ string) {
 	tb := openPage(t, env, "speed=4&lanes=4&clients=20000&c.strategy=full_jitter&d.strategy=decorrelated&outage_at=2s&outage_for=3s&duration=10m")
 	tb.waitTrue("ten seconds of the run", `window.backofflab.rows().length && window.backofflab.rows().at(-1)[0] >= 10`)
-	eval[chromedp.Void](tb, `Object.assign(picStats, {frames: 0, total: 0, worst: 0, since: performance.now()}) && null`)
+	eval[chromedp.Void](tb, `Object.assign(window.backofflab.picStats, {frames: 0, total: 0, worst: 0, since: performance.now()}) && null`)
 	// The page as a whole draws slowly here (four lanes of six charts on
 	// a shared machine): its frames are waited for, however long they take.
-	pollFor[bool](tb, "60 frames drawn", `picStats.frames >= 60`, 4*pollTimeout)
+	pollFor[bool](tb, "60 frames drawn", `window.backofflab.picStats.frames >= 60`, 4*pollTimeout)
 	live := eval[map[string]float64](tb, `(() => {
+		const picStats = window.backofflab.picStats;
 		const ts = Array.from(picStats.times.slice(0, Math.min(picStats.frames, picStats.times.length))).sort((a, b) => a - b);
 		return {frames: picStats.frames, mean: picStats.total / picStats.frames, worst: picStats.worst,
 			median: ts[Math.floor(ts.length / 2)], p95: ts[Math.min(ts.length - 1, Math.ceil(ts.length * 0.95) - 1)],
 			fps: picStats.frames / (performance.now() - picStats.since) * 1000};
 	})()`)
-	if halted := eval[int](tb, `[0, 1, 2, 3].filter(i => window.backofflab.rows().at(-1)[1 + i * NC + COL.concurrency] === null).length`); halted > 0 {
+	if halted := eval[int](tb, `[0, 1, 2, 3].filter(i => window.backofflab.rows().at(-1)[1 + i * window.backofflab.NC + window.backofflab.COL.concurrency] === null).length`); halted > 0 {
 		t.Errorf("%d lanes stopped during the measurement: the frames drew less than four lanes", halted)
 	}
-	back := eval[float64](tb, `(() => { const t0 = performance.now(); for (let k = 0; k < 100; k++) picDrawAll(false); return (performance.now() - t0) / 100; })()`)
+	back := eval[float64](tb, `(() => { const t0 = performance.now(); for (let k = 0; k < 100; k++) window.backofflab.picDrawAll(false); return (performance.now() - t0) / 100; })()`)
 	t.Logf("picture frame time, 4 lanes, 20 000 clients, 4×, over %v frames while the run played: median %.2f ms, 95 %% %.2f ms, mean %.2f ms, worst %.2f ms (the page drew %.1f frames/s); back to back %.2f ms a frame (a frame is 16.7 ms at 60 Hz)",
 		live["frames"], live["median"], live["p95"], live["mean"], live["worst"], live["fps"], back)
 }

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/backofflab/backofflab/budget"
@@ -43,11 +45,11 @@ type browserEnv struct {
 }
 
 // TestBrowser and TestBrowserRuns hold the playground's subtests in two
-// halves of about the same length, each with its own server and Chromium,
+// halves of about the same length, each with its own server and browser,
 // so that make test runs them beside each other and the other long
 // browser tests.
 func TestBrowser(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	runBrowserSubtests(t, []browserSubtest{
 		{"PageLoadsAndTicks", browserPageLoads},
 		{"Presets", browserPresets},
@@ -61,7 +63,7 @@ func TestBrowser(t *testing.T) {
 
 // TestBrowserRuns is TestBrowser's second half.
 func TestBrowserRuns(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other long browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other long browser tests
 	runBrowserSubtests(t, []browserSubtest{
 		{"Exports", browserExports},
 		{"RealLane", browserRealLane},
@@ -96,7 +98,7 @@ func runBrowserSubtests(t *testing.T, subtests []browserSubtest) {
 	env := &browserEnv{ctx: startBrowser(t)}
 	t.Logf("browser up in %v", time.Since(start).Round(time.Millisecond))
 	// A small run budget, so that a storm lane stops within a second.
-	srv, _ := newTestServer(t, Limits{RunMemory: 32 << 20})
+	srv, _, _ := serveShell(t, Options{Limits: Limits{RunMemory: 32 << 20}})
 	env.base = srv.URL
 	for _, st := range subtests {
 		t.Run(st.name, func(t *testing.T) {
@@ -440,8 +442,9 @@ func browserStopResume(t *testing.T, env *browserEnv) {
 
 // replayOutage runs query's parameters in the engine, with the server
 // stopped at stopped and resumed at resumed (seconds, as the page's state
-// gives them), to until, with a page's run memory (newTestServer's
-// RunMemory), and returns its rows as a session sends them (playground.TickRow).
+// gives them), to until, with a page's run memory (the RunMemory the
+// browser tests give their server), and returns its rows as a session sends
+// them (playground.TickRow).
 func replayOutage(t *testing.T, query string, stopped, resumed, until float64) [][]float64 {
 	t.Helper()
 	q, errs := kit.ParseQuery(query)
@@ -514,11 +517,32 @@ func browserBadValue(t *testing.T, env *browserEnv) {
 }
 
 // download runs trigger and returns the file the browser saved, and the
-// name the page suggested.
+// name the page suggested. The browser's download events are every tab's,
+// those of the tests beside this one too: the download is the first that
+// one of tb's frames began.
 func (tb *tab) download(dir string, trigger chromedp.Action[chromedp.Void]) ([]byte, string) {
 	tb.t.Helper()
 	ctx, cancel := context.WithTimeout(tb.ctx, actionTimeout)
 	defer cancel()
+	frames, err := chromedp.Run(ctx, func(ctx context.Context, t *chromedp.Target) (map[cdp.FrameID]bool, error) {
+		r, err := cdp.Call(ctx, t, cdppage.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			return nil, err
+		}
+		ids := map[cdp.FrameID]bool{}
+		var add func(*cdppage.FrameTree)
+		add = func(ft *cdppage.FrameTree) {
+			ids[ft.Frame.ID] = true
+			for _, c := range ft.ChildFrames {
+				add(c)
+			}
+		}
+		add(r.FrameTree)
+		return ids, nil
+	})
+	if err != nil {
+		tb.t.Fatalf("the tab's frames: %v", err)
+	}
 	begins := chromedp.BrowserEvents(ctx, browser.DownloadWillBegin) // subscribed from here on
 	progress := chromedp.BrowserEvents(ctx, browser.DownloadProgress)
 	if err := chromedp.Do(ctx, trigger); err != nil {
@@ -529,8 +553,10 @@ func (tb *tab) download(dir string, trigger chromedp.Action[chromedp.Void]) ([]b
 		if err != nil {
 			tb.t.Fatalf("no download began: %v", err)
 		}
-		begin = ev
-		break
+		if frames[ev.FrameID] {
+			begin = ev
+			break
+		}
 	}
 	for ev, err := range progress {
 		if err != nil {
@@ -559,15 +585,7 @@ func (tb *tab) download(dir string, trigger chromedp.Action[chromedp.Void]) ([]b
 func browserExports(t *testing.T, env *browserEnv) {
 	dir := t.TempDir()
 	tb := openPage(t, env, "speed=20&duration=10m")
-	if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: dir, EventsEnabled: new(true),
-	}); err != nil {
-		t.Fatalf("setDownloadBehavior: %v", err)
-	}
-	t.Cleanup(func() { // the browser outlives dir: downloads go nowhere again
-		chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-			Behavior: browser.SetDownloadBehaviorBehaviorDefault})
-	})
+	allowDownloads(t, tb, dir)
 	tb.waitRowsT(40) // past the default outage (20 s to 35 s): empty percentiles
 	tb.pause()
 	rows := tb.rows()

@@ -17,7 +17,7 @@ import (
 // a run), not one point as another; its last line says the study's
 // finding in one sentence, contention.Conclusion's of the same study.
 func TestContentionStreamWorkAndConclusion(t *testing.T) {
-	srv, s, _ := newContentionServer(t, Limits{})
+	srv, s, _ := serveShell(t, Options{})
 	const study = "n=10,100&seeds=2&strategies=full_jitter"
 	resp, body := get(t, srv.URL+"/contention/stream?"+study, nil)
 	if resp.StatusCode != 200 {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"strings"
@@ -17,27 +16,6 @@ import (
 	"github.com/backofflab/backofflab/contention"
 	"github.com/backofflab/backofflab/internal/testwait"
 )
-
-// newContentionServer is newTestServer that keeps the Server, whose
-// Running the tests watch, and the cancel of its live context.
-func newContentionServer(t *testing.T, lim Limits) (*httptest.Server, *Server, context.CancelFunc) {
-	t.Helper()
-	return newContentionServerWith(t, lim, func(h http.Handler) http.Handler { return h })
-}
-
-// newContentionServerWith is newContentionServer with the server's handler
-// wrapped by wrap.
-func newContentionServerWith(t *testing.T, lim Limits, wrap func(http.Handler) http.Handler) (*httptest.Server, *Server, context.CancelFunc) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	s := NewServer(ctx, Options{Limits: lim})
-	srv := httptest.NewServer(wrap(s))
-	t.Cleanup(func() {
-		cancel()
-		srv.Close()
-	})
-	return srv, s, cancel
-}
 
 // smallStudy is a study of a few hundred milliseconds.
 const smallStudy = "n=10:30:10&runs=5&seed=2"
@@ -114,7 +92,7 @@ func readStream(t *testing.T, body []byte) []studyLine {
 // each point once with its count, then done; its points are package
 // contention's for the same study, as the CLI computes them.
 func TestContentionStream(t *testing.T) {
-	srv, s, _ := newContentionServer(t, Limits{})
+	srv, s, _ := serveShell(t, Options{})
 	resp, body := get(t, srv.URL+"/contention/stream?"+smallStudy, nil)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/x-ndjson") {
 		t.Fatalf("%d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
@@ -151,7 +129,7 @@ func TestContentionStream(t *testing.T) {
 // and its range: the stream and the exports with a 400, the page beside
 // its form, running nothing.
 func TestContentionBadInput(t *testing.T) {
-	srv, _, _ := newContentionServer(t, Limits{})
+	srv, _, _ := serveShell(t, Options{})
 	for _, c := range []struct{ q, says string }{
 		{"n=191", `n: "191" is not allowed (allowed: a list of N, each a number or from:to:step, every N a whole number from 1 to 190`},
 		{"n=0", `n: "0"`},
@@ -189,7 +167,7 @@ func TestContentionBadInput(t *testing.T) {
 // server is busy.
 func TestContentionLeavingCancels(t *testing.T) {
 	var finished finishedStudies
-	srv, s, _ := newContentionServerWith(t, Limits{MaxAnalyses: 1, AnalysisCores: 2}, finished.wrap)
+	srv, s, _ := serveShellWrapped(t, Options{Limits: Limits{MaxAnalyses: 1, AnalysisCores: 2}}, finished.wrap)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/contention/stream", nil) // the blog's whole study
@@ -228,7 +206,7 @@ func TestContentionLeavingCancels(t *testing.T) {
 // way: the stream ends without its done, whole, with a line saying why,
 // as a map's and a band's do, and nothing runs on.
 func TestContentionShutdownCuts(t *testing.T) {
-	srv, s, stop := newContentionServer(t, Limits{})
+	srv, s, stop := serveShell(t, Options{})
 	resp, err := http.Get(srv.URL + "/contention/stream")
 	if err != nil {
 		t.Fatal(err)
@@ -259,7 +237,7 @@ func TestContentionShutdownCuts(t *testing.T) {
 // TestContentionExports: the CSV and JSON are the contention command's
 // writers on the same study; another site's page may not start one.
 func TestContentionExports(t *testing.T) {
-	srv, _, _ := newContentionServer(t, Limits{})
+	srv, _, _ := serveShell(t, Options{})
 	q, _ := url.ParseQuery(smallStudy)
 	spec, _ := contention.Parse(q, contention.Bounds{})
 	points, err := contention.Run(context.Background(), spec, contention.Options{Parallel: 1})
@@ -289,7 +267,7 @@ func TestContentionExports(t *testing.T) {
 // are package contention's with their labels, and its links reproduce the
 // study.
 func TestContentionPage(t *testing.T) {
-	srv, _, _ := newContentionServer(t, Limits{})
+	srv, _, _ := serveShell(t, Options{})
 	resp, body := get(t, srv.URL+"/contention?"+smallStudy, nil)
 	page := string(body)
 	if resp.StatusCode != 200 {
@@ -322,7 +300,7 @@ func TestContentionPage(t *testing.T) {
 // budget; one that does not fit in a run's budget is told the server is
 // busy, and runs nothing.
 func TestContentionMemoryBudget(t *testing.T) {
-	srv, s, _ := newContentionServer(t, Limits{RunMemory: 64 << 10})
+	srv, s, _ := serveShell(t, Options{Limits: Limits{RunMemory: 64 << 10}})
 	resp, body := get(t, srv.URL+"/contention/stream", nil) // the blog's study: about 250 KiB
 	if resp.StatusCode != 503 || !strings.Contains(string(body), "server busy: this run does not fit in") {
 		t.Fatalf("%d %q; want 503, server busy", resp.StatusCode, body)

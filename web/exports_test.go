@@ -15,7 +15,7 @@ import (
 // posts, by POST) answers it as an
 // attachment that no cache may store.
 func TestExportsAreNotStored(t *testing.T) {
-	hs, _, _ := mapTestServer(t, Limits{})
+	hs, _, _ := serveShell(t, Options{})
 	const (
 		scen = "clients=100&duration=2s&outage=none"
 		// Two cells of two lanes, and the page's post of them.

@@ -19,26 +19,26 @@ import (
 const formatCases = "../internal/present/testdata/formats.json"
 
 func TestBrowserFormatters(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	ctx := startBrowser(t)
-	srv, _ := newTestServer(t, Limits{})
+	srv, _, _ := serveShell(t, Options{})
 	cases, err := os.ReadFile(formatCases)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tb := openTab(t, ctx)
 	tb.do("navigate", chromedp.Navigate(srv.URL+"/"))
-	tb.waitTrue("the page kit is up", `!!window.backofflabKit`)
+	tb.waitTrue("the page is up", `!!window.backofflab`)
 	// Each case the kit writes otherwise, as "function(args) = got, want want".
-	wrong := eval[[]string](tb, fmt.Sprintf(`(c => {
-		const k = window.backofflabKit, out = [];
+	wrong := evalAwait[[]string](tb, fmt.Sprintf(`import('/static/common.js').then(k => (c => {
+		const out = [];
 		const check = (what, got, want) => { if (got !== want) out.push(what + ' = ' + JSON.stringify(got) + ', want ' + JSON.stringify(want)); };
 		for (const d of c.durations) check('dur(' + d.sec + ', ' + d.n + ')', k.dur(d.sec, d.n), d.want);
 		for (const d of c.sig) check('sig(' + d.v + ', ' + d.n + ')', k.sig(d.v, d.n), d.want);
 		for (const d of c.rates) check('rate(' + d.v + ')', k.rate(d.v), d.want);
 		out.push(String(c.durations.length + c.sig.length + c.rates.length));
 		return out;
-	})(%s)`, cases))
+	})(%s))`, cases))
 	n := wrong[len(wrong)-1]
 	wrong = wrong[:len(wrong)-1]
 	if n == "0" {

@@ -11,7 +11,6 @@ package web
 import (
 	"bytes"
 	"context"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/backofflab/backofflab/internal/testwait"
@@ -37,19 +35,8 @@ type mapEnv struct {
 func newMapEnv(t *testing.T, lim Limits) *mapEnv {
 	t.Helper()
 	env := &mapEnv{ctx: startBrowser(t)}
-	ctx, cancel := context.WithCancel(context.Background())
-	env.srv = NewServer(ctx, Options{Limits: lim})
-	hs := httptest.NewServer(env.srv)
-	t.Cleanup(func() {
-		cancel()
-		hs.Close()
-		wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer wcancel()
-		if err := env.srv.Wait(wctx); err != nil {
-			t.Errorf("server wait: %v", err)
-		}
-	})
-	env.base = hs.URL
+	hs, s, _ := serveShell(t, Options{Limits: lim})
+	env.base, env.srv = hs.URL, s
 	return env
 }
 
@@ -94,7 +81,7 @@ const smallMap = "x=outage_for&x_from=2s&x_to=30s&x_steps=4&y=clients&y_from=300
 const longMap = "x=outage_for&x_from=10s&x_to=40s&x_steps=8&y=clients&y_from=5000&y_to=20000&y_steps=8&duration=1h&a.strategy=fixed"
 
 func TestBrowserMap(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	env := newMapEnv(t, Limits{RunMemory: 32 << 20})
 	axe := readAxe(t)
 
@@ -292,15 +279,7 @@ func TestBrowserMapPictures(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			tmp := t.TempDir()
 			tb := openMap(t, env, m.query)
-			if _, err := chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-				Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: tmp, EventsEnabled: new(true),
-			}); err != nil {
-				t.Fatalf("setDownloadBehavior: %v", err)
-			}
-			t.Cleanup(func() {
-				chromedp.CallBrowser(tb.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-					Behavior: browser.SetDownloadBehaviorBehaviorDefault})
-			})
+			allowDownloads(t, tb, tmp)
 			pollFor[bool](tb, "the map is done", `(s => s && s.finished)(window.backofflabMap.state())`, 30*time.Minute)
 			eval[chromedp.Void](tb, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r())))`)
 			t.Logf("%s: %s", m.name, eval[string](tb, `document.querySelector('#map-status').textContent`))
@@ -325,7 +304,7 @@ func TestBrowserMapPictures(t *testing.T) {
 // TestBrowserMapBusy: a map past the server's cap of maps is told so on
 // the page, under the form and in its status, and does not run.
 func TestBrowserMapBusy(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	env := newMapEnv(t, Limits{RunMemory: 32 << 20, MaxAnalyses: 1})
 	first := openMap(t, env, longMap)
 	waitRunning(t, env.srv, "the first map runs", func(n int64) bool { return n > 0 })

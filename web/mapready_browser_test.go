@@ -157,7 +157,7 @@ func saveShot(t *testing.T, tb *tab, name string) {
 }
 
 func TestBrowserMapReady(t *testing.T) {
-	t.Parallel() // its own server and Chromium: it runs beside the other browser tests
+	t.Parallel() // its own server and browser context: it runs beside the other browser tests
 	env := newMapEnv(t, Limits{RunMemory: 32 << 20})
 	axe := readAxe(t)
 

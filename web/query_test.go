@@ -19,7 +19,7 @@ import (
 // nothing (a live session reports it: the playground's
 // TestSocketRefusesBadQueries).
 func TestEveryViewRefusesBadQueries(t *testing.T) {
-	hs, _, _ := mapTestServer(t, Limits{})
+	hs, _, _ := serveShell(t, Options{})
 	const (
 		scen = "clients=300&duration=5s&outage=none"
 		aMap = scen + "&x=outage_for&x_from=2s&x_to=10s&x_steps=2"

@@ -16,18 +16,26 @@ import (
 	"github.com/backofflab/backofflab/web/internal/webtest"
 )
 
-func TestMain(m *testing.M) { webtest.Main(m) }
+// TestMain closes the browser tests' shared Chromium after the last test,
+// before goleak looks for what outlived them.
+func TestMain(m *testing.M) { webtest.Main(m, chromium.stop) }
 
-// newTestServer serves NewServer on loopback until the test ends.
-func newTestServer(t *testing.T, lim Limits) (*httptest.Server, context.CancelFunc) {
+// serveShell serves NewServer(opts) on loopback until the test ends, and
+// returns the Server too, whose Running a test watches, and the cancel of
+// its live context. When the test ends the server's context ends and the
+// test waits for what it had in flight.
+func serveShell(t *testing.T, opts Options) (*httptest.Server, *Server, context.CancelFunc) {
+	t.Helper()
+	return serveShellWrapped(t, opts, func(h http.Handler) http.Handler { return h })
+}
+
+// serveShellWrapped is serveShell with the server's handler wrapped by
+// wrap.
+func serveShellWrapped(t *testing.T, opts Options, wrap func(http.Handler) http.Handler) (*httptest.Server, *Server, context.CancelFunc) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := httptest.NewServer(NewServer(ctx, Options{Limits: lim}))
-	t.Cleanup(func() {
-		cancel()
-		srv.Close()
-	})
-	return srv, cancel
+	s := NewServer(ctx, opts)
+	return webtest.Serve(t, wrap(s), cancel, s.Wait), s, cancel
 }
 
 var (
@@ -51,7 +59,7 @@ func asset(t *testing.T, name string) []byte {
 }
 
 func TestHealthz(t *testing.T) {
-	srv, _ := newTestServer(t, Limits{})
+	srv, _, _ := serveShell(t, Options{})
 	resp, body := get(t, srv.URL+"/healthz", nil)
 	if resp.StatusCode != 200 || string(body) != "ok\n" {
 		t.Fatalf("healthz: %d %q", resp.StatusCode, body)
@@ -59,7 +67,7 @@ func TestHealthz(t *testing.T) {
 }
 
 func TestSecurityHeaders(t *testing.T) {
-	srv, _ := newTestServer(t, Limits{})
+	srv, _, _ := serveShell(t, Options{})
 	for _, path := range []string{"/", "/healthz", "/static/app.js", "/export.csv?duration=1s"} {
 		resp, _ := get(t, srv.URL+path, nil)
 		got := resp.Header.Get("Content-Security-Policy")
@@ -78,7 +86,7 @@ func TestSecurityHeaders(t *testing.T) {
 }
 
 func TestStaticCompressed(t *testing.T) {
-	srv, _ := newTestServer(t, Limits{})
+	srv, _, _ := serveShell(t, Options{})
 	for _, name := range []string{"app.js", "common.js", "style.css", "vendor/echarts/echarts.min.js"} {
 		want := asset(t, name)
 		t.Run(name, func(t *testing.T) {

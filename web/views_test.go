@@ -65,7 +65,7 @@ func TestEveryViewARoute(t *testing.T) {
 			t.Errorf("package %s declares Mount, but routes.go's views do not mount it", pkg)
 		}
 	}
-	srv, _ := newTestServer(t, Limits{})
+	srv, _, _ := serveShell(t, Options{})
 	for _, v := range views {
 		t.Run(v.page, func(t *testing.T) {
 			resp, body := get(t, srv.URL+v.page, nil)
@@ -81,7 +81,7 @@ func TestEveryViewARoute(t *testing.T) {
 // work is done. Each view had its own copy of the stream, and the copies
 // disagreed on the media type.
 func TestStreamsAgree(t *testing.T) {
-	srv, _ := newTestServer(t, Limits{})
+	srv, _, _ := serveShell(t, Options{})
 	const scen = "clients=100&duration=2s&outage=none"
 	for _, tc := range []struct{ path, query, last string }{
 		{"/map/cells", scen + "&x=clients&x_from=100&x_to=200&x_steps=2", `"type":"done"`},

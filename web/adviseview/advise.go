@@ -157,68 +157,99 @@ var ownLabels = map[string]string{
 // URL asks for advice at all (a bare /advise shows the form only).
 func newAdviseView(req advise.Request, q url.Values, errs []*scenario.ParamError, run bool) adviseView {
 	valid := len(errs) == 0
-	vals := q
+	f := requestForm{vals: q, byName: map[string][]string{}, shown: map[string]bool{}}
 	if valid {
-		vals = req.Query()
+		f.vals = req.Query()
 	}
-	byName := map[string][]string{}
 	for _, e := range errs {
-		byName[e.Name] = append(byName[e.Name], e.Error())
+		f.byName[e.Name] = append(f.byName[e.Name], e.Error())
 	}
-	def := scenario.Defaults()
-	v := adviseView{Bad: !valid, State: adviseState{Run: valid && run, Switches: map[string]map[string][]string{}}}
+	v := adviseView{Bad: !valid, State: adviseState{Run: valid && run}}
 	if valid {
-		v.State.Query = vals.Encode()
+		v.State.Query = f.vals.Encode()
 	}
-	shown := map[string]bool{}
-	ctl := func(p scenario.Param, value string) control {
-		label := p.Label()
-		if l, ok := ownLabels[p.Name]; ok {
-			label = l
+	var names []string
+	v.Groups, names = f.groups()
+	v.State.Switches = switchHides(names)
+	hideSwitched(v.Groups, v.State.Switches)
+	v.Hidden = f.hidden()
+	for _, e := range errs {
+		if !f.shown[e.Name] {
+			v.General = append(v.General, e.Error())
 		}
-		c := control{Name: p.Name, Label: label, Help: p.Help, Unit: p.Unit, Allowed: p.Allowed(), Value: value,
-			Error: strings.Join(byName[p.Name], "; ")}
-		if vs, ok := vals[p.Name]; ok && len(vs) > 0 {
-			c.Value = vs[len(vs)-1]
-		}
-		for _, ch := range p.Choices {
-			switch {
-			case p.Name == "outage" && ch == scenario.OutageNone:
-				continue // the advice is of an outage to survive
-			case p.Name == advise.LibraryParam:
-				c.Choices = append(c.Choices, kit.Choice{Value: ch, Label: advise.LibraryTitle(ch)})
-			default:
-				c.Choices = append(c.Choices, kit.Choice{Value: ch, Label: scenario.ChoiceLabel(p.Name, ch)})
-			}
-		}
-		if len(c.Choices) > 0 && !slices.ContainsFunc(c.Choices, func(ch kit.Choice) bool { return ch.Value == c.Value }) {
-			// A value the menu does not offer (none, a typo): kept, so
-			// that its error shows beside what was asked.
-			c.Choices = append(c.Choices, kit.Choice{Value: c.Value, Label: c.Value})
-		}
-		shown[p.Name] = true
-		return c
 	}
+	return v
+}
+
+// requestForm is the form of a request's values (vals) and errors (byName,
+// by parameter) as its controls are made: shown records the parameters
+// that have one.
+type requestForm struct {
+	vals   url.Values
+	byName map[string][]string
+	shown  map[string]bool
+}
+
+// control is p's control, its value the request's or else value.
+func (f *requestForm) control(p scenario.Param, value string) control {
+	label := p.Label()
+	if l, ok := ownLabels[p.Name]; ok {
+		label = l
+	}
+	c := control{Name: p.Name, Label: label, Help: p.Help, Unit: p.Unit, Allowed: p.Allowed(), Value: value,
+		Error: strings.Join(f.byName[p.Name], "; ")}
+	if vs, ok := f.vals[p.Name]; ok && len(vs) > 0 {
+		c.Value = vs[len(vs)-1]
+	}
+	for _, ch := range p.Choices {
+		switch {
+		case p.Name == "outage" && ch == scenario.OutageNone:
+			continue // the advice is of an outage to survive
+		case p.Name == advise.LibraryParam:
+			c.Choices = append(c.Choices, kit.Choice{Value: ch, Label: advise.LibraryTitle(ch)})
+		default:
+			c.Choices = append(c.Choices, kit.Choice{Value: ch, Label: scenario.ChoiceLabel(p.Name, ch)})
+		}
+	}
+	if len(c.Choices) > 0 && !slices.ContainsFunc(c.Choices, func(ch kit.Choice) bool { return ch.Value == c.Value }) {
+		// A value the menu does not offer (none, a typo): kept, so
+		// that its error shows beside what was asked.
+		c.Choices = append(c.Choices, kit.Choice{Value: c.Value, Label: c.Value})
+	}
+	f.shown[p.Name] = true
+	return c
+}
+
+// groups are the form's sections: the scenario's rows of formGroups, at
+// the scenario's defaults, whose names it returns too, then the
+// advice's own rows at theirs.
+func (f *requestForm) groups() ([]ctlGroup, []string) {
+	def := scenario.Defaults()
+	var groups []ctlGroup
 	var names []string
 	for _, g := range formGroups {
 		grp := ctlGroup{ID: g.id, Legend: g.legend}
 		for _, name := range g.names {
 			p, _, _ := scenario.Lookup(name)
-			grp.Controls = append(grp.Controls, ctl(p, p.Value(&def, 0)))
+			grp.Controls = append(grp.Controls, f.control(p, p.Value(&def, 0)))
 			names = append(names, name)
 		}
-		v.Groups = append(v.Groups, grp)
+		groups = append(groups, grp)
 	}
 	own := ctlGroup{ID: "goals", Legend: "Your library and your goals"}
 	for _, p := range advise.Table {
-		own.Controls = append(own.Controls, ctl(p, p.Default))
+		own.Controls = append(own.Controls, f.control(p, p.Default))
 	}
-	v.Groups = append(v.Groups, own)
-	// The switches' hidden controls: computed here, for the page and its
-	// script alike.
+	return append(groups, own), names
+}
+
+// switchHides are the switches' hidden controls among names, by switch
+// and choice: computed here, for the page and its script alike.
+func switchHides(names []string) map[string]map[string][]string {
+	out := map[string]map[string][]string{}
 	for _, sw := range []string{"arrival", "server_model"} {
 		row, _, _ := scenario.Lookup(sw)
-		v.State.Switches[sw] = map[string][]string{}
+		out[sw] = map[string][]string{}
 		for _, choice := range row.Choices {
 			hides := []string{}
 			for _, name := range names {
@@ -226,27 +257,39 @@ func newAdviseView(req advise.Request, q url.Values, errs []*scenario.ParamError
 					hides = append(hides, name)
 				}
 			}
-			v.State.Switches[sw][choice] = hides
+			out[sw][choice] = hides
 		}
 	}
+	return out
+}
+
+// hideSwitched hides the controls of groups that a switch's current
+// value hides (switches, switchHides').
+func hideSwitched(groups []ctlGroup, switches map[string]map[string][]string) {
 	current := map[string]string{}
-	for _, g := range v.Groups {
+	for _, g := range groups {
 		for _, c := range g.Controls {
 			current[c.Name] = c.Value
 		}
 	}
-	for gi := range v.Groups {
-		for ci := range v.Groups[gi].Controls {
-			c := &v.Groups[gi].Controls[ci]
-			for sw, byChoice := range v.State.Switches {
+	for gi := range groups {
+		for ci := range groups[gi].Controls {
+			c := &groups[gi].Controls[ci]
+			for sw, byChoice := range switches {
 				if slices.Contains(byChoice[current[sw]], c.Name) {
 					c.Hidden = true
 				}
 			}
 		}
 	}
-	// Lane a's values that are the library's own defaults go without
-	// saying: the library's request without them has them too.
+}
+
+// hidden are the request's values that no control shows, carried by the
+// form: lane a's values that are the library's own defaults, which go
+// without saying (the library's request without them has them too), and
+// a bad value no control shows, listed.
+func (f *requestForm) hidden() []hiddenValue {
+	vals := f.vals
 	libDefaults := url.Values{}
 	lib := url.Values{}
 	if l := vals.Get(advise.LibraryParam); l != "" {
@@ -255,23 +298,19 @@ func newAdviseView(req advise.Request, q url.Values, errs []*scenario.ParamError
 	if r, err := advise.ParseRequest(lib, advise.CLILimits); err == nil {
 		libDefaults = r.Query()
 	}
+	var out []hiddenValue
 	for _, name := range slices.Sorted(maps.Keys(vals)) {
 		if len(vals[name]) > 0 && strings.HasPrefix(name, "a.") && libDefaults.Get(name) == vals.Get(name) {
 			// Sent all the same, so that the request's link is its
 			// canonical query; not listed.
-			v.Hidden = append(v.Hidden, hiddenValue{Name: name, Value: vals.Get(name)})
+			out = append(out, hiddenValue{Name: name, Value: vals.Get(name)})
 			continue
 		}
-		if !shown[name] && len(vals[name]) > 0 && len(byName[name]) == 0 {
+		if !f.shown[name] && len(vals[name]) > 0 && len(f.byName[name]) == 0 {
 			// A bad value no control shows is named under the form and
 			// left out of it: submitting the form drops it.
-			v.Hidden = append(v.Hidden, hiddenValue{Name: name, Value: vals[name][len(vals[name])-1], Listed: true})
+			out = append(out, hiddenValue{Name: name, Value: vals[name][len(vals[name])-1], Listed: true})
 		}
 	}
-	for _, e := range errs {
-		if !shown[e.Name] {
-			v.General = append(v.General, e.Error())
-		}
-	}
-	return v
+	return out
 }

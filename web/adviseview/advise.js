@@ -5,10 +5,9 @@
 // recommendation, its measurements, the snippet, the Pareto front, the
 // small map and the links. Cancel, or leaving the page, aborts the
 // stream, which cancels the search on the server.
-'use strict';
+import { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, resizeWithBox } from './common.js';
 
 (() => {
-  const { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, resizeWithBox } = window.backofflabKit;
   const S = readJSON('advise-state');
   const state = { phase: '', done: 0, total: 0, left: -1, running: false, finished: false, cancelled: false, error: '',
     phases: [], lines: 0, advice: null, view: null, text: '' };

@@ -197,14 +197,6 @@ type streamLine struct {
 	View    *resultView     `json:"view"`
 }
 
-// openStream starts GET /advise/stream?query under ctx and returns the
-// response and a reader of its lines.
-func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query string) (*http.Response, func() (streamLine, bool)) {
-	t.Helper()
-	res, next, _ := webtest.OpenStream[streamLine](t, ctx, srv.URL+"/advise/stream?"+query)
-	return res, next
-}
-
 // smallRequest is a search of a second or so: a small system, one seed.
 const smallRequest = "clients=100&seeds=1"
 
@@ -214,7 +206,7 @@ const smallRequest = "clients=100&seeds=1"
 // on its own gives, and its text as the headless export's.
 func TestAdviseStream(t *testing.T) {
 	srv, k, _ := adviseServer(t, kit.Limits{})
-	res, next := openStream(t, context.Background(), srv, smallRequest)
+	res, next, _ := webtest.OpenStream[streamLine](t, context.Background(), srv.URL+"/advise/stream?"+smallRequest)
 	if res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "application/x-ndjson; charset=utf-8" {
 		t.Fatalf("%s %s", res.Status, res.Header.Get("Content-Type"))
 	}
@@ -309,7 +301,7 @@ func TestAdviseStreamCancel(t *testing.T) {
 	srv, k, _ := adviseServer(t, kit.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, next := openStream(t, ctx, srv, "seeds=20")
+	_, next, _ := webtest.OpenStream[streamLine](t, ctx, srv.URL+"/advise/stream?seeds=20")
 	for l, ok := next(); ok; l, ok = next() {
 		if l.Type == "progress" && l.Done > 0 {
 			break

@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/backofflab/backofflab/advise"
@@ -117,67 +116,37 @@ func handleAdviseStream(k *kit.Kit) http.Handler {
 			Status: fmt.Sprintf("starting: at most %d runs, about %s of the server's CPU", est.Runs, kit.Say(est.CPU))}) {
 			return
 		}
-		// The search reports to this goroutine, which alone writes: a
-		// slow page holds up its own progress, never a core. Progress
-		// lines are coalesced: the latest is sent.
-		var mu sync.Mutex
-		var last advise.Progress
-		changed, finished := make(chan struct{}, 1), make(chan struct{})
-		var adv *advise.Advice
-		var runErr error
-		go func() {
-			defer close(finished)
-			adv, runErr = advise.Run(ctx, req, adviseOptions(k, func(p advise.Progress) {
-				mu.Lock()
-				last = p
-				mu.Unlock()
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
-			}))
-		}()
-		began := time.Now()
-		var sent advise.Progress
-		for over := false; !over; {
-			select {
-			case <-changed:
-			case <-finished:
-				over = true
-			}
-			// At most one line in progressEvery, but each phase's first:
-			// a fast search is not a flood of lines.
-			if !over {
-				mu.Lock()
-				p := last
-				mu.Unlock()
-				if p.Phase == sent.Phase {
-					select {
-					case <-time.After(progressEvery):
-					case <-finished:
-						over = true
-					}
-				}
-			}
-			mu.Lock()
-			p := last
-			mu.Unlock()
-			if p != sent {
-				stream.Send(adviseMsg{Type: "progress", Phase: p.Phase, Done: p.Done, Total: p.Total,
-					Left: kit.TimeLeft(began, float64(p.Done), float64(p.Total))})
-				sent = p
-			}
-		}
+		adv, err := runAdvice(ctx, stream, req, k)
 		var done adviseMsg
-		if runErr == nil {
-			done, runErr = adviceLine(adv)
+		if err == nil {
+			done, err = adviceLine(adv)
 		}
-		stream.End(runErr, done)
+		stream.End(err, done)
 	})
 }
 
 // progressEvery is the least time between two progress lines of a phase.
 const progressEvery = 100 * time.Millisecond
+
+// runAdvice runs req's search on the cores of ctx's share of the many-run
+// views and sends its progress as runs end (kit.Forward): at most one
+// line in progressEvery, but each phase's first, so that a fast search is
+// not a flood of lines.
+func runAdvice(ctx context.Context, stream *kit.Stream, req advise.Request, k *kit.Kit) (adv *advise.Advice, err error) {
+	began := time.Now()
+	kit.Forward(func(report func(advise.Progress)) {
+		adv, err = advise.Run(ctx, req, adviseOptions(k, report))
+	}, func(p advise.Progress) {
+		stream.Send(adviseMsg{Type: "progress", Phase: p.Phase, Done: p.Done, Total: p.Total,
+			Left: kit.TimeLeft(began, float64(p.Done), float64(p.Total))})
+	}, func(sent, next advise.Progress) time.Duration {
+		if next.Phase == sent.Phase {
+			return progressEvery
+		}
+		return 0
+	})
+	return adv, err
+}
 
 // adviceLine is the stream's last line of a finished search.
 func adviceLine(a *advise.Advice) (adviseMsg, error) {

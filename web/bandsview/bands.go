@@ -11,10 +11,10 @@ import (
 	"embed"
 	"errors"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/backofflab/backofflab/bands"
@@ -65,10 +65,14 @@ func decodeBands(q url.Values, lim kit.Limits) (playground.Scenario, int, []*sce
 	var errs []*scenario.ParamError
 	if v, ok := q[bands.SeedsParam]; ok {
 		n, err := bands.ParseSeeds(v[len(v)-1])
-		if err != nil {
-			errs = append(errs, err.(*scenario.ParamError))
-		} else {
+		var pe *scenario.ParamError
+		switch {
+		case err == nil:
 			seeds = n
+		case errors.As(err, &pe):
+			errs = append(errs, pe)
+		default: // not the row's error: named under the row all the same
+			errs = append(errs, &scenario.ParamError{Name: bands.SeedsParam, Value: v[len(v)-1], Allow: err.Error()})
 		}
 		delete(q, bands.SeedsParam)
 	}
@@ -143,8 +147,8 @@ func newBandsPage(st playground.Scenario, seeds int, errs []*scenario.ParamError
 		SeedsHelp: bands.SeedsHelp, Specs: bandsSpecs,
 		State: bandsState{Query: query, Seeds: seeds, Seed: p.Seed, Duration: p.Duration.Seconds(),
 			Columns: scenario.Columns, Charts: bandsSpecs, Quantile: bands.QuantileNames[:], Method: bands.QuantileMethod}}
-	sq, _ := url.ParseQuery(st.Query())
-	for _, k := range sortedKeys(sq) {
+	sq := scenarioValues(st)
+	for _, k := range slices.Sorted(maps.Keys(sq)) {
 		in.Hidden = append(in.Hidden, [2]string{k, sq.Get(k)})
 	}
 	for _, e := range errs {
@@ -168,13 +172,15 @@ func newBandsPage(st playground.Scenario, seeds int, errs []*scenario.ParamError
 	return in
 }
 
-func sortedKeys(q url.Values) []string {
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
+// scenarioValues are the values of st's query (st.Query) before they are
+// encoded: its parameters' canonical values and its speed where it is not
+// the playground's default.
+func scenarioValues(st playground.Scenario) url.Values {
+	q := st.Params.Canonical()
+	if st.Speed != playground.DefaultSpeed {
+		q.Set(playground.SpeedParam, st.Speed)
 	}
-	slices.Sort(keys)
-	return keys
+	return q
 }
 
 // handleBandsPage renders the bands page. A bad query shows its messages
@@ -229,112 +235,58 @@ func measureSeed(ctx context.Context, p scenario.Params, k *kit.Kit) (cost time.
 	return c.Time, c.Whole, err
 }
 
-// handleBandsRun runs the query's seeds in the view's slot (k.Begin),
+// startBands takes what a band needs before its first seed
+// (kit.BeginCosted): a slot of the many-run views, an estimate of its
+// cost within the budget of one (its first seed's, measureSeed, times
+// its seeds) and the memory it keeps, its seeds' values and its
+// quantiles until the last byte of it is written (bands.Bytes). It
+// returns the context the band runs under and the end of its slot, or
+// the HTTP status and errors of a band that cannot start.
+func startBands(r *http.Request, p scenario.Params, seeds int, k *kit.Kit) (context.Context, func(), int, []kit.FieldError) {
+	return k.BeginCosted(r, kit.Cost{
+		Estimate: func(ctx context.Context) (time.Duration, bool, error) {
+			one, whole, err := measureSeed(ctx, p, k)
+			return one * time.Duration(seeds), whole, err
+		},
+		What: "this band", Smaller: "make it smaller: fewer seeds, fewer clients or lanes, a shorter run", Param: bands.SeedsParam,
+		Keeps: bands.Bytes(p, seeds),
+	})
+}
+
+// handleBandsRun runs the query's seeds in the view's slot (startBands),
 // each seed's simulation on one of its cores with a run's memory budget,
-// the kept ticks charged to one more, and streams the progress and the
-// result (kit.Stream). It ends when the page leaves or the server shuts
-// down, stopping every seed's run within a slice of events.
+// and streams the progress and the result (kit.Stream). It ends when the
+// page leaves or the server shuts down, stopping every seed's run within
+// a slice of events.
 func handleBandsRun(k *kit.Kit) http.Handler {
-	lim := k.Limits
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q, errs := kit.ParseQuery(r.URL.RawQuery)
 		var st playground.Scenario
 		seeds := 0
 		if len(errs) == 0 {
-			st, seeds, errs = decodeBands(q, lim)
+			st, seeds, errs = decodeBands(q, k.Limits)
 		}
 		if len(errs) > 0 {
 			http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
 			return
 		}
-		share, end, err := k.Begin(r.Context())
-		if err != nil {
-			w.Header().Set("Retry-After", "30")
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		share, end, code, ferrs := startBands(r, st.Params, seeds, k)
+		if ferrs != nil {
+			kit.WriteErrorText(w, code, ferrs)
 			return
 		}
 		defer end()
-		one, whole, err := measureSeed(share, st.Params, k)
-		if err != nil {
-			w.Header().Set("Retry-After", "30")
-			http.Error(w, kit.BusyMessage(err), http.StatusServiceUnavailable)
-			return
-		}
-		if msg := kit.TooDear(one*time.Duration(seeds), whole, lim, "this band", "make it smaller: fewer seeds, fewer clients or lanes, a shorter run"); msg != "" {
-			http.Error(w, "seeds: "+msg, http.StatusBadRequest)
-			return
-		}
-		store, err := k.NewAccount()
-		if err != nil {
-			w.Header().Set("Retry-After", "60")
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		defer store.Close()
-		// The band's memory, its seeds' values and its quantiles, until the
-		// last byte of it is written.
-		if err := store.Grow(bands.Bytes(st.Params, seeds)); err != nil {
-			w.Header().Set("Retry-After", "60")
-			http.Error(w, kit.BusyMessage(err), http.StatusServiceUnavailable)
-			return
-		}
 		stream, ctx := k.OpenStream(w, r, share)
 		defer stream.Close()
 		if !stream.Send(progressMsg(0, seeds, 0)) {
 			return
 		}
-		began := time.Now()
-		// The seeds report to this goroutine, which alone writes: a slow
-		// page holds up its own progress, never a core.
-		var mu sync.Mutex
-		done, changed := 0, make(chan struct{}, 1)
-		var res *bands.Result
-		var runErr error
-		finished := make(chan struct{})
-		go func() {
-			defer close(finished)
-			res, runErr = bands.Run(ctx, st.Params, seeds, bands.Options{Parallel: lim.AnalysisCores,
-				Memory: k.NewAccount, MaxCells: lim.MaxBandCells,
-				Progress: func(n int) {
-					mu.Lock()
-					done = n
-					mu.Unlock()
-					select {
-					case changed <- struct{}{}:
-					default:
-					}
-				}})
-		}()
-		for sent, over := 0, false; !over; {
-			select {
-			case <-changed:
-			case <-finished:
-				over = true
-			}
-			mu.Lock()
-			n := done
-			mu.Unlock()
-			if n > sent {
-				stream.Send(progressMsg(n, seeds, kit.TimeLeft(began, float64(n), float64(seeds))))
-			}
-			sent = n
-		}
+		res, err := runBands(ctx, stream, st.Params, seeds, k)
 		var result seedsMsg
-		if runErr == nil {
-			var size byteCount
-			res.WriteCSV(&size)
-			result = seedsMsg{Type: "result", CSVBytes: int64(size), Captions: map[string]string{}, Averaged: map[string]string{}}
-			for i, l := range res.Lanes {
-				result.Collapsed = append(result.Collapsed, res.Collapsed(i))
-				for _, k := range bandsSpecs {
-					result.Captions[k.ID+"."+l.Name] = res.Caption(i, k.Title, false)
-					if k.Smooth {
-						result.Averaged[k.ID+"."+l.Name] = res.Caption(i, k.Title, true)
-					}
-				}
-			}
+		if err == nil {
+			result = resultMsg(res)
 		}
-		if !stream.End(runErr, result) || runErr != nil {
+		if !stream.End(err, result) || err != nil {
 			return
 		}
 		// A page that leaves, or a server that shuts down, cuts the writing.
@@ -343,6 +295,38 @@ func handleBandsRun(k *kit.Kit) http.Handler {
 			res.WriteCSV(out)
 		}
 	})
+}
+
+// runBands runs p's seeds on the cores of ctx's share of the many-run
+// views, each seed's run with a run's memory from k's pool, and sends a
+// progress line as seeds end (kit.Forward).
+func runBands(ctx context.Context, stream *kit.Stream, p scenario.Params, seeds int, k *kit.Kit) (res *bands.Result, err error) {
+	began := time.Now()
+	kit.Forward(func(report func(int)) {
+		res, err = bands.Run(ctx, p, seeds, bands.Options{Parallel: k.Limits.AnalysisCores,
+			Memory: k.NewAccount, MaxCells: k.Limits.MaxBandCells, Progress: report})
+	}, func(n int) {
+		stream.Send(progressMsg(n, seeds, kit.TimeLeft(began, float64(n), float64(seeds))))
+	}, nil)
+	return res, err
+}
+
+// resultMsg is the stream's line of a finished band: its CSV's length
+// and its words.
+func resultMsg(res *bands.Result) seedsMsg {
+	var size byteCount
+	res.WriteCSV(&size)
+	m := seedsMsg{Type: "result", CSVBytes: int64(size), Captions: map[string]string{}, Averaged: map[string]string{}}
+	for i, l := range res.Lanes {
+		m.Collapsed = append(m.Collapsed, res.Collapsed(i))
+		for _, k := range bandsSpecs {
+			m.Captions[k.ID+"."+l.Name] = res.Caption(i, k.Title, false)
+			if k.Smooth {
+				m.Averaged[k.ID+"."+l.Name] = res.Caption(i, k.Title, true)
+			}
+		}
+	}
+	return m
 }
 
 // byteCount counts what is written to it.

@@ -8,11 +8,9 @@
 // write it), and leaving the page aborts the stream, which stops the
 // seeds. The charts' rows, series, labels, units and colours are the
 // playground's (web/playground/charts.go's ChartSpecs, in the page's JSON block).
-'use strict';
+import { $, readJSON, attr, el, dur, unitOf, timeStep, ICONS, fitLegend, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } from './common.js';
 
 (() => {
-  const { $, readJSON, attr, el, dur, unitOf, timeStep, ICONS, fitLegend, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } = window.backofflabKit;
-
   const S = readJSON('bands-state');
   const [Q5, Q50, Q95] = S.quantiles; // "p5", "p50", "p95"
 

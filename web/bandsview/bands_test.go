@@ -1,13 +1,15 @@
 package bandsview
 
 import (
-	"bufio"
 	"bytes"
 	"context"
+	"html"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/web/internal/webtest"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/playground"
 )
 
 func TestMain(m *testing.M) { webtest.Main(m) }
@@ -52,21 +55,13 @@ type streamLine struct {
 	Collapsed          []string
 }
 
-// openStream starts GET /bands/run?query and returns its response, a
-// reader of its NDJSON lines, and the body's reader for what follows the
-// result line.
-func openStream(t *testing.T, ctx context.Context, srv *httptest.Server, query string) (*http.Response, func() (streamLine, bool), *bufio.Reader) {
-	t.Helper()
-	return webtest.OpenStream[streamLine](t, ctx, srv.URL+"/bands/run?"+query)
-}
-
 // TestBandsStream: a small band streams its progress, 0 to K, then the
 // result, byte for byte what the bands package's writers (the CLI's)
 // write for the same scenario and seeds.
 func TestBandsStream(t *testing.T) {
 	srv, s, pool, _ := bandsServer(t, kit.Limits{})
 	const query = "duration=10s&clients=200&outage_at=2s&outage_for=3s&lanes=3&c.strategy=decorrelated&seed=11"
-	res, next, body := openStream(t, context.Background(), srv, query+"&seeds=4")
+	res, next, body := webtest.OpenStream[streamLine](t, context.Background(), srv.URL+"/bands/run?"+query+"&seeds=4")
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/x-ndjson") {
 		t.Fatalf("status %d, type %q", res.StatusCode, res.Header.Get("Content-Type"))
 	}
@@ -163,15 +158,11 @@ func TestBandsBadQuery(t *testing.T) {
 			}
 			res, body = get(t, srv.URL+"/bands?"+tc.query, nil)
 			page := string(body)
-			if res.StatusCode != 200 || !strings.Contains(page, htmlEscape(tc.want)) || strings.Contains(page, `"run":"/bands/run`) {
+			if res.StatusCode != 200 || !strings.Contains(page, html.EscapeString(tc.want)) || strings.Contains(page, `"run":"/bands/run`) {
 				t.Errorf("page: %d, want it to show %q and run nothing", res.StatusCode, tc.want)
 			}
 		})
 	}
-}
-
-func htmlEscape(s string) string {
-	return strings.NewReplacer(`"`, "&#34;", "&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // longBand is a band that runs for many seconds: 60 seeds of ten minutes
@@ -184,7 +175,7 @@ const longBand = "duration=10m&clients=5000&seeds=60"
 func TestBandsLeaveCancels(t *testing.T) {
 	srv, s, pool, _ := bandsServer(t, kit.Limits{MaxAnalyses: 1, AnalysisCores: 2})
 	ctx, leave := context.WithCancel(context.Background())
-	_, next, _ := openStream(t, ctx, srv, longBand)
+	_, next, _ := webtest.OpenStream[streamLine](t, ctx, srv.URL+"/bands/run?"+longBand)
 	if l, ok := next(); !ok || l.Type != "progress" {
 		t.Fatalf("first line %+v", l)
 	}
@@ -207,7 +198,7 @@ func TestBandsLeaveCancels(t *testing.T) {
 // with an error line saying so, and nothing runs on.
 func TestBandsShutdown(t *testing.T) {
 	srv, s, _, shutdown := bandsServer(t, kit.Limits{})
-	_, next, _ := openStream(t, context.Background(), srv, longBand)
+	_, next, _ := webtest.OpenStream[streamLine](t, context.Background(), srv.URL+"/bands/run?"+longBand)
 	next()
 	testwait.Eventually(t, "seeds run", func() bool { return s.Running() > 0 })
 	shutdown()
@@ -231,5 +222,31 @@ func TestBandsCrossSite(t *testing.T) {
 	res, _ := get(t, srv.URL+"/bands/run?seeds=2&duration=5s", http.Header{"Sec-Fetch-Site": {"cross-site"}})
 	if res.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-site: %d, want 403", res.StatusCode)
+	}
+}
+
+// TestScenarioValues: the seeds form's hidden fields, read from the
+// scenario's values, are its query as the playground writes it, value
+// for value.
+func TestScenarioValues(t *testing.T) {
+	for _, tc := range []struct{ name, query string }{
+		{"the defaults", ""},
+		{"a speed of its own", "speed=1"},
+		{"values of the system and of a lane", "clients=300&b.strategy=full_jitter&b.factor=3&speed=16"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q, _ := url.ParseQuery(tc.query)
+			st, errs := playground.DecodeScenario(q, kit.DefaultLimits)
+			if len(errs) > 0 {
+				t.Fatalf("decode %q: %v", tc.query, errs)
+			}
+			want, err := url.ParseQuery(st.Query())
+			if err != nil {
+				t.Fatalf("the scenario's query %q: %v", st.Query(), err)
+			}
+			if got := scenarioValues(st); !maps.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("values %v, want %v (of %q)", got, want, st.Query())
+			}
+		})
 	}
 }

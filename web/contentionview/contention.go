@@ -149,48 +149,28 @@ type contentionMsg struct {
 	Conclusion string `json:"conclusion,omitempty"`
 }
 
-// beginContention takes what a study needs before it starts: the many-run
-// views' slot (k.Begin) and its memory from the server's budget
-// (spec.Memory, a few hundred KiB at most). On error, the view could not
-// start: the server is busy, and the error says why.
-func beginContention(ctx context.Context, k *kit.Kit, spec contention.Spec) (share context.Context, end func(), err error) {
-	share, endSlot, err := k.Begin(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	mem, err := k.NewAccount()
-	if err != nil {
-		endSlot()
-		return nil, nil, err
-	}
-	if err := mem.Grow(spec.Memory(k.Limits.AnalysisCores)); err != nil {
-		mem.Close()
-		endSlot()
-		return nil, nil, errors.New(kit.BusyMessage(err))
-	}
-	return share, func() { mem.Close(); endSlot() }, nil
-}
-
-// startContention reads the study r's query names and takes what it needs
-// (beginContention), or answers r: 400 naming a bad parameter, 503 when
-// the server is busy.
+// startContention reads the study r's query names and takes what it
+// needs before it starts (kit.BeginCosted): the many-run views' slot and
+// its memory from the server's budget (spec.Memory, a few hundred KiB at
+// most); its bounds (contentionBounds) keep its cost within a view's
+// budget, so it has no estimate. Otherwise it answers r: 400 naming a bad
+// parameter, 503 when the server is busy.
 func startContention(w http.ResponseWriter, r *http.Request, k *kit.Kit) (context.Context, contention.Spec, func(), bool) {
 	spec, _, err := decodeContention(r.URL.RawQuery, k.Limits)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return nil, spec, nil, false
 	}
-	share, end, err := beginContention(r.Context(), k, spec)
-	if err != nil {
-		w.Header().Set("Retry-After", "10")
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+	share, end, code, errs := k.BeginCosted(r, kit.Cost{Keeps: spec.Memory(k.Limits.AnalysisCores)})
+	if errs != nil {
+		kit.WriteErrorText(w, code, errs)
 		return nil, spec, nil, false
 	}
 	return share, spec, end, true
 }
 
 // runContention runs spec's study on the cores of ctx's share of the
-// many-run views (beginContention). It stops when ctx ends: the page
+// many-run views (startContention). It stops when ctx ends: the page
 // left, the export's client went away, or the server shuts down.
 func runContention(ctx context.Context, spec contention.Spec, point func(contention.Point, int, int)) ([]contention.Point, error) {
 	return contention.Run(ctx, spec, contention.Options{Point: point})

@@ -3,10 +3,9 @@
 // draws the AWS blog's two charts, calls and completion time against N,
 // one line per strategy, named by the labels Go sends. Leaving the page
 // aborts the stream, which cancels the study on the server.
-'use strict';
+import { $, $$, readJSON, sig, dur, count, theme, onThemeChange, readLines, exportChart } from './common.js';
 
 (() => {
-  const { $, $$, readJSON, sig, dur, count, theme, onThemeChange, readLines, exportChart } = window.backofflabKit;
   const st = readJSON('contention-state');
   const lines = st.lines.filter(l => l.on);
   // points[strategy] holds [N, mean, sd] rows of calls and of time (s).

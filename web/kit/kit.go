@@ -2,10 +2,12 @@
 // (Page), the query's reading (ParseQuery), the server's limits (Limits),
 // and for the views of many runs (the phase map, the seed bands, the
 // contention study, the advice) their slot and share of the cores (Kit.Begin), their
-// estimate's check (TooDear), their memory (Kit.NewAccount), their NDJSON
+// estimate's check (TooDear), their memory (Kit.NewAccount, Kit.Keep),
+// all three taken before the first run by Kit.BeginCosted, their NDJSON
 // stream that always ends with a last line (Kit.OpenStream), their
-// exports (Kit.TakeExport, ExportHeaders) and the routes' guards
-// (Kit.Stream, Kit.Export). A view is a package that mounts its routes
+// workers' progress handed to it (Forward), their exports
+// (Kit.TakeExport, ExportHeaders) and the routes' guards (Kit.Stream,
+// Kit.Export). A view is a package that mounts its routes
 // with a Kit; the server (package web) makes one Kit and mounts them all.
 package kit
 

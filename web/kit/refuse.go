@@ -3,6 +3,7 @@ package kit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -47,35 +48,65 @@ func FieldErrors(errs []*scenario.ParamError) []FieldError {
 
 // Cost says what a many-run view asks of BeginCosted: its estimate of
 // the view's core time under the slot's context (whole when the runs it
-// measured ran to their end), and the words of its refusal: what names
-// the view ("this map"), smaller how to make it smaller, and param the
-// parameter a refusal is reported under.
+// measured ran to their end; nil for a view whose bounds alone keep it
+// within the budget, as the contention study's), the words of its
+// refusal: what names the view ("this map"), smaller how to make it
+// smaller, and param the parameter a refusal is reported under; and the
+// bytes it keeps for the whole of its work beside its runs' own (the
+// seed bands' values, a study's points), 0 for none.
 type Cost struct {
 	Estimate             func(ctx context.Context) (est time.Duration, whole bool, err error)
 	What, Smaller, Param string
+	Keeps                int64
 }
 
 // BeginCosted takes what a many-run view needs before its first run: a
-// slot (Begin) and an estimate within the budget of one (TooDear). It
-// returns the context the view runs under (a share of the views' cores)
-// and the end of its slot, or the status and errors of a view that cannot
-// start: 503 when the server is busy, 400 under c.Param when it costs too
-// much.
+// slot (Begin), an estimate within the budget of one (TooDear) and the
+// memory it keeps (Keep). It returns the context the view runs under (a
+// share of the views' cores) and the end of its slot, which gives the
+// memory back too, or the status and errors of a view that cannot start:
+// 503 when the server is busy, 400 under c.Param when it costs too much.
 func (k *Kit) BeginCosted(r *http.Request, c Cost) (context.Context, func(), int, []FieldError) {
-	ctx, end, err := k.Begin(r.Context())
+	ctx, endSlot, err := k.Begin(r.Context())
 	if err != nil {
 		return nil, nil, http.StatusServiceUnavailable, []FieldError{{Message: err.Error()}}
 	}
-	est, whole, err := c.Estimate(ctx)
+	if c.Estimate != nil {
+		est, whole, err := c.Estimate(ctx)
+		if err != nil {
+			endSlot()
+			return nil, nil, http.StatusServiceUnavailable, []FieldError{{Message: BusyMessage(err)}}
+		}
+		if msg := TooDear(est, whole, k.Limits, c.What, c.Smaller); msg != "" {
+			endSlot()
+			return nil, nil, http.StatusBadRequest, []FieldError{{Name: c.Param, Message: c.Param + ": " + msg}}
+		}
+	}
+	if c.Keeps == 0 {
+		return ctx, endSlot, 0, nil
+	}
+	release, err := k.Keep(c.Keeps)
 	if err != nil {
-		end()
-		return nil, nil, http.StatusServiceUnavailable, []FieldError{{Message: BusyMessage(err)}}
+		endSlot()
+		return nil, nil, http.StatusServiceUnavailable, []FieldError{{Message: err.Error()}}
 	}
-	if msg := TooDear(est, whole, k.Limits, c.What, c.Smaller); msg != "" {
-		end()
-		return nil, nil, http.StatusBadRequest, []FieldError{{Name: c.Param, Message: c.Param + ": " + msg}}
+	return ctx, func() { release(); endSlot() }, 0, nil
+}
+
+// Keep takes n bytes of the server's memory for what a view keeps for the
+// whole of its work, from an account of its own (NewAccount), or says why
+// it cannot: the server is busy, in BusyMessage's words. release gives
+// them back.
+func (k *Kit) Keep(n int64) (release func(), err error) {
+	mem, err := k.NewAccount()
+	if err != nil {
+		return nil, err
 	}
-	return ctx, end, 0, nil
+	if err := mem.Grow(n); err != nil {
+		mem.Close()
+		return nil, errors.New(BusyMessage(err))
+	}
+	return mem.Close, nil
 }
 
 // WriteErrorText answers a refused headless export with status code and

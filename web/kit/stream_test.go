@@ -92,3 +92,46 @@ func TestTooDear(t *testing.T) {
 		}
 	}
 }
+
+// TestBeginCostedKeeps: a view's kept memory is taken after its slot and
+// given back with it; a view whose memory does not fit is refused 503 in
+// BusyMessage's words, its slot given back.
+func TestBeginCostedKeeps(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		keeps int64
+		code  int
+		want  string
+	}{
+		{"nothing kept", 0, 0, ""},
+		{"within a run's budget", 1 << 20, 0, ""},
+		{"past a run's budget", 1 << 40, http.StatusServiceUnavailable, "server busy: this run does not fit in"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := New(t.Context(), nil, Limits{MaxAnalyses: 1}, nil)
+			r := httptest.NewRequest("GET", "/view/stream", nil)
+			_, end, code, errs := k.BeginCosted(r, Cost{Keeps: tc.keeps})
+			if code != tc.code {
+				t.Fatalf("code %d %v, want %d", code, errs, tc.code)
+			}
+			if tc.want != "" {
+				if len(errs) != 1 || !strings.Contains(errs[0].Message, tc.want) {
+					t.Fatalf("errors %v, want %q", errs, tc.want)
+				}
+			} else {
+				if used := k.pool.Used(); used < tc.keeps {
+					t.Errorf("the pool has %d bytes in use, want at least the %d kept", used, tc.keeps)
+				}
+				end()
+			}
+			if used := k.pool.Used(); used != 0 {
+				t.Errorf("after the end, %d bytes still in use", used)
+			}
+			if _, end, _, errs := k.BeginCosted(r, Cost{}); errs != nil {
+				t.Errorf("the slot was not given back: %v", errs)
+			} else {
+				end()
+			}
+		})
+	}
+}

@@ -174,56 +174,52 @@ const (
 	patternLined   = "lined"   // horizontal lines: the server only
 )
 
-// mapOutcomePatterns are the outcomes' patterns.
-var mapOutcomePatterns = map[string]string{
-	sweep.OutcomeCollapsed: patternHatched,
-	sweep.OutcomeNoOutage:  patternDotted,
-	sweep.OutcomeStopped:   patternCrossed,
+// mapOutcomes are the sweep's outcomes as the maps say and draw them, a
+// row each (mapOutcome): its words; its tone, a stopped run, which
+// outgrew its memory budget, told apart from a collapse; its sign, a
+// cross for a collapse, as a person would strike it out; and its pattern.
+var mapOutcomes = []mapOutcome{
+	{Name: sweep.OutcomeRecovered, Label: "recovered", Tone: scenario.ToneGood},
+	{Name: sweep.OutcomeCollapsed, Label: "collapsed", Tone: scenario.ToneBad, Mark: "×", Pattern: patternHatched},
+	{Name: sweep.OutcomeNoOutage, Label: "no outage", Tone: "none", Mark: "–", Pattern: patternDotted},
+	{Name: sweep.OutcomeStopped, Label: "stopped (memory budget)", Tone: scenario.ToneWarn, Mark: "!", Pattern: patternCrossed},
 }
 
-// mapDiffPatterns are the difference map's: neither lane recovered is
-// hatched as a collapse is; a lane that alone recovered is its colour
-// and its letter.
-var mapDiffPatterns = map[string]string{
-	sweep.DiffNeither:  patternHatched,
-	sweep.DiffNoOutage: patternDotted,
+// mapOutcomeOf returns the row of the outcome name in mapOutcomes; an
+// outcome without one is said by its name, with no tone, sign or
+// pattern (TestEveryCategoryHasASign names it).
+func mapOutcomeOf(name string) mapOutcome {
+	if i := slices.IndexFunc(mapOutcomes, func(o mapOutcome) bool { return o.Name == name }); i >= 0 {
+		return mapOutcomes[i]
+	}
+	return mapOutcome{Name: name, Label: name}
 }
 
-// mapOutcomeMarks are the outcomes' signs (mapOutcome.Mark): a cross for
-// a collapse, as a person would strike it out.
-var mapOutcomeMarks = map[string]string{
-	sweep.OutcomeRecovered: "",
-	sweep.OutcomeCollapsed: "×",
-	sweep.OutcomeNoOutage:  "–",
-	sweep.OutcomeStopped:   "!",
+// mapDiffSign is how the difference map tells a category apart without
+// its colour: its sign and its pattern ("" for none).
+type mapDiffSign struct{ Mark, Pattern string }
+
+// mapDiffSigns are the difference map's categories' signs, a row each:
+// the letter of the lane that alone recovered (its colour and its
+// letter; diffMarks fills in the letters for a pair of lanes), a cross
+// where neither did, hatched as a collapse is.
+var mapDiffSigns = map[string]mapDiffSign{
+	sweep.DiffOnlyA:    {Mark: "a"},
+	sweep.DiffOnlyB:    {Mark: "b"},
+	sweep.DiffNeither:  {Mark: "×", Pattern: patternHatched},
+	sweep.DiffNoOutage: {Mark: "–", Pattern: patternDotted},
 }
 
-// mapDiffMarks are the signs of the difference map's categories: the
-// letter of the lane that alone recovered, a cross where neither did.
-// diffMarks fills in the letters for a pair of lanes.
-var mapDiffMarks = map[string]string{
-	sweep.DiffOnlyA:    "a",
-	sweep.DiffOnlyB:    "b",
-	sweep.DiffNeither:  "×",
-	sweep.DiffNoOutage: "–",
-}
-
-// mapOutcomeTones are the outcomes' colours, by the theme's tones: a
-// stopped run, which outgrew its memory budget, is told apart from a
-// collapse.
-var mapOutcomeTones = map[string]string{
-	sweep.OutcomeRecovered: scenario.ToneGood,
-	sweep.OutcomeCollapsed: scenario.ToneBad,
-	sweep.OutcomeNoOutage:  "none",
-	sweep.OutcomeStopped:   scenario.ToneWarn,
-}
-
-// mapOutcomeLabels say the sweep's outcomes in words.
-var mapOutcomeLabels = map[string]string{
-	sweep.OutcomeRecovered: "recovered",
-	sweep.OutcomeCollapsed: "collapsed",
-	sweep.OutcomeNoOutage:  "no outage",
-	sweep.OutcomeStopped:   "stopped (memory budget)",
+// mapDiffPatterns are the patterns of mapDiffSigns' categories that have
+// one, by category.
+func mapDiffPatterns() map[string]string {
+	out := map[string]string{}
+	for c, s := range mapDiffSigns {
+		if s.Pattern != "" {
+			out[c] = s.Pattern
+		}
+	}
+	return out
 }
 
 // mapServerOnly is the maps' word for a recovered cell whose server came
@@ -268,8 +264,8 @@ type mapState struct {
 	DiffCats  []string                     `json:"diffCats"`
 	DiffWords map[string]map[string]string `json:"diffWords"`
 	// DiffMarks are the signs of DiffCats on the difference map, for
-	// each pair of lanes, by "a/b" (mapDiffMarks); DiffPatterns their
-	// patterns, by category (mapDiffPatterns).
+	// each pair of lanes, by "a/b" (mapDiffSigns, diffMarks); DiffPatterns
+	// their patterns, by category (mapDiffPatterns).
 	DiffMarks    map[string]map[string]string `json:"diffMarks"`
 	DiffPatterns map[string]string            `json:"diffPatterns"`
 	// Here is the cell of the scenario's own values, which the maps
@@ -315,6 +311,59 @@ type axisSuggestion struct {
 // reading q from its URL (kit.ParseQuery). A q that gives none of the
 // sweep's parameters names its scenario's default map (withDefaultMap).
 func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapView {
+	q, spec, errs := decodeMapView(q, qerrs, lim)
+	valid := len(errs) == 0 && q.Get("x") != ""
+	base, p := mapBase(q)
+	if valid {
+		base = spec.Base
+		q = spec.Encode()
+	}
+	f := mapFields{q: q, byName: map[string][]string{}, shown: map[string]bool{}}
+	for _, e := range errs {
+		f.byName[e.Name] = append(f.byName[e.Name], e.Error())
+	}
+	v := mapView{Back: "/?" + base.Encode()}
+	v.State = mapState{Valid: valid, Base: base.Encode(), Suggest: map[string]axisSuggestion{},
+		Recovered: sweep.OutcomeRecovered, ServerOnly: mapServerOnly}
+	if valid {
+		v.State.Query = q.Encode()
+	}
+	choices := axisChoices(&p, v.State.Suggest)
+	for _, letter := range []string{"x", "y"} {
+		ax := f.axis(letter, choices)
+		v.State.Axes = append(v.State.Axes, mapAxisNames{Name: ax.Name.Name, From: ax.From.Name, To: ax.To.Name, Steps: ax.Steps.Name, Scale: ax.Scale.Name})
+		if ax.Optional {
+			v.State.YParams = append(v.State.YParams, ax.Name.Name, ax.From.Name, ax.To.Name, ax.Steps.Name, ax.Scale.Name)
+		}
+		v.Axes = append(v.Axes, ax)
+	}
+	v.Seeds = f.control("seeds")
+	v.State.Params = f.params
+	for _, e := range errs {
+		if !f.shown[e.Name] {
+			v.General = append(v.General, e.Error())
+		}
+	}
+	for i, l := range p.Lanes {
+		v.Lanes = append(v.Lanes, mapLane{Letter: scenario.LaneNames[i : i+1], Title: scenario.StrategyTitle(l.Strategy)})
+	}
+	for _, o := range sweep.Outcomes {
+		v.Outcomes = append(v.Outcomes, mapOutcomeOf(o))
+	}
+	v.Scenario = sweep.ScenarioParts(&p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
+	v.State.Lanes, v.State.Outcomes = v.Lanes, v.Outcomes
+	if valid {
+		v.State.describe(spec, &p)
+	}
+	return v
+}
+
+// decodeMapView reads the map q names, q with its scenario's default map
+// when it gives none of the sweep's parameters (withDefaultMap) and its
+// URL read without errors (qerrs), and returns q, the map and its errors:
+// qerrs and the map's own, but for the axes the form before any is
+// chosen lacks.
+func decodeMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) (url.Values, sweep.Spec, []*scenario.ParamError) {
 	if len(qerrs) == 0 {
 		q = withDefaultMap(q, lim)
 	}
@@ -327,10 +376,13 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 			return ok
 		})
 	}
-	errs = kit.WithQueryErrors(qerrs, errs)
-	valid := len(errs) == 0 && q.Get("x") != ""
-	// The scenario: the URL's, whatever the sweep's parameters say; its
-	// defaults where it does not parse (its errors are listed).
+	return q, spec, kit.WithQueryErrors(qerrs, errs)
+}
+
+// mapBase is the scenario of q: the URL's, whatever the sweep's
+// parameters say, its simulated lanes' sources left out, as values and
+// read, its defaults where it does not parse (its errors are listed).
+func mapBase(q url.Values) (url.Values, scenario.Params) {
 	base := mapScenario(q, false)
 	for name := range base {
 		if i, ok := playground.SourceOf(name); ok && i >= 0 && base.Get(name) == playground.SourceSim {
@@ -341,100 +393,86 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 	if err != nil {
 		p = scenario.Defaults()
 	}
-	if valid {
-		base = spec.Base
-		q = spec.Encode()
+	return base, p
+}
+
+// mapFields are the map's form as its controls are made, from its values
+// (q) and errors (byName, by parameter): shown records the parameters
+// that have a control, params them in the form's order.
+type mapFields struct {
+	q      url.Values
+	byName map[string][]string
+	shown  map[string]bool
+	params []string
+}
+
+// control is the control of the sweep's parameter name, its value q's or
+// else its default.
+func (f *mapFields) control(name string) mapCtl {
+	param, _ := sweep.Lookup(name)
+	c := mapCtl{Name: name, Help: param.Help, Value: param.Default}
+	if vs, ok := f.q[name]; ok && len(vs) > 0 {
+		c.Value = vs[len(vs)-1]
 	}
-	byName := map[string][]string{}
-	for _, e := range errs {
-		byName[e.Name] = append(byName[e.Name], e.Error())
+	c.Error = strings.Join(f.byName[name], "; ")
+	f.shown[name] = true
+	f.params = append(f.params, name)
+	return c
+}
+
+// axis is the controls of the axis letter (x or y, which is optional):
+// its parameter, a menu of choices, its range, steps and scale.
+func (f *mapFields) axis(letter string, choices []kit.Choice) mapAxisCtl {
+	ax := mapAxisCtl{Letter: letter, Optional: letter == "y"}
+	ax.Name = f.control(letter)
+	ax.Name.Choices = choices
+	if ax.Optional {
+		ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "none: one row"}}, choices...)
 	}
-	v := mapView{Back: "/?" + base.Encode()}
-	v.State = mapState{Valid: valid, Base: base.Encode(), Suggest: map[string]axisSuggestion{},
-		Recovered: sweep.OutcomeRecovered, ServerOnly: mapServerOnly}
-	if valid {
-		v.State.Query = q.Encode()
+	if !ax.Optional && ax.Name.Value == "" {
+		// No default map for this scenario: the menu asks rather than
+		// showing a parameter whose range is blank.
+		ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "choose a parameter"}}, choices...)
 	}
-	shown := map[string]bool{}
-	ctl := func(name string) mapCtl {
-		param, _ := sweep.Lookup(name)
-		c := mapCtl{Name: name, Help: param.Help, Value: param.Default}
-		if vs, ok := q[name]; ok && len(vs) > 0 {
-			c.Value = vs[len(vs)-1]
-		}
-		c.Error = strings.Join(byName[name], "; ")
-		shown[name] = true
-		v.State.Params = append(v.State.Params, name)
-		return c
+	if ax.Name.Value != "" && !hasChoice(ax.Name.Choices, ax.Name.Value) {
+		// A parameter the scenario does not read, or none at all: kept
+		// in the menu, so that its error shows beside what was asked.
+		ax.Name.Choices = append(ax.Name.Choices, kit.Choice{Value: ax.Name.Value, Label: ax.Name.Value})
 	}
-	choices := axisChoices(&p, v.State.Suggest)
-	for _, letter := range []string{"x", "y"} {
-		ax := mapAxisCtl{Letter: letter, Optional: letter == "y"}
-		ax.Name = ctl(letter)
-		ax.Name.Choices = choices
-		if ax.Optional {
-			ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "none: one row"}}, choices...)
-		}
-		if !ax.Optional && ax.Name.Value == "" {
-			// No default map for this scenario: the menu asks rather than
-			// showing a parameter whose range is blank.
-			ax.Name.Choices = append([]kit.Choice{{Value: "", Label: "choose a parameter"}}, choices...)
-		}
-		if ax.Name.Value != "" && !hasChoice(ax.Name.Choices, ax.Name.Value) {
-			// A parameter the scenario does not read, or none at all: kept
-			// in the menu, so that its error shows beside what was asked.
-			ax.Name.Choices = append(ax.Name.Choices, kit.Choice{Value: ax.Name.Value, Label: ax.Name.Value})
-		}
-		ax.From, ax.To, ax.Steps, ax.Scale = ctl(letter+"_from"), ctl(letter+"_to"), ctl(letter+"_steps"), ctl(letter+"_scale")
-		for _, s := range sweep.Scales {
-			ax.Scale.Choices = append(ax.Scale.Choices, kit.Choice{Value: s, Label: s})
-		}
-		v.State.Axes = append(v.State.Axes, mapAxisNames{Name: ax.Name.Name, From: ax.From.Name, To: ax.To.Name, Steps: ax.Steps.Name, Scale: ax.Scale.Name})
-		if ax.Optional {
-			v.State.YParams = append(v.State.YParams, ax.Name.Name, ax.From.Name, ax.To.Name, ax.Steps.Name, ax.Scale.Name)
-		}
-		v.Axes = append(v.Axes, ax)
+	ax.From, ax.To, ax.Steps, ax.Scale = f.control(letter+"_from"), f.control(letter+"_to"), f.control(letter+"_steps"), f.control(letter+"_scale")
+	for _, s := range sweep.Scales {
+		ax.Scale.Choices = append(ax.Scale.Choices, kit.Choice{Value: s, Label: s})
 	}
-	v.Seeds = ctl("seeds")
-	for _, e := range errs {
-		if !shown[e.Name] {
-			v.General = append(v.General, e.Error())
-		}
+	return ax
+}
+
+// describe sets what the page's script draws of a whole map, spec of the
+// scenario p: its cells and seeds, its axes, its captions, its lanes'
+// differences with their signs, and the cell of the scenario's own
+// values.
+func (st *mapState) describe(spec sweep.Spec, p *scenario.Params) {
+	st.Cells, st.Seeds = spec.Cells(), spec.Seeds
+	st.X = axisInfo(spec.X)
+	if spec.Y.Name != "" {
+		st.Y = axisInfo(spec.Y)
 	}
-	for i, l := range p.Lanes {
-		v.Lanes = append(v.Lanes, mapLane{Letter: scenario.LaneNames[i : i+1], Title: scenario.StrategyTitle(l.Strategy)})
-	}
-	for _, o := range sweep.Outcomes {
-		v.Outcomes = append(v.Outcomes, mapOutcome{Name: o, Label: mapOutcomeLabels[o], Tone: mapOutcomeTones[o],
-			Mark: mapOutcomeMarks[o], Pattern: mapOutcomePatterns[o]})
-	}
-	v.Scenario = sweep.ScenarioParts(&p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
-	v.State.Lanes, v.State.Outcomes = v.Lanes, v.Outcomes
-	if valid {
-		v.State.Cells, v.State.Seeds = spec.Cells(), spec.Seeds
-		v.State.X = axisInfo(spec.X)
-		if spec.Y.Name != "" {
-			v.State.Y = axisInfo(spec.Y)
-		}
-		v.State.Captions = sweep.Captions(spec, &p)
-		v.State.DiffCats, v.State.DiffWords = sweep.DiffCategories, sweep.AllDiffWords(len(p.Lanes))
-		v.State.DiffMarks, v.State.DiffPatterns = diffMarks(v.State.DiffWords), mapDiffPatterns
-		here := hereOf(spec, &p)
-		v.State.Here = &here
-	}
-	return v
+	st.Captions = sweep.Captions(spec, p)
+	st.DiffCats, st.DiffWords = sweep.DiffCategories, sweep.AllDiffWords(len(p.Lanes))
+	st.DiffMarks, st.DiffPatterns = diffMarks(st.DiffWords), mapDiffPatterns()
+	here := hereOf(spec, p)
+	st.Here = &here
 }
 
 // diffMarks returns the difference map's signs for each pair of lanes
-// words names ("a/b"): mapDiffMarks with the pair's own letters for the
+// words names ("a/b"): mapDiffSigns' marks with the pair's own letters for the
 // lane that alone recovered.
 func diffMarks(words map[string]map[string]string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for pair := range words {
 		a, b, _ := strings.Cut(pair, "/")
 		m := map[string]string{}
-		for c, mark := range mapDiffMarks {
-			m[c] = mark
+		for c, sign := range mapDiffSigns {
+			m[c] = sign.Mark
 		}
 		m[sweep.DiffOnlyA], m[sweep.DiffOnlyB] = a, b
 		out[pair] = m

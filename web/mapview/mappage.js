@@ -6,10 +6,9 @@
 // labels, the outcomes and their words) comes from Go; what it computes is
 // only the drawing. No inline code: the page's Content-Security-Policy
 // forbids it.
-'use strict';
+import { $, $$, el, readJSON, attr, dur, sig, resizeWithBox, theme, onThemeChange, download, readLines, exportChart } from './common.js';
 
 (() => {
-  const { $, $$, el, readJSON, attr, dur, sig, resizeWithBox, theme, onThemeChange, download, readLines, exportChart } = window.backofflabKit;
   const S = readJSON('map-state');
   const LANES = S.lanes.map(l => l.letter);
   const OUTCOME = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.label]));

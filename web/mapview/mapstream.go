@@ -153,7 +153,7 @@ func mapSeedsVerdict(counts map[string]int, seeds int) string {
 	var parts []string
 	for _, o := range sweep.Outcomes {
 		if n := counts[o]; n > 0 {
-			parts = append(parts, strconv.Itoa(n)+" "+mapOutcomeLabels[o])
+			parts = append(parts, strconv.Itoa(n)+" "+mapOutcomeOf(o).Label)
 		}
 	}
 	return "of " + strconv.Itoa(seeds) + " seeds: " + strings.Join(parts, ", ")

@@ -8,16 +8,21 @@
 // forbids it, and inline style attributes with it: what the scripts style,
 // they style through the CSSOM or the page's classes).
 //
-// The playground's scripts (page.templ loads them in this order, deferred:
-// play-state.js, play-controls.js, play-socket.js, play-charts.js,
-// play-draw.js, play-explain.js, play-exports.js, play-picture.js, play-library.js, then app.js, which
-// starts the page) share one scope without a bundler: each is a classic
-// script whose top-level declarations the scripts after it see. A script
-// only calls, while it loads, what the scripts before it declared; the
-// rest runs later, on the page's events, when every one is loaded.
-//
-// This one, the last, wires the controls and starts the page.
-'use strict';
+// The playground's scripts are ES modules (page.templ loads them as such),
+// each importing what it uses from the others and from common.js; the
+// state they share is play-state.js's, which alone changes it. This one,
+// which imports the others and which none imports, wires the controls and
+// starts the page.
+
+import { $, attr, onThemeChange } from './common.js';
+import { COL, LETTERS, NC, SPEC, TIME_CHARTS, boxes, laneCount, lastState, lastSummary, marks, page, query, rows, settings } from './play-state.js';
+import { hasError, setControl, showStrategy, speak, strategyChanged, textAt, wireDrawer } from './play-controls.js';
+import { comeBack, connect, leave, scheduleSet, send, sendSet, setTimer } from './play-socket.js';
+import { charts, forCharts, showLanes, themed, view } from './play-charts.js';
+import { axisMax, drawDelays, markDirty } from './play-draw.js';
+import { captionOf, copyLink, exportRows } from './play-exports.js';
+import { picDrawAll, picSentence, picStats, pictureProgress, startPicture } from './play-picture.js';
+import { wireLibraries } from './play-library.js';
 
 // ---- wiring ----------------------------------------------------------------
 function wire() {
@@ -43,17 +48,11 @@ function wire() {
     if (!name || el.type === 'text') return;
     if (name.endsWith('.strategy')) {
       const i = LETTERS.indexOf(name[0]);
-      freshStrategy.add(i);
+      strategyChanged(i);
       showStrategy(i, el.value);
     }
-    if (SWITCHES[name]) showSwitches();
-    // A lane's limiter switch: its lane shows what its strategy and
-    // switches read.
-    const laneSwitch = name.length > 2 && name[1] === '.' && LANE_SWITCHES.includes(name.slice(2));
-    if (laneSwitch) {
-      const i = LETTERS.indexOf(name[0]);
-      showStrategy(i, $(attr('data-param', name[0] + '.strategy')).value);
-    }
+    // Which controls the change shows and hides is the server's answer
+    // to the set below (its rules).
     // A real lane runs in real time: the speed menu shows it.
     if (name.endsWith('.source') && el.value === 'real') setControl($('#speed'), '1');
     sendSet();
@@ -82,18 +81,21 @@ function wire() {
   $('#copy-settings').addEventListener('click', () => copyLink(true));
   $('#export-csv').addEventListener('click', () => exportRows('csv', 'text/csv'));
   $('#export-json').addEventListener('click', () => exportRows('json', 'application/json'));
-  window.addEventListener('pagehide', () => {
-    leaving = true;
-    if (ws) ws.close(1000);
-  });
+  window.addEventListener('pagehide', leave);
   window.addEventListener('pageshow', e => {
-    if (e.persisted) {
-      leaving = false;
-      connect();
-    }
+    if (e.persisted) comeBack();
+  });
+  // The charts take the theme's colours after play-state.js has read them.
+  onThemeChange(() => {
+    forCharts((c, id) => c.setOption(themed(id)));
+    markDirty();
+    drawDelays();
   });
 }
 
+// The page's one hook for its browser tests (web/*browser*_test.go): what
+// they read of the page and the functions they call, in one deliberate
+// object rather than as globals.
 window.backofflab = {
   rows: () => rows,
   charts: () => charts,
@@ -104,6 +106,8 @@ window.backofflab = {
   caption: i => captionOf(i),
   query: () => query,
   settings: () => settings,
+  page, SPEC, TIME_CHARTS, LETTERS, NC, COL, laneCount, axisMax,
+  picStats, picSentence, picDrawAll, picture: pictureProgress,
 };
 
 wire();

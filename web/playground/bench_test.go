@@ -109,7 +109,7 @@ func runSessions(b *testing.B, n int, speed string, wall time.Duration) (cpu, ke
 	cpu = cpuSeconds() - before
 	cancel()
 	wg.Wait()
-	factor, _ := parseSpeed(speed)
+	factor := speedOf(speed).factor
 	kept = 1e9
 	mu.Lock()
 	defer mu.Unlock()

@@ -14,7 +14,7 @@ import (
 // playback speed and which lane, if any, is real.
 type state struct {
 	p     scenario.Params
-	speed string // a number of virtual seconds per wall second, or "max"
+	speed speed // virtual seconds per wall second, or max
 	// real is the letter of the lane that runs for real (a real HTTP server
 	// and clients on loopback, see real.go), or "" when every lane is
 	// simulated. At most one lane is real.
@@ -60,8 +60,8 @@ func realRules(st state, lim Limits) []*scenario.ParamError {
 		return nil
 	}
 	var errs []*scenario.ParamError
-	if f, err := parseSpeed(st.speed); err == nil && f != 1 {
-		errs = append(errs, realSpeedError(st.speed))
+	if st.speed.factor != 1 {
+		errs = append(errs, realSpeedError(st.speed.text))
 	}
 	if p := st.p; p.Clients > maxRealClients && p.Clients <= lim.MaxClients {
 		errs = append(errs, &scenario.ParamError{Name: "clients", Value: strconv.Itoa(p.Clients),
@@ -119,17 +119,35 @@ const SpeedParam = "speed"
 // speedRange bounds a numeric speed.
 const speedMin, speedTop = 0.1, 1000.0
 
-// parseSpeed returns the factor of a speed, 0 for max.
-func parseSpeed(s string) (float64, error) {
+// speed is a playback speed, read once from its text: its factor, virtual
+// seconds per wall second (0 for max), and the text it was written as,
+// which the run's link writes back as it was.
+type speed struct {
+	factor float64
+	text   string
+}
+
+// speedOf is the speed of a text that parseSpeed reads, and that a
+// program wrote: DefaultSpeed, "1", a speed menu's choice.
+func speedOf(s string) speed {
+	sp, err := parseSpeed(s)
+	if err != nil {
+		panic("web: " + err.Error()) // a speed of ours: a bug
+	}
+	return sp
+}
+
+// parseSpeed reads a speed: a number within the speeds' range, or max.
+func parseSpeed(s string) (speed, error) {
 	if s == speedMax {
-		return 0, nil
+		return speed{factor: 0, text: s}, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || !(f >= speedMin && f <= speedTop) {
-		return 0, &scenario.ParamError{Name: SpeedParam, Value: s,
+		return speed{}, &scenario.ParamError{Name: SpeedParam, Value: s,
 			Allow: fmt.Sprintf("a number from %g to %g, or max", speedMin, speedTop)}
 	}
-	return f, nil
+	return speed{factor: f, text: s}, nil
 }
 
 // decode reads a whole state from a query, validating every value through
@@ -138,15 +156,14 @@ func parseSpeed(s string) (float64, error) {
 // once kit.ParseQuery has read them.
 func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	q = kit.CloneValues(q)
-	st := state{speed: DefaultSpeed}
+	st := state{speed: speedOf(DefaultSpeed)}
 	var errs []*scenario.ParamError
 	_, speedGiven := q[SpeedParam]
 	if v, ok := q[SpeedParam]; ok {
-		raw := v[len(v)-1]
-		if _, err := parseSpeed(raw); err != nil {
+		if sp, err := parseSpeed(v[len(v)-1]); err != nil {
 			errs = append(errs, err.(*scenario.ParamError))
 		} else {
-			st.speed = raw
+			st.speed = sp
 		}
 		delete(q, SpeedParam)
 	}
@@ -195,7 +212,7 @@ func decode(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	errs = append(errs, lim.RunBoundErrors(p)...)
 	st.p = p
 	if st.real != "" && !speedGiven {
-		st.speed = "1" // a real lane runs in real time
+		st.speed = speedOf("1") // a real lane runs in real time
 	}
 	return st, append(errs, realRules(st, lim)...)
 }
@@ -268,8 +285,8 @@ func (st state) encode() string {
 	if st.real != "" {
 		def = "1"
 	}
-	if st.speed != def {
-		q.Set(SpeedParam, st.speed)
+	if st.speed.text != def {
+		q.Set(SpeedParam, st.speed.text)
 	}
 	if st.real != "" {
 		q.Set(st.real+"."+sourceParam, sourceReal)
@@ -294,12 +311,13 @@ type Scenario struct {
 }
 
 // Query is the scenario's canonical query, the playground's own.
-func (s Scenario) Query() string { return state{p: s.Params, speed: s.Speed}.encode() }
+// A link writes a speed's text only, as the URL wrote it.
+func (s Scenario) Query() string { return state{p: s.Params, speed: speed{text: s.Speed}}.encode() }
 
 // DecodeScenario reads a URL's scenario as the playground's headless
 // export reads it (decodeExport): every lane simulated, within lim. Every
 // error names its parameter.
 func DecodeScenario(q url.Values, lim Limits) (Scenario, []*scenario.ParamError) {
 	st, errs := decodeExport(q, lim)
-	return Scenario{Params: st.p, Speed: st.speed}, errs
+	return Scenario{Params: st.p, Speed: st.speed.text}, errs
 }

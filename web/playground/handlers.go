@@ -65,6 +65,7 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 			busy(kit.BusyMessage(err))
 			return
 		}
+		s.presets = live.presets.keys()
 		start := time.Now()
 		if err := s.serve(ctx); err != nil {
 			log.Info("session ended", "err", err, "after", time.Since(start))

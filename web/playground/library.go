@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -122,6 +123,15 @@ func possessive(name string) string {
 
 func libraryPresetName(lib, server string) string { return "lib-" + lib + "-" + server }
 
+// libraryPresetQuery is a library preset's values: the server's, one lane,
+// and the lane's, as libconfig maps the library's defaults.
+func libraryPresetQuery(server string, lane url.Values) url.Values {
+	q := values(server)
+	q.Set("lanes", "1")
+	maps.Copy(q, lane)
+	return q
+}
+
 // libraryPresetDefs are the presets of every library's defaults on every
 // one of libraryServers: its one lane runs the library's defaults as the
 // library sets them.
@@ -144,7 +154,7 @@ func libraryPresetDefs() []presetDef {
 				name:  libraryPresetName(pr.Name, s.name),
 				title: possessive(pr.Title) + " defaults " + s.title,
 				intro: s.intro + " One lane, which runs " + about + ": " + strings.Join(set, ", ") + ".",
-				query: s.query + "&lanes=1&" + q.Encode(),
+				query: libraryPresetQuery(s.query, q),
 			})
 		}
 	}

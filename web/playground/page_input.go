@@ -6,9 +6,10 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 )
 
-// playgroundScripts are the playground's scripts under /static/, in the
-// order they load: one file per concern, sharing one scope, app.js last,
-// which starts the page.
+// playgroundScripts are the playground's modules under /static/: one file
+// per concern, each importing what it uses. app.js, which starts the page,
+// imports all the others; the page names them all so that the browser
+// fetches them at once rather than as it finds each import.
 var playgroundScripts = []string{"play-state.js", "play-controls.js", "play-socket.js", "play-charts.js",
 	"play-draw.js", "play-explain.js", "play-exports.js", "play-picture.js", "play-library.js", "app.js"}
 
@@ -43,6 +44,9 @@ type Preset struct {
 	Query       string
 	Description string
 	Outcomes    []PresetOutcome
+	// key is its run's runKey: the preset is the current one of a run
+	// of the same key, played at any speed.
+	key string
 }
 
 // PresetOutcome is what the engine measured for one lane of a preset's

@@ -1,7 +1,20 @@
 // backofflab playground: the charts, one per chart row and lane, made from
 // the options the server embeds (web/playground/charts.go): their axes, toolbox,
 // toggles, help and tooltips.
-'use strict';
+
+import { $, $$, attr, el, dur, durAxis, unitOf, DUR_STEPS, ICONS, fitLegend, resizeWithBox } from './common.js';
+import { BASE, CHART_IDS, COL, LABEL, LETTERS, NC, SPEC, T, TIME_CHARTS, delays, duration, laneCount, rows } from './play-state.js';
+import { SMI, SMN, drawDelays, markDirty, srows } from './play-draw.js';
+import { exportImage } from './play-exports.js';
+
+// The charts and their options are this module's: it alone makes the
+// charts and changes their options, which the others read.
+export const charts = {}; // "chart.letter" → ECharts instance
+// Each chart row's options, set from its toolbox: a log scale, y axes
+// shared by the lanes (true), each lane's own (false) or, by default
+// (null), shared while the lanes' peaks are within the row's share_ratio
+// of each other (play-draw.js: shareAxes), 1 s smoothing, the help shown.
+export const view = Object.fromEntries(CHART_IDS.map(k => [k, { log: false, shared: null, smooth: !!SPEC[k].smooth, help: false }]));
 
 // niceSteps are the steps a count's axis may take near v: 1, 2, 2.5 and 5
 // times its power of ten.
@@ -13,7 +26,7 @@ function niceSteps(v) {
 // niceAxis returns a y axis' maximum and step for values up to v, with
 // headroom (a line at the maximum would hide in the frame), null to let
 // ECharts choose; on a log axis, the next power of ten.
-function niceAxis(v, unit, log) {
+export function niceAxis(v, unit, log) {
   if (!(v > 0)) return { max: null, interval: null };
   if (log) return { max: 10 ** Math.ceil(Math.log10(v * 1.05)), interval: null };
   const top = v * 1.05;
@@ -25,17 +38,17 @@ function niceAxis(v, unit, log) {
 // timeAxis is the x axis of time chart c: the run's duration, in steps
 // that read as durations, as many as its plot's width holds without two
 // labels touching (a phone's chart has room for three).
-function timeAxis(c) {
+export function timeAxis(c) {
   return { max: duration, interval: timeInterval(c), axisLabel: { hideOverlap: true, formatter: v => durAxis(v, duration) } };
 }
 
 // LABEL_FONT is the font ECharts draws axis labels in; ANNOT_FONT the
 // annotations'.
 const LABEL_FONT = '12px sans-serif';
-const ANNOT_FONT = '10px sans-serif';
+export const ANNOT_FONT = '10px sans-serif';
 
 // textWidth is the width in pixels of text drawn in font.
-const textWidth = (() => {
+export const textWidth = (() => {
   const ctx = document.createElement('canvas').getContext('2d');
   return (text, font) => {
     ctx.font = font;
@@ -45,7 +58,7 @@ const textWidth = (() => {
 
 // plotRect is the rectangle of chart c's plot, in its pixels, or null
 // before ECharts has laid it out.
-function plotRect(c) {
+export function plotRect(c) {
   const g = c && c.getModel() && c.getModel().getComponent('grid', 0);
   return g && g.coordinateSystem ? g.coordinateSystem.getRect() : null;
 }
@@ -78,14 +91,14 @@ function fitLayout(c, id) {
 
 // ---- lanes and charts ----------------------------------------------------
 
-function forCharts(fn) {
+export function forCharts(fn) {
   for (const [key, c] of Object.entries(charts)) {
     const [id, L] = key.split('.');
     if (LETTERS.indexOf(L) < laneCount()) fn(c, id, LETTERS.indexOf(L));
   }
 }
 
-function showLanes(n) {
+export function showLanes(n) {
   $$('[data-lane-col]').forEach((el, i) => (el.hidden = i >= n));
   $$('[data-lane-panel]').forEach((el, i) => (el.hidden = i >= n));
   $$('[data-lane-library]').forEach((el, i) => (el.hidden = i >= n));
@@ -99,7 +112,7 @@ function showLanes(n) {
 }
 
 // themed is the part of a chart's option that the theme colours.
-function themed(id) {
+export function themed(id) {
   const axis = { axisLabel: { color: T.muted }, axisLine: { lineStyle: { color: T.line } }, splitLine: { lineStyle: { color: T.line } } };
   return {
     backgroundColor: T.card, // the PNG and SVG exports keep the scheme
@@ -180,7 +193,7 @@ function sourceOf(id, i) {
 // toolbox on a phone), and below the note that the lanes' y axes differ
 // when it shows (the 'scale' graphic, under the toolbox's icons: 26 px
 // from the top, 38 on a phone).
-function plotTop(c, note) {
+export function plotTop(c, note) {
   const narrow = c.getDom().clientWidth < 320;
   return note ? (narrow ? 62 : 44) : narrow ? 52 : 30;
 }
@@ -193,7 +206,7 @@ function helpGraphic(id, c) {
       backgroundColor: T.card, borderColor: T.line, borderWidth: 1, borderRadius: 6, padding: [6, 8], lineHeight: 16 } }];
 }
 
-function ensureChart(id, i) {
+export function ensureChart(id, i) {
   const L = LETTERS[i];
   const key = `${id}.${L}`;
   if (charts[key]) return charts[key];

@@ -3,17 +3,21 @@
 // goes to the server as a query, and what it answers sets the controls),
 // shows each lane's and switch's parameters, the errors beside the
 // controls they name, and the phone's drawer, skip links and preset menu.
-'use strict';
+
+import { $, $$, attr, el } from './common.js';
+import { KEEP, LETTERS, SECONDS_RE, SPEC, SPECS, STRATEGIES, boxes, duration, heads, laneCount, page, query, rules, setDuration } from './play-state.js';
+import { ensureChart, forCharts, timeAxis } from './play-charts.js';
+import { showKnobs } from './play-library.js';
 
 // ---- sliders ---------------------------------------------------------------
 // A slider's scale is defined once, in Go (sliderValue in web/playground/view.go):
 // the page gets each slider's box text at every position (page.scales),
 // and each box's position from the server (boxes).
 const sliderOf = box => $(attr('data-slider-for', box.dataset.param));
-const textAt = (name, pos) => page.scales[page.sliders[name]][pos];
+export const textAt = (name, pos) => page.scales[page.sliders[name]][pos];
 // A slider says its box's value and unit in words (aria-valuetext, as
 // valueText in web/playground/view.go writes it), not its position.
-function speak(slider, text) {
+export function speak(slider, text) {
   const unit = text === '1' ? slider.dataset.unitOne : slider.dataset.unitMany;
   slider.setAttribute('aria-valuetext', unit ? `${text} ${unit}` : text);
 }
@@ -32,9 +36,20 @@ function paramValue(el) {
 // strategy's defaults.
 const freshStrategy = new Set();
 
+// strategyChanged marks lane i's strategy as just changed.
+export function strategyChanged(i) {
+  freshStrategy.add(i);
+}
+
+// strategiesSent forgets the changes of strategy once a set has told the
+// server of them.
+export function strategiesSent() {
+  freshStrategy.clear();
+}
+
 // buildQuery writes the whole state the controls show, for n lanes. A
 // lane being added is left out: the server gives it its defaults.
-function buildQuery(n = laneCount()) {
+export function buildQuery(n = laneCount()) {
   const q = new URLSearchParams();
   for (const el of $$('[data-param]')) {
     const name = el.dataset.param;
@@ -53,13 +68,13 @@ function buildQuery(n = laneCount()) {
   return q.toString();
 }
 
-function ensureOption(select, value) {
+export function ensureOption(select, value) {
   if (![...select.options].some(o => o.value === value)) {
     select.add(new Option(value === 'max' ? 'max' : value + '×', value));
   }
 }
 
-function setControl(el, v) {
+export function setControl(el, v) {
   if (el.type === 'checkbox') el.checked = v === 'true';
   else if (el.tagName === 'SELECT') {
     ensureOption(el, v);
@@ -71,7 +86,7 @@ function setControl(el, v) {
 
 // setBox shows what the server says of a number box; the box being typed
 // in keeps its text, and its slider follows.
-function setBox(el, b) {
+export function setBox(el, b) {
   if (el !== document.activeElement) el.value = b.text;
   const slider = sliderOf(el);
   if (slider) {
@@ -86,7 +101,7 @@ const seconds = name => (boxes[name] ? Number(boxes[name].text) : 0);
 // applyQuery sets every control from a canonical query. It leaves alone
 // the box being typed in and any control showing an error, so that a bad
 // value stays visible beside its message.
-function applyQuery(q) {
+export function applyQuery(q) {
   const p = new URLSearchParams(q);
   for (const el of $$('[data-param]')) {
     const name = el.dataset.param;
@@ -100,33 +115,23 @@ function applyQuery(q) {
     const s = p.get(LETTERS[i] + '.strategy');
     if (s) showStrategy(i, s);
   }
-  showSwitches();
+  showHidden();
   showLaneCharts(p);
   showKnobs();
   const d = seconds('duration');
   if (d > 0 && d !== duration) {
-    duration = d;
+    setDuration(d);
     forCharts((c, id) => SPEC[id].x === 'time' && c.setOption({ xAxis: [timeAxis(c)] }));
   }
 }
 
-// showStrategy shows the lane parameters that strategy uses.
-function showStrategy(i, strategy) {
+// showStrategy shows lane i's strategy in words: its formula, its label
+// and its name. Which of the lane's parameters show is the server's to
+// say (showHidden).
+export function showStrategy(i, strategy) {
   const L = LETTERS[i];
   const info = STRATEGIES[strategy];
   if (!info) return;
-  const uses = new Set(info.uses);
-  // A limiter's parameters show only while its switch is on.
-  const off = new Set();
-  for (const sw of LANE_SWITCHES) {
-    const el = $(attr('data-param', L + '.' + sw));
-    const c = el && SWITCHES[sw][el.value];
-    if (c) c.hide.forEach(n => off.add(n));
-  }
-  for (const ctl of $$(`${attr('data-lane-panel', L)} .ctl[data-ctl]`)) {
-    const base = ctl.dataset.ctl.slice(2);
-    if (base !== 'strategy' && base !== 'source') ctl.hidden = !uses.has(base) || off.has(base);
-  }
   const about = $(attr('data-about-for', L));
   if (about) about.replaceChildren(...proseNodes(info.about_parts));
   const head = $(attr('data-lane-strategy', L));
@@ -137,7 +142,7 @@ function showStrategy(i, strategy) {
 
 // showHeads writes each lane's heading as the server words it (heads):
 // its strategy and what else sets it apart from the other lanes.
-function showHeads() {
+export function showHeads() {
   heads.forEach((h, i) => {
     const head = $(attr('data-lane-strategy', LETTERS[i]));
     if (head) head.textContent = h;
@@ -159,25 +164,18 @@ function showLaneCharts(p) {
   }
 }
 
-// showSwitches shows each shared parameter that some switch (a server
-// model, an arrival, queue_control) owns unless one switch's value hides
-// it: the server's lists say what each value shows and hides.
-function showSwitches() {
-  const shared = page.switches.filter(s => !s.lane);
-  const touched = new Set(), hidden = new Set();
-  for (const sw of shared) {
-    const el = $(attr('data-param', sw.param));
-    for (const c of sw.choices) c.hide.forEach(n => touched.add(n));
-    const cur = el && SWITCHES[sw.param][el.value];
-    if (cur) cur.hide.forEach(n => hidden.add(n));
-  }
-  for (const name of touched) {
-    const ctl = $(attr('data-ctl', name));
-    if (ctl) ctl.hidden = hidden.has(name);
+// showHidden hides the controls the server's rules say the run does not
+// read (a switch's value, a lane's strategy decide them) and shows the
+// others.
+export function showHidden() {
+  const hidden = new Set(rules.hidden);
+  for (const ctl of $$('.ctl[data-ctl]')) {
+    const off = hidden.has(ctl.dataset.ctl);
+    if (ctl.hidden !== off) ctl.hidden = off;
   }
 }
 
-function updateURL() {
+export function updateURL() {
   history.replaceState(null, '', '?' + query);
   $('#headless-csv').href = '/export.csv?' + query;
   $('#headless-json').href = '/export.json?' + query;
@@ -186,15 +184,12 @@ function updateURL() {
   seedsLink();
 }
 
-// presetCurrent marks the preset whose state the page shows, at any speed
-// (aria-current on its chip, selected in the phone's menu), and no other:
-// a slider moved off a preset's value leaves it. The server marks the
-// same on the page it renders (currentPreset in web/playground/view.go).
+// presetCurrent marks the preset the server's rules name, the one whose
+// run the page shows at any speed (aria-current on its chip, selected in
+// the phone's menu), and no other.
 function presetCurrent() {
-  const bare = q => [...new URLSearchParams(q)].filter(([k]) => k !== 'speed').map(([k, v]) => `${k}=${v}`).sort().join('&');
-  const here = bare(query);
   for (const a of $$('a[data-preset]')) {
-    const on = bare(a.dataset.presetQuery) === here;
+    const on = a.dataset.preset === rules.preset;
     if (on !== a.hasAttribute('aria-current')) {
       if (on) a.setAttribute('aria-current', 'page');
       else a.removeAttribute('aria-current');
@@ -202,25 +197,22 @@ function presetCurrent() {
   }
   const menu = $('#preset-select');
   if (menu) {
-    const opt = [...menu.options].find(o => o.value && bare(o.value.slice(1)) === here);
-    menu.value = opt ? opt.value : '';
+    const p = page.presets.find(p => p.Name === rules.preset);
+    menu.value = p ? '?' + p.Query : '';
   }
 }
 
-// seedsLink points the "Run K seeds" link at the seed bands view of the
-// run in effect, with the seeds its box asks for (the view names a bad
-// value).
-// The header's links to the other views follow the run in effect too:
-// the phase map over this scenario, its seed bands, the advice for its
-// system (the names it keeps: kit.AdviseKeeps, from Go).
+// seedsLink points the header's links to the other views at the links the
+// server's rules give for the run in effect: the phase map over this
+// scenario, its seed bands, the advice for its system. The "Run K seeds"
+// link is the seed bands' with the seeds its box asks for (the view names
+// a bad value).
 function seedsLink() {
-  $('#view-map').href = '/map?' + query;
-  const keep = new Set(page.adviseKeeps), adv = new URLSearchParams(query);
-  for (const name of [...adv.keys()]) if (!keep.has(name)) adv.delete(name);
-  $('#view-advise').href = '/advise?' + adv.toString();
+  $('#view-map').href = rules.links.map;
+  $('#view-advise').href = rules.links.advise;
   const box = $('#seeds'), a = $('#run-seeds');
   if (!box || !a) return;
-  const u = new URL('/bands?' + query, location.href);
+  const u = new URL(rules.links.bands, location.href);
   u.searchParams.set(box.name, box.value);
   a.href = u.pathname + u.search;
   a.textContent = `Run ${box.value} seeds`;
@@ -244,17 +236,17 @@ function presetSpeed() {
 
 // proseNodes makes a sentence's nodes from its prose parts (prose in
 // web/playground/prose.go): the vocabulary's names as code.
-const proseNodes = parts => parts.map(p => (p.code ? el('code', { textContent: p.t }) : document.createTextNode(p.t)));
+export const proseNodes = parts => parts.map(p => (p.code ? el('code', { textContent: p.t }) : document.createTextNode(p.t)));
 
 // ---- error messages --------------------------------------------------------
 const general = $('#errors');
 const slotFor = name => (name ? $(attr('data-error-for', name)) : null);
-const hasError = name => {
+export const hasError = name => {
   const s = slotFor(name);
   return !!s && s.textContent.trim() !== '';
 };
 
-function showError(param, message) {
+export function showError(param, message) {
   const slot = slotFor(param);
   if (slot && !slot.closest('[hidden]')) {
     slot.textContent = message;
@@ -274,7 +266,7 @@ function showError(param, message) {
   general.append(p);
 }
 
-function clearErrors() {
+export function clearErrors() {
   for (const slot of $$('[data-error-for]')) if (slot !== general) slot.textContent = '';
   general.replaceChildren();
   for (const c of $$('.ctl.bad')) c.classList.remove('bad');
@@ -312,7 +304,7 @@ function closeDrawer() {
   opener.focus();
 }
 
-function wireDrawer() {
+export function wireDrawer() {
   opener.addEventListener('click', () => ('open' in drawer.dataset ? closeDrawer() : openDrawer()));
   $('#drawer-close').addEventListener('click', closeDrawer);
   drawer.addEventListener('keydown', e => {

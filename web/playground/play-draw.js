@@ -2,7 +2,11 @@
 // (common.js), and drawing them at most once a frame, with the fault
 // windows, the marks and levels, the clock and the verdicts; and the
 // retry charts' bands.
-'use strict';
+
+import { $, fmt, dur, unitOf, halfWindow, meanAround } from './common.js';
+import { BASE, COL, LETTERS, NC, RETRY_CHARTS, SPEC, T, TIME_CHARTS, delays, duration, faultKinds, laneCount, lastState, marks, plan, rows, takeTicks, tickLen } from './play-state.js';
+import { ANNOT_FONT, charts, niceAxis, plotRect, plotTop, textWidth, view } from './play-charts.js';
+import { showVerdicts } from './play-explain.js';
 
 // ---- ticks ---------------------------------------------------------------
 // The 1 s averages of the columns of the charts that smooth (rates and
@@ -10,18 +14,25 @@
 // the ticks within half a second of row r (fewer at the live edge, where
 // the next rows redo it).
 const SM_COLS = [...new Set(TIME_CHARTS.filter(id => SPEC[id].smooth).flatMap(id => SPEC[id].series.map(s => COL[s.name])))];
-const SMN = SM_COLS.length;
-const SMI = Object.fromEntries(SM_COLS.map((c, k) => [c, k]));
-let srows = [];
+export const SMN = SM_COLS.length;
+export const SMI = Object.fromEntries(SM_COLS.map((c, k) => [c, k]));
+export let srows = [];
 let maxes = []; // per lane: "chart/axis" (and "chart/axis/s" for the averages) → highest value so far
 // seen[lane][chart] is the t of the chart's latest value; no entry: none yet.
 let seen = [];
 
-function addRows(ticks) {
-  const from = rows.length;
+// restartDrawing forgets the averages and peaks drawn so far, for a run of
+// n lanes that starts over.
+export function restartDrawing(n) {
+  srows = [];
+  maxes = Array.from({ length: n }, () => ({}));
+  seen = Array.from({ length: n }, () => ({}));
+}
+
+export function addRows(ticks) {
+  const from = takeTicks(ticks);
   const n = Math.min(maxes.length, laneCount());
   for (const row of ticks) {
-    rows.push(row);
     for (let i = 0; i < n && 1 + (i + 1) * NC <= row.length; i++) {
       const off = 1 + i * NC;
       for (const id of TIME_CHARTS) {
@@ -66,7 +77,7 @@ let dirty = false;
 let framePending = false;
 let lastFrame = 0;
 
-function markDirty() {
+export function markDirty() {
   dirty = true;
   if (!framePending) {
     framePending = true;
@@ -78,7 +89,7 @@ const currentT = () => Math.max(rows.length ? rows[rows.length - 1][0] : 0, last
 
 // axisMax is the highest value lane i's chart id shows on axis a so far:
 // its data (averaged when the chart is) and the levels drawn on it.
-function axisMax(i, id, a) {
+export function axisMax(i, id, a) {
   const m = maxes[i] || {};
   let v = m[`${id}/${a}${view[id].smooth ? '/s' : ''}`] || 0;
   for (const l of marks.levels) if (l.lane === i && l.chart === id && l.axis === a) v = Math.max(v, l.value);
@@ -323,7 +334,7 @@ const BAND_DATA = {
 };
 
 // drawDelays redraws the retry charts from the lanes' delays messages.
-function drawDelays() {
+export function drawDelays() {
   const top = b => (b ? Math.max(0, ...b.p95) : 0);
   const all = Math.max(0, ...delays.map(top));
   for (const id of RETRY_CHARTS) {

@@ -1,7 +1,10 @@
 // backofflab playground: each lane's verdict and the "What you are seeing"
 // panel, as the server words them (scenario/verdict.go,
 // web/playground/explain.go) with the marks of the run so far.
-'use strict';
+
+import { $, $$, attr, el } from './common.js';
+import { LETTERS, SPECS, STRATEGIES, explain, heads, laneCount, lanes, lastVerdicts, marks } from './play-state.js';
+import { proseNodes } from './play-controls.js';
 
 // ---- the verdicts ----------------------------------------------------------
 // TONE_MARKS gives each verdict's tone a shape, so that the tone never
@@ -16,7 +19,7 @@ let explained;
 // showVerdicts shows each lane's verdict: its headline (a live region,
 // rewritten only when its words change), its tone's mark and class, and
 // its details.
-function showVerdicts() {
+export function showVerdicts() {
   for (let i = 0; i < LETTERS.length; i++) {
     const L = LETTERS[i];
     const e = $(attr('data-verdict', L));
@@ -47,7 +50,7 @@ function showVerdicts() {
 // the server model's story (from Go, with the run's numbers), how a
 // verdict is measured, how to read the charts the run shows (their specs'
 // help) and where the experiment comes from.
-function renderExplain() {
+export function renderExplain() {
   const body = $('#explain-body');
   if (!body || !explain) return;
   const gist = $('#explain-gist');

@@ -6,14 +6,11 @@
 // library's configuration. The server parses, maps and words everything;
 // this script shows it, and sets the lane as a change of its controls
 // does: the whole state, sent as a set.
-//
-// The playground's scripts (page.templ loads them in this order, deferred:
-// play-state.js, play-controls.js, play-socket.js, play-charts.js,
-// play-draw.js, play-explain.js, play-exports.js, play-picture.js,
-// play-library.js, then app.js, which starts the page) share one scope
-// without a bundler: each is a classic script whose top-level declarations
-// the scripts after it see.
-'use strict';
+
+import { $, $$, attr, el } from './common.js';
+import { LETTERS, boxes, page } from './play-state.js';
+import { buildQuery, proseNodes, setBox, setControl, showStrategy } from './play-controls.js';
+import { sendSet } from './play-socket.js';
 
 // LIBRARIES[name] is a library's defaults (values, named without the
 // lane's letter) and knobs, from Go (libraryViews).
@@ -45,7 +42,7 @@ function showLibrary(L, name) {
 }
 
 // showKnobs writes beside each knob the value its lane's control shows.
-function showKnobs() {
+export function showKnobs() {
   for (const o of $$('output[data-knob]')) {
     const e = $(attr('data-param', o.dataset.knob));
     if (!e) continue;
@@ -159,7 +156,7 @@ async function copyText(btn, code) {
   }
 }
 
-function wireLibraries() {
+export function wireLibraries() {
   for (const s of $$('[data-library-pick]')) {
     s.addEventListener('change', () => {
       const L = s.dataset.libraryPick;

@@ -17,17 +17,13 @@
 // the same tick; a live region out of sight (aria-live polite) says it to
 // a screen reader at most every few seconds, so that it is not flooded.
 //
-// It loads after play-exports.js (whose captionOf it uses for its PNG
-// export) and before app.js; play-socket.js sets picture from hello and
-// params.
-'use strict';
+// What the picture needs besides the ticks, picture, is play-state.js's,
+// set from hello and params.
 
-// picture is what the picture needs besides the ticks (pictureView in
-// web/playground/picture.go): the server's workers, its healthy level, its
-// backlog's room, whether the loop is open, and the columns' words.
-let picture = null;
+import { dur, onThemeChange, download, thousands as picCount, rate as picRate } from './common.js';
+import { COL, LETTERS, NC, T, laneCount, lanes, lastState, picture, rows, tickLen } from './play-state.js';
+import { captionOf } from './play-exports.js';
 
-const { thousands: picCount, rate: picRate } = window.backofflabKit;
 const picReduce = matchMedia('(prefers-reduced-motion: reduce)');
 // picSpeakEvery is the least time between two sentences of one lane's
 // live region, in milliseconds.
@@ -44,7 +40,7 @@ const picMaxFlow = 36;
 // picStats measures the picture's drawing, for the browser benchmark:
 // frames drawn, their total and their worst time in milliseconds, and the
 // times of the last 256.
-const picStats = { frames: 0, total: 0, worst: 0, times: new Float64Array(256) };
+export const picStats = { frames: 0, total: 0, worst: 0, times: new Float64Array(256) };
 const picLanes = []; // per lane: {canvas, ctx, text, live, w, h, dpr, said, saidAt, peak}
 let picClock = 0; // seconds of animation, advanced while the run plays
 let picLastNow = 0;
@@ -410,7 +406,7 @@ function picLegend(c, x, y, w) {
 }
 
 // picSentence says lane i's picture in words, with its numbers.
-function picSentence(i) {
+export function picSentence(i) {
   const s = picState(i);
   const name = `Lane ${LETTERS[i]}`;
   if (!s || !picture) return `${name}: waiting for the first ticks.`;
@@ -440,7 +436,7 @@ function picSay(l, i, now, force) {
 // picDrawAll draws every shown lane's picture now, with its sentence in
 // sight, and says it in the live region when the last said is old enough
 // (or force).
-function picDrawAll(force) {
+export function picDrawAll(force) {
   const t0 = performance.now();
   const still = picReduce.matches;
   const n = laneCount();
@@ -528,7 +524,14 @@ function exportPicture(i) {
 }
 
 // startPicture wires the pictures' export buttons and starts their frames.
-function startPicture() {
+// pictureProgress says how far the picture has got, for the page's tests:
+// its animation's clock, the rows it has drawn and whether it must draw
+// again.
+export function pictureProgress() {
+  return { clock: picClock, seenRows: picSeenRows, dirty: picDirty };
+}
+
+export function startPicture() {
   document.querySelectorAll('[data-picture-png]').forEach(b =>
     b.addEventListener('click', () => exportPicture(LETTERS.indexOf(b.dataset.picturePng))));
   picReduce.addEventListener('change', () => (picDirty = true));

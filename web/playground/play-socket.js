@@ -1,11 +1,17 @@
 // backofflab playground: the page's one WebSocket (protocol:
 // web/playground/protocol.go): it connects, reconnects politely, sends the controls'
 // state, and takes in each message the server sends.
-'use strict';
+
+import { $, attr } from './common.js';
+import { LETTERS, SPEC, lanes, query, settings, takeDelays, takeHello, takeMarks, takeParams, takeRules, takeState, takeSummary } from './play-state.js';
+import { applyQuery, buildQuery, clearErrors, ensureOption, showError, showHeads, showHidden, strategiesSent, updateURL } from './play-controls.js';
+import { forCharts, showLanes, timeAxis } from './play-charts.js';
+import { addRows, drawDelays, markDirty, restartDrawing } from './play-draw.js';
+import { renderExplain } from './play-explain.js';
 
 // ---- the socket ----------------------------------------------------------
 let ws = null;
-let leaving = false;
+let leaving = false; // the page is going away (pagehide): no reconnecting
 let busy = false;
 let everConnected = false;
 
@@ -16,7 +22,7 @@ function setStatus(text, cls, title = '') {
   s.title = title;
 }
 
-function connect() {
+export function connect() {
   if (leaving) return;
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
   // A reconnect starts from what the controls show, changes made while
@@ -42,23 +48,35 @@ function connect() {
   };
 }
 
-function send(msg) {
+// leave closes the socket for good as the page goes away, and comeBack
+// connects again when the page is shown from the back-forward cache.
+export function leave() {
+  leaving = true;
+  if (ws) ws.close(1000);
+}
+
+export function comeBack() {
+  leaving = false;
+  connect();
+}
+
+export function send(msg) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
 }
 
-let setTimer = 0;
-function scheduleSet(delay = 150) {
+export let setTimer = 0;
+export function scheduleSet(delay = 150) {
   clearTimeout(setTimer);
   setTimer = setTimeout(() => sendSet(), delay);
 }
 
 // sendSet sends the whole state; the server answers params (applied),
 // hello (applied with a restart) or one error per bad value.
-function sendSet(n) {
+export function sendSet(n) {
   clearTimeout(setTimer);
   setTimer = 0;
   const q = buildQuery(n);
-  freshStrategy.clear();
+  strategiesSent();
   clearErrors(); // the answer names every value still bad
   send({ type: 'set', query: q });
 }
@@ -70,13 +88,10 @@ function onMessage(m) {
     case 'tick':
       return addRows(m.ticks);
     case 'summary':
-      lastSummary = m.lanes;
-      lastVerdicts = m.verdicts;
+      takeSummary(m);
       return markDirty();
     case 'state':
-      m.outages.forEach((w, k) => outageWins.set(m.outages_from + k, w));
-      while (outageWins.size > maxOutages) outageWins.delete(outageWins.keys().next().value);
-      lastState = { ...m, outages: [...outageWins.values()] };
+      takeState(m);
       $('#note').textContent = m.note || '';
       // A finished run offers to run again (so does any change to it).
       $('#play').textContent = m.done ? 'Run again' : m.playing ? 'Pause' : 'Play';
@@ -85,27 +100,23 @@ function onMessage(m) {
       $('#speed').value = m.speed;
       return markDirty();
     case 'delays':
-      delays[m.lane] = m;
+      takeDelays(m);
       return drawDelays();
     case 'marks':
-      marks = m;
+      takeMarks(m);
       renderExplain();
       return markDirty();
     case 'params':
-      query = m.query;
-      settings = m.settings;
-      boxes = m.boxes;
-      plan = m.plan;
-      explain = m.explain;
-      captions = m.captions;
-      heads = m.heads;
-      picture = m.picture;
+      takeParams(m);
       clearErrors();
       applyQuery(settings);
       showHeads();
       updateURL();
       renderExplain();
       return markDirty();
+    case 'rules':
+      takeRules(m);
+      return showHidden();
     case 'error':
       // A busy server refuses the session (no parameter); a real lane
       // refused for want of a slot names the lane's source instead.
@@ -118,33 +129,13 @@ function onMessage(m) {
 }
 
 function onHello(m) {
-  query = m.query;
-  settings = m.settings;
-  boxes = m.boxes;
-  maxOutages = m.max_outages;
-  faultKinds = Object.fromEntries(m.fault_kinds.map(k => [k.name, k]));
-  plan = m.plan;
-  explain = m.explain;
-  captions = m.captions;
-  heads = m.heads;
-  picture = m.picture;
-  outageWins.clear();
-  duration = m.duration;
-  tickLen = m.tick;
-  lanes = m.lanes;
+  takeHello(m);
   LETTERS.split('').forEach((L, i) => {
     const e = $(attr('data-lane-source', L));
     const l = lanes[i];
     if (e) e.textContent = l && l.source === 'real' ? ' · real HTTP' + (l.addr ? ' on ' + l.addr : '') : '';
   });
-  rows = [];
-  srows = [];
-  lastSummary = null;
-  lastVerdicts = null;
-  delays = [];
-  marks = { marks: [], levels: [] };
-  maxes = lanes.map(() => ({}));
-  seen = lanes.map(() => ({}));
+  restartDrawing(lanes.length);
   showLanes(lanes.length);
   forCharts((c, id) => {
     const spec = SPEC[id];

@@ -33,6 +33,7 @@ func Mount(mux *http.ServeMux, k *kit.Kit) {
 // lane's budget of its own.
 func mount(mux *http.ServeMux, k *kit.Kit, live *sessions) {
 	presets := newPresets(k.Limits)
+	live.presets = presets
 	mux.Handle("GET /{$}", handlePlayground(k.Log, k.Limits, presets))
 	mux.Handle("GET /ws", k.Track(handleSocket(k.Live(), k.Log, k.Limits, live)))
 	mux.Handle("GET /export.csv", k.Export(handleExport(k.Limits, live, "csv")))
@@ -60,6 +61,8 @@ func mount(mux *http.ServeMux, k *kit.Kit, live *sessions) {
 type sessions struct {
 	n, max int64
 	real   *realSlots
+	// presets are the presets a session's rules name the current one of.
+	presets *presets
 	*kit.Kit
 }
 

@@ -52,7 +52,14 @@ import (
 // to slider positions. Moving a slider shows the text of the page's slider
 // table (pageState.Scales) at once; typing in a box moves its slider when
 // the params answer comes.
+//
+// hello and params carry rules too (rules.go): which controls the run does
+// not read, so that the page hides them; the preset whose run it is, at any
+// speed; the links to the run's phase map, seed bands and advice. The
+// server computes them once; the page draws them and decides none.
 //	error    a bad value or request: the parameter's name (empty when none) and the message
+//	rules    after the errors of a refused set: the rules of the values the page's controls
+//	         hold (their hidden controls), with the preset and links of the run in effect
 //
 // The page's CSV and JSON exports do not go over the socket: the page posts
 // its rows to /export.csv or /export.json (web/playground/pageexport.go), and the
@@ -107,6 +114,9 @@ type helloMsg struct {
 	Heads []string `json:"heads"`
 	// Picture is what the live picture of each lane's system needs.
 	Picture pictureView `json:"picture"`
+	// Rules are what the page shows that follows from the run: the
+	// controls it hides, its preset, its links (rules.go).
+	Rules pageRules `json:"rules"`
 }
 
 // faultKindInfo is one fault kind for the page.
@@ -215,6 +225,16 @@ type paramsMsg struct {
 	Heads    []string `json:"heads"`
 	// Picture is the picture's view of the run, as in hello.
 	Picture pictureView `json:"picture"`
+	// Rules are the run's rules, as in hello.
+	Rules pageRules `json:"rules"`
+}
+
+// rulesMsg follows the errors of a refused set: the rules of the values
+// the page's controls hold (which controls hide) with the preset and
+// links of the run in effect, which the set did not change.
+type rulesMsg struct {
+	Type  string    `json:"type"` // "rules"
+	Rules pageRules `json:"rules"`
 }
 
 type errorMsg struct {

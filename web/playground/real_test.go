@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/internal/testwait"
 	"github.com/backofflab/backofflab/realexp"
 	"github.com/backofflab/backofflab/scenario"
@@ -86,8 +87,8 @@ func TestDecodeRealLane(t *testing.T) {
 	// the values that do not fit it, each with its message.
 	q, _ := url.ParseQuery(realCurve + "&b.source=real&speed=20&clients=5000&outage=crash")
 	st, errs := decodeLenient(q, kit.DefaultLimits)
-	if st.real != "b" || st.speed != "1" || st.p.Clients != 1000 || st.p.Outage != scenario.OutagePause || len(errs) != 3 {
-		t.Errorf("lenient: real %q speed %s clients %d outage %s, errors %v", st.real, st.speed, st.p.Clients, st.p.Outage, errs)
+	if st.real != "b" || st.speed.text != "1" || st.p.Clients != 1000 || st.p.Outage != scenario.OutagePause || len(errs) != 3 {
+		t.Errorf("lenient: real %q speed %s clients %d outage %s, errors %v", st.real, st.speed.text, st.p.Clients, st.p.Outage, errs)
 	}
 
 	// The headless export refuses a real lane.
@@ -193,7 +194,7 @@ func refused(addr string) bool {
 // realWait bounds the waits on a real lane: real time, on a loaded 2-core
 // machine, slower under -race.
 func realWait() time.Duration {
-	if raceEnabled {
+	if testrace.Enabled {
 		return 8 * time.Second
 	}
 	return 4 * time.Second

@@ -110,8 +110,8 @@ func TestExportRejectsBadValues(t *testing.T) {
 func TestDecodeLenientKeepsGoodValues(t *testing.T) {
 	q, _ := url.ParseQuery("clients=500&a.factor=abc&b.strategy=grpc&think=-1s&speed=2")
 	st, errs := decodeLenient(q, kit.DefaultLimits)
-	if st.p.Clients != 500 || st.p.Lanes[1].Strategy != "grpc" || st.speed != "2" {
-		t.Errorf("good values lost: clients %d, b %s, speed %s", st.p.Clients, st.p.Lanes[1].Strategy, st.speed)
+	if st.p.Clients != 500 || st.p.Lanes[1].Strategy != "grpc" || st.speed.text != "2" {
+		t.Errorf("good values lost: clients %d, b %s, speed %s", st.p.Clients, st.p.Lanes[1].Strategy, st.speed.text)
 	}
 	if st.p.Think != scenario.Defaults().Think {
 		t.Errorf("bad think kept: %v", st.p.Think)

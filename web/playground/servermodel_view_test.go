@@ -8,8 +8,9 @@ import (
 )
 
 // TestViewServerModel: the server section shows the parameters of the
-// chosen model and hides the other models' own, and the page's script gets
-// each model's lists from the same rule.
+// chosen model and hides the other models' own, and the rules the page's
+// script follows (hiddenControls) hide what each switch's value does not
+// read, by the same rule.
 func TestViewServerModel(t *testing.T) {
 	for _, tc := range []struct {
 		query         string
@@ -42,20 +43,37 @@ func TestViewServerModel(t *testing.T) {
 			}
 		}
 	}
-	ps := newPageState("", scenario.Defaults(), nil)
-	if len(ps.Switches) != len(scenario.Switches()) {
-		t.Fatalf("%d switches sent, want %d", len(ps.Switches), len(scenario.Switches()))
-	}
-	for _, sw := range ps.Switches {
-		for _, c := range sw.Choices {
-			for _, name := range c.Show {
-				if !scenario.Reads(sw.Param, c.Value, name) || slices.Contains(c.Hide, name) {
-					t.Errorf("%s=%s shows %s", sw.Param, c.Value, name)
+	for _, sw := range scenario.Switches() {
+		row, _, _ := scenario.Lookup(sw)
+		for _, choice := range row.Choices {
+			name := sw
+			if row.Lane {
+				name = "a." + sw
+			}
+			p := pageFor(t, name+"="+choice).St.p
+			hidden := hiddenControls(p)
+			for _, param := range scenario.Table {
+				if param.Lane != row.Lane || param.Name == sw {
+					continue
+				}
+				ctl := param.Name
+				if row.Lane {
+					ctl = "a." + param.Name
+				}
+				if !scenario.Reads(sw, choice, param.Name) && !slices.Contains(hidden, ctl) {
+					t.Errorf("%s=%s shows %s", sw, choice, ctl)
 				}
 			}
-			for _, name := range c.Hide {
-				if scenario.Reads(sw.Param, c.Value, name) {
-					t.Errorf("%s=%s hides %s, which it reads", sw.Param, c.Value, name)
+			for _, ctl := range hidden {
+				base, lane := ctl, ""
+				if len(ctl) > 2 && ctl[1] == '.' {
+					base, lane = ctl[2:], ctl[:1]
+				}
+				if lane == "a" && row.Lane && scenario.Uses(p.Lanes[0].Strategy, base) && scenario.Reads(sw, choice, base) && scenario.ReadsLaneParam(&p, 0, base) {
+					t.Errorf("%s=%s hides %s, which it reads", sw, choice, ctl)
+				}
+				if lane == "" && !row.Lane && scenario.ReadsParam(&p, base) {
+					t.Errorf("%s=%s hides %s, which it reads", sw, choice, ctl)
 				}
 			}
 		}

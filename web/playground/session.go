@@ -62,9 +62,10 @@ type session struct {
 	mem *budget.Account
 
 	// Owned by run.
-	eng     *simengine.Engine
-	st      state
-	speed   float64 // playback: virtual seconds per wall second, 0 for max
+	eng *simengine.Engine
+	st  state
+	// presets are the presets whose runs the rules name (pageRules.Preset).
+	presets []presetKey
 	playing bool
 	lastSum []scenario.Summary
 	// lastPhase is the run's phase when the page got its verdicts: they
@@ -127,7 +128,6 @@ func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realS
 			s.st.real = ""
 		}
 	}
-	s.speed, _ = parseSpeed(st.speed)
 	s.out.wake = make(chan struct{}, 1)
 	return s, nil
 }
@@ -377,7 +377,7 @@ func (s *session) busy() bool {
 	if !s.playing || s.eng.Now() >= end {
 		return false
 	}
-	if s.speed == 0 && s.live() == nil {
+	if s.st.speed.factor == 0 && s.live() == nil {
 		return time.Now().Before(s.burstEnd) && s.out.pending() < maxRows/2
 	}
 	return s.eng.Now() < s.target
@@ -403,13 +403,13 @@ func (s *session) aim(elapsed time.Duration) {
 			}
 			s.target = to
 		}
-	case s.speed == 0:
+	case s.st.speed.factor == 0:
 		s.burstEnd = time.Now().Add(maxBurst)
 		s.target = end
 	default:
 		// The engine may lag behind at heavy parameters: it goes on from
 		// where it is, never more than a step's worth behind.
-		s.target = min(end, max(s.target, s.eng.Now()+time.Duration(float64(elapsed)*s.speed)))
+		s.target = min(end, max(s.target, s.eng.Now()+time.Duration(float64(elapsed)*s.st.speed.factor)))
 	}
 	if s.busy() {
 		s.slice()
@@ -477,11 +477,22 @@ func (s *session) follow() {
 // honest is the canonical query of the run as it is shown: its values at
 // t = 0 and its live changes, each at its virtual time, with the duration
 // and speed in effect. Opening it replays the run tick for tick.
-func (s *session) honest() string {
+func (s *session) honest() string { return s.shown().encode() }
+
+// shown is the state of the run as it is shown, whose canonical query is
+// honest.
+func (s *session) shown() state {
 	st := s.st
 	st.p = s.eng.Record()
 	st.p.Duration = s.st.p.Duration
-	return st.encode()
+	return st
+}
+
+// rules are the rules of the run as it is shown, its controls showing
+// the values in effect.
+func (s *session) rules() pageRules {
+	st := s.shown()
+	return rulesOf(s.st.p, st, st.encode(), s.presets)
 }
 
 // changeNow makes c, a change of the values or of the server by hand, at
@@ -571,103 +582,11 @@ func ptrEq(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil ||
 func (s *session) handle(m inMsg) {
 	switch m.Type {
 	case "set":
-		q, errs := kit.ParseQuery(m.Query)
-		var st state
-		if len(errs) == 0 {
-			st, errs = decode(q, s.lim)
-		}
-		if len(errs) > 0 {
-			for _, e := range errs {
-				for _, side := range sides(e) { // under the control the user changed
-					s.fail(side.Name, side.Error())
-				}
-			}
-			return
-		}
-		if st.real != "" && !s.holdsSlot {
-			if !s.slots.acquire() {
-				s.fail(st.real+"."+sourceParam, busyReal)
-				return
-			}
-			s.holdsSlot = true
-		}
-		// A run that reached its end shows nothing of a change at its end:
-		// it runs again from 0 with the new values, as does a change the
-		// running simulation cannot take on the fly, one that ends the run
-		// before now, and a query with live changes of its own (a run to
-		// replay).
-		cur := s.eng.Params()
-		now := s.eng.Now()
-		restart := s.restarts(st) || now >= s.st.p.Duration || st.p.Duration <= now ||
-			len(st.p.Changes) > 0 || scenario.LiveError(&cur, &st.p) != nil
-		if !restart {
-			if diff := scenario.Diff(&cur, &st.p); len(diff) > 0 {
-				_, err := s.eng.Change(scenario.Change{Set: diff}, st.p.Duration, s.emit)
-				s.flush()
-				switch {
-				case errors.Is(err, simengine.ErrRunOver):
-					restart = true
-				case err != nil:
-					s.fail(scenario.ChangesParam().Name, err.Error())
-					s.out.send(s.params(), false) // the controls go back to the values in effect
-					return
-				}
-			}
-		}
-		s.st = st.settings()
-		s.speed, _ = parseSpeed(st.speed)
-		if st.real == "" {
-			s.releaseSlot()
-		}
-		if restart {
-			if err := s.eng.Restart(st.p); err != nil { // decode checked it: never
-				s.fail("", err.Error())
-				return
-			}
-			s.playing = true
-			s.hello()
-			return
-		}
-		// A replay's changes the new duration no longer reaches are not
-		// part of the run any more.
-		s.eng.DropChangesFrom(s.st.p.Duration)
-		s.taken = s.eng.Taken()
-		s.out.send(s.params(), false)
-		s.marks.setParams(&s.st.p)
-		s.marks.setChanges(s.eng.Applied())
-		s.sendMarks()
-		s.summarize()
-		s.delays()
-		s.syncDown()
-		s.state()
+		s.set(m.Query)
 	case "outage":
-		if s.live() != nil { // catch up: the outage starts now in both
-			s.advance()
-		}
-		c := scenario.Change{Outage: scenario.ChangeResume}
-		if m.On {
-			c.Outage = scenario.ChangeStop
-		}
-		if !s.changeNow(c) {
-			return
-		}
-		s.out.send(s.params(), false) // the run's link holds the change
-		s.sendMarks()
-		s.syncDown()
-		s.state()
+		s.outage(m.On)
 	case "speed":
-		f, err := parseSpeed(m.Speed)
-		if err == nil && s.st.real != "" && f != 1 {
-			err = realSpeedError(m.Speed)
-		}
-		if err != nil {
-			s.fail(SpeedParam, err.Error())
-			s.state() // the page's menu goes back to the speed in effect
-			return
-		}
-		s.speed, s.st.speed = f, m.Speed
-		s.out.send(s.params(), false)
-		s.state()
+		s.setSpeed(m.Speed)
 	case "pause":
 		if s.live() != nil { // real time cannot pause: the lane stops
 			s.advance()
@@ -693,6 +612,131 @@ func (s *session) handle(m inMsg) {
 	default:
 		s.fail("", "unknown message type "+strconv.Quote(m.Type)+": want set, outage, speed, pause, resume or reset")
 	}
+}
+
+// set applies a set message's query: the whole state, as the page's
+// controls hold it. A refused one is answered with its errors, each under
+// the control it names, and the rules of what the controls hold.
+func (s *session) set(query string) {
+	q, errs := kit.ParseQuery(query)
+	var st state
+	if len(errs) == 0 {
+		st, errs = decode(q, s.lim)
+	}
+	if len(errs) > 0 {
+		for _, e := range errs {
+			for _, side := range sides(e) { // under the control the user changed
+				s.fail(side.Name, side.Error())
+			}
+		}
+		held, _ := decodeLenient(q, s.lim) // its errors are the ones just sent
+		r := s.rules()
+		r.Hidden = hiddenControls(held.p)
+		s.out.send(rulesMsg{Type: "rules", Rules: r}, false)
+		return
+	}
+	if st.real != "" && !s.holdsSlot {
+		if !s.slots.acquire() {
+			s.fail(st.real+"."+sourceParam, busyReal)
+			return
+		}
+		s.holdsSlot = true
+	}
+	restart, ok := s.changeTo(st)
+	if !ok {
+		return
+	}
+	s.st = st.settings()
+	if st.real == "" {
+		s.releaseSlot()
+	}
+	if restart {
+		if err := s.eng.Restart(st.p); err != nil { // decode checked it: never
+			s.fail("", err.Error())
+			return
+		}
+		s.playing = true
+		s.hello()
+		return
+	}
+	// A replay's changes the new duration no longer reaches are not
+	// part of the run any more.
+	s.eng.DropChangesFrom(s.st.p.Duration)
+	s.taken = s.eng.Taken()
+	s.out.send(s.params(), false)
+	s.marks.setParams(&s.st.p)
+	s.marks.setChanges(s.eng.Applied())
+	s.sendMarks()
+	s.summarize()
+	s.delays()
+	s.syncDown()
+	s.state()
+}
+
+// changeTo makes st's values the running simulation's, as a live change,
+// or reports that the run must restart with them: a run that reached its
+// end shows nothing of a change at its end, and runs again from 0 with
+// the new values, as does a change the running simulation cannot take on
+// the fly, one that ends the run before now, and a query with live
+// changes of its own (a run to replay). It reports false when the change
+// failed, which it has told the page.
+func (s *session) changeTo(st state) (restart, ok bool) {
+	cur := s.eng.Params()
+	now := s.eng.Now()
+	if s.restarts(st) || now >= s.st.p.Duration || st.p.Duration <= now ||
+		len(st.p.Changes) > 0 || scenario.LiveError(&cur, &st.p) != nil {
+		return true, true
+	}
+	diff := scenario.Diff(&cur, &st.p)
+	if len(diff) == 0 {
+		return false, true
+	}
+	_, err := s.eng.Change(scenario.Change{Set: diff}, st.p.Duration, s.emit)
+	s.flush()
+	switch {
+	case errors.Is(err, simengine.ErrRunOver):
+		return true, true
+	case err != nil:
+		s.fail(scenario.ChangesParam().Name, err.Error())
+		s.out.send(s.params(), false) // the controls go back to the values in effect
+		return false, false
+	}
+	return false, true
+}
+
+// outage starts (on) or ends the server's outage by hand, now.
+func (s *session) outage(on bool) {
+	if s.live() != nil { // catch up: the outage starts now in both
+		s.advance()
+	}
+	c := scenario.Change{Outage: scenario.ChangeResume}
+	if on {
+		c.Outage = scenario.ChangeStop
+	}
+	if !s.changeNow(c) {
+		return
+	}
+	s.out.send(s.params(), false) // the run's link holds the change
+	s.sendMarks()
+	s.syncDown()
+	s.state()
+}
+
+// setSpeed plays the run at the speed text names, which a run with a real
+// lane keeps at 1.
+func (s *session) setSpeed(text string) {
+	sp, err := parseSpeed(text)
+	if err == nil && s.st.real != "" && sp.factor != 1 {
+		err = realSpeedError(text)
+	}
+	if err != nil {
+		s.fail(SpeedParam, err.Error())
+		s.state() // the page's menu goes back to the speed in effect
+		return
+	}
+	s.st.speed = sp
+	s.out.send(s.params(), false)
+	s.state()
 }
 
 func (s *session) fail(param, msg string) {
@@ -743,7 +787,7 @@ func (s *session) hello() {
 	h := helloMsg{Type: "hello", Query: s.honest(), Settings: s.st.settings().encode(), Duration: p.Duration.Seconds(),
 		Tick: p.Tick.Seconds(), Columns: scenario.Columns, MaxOutages: simengine.MaxOutages,
 		Boxes: boxesOf(s.st, s.lim), FaultKinds: faultKinds(), Plan: planOf(&p), Explain: explainOf(&p),
-		Captions: scenario.LaneCaptions(&p), Heads: scenario.LaneHeads(&p), Picture: pictureOf(&p)}
+		Captions: scenario.LaneCaptions(&p), Heads: scenario.LaneHeads(&p), Picture: pictureOf(&p), Rules: s.rules()}
 	for i, l := range p.Lanes {
 		h.Lanes = append(h.Lanes, laneInfo{Name: scenario.LaneNames[i : i+1], Strategy: l.Strategy,
 			Source: s.lanes[i].source(), Addr: s.lanes[i].addr()})
@@ -766,7 +810,8 @@ func (s *session) hello() {
 // params is the params message of the run in effect.
 func (s *session) params() paramsMsg {
 	return paramsMsg{Type: "params", Query: s.honest(), Settings: s.st.settings().encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p),
-		Explain: explainOf(&s.st.p), Captions: scenario.LaneCaptions(&s.st.p), Heads: scenario.LaneHeads(&s.st.p), Picture: pictureOf(&s.st.p)}
+		Explain: explainOf(&s.st.p), Captions: scenario.LaneCaptions(&s.st.p), Heads: scenario.LaneHeads(&s.st.p), Picture: pictureOf(&s.st.p),
+		Rules: s.rules()}
 }
 
 // faultKinds describes the fault kinds for the page.
@@ -796,7 +841,7 @@ func planOf(p *scenario.Params) []planWindow {
 // state tells the page where the run stands.
 func (s *session) state() {
 	m := stateMsg{Type: "state", T: s.eng.Now().Seconds(), Playing: s.playing,
-		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed, Down: s.eng.Down(),
+		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed.text, Down: s.eng.Down(),
 		Outages: [][3]any{}}
 	// Only the windows the page has not seen as they are now: the last one
 	// it saw open, and every one since.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/internal/testwait"
 	"github.com/backofflab/backofflab/web/kit"
 )
@@ -312,7 +313,7 @@ func TestManySessions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("200 sessions for 3 s of wall time: skipped with -short")
 	}
-	if raceEnabled {
+	if testrace.Enabled {
 		t.Skip("a rate test under -race measures the detector: make test runs it again without -race")
 	}
 	before := runtime.NumGoroutine()

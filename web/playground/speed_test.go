@@ -28,8 +28,8 @@ func TestDefaultSpeed(t *testing.T) {
 			if len(errs) > 0 {
 				t.Fatalf("errors %v", errs)
 			}
-			if st.speed != tc.want {
-				t.Errorf("speed %q, want %q", st.speed, tc.want)
+			if st.speed.text != tc.want {
+				t.Errorf("speed %q, want %q", st.speed.text, tc.want)
 			}
 		})
 	}
@@ -48,11 +48,11 @@ func TestDefaultSpeedTellsTheLandingStory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := parseSpeed(DefaultSpeed)
+	sp, err := parseSpeed(DefaultSpeed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wall := func(virtual float64) float64 { return virtual / f }
+	wall := func(virtual float64) float64 { return virtual / sp.factor }
 	start, end := p.OutageAt.Seconds(), (p.OutageAt + p.OutageFor).Seconds()
 	b := sums[1]
 	if !sums[0].Collapsed || b.ServerRecoveredAfter == nil || b.ServiceRecoveredAfter == nil {

@@ -91,8 +91,10 @@ type pageView struct {
 	Speed   paramCtl       // the speed menu
 	Presets []Preset
 	// Current is the name of the preset whose state the page shows, at
-	// any speed, or "".
+	// any speed, or "" (pageRules.Preset).
 	Current string
+	// Links are the run's links to the other views (pageRules.Links).
+	Links viewLinks
 	// General are the messages of bad values that have no visible control.
 	General []string
 	Specs   []ChartSpec // the chart grid's rows
@@ -204,7 +206,6 @@ type pageState struct {
 	Columns    []string       `json:"columns"`
 	LaneNames  string         `json:"laneNames"`
 	Strategies []strategyInfo `json:"strategies"`
-	Switches   []switchInfo   `json:"switches"`
 	Keep       []string       `json:"keep"` // kept on a strategy change
 	// Charts are the charts' specs, row by row: the script draws what
 	// they say.
@@ -219,29 +220,14 @@ type pageState struct {
 	// page moves the box with the slider without a formula of its own.
 	Sliders map[string]int `json:"sliders"`
 	Scales  [][]string     `json:"scales"`
-	// AdviseKeeps are the names of a query that the link to the advice
-	// keeps (kit.AdviseKeeps): the script's link follows the run in
-	// effect with them.
-	AdviseKeeps []string `json:"adviseKeeps"`
+	// Rules are what the page shows that follows from the run: the
+	// hello and params messages bring them anew.
+	Rules pageRules `json:"rules"`
 }
 
-// switchInfo tells the script, for each value of a switch parameter
-// (scenario.Switches: arrival, server_model, and each lane's limiters),
-// which parameters it shows and which it hides: shared ones, or for a lane
-// switch the same lane's (named without the lane letter).
-type switchInfo struct {
-	Param   string        `json:"param"`
-	Lane    bool          `json:"lane"`
-	Choices []choiceShows `json:"choices"`
-}
-
-type choiceShows struct {
-	Value string   `json:"value"`
-	Show  []string `json:"show"`
-	Hide  []string `json:"hide"`
-}
-
-// strategyInfo tells the script which lane parameters a strategy uses.
+// strategyInfo tells the script how to show a strategy: its label, its
+// title and its formula. Which lane parameters show is the rules' to say
+// (pageRules.Hidden).
 type strategyInfo struct {
 	Name  string `json:"name"`
 	Label string `json:"label"` // in plain words (strategies.Label)
@@ -249,54 +235,90 @@ type strategyInfo struct {
 	About string `json:"about"`
 	// AboutParts is About as the page shows it (prose).
 	AboutParts []prosePart `json:"about_parts"`
-	Uses       []string    `json:"uses"`
 }
 
 // newView builds the page's view model from its input.
 func newView(in pageInput) pageView {
-	p := in.St.p
-	if len(p.Lanes) == 0 { // a zero pageInput: show the defaults
-		p = scenario.Defaults()
+	st := in.St
+	if len(st.p.Lanes) == 0 { // a zero pageInput: show the defaults
+		st.p = scenario.Defaults()
 	}
-	speed := in.St.speed
-	if speed == "" {
-		speed = DefaultSpeed
+	if st.speed.text == "" {
+		st.speed = speedOf(DefaultSpeed)
 	}
+	p := st.p
 	query := in.Query
 	if query == "" {
-		query = state{p: p, speed: speed}.encode()
+		query = state{p: p, speed: st.speed}.encode()
 	}
-	heads := scenario.LaneHeads(&p)
-	// Every lane panel exists; lanes beyond the run show their defaults.
-	all := p
-	all.Lanes = slices.Clone(p.Lanes)
-	for i := len(all.Lanes); i < scenario.MaxLanes; i++ {
-		all.Lanes = append(all.Lanes, scenario.DefaultLane(i))
-	}
-
+	rules := rulesOf(p, st, query, keysOf(in.Presets))
 	v := pageView{Query: query, Lanes: len(p.Lanes), Presets: in.Presets, Specs: ChartSpecs,
 		ExportCSV: "/export.csv?" + query, ExportJSON: "/export.json?" + query,
-		Duration: fmtNum(p.Duration.Seconds())}
+		Duration: fmtNum(p.Duration.Seconds()), Current: rules.Preset, Links: rules.Links}
+	b := newControls(in, p, rules.Hidden)
+	v.LaneCtl = b.laneCount(len(p.Lanes))
+	v.Groups = b.sharedGroups()
+	v.Panels = b.lanePanels(in.St.real, scenario.LaneHeads(&p))
+	v.Speed = b.speedMenu(st.speed.text)
+	v.General = b.general()
+	v.Charts = chartsJSON(p.Duration.Seconds())
+	v.State = newPageState(query, p, in.Presets)
+	v.State.Rules = rules
+	v.Libraries = in.Libraries
+	if v.Libraries == nil {
+		v.Libraries = libraryViews(nil, in.Limits)
+	}
+	v.State.Libraries = v.Libraries
+	v.State.Sliders, v.State.Scales = sliderTables(v)
+	return v
+}
 
-	errs := map[string][]string{}
+// controls builds the page's controls for one input: each with its value,
+// its error, and hidden when the run does not read it; it keeps which
+// names have a visible control, for the errors that have none.
+type controls struct {
+	in     pageInput
+	all    scenario.Params // the run's values, every lane's panel with its own
+	errs   map[string][]string
+	hidden map[string]bool
+	shown  map[string]bool // names whose error shows beside a visible control
+}
+
+func newControls(in pageInput, p scenario.Params, hidden []string) *controls {
+	b := &controls{in: in, all: withEveryLane(p), errs: map[string][]string{}, hidden: map[string]bool{}, shown: map[string]bool{}}
 	for _, e := range in.Errors {
-		errs[e.Name] = append(errs[e.Name], e.Error())
+		b.errs[e.Name] = append(b.errs[e.Name], e.Error())
 	}
-	shown := map[string]bool{} // names whose error shows beside a visible control
-	mk := func(param scenario.Param, lane int) paramCtl {
-		c := newControl(param, lane, &all, in)
-		if msgs, ok := errs[c.Name]; ok {
-			c.Error = strings.Join(msgs, "; ")
-		}
-		return c
+	for _, name := range hidden {
+		b.hidden[name] = true
 	}
+	return b
+}
 
-	// The number of lanes: a hidden input, shown by the lane buttons.
+// control is param's control (lane i, or -1 for a shared one) with its
+// error and hidden as the rules say.
+func (b *controls) control(param scenario.Param, lane int) paramCtl {
+	c := newControl(param, lane, &b.all, b.in)
+	if msgs, ok := b.errs[c.Name]; ok {
+		c.Error = strings.Join(msgs, "; ")
+	}
+	c.Hidden = b.hidden[c.Name]
+	return c
+}
+
+// laneCount is the number of lanes: a hidden input, shown by the lane
+// buttons.
+func (b *controls) laneCount(n int) paramCtl {
 	lp := scenario.MustLookup("lanes")
-	v.LaneCtl = mk(lp, -1)
-	v.LaneCtl.Value = strconv.Itoa(len(p.Lanes))
-	shown["lanes"] = true
+	c := b.control(lp, -1)
+	c.Value = strconv.Itoa(n)
+	b.shown["lanes"] = true
+	return c
+}
 
+// sharedGroups are the sections of the parameters every lane shares: the
+// first screen's (missionShared), controlGroups', and the rest.
+func (b *controls) sharedGroups() []controlGroup {
 	placed := map[string]bool{}
 	mission := controlGroup{ID: missionGroup, Title: "Clients, server, outage", Open: true}
 	for _, name := range missionShared {
@@ -304,69 +326,70 @@ func newView(in pageInput) pageView {
 		if !ok || param.Lane {
 			panic("web: missionShared names " + name + ", not a shared parameter") // a bug of the list
 		}
-		c := mk(param, -1)
-		c.Hidden = !scenario.ReadsParam(&p, param.Name)
-		mission.Controls = append(mission.Controls, c)
+		mission.Controls = append(mission.Controls, b.control(param, -1))
 		placed[name] = true
 	}
-	v.Groups = append(v.Groups, mission)
+	groups := []controlGroup{mission}
 	for _, g := range controlGroups {
 		cg := controlGroup{ID: g.id, Title: g.title}
 		for _, param := range scenario.Table {
 			if param.Lane || param.Group != g.id || placed[param.Name] {
 				continue
 			}
-			c := mk(param, -1)
-			c.Hidden = !scenario.ReadsParam(&p, param.Name)
-			cg.Controls = append(cg.Controls, c)
+			cg.Controls = append(cg.Controls, b.control(param, -1))
 			placed[param.Name] = true
 		}
-		v.Groups = append(v.Groups, cg)
+		groups = append(groups, cg)
 	}
 	var rest []paramCtl
 	for _, param := range scenario.Table {
 		if !param.Lane && !placed[param.Name] {
-			rest = append(rest, mk(param, -1))
+			rest = append(rest, b.control(param, -1))
 		}
 	}
 	if len(rest) > 0 {
-		v.Groups = append(v.Groups, controlGroup{ID: "other", Title: "Other", Controls: rest})
+		groups = append(groups, controlGroup{ID: "other", Title: "Other", Controls: rest})
 	}
-	for _, g := range v.Groups {
+	for _, g := range groups {
 		for _, c := range g.Controls {
 			if !c.Hidden {
-				shown[c.Name] = true
+				b.shown[c.Name] = true
 			}
 		}
 	}
+	return groups
+}
 
+// lanePanels are every lane's panel, the run's lanes active with their
+// heads; real is the letter of the real lane, or "".
+func (b *controls) lanePanels(real string, heads []string) []lanePanel {
+	var panels []lanePanel
 	for i := range scenario.MaxLanes {
-		lp := lanePanel{Letter: scenario.LaneNames[i : i+1], Index: i, Active: i < len(p.Lanes)}
-		strategy := all.Lanes[i].Strategy
+		lp := lanePanel{Letter: scenario.LaneNames[i : i+1], Index: i, Active: i < len(heads)}
+		strategy := b.all.Lanes[i].Strategy
 		lp.About = strategies.About(strategy)
 		lp.Head = strategies.Label(strategy)
 		if lp.Active {
 			lp.Head = heads[i]
 		}
-		lp.Source = sourceControl(lp.Letter, in.St.real == lp.Letter)
-		if msgs, ok := errs[lp.Source.Name]; ok {
+		lp.Source = sourceControl(lp.Letter, real == lp.Letter)
+		if msgs, ok := b.errs[lp.Source.Name]; ok {
 			lp.Source.Error = strings.Join(msgs, "; ")
 		}
-		if in.St.real == lp.Letter {
+		if real == lp.Letter {
 			lp.SourceLabel = "real HTTP"
 		}
 		if lp.Active {
-			shown[lp.Source.Name] = true
+			b.shown[lp.Source.Name] = true
 		}
 		for _, param := range scenario.Table {
 			if !param.Lane {
 				continue
 			}
-			c := mk(param, i)
+			c := b.control(param, i)
 			if param.Name == "strategy" {
 				lp.Strategy = c
 			} else {
-				c.Hidden = !scenario.Uses(strategy, param.Name) || !scenario.ReadsLaneParam(&all, i, param.Name)
 				lp.Controls = append(lp.Controls, c)
 				if slices.Contains(missionLane, param.Name) {
 					lp.Mission = append(lp.Mission, c)
@@ -375,47 +398,56 @@ func newView(in pageInput) pageView {
 				}
 			}
 			if lp.Active && !c.Hidden {
-				shown[c.Name] = true
+				b.shown[c.Name] = true
 			}
 		}
-		v.Panels = append(v.Panels, lp)
+		panels = append(panels, lp)
 	}
+	return panels
+}
 
-	v.Speed = paramCtl{Name: SpeedParam, Base: SpeedParam, Label: "speed", Type: "enum", Value: speed,
+// speedMenu is the speed menu at speed, which it offers even when
+// speedChoices lack it (a speed from the URL).
+func (b *controls) speedMenu(speed string) paramCtl {
+	c := paramCtl{Name: SpeedParam, Base: SpeedParam, Label: "speed", Type: "enum", Value: speed,
 		Help: "playback: virtual seconds per wall second (1× is real time)"}
 	for _, s := range speedChoices {
-		v.Speed.Choices = append(v.Speed.Choices, kit.Choice{Value: s, Label: speedLabel(s)})
+		c.Choices = append(c.Choices, kit.Choice{Value: s, Label: speedLabel(s)})
 	}
-	if !slices.Contains(speedChoices, speed) { // a speed from the URL that the menu lacks
-		v.Speed.Choices = append(v.Speed.Choices, kit.Choice{Value: speed, Label: speedLabel(speed)})
+	if !slices.Contains(speedChoices, speed) {
+		c.Choices = append(c.Choices, kit.Choice{Value: speed, Label: speedLabel(speed)})
 	}
-	if msgs, ok := errs[SpeedParam]; ok {
-		v.Speed.Error = strings.Join(msgs, "; ")
+	if msgs, ok := b.errs[SpeedParam]; ok {
+		c.Error = strings.Join(msgs, "; ")
 	}
-	shown[SpeedParam] = true
+	b.shown[SpeedParam] = true
+	return c
+}
 
-	for _, e := range in.Errors {
-		if !shown[e.Name] {
-			v.General = append(v.General, e.Error())
+// general are the messages of the bad values that have no visible
+// control; it is called after every control is built.
+func (b *controls) general() []string {
+	var out []string
+	for _, e := range b.in.Errors {
+		if !b.shown[e.Name] {
+			out = append(out, e.Error())
 		}
 	}
+	return out
+}
 
+// chartsJSON is every chart's ECharts option, for a run of duration
+// seconds.
+func chartsJSON(duration float64) []chartJSON {
+	var out []chartJSON
 	for _, k := range ChartSpecs {
-		js, err := chartOption(k.ID, p.Duration.Seconds())
+		js, err := chartOption(k.ID, duration)
 		if err != nil {
 			panic(err) // ChartSpecs and chartOption disagree: a bug
 		}
-		v.Charts = append(v.Charts, chartJSON{ID: "chart-" + k.ID, JSON: js})
+		out = append(out, chartJSON{ID: "chart-" + k.ID, JSON: js})
 	}
-	v.Current = currentPreset(in.Presets, query)
-	v.State = newPageState(query, p, in.Presets)
-	v.Libraries = in.Libraries
-	if v.Libraries == nil {
-		v.Libraries = libraryViews(nil, in.Limits)
-	}
-	v.State.Libraries = v.Libraries
-	v.State.Sliders, v.State.Scales = sliderTables(v)
-	return v
+	return out
 }
 
 // sliderTables gathers the tables of every slider of v, one per distinct
@@ -516,42 +548,8 @@ func newPageState(query string, p scenario.Params, presets []Preset) pageState {
 		ps.Presets = []Preset{}
 	}
 	for _, name := range strategies.Names() {
-		si := strategyInfo{Name: name, Label: strategies.Label(name), Title: strategyLabel(name), About: strategies.About(name),
-			AboutParts: prose(strategies.About(name)), Uses: []string{}}
-		for _, param := range scenario.Table {
-			if param.Lane && param.Name != "strategy" && scenario.Uses(name, param.Name) {
-				si.Uses = append(si.Uses, param.Name)
-			}
-		}
-		ps.Strategies = append(ps.Strategies, si)
-	}
-	for _, sw := range scenario.Switches() {
-		row, _, _ := scenario.Lookup(sw)
-		si := switchInfo{Param: sw, Lane: row.Lane}
-		for _, choice := range row.Choices {
-			cs := choiceShows{Value: choice, Show: []string{}, Hide: []string{}}
-			for _, param := range scenario.Table {
-				if param.Lane != row.Lane || param.Name == sw {
-					continue
-				}
-				if scenario.Reads(sw, choice, param.Name) {
-					cs.Show = append(cs.Show, param.Name)
-				} else {
-					cs.Hide = append(cs.Hide, param.Name)
-				}
-			}
-			si.Choices = append(si.Choices, cs)
-		}
-		ps.Switches = append(ps.Switches, si)
-	}
-	for _, param := range scenario.Table {
-		name := param.Name
-		if param.Lane {
-			name = scenario.LaneNames[:1] + "." + name
-		}
-		if kit.AdviseKeeps(name) {
-			ps.AdviseKeeps = append(ps.AdviseKeeps, name)
-		}
+		ps.Strategies = append(ps.Strategies, strategyInfo{Name: name, Label: strategies.Label(name), Title: strategyLabel(name),
+			About: strategies.About(name), AboutParts: prose(strategies.About(name))})
 	}
 	return ps
 }
@@ -796,26 +794,6 @@ func sourceHead(label string) string {
 		return ""
 	}
 	return " · " + label
-}
-
-// currentPreset returns the name of the preset whose query is query but
-// for the playback speed, or "".
-func currentPreset(ps []Preset, query string) string {
-	bare := func(q string) string {
-		v, err := url.ParseQuery(q)
-		if err != nil {
-			return ""
-		}
-		v.Del(SpeedParam)
-		return v.Encode()
-	}
-	q := bare(query)
-	for _, p := range ps {
-		if bare(p.Query) == q {
-			return p.Name
-		}
-	}
-	return ""
 }
 
 // toneMark is the sign beside a preset lane's outcome, so that its tone

@@ -32,8 +32,22 @@ func pageFor(t *testing.T, rawQuery string) pageInput {
 	}
 	st, errs := decodeLenient(raw, kit.DefaultLimits)
 	return pageInput{St: st, Query: st.encode(), Raw: raw, Errors: errs,
-		Presets: []Preset{{Name: "p1", Title: "Preset one", Query: "lanes=1", Description: "what it shows"}},
+		Presets: []Preset{{Name: "p1", Title: "Preset one", Query: "lanes=1", Description: "what it shows", key: keyOf(t, "lanes=1")}},
 		Limits:  kit.DefaultLimits}
+}
+
+// keyOf is the runKey of a query's state, as measure gives a preset's.
+func keyOf(t *testing.T, query string) string {
+	t.Helper()
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, errs := decode(q, kit.DefaultLimits)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return runKey(st)
 }
 
 // allControls lists every control of a view, lane panels included.
@@ -457,6 +471,11 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 			switch {
 			case hasSrc:
 				scripts = append(scripts, src)
+				// Every script is an ES module but ECharts, vendored as
+				// published.
+				if module := typ == "module"; module == strings.Contains(src, "/vendor/") {
+					t.Errorf("script %s of type %q", src, typ)
+				}
 			case typ == "application/json":
 				id, _ := attrOf(n, "id")
 				jsonBlocks = append(jsonBlocks, id)
@@ -498,7 +517,8 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 			t.Errorf("no #%s", id)
 		}
 	}
-	// The playground's scripts share one scope, in this order (app.js).
+	// The playground's modules, which the page names all so that they load
+	// at once (app.js imports the others).
 	if !slices.Equal(scripts, []string{"/static/vendor/echarts/echarts.min.js", "/static/common.js", "/static/play-state.js",
 		"/static/play-controls.js", "/static/play-socket.js", "/static/play-charts.js", "/static/play-draw.js",
 		"/static/play-explain.js", "/static/play-exports.js", "/static/play-picture.js", "/static/play-library.js", "/static/app.js"}) {
@@ -539,11 +559,11 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 // preset whose query is the page's but for the speed is the current one in
 // both.
 func TestPresetLinks(t *testing.T) {
-	in := pageFor(t, "lanes=1")
+	in := pageFor(t, "lanes=1&speed=20")
 	in.Presets = []Preset{
-		{Name: "p1", Title: "Preset one", Query: "lanes=1", Description: "what it shows",
+		{Name: "p1", Title: "Preset one", Query: "lanes=1", Description: "what it shows", key: keyOf(t, "lanes=1"),
 			Outcomes: []PresetOutcome{{Lane: "a", Strategy: "fixed", Brief: "COLLAPSED", Tone: scenario.ToneBad}}},
-		{Name: "p2", Title: "Preset two", Query: "lanes=2", Description: "what it shows too",
+		{Name: "p2", Title: "Preset two", Query: "lanes=2", Description: "what it shows too", key: keyOf(t, "lanes=2"),
 			Outcomes: []PresetOutcome{{Lane: "a", Strategy: "fixed", Brief: "COLLAPSED", Tone: scenario.ToneBad},
 				{Lane: "b", Strategy: "exponential", Brief: "recovered in 21.8s", Tone: scenario.ToneGood}}},
 	}
@@ -671,7 +691,7 @@ func TestPageStateForTheScript(t *testing.T) {
 		t.Errorf("%d strategies", len(ps.Strategies))
 	}
 	for _, s := range ps.Strategies {
-		if !slices.Contains(s.Uses, "cancel_on_timeout") {
+		if hidden := hiddenControls(pageFor(t, "a.strategy="+s.Name).St.p); slices.Contains(hidden, "a.cancel_on_timeout") {
 			t.Errorf("%s: cancel_on_timeout not shown", s.Name)
 		}
 	}

@@ -26,14 +26,29 @@ import (
 )
 
 // Main is the TestMain of a package whose tests serve views: it runs
-// them with goleak's check that no goroutine outlives them. The tests'
-// long maps and bands are estimated from their pilots' CPU time, which
-// the race detector multiplies several times, so the default budget of a
-// view would refuse them there: it is lifted, and the budget's own tests
-// set theirs.
-func Main(m *testing.M) {
+// them, then each of after (what the package's tests share, such as a
+// browser, closed once the last test is done), then goleak's check that
+// no goroutine outlives them. The tests' long maps and bands are
+// estimated from their pilots' CPU time, which the race detector
+// multiplies several times, so the default budget of a view would refuse
+// them there: it is lifted, and the budget's own tests set theirs.
+func Main(m *testing.M, after ...func()) {
 	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(runThen{m, after})
+}
+
+// runThen is a testing.M whose Run runs the tests, then after.
+type runThen struct {
+	m     *testing.M
+	after []func()
+}
+
+func (r runThen) Run() int {
+	code := r.m.Run()
+	for _, f := range r.after {
+		f()
+	}
+	return code
 }
 
 // Serve serves h on loopback until the test ends; then cancel ends the

@@ -1,5 +1,0 @@
-//go:build !race
-
-package libconfig
-
-const raceEnabled = false

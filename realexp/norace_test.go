@@ -1,5 +1,0 @@
-//go:build !race
-
-package realexp
-
-const raceEnabled = false

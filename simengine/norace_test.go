@@ -1,5 +1,0 @@
-//go:build !race
-
-package simengine
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package strategies
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package playground
-
-const raceEnabled = false
