@@ -157,55 +157,9 @@ type Request struct {
 // a.strategy, when given, must be the library's own row. Lanes b to d are
 // the advice's to fill, and live changes are not read: both are refused.
 func ParseRequest(q url.Values, lim Limits) (Request, error) {
-	var errs []error
-	own, base := url.Values{}, url.Values{}
-	for name, vals := range q {
-		if _, ok := Lookup(name); ok {
-			own[name] = vals
-		} else {
-			base[name] = vals
-		}
-	}
-	r := Request{}
-	set := func(ptr any, name string) {
-		p, _ := Lookup(name)
-		raw := p.Default
-		if v := own[name]; len(v) > 0 {
-			raw = v[len(v)-1]
-		}
-		if name == scenario.SeedsParam {
-			p = p.WithMax(lim.MaxSeeds)
-		}
-		if err := p.Set(ptr, name, raw); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	set(&r.Library, LibraryParam)
-	set(&r.RecoverWithin, RecoverParam)
-	set(&r.AttemptsPerRequest, AttemptsParam)
-	set(&r.P99, P99Param)
-	set(&r.Seeds, scenario.SeedsParam)
-
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range base {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		_, lane, ok := scenario.Lookup(name)
-		switch {
-		case name == "lanes" && base.Get(name) != "1":
-			errs = append(errs, &scenario.ParamError{Name: name, Value: base.Get(name),
-				Allow: "1 (or nothing): the advice runs lane a, your settings today, and its candidates, one lane at a time"})
-		case name == "changes":
-			errs = append(errs, &scenario.ParamError{Name: name, Value: base.Get(name),
-				Allow: "nothing: the advice's runs have no live changes"})
-		case ok && lane > 0:
-			errs = append(errs, &scenario.ParamError{Name: name, Value: base.Get(name),
-				Allow: "lane a only: lane a is your settings today, the advice fills the others"})
-		}
-	}
+	own, base := scenario.SplitOwn(q, func(name string) bool { _, ok := Lookup(name); return ok })
+	r, errs := readRequest(own, lim)
+	errs = append(errs, checkBaseNames(base)...)
 	if len(errs) > 0 {
 		return Request{}, joinSorted(errs)
 	}
@@ -237,6 +191,82 @@ func ParseRequest(q url.Values, lim Limits) (Request, error) {
 	}
 	r.Scenario = p
 
+	errs = r.checkOutage(own)
+	if n := uint64(r.Seeds - 1); r.Seeds > 0 && p.Seed > math.MaxUint64-n {
+		errs = append(errs, &scenario.ParamError{Name: scenario.SeedsParam, Value: strconv.Itoa(r.Seeds),
+			Allow: fmt.Sprintf("at most %d from seed %d (the last seed is seed+seeds−1)", math.MaxUint64-p.Seed+1, p.Seed)})
+	}
+	if len(errs) == 0 && lim.Check != nil {
+		if err := lim.Check(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return Request{}, errors.Join(errs...)
+	}
+	r.setScales(lim)
+	return r, nil
+}
+
+// readRequest reads the advice's own parameters, own, within lim: every
+// field of a Request but its Scenario.
+func readRequest(own url.Values, lim Limits) (Request, []error) {
+	var errs []error
+	r := Request{}
+	set := func(ptr any, name string) {
+		p, _ := Lookup(name)
+		raw := p.Default
+		if v := own[name]; len(v) > 0 {
+			raw = v[len(v)-1]
+		}
+		if name == scenario.SeedsParam {
+			p = p.WithMax(lim.MaxSeeds)
+		}
+		if err := p.Set(ptr, name, raw); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	set(&r.Library, LibraryParam)
+	set(&r.RecoverWithin, RecoverParam)
+	set(&r.AttemptsPerRequest, AttemptsParam)
+	set(&r.P99, P99Param)
+	set(&r.Seeds, scenario.SeedsParam)
+	return r, errs
+}
+
+// checkBaseNames refuses the scenario's parameters in base that the
+// advice fills itself: lanes other than 1, live changes, and any lane's
+// but a's.
+func checkBaseNames(base url.Values) []error {
+	var errs []error
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range base {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		_, lane, ok := scenario.Lookup(name)
+		switch {
+		case name == "lanes" && base.Get(name) != "1":
+			errs = append(errs, &scenario.ParamError{Name: name, Value: base.Get(name),
+				Allow: "1 (or nothing): the advice runs lane a, your settings today, and its candidates, one lane at a time"})
+		case name == "changes":
+			errs = append(errs, &scenario.ParamError{Name: name, Value: base.Get(name),
+				Allow: "nothing: the advice's runs have no live changes"})
+		case ok && lane > 0:
+			errs = append(errs, &scenario.ParamError{Name: name, Value: base.Get(name),
+				Allow: "lane a only: lane a is your settings today, the advice fills the others"})
+		}
+	}
+	return errs
+}
+
+// checkOutage checks r's scenario has an outage to survive, and time
+// after it for r's recovery; own gives the recovery's value as written.
+func (r *Request) checkOutage(own url.Values) []error {
+	var errs []error
+	p := &r.Scenario
 	if p.Outage == scenario.OutageNone {
 		errs = append(errs, &scenario.ParamError{Name: "outage", Value: p.Outage,
 			Allow: "pause, crash or partition: the outage the settings must survive"})
@@ -256,18 +286,13 @@ func ParseRequest(q url.Values, lim Limits) (Request, error) {
 		errs = append(errs, &scenario.ParamError{Name: RecoverParam, Value: raw,
 			Allow: fmt.Sprintf("a duration from 0s to %v: the run's time after the outage (duration − outage_at − outage_for) less the %v a recovery must hold", after, scenario.RecoveryWindow)})
 	}
-	if n := uint64(r.Seeds - 1); r.Seeds > 0 && p.Seed > math.MaxUint64-n {
-		errs = append(errs, &scenario.ParamError{Name: scenario.SeedsParam, Value: strconv.Itoa(r.Seeds),
-			Allow: fmt.Sprintf("at most %d from seed %d (the last seed is seed+seeds−1)", math.MaxUint64-p.Seed+1, p.Seed)})
-	}
-	if len(errs) == 0 && lim.Check != nil {
-		if err := lim.Check(p); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return Request{}, errors.Join(errs...)
-	}
+	return errs
+}
+
+// setScales sets the bounds r's margins may search to: the largest of
+// marginScales whose scaled run lim allows.
+func (r *Request) setScales(lim Limits) {
+	p := r.Scenario
 	allowed := func(x scenario.Params) bool {
 		return x.Validate() == nil && (lim.Check == nil || lim.Check(x) == nil)
 	}
@@ -280,7 +305,6 @@ func ParseRequest(q url.Values, lim Limits) (Request, error) {
 			r.loadScale = max(r.loadScale, k)
 		}
 	}
-	return r, nil
 }
 
 // TodayLane returns the lane a library's defaults make (libconfig's

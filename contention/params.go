@@ -27,7 +27,7 @@ var (
 		Default: strings.Join(LineNames(), ","),
 		Help:    "the strategies compared, a list of some of " + strings.Join(LineNames(), ", ")})
 	seedRow = func() scenario.Param {
-		p, _, _ := scenario.Lookup("seed")
+		p := scenario.MustLookup("seed")
 		p.Default = "1"
 		return p
 	}()
@@ -186,17 +186,9 @@ func Parse(v url.Values, b Bounds) (Spec, error) {
 		}
 	}
 	if raw := get(strategiesRow.Name); raw != "" || v.Has(strategiesRow.Name) {
-		for name := range strings.SplitSeq(raw, ",") {
-			name = strings.TrimSpace(name)
-			if _, err := LineOf(name); err != nil {
-				bad(strategiesRow.Name, raw, err.Error())
-				break
-			}
-			if slices.Contains(s.Strategies, name) {
-				bad(strategiesRow.Name, raw, name+" is listed twice")
-				break
-			}
-			s.Strategies = append(s.Strategies, name)
+		var err error
+		if s.Strategies, err = parseStrategies(raw); err != nil {
+			bad(strategiesRow.Name, raw, err.Error())
 		}
 	}
 	if raw := get(seedRow.Name); raw != "" || v.Has(seedRow.Name) {
@@ -204,25 +196,53 @@ func Parse(v url.Values, b Bounds) (Spec, error) {
 			bad(seedRow.Name, raw, seedRow.Allowed())
 		}
 	}
-	if len(errs) == 0 && b.MaxPoints > 0 && s.Points() > b.MaxPoints {
-		bad(nRow.Name, get(nRow.Name), fmt.Sprintf("%d Ns × %d strategies is %d points, and a study may have at most %d: give fewer Ns or strategies",
-			len(s.Ns), len(s.Strategies), s.Points(), b.MaxPoints))
-	}
-	if len(errs) == 0 && b.MaxWork > 0 && s.Work() > float64(b.MaxWork) {
-		one := s
-		one.Seeds = 1
-		if most := int64(float64(b.MaxWork) / one.Work()); most >= 1 {
-			bad(seeds.Name, get(seeds.Name), fmt.Sprintf("a whole number from 1 to %d with these Ns and strategies: the study's estimated cost, seeds × the sum of N² over its points, would be %.3g, and a study may cost at most %.3g",
-				most, s.Work(), float64(b.MaxWork)))
-		} else {
-			bad(nRow.Name, get(nRow.Name), fmt.Sprintf("Ns whose N² sum to at most %.3g over the %d strategies: one run at each point would cost %.3g (seeds × the sum of N² over the points), and a study may cost at most %.3g",
-				float64(b.MaxWork), len(s.Strategies), one.Work(), float64(b.MaxWork)))
+	if len(errs) == 0 {
+		if name, allowed := overBounds(s, b); name != "" {
+			bad(name, get(name), allowed)
 		}
 	}
 	if len(errs) > 0 {
 		return Spec{}, errors.Join(errs...)
 	}
 	return s, nil
+}
+
+// parseStrategies reads raw, the strategies parameter's value: a list of
+// the study's lines, each once.
+func parseStrategies(raw string) ([]string, error) {
+	var out []string
+	for name := range strings.SplitSeq(raw, ",") {
+		name = strings.TrimSpace(name)
+		if _, err := LineOf(name); err != nil {
+			return out, err
+		}
+		if slices.Contains(out, name) {
+			return out, errors.New(name + " is listed twice")
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// overBounds says which parameter of s, seeds or n, takes it past b's
+// points or cost, and what that parameter allows; "" when s is within
+// them.
+func overBounds(s Spec, b Bounds) (name, allowed string) {
+	if b.MaxPoints > 0 && s.Points() > b.MaxPoints {
+		return nRow.Name, fmt.Sprintf("%d Ns × %d strategies is %d points, and a study may have at most %d: give fewer Ns or strategies",
+			len(s.Ns), len(s.Strategies), s.Points(), b.MaxPoints)
+	}
+	if b.MaxWork > 0 && s.Work() > float64(b.MaxWork) {
+		one := s
+		one.Seeds = 1
+		if most := int64(float64(b.MaxWork) / one.Work()); most >= 1 {
+			return seedsRow.Name, fmt.Sprintf("a whole number from 1 to %d with these Ns and strategies: the study's estimated cost, seeds × the sum of N² over its points, would be %.3g, and a study may cost at most %.3g",
+				most, s.Work(), float64(b.MaxWork))
+		}
+		return nRow.Name, fmt.Sprintf("Ns whose N² sum to at most %.3g over the %d strategies: one run at each point would cost %.3g (seeds × the sum of N² over the points), and a study may cost at most %.3g",
+			float64(b.MaxWork), len(s.Strategies), one.Work(), float64(b.MaxWork))
+	}
+	return "", ""
 }
 
 // parseNs reads n's syntax: a comma-separated list of N or from:to:step,

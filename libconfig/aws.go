@@ -7,6 +7,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // AWSConfig is the retry part of an AWS shared config file (~/.aws/config;
@@ -93,14 +95,10 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 			}
 			continue
 		}
-		key, value, ok := strings.Cut(text, "=")
-		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
-		if !ok || key == "" {
+		key, value, ok := awsKeyValue(text)
+		if !ok {
 			r.add(&FieldError{Path: text, Line: line, Kind: ErrSyntax, Allowed: "a line \"key = value\""})
 			continue
-		}
-		if i := strings.IndexAny(value, "#;"); i > 0 && (value[i-1] == ' ' || value[i-1] == '\t') {
-			value = strings.TrimSpace(value[:i]) // an inline comment
 		}
 		lastKey = key
 		path := "[" + section + "]." + key
@@ -120,33 +118,53 @@ func ParseAWS(data []byte) (AWSConfig, []Warning, error) {
 			}
 			continue
 		}
-		switch key {
-		case "retry_mode":
-			m := strings.ToLower(value)
-			if !slicesContains(awsModes, m) {
-				r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "standard, adaptive or legacy"})
-				continue
-			}
-			cur.RetryMode = m
-		case "max_attempts":
-			n, err := strconv.ParseInt(value, 10, 64)
-			switch {
-			case err != nil && !isDigits(value):
-				r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrType, Allowed: "a whole number of attempts, 1 or more"})
-			case err != nil || n < 1 || n > math.MaxInt32:
-				r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "a whole number of attempts, 1 or more"})
-			default:
-				cur.MaxAttempts = int(n)
-			}
-		default:
-			r.warn(path, "not read: not a retry setting")
-		}
+		r.awsSetting(cur, key, value, path, line)
 	}
 	if err := sc.Err(); err != nil {
 		return c, r.warns, &FieldError{Kind: ErrSyntax, Allowed: err.Error()}
 	}
 	flush()
 	return c, r.warns, r.err()
+}
+
+// awsKeyValue splits text, a line "key = value" with a comment after the
+// value or not, into its key and value; false for a line that is not one.
+func awsKeyValue(text string) (key, value string, ok bool) {
+	key, value, ok = strings.Cut(text, "=")
+	key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+	if !ok || key == "" {
+		return "", "", false
+	}
+	if i := strings.IndexAny(value, "#;"); i > 0 && (value[i-1] == ' ' || value[i-1] == '\t') {
+		value = strings.TrimSpace(value[:i]) // an inline comment
+	}
+	return key, value, true
+}
+
+// awsSetting reads key = value, at path and line, into profile cur: a
+// retry setting, or a warning for any other key.
+func (r *reader) awsSetting(cur *AWSProfile, key, value, path string, line int) {
+	switch key {
+	case "retry_mode":
+		m := strings.ToLower(value)
+		if !slicesContains(awsModes, m) {
+			r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "standard, adaptive or legacy"})
+			return
+		}
+		cur.RetryMode = m
+	case "max_attempts":
+		n, err := strconv.ParseInt(value, 10, 64)
+		switch {
+		case err != nil && !isDigits(value):
+			r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrType, Allowed: "a whole number of attempts, 1 or more"})
+		case err != nil || n < 1 || n > math.MaxInt32:
+			r.add(&FieldError{Path: path, Line: line, Value: value, Kind: ErrOutOfRange, Allowed: "a whole number of attempts, 1 or more"})
+		default:
+			cur.MaxAttempts = int(n)
+		}
+	default:
+		r.warn(path, "not read: not a retry setting")
+	}
 }
 
 // isDigits reports whether s is a run of digits, with an optional sign.
@@ -183,4 +201,82 @@ func (c AWSConfig) Marshal() ([]byte, error) {
 		}
 	}
 	return b.Bytes(), nil
+}
+
+func (c AWSConfig) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameFullJitter)
+	sectionOf := func(name string) string {
+		if name == "default" {
+			return "[default]"
+		}
+		return "[profile " + name + "]"
+	}
+	cands := make([]candidate, len(c.Profiles))
+	for i, p := range c.Profiles {
+		cands[i] = candidate{names: []string{p.Name, sectionOf(p.Name)}, path: sectionOf(p.Name)}
+	}
+	at, err := choose(cands, pick, "profile that sets retry settings",
+		&FieldError{Path: "retry_mode", Kind: ErrMissing, Allowed: "a profile that sets retry_mode or max_attempts"})
+	if err != nil {
+		return l, nil, nil, err
+	}
+	p := c.Profiles[at]
+	section := sectionOf(p.Name)
+	var w []Warning
+	switch p.RetryMode {
+	case "legacy":
+		return l, nil, nil, &FieldError{Path: section + ".retry_mode", Value: p.RetryMode, Kind: ErrUnsupported,
+			Allowed: "legacy is each SDK's own behaviour from before standard mode (botocore's, for one), not a row; standard or adaptive (the row aws_legacy is aws-sdk-go-v2's standard mode before v1.48.0, not this)"}
+	case "adaptive":
+		// Adaptive mode is standard mode's retries and quota with the
+		// client rate limiter in front of every attempt. The lane takes
+		// error answers for throttling errors, and so does all the SDK
+		// does with one: its rate limiter backs off, its back-off starts
+		// from 1 s, its quota charges 5.
+		l = laneOf(strategies.NameAWSThrottled)
+		l.AWSAdaptive = strategies.LimiterOn
+		w = append(w, Warning{section + ".retry_mode", "adaptive: its client rate limiter is the lane's aws_adaptive, with two choices of the model: an attempt that finds no token fails at once (the SDK's FailOnNoAttemptTokens; by default the SDK waits for a token), and an error answer is a throttling error, a timeout is not"})
+		w = append(w, Warning{section + ".retry_mode", "adaptive mode's back-off and quota as aws-sdk-go-v2 v1.48.0 runs them with error answers as throttling errors (the row aws_throttled: base 1s after an error answer, 50ms after a timeout, cap 20s; retry cost 5 after an error answer, 14 after a timeout)"})
+	case "":
+		w = append(w, Warning{section + ".retry_mode", "unset: the SDKs' default, standard"})
+	}
+	l.MinDelay, l.MaxDelay = awsBaseDelay, awsMaxBackoff
+	l.MaxAttempts = AWSDefaultMaxAttempts
+	if p.MaxAttempts != 0 {
+		l.MaxAttempts = p.MaxAttempts
+	}
+	l.AWSQuota, l.AWSRetryCost, l.AWSTimeoutCost = strategies.LimiterOn, awsRetryCost2026, awsRetryCost2026
+	if l.AWSAdaptive == strategies.LimiterOn {
+		l.AWSRetryCost = awsThrottlingRetryCost
+	} else {
+		w = append(w, Warning{section + ".retry_mode", "standard mode's back-off and quota as aws-sdk-go-v2 v1.48.0 runs them (base 50ms, cap 20s, retry cost 14), no error answer taken for a throttling error; before v1.48.0 the back-off is the row aws_legacy"})
+	}
+	return l, w, map[string]string{"max_attempts": section + ".max_attempts"}, nil
+}
+
+func awsFromLane(l strategies.Params) (Config, []Warning, error) {
+	var why []string
+	adaptive := l.AWSAdaptive == strategies.LimiterOn
+	row, retryCost := strategies.NameFullJitter, awsRetryCost2026
+	if adaptive {
+		row, retryCost = strategies.NameAWSThrottled, awsThrottlingRetryCost
+	}
+	switch {
+	case l.Strategy == strategies.NameAWSLegacy:
+		why = append(why, "the row aws_legacy is aws-sdk-go-v2's standard mode before v1.48.0, and the shared config cannot choose an SDK's version: v1.48.0's standard mode is full_jitter with min_delay 50ms and max_delay 20s")
+	case l.Strategy != row || l.MinDelay != awsBaseDelay || l.MaxDelay != awsMaxBackoff:
+		why = append(why, fmt.Sprintf("the shared config sets no delays: standard mode is full_jitter, adaptive mode (aws_adaptive on) aws_throttled, with min_delay 50ms and max_delay 20s (the lane: %s, %v, %v, aws_adaptive %s)", l.Strategy, l.MinDelay, l.MaxDelay, l.AWSAdaptive))
+	}
+	why = append(why, noCount(l, "max_attempts")...)
+	why = append(why, noDeadline(l, "the AWS SDKs' retryer")...)
+	if l.AWSQuota != strategies.LimiterOn || l.AWSQuotaTokens != strategies.DefaultAWSQuotaTokens || l.AWSRetryCost != retryCost ||
+		l.AWSTimeoutCost != awsRetryCost2026 || l.AWSNoRetryIncrement != strategies.DefaultAWSNoRetryIncrement {
+		why = append(why, fmt.Sprintf("the SDKs' retry quota is always on, with 500 tokens and a retry cost of 14, 5 after a throttling error, which adaptive mode's lane takes every error answer for (aws-sdk-go-v2 v1.48.0): the lane's aws_quota should be on with aws_retry_cost %d and aws_timeout_cost 14", retryCost))
+	}
+	why = append(why, noLimiters(l, "the AWS shared config", "aws_quota", "aws_adaptive")...)
+	mode := "standard"
+	if l.AWSAdaptive == strategies.LimiterOn {
+		mode = "adaptive"
+	}
+	return AWSConfig{Profiles: []AWSProfile{{Name: "default", RetryMode: mode, MaxAttempts: l.MaxAttempts}}}, nil, cannot("aws", why)
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/backofflab/backofflab/strategies"
 )
 
 // The libraries below are configured in code, not in a file: their
@@ -220,4 +222,87 @@ func csTimeSpan(d time.Duration) string {
 		return fmt.Sprintf("TimeSpan.FromMilliseconds(%d)", d/time.Millisecond)
 	}
 	return fmt.Sprintf("TimeSpan.FromTicks(%d)", d/100)
+}
+
+// toLane maps cenkalti/backoff's ExponentialBackOff onto a lane.
+func (c CenkaltiBackoff) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameCenkalti)
+	l.MinDelay, l.MaxDelay, l.Factor, l.Jitter = c.InitialInterval, c.MaxInterval, c.Multiplier, c.RandomizationFactor
+	l.MaxAttempts, l.Deadline = c.MaxTries, c.MaxElapsedTime
+	return l, nil, nil, nil
+}
+
+func cenkaltiFromLane(l strategies.Params) (Config, []Warning, error) {
+	why := otherRow("cenkalti/backoff", l, strategies.NameCenkalti)
+	why = append(why, noLimiters(l, "cenkalti/backoff")...)
+	return CenkaltiBackoff{InitialInterval: l.MinDelay, RandomizationFactor: l.Jitter, Multiplier: l.Factor, MaxInterval: l.MaxDelay,
+		MaxTries: l.MaxAttempts, MaxElapsedTime: l.Deadline}, nil, cannot("cenkalti", why)
+}
+
+// toLane maps client-go's wait.Backoff onto a lane.
+func (c ClientGoBackoff) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameClientGo)
+	l.MinDelay, l.Factor, l.Jitter, l.MaxAttempts = c.Duration, c.Factor, c.Jitter, c.Steps
+	if c.Cap > 0 {
+		l.MaxDelay = c.Cap
+	}
+	return l, nil, nil, nil
+}
+
+func clientGoFromLane(l strategies.Params) (Config, []Warning, error) {
+	why := otherRow("client-go", l, strategies.NameClientGo)
+	why = append(why, noCount(l, "Steps")...)
+	why = append(why, noDeadline(l, "client-go's wait.Backoff")...)
+	why = append(why, noLimiters(l, "client-go")...)
+	c := ClientGoBackoff{Duration: l.MinDelay, Factor: l.Factor, Jitter: l.Jitter, Steps: l.MaxAttempts}
+	if l.MaxDelay != strategies.DefaultNoCap {
+		c.Cap = l.MaxDelay
+	}
+	return c, nil, cannot("client-go", why)
+}
+
+// toLane maps tenacity's wait and stop onto a lane.
+func (c Tenacity) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameTenacityExponential)
+	if c.Random {
+		l = laneOf(strategies.NameTenacityRandomExponential)
+	}
+	l.MinDelay, l.Factor, l.MaxAttempts, l.Deadline = c.Multiplier, c.ExpBase, c.StopAfterAttempt, c.StopAfterDelay
+	if c.Max > 0 {
+		l.MaxDelay = c.Max
+	}
+	return l, nil, nil, nil
+}
+
+func tenacityFromLane(l strategies.Params) (Config, []Warning, error) {
+	why := otherRow("tenacity", l, strategies.NameTenacityExponential, strategies.NameTenacityRandomExponential)
+	why = append(why, noLimiters(l, "tenacity")...)
+	t := Tenacity{Random: l.Strategy == strategies.NameTenacityRandomExponential, Multiplier: l.MinDelay, ExpBase: l.Factor,
+		StopAfterAttempt: l.MaxAttempts, StopAfterDelay: l.Deadline}
+	if l.MaxDelay != strategies.DefaultNoCap {
+		t.Max = l.MaxDelay
+	}
+	w := []Warning{{"min", "0, the lane's: tenacity raises every wait to min after the cap (max(min, min(wait, max))), which the lane's row does not; leave it 0"}}
+	return t, w, cannot("tenacity", why)
+}
+
+// toLane maps urllib3's Retry onto a lane.
+func (c Urllib3Retry) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameUrllib3)
+	l.MinDelay, l.MaxDelay, l.MaxAttempts = c.BackoffFactor, c.BackoffMax, c.Total+1
+	return l, nil, nil, nil
+}
+
+func urllib3FromLane(l strategies.Params) (Config, []Warning, error) {
+	why := otherRow("urllib3", l, strategies.NameUrllib3)
+	why = append(why, noCount(l, "total")...)
+	why = append(why, noDeadline(l, "urllib3's Retry")...)
+	why = append(why, noLimiters(l, "urllib3")...)
+	w := []Warning{
+		{"status_forcelist", "the lane retries every error answer; urllib3 retries an answer only if its status is listed: the ones written are the usual server errors: add your service's"},
+		{"connect, read, redirect, status, other", "None: the lane counts every failure against max_attempts alone, as total does; urllib3 counts each of these kinds on its own when one is set (status=3 with total=6 stops retrying error answers after 4 attempts, where total allows 7)"},
+		{"allowed_methods", "None: the lane retries every request; urllib3's default retries a read error, a timeout, only for idempotent methods"},
+		{"backoff_jitter", "0.0, the lane's: urllib3 adds U[0,1)×backoff_jitter seconds to each wait before the cap, which the lane's row does not draw"},
+	}
+	return Urllib3Retry{Total: max(l.MaxAttempts-1, 0), BackoffFactor: l.MinDelay, BackoffMax: l.MaxDelay}, w, cannot("urllib3", why)
 }

@@ -61,19 +61,13 @@ func parseProtoDuration(s string) (time.Duration, error) {
 	if err != nil || !ok {
 		return 0, rangeError{formatProtoDuration(maxDuration)}
 	}
-	if m[1] == "-" {
-		d = -d
-	}
-	return d, nil
+	return withSign(m[1], d), nil
 }
 
 // formatProtoDuration writes d as google.protobuf.Duration's JSON form,
 // with as few fractional digits as are exact: "0.025s", "1s".
 func formatProtoDuration(d time.Duration) string {
-	sign := ""
-	if d < 0 {
-		sign, d = "-", -d
-	}
+	sign, d := splitSign(d)
 	sec, nanos := int64(d/time.Second), int64(d%time.Second)
 	if nanos == 0 {
 		return fmt.Sprintf("%s%ds", sign, sec)
@@ -271,19 +265,13 @@ func parseTimeSpan(s string) (time.Duration, error) {
 	if err != nil || !ok {
 		return 0, tooLong
 	}
-	if m[1] == "-" {
-		d = -d
-	}
-	return d, nil
+	return withSign(m[1], d), nil
 }
 
 // formatTimeSpan writes d as TimeSpan's constant ("c") format,
 // [-][d.]hh:mm:ss[.fffffff], the form .NET writes and reads back.
 func formatTimeSpan(d time.Duration) string {
-	sign := ""
-	if d < 0 {
-		sign, d = "-", -d
-	}
+	sign, d := splitSign(d)
 	days := d / (24 * time.Hour)
 	d -= days * 24 * time.Hour
 	h, m, s := d/time.Hour, d%time.Hour/time.Minute, d%time.Minute/time.Second
@@ -297,4 +285,22 @@ func formatTimeSpan(d time.Duration) string {
 		out += fmt.Sprintf(".%07d", ticks)
 	}
 	return out
+}
+
+// splitSign returns d's sign as a duration's text writes it ("-" or "")
+// and its magnitude.
+func splitSign(d time.Duration) (string, time.Duration) {
+	if d < 0 {
+		return "-", -d
+	}
+	return "", d
+}
+
+// withSign returns d, negated when sign, as a duration's text wrote it, is
+// "-".
+func withSign(sign string, d time.Duration) time.Duration {
+	if sign == "-" {
+		return -d
+	}
+	return d
 }

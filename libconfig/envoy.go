@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/backofflab/backofflab/strategies"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -401,4 +402,93 @@ func marshalYAML(v any) ([]byte, error) {
 		return nil, fmt.Errorf("libconfig: writing %T: %w", v, err)
 	}
 	return b.Bytes(), nil
+}
+
+func (c EnvoyConfig) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameEnvoy)
+	var w []Warning
+	field := map[string]string{"min_delay": "retry_policy.retry_back_off.base_interval", "max_delay": "retry_policy.retry_back_off.max_interval",
+		"max_attempts": "retry_policy.num_retries", "per_try_timeout": "retry_policy.per_try_timeout", "deadline": "timeout"}
+	p := c.RetryPolicy
+	if p == nil {
+		return l, nil, nil, &FieldError{Path: "retry_policy", Kind: ErrMissing, Allowed: "Envoy retries only with a retry_policy"}
+	}
+	l.MaxAttempts = int(p.NumRetries) + 1
+	l.PerTryTimeout = p.PerTryTimeout
+	l.MinDelay = EnvoyDefaultBaseInterval
+	l.MaxDelay = 10 * l.MinDelay
+	if b := p.BackOff; b != nil {
+		l.MinDelay, l.MaxDelay = max(b.BaseInterval, time.Millisecond), 10*max(b.BaseInterval, time.Millisecond)
+		if b.BaseInterval < time.Millisecond {
+			w = append(w, Warning{"retry_policy.retry_back_off.base_interval", "under 1 ms: Envoy rounds it up to 1 ms, as the lane does"})
+		}
+		if b.MaxInterval != 0 {
+			l.MaxDelay = b.MaxInterval
+		}
+	}
+	if len(p.RetryOn) > 0 || len(p.RetriableStatusCodes) > 0 {
+		w = append(w, Warning{"retry_policy.retry_on", "not expressed: the lane retries every failure, a timeout or an error answer"})
+	}
+	switch {
+	case c.Timeout == nil:
+		l.Deadline = envoyDefaultRouteTimeout
+		w = append(w, Warning{"timeout", "unset: Envoy's default route timeout, 15s, is the lane's deadline (Envoy also cuts the attempt in flight there; the lane's deadline only stops new attempts)"})
+	default:
+		l.Deadline = *c.Timeout
+		if l.Deadline > 0 {
+			w = append(w, Warning{"timeout", "the lane's deadline stops new attempts only; Envoy also cuts the attempt in flight"})
+		}
+	}
+	// Every Envoy cluster limits the retries outstanding at once. A lane's
+	// requests are of the default routing priority: its thresholds are the
+	// DEFAULT entry's, or Envoy's defaults (max_retries 3) without one.
+	l.EnvoyRetryLimit = strategies.EnvoyMaxRetries
+	if c.CircuitBreakers == nil {
+		w = append(w, Warning{"circuit_breakers", "absent: the lane takes Envoy's default, max_retries 3 outstanding at once; paste the cluster's circuit_breakers if it sets its own"})
+		return l, w, field, nil
+	}
+	for i, t := range c.CircuitBreakers.Thresholds {
+		tp := fmt.Sprintf("circuit_breakers.thresholds[%d]", i)
+		if t.Priority != "DEFAULT" {
+			w = append(w, Warning{tp, "not read: a lane's requests are of the DEFAULT priority"})
+			continue
+		}
+		l.EnvoyMaxRetries = int(t.MaxRetries)
+		field["envoy_max_retries"] = tp + ".max_retries"
+		if b := t.RetryBudget; b != nil {
+			l.EnvoyRetryLimit, l.EnvoyBudgetPercent, l.EnvoyMinRetryConcurrency = strategies.EnvoyBudget, b.BudgetPercent, int(b.MinRetryConcurrency)
+			field["envoy_budget_percent"], field["envoy_min_retry_concurrency"] = tp+".retry_budget.budget_percent.value", tp+".retry_budget.min_retry_concurrency"
+			if b.BudgetInterval != 0 {
+				w = append(w, Warning{tp + ".retry_budget.budget_interval", "not expressed: the lane's budget counts the requests in flight now"})
+			}
+		}
+	}
+	return l, w, field, nil
+}
+
+func envoyFromLane(l strategies.Params) (Config, []Warning, error) {
+	why := otherRow("Envoy", l, strategies.NameEnvoy)
+	why = append(why, noCount(l, "Envoy's num_retries")...)
+	why = append(why, noLimiters(l, "Envoy", "envoy_retry_limit")...)
+	p := &EnvoyRetryPolicy{RetryOn: []string{"5xx", "reset", "connect-failure"}, NumRetries: uint32(max(l.MaxAttempts-1, 0)), PerTryTimeout: l.PerTryTimeout}
+	if l.MinDelay != EnvoyDefaultBaseInterval || l.MaxDelay != 10*EnvoyDefaultBaseInterval {
+		p.BackOff = &EnvoyBackOff{BaseInterval: l.MinDelay}
+		if l.MaxDelay != 10*l.MinDelay {
+			p.BackOff.MaxInterval = l.MaxDelay
+		}
+	}
+	d := l.Deadline
+	c := EnvoyConfig{Timeout: &d, RetryPolicy: p}
+	w := []Warning{{"retry_policy.retry_on", everyFailure}}
+	switch l.EnvoyRetryLimit {
+	case strategies.EnvoyMaxRetries, strategies.EnvoyBudget:
+		t := EnvoyThresholds{Priority: "DEFAULT", MaxRetries: uint32(l.EnvoyMaxRetries)}
+		if l.EnvoyRetryLimit == strategies.EnvoyBudget {
+			t.RetryBudget = &EnvoyRetryBudget{BudgetPercent: l.EnvoyBudgetPercent, MinRetryConcurrency: uint32(l.EnvoyMinRetryConcurrency)}
+		}
+		c.CircuitBreakers = &EnvoyCircuitBreakers{Thresholds: []EnvoyThresholds{t}}
+	default:
+		why = append(why, "every Envoy cluster limits the retries outstanding at once (circuit_breakers max_retries, 3 by default), and the lane's envoy_retry_limit is off: set it to max_retries or budget")
+	}
+	return c, w, cannot("envoy", why)
 }

@@ -78,17 +78,15 @@ func (f Found) Marshal() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// foundToLane maps the item pick names onto a lane, its warnings first.
-func foundToLane(f Found, pick string) (strategies.Params, []Warning, map[string]string, error) {
+// toLane maps the item pick names onto a lane, its warnings first.
+func (f Found) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
 	cands := make([]candidate, len(f.Items))
 	for i, it := range f.Items {
 		cands[i] = candidate{names: it.Names, path: it.Path}
 	}
-	at, err := choose(cands, pick, "retry configuration found in the file")
-	if err != nil || at < 0 {
-		if err == nil {
-			err = &FieldError{Kind: ErrMissing, Allowed: "a retry configuration"}
-		}
+	at, err := choose(cands, pick, "retry configuration found in the file",
+		&FieldError{Kind: ErrMissing, Allowed: "a retry configuration"})
+	if err != nil {
 		return strategies.Params{}, nil, nil, err
 	}
 	it := f.Items[at]

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/backofflab/backofflab/strategies"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -306,4 +307,93 @@ func marshalJSON(v any) ([]byte, error) {
 		return nil, fmt.Errorf("libconfig: writing %T: %w", v, err)
 	}
 	return append(b, '\n'), nil
+}
+
+func (c GRPCServiceConfig) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameGRPCRetry)
+	var w []Warning
+	var cands []candidate
+	var at []int // the methodConfig of each candidate
+	for i, m := range c.MethodConfigs {
+		if m.RetryPolicy == nil {
+			continue
+		}
+		cands = append(cands, candidate{names: grpcNames(m, i), path: fmt.Sprintf("methodConfig[%d]", i)})
+		at = append(at, i)
+	}
+	k, err := choose(cands, pick, "methodConfig with a retryPolicy",
+		&FieldError{Path: "methodConfig[].retryPolicy", Kind: ErrMissing, Allowed: "gRPC retries only with a retryPolicy"})
+	if err != nil {
+		return l, nil, nil, err
+	}
+	i := at[k]
+	for j, m := range c.MethodConfigs {
+		switch {
+		case j == i:
+		case m.RetryPolicy == nil:
+			w = append(w, Warning{fmt.Sprintf("methodConfig[%d]", j), fmt.Sprintf("no retryPolicy: gRPC does not retry calls to %s; not the lane, which is methodConfig[%d] (%s)", grpcNames(m, j)[0], i, cands[k].names[0])})
+		default:
+			w = append(w, Warning{fmt.Sprintf("methodConfig[%d]", j), fmt.Sprintf("not the lane, which is methodConfig[%d] (%s): pick %q for this one", i, cands[k].names[0], grpcNames(m, j)[0])})
+		}
+	}
+	m := c.MethodConfigs[i]
+	p := m.RetryPolicy
+	base := fmt.Sprintf("methodConfig[%d]", i)
+	rp := base + ".retryPolicy"
+	l.MinDelay, l.MaxDelay, l.Factor, l.MaxAttempts = p.InitialBackoff, p.MaxBackoff, p.BackoffMultiplier, p.MaxAttempts
+	l.Deadline = m.Timeout
+	if m.Timeout > 0 {
+		w = append(w, Warning{base + ".timeout", "the call's deadline over every attempt: the lane's deadline stops new attempts at it, but gRPC also cancels the attempt in flight there, which the lane lets run to the clients' timeout (so its last attempt may end up to that timeout past the deadline)"})
+	}
+	w = append(w, Warning{rp + ".retryableStatusCodes", "not expressed: the lane retries every failure, a timeout or an error answer"})
+	if p.PerAttemptRecvTimeout != 0 {
+		w = append(w, Warning{rp + ".perAttemptRecvTimeout", "not expressed: the row grpc_retry reads no per-attempt timeout; set the clients' timeout to it"})
+	}
+	field := map[string]string{"min_delay": rp + ".initialBackoff", "max_delay": rp + ".maxBackoff",
+		"factor": rp + ".backoffMultiplier", "max_attempts": rp + ".maxAttempts", "deadline": base + ".timeout"}
+	if t := c.Throttling; t != nil {
+		l.GRPCThrottle, l.GRPCMaxTokens = strategies.LimiterOn, float64(t.MaxTokens)
+		l.GRPCTokenRatio = math.Trunc(decimalShift(t.TokenRatio, 3)) / 1000 // gRPC reads three decimal places
+		field["grpc_max_tokens"], field["grpc_token_ratio"] = "retryThrottling.maxTokens", "retryThrottling.tokenRatio"
+	}
+	return l, w, field, nil
+}
+
+func grpcFromLane(l strategies.Params) (Config, []Warning, error) {
+	why := otherRow("gRPC", l, strategies.NameGRPCRetry)
+	if l.MaxAttempts < 2 || l.MaxAttempts > GRPCMaxAttemptsCap {
+		why = append(why, fmt.Sprintf("gRPC's maxAttempts is 2 to 5; the lane's max_attempts is %d (0: no limit)", l.MaxAttempts))
+	}
+	why = append(why, noLimiters(l, "gRPC", "grpc_throttle")...)
+	c := GRPCServiceConfig{MethodConfigs: []GRPCMethodConfig{{Names: []GRPCName{{}}, Timeout: l.Deadline,
+		RetryPolicy: &GRPCRetryPolicy{MaxAttempts: l.MaxAttempts, InitialBackoff: l.MinDelay, MaxBackoff: l.MaxDelay,
+			BackoffMultiplier: l.Factor, RetryableStatusCodes: []string{"UNAVAILABLE"}}}}}
+	if l.GRPCThrottle == strategies.LimiterOn {
+		if l.GRPCMaxTokens != math.Trunc(l.GRPCMaxTokens) {
+			why = append(why, fmt.Sprintf("gRPC's maxTokens is a whole number; the lane's grpc_max_tokens is %g", l.GRPCMaxTokens))
+		}
+		if r := decimalShift(l.GRPCTokenRatio, 3); r != math.Trunc(r) {
+			why = append(why, fmt.Sprintf("gRPC reads three decimal places of tokenRatio; the lane's grpc_token_ratio is %g", l.GRPCTokenRatio))
+		}
+		c.Throttling = &GRPCThrottling{MaxTokens: int(l.GRPCMaxTokens), TokenRatio: l.GRPCTokenRatio}
+	}
+	return c, []Warning{{"methodConfig[0].retryPolicy.retryableStatusCodes", everyFailure}}, cannot("grpc", why)
+}
+
+// grpcNames are the names that pick methodConfig i: each of its names as
+// "service/method", or "service" for a whole service, then its index;
+// the first is the one a list shows ("*" for the channel's default).
+func grpcNames(m GRPCMethodConfig, i int) []string {
+	var out []string
+	for _, n := range m.Names {
+		switch {
+		case n.Service == "":
+			out = append(out, "*")
+		case n.Method == "":
+			out = append(out, n.Service)
+		default:
+			out = append(out, n.Service+"/"+n.Method)
+		}
+	}
+	return append(out, fmt.Sprintf("methodConfig[%d]", i))
 }

@@ -1,10 +1,12 @@
 package libconfig
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"time"
 
+	"github.com/backofflab/backofflab/strategies"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -171,4 +173,68 @@ func (c IstioConfig) Marshal() ([]byte, error) {
 		w.HTTP = append(w.HTTP, rw)
 	}
 	return marshalYAML(w)
+}
+
+func (c IstioConfig) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameEnvoy)
+	var w []Warning
+	// Every route retries: one without retries takes Istio's default
+	// policy, so each is a candidate.
+	cands := make([]candidate, len(c.Routes))
+	for i, r := range c.Routes {
+		cands[i] = candidate{names: []string{fmt.Sprintf("http[%d]", i)}, path: fmt.Sprintf("http[%d]", i)}
+		if r.Name != "" {
+			cands[i].names = []string{r.Name, cands[i].names[0]}
+		}
+	}
+	at, err := choose(cands, pick, "route (one without retries has Istio's default, 2 retries)",
+		&FieldError{Path: "http", Kind: ErrMissing, Allowed: "an HTTP route: only HTTP routes retry"})
+	if err != nil {
+		return l, nil, nil, err
+	}
+	rt := c.Routes[at]
+	base := fmt.Sprintf("http[%d]", at)
+	if len(c.Routes) > 1 {
+		w = append(w, Warning{base, fmt.Sprintf("the lane is this route, %s, of %d; the others are not imported", cands[at].names[0], len(c.Routes))})
+	}
+	attempts := int32(IstioDefaultAttempts)
+	l.MinDelay = EnvoyDefaultBaseInterval
+	if t := rt.Retries; t != nil {
+		attempts = t.Attempts
+		l.PerTryTimeout = t.PerTryTimeout
+		if t.Backoff != 0 {
+			l.MinDelay = t.Backoff
+		}
+		w = append(w, Warning{base + ".retries.retryOn", "not expressed: the lane retries every failure, a timeout or an error answer"})
+	} else {
+		w = append(w, Warning{base + ".retries", "unset: Istio's default, 2 retries with Envoy's back-off"})
+	}
+	// Istio's DestinationRule, not this file, sets its clusters' limit;
+	// its default, 2^32−1 retries outstanding at once, is no limit.
+	w = append(w, Warning{"", "a DestinationRule's trafficPolicy.connectionPool.http.maxRetries limits the retries outstanding at once (Envoy's max_retries; Istio's default, 2^32−1, is no limit): the lane's envoy_retry_limit is off; if your DestinationRule sets maxRetries, set envoy_retry_limit=max_retries and envoy_max_retries to it"})
+	l.MaxDelay = 10 * l.MinDelay
+	l.MaxAttempts = int(attempts) + 1
+	l.Deadline = rt.Timeout
+	return l, w, map[string]string{"min_delay": base + ".retries.backoff", "max_delay": base + ".retries.backoff",
+		"max_attempts": base + ".retries.attempts", "per_try_timeout": base + ".retries.perTryTimeout", "deadline": base + ".timeout"}, nil
+}
+
+func istioFromLane(l strategies.Params) (Config, []Warning, error) {
+	why := otherRow("Istio", l, strategies.NameEnvoy)
+	why = append(why, noCount(l, "Istio's attempts")...)
+	if l.MaxDelay != 10*l.MinDelay {
+		why = append(why, fmt.Sprintf("Istio sets only the back-off's base (backoff); its cap is 10 × that, %v, and the lane's max_delay is %v", 10*l.MinDelay, l.MaxDelay))
+	}
+	why = append(why, noLimiters(l, "Istio", "envoy_retry_limit")...)
+	switch l.EnvoyRetryLimit {
+	case strategies.EnvoyMaxRetries:
+		why = append(why, fmt.Sprintf("a VirtualService has no retry limit across requests: the lane's envoy_max_retries %d is a DestinationRule's trafficPolicy.connectionPool.http.maxRetries, which export does not write", l.EnvoyMaxRetries))
+	case strategies.EnvoyBudget:
+		why = append(why, "Istio has no setting for an Envoy retry_budget, the lane's envoy_retry_limit")
+	}
+	t := &IstioRetry{Attempts: int32(max(l.MaxAttempts-1, 0)), PerTryTimeout: l.PerTryTimeout, RetryOn: []string{"5xx", "reset", "connect-failure"}}
+	if l.MinDelay != EnvoyDefaultBaseInterval {
+		t.Backoff = l.MinDelay
+	}
+	return IstioConfig{Routes: []IstioRoute{{Timeout: l.Deadline, Retries: t}}}, []Warning{{"http[0].retries.retryOn", everyFailure}}, cannot("istio", why)
 }

@@ -1,11 +1,13 @@
 package libconfig
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/backofflab/backofflab/strategies"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -280,4 +282,58 @@ func styleFor(s string) yaml.Style {
 		return yaml.DoubleQuotedStyle
 	}
 	return 0
+}
+
+func (c LinkerdConfig) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameFixed)
+	l.MinDelay = linkerdDelay
+	w := []Warning{{"", "Linkerd's retry timing is not a row (its back-off was not checked against linkerd2-proxy): the lane retries after 1ms, the least min_delay, as a retry with no back-off; the limit, the budget and the timeouts are Linkerd's"}}
+	field := map[string]string{"deadline": `["timeout.linkerd.io/request"]`, "max_attempts": `["retry.linkerd.io/limit"]`}
+	annotated := len(c.HTTP)+len(c.GRPC) > 0
+	if !annotated && c.Budget == nil {
+		return l, nil, nil, &FieldError{Path: `["retry.linkerd.io/http"]`, Kind: ErrMissing,
+			Allowed: "Linkerd retries with retry.linkerd.io/http or /grpc, or by a ServiceProfile's retryBudget"}
+	}
+	l.Deadline = c.RequestTimeout
+	if b := c.Budget; b != nil {
+		// A ServiceProfile's retries have no limit per request: its budget
+		// bounds them.
+		l.RetryBudget = strategies.LimiterOn
+		l.BudgetPercent, l.BudgetMinPerSec, l.BudgetTTL = decimalShift(b.RetryRatio, 2), b.MinRetriesPerSecond, b.TTL
+		field["budget_percent"], field["budget_min_per_sec"], field["budget_ttl"] = "spec.retryBudget.retryRatio", "spec.retryBudget.minRetriesPerSecond", "spec.retryBudget.ttl"
+		if annotated {
+			w = append(w, Warning{`["retry.linkerd.io/limit"]`, "ignored: Linkerd uses a service's ServiceProfile and ignores its retry annotations; the lane retries within the budget, with no limit per request"})
+		}
+		return l, w, field, nil
+	}
+	l.MaxAttempts = c.Limit + 1
+	w = append(w, Warning{`["retry.linkerd.io/http"]`, "not expressed: the lane retries every failure, a timeout or an error answer"})
+	if c.Timeout != 0 {
+		w = append(w, Warning{`["retry.linkerd.io/timeout"]`, "not expressed: the row fixed reads no per-attempt timeout; set the clients' timeout to it"})
+	}
+	return l, w, field, nil
+}
+
+func linkerdFromLane(l strategies.Params) (Config, []Warning, error) {
+	var why []string
+	if l.Strategy != strategies.NameFixed || l.MinDelay != linkerdDelay {
+		why = append(why, fmt.Sprintf("Linkerd's configuration sets no back-off: the lane's strategy must be fixed with min_delay 1ms, a retry with no back-off (it is %s, %v)", l.Strategy, l.MinDelay))
+	}
+	why = append(why, noLimiters(l, "Linkerd", "retry_budget")...)
+	c := LinkerdConfig{Limit: LinkerdDefaultLimit, RequestTimeout: l.Deadline}
+	if l.Deadline%time.Millisecond != 0 {
+		why = append(why, "Linkerd's timeouts are whole milliseconds; the lane's deadline is "+l.Deadline.String())
+	}
+	switch {
+	case l.RetryBudget == strategies.LimiterOn && l.MaxAttempts > 0:
+		why = append(why, "Linkerd bounds retries by a ServiceProfile's budget or by the annotations' limit, never both: a proxy ignores the annotations of a service with a ServiceProfile")
+	case l.RetryBudget == strategies.LimiterOn:
+		c.Budget = &LinkerdBudget{RetryRatio: decimalShift(l.BudgetPercent, -2), MinRetriesPerSecond: l.BudgetMinPerSec, TTL: l.BudgetTTL}
+		return c, nil, cannot("linkerd", why)
+	case l.MaxAttempts > 0:
+		c.HTTP, c.Limit = []string{"5xx"}, l.MaxAttempts-1
+	default:
+		why = append(why, "Linkerd's retry annotations need a limit: the lane has neither max_attempts nor a retry_budget")
+	}
+	return c, []Warning{{`["retry.linkerd.io/http"]`, everyFailure}}, cannot("linkerd", why)
 }

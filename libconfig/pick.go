@@ -35,10 +35,10 @@ type candidate struct {
 }
 
 // choose returns the index of the candidate that pick names, or of the
-// only one when pick is empty; -1 when there is none (the caller says
-// what is missing). what is a candidate's kind in the library's words
-// ("methodConfig with a retryPolicy", "route").
-func choose(cands []candidate, pick, what string) (int, error) {
+// only one when pick is empty; missing, the library's words for what is
+// missing, when there is none. what is a candidate's kind in the
+// library's words ("methodConfig with a retryPolicy", "route").
+func choose(cands []candidate, pick, what string, missing *FieldError) (int, error) {
 	listed := make([]string, len(cands))
 	for i, c := range cands {
 		listed[i] = c.names[0]
@@ -50,7 +50,7 @@ func choose(cands []candidate, pick, what string) (int, error) {
 	if pick == "" {
 		switch len(cands) {
 		case 0:
-			return -1, nil
+			return -1, missing
 		case 1:
 			return 0, nil
 		}

@@ -1,11 +1,13 @@
 package libconfig
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/backofflab/backofflab/strategies"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -120,4 +122,41 @@ func (p PollyRetry) Marshal() ([]byte, error) {
 		w.MaxDelay = formatTimeSpan(*p.MaxDelay)
 	}
 	return marshalJSON(w)
+}
+
+func (p PollyRetry) toLane() (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NamePolly)
+	l.MaxAttempts, l.MinDelay, l.MaxDelay = p.MaxRetryAttempts+1, p.Delay, strategies.DefaultNoCap
+	if p.MaxDelay != nil {
+		l.MaxDelay = *p.MaxDelay
+	}
+	l.BackoffType, l.UseJitter = strings.ToLower(p.BackoffType), p.UseJitter
+	return l, nil, map[string]string{"max_attempts": "MaxRetryAttempts", "min_delay": "Delay", "max_delay": "MaxDelay"}, nil
+}
+
+func pollyFromLane(l strategies.Params, lib string) (Config, []Warning, error) {
+	why := otherRow("Polly", l, strategies.NamePolly)
+	if l.MaxAttempts < 2 {
+		why = append(why, fmt.Sprintf("MaxRetryAttempts is at least 1 (max_attempts 2); the lane's max_attempts is %d (0: no limit)", l.MaxAttempts))
+	}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"min_delay", l.MinDelay}, {"max_delay", l.MaxDelay}} {
+		if d.v%100 != 0 || d.v > 24*time.Hour {
+			why = append(why, fmt.Sprintf("a TimeSpan is whole 100 ns ticks up to 1 day; the lane's %s is %v", d.name, d.v))
+		}
+	}
+	why = append(why, noDeadline(l, "Polly's retry strategy")...)
+	why = append(why, noLimiters(l, "Polly")...)
+	i := slices.Index(strategies.PollyBackoffTypes(), l.BackoffType)
+	if i < 0 {
+		i = 0
+	}
+	p := PollyRetry{MaxRetryAttempts: l.MaxAttempts - 1, Delay: l.MinDelay, BackoffType: pollyBackoffTypes[i], UseJitter: l.UseJitter}
+	if l.MaxDelay != strategies.DefaultNoCap {
+		d := l.MaxDelay
+		p.MaxDelay = &d
+	}
+	return p, nil, cannot(lib, why)
 }

@@ -39,6 +39,10 @@ func parsePollyFile(data []byte) (Config, []Warning, error) {
 		if n.Kind != yaml.MappingNode || depth > maxSectionDepth {
 			return
 		}
+		// The configuration's keys are case-insensitive, and its JSON
+		// provider refuses one given twice in an object: two sections
+		// of one path would be one. A repeat is reported once.
+		seen := map[string]int{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := resolve(n.Content[i]).Value, resolve(n.Content[i+1])
 			p := k
@@ -46,6 +50,13 @@ func parsePollyFile(data []byte) (Config, []Warning, error) {
 				p = path + ":" + k
 			}
 			if v.Kind != yaml.MappingNode {
+				continue
+			}
+			folded := strings.ToLower(k)
+			if seen[folded]++; seen[folded] > 1 {
+				if seen[folded] == 2 {
+					r.fail(resolve(n.Content[i]), p, ErrDuplicate, "", "each section once")
+				}
 				continue
 			}
 			if !hasPollyKey(v) {

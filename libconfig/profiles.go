@@ -200,19 +200,12 @@ func laneFields(lib Library, text string) (strategies.Params, []Warning, map[str
 	return l, append(w, lw...), field, err
 }
 
-// titles are the libraries, and the exporters' other targets, in words.
-var titles = map[string]string{
-	"grpc": "gRPC", "envoy": "Envoy", "istio": "Istio", "linkerd": "Linkerd", "aws": "AWS SDKs",
-	"resilience4j": "resilience4j", "polly": "Polly",
-	"polly-csharp": "Polly (C# code)", "cenkalti": "cenkalti/backoff (Go code)", "client-go": "client-go's wait.Backoff (Go code)",
-	"tenacity": "tenacity (Python code)", "urllib3": "urllib3's Retry (Python code)",
-}
-
 // Title is a library's or an exporter's name in words ("Envoy",
-// "tenacity (Python code)"); the name itself for one it does not know.
+// "tenacity (Python code)"), its exporter's Title; the name itself for one
+// it does not know.
 func Title(name string) string {
-	if t, ok := titles[name]; ok {
-		return t
+	if e, ok := LookupExporter(name); ok {
+		return e.Title
 	}
 	return name
 }

@@ -116,12 +116,12 @@ func TestCodeProfiles(t *testing.T) {
 // its name in words.
 func TestEveryExporterHasATitle(t *testing.T) {
 	for _, e := range Exporters() {
-		if _, ok := titles[e.Name]; !ok {
+		if e.Title == "" || Title(e.Name) != e.Title {
 			t.Errorf("exporter %s: no title", e.Name)
 		}
 	}
 	for _, n := range Names() {
-		if _, ok := titles[n]; !ok {
+		if e, ok := LookupExporter(n); !ok || e.Title == "" {
 			t.Errorf("library %s: no title", n)
 		}
 	}

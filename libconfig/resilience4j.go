@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/backofflab/backofflab/strategies"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -234,9 +235,53 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 	if err != nil {
 		return c, nil, err
 	}
-	top = springTree(top)
 	r := &reader{}
-	var retry, breaker r4jSection
+	retry, breaker := r.r4jSections(springTree(top))
+	retryProps := r.r4jConfigs(retry, breaker)
+	byName := map[string]int{}
+	instance := func(name string) *R4jInstance {
+		i, ok := byName[name]
+		if !ok {
+			i = len(c.Instances)
+			byName[name] = i
+			c.Instances = append(c.Instances, R4jInstance{Name: name})
+		}
+		return &c.Instances[i]
+	}
+	budget := r4jBudget{sizes: map[*yaml.Node]int{}}
+	for _, in := range retry.instances {
+		// The chain is checked (a missing or looping baseConfig is an
+		// error) before the instance is resolved through it.
+		bases := r.r4jBases(retry.configs, in, "resilience4j.retry.configs")
+		if bases == nil && hasBaseConfig(in.node) {
+			continue
+		}
+		if err := budget.spend(in, bases); err != nil {
+			return c, r.warns, err
+		}
+		p := r.r4jRetry(in.node, in.path)
+		t := r.r4jResolve(retryProps, p, in.name, 0)
+		instance(in.name).Retry = &t
+	}
+	for _, in := range breaker.instances {
+		t := R4jCircuitBreakerDefaults()
+		bases := r.r4jBases(breaker.configs, in, "resilience4j.circuitbreaker.configs")
+		if err := budget.spend(in, bases); err != nil {
+			return c, r.warns, err
+		}
+		for _, base := range bases {
+			(&reader{}).r4jBreaker(base, "", &t)
+		}
+		r.r4jBreaker(in.node, in.path, &t)
+		instance(in.name).CircuitBreaker = &t
+	}
+	return c, r.warns, r.err()
+}
+
+// r4jSections reads top, the document's tree with Spring's keys
+// normalised, into its resilience4j.retry and resilience4j.circuitbreaker
+// sections, and warns of every other key.
+func (r *reader) r4jSections(top *yaml.Node) (retry, breaker r4jSection) {
 	section := func(s *r4jSection, other map[string]string) func(v *yaml.Node, p string) {
 		return func(v *yaml.Node, p string) {
 			s.configs = map[string]*yaml.Node{}
@@ -270,10 +315,14 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 			}, map[string]string{"bulkhead": other, "threadpoolbulkhead": other, "ratelimiter": other, "timelimiter": other}, springKey)
 		},
 	}, map[string]string{"spring": "not resilience4j", "server": "not resilience4j", "management": "not resilience4j", "logging": "not resilience4j"}, nil)
+	return retry, breaker
+}
 
-	// Each config and instance is checked once, with its own path; an
-	// instance's values are then resolved through its base configs
-	// without reporting their errors again.
+// r4jConfigs checks each config of retry and breaker once, with its own
+// path, and returns the retry configs' properties by name; an instance's
+// values are then resolved through its base configs without reporting
+// their errors again.
+func (r *reader) r4jConfigs(retry, breaker r4jSection) map[string]*r4jRetryProps {
 	retryProps := map[string]*r4jRetryProps{}
 	for _, name := range slices.Sorted(maps.Keys(retry.configs)) {
 		retryProps[name] = r.r4jRetry(retry.configs[name], join("resilience4j.retry.configs", name))
@@ -289,61 +338,33 @@ func ParseResilience4j(data []byte) (Resilience4jConfig, []Warning, error) {
 		t := R4jCircuitBreakerDefaults()
 		r.r4jBreaker(breaker.configs[name], join("resilience4j.circuitbreaker.configs", name), &t)
 	}
-	byName := map[string]int{}
-	instance := func(name string) *R4jInstance {
-		i, ok := byName[name]
-		if !ok {
-			i = len(c.Instances)
-			byName[name] = i
-			c.Instances = append(c.Instances, R4jInstance{Name: name})
+	return retryProps
+}
+
+// r4jBudget bounds the nodes the instances read: each instance reads again
+// the configs it inherits, an expansion as an alias's is, bounded as
+// aliases are: many instances of a large default would cost their
+// product. A config counts its whole tree, what merge keys bring in
+// included.
+type r4jBudget struct {
+	read  int
+	sizes map[*yaml.Node]int
+}
+
+// spend counts the configs bases that instance in inherits, and reports
+// an error once the instances have read more than MaxNodes.
+func (b *r4jBudget) spend(in r4jNamed, bases []*yaml.Node) error {
+	for _, n := range bases {
+		if _, ok := b.sizes[n]; !ok {
+			b.sizes[n] = treeSize(n)
 		}
-		return &c.Instances[i]
+		b.read += b.sizes[n]
 	}
-	// Each instance reads again the configs it inherits, an expansion as
-	// an alias's is, bounded as aliases are: many instances of a large
-	// default would cost their product. A config counts its whole tree,
-	// what merge keys bring in included.
-	read, sizes := 0, map[*yaml.Node]int{}
-	tooMany := func(in r4jNamed, bases []*yaml.Node) error {
-		for _, b := range bases {
-			if _, ok := sizes[b]; !ok {
-				sizes[b] = treeSize(b)
-			}
-			read += sizes[b]
-		}
-		if read <= MaxNodes {
-			return nil
-		}
-		return &FieldError{Path: in.path, Line: in.node.Line, Kind: ErrTooLarge,
-			Allowed: fmt.Sprintf("at most %d nodes, each instance's inherited configs read for it", MaxNodes)}
+	if b.read <= MaxNodes {
+		return nil
 	}
-	for _, in := range retry.instances {
-		// The chain is checked (a missing or looping baseConfig is an
-		// error) before the instance is resolved through it.
-		bases := r.r4jBases(retry.configs, in, "resilience4j.retry.configs")
-		if bases == nil && hasBaseConfig(in.node) {
-			continue
-		}
-		if err := tooMany(in, bases); err != nil {
-			return c, r.warns, err
-		}
-		p := r.r4jRetry(in.node, in.path)
-		t := r.r4jResolve(retryProps, p, in.name, 0)
-		instance(in.name).Retry = &t
-	}
-	for _, in := range breaker.instances {
-		t := R4jCircuitBreakerDefaults()
-		bases := r.r4jBases(breaker.configs, in, "resilience4j.circuitbreaker.configs")
-		if err := tooMany(in, bases); err != nil {
-			return c, r.warns, err
-		}
-		for _, base := range bases {
-			(&reader{}).r4jBreaker(base, "", &t)
-		}
-		r.r4jBreaker(in.node, in.path, &t)
-		instance(in.name).CircuitBreaker = &t
-	}
-	return c, r.warns, r.err()
+	return &FieldError{Path: in.path, Line: in.node.Line, Kind: ErrTooLarge,
+		Allowed: fmt.Sprintf("at most %d nodes, each instance's inherited configs read for it", MaxNodes)}
 }
 
 // hasBaseConfig reports whether mapping n names a baseConfig.
@@ -762,4 +783,95 @@ func floatNode(x float64) *yaml.Node {
 	// No tag: a whole number is written as one ("85"), which every
 	// reader of a number takes.
 	return &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(x, 'g', -1, 64)}
+}
+
+func (c Resilience4jConfig) toLane(pick string) (strategies.Params, []Warning, map[string]string, error) {
+	l := laneOf(strategies.NameResilience4j)
+	cands := make([]candidate, len(c.Instances))
+	for i, in := range c.Instances {
+		cands[i] = candidate{names: []string{in.Name}, path: "resilience4j.retry.instances"}
+	}
+	at, err := choose(cands, pick, "instance",
+		&FieldError{Path: "resilience4j.retry.instances", Kind: ErrMissing, Allowed: "a retry or circuit-breaker instance"})
+	if err != nil {
+		return l, nil, nil, err
+	}
+	in := c.Instances[at]
+	var w []Warning
+	rp := "resilience4j.retry.instances." + in.Name
+	cp := "resilience4j.circuitbreaker.instances." + in.Name
+	field := map[string]string{"min_delay": rp + ".waitDuration", "max_delay": rp + ".exponentialMaxWaitDuration",
+		"factor": rp + ".exponentialBackoffMultiplier", "jitter": rp + ".randomizedWaitFactor", "max_attempts": rp + ".maxAttempts",
+		"breaker_threshold": cp + ".failureRateThreshold", "breaker_window": cp + ".slidingWindowSize",
+		"breaker_min_calls": cp + ".minimumNumberOfCalls", "breaker_open_for": cp + ".waitDurationInOpenState",
+		"breaker_probes": cp + ".permittedNumberOfCallsInHalfOpenState"}
+	if t := in.Retry; t != nil {
+		l.MaxAttempts, l.MinDelay = t.MaxAttempts, t.WaitDuration
+		if t.EnableExponentialBackoff {
+			l.Factor = t.ExponentialBackoffMultiplier
+			if t.ExponentialMaxWaitDuration != 0 {
+				l.MaxDelay = t.ExponentialMaxWaitDuration
+			}
+		}
+		if t.EnableRandomizedWait {
+			l.Jitter = t.RandomizedWaitFactor
+		}
+	} else {
+		// Not strategy none, which reads no limiter: the breaker must still
+		// judge the one attempt.
+		l.MaxAttempts = 1
+		w = append(w, Warning{rp, "unset: the lane makes one attempt per request (max_attempts 1)"})
+	}
+	if b := in.CircuitBreaker; b != nil {
+		if b.SlidingWindowType != "COUNT_BASED" {
+			return l, nil, nil, &FieldError{Path: cp + ".slidingWindowType", Value: b.SlidingWindowType, Kind: ErrUnsupported,
+				Allowed: "COUNT_BASED: backofflab's breaker counts calls"}
+		}
+		l.Breaker = strategies.BreakerAll
+		l.BreakerThreshold, l.BreakerWindow, l.BreakerMinCalls = b.FailureRateThreshold, b.SlidingWindowSize, b.MinimumNumberOfCalls
+		l.BreakerOpenFor, l.BreakerProbes = b.WaitDurationInOpenState, b.PermittedNumberOfCallsInHalfOpenState
+		w = append(w, Warning{cp, "every attempt passes the breaker (resilience4j's default aspect order: Retry around CircuitBreaker)"})
+		if b.SlowCallRateThreshold < 100 {
+			w = append(w, Warning{cp + ".slowCallRateThreshold", "not expressed: the breaker counts failures, not slow calls"})
+		}
+	}
+	return l, w, field, nil
+}
+
+func r4jFromLane(l strategies.Params) (Config, []Warning, error) {
+	var why []string
+	in := R4jInstance{Name: "backend"}
+	switch l.Strategy {
+	case strategies.NameResilience4j:
+		why = append(why, noCount(l, "maxAttempts")...)
+		t := R4jRetryDefaults()
+		t.MaxAttempts, t.WaitDuration = l.MaxAttempts, l.MinDelay
+		if l.Factor != 1 || l.MaxDelay != strategies.DefaultNoCap {
+			t.EnableExponentialBackoff, t.ExponentialBackoffMultiplier = true, l.Factor
+			if l.MaxDelay != strategies.DefaultNoCap {
+				t.ExponentialMaxWaitDuration = l.MaxDelay
+			}
+		}
+		if l.Jitter > 0 {
+			t.EnableRandomizedWait, t.RandomizedWaitFactor = true, l.Jitter
+			if l.Jitter >= 1 {
+				why = append(why, fmt.Sprintf("resilience4j's randomizedWaitFactor is under 1 (InstanceProperties refuses 1); the lane's jitter is %g", l.Jitter))
+			}
+		}
+		in.Retry = &t
+	default:
+		why = append(why, otherRow("resilience4j", l, strategies.NameResilience4j)...)
+	}
+	switch l.Breaker {
+	case strategies.BreakerAll:
+		b := R4jCircuitBreakerDefaults()
+		b.FailureRateThreshold, b.SlidingWindowSize, b.MinimumNumberOfCalls = l.BreakerThreshold, l.BreakerWindow, l.BreakerMinCalls
+		b.WaitDurationInOpenState, b.PermittedNumberOfCallsInHalfOpenState = l.BreakerOpenFor, l.BreakerProbes
+		in.CircuitBreaker = &b
+	case strategies.BreakerRetries:
+		why = append(why, "resilience4j's CircuitBreaker sees every call; the lane's breaker refuses retries only")
+	}
+	why = append(why, noDeadline(l, "resilience4j's Retry")...)
+	why = append(why, noLimiters(l, "resilience4j", "breaker")...)
+	return Resilience4jConfig{Instances: []R4jInstance{in}}, nil, cannot("resilience4j", why)
 }

@@ -54,6 +54,15 @@ var FaultKinds = []FaultKind{
 	{Name: FaultErrorBurst, Label: "error burst", MMin: 0, MMax: 1, Help: "a fraction m of answers fail fast with an error"},
 }
 
+// faultKindNames returns the names of FaultKinds, in their order.
+func faultKindNames() []string {
+	names := make([]string, len(FaultKinds))
+	for i, k := range FaultKinds {
+		names[i] = k.Name
+	}
+	return names
+}
+
 // MaxFaults bounds the faults of one run.
 const MaxFaults = 20
 

@@ -7,42 +7,24 @@ import (
 )
 
 // TestEveryNameHasALabel: every column and every parameter of the
-// vocabulary has its label, and no label is left of a name that is gone.
+// vocabulary has its label in its row.
 func TestEveryNameHasALabel(t *testing.T) {
-	for _, c := range Columns {
-		if columnLabels[c] == "" {
-			t.Errorf("column %s has no label in columnLabels", c)
+	for _, c := range columnTable {
+		if c.label == "" || ColumnLabel(c.name) != c.label {
+			t.Errorf("column %s has no label in columnTable", c.name)
 		}
 	}
-	for c := range columnLabels {
-		if ColumnLabel(c) == c || !contains(Columns, c) {
-			t.Errorf("columnLabels holds %s, which is not a column", c)
-		}
+	if !slices.Equal(Columns, columnNames()) {
+		t.Errorf("Columns = %v, want columnTable's names %v", Columns, columnNames())
 	}
-	names := map[string]bool{lanesParam.Name: true}
 	for _, p := range append([]Param{lanesParam}, Table...) {
-		names[p.Name] = true
-		if paramLabels[p.Name] == "" {
-			t.Errorf("parameter %s has no label in paramLabels", p.Name)
-		}
-	}
-	for n := range paramLabels {
-		if !names[n] {
-			t.Errorf("paramLabels holds %s, which is not a parameter", n)
+		if p.label == "" {
+			t.Errorf("parameter %s has no label in its row", p.Name)
 		}
 	}
 	if got := ColumnLabel("nope"); got != "nope" {
 		t.Errorf("ColumnLabel(nope) = %q, want the name", got)
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // TestEveryChoiceReads: a choice of an enum parameter that is a snake_case
@@ -56,11 +38,10 @@ func TestEveryChoiceReads(t *testing.T) {
 			}
 		}
 	}
-	for param, m := range choiceLabels {
-		row, _, ok := Lookup(param)
-		for c := range m {
-			if !ok || !slices.Contains(row.Choices, c) {
-				t.Errorf("choiceLabels holds %s=%s, which is not a choice", param, c)
+	for _, p := range Table {
+		for c := range p.choiceLabels {
+			if !slices.Contains(p.Choices, c) {
+				t.Errorf("%s's choiceLabels hold %s, which is not a choice", p.Name, c)
 			}
 		}
 	}

@@ -151,6 +151,21 @@ func (p Param) WithMax(most int) Param {
 	return p
 }
 
+// SplitOwn splits q into a tool's own parameters, those whose names own
+// reports true for, and the rest, the scenario's; both hold q's own
+// value slices.
+func SplitOwn(q url.Values, own func(name string) bool) (mine, base url.Values) {
+	mine, base = url.Values{}, url.Values{}
+	for name, vals := range q {
+		if own(name) {
+			mine[name] = vals
+		} else {
+			base[name] = vals
+		}
+	}
+	return mine, base
+}
+
 // Unalias returns q with each old name of Aliases for tool written as the
 // name it stands for, and, for each name it wrote, the old name q gave,
 // so that an error can name the parameter as the user spelt it. q itself

@@ -276,6 +276,25 @@ func TestLookup(t *testing.T) {
 	}
 }
 
+// TestMustLookup: MustLookup finds what Lookup finds without a lane letter,
+// and panics for a name Lookup does not find or finds in a lane.
+func TestMustLookup(t *testing.T) {
+	for _, name := range []string{"clients", "lanes", "factor", "a.factor", "foo", ""} {
+		t.Run(name, func(t *testing.T) {
+			want, lane, ok := scenario.Lookup(name)
+			ok = ok && lane < 0
+			defer func() {
+				if r := recover(); (r != nil) == ok {
+					t.Errorf("MustLookup(%q) panicked %v, want a panic %v", name, r, !ok)
+				}
+			}()
+			if got := scenario.MustLookup(name); got.Name != want.Name {
+				t.Errorf("MustLookup(%q) = %s, want %s", name, got.Name, want.Name)
+			}
+		})
+	}
+}
+
 // TestValueOfEveryLookup: every name Lookup finds has a Value, the value
 // Encode writes for it; lanes, which no field of Params holds, included.
 func TestValueOfEveryLookup(t *testing.T) {

@@ -65,11 +65,44 @@ func (lt *LaneTick) SetLatencies(lat []time.Duration) {
 	lt.P99 = strategies.Quantile(lat, 0.99).Seconds()
 }
 
+// column is one of a LaneTick's values: its name and its label, the value
+// in plain words, which the page shows beside the name.
+type column struct{ name, label string }
+
+// columnTable lists a LaneTick's values in the order AppendCSV and
+// AppendJSON write them, after t (and lane, in CSV).
+var columnTable = []column{
+	{"ok", "succeeded"},
+	{"errors", "failed with an error"},
+	{"timeouts", "timed out"},
+	{"attempts", "attempts sent"},
+	{"retries", "retries sent"},
+	{"gave_up", "requests given up"},
+	{"concurrency", "requests inside the server"},
+	{"server_latency", "server latency"},
+	{"backlog", "waiting in the accept backlog"},
+	{"in_backoff", "clients waiting to retry"},
+	{"p50", "median latency"},
+	{"p99", "99th percentile latency"},
+	{"alive", "requests under way"},
+	{"thinking", "clients thinking"},
+	{"queued", "waiting for a worker"},
+	{"t2_attempts", "tier 2's attempts"},
+	{"t3_attempts", "tier 3's attempts"},
+	{"t4_attempts", "tier 4's attempts"},
+}
+
 // Columns are the names of a LaneTick's values, in the order AppendCSV and
 // AppendJSON write them, after t (and lane, in CSV).
-var Columns = []string{"ok", "errors", "timeouts", "attempts", "retries", "gave_up",
-	"concurrency", "server_latency", "backlog", "in_backoff", "p50", "p99", "alive",
-	"thinking", "queued", "t2_attempts", "t3_attempts", "t4_attempts"}
+var Columns = columnNames()
+
+func columnNames() []string {
+	names := make([]string, len(columnTable))
+	for i, c := range columnTable {
+		names[i] = c.name
+	}
+	return names
+}
 
 // Values returns lt's values in the order of Columns.
 func (lt *LaneTick) Values() [18]float64 {

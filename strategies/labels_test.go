@@ -2,19 +2,15 @@ package strategies
 
 import "testing"
 
-// TestEveryStrategyHasALabel: every strategy has its label, and no label
-// is left of a strategy that is gone.
+// TestEveryStrategyHasALabel: every strategy has its label, in its row of
+// table, and Label gives it (the name for a strategy that is not a row).
 func TestEveryStrategyHasALabel(t *testing.T) {
-	names := map[string]bool{}
-	for _, n := range Names() {
-		names[n] = true
-		if labels[n] == "" {
-			t.Errorf("strategy %s has no label", n)
+	for _, e := range table {
+		if e.label == "" || Label(e.name) != e.label {
+			t.Errorf("strategy %s has no label", e.name)
 		}
 	}
-	for n := range labels {
-		if !names[n] {
-			t.Errorf("labels holds %s, which is not a strategy", n)
-		}
+	if got := Label("nope"); got != "nope" {
+		t.Errorf("Label(nope) = %q, want the name", got)
 	}
 }

@@ -114,12 +114,14 @@ const (
 	NameUrllib3                   = "urllib3"
 )
 
-// entry is one row of table: a strategy's name, its formula in one line,
+// entry is one row of table: a strategy's name, its label (the strategy in
+// plain words, which the page shows beside the name), its formula in one line,
 // the vocabulary names of the parameters the formula reads, its defaults
 // (its Strategy and, where zero, MinConnectTimeout and BackoffType are
 // filled in by Defaults) and the constructor of its formula.
 type entry struct {
 	name     string
+	label    string
 	about    string
 	uses     []string
 	defaults Params
@@ -152,38 +154,38 @@ const DefaultNoCap = 24 * time.Hour
 // Linkerd's retry budget retry_budget, the AWS retry quota aws_quota,
 // resilience4j's CircuitBreaker breaker.
 var table = []entry{
-	{NameNone, "give up at the first failure", nil,
+	{NameNone, "no retries", "give up at the first failure", nil,
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
 		func(Params) Strategy { return None{} }},
-	{NameFixed, "wait min_delay before every retry (the 2014 experiment)", []string{"min_delay"},
+	{NameFixed, "fixed interval", "wait min_delay before every retry (the 2014 experiment)", []string{"min_delay"},
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
 		func(p Params) Strategy { return Fixed{Delay: p.MinDelay} }},
-	{NameExponential, "min_delay, then ×factor up to max_delay, plus Normal(0, delay×jitter) (the 2014 article's text)",
+	{NameExponential, "exponential backoff", "min_delay, then ×factor up to max_delay, plus Normal(0, delay×jitter) (the 2014 article's text)",
 		[]string{"min_delay", "max_delay", "factor", "jitter"},
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: 15 * time.Minute, Factor: 2, Jitter: 0.1},
 		func(p Params) Strategy {
 			return Exponential{Base: p.MinDelay, Cap: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter}
 		}},
-	{NameTruncated, "min(min_delay×2^n + U[0,1s), max_delay), then every max_delay (Cloud Storage)",
+	{NameTruncated, "truncated exponential (Cloud Storage)", "min(min_delay×2^n + U[0,1s), max_delay), then every max_delay (Cloud Storage)",
 		[]string{"min_delay", "max_delay"},
 		Params{MinDelay: time.Second, MaxDelay: 32 * time.Second, Factor: 2},
 		func(p Params) Strategy { return Truncated{Base: p.MinDelay, Cap: p.MaxDelay} }},
-	{NameGRPC, "sleep until the attempt's deadline; backoff ×factor up to max_delay, ±jitter (gRPC)",
+	{NameGRPC, "gRPC connection backoff", "sleep until the attempt's deadline; backoff ×factor up to max_delay, ±jitter (gRPC)",
 		[]string{"min_delay", "max_delay", "factor", "jitter", "min_connect_timeout"},
 		Params{MinDelay: time.Second, MaxDelay: 120 * time.Second, Factor: 1.6, Jitter: 0.2},
 		func(p Params) Strategy {
 			return GRPC{Initial: p.MinDelay, Max: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter, MinConnect: p.MinConnectTimeout}
 		}},
-	{NameFullJitter, "U(0, min(max_delay, min_delay×2^n)) (AWS)", []string{"min_delay", "max_delay"},
+	{NameFullJitter, "full jitter (AWS; the AWS SDKs' standard mode)", "U(0, min(max_delay, min_delay×2^n)) (AWS)", []string{"min_delay", "max_delay"},
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
 		func(p Params) Strategy { return FullJitter{Base: p.MinDelay, Cap: p.MaxDelay} }},
-	{NameEqualJitter, "t/2 + U(0, t/2), t = min(max_delay, min_delay×2^n) (AWS)", []string{"min_delay", "max_delay"},
+	{NameEqualJitter, "equal jitter (AWS)", "t/2 + U(0, t/2), t = min(max_delay, min_delay×2^n) (AWS)", []string{"min_delay", "max_delay"},
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
 		func(p Params) Strategy { return EqualJitter{Base: p.MinDelay, Cap: p.MaxDelay} }},
-	{NameDecorrelated, "min(max_delay, U(min_delay, 3×previous)) (AWS)", []string{"min_delay", "max_delay"},
+	{NameDecorrelated, "decorrelated jitter (AWS)", "min(max_delay, U(min_delay, 3×previous)) (AWS)", []string{"min_delay", "max_delay"},
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Minute, Factor: 2},
 		func(p Params) Strategy { return Decorrelated{Base: p.MinDelay, Cap: p.MaxDelay} }},
-	{NameThinkScaled, "factor × last think time, then ×factor up to max_delay, plus Normal(0, jitter×1s) (the 2014 program)",
+	{NameThinkScaled, "the 2014 program: waits scaled by think time", "factor × last think time, then ×factor up to max_delay, plus Normal(0, jitter×1s) (the 2014 program)",
 		[]string{"max_delay", "factor", "jitter"},
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: 5 * time.Minute, Factor: math.E, Jitter: 0.1},
 		func(p Params) Strategy { return ThinkScaled{Cap: p.MaxDelay, Factor: p.Factor, Jitter: p.Jitter} }},
@@ -193,14 +195,14 @@ var table = []entry{
 	// max_interval 10 × base (250 ms), num_retries 1 (max_attempts 2), no
 	// per_try_timeout (envoy/config/route/v3/route_components.proto,
 	// RetryPolicy; source/common/router/retry_state_impl.cc).
-	{NameEnvoy, "U{0..b−1} ms, b = min_delay doubling up to max_delay, each attempt per_try_timeout (Envoy, Istio)",
+	{NameEnvoy, "Envoy / Istio route retries", "U{0..b−1} ms, b = min_delay doubling up to max_delay, each attempt per_try_timeout (Envoy, Istio)",
 		[]string{"min_delay", "max_delay", "per_try_timeout"},
 		Params{MinDelay: 25 * time.Millisecond, MaxDelay: 250 * time.Millisecond, Factor: 2, MaxAttempts: 2},
 		func(p Params) Strategy { return Envoy{Base: p.MinDelay, Max: p.MaxDelay, PerTry: p.PerTryTimeout} }},
 	// gRPC has no default retry policy; these are gRFC A6's example:
 	// maxAttempts 4, initialBackoff 0.1 s, maxBackoff 1 s,
 	// backoffMultiplier 2 (grpc/proposal A6-client-retries.md).
-	{NameGRPCRetry, "min(min_delay×factor^n, max_delay)×U[0.8,1.2), at most 5 attempts (gRPC retry policy)",
+	{NameGRPCRetry, "gRPC retry policy (gRFC A6)", "min(min_delay×factor^n, max_delay)×U[0.8,1.2), at most 5 attempts (gRPC retry policy)",
 		[]string{"min_delay", "max_delay", "factor"},
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: time.Second, Factor: 2, MaxAttempts: 4},
 		func(p Params) Strategy {
@@ -213,7 +215,7 @@ var table = []entry{
 	// aws-sdk-go-v2 before v1.48.0: DefaultMaxBackoff 20 s,
 	// DefaultMaxAttempts 3 (aws/retry/standard.go); min_delay is unread,
 	// its base fixed at 1 s.
-	{NameAWSLegacy, "U[0,1)×2^(n+1) s, then max_delay once 2^(n+1) s would pass it (AWS SDK before 2026)",
+	{NameAWSLegacy, "AWS SDK standard mode, before 2026", "U[0,1)×2^(n+1) s, then max_delay once 2^(n+1) s would pass it (AWS SDK before 2026)",
 		[]string{"max_delay"},
 		Params{MinDelay: time.Second, MaxDelay: 20 * time.Second, Factor: 2, MaxAttempts: 3},
 		func(p Params) Strategy { return AWSLegacy{Max: p.MaxDelay} }},
@@ -221,7 +223,7 @@ var table = []entry{
 	// errors (adaptive mode, whose rate limiter takes them so): base 50 ms
 	// after a timeout, 1 s after an error answer, cap 20 s, MaxAttempts 3
 	// (aws/retry/standard.go, jitter_backoff.go).
-	{NameAWSThrottled, "U[0,1)×min(b×2^n, max_delay), b = 1 s after an error answer (a throttling error), min_delay after a timeout (AWS SDK)",
+	{NameAWSThrottled, "AWS SDK, error answers as throttling errors (adaptive mode)", "U[0,1)×min(b×2^n, max_delay), b = 1 s after an error answer (a throttling error), min_delay after a timeout (AWS SDK)",
 		[]string{"min_delay", "max_delay"},
 		Params{MinDelay: 50 * time.Millisecond, MaxDelay: 20 * time.Second, Factor: 2, MaxAttempts: 3},
 		func(p Params) Strategy { return AWSThrottled{Base: p.MinDelay, Max: p.MaxDelay} }},
@@ -229,7 +231,7 @@ var table = []entry{
 	// fixed interval (RetryConfig.java DEFAULT_MAX_ATTEMPTS,
 	// DEFAULT_WAIT_DURATION); its exponential functions' defaults are
 	// multiplier 1.5 and randomizationFactor 0.5 (IntervalFunction.java).
-	{NameResilience4j, "x = min_delay ×factor per retry in whole ms, ±jitter×x, capped at max_delay (resilience4j)",
+	{NameResilience4j, "resilience4j Retry", "x = min_delay ×factor per retry in whole ms, ±jitter×x, capped at max_delay (resilience4j)",
 		[]string{"min_delay", "max_delay", "factor", "jitter"},
 		Params{MinDelay: 500 * time.Millisecond, MaxDelay: DefaultNoCap, Factor: 1, MaxAttempts: 3},
 		func(p Params) Strategy {
@@ -238,7 +240,7 @@ var table = []entry{
 	// Polly v8's RetryStrategyOptions: MaxRetryAttempts 3 (max_attempts
 	// 4), Delay 2 s, BackoffType Constant, UseJitter false, no MaxDelay
 	// (src/Polly.Core/Retry/RetryConstants.cs).
-	{NamePolly, "min_delay, (n+1)×min_delay or 2^n×min_delay by backoff_type, use_jitter ±25 % or decorrelated (Polly)",
+	{NamePolly, "Polly v8 retry", "min_delay, (n+1)×min_delay or 2^n×min_delay by backoff_type, use_jitter ±25 % or decorrelated (Polly)",
 		[]string{"min_delay", "max_delay", "backoff_type", "use_jitter"},
 		Params{MinDelay: 2 * time.Second, MaxDelay: DefaultNoCap, Factor: 2, MaxAttempts: 4, BackoffType: PollyConstant},
 		func(p Params) Strategy {
@@ -248,7 +250,7 @@ var table = []entry{
 	// 500 ms, RandomizationFactor 0.5, Multiplier 1.5, MaxInterval 60 s
 	// (exponential.go); its Retry stops after 15 min (DefaultMaxElapsedTime,
 	// retry.go): deadline.
-	{NameCenkalti, "c ± jitter×c, c = min_delay ×factor per retry up to max_delay (cenkalti/backoff)",
+	{NameCenkalti, "cenkalti/backoff ExponentialBackOff", "c ± jitter×c, c = min_delay ×factor per retry up to max_delay (cenkalti/backoff)",
 		[]string{"min_delay", "max_delay", "factor", "jitter"},
 		Params{MinDelay: 500 * time.Millisecond, MaxDelay: time.Minute, Factor: 1.5, Jitter: 0.5, Deadline: 15 * time.Minute},
 		func(p Params) Strategy {
@@ -256,7 +258,7 @@ var table = []entry{
 		}},
 	// client-go's retry.DefaultBackoff: Steps 4, Duration 10 ms, Factor 5,
 	// Jitter 0.1, no Cap (k8s.io/client-go/util/retry/util.go).
-	{NameClientGo, "d + U[0,1)×jitter×d, d = min_delay ×factor; gives up once d would pass max_delay (client-go)",
+	{NameClientGo, "client-go wait.Backoff", "d + U[0,1)×jitter×d, d = min_delay ×factor; gives up once d would pass max_delay (client-go)",
 		[]string{"min_delay", "max_delay", "factor", "jitter"},
 		Params{MinDelay: 10 * time.Millisecond, MaxDelay: DefaultNoCap, Factor: 5, Jitter: 0.1, MaxAttempts: 4},
 		func(p Params) Strategy {
@@ -264,11 +266,11 @@ var table = []entry{
 		}},
 	// tenacity's wait_exponential(multiplier=1, max=MAX_WAIT, exp_base=2,
 	// min=0) (tenacity/wait.py); tenacity's default stop is stop_never.
-	{NameTenacityExponential, "min(min_delay×factor^n, max_delay) (tenacity wait_exponential)",
+	{NameTenacityExponential, "tenacity wait_exponential", "min(min_delay×factor^n, max_delay) (tenacity wait_exponential)",
 		[]string{"min_delay", "max_delay", "factor"},
 		Params{MinDelay: time.Second, MaxDelay: DefaultNoCap, Factor: 2},
 		func(p Params) Strategy { return Tenacity{Multiplier: p.MinDelay, Max: p.MaxDelay, ExpBase: p.Factor} }},
-	{NameTenacityRandomExponential, "U(0, min(min_delay×factor^n, max_delay)) (tenacity wait_random_exponential)",
+	{NameTenacityRandomExponential, "tenacity wait_random_exponential", "U(0, min(min_delay×factor^n, max_delay)) (tenacity wait_random_exponential)",
 		[]string{"min_delay", "max_delay", "factor"},
 		Params{MinDelay: time.Second, MaxDelay: DefaultNoCap, Factor: 2},
 		func(p Params) Strategy {
@@ -278,7 +280,7 @@ var table = []entry{
 	// (DEFAULT_BACKOFF_MAX); its backoff_factor's default 0 means no wait,
 	// which min_delay cannot say: 100 ms here is the docstring's example
 	// (0.1) (src/urllib3/util/retry.py).
-	{NameUrllib3, "0 before the first retry, then min_delay×2^n up to max_delay (urllib3)",
+	{NameUrllib3, "urllib3 Retry", "0 before the first retry, then min_delay×2^n up to max_delay (urllib3)",
 		[]string{"min_delay", "max_delay"},
 		Params{MinDelay: 100 * time.Millisecond, MaxDelay: 120 * time.Second, Factor: 2, MaxAttempts: 11},
 		func(p Params) Strategy { return Urllib3{BackoffFactor: p.MinDelay, Max: p.MaxDelay} }},
@@ -318,6 +320,14 @@ func Defaults(name string) (Params, bool) {
 	}
 	setLimiterDefaults(&d)
 	return d, true
+}
+
+// Label returns strategy name's label, or the name when it has none.
+func Label(name string) string {
+	if e, ok := lookup(name); ok {
+		return e.label
+	}
+	return name
 }
 
 // About returns a one-line description of strategy name's formula.
@@ -378,73 +388,85 @@ func New(p Params) (*Policy, error) {
 	return NewPolicy(s, limits...), nil
 }
 
-// The names of the switches that turn the stateful limiters on, as the
-// vocabulary spells them: an error names the switch, and RetryDelays the
-// limiter that stopped a request.
-const (
-	switchBreaker         = "breaker"
-	switchGRPCThrottle    = "grpc_throttle"
-	switchSREThrottle     = "sre_throttle"
-	switchRetryBudget     = "retry_budget"
-	switchAWSQuota        = "aws_quota"
-	switchAWSAdaptive     = "aws_adaptive"
-	switchEnvoyRetryLimit = "envoy_retry_limit"
-)
+// limiterRow is one stateful limiter: the switch that turns it on, as the
+// vocabulary spells it (an error names the switch, and RetryDelays the
+// limiter that stopped a request), the switch's values, the switch's value
+// in a Params, the limiter a Params describes, and whether a Limit is this
+// limiter. A new limiter is its type in a file of its own and one row here.
+type limiterRow struct {
+	name    string
+	choices func() []string
+	value   func(p Params) string
+	make    func(p Params) Limit
+	is      func(l Limit) bool
+}
+
+// isA reports whether l is a T.
+func isA[T Limit](l Limit) bool {
+	_, ok := l.(T)
+	return ok
+}
+
+// limiterTable lists the stateful limiters in New's order.
+var limiterTable = []limiterRow{
+	{"breaker", BreakerModes, func(p Params) string { return p.Breaker },
+		func(p Params) Limit {
+			return NewBreaker(BreakerConfig{RetriesOnly: p.Breaker == BreakerRetries,
+				Threshold: p.BreakerThreshold, Window: p.BreakerWindow, MinCalls: p.BreakerMinCalls,
+				OpenFor: p.BreakerOpenFor, Probes: p.BreakerProbes})
+		}, isA[*Breaker]},
+	{"grpc_throttle", LimiterSwitch, func(p Params) string { return p.GRPCThrottle },
+		func(p Params) Limit {
+			return NewGRPCThrottle(GRPCThrottleConfig{MaxTokens: p.GRPCMaxTokens, TokenRatio: p.GRPCTokenRatio})
+		}, isA[*GRPCThrottle]},
+	{"sre_throttle", LimiterSwitch, func(p Params) string { return p.SREThrottle },
+		func(p Params) Limit { return NewSREThrottle(SREThrottleConfig{K: p.SREK, Window: p.SREWindow}) },
+		isA[*SREThrottle]},
+	{"retry_budget", LimiterSwitch, func(p Params) string { return p.RetryBudget },
+		func(p Params) Limit {
+			return NewRetryBudget(RetryBudgetConfig{Percent: p.BudgetPercent,
+				MinPerSec: p.BudgetMinPerSec, TTL: p.BudgetTTL})
+		}, isA[*RetryBudget]},
+	{"aws_quota", LimiterSwitch, func(p Params) string { return p.AWSQuota },
+		func(p Params) Limit {
+			return NewAWSQuota(AWSQuotaConfig{Tokens: p.AWSQuotaTokens, RetryCost: p.AWSRetryCost,
+				TimeoutCost: p.AWSTimeoutCost, NoRetryIncrement: p.AWSNoRetryIncrement})
+		}, isA[*AWSQuota]},
+	{"aws_adaptive", LimiterSwitch, func(p Params) string { return p.AWSAdaptive },
+		func(Params) Limit { return NewAWSAdaptive(AWSAdaptiveConfig{}) }, isA[*AWSAdaptive]},
+	// Last: it counts a retry in flight from the start AllowWait tells
+	// it, which no limit after it may then refuse.
+	{"envoy_retry_limit", EnvoyRetryLimitModes, func(p Params) string { return p.EnvoyRetryLimit },
+		func(p Params) Limit {
+			return NewEnvoyRetryLimit(EnvoyRetryLimitConfig{Budget: p.EnvoyRetryLimit == EnvoyBudget,
+				MaxRetries: p.EnvoyMaxRetries, BudgetPercent: p.EnvoyBudgetPercent, MinRetryConcurrency: p.EnvoyMinRetryConcurrency})
+		}, isA[*EnvoyRetryLimit]},
+}
+
+// LimitersOn returns the switches of p's stateful limiters that are on
+// (neither off nor empty), by their vocabulary names, in New's order.
+func LimitersOn(p Params) []string {
+	var on []string
+	for _, r := range limiterTable {
+		if v := r.value(p); v != "" && v != LimiterOff {
+			on = append(on, r.name)
+		}
+	}
+	return on
+}
 
 // limiters returns the stateful limiters that p's switches turn on, in
 // New's order.
 func limiters(p Params) ([]Limit, error) {
-	on := func(name, v string, choices []string) (bool, error) {
-		switch {
-		case v == "" || v == LimiterOff:
-			return false, nil
-		case slices.Contains(choices, v):
-			return true, nil
-		}
-		return false, fmt.Errorf("%s: %q is not one of %v", name, v, choices)
-	}
 	var limits []Limit
-	if ok, err := on(switchBreaker, p.Breaker, BreakerModes()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewBreaker(BreakerConfig{RetriesOnly: p.Breaker == BreakerRetries,
-			Threshold: p.BreakerThreshold, Window: p.BreakerWindow, MinCalls: p.BreakerMinCalls,
-			OpenFor: p.BreakerOpenFor, Probes: p.BreakerProbes}))
-	}
-	if ok, err := on(switchGRPCThrottle, p.GRPCThrottle, LimiterSwitch()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewGRPCThrottle(GRPCThrottleConfig{MaxTokens: p.GRPCMaxTokens, TokenRatio: p.GRPCTokenRatio}))
-	}
-	if ok, err := on(switchSREThrottle, p.SREThrottle, LimiterSwitch()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewSREThrottle(SREThrottleConfig{K: p.SREK, Window: p.SREWindow}))
-	}
-	if ok, err := on(switchRetryBudget, p.RetryBudget, LimiterSwitch()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewRetryBudget(RetryBudgetConfig{Percent: p.BudgetPercent,
-			MinPerSec: p.BudgetMinPerSec, TTL: p.BudgetTTL}))
-	}
-	if ok, err := on(switchAWSQuota, p.AWSQuota, LimiterSwitch()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewAWSQuota(AWSQuotaConfig{Tokens: p.AWSQuotaTokens, RetryCost: p.AWSRetryCost,
-			TimeoutCost: p.AWSTimeoutCost, NoRetryIncrement: p.AWSNoRetryIncrement}))
-	}
-	if ok, err := on(switchAWSAdaptive, p.AWSAdaptive, LimiterSwitch()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewAWSAdaptive(AWSAdaptiveConfig{}))
-	}
-	// Last: it counts a retry in flight from the start AllowWait tells
-	// it, which no limit after it may then refuse.
-	if ok, err := on(switchEnvoyRetryLimit, p.EnvoyRetryLimit, EnvoyRetryLimitModes()); err != nil {
-		return nil, err
-	} else if ok {
-		limits = append(limits, NewEnvoyRetryLimit(EnvoyRetryLimitConfig{Budget: p.EnvoyRetryLimit == EnvoyBudget,
-			MaxRetries: p.EnvoyMaxRetries, BudgetPercent: p.EnvoyBudgetPercent, MinRetryConcurrency: p.EnvoyMinRetryConcurrency}))
+	for _, r := range limiterTable {
+		switch v := r.value(p); {
+		case v == "" || v == LimiterOff:
+		case slices.Contains(r.choices(), v):
+			limits = append(limits, r.make(p))
+		default:
+			return nil, fmt.Errorf("%s: %q is not one of %v", r.name, v, r.choices())
+		}
 	}
 	return limits, nil
 }

@@ -3,6 +3,7 @@ package strategies
 import (
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -316,5 +317,20 @@ func TestNewLimitersKept(t *testing.T) {
 				t.Errorf("%d limiters kept, want %d", kept, c.kept)
 			}
 		})
+	}
+}
+
+// TestLimitersOn: a lane with no limiter on has none; with every one on,
+// all of them, each by its switch's name, in New's order.
+func TestLimitersOn(t *testing.T) {
+	p, _ := Defaults(NameExponential)
+	if got := LimitersOn(p); len(got) != 0 {
+		t.Errorf("LimitersOn(defaults) = %v, want none", got)
+	}
+	p.Breaker, p.GRPCThrottle, p.SREThrottle, p.RetryBudget = BreakerAll, LimiterOn, LimiterOn, LimiterOn
+	p.AWSQuota, p.AWSAdaptive, p.EnvoyRetryLimit = LimiterOn, LimiterOn, EnvoyBudget
+	want := []string{"breaker", "grpc_throttle", "sre_throttle", "retry_budget", "aws_quota", "aws_adaptive", "envoy_retry_limit"}
+	if got := LimitersOn(p); !slices.Equal(got, want) {
+		t.Errorf("LimitersOn(every one on) = %v, want %v", got, want)
 	}
 }

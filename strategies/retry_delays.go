@@ -164,20 +164,11 @@ func limitName(l Limit) string {
 		return "max_attempts"
 	case *DeadlineLimit:
 		return "deadline"
-	case *Breaker:
-		return switchBreaker
-	case *GRPCThrottle:
-		return switchGRPCThrottle
-	case *SREThrottle:
-		return switchSREThrottle
-	case *RetryBudget:
-		return switchRetryBudget
-	case *AWSQuota:
-		return switchAWSQuota
-	case *AWSAdaptive:
-		return switchAWSAdaptive
-	case *EnvoyRetryLimit:
-		return switchEnvoyRetryLimit
+	}
+	for _, r := range limiterTable {
+		if r.is(l) {
+			return r.name
+		}
 	}
 	return "a limit"
 }

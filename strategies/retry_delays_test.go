@@ -235,3 +235,17 @@ func TestQuantile(t *testing.T) {
 		t.Errorf("Quantile(empty floats) = %v, want 0", got)
 	}
 }
+
+// TestLimitNameEveryLimiter: every row of limiterTable names the limiter it
+// makes, and no other row claims it.
+func TestLimitNameEveryLimiter(t *testing.T) {
+	p, _ := Defaults(NameExponential)
+	for _, r := range limiterTable {
+		t.Run(r.name, func(t *testing.T) {
+			l := r.make(p)
+			if got := limitName(l); got != r.name {
+				t.Errorf("limitName = %q, want %q", got, r.name)
+			}
+		})
+	}
+}

@@ -221,11 +221,7 @@ func (p *Policy) AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool {
 func (p *Policy) allowFirst(s *State, now time.Duration, rng *rand.Rand) FirstLimit {
 	for i, l := range p.first {
 		if !l.AllowFirst(s, now, rng) {
-			for _, y := range p.first[:i] {
-				if r, ok := y.(ReserveLimit); ok {
-					r.Release(s, now, true)
-				}
-			}
+			releaseAll(p.first[:i], s, now, true)
 			return l
 		}
 	}
@@ -311,16 +307,23 @@ func (p *Policy) AllowSend(s *State, now time.Duration, rng *rand.Rand) bool {
 func (p *Policy) allowSend(s *State, now time.Duration, rng *rand.Rand) SendLimit {
 	for i, l := range p.send {
 		if !l.AllowSend(s, now, rng) {
-			for _, y := range p.send[:i] {
-				if r, ok := y.(ReserveLimit); ok {
-					r.Release(s, now, false)
-				}
-			}
+			releaseAll(p.send[:i], s, now, false)
 			p.release(s, now, len(p.retry))
 			return l
 		}
 	}
 	return nil
+}
+
+// releaseAll gives back what the ReserveLimits among limits, which all
+// allowed the attempt a later limit now refuses, took for it; first says
+// whether it is a request's first attempt.
+func releaseAll[L any](limits []L, s *State, now time.Duration, first bool) {
+	for _, y := range limits {
+		if r, ok := any(y).(ReserveLimit); ok {
+			r.Release(s, now, first)
+		}
+	}
 }
 
 // release gives back what the ReserveLimits among the first n of p.retry,

@@ -33,31 +33,25 @@ type Axis struct {
 //   - a number to 4 significant digits.
 //
 // It returns nil for an axis that ParseSpec refuses.
-func (a Axis) Values() []string {
-	r, err := a.resolve('x')
-	if err != nil {
-		return nil
-	}
-	vs, err := r.values('x')
-	if err != nil {
-		return nil
-	}
-	return vs.text
-}
+func (a Axis) Values() []string { return a.xValues().text }
 
 // Quantities returns the same values as Values, as numbers in the
 // parameter's unit (nanoseconds for a duration), for a page that says
 // them in its own words; nil for an axis that ParseSpec refuses.
-func (a Axis) Quantities() []float64 {
+func (a Axis) Quantities() []float64 { return a.xValues().vals }
+
+// xValues is a's values as the x axis, none for an axis that ParseSpec
+// refuses.
+func (a Axis) xValues() axisValues {
 	r, err := a.resolve('x')
 	if err != nil {
-		return nil
+		return axisValues{}
 	}
 	vs, err := r.values('x')
 	if err != nil {
-		return nil
+		return axisValues{}
 	}
-	return vs.vals
+	return vs
 }
 
 // resolved is an axis whose parameter is known and whose ends are parsed.

@@ -48,8 +48,7 @@ func maxRowBytes() int {
 		numBytes   = len("-2.2250738585072014e-308")                // the longest float64 that num writes
 	)
 	valueBytes := max(intBytes, numBytes, len(time.Duration(math.MinInt64).String())) // an axis's value
-	strategy, _, _ := scenario.Lookup("strategy")
-	n := 4*intBytes + 2*valueBytes + 1 + longest(strategy.Choices) + longest(Outcomes)
+	n := 4*intBytes + 2*valueBytes + 1 + longest(strategyParam.Choices) + longest(Outcomes)
 	for _, c := range summaryColumns {
 		switch c.typ {
 		case colNum, colOptNum:
@@ -129,34 +128,18 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 	if len(parts) == 0 {
 		return errors.New("merge: no parts")
 	}
-	ps := make([]*part, len(parts))
-	var full []*part // the parts with rows
-	for i, p := range parts {
-		pp, err := openPart(ctx, p)
-		if err != nil {
-			return err
-		}
-		ps[i] = pp
-		if !pp.empty {
-			full = append(full, pp)
-		}
+	ps, full, err := openParts(ctx, parts)
+	if err != nil {
+		return err
 	}
 	if len(full) == 0 {
 		return fmt.Errorf("merge: no part holds a row (%s has a header alone): no sweep to merge", ps[0].Name)
 	}
 	first := full[0]
 	n := first.shard.N
-	byShard := map[int]*part{}
-	for _, p := range full {
-		switch {
-		case p.query != first.query:
-			return fmt.Errorf("merge: %s and %s belong to different sweeps: %s", first.Name, p.Name, queryDiff(first.query, p.query, "in "+first.Name, "in "+p.Name))
-		case p.shard.N != n:
-			return fmt.Errorf("merge: %s is shard %s, %s shard %s: the parts of one sweep share their n", first.Name, first.shard, p.Name, p.shard)
-		case byShard[p.shard.K] != nil:
-			return fmt.Errorf("merge: %s and %s are both shard %s", byShard[p.shard.K].Name, p.Name, p.shard)
-		}
-		byShard[p.shard.K] = p
+	byShard, err := shardsOf(full)
+	if err != nil {
+		return err
 	}
 	q, err := url.ParseQuery(first.query)
 	if err != nil {
@@ -183,6 +166,61 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 	}
 	canon := spec.Encode().Encode()
 	header := strings.Join(spec.Header(), ",")
+	if err := checkHeads(ps, spec, sc, header, canon); err != nil {
+		return err
+	}
+	sc.query = canon
+
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(header + "\n")
+	if err := copyRows(ctx, bw, spec, sc, byShard, n); err != nil {
+		return err
+	}
+	if err := noRowsLeft(ctx, byShard, n); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// openParts opens every part: all of them, and those with rows.
+func openParts(ctx context.Context, parts []Part) (ps, full []*part, err error) {
+	ps = make([]*part, len(parts))
+	for i, p := range parts {
+		pp, err := openPart(ctx, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		ps[i] = pp
+		if !pp.empty {
+			full = append(full, pp)
+		}
+	}
+	return ps, full, nil
+}
+
+// shardsOf returns the parts with rows, full, by their shard's k, once it
+// has checked that they are distinct shards of one sweep.
+func shardsOf(full []*part) (map[int]*part, error) {
+	first := full[0]
+	byShard := map[int]*part{}
+	for _, p := range full {
+		switch {
+		case p.query != first.query:
+			return nil, fmt.Errorf("merge: %s and %s belong to different sweeps: %s", first.Name, p.Name, queryDiff(first.query, p.query, "in "+first.Name, "in "+p.Name))
+		case p.shard.N != first.shard.N:
+			return nil, fmt.Errorf("merge: %s is shard %s, %s shard %s: the parts of one sweep share their n", first.Name, first.shard, p.Name, p.shard)
+		case byShard[p.shard.K] != nil:
+			return nil, fmt.Errorf("merge: %s and %s are both shard %s", byShard[p.shard.K].Name, p.Name, p.shard)
+		}
+		byShard[p.shard.K] = p
+	}
+	return byShard, nil
+}
+
+// checkHeads checks the two lines every part begins with: the header, and
+// in a part with rows the query as the sweep writes it, canon, and the
+// part's shard; it sets the bounds on each part's rows.
+func checkHeads(ps []*part, spec Spec, sc *schema, header, canon string) error {
 	for _, p := range ps {
 		if p.header != header {
 			return fmt.Errorf("merge: %s, line 1: %s is not the header, want %s", p.Name, quote(p.header), quote(header))
@@ -199,10 +237,13 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 		p.size.limit = partBytes(spec, p.shard, len(sc.strategies))
 		p.maxRow = rowBytes(len(canon))
 	}
-	sc.query = canon
+	return nil
+}
 
-	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.WriteString(header + "\n")
+// copyRows writes to bw the rows of every cell of spec in order, each
+// read from the part of its shard of n and checked, with its shard column
+// emptied.
+func copyRows(ctx context.Context, bw *bufio.Writer, spec Spec, sc *schema, byShard map[int]*part, n int) error {
 	lanes := len(sc.strategies)
 	for i := range spec.Cells() {
 		p := byShard[i%n]
@@ -228,6 +269,12 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 			}
 		}
 	}
+	return nil
+}
+
+// noRowsLeft reports a part, of the n shards', that holds a row past its
+// last cell.
+func noRowsLeft(ctx context.Context, byShard map[int]*part, n int) error {
 	for k := range n {
 		p := byShard[k]
 		if p == nil { // a shard without cells: its part was a header alone
@@ -243,7 +290,7 @@ func Merge(ctx context.Context, w io.Writer, parts []Part) error {
 		index, _, _ := strings.Cut(string(line), ",")
 		return fmt.Errorf("merge: %s, line %d: a row past the part's last cell (index %s): a cell appears twice, or is not of this sweep", p.Name, p.lineNo, quote(index))
 	}
-	return bw.Flush()
+	return nil
 }
 
 // openPart reads p's header and its first row, whose last columns name
@@ -470,16 +517,50 @@ func (sc *schema) check(line []byte, key CellKey, lane int, sh Shard, shardAt st
 		return &rowError{"shard", got, quote(shardAt) + ", as on the part's first row"}
 	}
 	f = f[:len(f)-len(MetaColumns)]
+	if err := sc.checkIndex(f[0], key, lane, sh); err != nil {
+		return err
+	}
+	col, err := sc.checkCell(f, key, lane)
+	if err != nil {
+		return err
+	}
+	outcome := f[col]
+	if !slices.Contains(Outcomes, outcome) {
+		return &rowError{"outcome", outcome, "one of " + strings.Join(Outcomes, ", ")}
+	}
+	if err := sc.checkSummary(f[col+1:], outcome); err != nil {
+		return err
+	}
+	// The values are right; their text must be the Writer's too. Only
+	// the stopped column can need quotes (every other is a number or a
+	// name, checked to be as written), so a line without a quote and an
+	// empty stopped column is as the Writer writes it.
+	if f[len(f)-1] == "" && strings.IndexByte(text, '"') < 0 {
+		return nil
+	}
+	return sc.asWritten(line)
+}
+
+// checkIndex checks a row's index, the cell of lane of shard sh that the
+// row should be, key.
+func (sc *schema) checkIndex(index string, key CellKey, lane int, sh Shard) error {
 	cells := sc.spec.Cells()
-	idx, ok := parseInt(f[0])
+	idx, ok := parseInt(index)
 	switch {
 	case !ok:
-		return &rowError{"index", f[0], fmt.Sprintf("a cell's index, a whole number from 0 to %d", cells-1)}
+		return &rowError{"index", index, fmt.Sprintf("a cell's index, a whole number from 0 to %d", cells-1)}
 	case idx >= int64(cells) || int(idx)%sh.N != sh.K:
-		return &rowError{"index", f[0], fmt.Sprintf("a cell of shard %s (i %% %d = %d) below %d, the sweep's cells", sh, sh.N, sh.K, cells)}
+		return &rowError{"index", index, fmt.Sprintf("a cell of shard %s (i %% %d = %d) below %d, the sweep's cells", sh, sh.N, sh.K, cells)}
 	case int(idx) != key.Index:
 		return &misplaced{int(idx), key, lane, sh}
 	}
+	return nil
+}
+
+// checkCell checks the columns from x to strategy of a row's fields f,
+// which hold what the spec gives the cell key and the lane, and returns
+// the column after them, the outcome's.
+func (sc *schema) checkCell(f []string, key CellKey, lane int) (int, error) {
 	// The columns from x to strategy hold what the spec gives the cell
 	// and the lane.
 	want := append(sc.want[:0], strconv.Itoa(key.X), strconv.Itoa(key.Y), strconv.FormatUint(key.Seed, 10), key.XValue)
@@ -490,19 +571,19 @@ func (sc *schema) check(line []byte, key CellKey, lane int, sh Shard, shardAt st
 	sc.want = want
 	for i, w := range want {
 		if col := i + 1; f[col] != w {
-			return &rowError{sc.header[col], f[col], fmt.Sprintf("%s (%s)", quote(w), sc.why[i](key, lane))}
+			return 0, &rowError{sc.header[col], f[col], fmt.Sprintf("%s (%s)", quote(w), sc.why[i](key, lane))}
 		}
 	}
-	col := len(want) + 1
-	outcome := f[col]
-	if !slices.Contains(Outcomes, outcome) {
-		return &rowError{"outcome", outcome, "one of " + strings.Join(Outcomes, ", ")}
-	}
-	col++
+	return len(want) + 1, nil
+}
+
+// checkSummary checks a row's summary columns, f, against each other and
+// the row's outcome.
+func (sc *schema) checkSummary(f []string, outcome string) error {
 	ints := sc.ints
 	recovered := sc.recovered[:0]
 	for i, c := range summaryColumns {
-		raw := f[col+i]
+		raw := f[i]
 		switch c.typ {
 		case colOptNum, colNum:
 			if raw == "" && c.typ == colOptNum {
@@ -549,13 +630,11 @@ func (sc *schema) check(line []byte, key CellKey, lane int, sh Shard, shardAt st
 		return &rowError{"open", strconv.FormatInt(open, 10),
 			fmt.Sprintf("requests − succeeded − gave_up (%d − %d − %d): every request is one of them", req, succ, gave)}
 	}
-	// The values are right; their text must be the Writer's too. Only
-	// the stopped column can need quotes (every other is a number or a
-	// name, checked to be as written), so a line without a quote and an
-	// empty stopped column is as the Writer writes it.
-	if f[len(f)-1] == "" && strings.IndexByte(text, '"') < 0 {
-		return nil
-	}
+	return nil
+}
+
+// asWritten checks that line is as the Writer writes the row's fields.
+func (sc *schema) asWritten(line []byte) error {
 	sc.rec.Reset()
 	sc.cw.Write(sc.fields)
 	sc.cw.Flush()

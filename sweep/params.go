@@ -48,6 +48,13 @@ type role struct {
 // shared with the bands and the contention study, is scenario.StudyTable's.
 var seedsRow = scenario.MustStudy(scenario.SeedsParam, scenario.ToolSweep)
 
+// seedParam and strategyParam are the vocabulary's rows this package reads
+// by name: a name that is gone fails at the package's start.
+var (
+	seedParam     = scenario.MustLookup("seed")
+	strategyParam = scenario.MustLookup("strategy")
+)
+
 // ownRow returns p as a row of a sweep's own: of scenario.ScopeStudy, read by
 // the sweep alone, with its Default and Max as the sweep's range.
 func ownRow(p scenario.Param) scenario.Param {

@@ -56,17 +56,83 @@ type cells struct {
 // a lane parameter must be one its lane's strategy reads: a map whose
 // cells would all be alike is refused.
 func ParseSpec(q url.Values, lim Limits) (Spec, error) {
-	var s Spec
-	var errs []error
-	own := url.Values{}
-	base := url.Values{}
-	for name, vals := range q {
-		if _, ok := Lookup(name); ok {
-			own[name] = vals
-		} else {
-			base[name] = vals
+	own, base := scenario.SplitOwn(q, func(name string) bool { _, ok := Lookup(name); return ok })
+	s, errs := readOwn(own, lim)
+	if len(errs) > 0 {
+		return Spec{}, joinSorted(errs)
+	}
+
+	// The axes' parameters and ends, then the base: the scenario without
+	// the axes' parameters, in canonical syntax; then whether the base
+	// reads the axes' parameters, and their values.
+	rx, err := s.X.resolveWithin('x', lim.Bounds)
+	errs = appendErr(errs, err)
+	var ry resolved
+	if s.Y.Name != "" {
+		ry, err = s.Y.resolveWithin('y', lim.Bounds)
+		errs = appendErr(errs, err)
+		if s.Y.Name == s.X.Name {
+			errs = append(errs, &scenario.ParamError{Name: "y", Value: s.Y.Name, Allow: "a parameter other than x's"})
 		}
 	}
+	// The axes set their parameters' values cell by cell: a value the
+	// scenario gives them too is left out, but it must be one (a link
+	// from the playground carries its own), not a malformed one dropped
+	// in silence.
+	for _, name := range []string{s.X.Name, s.Y.Name} {
+		errs = appendErr(errs, checkGiven(base, name, lim))
+	}
+	delete(base, s.X.Name)
+	delete(base, s.Y.Name)
+	p, err := scenario.ParseWithin(base, lim.Bounds)
+	errs = appendErr(errs, err)
+	if len(errs) > 0 {
+		return Spec{}, joinSorted(errs)
+	}
+	s.Base = canonical(base, &p)
+	s.Seed = p.Seed
+	s.cells = &cells{base: p}
+	if n := uint64(s.Seeds - 1); p.Seed > math.MaxUint64-n {
+		errs = append(errs, &scenario.ParamError{Name: "seeds", Value: strconv.Itoa(s.Seeds),
+			Allow: fmt.Sprintf("at most %d from seed %d (the last seed is seed+seeds−1)", math.MaxUint64-p.Seed+1, p.Seed)})
+	}
+	for _, ax := range []struct {
+		axis byte
+		r    resolved
+		vals *axisValues
+	}{{'x', rx, &s.cells.x}, {'y', ry, &s.cells.y}} {
+		if ax.r.Name == "" {
+			continue
+		}
+		err := read(ax.axis, ax.r, &p)
+		if err == nil {
+			*ax.vals, err = ax.r.values(ax.axis)
+		}
+		errs = appendErr(errs, err)
+	}
+	if cells := s.Cells(); cells > lim.MaxCells || cells < 0 {
+		value := fmt.Sprintf("%d×%d×%d = %d", s.X.Steps, s.ySteps(), s.Seeds, cells)
+		errs = append(errs, &scenario.ParamError{Name: "cells", Value: value,
+			Allow: fmt.Sprintf("at most %d cells (x_steps × y_steps × seeds)", lim.MaxCells)})
+	}
+	if len(errs) > 0 {
+		return Spec{}, joinSorted(errs)
+	}
+	s.X.From, s.X.To = s.X.canonical(s.X.From), s.X.canonical(s.X.To)
+	if s.Y.Name != "" {
+		s.Y.From, s.Y.To = s.Y.canonical(s.Y.From), s.Y.canonical(s.Y.To)
+	}
+	if err := s.checkCells(lim); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+// readOwn reads a sweep's own parameters, own: its axes, unresolved, and
+// its seeds; an error for each one missing or out of range.
+func readOwn(own url.Values, lim Limits) (Spec, []error) {
+	var s Spec
+	var errs []error
 	// An empty value is none, as a form's empty field sends it: y= is a
 	// sweep of one row.
 	get := func(name string) (string, bool) {
@@ -116,84 +182,27 @@ func ParseSpec(q url.Values, lim Limits) (Spec, error) {
 		}
 	}
 	s.Seeds = steps("seeds", lim.MaxSeeds)
-	if len(errs) > 0 {
-		return Spec{}, joinSorted(errs)
-	}
+	return s, errs
+}
 
-	// The axes' parameters and ends, then the base: the scenario without
-	// the axes' parameters, in canonical syntax; then whether the base
-	// reads the axes' parameters, and their values.
-	rx, err := s.X.resolveWithin('x', lim.Bounds)
-	errs = appendErr(errs, err)
-	var ry resolved
-	if s.Y.Name != "" {
-		ry, err = s.Y.resolveWithin('y', lim.Bounds)
-		errs = appendErr(errs, err)
-		if s.Y.Name == s.X.Name {
-			errs = append(errs, &scenario.ParamError{Name: "y", Value: s.Y.Name, Allow: "a parameter other than x's"})
-		}
+// checkGiven reports the error of the value that the scenario base gives
+// the axis's parameter name, if it gives one: the axis sets the value
+// cell by cell, but a malformed one is not dropped in silence.
+func checkGiven(base url.Values, name string, lim Limits) error {
+	v, ok := base[name]
+	if !ok || name == "" {
+		return nil
 	}
-	// The axes set their parameters' values cell by cell: a value the
-	// scenario gives them too is left out, but it must be one (a link
-	// from the playground carries its own), not a malformed one dropped
-	// in silence.
-	for _, name := range []string{s.X.Name, s.Y.Name} {
-		if v, ok := base[name]; ok && name != "" {
-			if _, lane, known := scenario.Lookup(name); known {
-				one := url.Values{name: v}
-				if lane >= 0 {
-					one.Set("lanes", strconv.Itoa(scenario.MaxLanes))
-				}
-				if _, err := scenario.ParseWithin(one, lim.Bounds); err != nil {
-					errs = appendErr(errs, err)
-				}
-			}
-		}
+	_, lane, known := scenario.Lookup(name)
+	if !known {
+		return nil
 	}
-	delete(base, s.X.Name)
-	delete(base, s.Y.Name)
-	p, err := scenario.ParseWithin(base, lim.Bounds)
-	errs = appendErr(errs, err)
-	if len(errs) > 0 {
-		return Spec{}, joinSorted(errs)
+	one := url.Values{name: v}
+	if lane >= 0 {
+		one.Set("lanes", strconv.Itoa(scenario.MaxLanes))
 	}
-	s.Base = canonical(base, &p)
-	s.Seed = p.Seed
-	s.cells = &cells{base: p}
-	if n := uint64(s.Seeds - 1); p.Seed > math.MaxUint64-n {
-		errs = append(errs, &scenario.ParamError{Name: "seeds", Value: strconv.Itoa(s.Seeds),
-			Allow: fmt.Sprintf("at most %d from seed %d (the last seed is seed+seeds−1)", math.MaxUint64-p.Seed+1, p.Seed)})
-	}
-	for _, ax := range []struct {
-		axis byte
-		r    resolved
-		vals *axisValues
-	}{{'x', rx, &s.cells.x}, {'y', ry, &s.cells.y}} {
-		if ax.r.Name == "" {
-			continue
-		}
-		err := read(ax.axis, ax.r, &p)
-		if err == nil {
-			*ax.vals, err = ax.r.values(ax.axis)
-		}
-		errs = appendErr(errs, err)
-	}
-	if cells := s.Cells(); cells > lim.MaxCells || cells < 0 {
-		value := fmt.Sprintf("%d×%d×%d = %d", s.X.Steps, s.ySteps(), s.Seeds, cells)
-		errs = append(errs, &scenario.ParamError{Name: "cells", Value: value,
-			Allow: fmt.Sprintf("at most %d cells (x_steps × y_steps × seeds)", lim.MaxCells)})
-	}
-	if len(errs) > 0 {
-		return Spec{}, joinSorted(errs)
-	}
-	s.X.From, s.X.To = s.X.canonical(s.X.From), s.X.canonical(s.X.To)
-	if s.Y.Name != "" {
-		s.Y.From, s.Y.To = s.Y.canonical(s.Y.From), s.Y.canonical(s.Y.To)
-	}
-	if err := s.checkCells(lim); err != nil {
-		return Spec{}, err
-	}
-	return s, nil
+	_, err := scenario.ParseWithin(one, lim.Bounds)
+	return err
 }
 
 // read reports whether the base scenario p reads the axis's parameter: a
@@ -273,8 +282,7 @@ func canonical(base url.Values, p *scenario.Params) url.Values {
 		}
 		out.Set(name, param.Value(p, max(lane, 0)))
 	}
-	seed, _, _ := scenario.Lookup("seed")
-	out.Set("seed", seed.Value(p, 0))
+	out.Set("seed", seedParam.Value(p, 0))
 	return out
 }
 

@@ -152,7 +152,7 @@ func paramFlags(fs *flag.FlagSet, q url.Values) {
 		}
 		fs.Func(name, help, store(name))
 	}
-	lanes, _, _ := scenario.Lookup("lanes")
+	lanes := scenario.MustLookup("lanes")
 	fs.Func("lanes", fmt.Sprintf("%s (%s)", lanes.Help, lanes.Allowed()), store("lanes"))
 	changes := scenario.ChangesParam()
 	fs.Func(changes.Name, changes.Help+" (default none)", store(changes.Name))

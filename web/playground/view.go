@@ -310,7 +310,7 @@ func (b *controls) control(param scenario.Param, lane int) paramCtl {
 // laneCount is the number of lanes: a hidden input, shown by the lane
 // buttons.
 func (b *controls) laneCount(n int) paramCtl {
-	lp, _, _ := scenario.Lookup("lanes")
+	lp := scenario.MustLookup("lanes")
 	c := b.control(lp, -1)
 	c.Value = strconv.Itoa(n)
 	b.shown["lanes"] = true
