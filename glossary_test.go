@@ -42,7 +42,7 @@ WebSocket messages, the CSV headers and the JSON keys say (a lane's
 parameter carries its lane's letter: ` + "`a.min_delay=100ms`" + `, ` + "`-a.min_delay 100ms`" + `);
 the label is what the page and the documents say in words. This page is
 generated from the vocabulary's tables (` + "`scenario/table.go`" + `,
-` + "`scenario/labels.go`" + `, ` + "`strategies/labels.go`" + `, ` + "`scenario/fault.go`" + `), and
+` + "`scenario/tick.go`" + `, ` + "`strategies/params.go`" + `, ` + "`scenario/fault.go`" + `), and
 ` + "`TestGlossary`" + ` (` + "`glossary_test.go`" + `) fails while it differs from them:
 ` + "`go test -run TestGlossary -update`" + ` rewrites it. The same test keeps the
 retired names of ` + "`min_delay`" + ` (a "first delay", a "base delay", a "MinDelay")
