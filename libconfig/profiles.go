@@ -40,41 +40,13 @@ type Knob struct {
 	Field string // the library's setting, its path in the library's own names
 }
 
-// profileDef is a library's profile as written: its defaults and a
-// configuration that sets every setting the mapping reads, whose fields
-// name the knobs.
+// profileDef is a library's profile as written, a column of its row of
+// libraries: its defaults and a configuration that sets every setting the
+// mapping reads, whose fields name the knobs.
 type profileDef struct {
-	name     string
 	note     string // where the defaults come from, when not the library's own
 	defaults string // the least configuration that retries, in the library's syntax
 	full     string // every retry setting set, its optional sections too
-}
-
-// profileDefs holds one row per library of libraries. gRPC has no default
-// retry policy: its defaults are gRFC A6's example, as the grpc_retry
-// row's are.
-var profileDefs = []profileDef{
-	{"grpc", "gRPC has no default retry policy: these are gRFC A6's example's values",
-		`{"methodConfig": [{"name": [{}], "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}]}`,
-		`{"methodConfig": [{"name": [{}], "timeout": "10s", "retryPolicy": {"maxAttempts": 4, "initialBackoff": "0.1s", "maxBackoff": "1s", "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}}], "retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}}`},
-	{"envoy", "",
-		"retry_policy:\n  retry_on: 5xx\n",
-		"timeout: 15s\nretry_policy:\n  retry_on: 5xx\n  num_retries: 1\n  per_try_timeout: 2s\n  retry_back_off:\n    base_interval: 0.025s\n    max_interval: 0.25s\ncircuit_breakers:\n  thresholds:\n  - priority: DEFAULT\n    max_retries: 3\n    retry_budget:\n      budget_percent:\n        value: 20.0\n      min_retry_concurrency: 3\n"},
-	{"istio", "",
-		"http:\n- route:\n  - destination:\n      host: backend\n",
-		"http:\n- route:\n  - destination:\n      host: backend\n  timeout: 10s\n  retries:\n    attempts: 2\n    perTryTimeout: 2s\n    backoff: 25ms\n"},
-	{"linkerd", "",
-		"metadata:\n  annotations:\n    retry.linkerd.io/http: 5xx\n",
-		"metadata:\n  annotations:\n    retry.linkerd.io/http: 5xx\n    retry.linkerd.io/limit: \"1\"\n    timeout.linkerd.io/request: 10s\n"},
-	{"aws", "",
-		"[default]\nretry_mode = standard\n",
-		"[default]\nretry_mode = standard\nmax_attempts = 3\n"},
-	{"resilience4j", "",
-		"resilience4j.retry.instances.backend.maxAttempts: 3\n",
-		"resilience4j:\n  retry:\n    instances:\n      backend:\n        maxAttempts: 3\n        waitDuration: 500ms\n        enableExponentialBackoff: true\n        exponentialBackoffMultiplier: 2\n        exponentialMaxWaitDuration: 10s\n        enableRandomizedWait: true\n        randomizedWaitFactor: 0.5\n  circuitbreaker:\n    instances:\n      backend:\n        failureRateThreshold: 50\n        slidingWindowSize: 100\n        minimumNumberOfCalls: 100\n        waitDurationInOpenState: 60s\n        permittedNumberOfCallsInHalfOpenState: 10\n"},
-	{"polly", "",
-		"{}",
-		`{"MaxRetryAttempts": 3, "Delay": "00:00:02", "MaxDelay": "00:00:30", "BackoffType": "Exponential", "UseJitter": true}`},
 }
 
 // codeProfileDef is a library configured in code (code.go): with nothing
@@ -109,11 +81,11 @@ func Profiles() []Profile { return slices.Clone(profiles()) }
 // and settings, and the advice and the playground ask for them per
 // request.
 var profiles = sync.OnceValue(func() []Profile {
-	out := make([]Profile, 0, len(profileDefs)+len(codeProfileDefs))
-	for _, d := range profileDefs {
-		p, err := profileOf(d)
+	out := make([]Profile, 0, len(libraries)+len(codeProfileDefs))
+	for _, lib := range libraries {
+		p, err := profileOf(lib)
 		if err != nil {
-			panic(err) // a bad row of profileDefs: its test catches it
+			panic(err) // a bad profile in libraries: its test catches it
 		}
 		out = append(out, p)
 	}
@@ -166,20 +138,19 @@ func codeProfileOf(d codeProfileDef) (Profile, error) {
 	return Profile{Name: d.name, Title: Title(d.name), Lane: lane, Defaults: string(text), Knobs: knobs, Code: true}, nil
 }
 
-func profileOf(d profileDef) (Profile, error) {
-	lib, ok := Lookup(d.name)
-	if !ok {
-		return Profile{}, fmt.Errorf("libconfig: profile of %s: no such library", d.name)
-	}
+// profileOf is lib's profile: its defaults and its knobs, read from its
+// row's profile.
+func profileOf(lib Library) (Profile, error) {
+	d := lib.profile
 	lane, _, _, err := laneFields(lib, d.defaults)
 	if err != nil {
-		return Profile{}, fmt.Errorf("libconfig: %s's defaults: %w", d.name, err)
+		return Profile{}, fmt.Errorf("libconfig: %s's defaults: %w", lib.Name, err)
 	}
 	_, _, field, err := laneFields(lib, d.full)
 	if err != nil {
-		return Profile{}, fmt.Errorf("libconfig: %s's settings: %w", d.name, err)
+		return Profile{}, fmt.Errorf("libconfig: %s's settings: %w", lib.Name, err)
 	}
-	p := Profile{Name: d.name, Title: Title(d.name), Lane: lane, Defaults: d.defaults, Note: d.note}
+	p := Profile{Name: lib.Name, Title: Title(lib.Name), Lane: lane, Defaults: d.defaults, Note: d.note}
 	for _, row := range scenario.Table {
 		if f, ok := field[row.Name]; ok && row.Lane {
 			p.Knobs = append(p.Knobs, Knob{Param: row.Name, Field: f})

@@ -380,24 +380,26 @@ func (s *Server) serveStats(w http.ResponseWriter, _ *http.Request) {
 // ageing but none completes; new ones wait in the backlog, not counted, until
 // Resume lets them all in at once. The worker queue's workers stop: each
 // request in service keeps the service time it had left.
-func (s *Server) Pause() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	s.core.pause(now)
-	s.traced(traceEvent{what: "pause", at: now})
-	s.replan(now)
-}
+func (s *Server) Pause() { s.byHand("pause", s.core.pause) }
 
 // Resume ends a pause: every waiting request enters now, abandoned or not
 // (the worker queue's join those waiting for a worker).
 func (s *Server) Resume() {
+	s.byHand("resume", func(now time.Time) {
+		s.core.resume(now)
+		s.core.advance(now)
+	})
+}
+
+// byHand makes a change of the server by hand, what (a pause or a
+// resume), at the time it is made: under s.mu, traced, and the server's
+// next wake-up planned anew.
+func (s *Server) byHand(what string, change func(now time.Time)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	s.core.resume(now)
-	s.traced(traceEvent{what: "resume", at: now})
-	s.core.advance(now)
+	change(now)
+	s.traced(traceEvent{what: what, at: now})
 	s.replan(now)
 }
 

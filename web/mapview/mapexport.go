@@ -29,9 +29,8 @@ import (
 // body, so that it cannot pass for a whole one.
 func handleMapExport(k *kit.Kit, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMapQuery(r.URL.RawQuery, k.Limits)
-		if len(errs) > 0 {
-			http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
+		spec, ok := exportSpec(w, r, k.Limits)
+		if !ok {
 			return
 		}
 		share, _, end, code, merrs := startMap(r, spec, k)
@@ -75,6 +74,17 @@ func handleMapExport(k *kit.Kit, format string) http.Handler {
 	})
 }
 
+// exportSpec reads the map r's query names, for either export, or
+// answers 400 with what is wrong with it.
+func exportSpec(w http.ResponseWriter, r *http.Request, lim kit.Limits) (sweep.Spec, bool) {
+	spec, errs := decodeMapQuery(r.URL.RawQuery, lim)
+	if len(errs) > 0 {
+		http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
+		return spec, false
+	}
+	return spec, true
+}
+
 // postedCell is one cell the page posts: its index and each lane's
 // summary, as GET /map/cells sent them (mapCell).
 type postedCell struct {
@@ -93,9 +103,8 @@ const maxMapCellBytes = 4 << 10
 // as sweep.Run makes them.
 func handleMapPageExport(k *kit.Kit, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		spec, errs := decodeMapQuery(r.URL.RawQuery, k.Limits)
-		if len(errs) > 0 {
-			http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
+		spec, ok := exportSpec(w, r, k.Limits)
+		if !ok {
 			return
 		}
 		release, ok := k.TakeExport(w)
