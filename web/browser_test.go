@@ -177,26 +177,14 @@ func defaultOf(name string) string {
 	return row.Value(&def, max(lane, 0))
 }
 
-// pause pauses the run and waits until no more rows arrive: rows queued
-// before the pause may still follow the state message that says paused.
+// pause pauses the run and waits until the rows queued before the pause
+// have arrived: they may follow the state message that says paused, which
+// gives the last one's time.
 func (tb *tab) pause() {
 	tb.t.Helper()
 	tb.do("click #play", chromedp.Click(chromedp.ID("play")))
-	tb.waitTrue("the run is paused", `window.backofflab.state().playing === false && document.querySelector('#play').textContent === 'Play'`)
-	n := tb.rowCount()
-	// Quiet is a span of time without a row, so this sleeps: there is no
-	// state to wait for.
-	for i := 0; ; i++ {
-		time.Sleep(250 * time.Millisecond)
-		m := tb.rowCount()
-		if m == n {
-			return
-		}
-		if i == 20 {
-			tb.t.Fatalf("rows still arrive while paused: %d then %d", n, m)
-		}
-		n = m
-	}
+	tb.waitTrue("the run is paused and its rows are in", `(s => s.playing === false && document.querySelector('#play').textContent === 'Play' &&
+		(r => s.last_row_t < 0 ? r.length === 0 : r.length > 0 && r[r.length - 1][0] === s.last_row_t)(window.backofflab.rows()))(window.backofflab.state())`)
 }
 
 // selectValue sets a <select> as a user does: the value, then change.

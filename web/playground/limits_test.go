@@ -200,3 +200,27 @@ func TestBadMessagesKeepSession(t *testing.T) {
 	n := p.rowCount()
 	p.await("tick", func(map[string]json.RawMessage) bool { return p.rowCount() > n+3 })
 }
+
+// TestPausedStateGivesLastRow: the state that says a run paused gives the
+// time of the last row queued before it, and that row arrives, so that a
+// page knows when the rows sent before the pause are all in without
+// waiting for a quiet spell.
+func TestPausedStateGivesLastRow(t *testing.T) {
+	srv := newPoolServer(t, Limits{}, nil)
+	p := dialPage(t, srv, "clients=100&duration=1h&speed=max")
+	p.await("tick", nil)
+	p.send(inMsg{Type: "pause"})
+	m := p.await("state", func(m map[string]json.RawMessage) bool { return !field[bool](t, m, "playing") })
+	last, at := field[float64](t, m, "last_row_t"), field[float64](t, m, "t")
+	if last < 0 || last > at {
+		t.Fatalf("paused at t = %v with the last row at %v", at, last)
+	}
+	lastRowIs := func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.rows) > 0 && p.rows[len(p.rows)-1][0] == last
+	}
+	if !lastRowIs() {
+		p.await("tick", func(map[string]json.RawMessage) bool { return lastRowIs() })
+	}
+}

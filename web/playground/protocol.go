@@ -30,7 +30,7 @@ import (
 //	tick     one or more ticks: each a flat array [t, lane a's Columns…, lane b's Columns…]
 //	summary  every lane's Summary, and its verdict in words and tone, whenever one changes or
 //	         the run's phase does (an outage starts or ends, the run ends)
-//	state    virtual time, playing or not, speed, server down or not, done, and the outage
+//	state    virtual time, the last tick row's time, playing or not, speed, server down or not, done, and the outage
 //	         windows that changed since the previous state (outages_from: the first one's index)
 //	delays   the delay-by-retry quantiles of one lane's strategy, after hello and every set
 //	params   the canonical query after a set or outage that applied, or a replayed live change
@@ -178,12 +178,16 @@ type summaryMsg struct {
 
 // stateMsg tells the page where the run stands.
 type stateMsg struct {
-	Type    string  `json:"type"` // "state"
-	T       float64 `json:"t"`    // virtual seconds
-	Playing bool    `json:"playing"`
-	Done    bool    `json:"done"` // the run reached its duration
-	Speed   string  `json:"speed"`
-	Down    bool    `json:"down"`
+	Type string  `json:"type"` // "state"
+	T    float64 `json:"t"`    // virtual seconds
+	// LastRowT is the t of the last tick row queued before this message
+	// (-1 when the run has sent none): rows follow their state message, so
+	// a page that saw the run pause has every row once its last has it.
+	LastRowT float64 `json:"last_row_t"`
+	Playing  bool    `json:"playing"`
+	Done     bool    `json:"done"` // the run reached its duration
+	Speed    string  `json:"speed"`
+	Down     bool    `json:"down"`
 	// Outages are the fault windows that changed since the previous
 	// state message, [start, end, kind], times in seconds, end -1 while
 	// it lasts; OutagesFrom is the first one's index counted from the

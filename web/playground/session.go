@@ -79,6 +79,11 @@ type session struct {
 	target   time.Duration
 	burstEnd time.Time
 	rows     [][]float64 // the current slice's rows
+	// lastRowT is the t of the last row queued for the page since the
+	// last hello, -1 before the first: a state message says it, so that a
+	// page (or a test) that sees a pause knows when the rows queued before
+	// it have all arrived.
+	lastRowT float64
 	// sentOutages and sentOpen are what the page knows of the outage
 	// windows: how many (counted from the run's start) and whether the
 	// last one was still open, so that a state message carries only the
@@ -449,6 +454,9 @@ func (s *session) advance() {
 
 // flush sends the page the rows the engine emitted since the last flush.
 func (s *session) flush() {
+	if len(s.rows) > 0 {
+		s.lastRowT = s.rows[len(s.rows)-1][0]
+	}
 	s.out.push(s.rows)
 	s.rows = s.rows[:0]
 }
@@ -770,6 +778,7 @@ func (s *session) stale() bool {
 // ones start now (if the run plays).
 func (s *session) hello() {
 	s.stopLanes()
+	s.lastRowT = -1 // the hello drops the rows queued before it
 	s.lanes = s.lanes[:0]
 	var failed []errorMsg
 	for i := range s.st.p.Lanes {
@@ -840,7 +849,7 @@ func planOf(p *scenario.Params) []planWindow {
 
 // state tells the page where the run stands.
 func (s *session) state() {
-	m := stateMsg{Type: "state", T: s.eng.Now().Seconds(), Playing: s.playing,
+	m := stateMsg{Type: "state", T: s.eng.Now().Seconds(), LastRowT: s.lastRowT, Playing: s.playing,
 		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed.Text, Down: s.eng.Down(),
 		Outages: [][3]any{}}
 	// Only the windows the page has not seen as they are now: the last one
