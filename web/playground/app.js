@@ -73,7 +73,7 @@ function wire() {
   });
   $('#lane-add').addEventListener('click', () => sendSet(Math.min(LETTERS.length, laneCount() + 1)));
   $('#lane-remove').addEventListener('click', () => sendSet(Math.max(1, laneCount() - 1)));
-  $('#play').addEventListener('click', () => send({ type: lastState && lastState.playing ? 'pause' : 'resume' }));
+  $('#play').addEventListener('click', () => send({ type: lastState && lastState.playing ? 'pause' : 'play' }));
   $('#reset').addEventListener('click', () => send({ type: 'reset' }));
   $('#outage').addEventListener('click', () => send({ type: 'outage', on: $('#outage').dataset.down !== 'true' }));
   $('#speed').addEventListener('change', e => send({ type: 'speed', speed: e.target.value }));

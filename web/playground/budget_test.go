@@ -157,7 +157,7 @@ func TestRealLaneServerCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.stop()
-	r.setPaused(true) // every request the server accepts waits, holding its connection
+	r.setDown(true) // every request the server accepts waits, holding its connection
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {

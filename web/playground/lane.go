@@ -55,7 +55,7 @@ type laneSource interface {
 	// to p cannot apply to the lane on the fly: the run then restarts.
 	restarts(old, p scenario.Params) bool
 	// stale reports whether the lane cannot go on from where it stopped:
-	// a resume then restarts the run from 0.
+	// play then restarts the run from 0.
 	stale() bool
 }
 

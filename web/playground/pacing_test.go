@@ -58,7 +58,7 @@ func TestPacingInVirtualTime(t *testing.T) {
 			t.Errorf("%d rows sent while paused", rows()-sent)
 		}
 
-		s.in <- inMsg{Type: "resume"}
+		s.in <- inMsg{Type: "play"}
 		synctest.Wait()
 		time.Sleep(500 * time.Millisecond)
 		at("half a second after the resume at speed 4", paused+2*time.Second)

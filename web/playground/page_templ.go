@@ -565,7 +565,7 @@ func pgStage(v pageView) templ.Component {
 			templ_7745c5c3_Var26 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<section class=\"stage\" aria-label=\"simulation\"><div class=\"bar\"><button id=\"play\" type=\"button\" title=\"pause or resume the simulation\">Pause</button> <button id=\"reset\" type=\"button\" title=\"start the run again from t = 0\">Reset</button> <label class=\"speed\" title=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<section class=\"stage\" aria-label=\"simulation\"><div class=\"bar\"><button id=\"play\" type=\"button\" title=\"play or pause the playback\">Pause</button> <button id=\"reset\" type=\"button\" title=\"start the run again from t = 0\">Reset</button> <label class=\"speed\" title=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

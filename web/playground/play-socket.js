@@ -95,7 +95,7 @@ function onMessage(m) {
       $('#note').textContent = m.note || '';
       // A finished run offers to run again (so does any change to it).
       $('#play').textContent = m.done ? 'Run again' : m.playing ? 'Pause' : 'Play';
-      $('#play').title = m.done ? 'run again from t = 0 (any change reruns it too)' : m.playing ? 'pause the simulation' : 'resume the simulation';
+      $('#play').title = m.done ? 'run again from t = 0 (any change reruns it too)' : m.playing ? 'pause the playback' : 'play the run on from here';
       ensureOption($('#speed'), m.speed);
       $('#speed').value = m.speed;
       return markDirty();

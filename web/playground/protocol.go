@@ -10,12 +10,12 @@ import (
 //
 // Page to server:
 //
-//	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole state, as the page's URL query
+//	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole scenario, as the page's URL query
 //	                                                            ("" for every default; a set without it is an error);
 //	                                                            b.source=real makes lane b real (web/playground/real.go)
 //	{"type":"outage","on":true}                                 stop (true) or resume (false) the server now
 //	{"type":"speed","speed":"10"}                               virtual seconds per wall second, or "max"
-//	{"type":"pause"} {"type":"resume"} {"type":"reset"}
+//	{"type":"play"} {"type":"pause"} {"type":"reset"}           the playback ("resume", play's old name, still plays)
 //
 // A restart (reset, a set the running simulation cannot take on the fly, or
 // any set once the run reached its end) runs the new run from t = 0 and
@@ -70,10 +70,14 @@ import (
 // or longer than 64 KiB) is answered with an error and the simulation goes
 // on.
 //
-// A real lane runs in real time: while one is in the state, speed is 1, and
+// A real lane runs in real time: while one is in the scenario, speed is 1, and
 // a change of what it is made of (clients, think, timeout, server, its
 // strategy, seed), of which lane is real, a reset or a pause stops its
-// server and clients; resume after a pause restarts the run from 0.
+// server and clients; play after a pause restarts the run from 0.
+
+// messageAliases are the old names of message types, which a page loaded
+// before they changed still sends: resume was play's name.
+var messageAliases = map[string]string{"resume": "play"}
 
 // inMsg is any message from the page.
 type inMsg struct {

@@ -405,7 +405,7 @@ func TestRealLaneLifecycle(t *testing.T) {
 	if !refused(addr2) {
 		t.Errorf("paused: the real server %s still listens", addr2)
 	}
-	p.send(inMsg{Type: "resume"})
+	p.send(inMsg{Type: "play"})
 	h := p.await("hello", nil)
 	addr3 := addrOf(h)
 	if addr3 == "" || refused(addr3) {

@@ -580,6 +580,9 @@ func ptrEq(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil ||
 
 // handle applies one message from the page.
 func (s *session) handle(m inMsg) {
+	if t, ok := messageAliases[m.Type]; ok {
+		m.Type = t
+	}
 	switch m.Type {
 	case "set":
 		s.set(m.Query)
@@ -594,8 +597,8 @@ func (s *session) handle(m inMsg) {
 		}
 		s.playing = false
 		s.state()
-	case "resume":
-		// A run that is over, or one of whose lanes cannot resume, starts again.
+	case "play":
+		// A run that is over, or one of whose lanes cannot play on, starts again.
 		if s.eng.Now() >= s.st.p.Duration || s.stale() {
 			s.eng.Reset()
 			s.playing = true
@@ -610,7 +613,7 @@ func (s *session) handle(m inMsg) {
 		s.playing = true
 		s.hello()
 	default:
-		s.fail("", "unknown message type "+strconv.Quote(m.Type)+": want set, outage, speed, pause, resume or reset")
+		s.fail("", "unknown message type "+strconv.Quote(m.Type)+": want set, outage, speed, play, pause or reset")
 	}
 }
 
