@@ -156,7 +156,7 @@ func TestRetiredNamesUnsaid(t *testing.T) {
 		}
 		check(path, string(data), "\n")
 	}
-	for _, cmd := range []string{"run", "serve", "server", "client", "sweep", "bands", "advise", "contention", "config"} {
+	for _, cmd := range []string{"run", "serve", "server", "client", "map", "bands", "advise", "contention", "config"} {
 		var out, errOut bytes.Buffer
 		_ = cli.Run(context.Background(), []string{cmd, "-h"}, &out, &errOut)
 		check(cmd+" -h", out.String()+errOut.String(), "\n")

@@ -16,7 +16,7 @@ type Tool int
 
 // The tools.
 const (
-	ToolSweep      Tool = iota // "backofflab sweep" and the /map page
+	ToolSweep      Tool = iota // "backofflab map" and the /map page
 	ToolBands                  // "backofflab bands" and the /bands page
 	ToolContention             // "backofflab contention" and the /contention page
 	ToolAdvise                 // "backofflab advise" and the /advise page
@@ -26,7 +26,7 @@ const (
 func (t Tool) String() string {
 	switch t {
 	case ToolSweep:
-		return "sweep"
+		return "map"
 	case ToolBands:
 		return "bands"
 	case ToolContention:

@@ -536,7 +536,7 @@ import { $, $$, el, readJSON, attr, dur, sig, resizeWithBox, theme, onThemeChang
   }
 
   // The cells as CSV or JSON: the page posts those it holds, the server
-  // formats them as `backofflab sweep` does.
+  // formats them as `backofflab map` does.
   async function exportCells(format) {
     const cells = Object.values(points).flatMap(pt => pt.cells.map(c => ({ index: c.index, summaries: c.summaries })));
     const resp = await fetch(`/map.${format}?${S.query}`, { method: 'POST', body: JSON.stringify(cells),
