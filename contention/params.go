@@ -14,7 +14,7 @@ import (
 
 // The study's parameters as rows of the scenario's table type: the
 // contention command's flags, the /contention page's URL and its controls
-// all read them. seeds is scenario.StudyTable's, and seed the scenario's
+// all read them. seeds is scenario.ViewTable's, and seed the scenario's
 // own row, at the study's default. The defaults are the simulator's
 // driver (run): N in steps of 10 from 10 to 190 (clients = i * 10 for i
 // in xrange(1, 20)), with 100 runs at each point (for t in xrange(0,
@@ -22,7 +22,7 @@ import (
 var (
 	nRow = ownRow(scenario.Param{Name: "n", Type: scenario.TypeText, Default: "10:190:10",
 		Help: "the numbers of clients: a list of N, each a number or from:to:step, such as 10:190:10 or 50,100,190"})
-	seedsRow      = scenario.MustStudy(scenario.SeedsParam, scenario.ToolContention)
+	seedsRow      = scenario.MustViewParam(scenario.SeedsParam, scenario.ViewContention)
 	strategiesRow = ownRow(scenario.Param{Name: "strategies", Type: scenario.TypeText,
 		Default: strings.Join(LineNames(), ","),
 		Help:    "the strategies compared, a list of some of " + strings.Join(LineNames(), ", ")})
@@ -34,11 +34,11 @@ var (
 	table = []scenario.Param{nRow, seedsRow, strategiesRow, seedRow}
 )
 
-// ownRow returns p as a row of the study's own: of scenario.ScopeStudy,
+// ownRow returns p as a row of the study's own: of scenario.ScopeView,
 // read by the contention study alone, at its Default.
 func ownRow(p scenario.Param) scenario.Param {
-	p.Scope = scenario.ScopeStudy
-	p.Tools = map[scenario.Tool]scenario.ToolRange{scenario.ToolContention: {Default: p.Default}}
+	p.Scope = scenario.ScopeView
+	p.Views = map[scenario.View]scenario.ViewRange{scenario.ViewContention: {Default: p.Default}}
 	return p
 }
 
@@ -136,7 +136,7 @@ func (s Spec) Work() float64 {
 // *scenario.ParamError for every bad value, an unknown name included,
 // each naming the parameter as v gives it.
 func Parse(v url.Values, b Bounds) (Spec, error) {
-	v, given, err := scenario.Unalias(v, scenario.ToolContention)
+	v, given, err := scenario.Unalias(v, scenario.ViewContention)
 	if err != nil {
 		return Spec{}, err
 	}

@@ -167,7 +167,7 @@ func TestContentionBadInput(t *testing.T) {
 // server is busy.
 func TestContentionLeavingCancels(t *testing.T) {
 	var finished finishedStudies
-	srv, s, _ := serveShellWrapped(t, Options{Limits: Limits{MaxAnalyses: 1, AnalysisCores: 2}}, finished.wrap)
+	srv, s, _ := serveShellWrapped(t, Options{Limits: Limits{MaxViews: 1, ViewCores: 2}}, finished.wrap)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/contention/stream", nil) // the blog's whole study

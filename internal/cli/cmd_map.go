@@ -53,7 +53,7 @@ func runMap(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 type sweepFlags struct {
 	fs        *flag.FlagSet
 	q         url.Values
-	parallel  *studyFlag
+	parallel  *viewFlag
 	shard     *string
 	format    *string
 	out       *string
@@ -76,7 +76,7 @@ func newSweepFlags(stderr io.Writer) *sweepFlags {
 		ownFlags = append(ownFlags, p.Name)
 	}
 	f := &sweepFlags{fs: fs, q: q}
-	f.parallel = newStudyFlag(fs, scenario.ParallelParam, scenario.ToolSweep)
+	f.parallel = newViewFlag(fs, scenario.ParallelParam, scenario.ViewMap)
 	f.shard = fs.String("shard", "", "run only shard k of n (k/n, n ≥ 1 and 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"map merge\"")
 	f.format = fs.String("format", sweep.FormatCSV, "output: csv (one row per cell per lane) or json (the spec and the cells)")
 	f.out = fs.String("o", "", "write to this file (complete only when the sweep ends: it is written beside it and renamed) instead of the standard output")

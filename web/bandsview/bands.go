@@ -292,7 +292,7 @@ func handleBandsRun(k *kit.Kit) http.Handler {
 func runBands(ctx context.Context, stream *kit.Stream, p scenario.Params, seeds int, k *kit.Kit) (res *bands.Result, err error) {
 	began := time.Now()
 	kit.Forward(func(report func(int)) {
-		res, err = bands.Run(ctx, p, seeds, bands.Options{Parallel: k.Limits.AnalysisCores,
+		res, err = bands.Run(ctx, p, seeds, bands.Options{Parallel: k.Limits.ViewCores,
 			Memory: k.NewAccount, MaxCells: k.Limits.MaxBandCells, Progress: report})
 	}, func(n int) {
 		stream.Send(progressMsg(n, seeds, kit.TimeLeft(began, float64(n), float64(seeds))))

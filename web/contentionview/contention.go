@@ -161,7 +161,7 @@ func startContention(w http.ResponseWriter, r *http.Request, k *kit.Kit) (contex
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return nil, spec, nil, false
 	}
-	share, end, code, errs := k.BeginCosted(r, kit.Cost{Keeps: spec.Memory(k.Limits.AnalysisCores)})
+	share, end, code, errs := k.BeginCosted(r, kit.Cost{Keeps: spec.Memory(k.Limits.ViewCores)})
 	if errs != nil {
 		kit.WriteErrorText(w, code, errs)
 		return nil, spec, nil, false
@@ -191,7 +191,7 @@ func handleContentionStream(k *kit.Kit) http.Handler {
 		stream.Send(contentionMsg{Type: "start", Total: spec.Points()})
 		// The study's workers hand each point to this goroutine, which
 		// writes it: a page slow to read holds up its own stream, never a
-		// worker, which holds one of the server's analysis cores. The
+		// worker, which holds one of the many-run views' cores. The
 		// channel holds every point, so a worker never waits on it.
 		msgs := make(chan contentionMsg, spec.Points())
 		began, work, worked := time.Now(), spec.Work(), 0.0

@@ -248,7 +248,7 @@ func TestMapCancel(t *testing.T) {
 		waitServerRunning(t, s, "after the page left", func(n int64) bool { return n == 0 })
 	})
 	t.Run("change", func(t *testing.T) {
-		hs, s, _ := mapTestServer(t, kit.Limits{RunMemory: 64 << 20, AnalysisCores: 2})
+		hs, s, _ := mapTestServer(t, kit.Limits{RunMemory: 64 << 20, ViewCores: 2})
 		ctx1, cancel1 := context.WithCancel(context.Background())
 		st1 := openMapStream(t, ctx1, hs.URL, slowMap)
 		st1.next(t)
@@ -291,7 +291,7 @@ func TestMapCancel(t *testing.T) {
 // naming its parameter and value; a map past the server's cap of maps is
 // told the server is busy, 503.
 func TestMapBadInput(t *testing.T) {
-	hs, _, _ := mapTestServer(t, kit.Limits{MaxAnalyses: 1, MaxClients: 5000})
+	hs, _, _ := mapTestServer(t, kit.Limits{MaxViews: 1, MaxClients: 5000})
 	good := "x=outage_for&x_from=2s&x_to=30s&x_steps=3&duration=30s"
 	for _, tc := range []struct {
 		name, query, param, words string

@@ -27,7 +27,7 @@ import (
 // A point is a place of the grid (x, y) with its seeds' cells. A bad query
 // is answered 400 before the stream begins, a busy server 503, both with a
 // mapErrors body that names each parameter at fault, as is a map whose
-// estimated cost is past the budget of a view (Limits.AnalysisCPU): its
+// estimated cost is past the budget of a view (Limits.ViewCPU): its
 // corners are run first (sweep.EstimateCost), and a point's "left" is the
 // time left at the map's pace so far (progress). The work stops when
 // the page leaves (its fetch aborted: the request's context), when the
