@@ -56,7 +56,7 @@ type Spec struct {
 
 // DefaultSpec is the blog's study, the table's defaults.
 func DefaultSpec() Spec {
-	s, err := Parse(nil, Bounds{})
+	s, err := Parse(nil, Limits{})
 	if err != nil {
 		panic("contention: the defaults do not parse: " + err.Error())
 	}
@@ -94,15 +94,15 @@ func formatNs(ns []int) string {
 // Points is how many points s has: an N and a strategy each.
 func (s Spec) Points() int { return len(s.Ns) * len(s.Strategies) }
 
-// Bounds cap what a study may ask for; a zero field puts no cap.
-type Bounds struct {
+// Limits cap what a study may ask for; a zero field puts no cap.
+type Limits struct {
 	MaxClients int   // the largest N
 	MaxSeeds   int   // seeds at each point
 	MaxPoints  int   // Ns × strategies
 	MaxWork    int64 // Spec.Work, the study's estimated cost
 }
 
-// CLIBounds are the contention command's: larger than a server's, since
+// CLILimits are the contention command's: larger than a server's, since
 // the command runs on the user's own cores, yet bounded, so that a typo
 // is refused at once instead of running for days or allocating more
 // memory than the machine has. N up to 10 000 (the simulator's largest
@@ -114,7 +114,7 @@ type Bounds struct {
 // clients costs it about 65 ns × N² on this project's machines: 2.2 ms at
 // N = 190, 65 ms at N = 1000), and less for the others. The simulator's
 // study (the defaults) is a Work of 1.2 × 10^8.
-var CLIBounds = Bounds{MaxClients: 10_000, MaxSeeds: int(seedsRow.Max), MaxPoints: 500, MaxWork: 50_000_000_000}
+var CLILimits = Limits{MaxClients: 10_000, MaxSeeds: int(seedsRow.Max), MaxPoints: 500, MaxWork: 50_000_000_000}
 
 // Work estimates what s costs to run: the sum over its points of seeds ×
 // N². A run's writes, and so its messages, grow as N² for the strategies
@@ -135,7 +135,7 @@ func (s Spec) Work() float64 {
 // for seeds) is read as its new one. Its error joins a
 // *scenario.ParamError for every bad value, an unknown name included,
 // each naming the parameter as v gives it.
-func Parse(v url.Values, b Bounds) (Spec, error) {
+func Parse(v url.Values, b Limits) (Spec, error) {
 	v, given, err := scenario.Unalias(v, scenario.ViewContention)
 	if err != nil {
 		return Spec{}, err
@@ -197,7 +197,7 @@ func Parse(v url.Values, b Bounds) (Spec, error) {
 		}
 	}
 	if len(errs) == 0 {
-		if name, allowed := overBounds(s, b); name != "" {
+		if name, allowed := overLimits(s, b); name != "" {
 			bad(name, get(name), allowed)
 		}
 	}
@@ -224,10 +224,10 @@ func parseStrategies(raw string) ([]string, error) {
 	return out, nil
 }
 
-// overBounds says which parameter of s, seeds or n, takes it past b's
+// overLimits says which parameter of s, seeds or n, takes it past b's
 // points or cost, and what that parameter allows; "" when s is within
 // them.
-func overBounds(s Spec, b Bounds) (name, allowed string) {
+func overLimits(s Spec, b Limits) (name, allowed string) {
 	if b.MaxPoints > 0 && s.Points() > b.MaxPoints {
 		return nRow.Name, fmt.Sprintf("%d Ns × %d strategies is %d points, and a study may have at most %d: give fewer Ns or strategies",
 			len(s.Ns), len(s.Strategies), s.Points(), b.MaxPoints)

@@ -40,13 +40,13 @@ func runContention(ctx context.Context, args []string, stdout, stderr io.Writer)
 			"runs of each, every run on its own random stream. Its bounds, checked before it\n"+
 			"starts: N up to %d, up to %d points (Ns × strategies), and seeds × the sum of N²\n"+
 			"over the points up to %.0e, about an hour of one core.\n\n",
-			contention.CLIBounds.MaxClients, contention.CLIBounds.MaxPoints, float64(contention.CLIBounds.MaxWork))
+			contention.CLILimits.MaxClients, contention.CLILimits.MaxPoints, float64(contention.CLILimits.MaxWork))
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	spec, err := contention.Parse(q, contention.CLIBounds)
+	spec, err := contention.Parse(q, contention.CLILimits)
 	if err != nil {
 		return usageError{err}
 	}
