@@ -55,9 +55,9 @@ const (
 	// ScopeStrategy is a lane's retry strategy: its name and its formula's
 	// parameters, which only some strategies read (strategies.Uses).
 	ScopeStrategy
-	// ScopeLimiter is a lane's retry limits, which every strategy that
-	// retries obeys: all but none. They are max_attempts, deadline and the
-	// limiters, each of which has a switch and is off by default.
+	// ScopeLimiter is a lane's limiters, which every strategy that retries
+	// obeys: all but none. They are max_attempts, deadline and the switched
+	// ones, each of which is off by default.
 	ScopeLimiter
 	// ScopeView is a many-run view's own (the phase map's, the seed
 	// bands', the contention study's, the advice's): how many runs and how
