@@ -18,6 +18,7 @@ import (
 	"github.com/backofflab/backofflab/internal/fdcount"
 	"github.com/backofflab/backofflab/internal/testwait"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // TestConnBudget: the real lanes' budget leaves the playground its reserve
@@ -108,7 +109,7 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 	}
 	p := dialPage(t, srv, realCurve+"&b.source=real&clients=1000&think=1s&timeout=200ms&b.strategy=fixed&b.min_delay=100ms"+
 		"&duration=60s&outage=pause&outage_at=500ms&outage_for=60s")
-	if l := field[[]laneInfo](t, p.await("hello", nil), "lanes"); l[1].Source != sourceReal {
+	if l := field[[]laneInfo](t, p.await("hello", nil), "lanes"); l[1].Source != scene.SourceReal {
 		t.Fatalf("hello lanes %+v", l)
 	}
 

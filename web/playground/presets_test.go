@@ -173,7 +173,7 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 	}
 	// The landing page (no query) shows the storm next to the recovery,
 	// and is a preset too.
-	if byName["landing"].Query != (state{p: scenario.Defaults(), speed: scene.SpeedOf(DefaultSpeed)}).encode() {
+	if byName["landing"].Query != (state{p: scenario.Defaults(), speed: scene.SpeedOf(scene.DefaultSpeed)}).encode() {
 		t.Error("the landing preset is not the default view")
 	}
 	// 001's experiment as published is one click away: the first preset;

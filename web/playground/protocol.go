@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // The WebSocket protocol: JSON text messages, each with a "type".
@@ -102,8 +103,8 @@ type helloMsg struct {
 	Columns  []string   `json:"columns"`
 	// MaxOutages is how many outage windows the run remembers: the page
 	// keeps as many.
-	MaxOutages int                `json:"max_outages"`
-	Boxes      map[string]boxView `json:"boxes"` // every number box of the run
+	MaxOutages int                  `json:"max_outages"`
+	Boxes      map[string]scene.Box `json:"boxes"` // every number box of the run
 	// FaultKinds says of each fault kind whether it takes the server down
 	// and the colour that shades its windows; Plan is the run's scheduled
 	// faults, so that the page shades a window as soon as it begins.
@@ -216,10 +217,10 @@ type delaysMsg struct {
 type paramsMsg struct {
 	Type string `json:"type"` // "params"
 	// Query and Settings are as in hello.
-	Query    string             `json:"query"`
-	Settings string             `json:"settings"`
-	Boxes    map[string]boxView `json:"boxes"` // every number box of the run
-	Plan     []planWindow       `json:"plan"`  // the scheduled faults, as in hello
+	Query    string               `json:"query"`
+	Settings string               `json:"settings"`
+	Boxes    map[string]scene.Box `json:"boxes"` // every number box of the run
+	Plan     []planWindow         `json:"plan"`  // the scheduled faults, as in hello
 	// Explain is the run's panel, as in hello: a server model or a
 	// number it quotes may have changed.
 	Explain explainView `json:"explain"`

@@ -90,7 +90,7 @@ func withEveryLane(p scenario.Params) scenario.Params {
 // runKey is st's canonical query without its speed: two runs of one key
 // are the same run, played at any speed.
 func runKey(st state) string {
-	st.speed = scene.SpeedOf(DefaultSpeed)
+	st.speed = scene.SpeedOf(scene.DefaultSpeed)
 	if st.real != "" {
 		st.speed = scene.SpeedOf("1")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 const (
@@ -123,7 +124,7 @@ func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realS
 		if slots.acquire() {
 			s.holdsSlot = true
 		} else { // the same run, with the lane simulated
-			s.initial = append(s.initial, errorMsg{Type: "error", Param: st.real + "." + sourceParam,
+			s.initial = append(s.initial, errorMsg{Type: "error", Param: st.real + "." + scene.SourceParam,
 				Message: busyReal + "; lane " + st.real + " runs simulated instead"})
 			s.st.real = ""
 		}
@@ -398,7 +399,7 @@ func (s *session) aim(elapsed time.Duration) {
 		if to := min(end, l.virtual(now)); to > s.target {
 			for i, l := range s.lanes {
 				if note := l.measure(now, to); note != "" {
-					s.fail(scenario.LaneNames[i:i+1]+"."+sourceParam, note)
+					s.fail(scenario.LaneNames[i:i+1]+"."+scene.SourceParam, note)
 				}
 			}
 			s.target = to
@@ -628,7 +629,7 @@ func (s *session) set(query string) {
 	}
 	if len(errs) > 0 {
 		for _, e := range errs {
-			for _, side := range sides(e) { // under the control the user changed
+			for _, side := range scene.Sides(e) { // under the control the user changed
 				s.fail(side.Name, side.Error())
 			}
 		}
@@ -640,7 +641,7 @@ func (s *session) set(query string) {
 	}
 	if st.real != "" && !s.holdsSlot {
 		if !s.slots.acquire() {
-			s.fail(st.real+"."+sourceParam, busyReal)
+			s.fail(st.real+"."+scene.SourceParam, busyReal)
 			return
 		}
 		s.holdsSlot = true
@@ -728,12 +729,12 @@ func (s *session) outage(on bool) {
 // setSpeed plays the run at the speed text names, which a run with a real
 // lane keeps at 1.
 func (s *session) setSpeed(text string) {
-	sp, err := parseSpeed(text)
+	sp, err := scene.ParseSpeed(text)
 	if err == nil && s.st.real != "" && sp.Factor != 1 {
-		err = realSpeedError(text)
+		err = scene.RealSpeedError(text)
 	}
 	if err != nil {
-		s.fail(SpeedParam, err.Error())
+		s.fail(scene.SpeedParam, err.Error())
 		s.state() // the page's menu goes back to the speed in effect
 		return
 	}
@@ -779,7 +780,7 @@ func (s *session) hello() {
 		l := newLaneSource(s.st, i, s)
 		if s.playing {
 			if err := l.start(s.st.p, s.eng.Now()); err != nil {
-				failed = append(failed, errorMsg{Type: "error", Param: scenario.LaneNames[i:i+1] + "." + sourceParam, Message: err.Error()})
+				failed = append(failed, errorMsg{Type: "error", Param: scenario.LaneNames[i:i+1] + "." + scene.SourceParam, Message: err.Error()})
 				l = simLane{}
 				s.simulate(i)
 			}
@@ -821,9 +822,9 @@ func (s *session) params() paramsMsg {
 func faultKinds() []faultKindInfo {
 	out := make([]faultKindInfo, len(scenario.FaultKinds))
 	for i, k := range scenario.FaultKinds {
-		c := EffectColor
+		c := scene.EffectColor
 		if k.Outage {
-			c = OutageColor
+			c = scene.OutageColor
 		}
 		out[i] = faultKindInfo{Name: k.Name, Outage: k.Outage, Color: c, Help: k.Help}
 	}

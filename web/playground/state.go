@@ -54,34 +54,3 @@ func decodeExport(q url.Values, lim Limits) (state, []*scenario.ParamError) {
 	s, errs := scene.DecodeScenario(q, lim)
 	return stateOf(s), errs
 }
-
-// The page's and the session's names of web/scene's declarations, which
-// their code reads unqualified.
-const (
-	sourceParam  = scene.SourceParam
-	SourceSim    = scene.SourceSim
-	sourceReal   = scene.SourceReal
-	sourceHelp   = scene.SourceHelp
-	speedMax     = scene.SpeedMax
-	DefaultSpeed = scene.DefaultSpeed
-	SpeedParam   = scene.SpeedParam
-	OutageColor  = scene.OutageColor
-	EffectColor  = scene.EffectColor
-)
-
-// The same of scene's types and functions.
-type (
-	ChartSpec = scene.ChartSpec
-	prosePart = scene.ProsePart
-	boxView   = scene.Box
-)
-
-// The same, of scene's values.
-var (
-	ChartSpecs     = scene.ChartSpecs
-	chartOption    = scene.ChartOption
-	prose          = scene.ProseOf
-	parseSpeed     = scene.ParseSpeed
-	realSpeedError = scene.RealSpeedError
-	sides          = scene.Sides
-)

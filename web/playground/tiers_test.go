@@ -9,6 +9,7 @@ import (
 
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // TestTiersControlAndChart: a lane's tiers are a text box in its panel,
@@ -17,7 +18,7 @@ import (
 func TestTiersControlAndChart(t *testing.T) {
 	in := pageFor(t, "lanes=3&a.tiers=fixed:3:1000ms,fixed:3:500ms&b.strategy=none&c.tiers=")
 	v := newView(in)
-	var spec ChartSpec
+	var spec scene.ChartSpec
 	for _, k := range v.Specs {
 		if k.ID == "tiers" {
 			spec = k

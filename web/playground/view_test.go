@@ -70,9 +70,9 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 	for _, c := range allControls(v) {
 		byName[c.Name] = append(byName[c.Name], c)
 	}
-	want := []string{"lanes", SpeedParam}
+	want := []string{"lanes", scene.SpeedParam}
 	for _, l := range scenario.LaneNames { // the page's own per-lane parameter
-		want = append(want, string(l)+"."+sourceParam)
+		want = append(want, string(l)+"."+scene.SourceParam)
 	}
 	for _, p := range scenario.Table {
 		if !p.Lane {
@@ -212,7 +212,7 @@ func TestBadRawValueStaysInItsControl(t *testing.T) {
 	if got["timeout"].Error != "" || got["a.jitter"].Value != "0.1" {
 		t.Error("a good value lost its state")
 	}
-	if got[SpeedParam].Error == "" {
+	if got[scene.SpeedParam].Error == "" {
 		t.Error("no message for a bad speed")
 	}
 	if len(v.General) != 1 || !strings.HasPrefix(v.General[0], "e.foo: ") {
@@ -322,11 +322,11 @@ func TestSliderScales(t *testing.T) {
 
 func TestChartOptions(t *testing.T) {
 	v := newView(pageFor(t, "duration=300s"))
-	if len(v.Charts) != len(ChartSpecs) {
-		t.Fatalf("%d chart options, want %d", len(v.Charts), len(ChartSpecs))
+	if len(v.Charts) != len(scene.ChartSpecs) {
+		t.Fatalf("%d chart options, want %d", len(v.Charts), len(scene.ChartSpecs))
 	}
 	for i, c := range v.Charts {
-		id := ChartSpecs[i].ID
+		id := scene.ChartSpecs[i].ID
 		if c.ID != "chart-"+id {
 			t.Errorf("chart %d has id %s", i, c.ID)
 		}
@@ -388,8 +388,8 @@ func TestChartOptions(t *testing.T) {
 	}
 	// The script draws the charts the specs say: every one, every time
 	// chart from columns, every series on one of its axes.
-	if len(v.State.Charts) != len(ChartSpecs) {
-		t.Errorf("%d chart specs for the script, want %d", len(v.State.Charts), len(ChartSpecs))
+	if len(v.State.Charts) != len(scene.ChartSpecs) {
+		t.Errorf("%d chart specs for the script, want %d", len(v.State.Charts), len(scene.ChartSpecs))
 	}
 	for _, k := range v.State.Charts {
 		if k.Empty == "" || k.Help == "" {
@@ -526,7 +526,7 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 		"/static/play-explain.js", "/static/play-exports.js", "/static/play-picture.js", "/static/play-library.js", "/static/app.js"}) {
 		t.Errorf("scripts %v", scripts)
 	}
-	for _, k := range ChartSpecs {
+	for _, k := range scene.ChartSpecs {
 		if !slices.Contains(jsonBlocks, "chart-"+k.ID) {
 			t.Errorf("no option block for %s", k.ID)
 		}
