@@ -1,5 +1,5 @@
-// The advice's page (/advise): its form is the request, its URL the
-// page's state. A page whose URL names a request streams the search from
+// The advice's page (/advise): its form is the request, its URL
+// everything the page shows. A page whose URL names a request streams the search from
 // /advise/stream (NDJSON: progress lines, then the advice or an error)
 // and draws the advice Go computed and put into words: the
 // recommendation, its measurements, the snippet, the Pareto front, the

@@ -16,7 +16,7 @@ import (
 // advisePage is the advice's page: the form whose URL is the request, the
 // search's progress with its Cancel button, and the advice, which the
 // script draws from the stream's last line. No inline script or style
-// (the Content-Security-Policy forbids both): its state travels in a JSON
+// (the Content-Security-Policy forbids both): its page data travels in a JSON
 // block.
 func advisePage(v adviseView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -86,7 +86,7 @@ func advisePage(v adviseView) templ.Component {
 }
 
 // adviseForm holds the request's parameters: a GET form, so that the
-// request's URL is the page's state.
+// request's URL is everything the page shows.
 func adviseForm(v adviseView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

@@ -3,7 +3,7 @@
 // One WebSocket per page (protocol: web/playground/protocol.go). The server renders the
 // controls and embeds the charts' options as JSON blocks; the playground's
 // scripts open the socket, draw the ticks with ECharts, and send every
-// control change as the whole state in URL-query form. No framework, no
+// control change as the whole scenario in URL-query form. No framework, no
 // build step, no inline code anywhere (the page's Content-Security-Policy
 // forbids it, and inline style attributes with it: what the scripts style,
 // they style through the CSSOM or the page's classes).

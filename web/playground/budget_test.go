@@ -149,11 +149,11 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 // of connections; the others wait in the kernel's accept queue.
 func TestRealLaneServerCap(t *testing.T) {
 	const n = 4
-	st, errs := decode(url.Values{"server_model": {"curve"}, "b.source": {"real"}, "clients": {"1"}, "think": {"1h"}, "duration": {"60s"}}, kit.DefaultLimits)
+	sc, errs := scene.Decode(url.Values{"server_model": {"curve"}, "b.source": {"real"}, "clients": {"1"}, "think": {"1h"}, "duration": {"60s"}}, kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	r, err := startReal(st.p, st.realLane(), 0, slog.New(slog.DiscardHandler), n)
+	r, err := startReal(sc.Params, sc.RealLane(), 0, slog.New(slog.DiscardHandler), n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // backofflab playground: the page's one WebSocket (protocol:
 // web/playground/protocol.go): it connects, reconnects politely, sends the controls'
-// state, and takes in each message the server sends.
+// scenario, and takes in each message the server sends.
 
 import { $, attr } from './common.js';
 import { LETTERS, SPEC, lanes, query, settings, takeDelays, takeHello, takeMarks, takeParams, takeRules, takeState, takeSummary } from './play-state.js';
@@ -70,7 +70,7 @@ export function scheduleSet(delay = 150) {
   setTimer = setTimeout(() => sendSet(), delay);
 }
 
-// sendSet sends the whole state; the server answers params (applied),
+// sendSet sends the whole scenario; the server answers params (applied),
 // hello (applied with a restart) or one error per bad value.
 export function sendSet(n) {
   clearTimeout(setTimer);

@@ -78,7 +78,7 @@ func connBudget(limit uint64, sessions int) int {
 	return int(max(1, min(maxRealConns, rest/(2*s))))
 }
 
-// realSlots counts the sessions whose state has a real lane, against
+// realSlots counts the sessions whose scenario has a real lane, against
 // Limits.MaxRealSessions, and holds the lanes' descriptor budget.
 type realSlots struct {
 	mu   sync.Mutex

@@ -24,7 +24,7 @@ func TestRulesPreset(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			in := pageFor(t, tc.query)
-			if got := rulesOf(in.St.p, in.St, in.Query, presets).Preset; got != tc.want {
+			if got := rulesOf(in.Scenario.Params, in.Scenario, in.Query, presets).Preset; got != tc.want {
 				t.Errorf("preset %q, want %q", got, tc.want)
 			}
 		})

@@ -25,12 +25,12 @@ func TestDefaultSpeed(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			q, _ := url.ParseQuery(tc.query)
-			st, errs := decode(q, kit.DefaultLimits)
+			sc, errs := scene.Decode(q, kit.DefaultLimits)
 			if len(errs) > 0 {
 				t.Fatalf("errors %v", errs)
 			}
-			if st.speed.Text != tc.want {
-				t.Errorf("speed %q, want %q", st.speed.Text, tc.want)
+			if sc.Speed.Text != tc.want {
+				t.Errorf("speed %q, want %q", sc.Speed.Text, tc.want)
 			}
 		})
 	}

@@ -240,27 +240,27 @@ type strategyInfo struct {
 
 // newView builds the page's view model from its input.
 func newView(in pageInput) pageView {
-	st := in.St
-	if len(st.p.Lanes) == 0 { // a zero pageInput: show the defaults
-		st.p = scenario.Defaults()
+	sc := in.Scenario
+	if len(sc.Params.Lanes) == 0 { // a zero pageInput: show the defaults
+		sc.Params = scenario.Defaults()
 	}
-	if st.speed.Text == "" {
-		st.speed = scene.SpeedOf(scene.DefaultSpeed)
+	if sc.Speed.Text == "" {
+		sc.Speed = scene.SpeedOf(scene.DefaultSpeed)
 	}
-	p := st.p
+	p := sc.Params
 	query := in.Query
 	if query == "" {
-		query = state{p: p, speed: st.speed}.encode()
+		query = scene.Scenario{Params: p, Speed: sc.Speed}.Query()
 	}
-	rules := rulesOf(p, st, query, keysOf(in.Presets))
+	rules := rulesOf(p, sc, query, keysOf(in.Presets))
 	v := pageView{Query: query, Lanes: len(p.Lanes), Presets: in.Presets, Specs: scene.ChartSpecs,
 		ExportCSV: "/export.csv?" + query, ExportJSON: "/export.json?" + query,
 		Duration: fmtNum(p.Duration.Seconds()), Current: rules.Preset, Links: rules.Links}
 	b := newControls(in, p, rules.Hidden)
 	v.LaneCtl = b.laneCount(len(p.Lanes))
 	v.Groups = b.sharedGroups()
-	v.Panels = b.lanePanels(in.St.real, scenario.LaneHeads(&p))
-	v.Speed = b.speedMenu(st.speed.Text)
+	v.Panels = b.lanePanels(in.Scenario.Real, scenario.LaneHeads(&p))
+	v.Speed = b.speedMenu(sc.Speed.Text)
 	v.General = b.general()
 	v.Charts = chartsJSON(p.Duration.Seconds())
 	v.State = newPageState(query, p, in.Presets)
@@ -491,12 +491,12 @@ func sliderTable(sp sliderSpec) []string {
 	return t
 }
 
-// boxesOf is what every number box of st's run shows (its lanes' and the
+// boxesOf is what every number box of sc's run shows (its lanes' and the
 // shared ones), the same text and position the page renders: the page
 // shows the server's canonical values without parsing or formatting Go
 // durations itself.
-func boxesOf(st state, lim Limits) map[string]scene.Box {
-	p := st.p
+func boxesOf(sc scene.Scenario, lim Limits) map[string]scene.Box {
+	p := sc.Params
 	in := pageInput{Limits: lim}
 	boxes := map[string]scene.Box{}
 	for _, param := range scenario.Table {

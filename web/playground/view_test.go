@@ -31,8 +31,8 @@ func pageFor(t *testing.T, rawQuery string) pageInput {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, errs := decodeLenient(raw, kit.DefaultLimits)
-	return pageInput{St: st, Query: st.encode(), Raw: raw, Errors: errs,
+	sc, errs := scene.DecodeLenient(raw, kit.DefaultLimits)
+	return pageInput{Scenario: sc, Query: sc.Query(), Raw: raw, Errors: errs,
 		Presets: []Preset{{Name: "p1", Title: "Preset one", Query: "lanes=1", Description: "what it shows", key: keyOf(t, "lanes=1")}},
 		Limits:  kit.DefaultLimits}
 }
@@ -44,11 +44,11 @@ func keyOf(t *testing.T, query string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, errs := decode(q, kit.DefaultLimits)
+	sc, errs := scene.Decode(q, kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	return runKey(st)
+	return runKey(sc)
 }
 
 // allControls lists every control of a view, lane panels included.
@@ -254,7 +254,7 @@ func TestCrossFieldErrorUnderTheGivenControl(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := pageFor(t, tc.query)
-			if got := in.St.p.Lanes[1].Strategy; got != tc.strategy {
+			if got := in.Scenario.Params.Lanes[1].Strategy; got != tc.strategy {
 				t.Errorf("lane b's strategy %q, want %q: the URL's other values must stay", got, tc.strategy)
 			}
 			v := newView(in)
@@ -617,12 +617,12 @@ func TestPresetOutcomesAreMeasured(t *testing.T) {
 	for _, p := range newPresets(kit.DefaultLimits).list() {
 		t.Run(p.Name, func(t *testing.T) {
 			q, _ := url.ParseQuery(p.Query)
-			st, _ := decode(q, kit.DefaultLimits)
-			if len(p.Outcomes) != len(st.p.Lanes) {
-				t.Fatalf("%d outcomes for %d lanes", len(p.Outcomes), len(st.p.Lanes))
+			sc, _ := scene.Decode(q, kit.DefaultLimits)
+			if len(p.Outcomes) != len(sc.Params.Lanes) {
+				t.Fatalf("%d outcomes for %d lanes", len(p.Outcomes), len(sc.Params.Lanes))
 			}
 			for i, o := range p.Outcomes {
-				if o.Lane != scenario.LaneNames[i:i+1] || o.Strategy != st.p.Lanes[i].Strategy || o.Brief == "" {
+				if o.Lane != scenario.LaneNames[i:i+1] || o.Strategy != sc.Params.Lanes[i].Strategy || o.Brief == "" {
 					t.Errorf("outcome %d: %+v", i, o)
 				}
 				// The description's verdict for the lane says the same.
@@ -693,7 +693,7 @@ func TestPageStateForTheScript(t *testing.T) {
 		t.Errorf("%d strategies", len(ps.Strategies))
 	}
 	for _, s := range ps.Strategies {
-		if hidden := hiddenControls(pageFor(t, "a.strategy="+s.Name).St.p); slices.Contains(hidden, "a.cancel_on_timeout") {
+		if hidden := hiddenControls(pageFor(t, "a.strategy="+s.Name).Scenario.Params); slices.Contains(hidden, "a.cancel_on_timeout") {
 			t.Errorf("%s: cancel_on_timeout not shown", s.Name)
 		}
 	}
@@ -785,7 +785,7 @@ func TestSliderTables(t *testing.T) {
 func TestBoxesOf(t *testing.T) {
 	in := pageFor(t, "a.min_delay=250ms&clients=2500&lanes=3")
 	v := newView(in)
-	boxes := boxesOf(in.St, in.Limits)
+	boxes := boxesOf(in.Scenario, in.Limits)
 	for _, c := range append(append([]paramCtl{}, v.Groups[0].Controls...), v.Panels[0].Controls...) {
 		if c.Type == "enum" || c.Type == "bool" || c.Type == "tiers" { // no number box
 			continue
