@@ -230,7 +230,7 @@ func mean(rows [][]*float64, c int, from, to float64) (float64, int) {
 func browserPageLoads(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "speed=20&duration=10m")
 
-	cols := eval[[]string](tb, `JSON.parse(document.getElementById('page-state').textContent).columns`)
+	cols := eval[[]string](tb, `JSON.parse(document.getElementById('page-data').textContent).columns`)
 	if !slices.Equal(cols, scenario.Columns) {
 		t.Fatalf("page columns %v, want scenario.Columns %v", cols, scenario.Columns)
 	}

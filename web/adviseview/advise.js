@@ -8,7 +8,7 @@
 import { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, resizeWithBox } from './common.js';
 
 (() => {
-  const S = readJSON('advise-state');
+  const S = readJSON('advise-data');
   const state = { phase: '', done: 0, total: 0, left: -1, running: false, finished: false, cancelled: false, error: '',
     phases: [], lines: 0, advice: null, view: null, text: '' };
 

@@ -81,8 +81,8 @@ type contentionInput struct {
 	Limits contention.Limits
 }
 
-// contentionState is the JSON the page's script reads.
-type contentionState struct {
+// contentionData is the JSON the page's script reads.
+type contentionData struct {
 	Query  string           `json:"query"`
 	Lines  []contentionLine `json:"lines"`
 	Points int              `json:"points"`
@@ -90,7 +90,7 @@ type contentionState struct {
 	Seeds int `json:"runs"`
 }
 
-func newContentionInput(raw string, lim kit.Limits) (contentionInput, contentionState) {
+func newContentionInput(raw string, lim kit.Limits) (contentionInput, contentionData) {
 	spec, q, err := decodeContention(raw, lim)
 	in := contentionInput{Limits: contentionLimits(lim)}
 	vals, on := q, contention.LineNames()
@@ -115,7 +115,7 @@ func newContentionInput(raw string, lim kit.Limits) (contentionInput, contention
 		in.Lines = append(in.Lines, contentionLine{Strategy: l.Strategy, Label: l.Label(), Blog: l.Blog,
 			On: slices.Contains(on, l.Strategy)})
 	}
-	st := contentionState{Query: in.Query, Lines: in.Lines, Points: spec.Points(), Seeds: spec.Seeds}
+	st := contentionData{Query: in.Query, Lines: in.Lines, Points: spec.Points(), Seeds: spec.Seeds}
 	return in, st
 }
 

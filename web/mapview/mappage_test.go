@@ -439,7 +439,7 @@ func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 func TestMapView(t *testing.T) {
 	q, _ := url.ParseQuery("speed=4&a.strategy=fixed&b.strategy=exponential&clients=500&x=b.factor&x_from=1&x_to=3&x_steps=5")
 	v := newMapView(q, nil, kit.Limits{}.WithDefaults())
-	if !v.State.Valid {
+	if !v.Data.Valid {
 		t.Fatalf("not a whole map: %v", v.General)
 	}
 	choices := map[string]bool{}
@@ -455,24 +455,24 @@ func TestMapView(t *testing.T) {
 	if v.Axes[1].Name.Choices[0].Value != "" {
 		t.Errorf("y's first choice is %q, want none", v.Axes[1].Name.Choices[0].Value)
 	}
-	for name, s := range v.State.Suggest {
+	for name, s := range v.Data.Suggest {
 		p := url.Values{"x": {name}, "x_from": {s.From}, "x_to": {s.To}, "x_steps": {s.Steps}, "x_scale": {s.Scale}}
 		if _, errs := decodeMap(p, kit.Limits{}.WithDefaults()); len(errs) > 0 {
 			t.Errorf("the suggested range of %s (%s to %s in %s steps, %s) is refused: %v", name, s.From, s.To, s.Steps, s.Scale, errs[0])
 		}
 	}
-	base, _ := url.ParseQuery(v.State.Base)
+	base, _ := url.ParseQuery(v.Data.Base)
 	if base.Get("clients") != "500" || base.Has("speed") || base.Has("x") {
-		t.Errorf("the map's scenario is %s", v.State.Base)
+		t.Errorf("the map's scenario is %s", v.Data.Base)
 	}
-	if v.Back != "/?"+v.State.Base {
+	if v.Back != "/?"+v.Data.Base {
 		t.Errorf("back link %q", v.Back)
 	}
-	if got := strings.Join(v.State.X.Values, " "); got != "1 1.5 2 2.5 3" {
+	if got := strings.Join(v.Data.X.Values, " "); got != "1 1.5 2 2.5 3" {
 		t.Errorf("x values %q", got)
 	}
-	if v.State.X.Label != "lane b: delay growth" || v.State.Cells != 5 {
-		t.Errorf("x labelled %q, %d cells", v.State.X.Label, v.State.Cells)
+	if v.Data.X.Label != "lane b: delay growth" || v.Data.Cells != 5 {
+		t.Errorf("x labelled %q, %d cells", v.Data.X.Label, v.Data.Cells)
 	}
 	for _, part := range v.Scenario {
 		if strings.HasPrefix(part, "b.factor=") {

@@ -82,7 +82,7 @@ type pointLane struct {
 	// none did. A lane whose outcome is recovered with a nil Recovery had
 	// its server back (concurrency at its healthy level) but not its
 	// service (ok/s at 90 % of the baseline) by the run's end: the page
-	// shows it apart (mapState.ServerOnly).
+	// shows it apart (mapData.ServerOnly).
 	Recovery *float64 `json:"recovery"`
 	// Peak is the highest peak concurrency of the seeds; Amplification
 	// their mean attempts per request.

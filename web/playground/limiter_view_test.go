@@ -77,7 +77,7 @@ func TestLimiterURLRoundTrips(t *testing.T) {
 			t.Errorf("%s hidden=%v, want %v (lane b's strategy is none)", name, c.Hidden, hidden)
 		}
 	}
-	keep := newPageState("", sc.Params, nil).Keep
+	keep := newPageData("", sc.Params, nil).Keep
 	for _, param := range scenario.Table {
 		if param.Scope == scenario.ScopeLimiter && !slices.Contains(keep, param.Name) {
 			t.Errorf("%s is dropped when the lane's strategy changes", param.Name)

@@ -51,7 +51,7 @@ import (
 // duration) and slider position, computed as the page renders them
 // (boxesOf): the page neither parses nor writes Go durations nor maps values
 // to slider positions. Moving a slider shows the text of the page's slider
-// table (pageState.Scales) at once; typing in a box moves its slider when
+// table (pageData.Scales) at once; typing in a box moves its slider when
 // the params answer comes.
 //
 // hello and params carry rules too (rules.go): which controls the run does

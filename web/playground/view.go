@@ -17,7 +17,7 @@ import (
 
 // view.go turns a pageInput into what page.templ shows: one control per
 // parameter of the vocabulary, grouped; one panel and one chart column per
-// lane; the charts' options; and the state the page script starts from.
+// lane; the charts' options; and the page data the page script starts from.
 // Everything the templates print is decided here, so that the tests can
 // check it without parsing HTML.
 
@@ -91,7 +91,7 @@ type pageView struct {
 	Panels  []lanePanel    // one per possible lane; Active for the run's lanes
 	Speed   paramCtl       // the speed menu
 	Presets []Preset
-	// Current is the name of the preset whose state the page shows, at
+	// Current is the name of the preset whose scenario the page shows, at
 	// any speed, or "" (pageRules.Preset).
 	Current string
 	// Links are the run's links to the other views (pageRules.Links).
@@ -100,7 +100,7 @@ type pageView struct {
 	General []string
 	Specs   []scene.ChartSpec // the chart grid's rows
 	Charts  []chartJSON       // one option per chart spec
-	State   pageState
+	Data    pageData
 	// ExportCSV and ExportJSON are the headless exports of the same run.
 	ExportCSV, ExportJSON string
 	Duration              string // seconds, for the clock before the first tick
@@ -199,8 +199,8 @@ type chartJSON struct {
 	JSON json.RawMessage
 }
 
-// pageState is the page script's starting point, embedded as JSON.
-type pageState struct {
+// pageData is the page script's starting point, embedded as JSON.
+type pageData struct {
 	Query      string         `json:"query"`
 	Lanes      int            `json:"lanes"`
 	Duration   float64        `json:"duration"` // seconds
@@ -263,14 +263,14 @@ func newView(in pageInput) pageView {
 	v.Speed = b.speedMenu(sc.Speed.Text)
 	v.General = b.general()
 	v.Charts = chartsJSON(p.Duration.Seconds())
-	v.State = newPageState(query, p, in.Presets)
-	v.State.Rules = rules
+	v.Data = newPageData(query, p, in.Presets)
+	v.Data.Rules = rules
 	v.Libraries = in.Libraries
 	if v.Libraries == nil {
 		v.Libraries = libraryViews(nil, in.Limits)
 	}
-	v.State.Libraries = v.Libraries
-	v.State.Sliders, v.State.Scales = sliderTables(v)
+	v.Data.Libraries = v.Libraries
+	v.Data.Sliders, v.Data.Scales = sliderTables(v)
 	return v
 }
 
@@ -534,8 +534,8 @@ func sourceControl(letter string, real bool) paramCtl {
 	return c
 }
 
-func newPageState(query string, p scenario.Params, presets []Preset) pageState {
-	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
+func newPageData(query string, p scenario.Params, presets []Preset) pageData {
+	ps := pageData{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
 		Columns: scenario.Columns, LaneNames: scenario.LaneNames,
 		Keep: keepOnStrategyChange, Charts: scene.ChartSpecs, Steps: sliderSteps, Presets: presets}
 	if ps.Presets == nil {

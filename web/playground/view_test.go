@@ -388,10 +388,10 @@ func TestChartOptions(t *testing.T) {
 	}
 	// The script draws the charts the specs say: every one, every time
 	// chart from columns, every series on one of its axes.
-	if len(v.State.Charts) != len(scene.ChartSpecs) {
-		t.Errorf("%d chart specs for the script, want %d", len(v.State.Charts), len(scene.ChartSpecs))
+	if len(v.Data.Charts) != len(scene.ChartSpecs) {
+		t.Errorf("%d chart specs for the script, want %d", len(v.Data.Charts), len(scene.ChartSpecs))
 	}
-	for _, k := range v.State.Charts {
+	for _, k := range v.Data.Charts {
 		if k.Empty == "" || k.Help == "" {
 			t.Errorf("%s: no message for no data (%q) or no help (%q)", k.ID, k.Empty, k.Help)
 		}
@@ -514,7 +514,7 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"play", "reset", "outage", "speed", "copy-link", "lane-add", "lane-remove",
-		"clock", "status", "export-csv", "export-json", "page-state", "view-map", "view-bands", "view-advise", "view-contention"} {
+		"clock", "status", "export-csv", "export-json", "page-data", "view-map", "view-bands", "view-advise", "view-contention"} {
 		if ids[id] != 1 {
 			t.Errorf("no #%s", id)
 		}
@@ -678,11 +678,11 @@ func TestPresetOutcomesAreMeasured(t *testing.T) {
 
 func TestPageStateForTheScript(t *testing.T) {
 	v := newView(pageFor(t, "lanes=3"))
-	b, err := json.Marshal(v.State)
+	b, err := json.Marshal(v.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ps pageState
+	var ps pageData
 	if err := json.Unmarshal(b, &ps); err != nil {
 		t.Fatal(err)
 	}
@@ -740,11 +740,11 @@ func TestTemplGeneratedIsFresh(t *testing.T) {
 // a box set from a slider leaves the slider where it was.
 func TestSliderTables(t *testing.T) {
 	v := newView(pageFor(t, ""))
-	names, tables := v.State.Sliders, v.State.Scales
+	names, tables := v.Data.Sliders, v.Data.Scales
 	if names["clients"] == names["a.min_delay"] || names["a.min_delay"] != names["b.min_delay"] {
 		t.Errorf("tables not shared by scale: %v", names)
 	}
-	js, _ := json.Marshal(v.State)
+	js, _ := json.Marshal(v.Data)
 	var zipped bytes.Buffer
 	zw := gzip.NewWriter(&zipped)
 	zw.Write(js)
