@@ -29,14 +29,14 @@ const (
 const OwnLibrary = "backofflab"
 
 // seedsRow is the seeds parameter as the advice reads it: its one
-// definition is scenario.StudyTable's.
-var seedsRow = scenario.MustStudy(scenario.SeedsParam, scenario.ToolAdvise)
+// definition is scenario.ViewTable's.
+var seedsRow = scenario.MustViewParam(scenario.SeedsParam, scenario.ViewAdvise)
 
-// ownRow returns p as a row of the advice's own: of scenario.ScopeStudy,
+// ownRow returns p as a row of the advice's own: of scenario.ScopeView,
 // read by the advice alone, with its Default and Max as the advice's.
 func ownRow(p scenario.Param) scenario.Param {
-	p.Scope = scenario.ScopeStudy
-	p.Tools = map[scenario.Tool]scenario.ToolRange{scenario.ToolAdvise: {Default: p.Default, Max: p.Max}}
+	p.Scope = scenario.ScopeView
+	p.Views = map[scenario.View]scenario.ViewRange{scenario.ViewAdvise: {Default: p.Default, Max: p.Max}}
 	return p
 }
 
@@ -47,7 +47,7 @@ func ownRow(p scenario.Param) scenario.Param {
 // system, the outage, and in lane a the user's settings today (by
 // default the library's defaults). How many runs go at once is not a
 // request's: it is Options.Parallel (the command's -parallel, the
-// scenario.StudyTable row for scenario.ToolAdvise).
+// scenario.ViewTable row for scenario.ViewAdvise).
 //
 // attempts_per_request is the run's attempts per request, the summary's
 // amplification (attempts sent / requests begun over the whole run, the

@@ -36,8 +36,8 @@ import (
 )
 
 // seedsRow is the seeds parameter as a band reads it: its one definition,
-// shared with the sweep and the contention study, is scenario.StudyTable's.
-var seedsRow = scenario.MustStudy(scenario.SeedsParam, scenario.ToolBands)
+// shared with the sweep and the contention study, is scenario.ViewTable's.
+var seedsRow = scenario.MustViewParam(scenario.SeedsParam, scenario.ViewBands)
 
 // MaxSeeds is the most seeds one band runs (seedsRow's largest value).
 var MaxSeeds = int(seedsRow.Max)

@@ -14,7 +14,7 @@ import (
 
 // The study's parameters as rows of the scenario's table type: the
 // contention command's flags, the /contention page's URL and its controls
-// all read them. seeds is scenario.StudyTable's, and seed the scenario's
+// all read them. seeds is scenario.ViewTable's, and seed the scenario's
 // own row, at the study's default. The defaults are the simulator's
 // driver (run): N in steps of 10 from 10 to 190 (clients = i * 10 for i
 // in xrange(1, 20)), with 100 runs at each point (for t in xrange(0,
@@ -22,7 +22,7 @@ import (
 var (
 	nRow = ownRow(scenario.Param{Name: "n", Type: scenario.TypeText, Default: "10:190:10",
 		Help: "the numbers of clients: a list of N, each a number or from:to:step, such as 10:190:10 or 50,100,190"})
-	seedsRow      = scenario.MustStudy(scenario.SeedsParam, scenario.ToolContention)
+	seedsRow      = scenario.MustViewParam(scenario.SeedsParam, scenario.ViewContention)
 	strategiesRow = ownRow(scenario.Param{Name: "strategies", Type: scenario.TypeText,
 		Default: strings.Join(LineNames(), ","),
 		Help:    "the strategies compared, a list of some of " + strings.Join(LineNames(), ", ")})
@@ -34,11 +34,11 @@ var (
 	table = []scenario.Param{nRow, seedsRow, strategiesRow, seedRow}
 )
 
-// ownRow returns p as a row of the study's own: of scenario.ScopeStudy,
+// ownRow returns p as a row of the study's own: of scenario.ScopeView,
 // read by the contention study alone, at its Default.
 func ownRow(p scenario.Param) scenario.Param {
-	p.Scope = scenario.ScopeStudy
-	p.Tools = map[scenario.Tool]scenario.ToolRange{scenario.ToolContention: {Default: p.Default}}
+	p.Scope = scenario.ScopeView
+	p.Views = map[scenario.View]scenario.ViewRange{scenario.ViewContention: {Default: p.Default}}
 	return p
 }
 
@@ -56,7 +56,7 @@ type Spec struct {
 
 // DefaultSpec is the blog's study, the table's defaults.
 func DefaultSpec() Spec {
-	s, err := Parse(nil, Bounds{})
+	s, err := Parse(nil, Limits{})
 	if err != nil {
 		panic("contention: the defaults do not parse: " + err.Error())
 	}
@@ -94,15 +94,15 @@ func formatNs(ns []int) string {
 // Points is how many points s has: an N and a strategy each.
 func (s Spec) Points() int { return len(s.Ns) * len(s.Strategies) }
 
-// Bounds cap what a study may ask for; a zero field puts no cap.
-type Bounds struct {
+// Limits cap what a study may ask for; a zero field puts no cap.
+type Limits struct {
 	MaxClients int   // the largest N
 	MaxSeeds   int   // seeds at each point
 	MaxPoints  int   // Ns × strategies
 	MaxWork    int64 // Spec.Work, the study's estimated cost
 }
 
-// CLIBounds are the contention command's: larger than a server's, since
+// CLILimits are the contention command's: larger than a server's, since
 // the command runs on the user's own cores, yet bounded, so that a typo
 // is refused at once instead of running for days or allocating more
 // memory than the machine has. N up to 10 000 (the simulator's largest
@@ -114,7 +114,7 @@ type Bounds struct {
 // clients costs it about 65 ns × N² on this project's machines: 2.2 ms at
 // N = 190, 65 ms at N = 1000), and less for the others. The simulator's
 // study (the defaults) is a Work of 1.2 × 10^8.
-var CLIBounds = Bounds{MaxClients: 10_000, MaxSeeds: int(seedsRow.Max), MaxPoints: 500, MaxWork: 50_000_000_000}
+var CLILimits = Limits{MaxClients: 10_000, MaxSeeds: int(seedsRow.Max), MaxPoints: 500, MaxWork: 50_000_000_000}
 
 // Work estimates what s costs to run: the sum over its points of seeds ×
 // N². A run's writes, and so its messages, grow as N² for the strategies
@@ -135,8 +135,8 @@ func (s Spec) Work() float64 {
 // for seeds) is read as its new one. Its error joins a
 // *scenario.ParamError for every bad value, an unknown name included,
 // each naming the parameter as v gives it.
-func Parse(v url.Values, b Bounds) (Spec, error) {
-	v, given, err := scenario.Unalias(v, scenario.ToolContention)
+func Parse(v url.Values, b Limits) (Spec, error) {
+	v, given, err := scenario.Unalias(v, scenario.ViewContention)
 	if err != nil {
 		return Spec{}, err
 	}
@@ -197,7 +197,7 @@ func Parse(v url.Values, b Bounds) (Spec, error) {
 		}
 	}
 	if len(errs) == 0 {
-		if name, allowed := overBounds(s, b); name != "" {
+		if name, allowed := overLimits(s, b); name != "" {
 			bad(name, get(name), allowed)
 		}
 	}
@@ -224,10 +224,10 @@ func parseStrategies(raw string) ([]string, error) {
 	return out, nil
 }
 
-// overBounds says which parameter of s, seeds or n, takes it past b's
+// overLimits says which parameter of s, seeds or n, takes it past b's
 // points or cost, and what that parameter allows; "" when s is within
 // them.
-func overBounds(s Spec, b Bounds) (name, allowed string) {
+func overLimits(s Spec, b Limits) (name, allowed string) {
 	if b.MaxPoints > 0 && s.Points() > b.MaxPoints {
 		return nRow.Name, fmt.Sprintf("%d Ns × %d strategies is %d points, and a study may have at most %d: give fewer Ns or strategies",
 			len(s.Ns), len(s.Strategies), s.Points(), b.MaxPoints)

@@ -27,7 +27,7 @@ func TestDefaultSpecIsTheBlogs(t *testing.T) {
 	}
 	for _, ns := range [][]int{s.Ns, {7}, {10, 20}, {50, 100, 190}, {1, 2, 3}} {
 		s.Ns = ns
-		back, err := Parse(s.Values(), Bounds{})
+		back, err := Parse(s.Values(), Limits{})
 		if err != nil || !reflect.DeepEqual(back, s) {
 			t.Fatalf("Values round trip of %v: %+v, %v", ns, back, err)
 		}
@@ -35,7 +35,7 @@ func TestDefaultSpecIsTheBlogs(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	b := Bounds{MaxClients: 190, MaxSeeds: 100, MaxPoints: 20}
+	b := Limits{MaxClients: 190, MaxSeeds: 100, MaxPoints: 20}
 	ok := []struct {
 		q    string
 		want Spec
@@ -94,7 +94,7 @@ func TestParse(t *testing.T) {
 // TestParseWork: past MaxWork, seeds is refused with the most seeds these
 // Ns and strategies may have; when even one run is too dear, n is.
 func TestParseWork(t *testing.T) {
-	b := Bounds{MaxWork: 1_000_000}
+	b := Limits{MaxWork: 1_000_000}
 	for _, c := range []struct {
 		q, name, says string
 	}{
@@ -122,21 +122,21 @@ func TestParseWork(t *testing.T) {
 	}
 }
 
-// TestCLIBounds: the simulator's study and the comparison with it
+// TestCLILimits: the simulator's study and the comparison with it
 // (TestMatchesTheOriginal's 1000 runs at N = 50, 100 and 190) fit the
-// command's bounds, and the dearest study they allow records its runs in
-// at most 120 MB, as CLIBounds says.
-func TestCLIBounds(t *testing.T) {
+// command's limits, and the dearest study they allow records its runs in
+// at most 120 MB, as CLILimits says.
+func TestCLILimits(t *testing.T) {
 	for _, q := range []string{"", "n=50,100,190&seeds=1000"} {
 		v, _ := url.ParseQuery(q)
-		if _, err := Parse(v, CLIBounds); err != nil {
+		if _, err := Parse(v, CLILimits); err != nil {
 			t.Errorf("%q: %v", q, err)
 		}
 	}
 	if w := DefaultSpec().Work(); w > 1.3e8 {
-		t.Errorf("the simulator's study costs %g, want about 1.2e8 as CLIBounds says", w)
+		t.Errorf("the simulator's study costs %g, want about 1.2e8 as CLILimits says", w)
 	}
-	if rec := int64(CLIBounds.MaxPoints) * int64(CLIBounds.MaxSeeds) * 3 * 8; rec > 120_000_000 {
+	if rec := int64(CLILimits.MaxPoints) * int64(CLILimits.MaxSeeds) * 3 * 8; rec > 120_000_000 {
 		t.Errorf("the dearest study records %d bytes of runs, want at most 120 MB", rec)
 	}
 }

@@ -28,7 +28,7 @@ func (c *countLimit) Record(_ *strategies.State, _ time.Duration, o strategies.O
 	c.mu.Unlock()
 }
 
-var _ strategies.Limit = (*countLimit)(nil)
+var _ strategies.Limiter = (*countLimit)(nil)
 
 // TestClientTellsEveryOutcome: the real client tells its Policy of every
 // attempt that ends, as the success, error or timeout it counted.
@@ -52,7 +52,7 @@ func TestClientTellsEveryOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	lim := &countLimit{}
-	p.pol = strategies.NewPolicy(p.pol.Strategy, append(p.pol.Limits(), lim)...)
+	p.pol = strategies.NewPolicy(p.pol.Strategy, append(p.pol.Limiters(), lim)...)
 	// The run lasts until every outcome came ten times, however slowly a
 	// busy machine runs it.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -100,23 +100,23 @@ func TestClientLimiters(t *testing.T) {
 		set  func(p *strategies.Params)
 		// spent is the state the run waits for: the limiter spent, and
 		// the clients well past it.
-		spent func(tot Counts, lim strategies.Limit) bool
-		check func(t *testing.T, tot Counts, lim strategies.Limit)
+		spent func(tot Counts, lim strategies.Limiter) bool
+		check func(t *testing.T, tot Counts, lim strategies.Limiter)
 	}{
 		{"aws_quota", func(p *strategies.Params) { p.AWSQuota = strategies.LimiterOn },
-			func(tot Counts, lim strategies.Limit) bool {
+			func(tot Counts, lim strategies.Limiter) bool {
 				// At most 35 retries and one attempt per client
 				// come before the quota is spent: 245 failures after.
 				return lim.(*strategies.AWSQuota).Available() < strategies.DefaultAWSRetryCost && tot.Errors >= 300
 			},
-			func(t *testing.T, tot Counts, lim strategies.Limit) {
+			func(t *testing.T, tot Counts, lim strategies.Limiter) {
 				if tot.Retries != 35 || lim.(*strategies.AWSQuota).Available() != 10 {
 					t.Errorf("%d retries, %d tokens left; want 35, 10", tot.Retries, lim.(*strategies.AWSQuota).Available())
 				}
 			}},
 		{"breaker", func(p *strategies.Params) { p.Breaker = strategies.BreakerAll },
-			func(tot Counts, lim strategies.Limit) bool { return tot.GaveUp >= 300 },
-			func(t *testing.T, tot Counts, lim strategies.Limit) {
+			func(tot Counts, lim strategies.Limiter) bool { return tot.GaveUp >= 300 },
+			func(t *testing.T, tot Counts, lim strategies.Limiter) {
 				if tot.Attempts > 100+clients || tot.GaveUp < tot.Requests-clients {
 					t.Errorf("%d attempts, %d of %d requests given up; want at most %d attempts, the requests given up",
 						tot.Attempts, tot.GaveUp, tot.Requests, 100+clients)
@@ -136,7 +136,7 @@ func TestClientLimiters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			lims := p.pol.Limits()
+			lims := p.pol.Limiters()
 			if len(lims) != 1 {
 				t.Fatalf("limits %v, want the limiter alone", lims)
 			}

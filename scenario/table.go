@@ -26,7 +26,7 @@ const (
 	TypeSeed                 // a 64-bit unsigned number
 	TypeFaults               // a list of faults, in FaultSyntax
 	TypeTiers                // a lane's inner tiers, in TierSyntax
-	// TypeText is text in a syntax that the row's own tool reads, as its
+	// TypeText is text in a syntax that the row's own view reads, as its
 	// Help describes: a sweep's axis (a parameter's name, or a value in
 	// that parameter's syntax), the contention study's list of Ns. No row
 	// of Table has it.
@@ -55,14 +55,15 @@ const (
 	// ScopeStrategy is a lane's retry strategy: its name and its formula's
 	// parameters, which only some strategies read (strategies.Uses).
 	ScopeStrategy
-	// ScopeLimiter is a lane's retry limits, which every strategy that
-	// retries obeys: all but none. They are max_attempts, deadline and the
-	// limiters, each of which has a switch and is off by default.
+	// ScopeLimiter is a lane's limiters, which every strategy that retries
+	// obeys: all but none. They are max_attempts, deadline and the switched
+	// ones, each of which is off by default.
 	ScopeLimiter
-	// ScopeStudy is a tool that runs many runs (a sweep, a band, the
-	// contention study): how many and how many at once. Its rows are in
-	// StudyTable, not Table, since no single run reads them.
-	ScopeStudy
+	// ScopeView is a many-run view's own (the phase map's, the seed
+	// bands', the contention study's, the advice's): how many runs and how
+	// many at once. Its rows are in
+	// ViewTable, not Table, since no single run reads them.
+	ScopeView
 )
 
 // The groups of shared parameters, in the order the page shows them.
@@ -111,13 +112,13 @@ type Param struct {
 	Unit string
 	// Help is the parameter's meaning in one line.
 	Help string
-	// Default is a study row's value when none is given, in the syntax
-	// Set reads, as Study gives it for one tool; a row of Table takes its
+	// Default is a many-run row's value when none is given, in the syntax
+	// Set reads, as ViewParam gives it for one view; a row of Table takes its
 	// default from Defaults instead, and leaves it empty.
 	Default string
-	// Tools lists, for a row of StudyTable, the tools that read it, each
+	// Views lists, for a row of ViewTable, the views that read it, each
 	// with its own default and largest value; nil for a row of Table.
-	Tools map[Tool]ToolRange
+	Views map[View]ViewRange
 
 	// field returns a pointer to the value in p (lane i for lane
 	// parameters): *int, *float64, *time.Duration, *string, *bool or *uint64.

@@ -1088,7 +1088,7 @@ func TestLimiterRows(t *testing.T) {
 					t.Fatalf("%s=%s: %v", sw, on, err)
 				}
 				var got []string
-				for _, l := range pol.Limits() {
+				for _, l := range pol.Limiters() {
 					got = append(got, fmt.Sprintf("%T", l))
 				}
 				if len(got) != want || want == 1 && got[0] != typ {
@@ -1391,13 +1391,13 @@ func TestParseGRPCTokenRatioTruncated(t *testing.T) {
 		t.Fatalf("strategies.New: %v", err)
 	}
 	var g *strategies.GRPCThrottle
-	for _, l := range pol.Limits() {
+	for _, l := range pol.Limiters() {
 		if x, ok := l.(*strategies.GRPCThrottle); ok {
 			g = x
 		}
 	}
 	if g == nil {
-		t.Fatalf("grpc_throttle=on built no GRPCThrottle: %v", pol.Limits())
+		t.Fatalf("grpc_throttle=on built no GRPCThrottle: %v", pol.Limiters())
 	}
 	var s strategies.State
 	for range int(p.Lanes[0].GRPCMaxTokens) {

@@ -183,7 +183,7 @@ func TestTierParams(t *testing.T) {
 				t.Fatal(err)
 			}
 			var kinds []string
-			for _, l := range pol.Limits() {
+			for _, l := range pol.Limiters() {
 				kinds = append(kinds, fmt.Sprintf("%T", l))
 			}
 			if n := len(kinds); n != 1+min(1, len(lim)) {

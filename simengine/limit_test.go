@@ -37,20 +37,20 @@ func (refuseFirst) AllowFirst(*strategies.State, time.Duration, *rand.Rand) bool
 }
 
 var (
-	_ strategies.SharedLimit = (*countLimit)(nil)
-	_ strategies.FirstLimit  = refuseFirst{}
+	_ strategies.SharedLimiter = (*countLimit)(nil)
+	_ strategies.FirstLimiter  = refuseFirst{}
 )
 
 // withLimit makes every lane of e build its Policy with the limit that mk
 // returns appended, from now on and for every Set.
-func withLimit(e *Engine, mk func(strategies.Params) strategies.Limit) {
+func withLimit(e *Engine, mk func(strategies.Params) strategies.Limiter) {
 	for i, l := range e.lanes {
 		l.build = func(p strategies.Params) (*strategies.Policy, error) {
 			pol, err := strategies.New(p)
 			if err != nil {
 				return nil, err
 			}
-			return strategies.NewPolicy(pol.Strategy, append(pol.Limits(), mk(p))...), nil
+			return strategies.NewPolicy(pol.Strategy, append(pol.Limiters(), mk(p))...), nil
 		}
 		l.pol = nil
 		l.configure(i)
@@ -58,9 +58,9 @@ func withLimit(e *Engine, mk func(strategies.Params) strategies.Limit) {
 }
 
 // laneLimit returns lane l's limit of type T.
-func laneLimit[T strategies.Limit](t *testing.T, l *lane) T {
+func laneLimit[T strategies.Limiter](t *testing.T, l *lane) T {
 	t.Helper()
-	for _, lim := range l.pol.Limits() {
+	for _, lim := range l.pol.Limiters() {
 		if x, ok := lim.(T); ok {
 			return x
 		}
@@ -92,7 +92,7 @@ func TestLimitSeesEveryOutcome(t *testing.T) {
 				t.Fatal(err)
 			}
 			limited, _ := New(p)
-			withLimit(limited, func(sp strategies.Params) strategies.Limit { return &countLimit{cfg: sp.MinDelay} })
+			withLimit(limited, func(sp strategies.Params) strategies.Limiter { return &countLimit{cfg: sp.MinDelay} })
 			var want, got []string
 			plain.AdvanceTo(30*time.Second, func(tk scenario.Tick) { want = append(want, fmt.Sprint(tk)) })
 			limited.AdvanceTo(30*time.Second, func(tk scenario.Tick) { got = append(got, fmt.Sprint(tk)) })
@@ -138,7 +138,7 @@ func TestSharedLimitSurvivesSet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			withLimit(e, func(sp strategies.Params) strategies.Limit { return &countLimit{cfg: sp.MinDelay} })
+			withLimit(e, func(sp strategies.Params) strategies.Limiter { return &countLimit{cfg: sp.MinDelay} })
 			e.AdvanceTo(15*time.Second, func(scenario.Tick) {})
 			before := laneLimit[*countLimit](t, e.lanes[0])
 			seen := before.seen
@@ -165,14 +165,14 @@ func TestSharedLimitSurvivesSet(t *testing.T) {
 	}
 }
 
-// TestFirstLimitRefuses: a FirstLimit that refuses every request leaves
+// TestFirstLimitRefuses: a FirstLimiter that refuses every request leaves
 // the lane without an attempt; each request counts as given up.
 func TestFirstLimitRefuses(t *testing.T) {
 	e, err := New(limitParams(scenario.OutageNone))
 	if err != nil {
 		t.Fatal(err)
 	}
-	withLimit(e, func(strategies.Params) strategies.Limit { return refuseFirst{} })
+	withLimit(e, func(strategies.Params) strategies.Limiter { return refuseFirst{} })
 	e.AdvanceTo(20*time.Second, func(scenario.Tick) {})
 	for i, l := range e.lanes {
 		if tot := l.total; tot.requests == 0 || tot.attempts != 0 || tot.gaveUp != tot.requests {
@@ -436,7 +436,7 @@ func TestLimitersIdleWhenHealthy(t *testing.T) {
 				}
 				var out []string
 				e.AdvanceTo(p.Duration, func(tk scenario.Tick) { out = append(out, fmt.Sprint(tk)) })
-				if n := len(e.lanes[0].pol.Limits()); n != 1 && !reflect.DeepEqual(l, scenario.DefaultLane(0)) {
+				if n := len(e.lanes[0].pol.Limiters()); n != 1 && !reflect.DeepEqual(l, scenario.DefaultLane(0)) {
 					t.Fatalf("%d limits, want the limiter alone", n)
 				}
 				return out

@@ -92,7 +92,7 @@ func withSpiralCount(e *Engine, i int, wrap func(strategies.Strategy) strategies
 		if wrap != nil {
 			c.Strategy = wrap(c.Strategy)
 		}
-		return strategies.NewPolicy(c, pol.Limits()...), nil
+		return strategies.NewPolicy(c, pol.Limiters()...), nil
 	}
 	l.pol = nil
 	l.configure(i)

@@ -347,7 +347,7 @@ func TestTiersLiveChange(t *testing.T) {
 		t.Fatalf("Set of the same number of tiers: %v", err)
 	}
 	l := e.lanes[0]
-	budget := l.tiers[0].pol.Limits()[1]
+	budget := l.tiers[0].pol.Limiters()[1]
 	if _, ok := budget.(*strategies.RetryBudget); !ok || l.tiers[0].timeout != 300*time.Millisecond {
 		t.Fatalf("tier 2 after the change: %T, timeout %v", budget, l.tiers[0].timeout)
 	}
@@ -357,7 +357,7 @@ func TestTiersLiveChange(t *testing.T) {
 	if err := e.Set(p); err != nil {
 		t.Fatal(err)
 	}
-	if l.tiers[0].pol.Limits()[1] != budget {
+	if l.tiers[0].pol.Limiters()[1] != budget {
 		t.Errorf("a change of the clients replaced tier 2's retry budget, and its state")
 	}
 	simAdvance(t, e, 16*time.Second)

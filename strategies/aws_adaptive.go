@@ -39,7 +39,7 @@ type AWSAdaptiveConfig struct{}
 // Two choices make it a limit of this model, both stated in its switch's
 // help: an attempt that finds no token fails at once, which is the SDK's
 // AdaptiveModeOptions.FailOnNoAttemptTokens (by default the SDK sleeps
-// until a token is there, and a Limit cannot delay an attempt); and an
+// until a token is there, and a Limiter cannot delay an attempt); and an
 // error answer is a throttling error (a service that sheds load answers
 // 429 or SlowDown), a timeout is not, as the SDK's DefaultThrottles judge.
 //
@@ -146,14 +146,14 @@ func (a *AWSAdaptive) updateMeasuredRate(now time.Duration) {
 	}
 }
 
-// AllowFirst implements FirstLimit: the first attempt takes a token.
+// AllowFirst implements FirstLimiter: the first attempt takes a token.
 func (a *AWSAdaptive) AllowFirst(_ *State, now time.Duration, _ *rand.Rand) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.acquire(now)
 }
 
-// AllowRetry implements Limit: the retry takes its token now, for a
+// AllowRetry implements Limiter: the retry takes its token now, for a
 // Policy that does not ask AllowSend when the retry is due.
 func (a *AWSAdaptive) AllowRetry(_ *State, now time.Duration, _ *rand.Rand) bool {
 	a.mu.Lock()
@@ -169,7 +169,7 @@ func (a *AWSAdaptive) AllowSend(_ *State, now time.Duration, _ *rand.Rand) bool 
 	return a.acquire(now)
 }
 
-// Release implements ReserveLimit: an attempt refused after it took its
+// Release implements ReserveLimiter: an attempt refused after it took its
 // token gives the token back.
 func (a *AWSAdaptive) Release(_ *State, _ time.Duration, _ bool) {
 	a.mu.Lock()
@@ -179,7 +179,7 @@ func (a *AWSAdaptive) Release(_ *State, _ time.Duration, _ bool) {
 	a.mu.Unlock()
 }
 
-// Record implements Limit: every response updates the rates; an error
+// Record implements Limiter: every response updates the rates; an error
 // answer is a throttling error.
 func (a *AWSAdaptive) Record(_ *State, now time.Duration, o Outcome) {
 	a.mu.Lock()
@@ -195,11 +195,11 @@ func (a *AWSAdaptive) Rates() (enabled bool, fillRate, tokens, measured float64)
 	return a.enabled, a.fillRate, a.tokens, a.measuredTxRate
 }
 
-// Config implements SharedLimit.
+// Config implements SharedLimiter.
 func (a *AWSAdaptive) Config() any { return AWSAdaptiveConfig{} }
 
 var (
-	_ SharedLimit  = (*AWSAdaptive)(nil)
-	_ FirstLimit   = (*AWSAdaptive)(nil)
-	_ ReserveLimit = (*AWSAdaptive)(nil)
+	_ SharedLimiter  = (*AWSAdaptive)(nil)
+	_ FirstLimiter   = (*AWSAdaptive)(nil)
+	_ ReserveLimiter = (*AWSAdaptive)(nil)
 )

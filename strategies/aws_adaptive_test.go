@@ -133,7 +133,7 @@ func TestAWSAdaptiveThroughNew(t *testing.T) {
 	p := mustDefaults(t, NameFullJitter)
 	p.AWSQuota, p.AWSAdaptive, p.EnvoyRetryLimit = LimiterOn, LimiterOn, EnvoyMaxRetries
 	var kinds []string
-	for _, l := range mustPolicy(t, p).Limits() {
+	for _, l := range mustPolicy(t, p).Limiters() {
 		kinds = append(kinds, fmt.Sprintf("%T", l))
 	}
 	want := []string{"*strategies.AWSQuota", "*strategies.AWSAdaptive", "*strategies.EnvoyRetryLimit"}

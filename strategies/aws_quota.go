@@ -79,7 +79,7 @@ func NewAWSQuota(c AWSQuotaConfig) *AWSQuota {
 	return &AWSQuota{cfg: c, available: c.Tokens}
 }
 
-// AllowRetry implements Limit: it takes the retry's cost, as Record set it
+// AllowRetry implements Limiter: it takes the retry's cost, as Record set it
 // in s.Quota, when the quota holds that many tokens.
 func (q *AWSQuota) AllowRetry(s *State, _ time.Duration, _ *rand.Rand) bool {
 	cost := int(s.Quota)
@@ -97,7 +97,7 @@ func (q *AWSQuota) AllowRetry(s *State, _ time.Duration, _ *rand.Rand) bool {
 	return true
 }
 
-// Release implements ReserveLimit: a retry refused after the quota took
+// Release implements ReserveLimiter: a retry refused after the quota took
 // its tokens gives them back.
 func (q *AWSQuota) Release(s *State, _ time.Duration, first bool) {
 	if first {
@@ -109,7 +109,7 @@ func (q *AWSQuota) Release(s *State, _ time.Duration, first bool) {
 	s.Quota = 0
 }
 
-// Record implements Limit: a success adds NoRetryIncrement, or gives back
+// Record implements Limiter: a success adds NoRetryIncrement, or gives back
 // what its retry took; a failure sets in s.Quota what its retry would cost.
 func (q *AWSQuota) Record(s *State, _ time.Duration, o Outcome) {
 	switch o {
@@ -136,10 +136,10 @@ func (q *AWSQuota) Available() int {
 	return q.available
 }
 
-// Config implements SharedLimit.
+// Config implements SharedLimiter.
 func (q *AWSQuota) Config() any { return q.cfg }
 
 var (
-	_ SharedLimit  = (*AWSQuota)(nil)
-	_ ReserveLimit = (*AWSQuota)(nil)
+	_ SharedLimiter  = (*AWSQuota)(nil)
+	_ ReserveLimiter = (*AWSQuota)(nil)
 )

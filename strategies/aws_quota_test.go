@@ -147,11 +147,11 @@ func TestAWSQuotaReleased(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		st     Strategy
-		limits func(q *AWSQuota) []Limit
+		limits func(q *AWSQuota) []Limiter
 	}{
-		{"later_limit", Fixed{Delay: time.Second}, func(q *AWSQuota) []Limit { return []Limit{q, refuser{}} }},
-		{"strategy_stops", None{}, func(q *AWSQuota) []Limit { return []Limit{q} }},
-		{"deadline", Fixed{Delay: time.Hour}, func(q *AWSQuota) []Limit { return []Limit{&DeadlineLimit{D: time.Minute}, q} }},
+		{"later_limit", Fixed{Delay: time.Second}, func(q *AWSQuota) []Limiter { return []Limiter{q, refuser{}} }},
+		{"strategy_stops", None{}, func(q *AWSQuota) []Limiter { return []Limiter{q} }},
+		{"deadline", Fixed{Delay: time.Hour}, func(q *AWSQuota) []Limiter { return []Limiter{&DeadlineLimiter{D: time.Minute}, q} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := newDefaultAWSQuota()

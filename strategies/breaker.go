@@ -86,7 +86,7 @@ func (s BreakerState) String() string {
 // is a failure, as resilience4j records every exception by default.
 //
 // It is asked about a retry when the retry is due, not when the attempt
-// before it failed (a SendLimit): resilience4j asks for permission when
+// before it failed (a SendLimiter): resilience4j asks for permission when
 // the call runs, after the Retry's wait. A retry whose wait began while
 // the breaker was closed is refused if it opened during the wait.
 //
@@ -187,23 +187,23 @@ func (b *Breaker) allow(now time.Duration, first bool) bool {
 	return true
 }
 
-// AllowFirst implements FirstLimit: a breaker of all traffic refuses a
+// AllowFirst implements FirstLimiter: a breaker of all traffic refuses a
 // request's first attempt while open, and half-open beyond its probes.
 func (b *Breaker) AllowFirst(_ *State, now time.Duration, _ *rand.Rand) bool {
 	return b.allow(now, true)
 }
 
-// AllowRetry implements Limit: it allows every retry when the attempt
+// AllowRetry implements Limiter: it allows every retry when the attempt
 // before it fails; AllowSend decides when the retry is due.
 func (*Breaker) AllowRetry(*State, time.Duration, *rand.Rand) bool { return true }
 
-// AllowSend implements SendLimit: the breaker refuses a retry due at now
+// AllowSend implements SendLimiter: the breaker refuses a retry due at now
 // while open, and half-open beyond its probes.
 func (b *Breaker) AllowSend(_ *State, now time.Duration, _ *rand.Rand) bool {
 	return b.allow(now, false)
 }
 
-// Release implements ReserveLimit: an attempt refused by another limit
+// Release implements ReserveLimiter: an attempt refused by another limit
 // after the half-open breaker let it through gives its probe back. In the
 // real client another client's outcome may have moved the breaker on in
 // between; the probe then stays spent.
@@ -218,7 +218,7 @@ func (b *Breaker) Release(_ *State, _ time.Duration, first bool) {
 	b.mu.Unlock()
 }
 
-// Record implements Limit: closed, the outcome enters the window, and may
+// Record implements Limiter: closed, the outcome enters the window, and may
 // open the breaker; half-open, it is judged with the others.
 func (b *Breaker) Record(_ *State, now time.Duration, o Outcome) {
 	failed := o != Success
@@ -270,12 +270,12 @@ func (b *Breaker) State(now time.Duration) BreakerState {
 	return b.state
 }
 
-// Config implements SharedLimit.
+// Config implements SharedLimiter.
 func (b *Breaker) Config() any { return b.cfg }
 
 var (
-	_ SharedLimit  = (*Breaker)(nil)
-	_ FirstLimit   = (*Breaker)(nil)
-	_ SendLimit    = (*Breaker)(nil)
-	_ ReserveLimit = (*Breaker)(nil)
+	_ SharedLimiter  = (*Breaker)(nil)
+	_ FirstLimiter   = (*Breaker)(nil)
+	_ SendLimiter    = (*Breaker)(nil)
+	_ ReserveLimiter = (*Breaker)(nil)
 )

@@ -47,7 +47,7 @@ func TestLimitersConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	for _, l := range pol.Limits() {
+	for _, l := range pol.Limiters() {
 		switch l := l.(type) {
 		case *AWSQuota:
 			if a := l.Available(); a < 0 || a > DefaultAWSQuotaTokens {

@@ -103,7 +103,7 @@ func (l *EnvoyRetryLimit) limit() int64 {
 	return max(int64(min(share, math.MaxInt64)), int64(l.cfg.MinRetryConcurrency))
 }
 
-// AllowFirst implements FirstLimit: a first attempt is always sent, and
+// AllowFirst implements FirstLimiter: a first attempt is always sent, and
 // counts in flight from now.
 func (l *EnvoyRetryLimit) AllowFirst(_ *State, now time.Duration, _ *rand.Rand) bool {
 	l.mu.Lock()
@@ -113,7 +113,7 @@ func (l *EnvoyRetryLimit) AllowFirst(_ *State, now time.Duration, _ *rand.Rand) 
 	return true
 }
 
-// AllowRetry implements Limit: it allows the retry while fewer retries
+// AllowRetry implements Limiter: it allows the retry while fewer retries
 // than the limit are outstanding, and counts it outstanding.
 func (l *EnvoyRetryLimit) AllowRetry(_ *State, now time.Duration, _ *rand.Rand) bool {
 	l.mu.Lock()
@@ -126,7 +126,7 @@ func (l *EnvoyRetryLimit) AllowRetry(_ *State, now time.Duration, _ *rand.Rand) 
 	return true
 }
 
-// AllowWait implements WaitLimit: it always allows, and notes when the
+// AllowWait implements WaitLimiter: it always allows, and notes when the
 // retry's attempt will start, to count it in flight from then.
 func (l *EnvoyRetryLimit) AllowWait(_ *State, now, at time.Duration) bool {
 	l.mu.Lock()
@@ -136,7 +136,7 @@ func (l *EnvoyRetryLimit) AllowWait(_ *State, now, at time.Duration) bool {
 	return true
 }
 
-// Release implements ReserveLimit: a retry refused after the limit
+// Release implements ReserveLimiter: a retry refused after the limit
 // counted it outstanding is no longer outstanding, and when it was refused
 // once its wait was scheduled (by a limit that judges a retry when it is
 // due), its start, s.AttemptStart, is taken back from the starts to come.
@@ -157,7 +157,7 @@ func (l *EnvoyRetryLimit) Release(s *State, _ time.Duration, first bool) {
 	l.mu.Unlock()
 }
 
-// Record implements Limit: the attempt that ended at now is no longer in
+// Record implements Limiter: the attempt that ended at now is no longer in
 // flight, and a retry's attempt ends its retry's outstanding.
 func (l *EnvoyRetryLimit) Record(s *State, now time.Duration, _ Outcome) {
 	l.mu.Lock()
@@ -177,7 +177,7 @@ func (l *EnvoyRetryLimit) Counts(now time.Duration) (active, outstanding int64) 
 	return l.active, l.outstanding
 }
 
-// Config implements SharedLimit.
+// Config implements SharedLimiter.
 func (l *EnvoyRetryLimit) Config() any { return l.cfg }
 
 // startHeap is a min-heap of retries' start times, typed so that a push
@@ -243,8 +243,8 @@ func (h *startHeap) removeAt(i int) {
 }
 
 var (
-	_ SharedLimit  = (*EnvoyRetryLimit)(nil)
-	_ FirstLimit   = (*EnvoyRetryLimit)(nil)
-	_ WaitLimit    = (*EnvoyRetryLimit)(nil)
-	_ ReserveLimit = (*EnvoyRetryLimit)(nil)
+	_ SharedLimiter  = (*EnvoyRetryLimit)(nil)
+	_ FirstLimiter   = (*EnvoyRetryLimit)(nil)
+	_ WaitLimiter    = (*EnvoyRetryLimit)(nil)
+	_ ReserveLimiter = (*EnvoyRetryLimit)(nil)
 )

@@ -141,7 +141,7 @@ func TestEnvoyRetryLimitThroughNew(t *testing.T) {
 	p := mustDefaults(t, NameEnvoy)
 	p.EnvoyRetryLimit, p.AWSQuota = EnvoyBudget, LimiterOn
 	pol := mustPolicy(t, p)
-	ls := pol.Limits()
+	ls := pol.Limiters()
 	last, ok := ls[len(ls)-1].(*EnvoyRetryLimit)
 	if !ok {
 		t.Fatalf("limits %T, want the Envoy limit last", ls)
@@ -159,7 +159,7 @@ func TestEnvoyRetryLimitThroughNew(t *testing.T) {
 	p = mustDefaults(t, NameEnvoy)
 	p.MaxAttempts, p.EnvoyRetryLimit = 0, EnvoyMaxRetries
 	pol = mustPolicy(t, p)
-	l := pol.Limits()[0].(*EnvoyRetryLimit)
+	l := pol.Limiters()[0].(*EnvoyRetryLimit)
 	rng := newRNG(9200)
 	ss := make([]State, 20)
 	for i := range ss {

@@ -83,7 +83,7 @@ func milliTrunc(x float64) int64 {
 	return int64(k)
 }
 
-// AllowRetry implements Limit: it allows a retry while the bucket holds
+// AllowRetry implements Limiter: it allows a retry while the bucket holds
 // more than half its size.
 func (t *GRPCThrottle) AllowRetry(*State, time.Duration, *rand.Rand) bool {
 	t.mu.Lock()
@@ -91,7 +91,7 @@ func (t *GRPCThrottle) AllowRetry(*State, time.Duration, *rand.Rand) bool {
 	return 2*t.tokens > t.max
 }
 
-// Record implements Limit: a success adds TokenRatio, a failure takes one
+// Record implements Limiter: a success adds TokenRatio, a failure takes one
 // token.
 func (t *GRPCThrottle) Record(_ *State, _ time.Duration, o Outcome) {
 	t.mu.Lock()
@@ -110,7 +110,7 @@ func (t *GRPCThrottle) Tokens() float64 {
 	return float64(t.tokens) / 1000
 }
 
-// Config implements SharedLimit.
+// Config implements SharedLimiter.
 func (t *GRPCThrottle) Config() any { return t.cfg }
 
-var _ SharedLimit = (*GRPCThrottle)(nil)
+var _ SharedLimiter = (*GRPCThrottle)(nil)

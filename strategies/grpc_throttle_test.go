@@ -74,7 +74,7 @@ func TestGRPCThrottleArithmetic(t *testing.T) {
 	}
 }
 
-// TestGRPCThrottleNeverFirst: the throttle is no FirstLimit: an empty
+// TestGRPCThrottleNeverFirst: the throttle is no FirstLimiter: an empty
 // bucket lets every first attempt through.
 func TestGRPCThrottleNeverFirst(t *testing.T) {
 	b := NewGRPCThrottle(GRPCThrottleConfig{MaxTokens: 10, TokenRatio: 0.1})
@@ -82,8 +82,8 @@ func TestGRPCThrottleNeverFirst(t *testing.T) {
 	for range 20 {
 		b.Record(&s, 0, Error)
 	}
-	if _, ok := Limit(b).(FirstLimit); ok {
-		t.Fatal("GRPCThrottle is a FirstLimit")
+	if _, ok := Limiter(b).(FirstLimiter); ok {
+		t.Fatal("GRPCThrottle is a FirstLimiter")
 	}
 	pol := NewPolicy(Fixed{Delay: time.Second}, b)
 	pol.Begin(&s, 0, 0)

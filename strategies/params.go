@@ -346,7 +346,7 @@ func Uses(name, param string) bool {
 }
 
 // New returns the Policy that p describes: its strategy, then a
-// MaxAttemptsLimit when MaxAttempts is positive and a DeadlineLimit when
+// MaxAttemptsLimiter when MaxAttempts is positive and a DeadlineLimiter when
 // Deadline is, then the limiters whose switches are on, in this order: the
 // Breaker, the GRPCThrottle, the SREThrottle, the RetryBudget, the
 // AWSQuota, the AWSAdaptive, the EnvoyRetryLimit. The stateless limits
@@ -371,12 +371,12 @@ func New(p Params) (*Policy, error) {
 		return nil, fmt.Errorf("backoff_type: %q is not one of %v", p.BackoffType, PollyBackoffTypes())
 	}
 	s := e.make(p)
-	var limits []Limit
+	var limits []Limiter
 	if p.MaxAttempts > 0 {
-		limits = append(limits, &MaxAttemptsLimit{N: p.MaxAttempts})
+		limits = append(limits, &MaxAttemptsLimiter{N: p.MaxAttempts})
 	}
 	if p.Deadline > 0 {
-		limits = append(limits, &DeadlineLimit{D: p.Deadline})
+		limits = append(limits, &DeadlineLimiter{D: p.Deadline})
 	}
 	stateful, err := limiters(p)
 	if err != nil {
@@ -391,18 +391,18 @@ func New(p Params) (*Policy, error) {
 // limiterRow is one stateful limiter: the switch that turns it on, as the
 // vocabulary spells it (an error names the switch, and RetryDelays the
 // limiter that stopped a request), the switch's values, the switch's value
-// in a Params, the limiter a Params describes, and whether a Limit is this
+// in a Params, the limiter a Params describes, and whether a Limiter is this
 // limiter. A new limiter is its type in a file of its own and one row here.
 type limiterRow struct {
 	name    string
 	choices func() []string
 	value   func(p Params) string
-	make    func(p Params) Limit
-	is      func(l Limit) bool
+	make    func(p Params) Limiter
+	is      func(l Limiter) bool
 }
 
 // isA reports whether l is a T.
-func isA[T Limit](l Limit) bool {
+func isA[T Limiter](l Limiter) bool {
 	_, ok := l.(T)
 	return ok
 }
@@ -410,34 +410,34 @@ func isA[T Limit](l Limit) bool {
 // limiterTable lists the stateful limiters in New's order.
 var limiterTable = []limiterRow{
 	{"breaker", BreakerModes, func(p Params) string { return p.Breaker },
-		func(p Params) Limit {
+		func(p Params) Limiter {
 			return NewBreaker(BreakerConfig{RetriesOnly: p.Breaker == BreakerRetries,
 				Threshold: p.BreakerThreshold, Window: p.BreakerWindow, MinCalls: p.BreakerMinCalls,
 				OpenFor: p.BreakerOpenFor, Probes: p.BreakerProbes})
 		}, isA[*Breaker]},
 	{"grpc_throttle", LimiterSwitch, func(p Params) string { return p.GRPCThrottle },
-		func(p Params) Limit {
+		func(p Params) Limiter {
 			return NewGRPCThrottle(GRPCThrottleConfig{MaxTokens: p.GRPCMaxTokens, TokenRatio: p.GRPCTokenRatio})
 		}, isA[*GRPCThrottle]},
 	{"sre_throttle", LimiterSwitch, func(p Params) string { return p.SREThrottle },
-		func(p Params) Limit { return NewSREThrottle(SREThrottleConfig{K: p.SREK, Window: p.SREWindow}) },
+		func(p Params) Limiter { return NewSREThrottle(SREThrottleConfig{K: p.SREK, Window: p.SREWindow}) },
 		isA[*SREThrottle]},
 	{"retry_budget", LimiterSwitch, func(p Params) string { return p.RetryBudget },
-		func(p Params) Limit {
+		func(p Params) Limiter {
 			return NewRetryBudget(RetryBudgetConfig{Percent: p.BudgetPercent,
 				MinPerSec: p.BudgetMinPerSec, TTL: p.BudgetTTL})
 		}, isA[*RetryBudget]},
 	{"aws_quota", LimiterSwitch, func(p Params) string { return p.AWSQuota },
-		func(p Params) Limit {
+		func(p Params) Limiter {
 			return NewAWSQuota(AWSQuotaConfig{Tokens: p.AWSQuotaTokens, RetryCost: p.AWSRetryCost,
 				TimeoutCost: p.AWSTimeoutCost, NoRetryIncrement: p.AWSNoRetryIncrement})
 		}, isA[*AWSQuota]},
 	{"aws_adaptive", LimiterSwitch, func(p Params) string { return p.AWSAdaptive },
-		func(Params) Limit { return NewAWSAdaptive(AWSAdaptiveConfig{}) }, isA[*AWSAdaptive]},
+		func(Params) Limiter { return NewAWSAdaptive(AWSAdaptiveConfig{}) }, isA[*AWSAdaptive]},
 	// Last: it counts a retry in flight from the start AllowWait tells
 	// it, which no limit after it may then refuse.
 	{"envoy_retry_limit", EnvoyRetryLimitModes, func(p Params) string { return p.EnvoyRetryLimit },
-		func(p Params) Limit {
+		func(p Params) Limiter {
 			return NewEnvoyRetryLimit(EnvoyRetryLimitConfig{Budget: p.EnvoyRetryLimit == EnvoyBudget,
 				MaxRetries: p.EnvoyMaxRetries, BudgetPercent: p.EnvoyBudgetPercent, MinRetryConcurrency: p.EnvoyMinRetryConcurrency})
 		}, isA[*EnvoyRetryLimit]},
@@ -457,8 +457,8 @@ func LimitersOn(p Params) []string {
 
 // limiters returns the stateful limiters that p's switches turn on, in
 // New's order.
-func limiters(p Params) ([]Limit, error) {
-	var limits []Limit
+func limiters(p Params) ([]Limiter, error) {
+	var limits []Limiter
 	for _, r := range limiterTable {
 		switch v := r.value(p); {
 		case v == "" || v == LimiterOff:

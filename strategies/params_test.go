@@ -95,8 +95,8 @@ func TestNewBuildsTheNamedStrategy(t *testing.T) {
 			if !reflect.DeepEqual(pol.Strategy, want[name]) {
 				t.Errorf("Strategy = %#v, want %#v", pol.Strategy, want[name])
 			}
-			want := []Limit{&MaxAttemptsLimit{N: 6}, &DeadlineLimit{D: time.Minute}}
-			if got := pol.Limits(); !reflect.DeepEqual(got, want) {
+			want := []Limiter{&MaxAttemptsLimiter{N: 6}, &DeadlineLimiter{D: time.Minute}}
+			if got := pol.Limiters(); !reflect.DeepEqual(got, want) {
 				t.Errorf("limits = %#v, want %#v", got, want)
 			}
 		})
@@ -206,14 +206,14 @@ func TestDefaultsLimitersOff(t *testing.T) {
 			p.EnvoyMaxRetries != 3 || p.EnvoyBudgetPercent != 20 || p.EnvoyMinRetryConcurrency != 3 {
 			t.Errorf("%s: limiter defaults %+v", name, p)
 		}
-		var want []Limit
+		var want []Limiter
 		if p.MaxAttempts > 0 {
-			want = append(want, &MaxAttemptsLimit{N: p.MaxAttempts})
+			want = append(want, &MaxAttemptsLimiter{N: p.MaxAttempts})
 		}
 		if p.Deadline > 0 {
-			want = append(want, &DeadlineLimit{D: p.Deadline})
+			want = append(want, &DeadlineLimiter{D: p.Deadline})
 		}
-		if got := mustPolicy(t, p).Limits(); !reflect.DeepEqual(got, want) {
+		if got := mustPolicy(t, p).Limiters(); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: limits %#v by default, want %#v", name, got, want)
 		}
 	}
@@ -232,14 +232,14 @@ func TestNewLimiters(t *testing.T) {
 	p.Breaker, p.BreakerProbes = BreakerRetries, 3
 	pol := mustPolicy(t, p)
 	var types []string
-	for _, l := range pol.Limits() {
+	for _, l := range pol.Limiters() {
 		types = append(types, reflect.TypeOf(l).Elem().Name())
 	}
-	want := []string{"MaxAttemptsLimit", "Breaker", "GRPCThrottle", "SREThrottle", "RetryBudget", "AWSQuota"}
+	want := []string{"MaxAttemptsLimiter", "Breaker", "GRPCThrottle", "SREThrottle", "RetryBudget", "AWSQuota"}
 	if !reflect.DeepEqual(types, want) {
 		t.Fatalf("limits %v, want %v", types, want)
 	}
-	lims := pol.Limits()
+	lims := pol.Limiters()
 	if c := lims[1].(*Breaker).Config().(BreakerConfig); !c.RetriesOnly || c.Probes != 3 || c.Window != 100 {
 		t.Errorf("breaker %+v", c)
 	}
@@ -257,7 +257,7 @@ func TestNewLimiters(t *testing.T) {
 	}
 
 	p.Strategy = NameNone
-	if got := mustPolicy(t, p).Limits(); len(got) != 1 {
+	if got := mustPolicy(t, p).Limiters(); len(got) != 1 {
 		t.Errorf("strategy none: limits %v, want max_attempts alone", got)
 	}
 
@@ -306,8 +306,8 @@ func TestNewLimitersKept(t *testing.T) {
 			pol := mustPolicy(t, q)
 			pol.Keep(old)
 			kept := 0
-			for _, l := range pol.Limits() {
-				for _, o := range old.Limits() {
+			for _, l := range pol.Limiters() {
+				for _, o := range old.Limiters() {
 					if l == o {
 						kept++
 					}

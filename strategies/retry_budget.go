@@ -74,7 +74,7 @@ func NewRetryBudget(c RetryBudgetConfig) *RetryBudget {
 	return b
 }
 
-// AllowFirst implements FirstLimit: it lets every request through, and
+// AllowFirst implements FirstLimiter: it lets every request through, and
 // deposits its share.
 func (b *RetryBudget) AllowFirst(_ *State, now time.Duration, _ *rand.Rand) bool {
 	if b.deposit > 0 {
@@ -85,7 +85,7 @@ func (b *RetryBudget) AllowFirst(_ *State, now time.Duration, _ *rand.Rand) bool
 	return true
 }
 
-// AllowRetry implements Limit: it withdraws a retry's cost when the
+// AllowRetry implements Limiter: it withdraws a retry's cost when the
 // balance holds it.
 func (b *RetryBudget) AllowRetry(_ *State, now time.Duration, _ *rand.Rand) bool {
 	b.mu.Lock()
@@ -97,7 +97,7 @@ func (b *RetryBudget) AllowRetry(_ *State, now time.Duration, _ *rand.Rand) bool
 	return true
 }
 
-// Release implements ReserveLimit: a retry refused after the budget paid
+// Release implements ReserveLimiter: a retry refused after the budget paid
 // for it is paid back. A request refused by another limit keeps its
 // deposit: it was made.
 func (b *RetryBudget) Release(_ *State, now time.Duration, first bool) {
@@ -109,7 +109,7 @@ func (b *RetryBudget) Release(_ *State, now time.Duration, first bool) {
 	b.mu.Unlock()
 }
 
-// Record implements Limit; the budget counts requests and retries, not
+// Record implements Limiter; the budget counts requests and retries, not
 // outcomes.
 func (*RetryBudget) Record(*State, time.Duration, Outcome) {}
 
@@ -120,11 +120,11 @@ func (b *RetryBudget) Balance(now time.Duration) float64 {
 	return float64(b.reserve+b.w.sum(now, 0)) / float64(b.withdrawal)
 }
 
-// Config implements SharedLimit.
+// Config implements SharedLimiter.
 func (b *RetryBudget) Config() any { return b.cfg }
 
 var (
-	_ SharedLimit  = (*RetryBudget)(nil)
-	_ FirstLimit   = (*RetryBudget)(nil)
-	_ ReserveLimit = (*RetryBudget)(nil)
+	_ SharedLimiter  = (*RetryBudget)(nil)
+	_ FirstLimiter   = (*RetryBudget)(nil)
+	_ ReserveLimiter = (*RetryBudget)(nil)
 )

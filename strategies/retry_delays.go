@@ -158,11 +158,11 @@ func runDraw(pol *Policy, s *State, rng *rand.Rand, delays [][]time.Duration, st
 
 // limitName names a limit as the vocabulary does: the parameter that sets
 // it or the switch that turns it on.
-func limitName(l Limit) string {
+func limitName(l Limiter) string {
 	switch l.(type) {
-	case *MaxAttemptsLimit:
+	case *MaxAttemptsLimiter:
 		return "max_attempts"
-	case *DeadlineLimit:
+	case *DeadlineLimiter:
 		return "deadline"
 	}
 	for _, r := range limiterTable {

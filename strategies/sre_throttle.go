@@ -82,19 +82,19 @@ func (t *SREThrottle) refuse(now time.Duration, rng *rand.Rand) bool {
 	return true
 }
 
-// AllowFirst implements FirstLimit: it refuses a request's first attempt
+// AllowFirst implements FirstLimiter: it refuses a request's first attempt
 // with the throttle's probability.
 func (t *SREThrottle) AllowFirst(_ *State, now time.Duration, rng *rand.Rand) bool {
 	return !t.refuse(now, rng)
 }
 
-// AllowRetry implements Limit: it refuses a retry with the throttle's
+// AllowRetry implements Limiter: it refuses a retry with the throttle's
 // probability.
 func (t *SREThrottle) AllowRetry(_ *State, now time.Duration, rng *rand.Rand) bool {
 	return !t.refuse(now, rng)
 }
 
-// Record implements Limit: every attempt that ends is a request, and a
+// Record implements Limiter: every attempt that ends is a request, and a
 // success is an accept.
 func (t *SREThrottle) Record(_ *State, now time.Duration, o Outcome) {
 	t.mu.Lock()
@@ -112,10 +112,10 @@ func (t *SREThrottle) Counts(now time.Duration) (requests, accepts int64) {
 	return t.w.sum(now, sreRequests), t.w.sum(now, sreAccepts)
 }
 
-// Config implements SharedLimit.
+// Config implements SharedLimiter.
 func (t *SREThrottle) Config() any { return t.cfg }
 
 var (
-	_ SharedLimit = (*SREThrottle)(nil)
-	_ FirstLimit  = (*SREThrottle)(nil)
+	_ SharedLimiter = (*SREThrottle)(nil)
+	_ FirstLimiter  = (*SREThrottle)(nil)
 )

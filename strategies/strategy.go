@@ -60,7 +60,7 @@ type OutcomeStrategy interface {
 }
 
 // State is the retry state of one request. The caller owns it, one per
-// client; Policy, Strategy and Limit methods update it.
+// client; Policy, Strategy and Limiter methods update it.
 //
 // It holds only what a strategy or a limit must remember between calls,
 // in 40 bytes: the engine holds one per client, and its speed follows
@@ -80,7 +80,7 @@ type State struct {
 	// attempt fails, the tokens its retry would cost; once that retry is
 	// allowed, the tokens it took, which come back if it succeeds. A limit
 	// keeps in State only what belongs to one request, as an SDK's retry
-	// token does; what it learns across requests is its own (see Limit).
+	// token does; what it learns across requests is its own (see Limiter).
 	Quota int32
 	// Prev is the strategy's memory: its last delay or current backoff.
 	Prev time.Duration
@@ -91,14 +91,14 @@ type State struct {
 }
 
 // Policy is a Strategy with the limits that make a client give up: a list
-// of Limits, asked in order. New puts max_attempts' MaxAttemptsLimit and
-// deadline's DeadlineLimit there, each only when it is set, then the
+// of Limits, asked in order. New puts max_attempts' MaxAttemptsLimiter and
+// deadline's DeadlineLimiter there, each only when it is set, then the
 // stateful limiters whose switches are on.
 //
 // Its callers tell it of every attempt: Begin and AllowFirst before a
 // request's first attempt, Record when any attempt ends, Retry after a
 // failed one, and AllowSend when the retry Retry scheduled is due. A Policy with only stateless limits costs them no interface
-// call: it asks the leading MaxAttemptsLimit and DeadlineLimit directly, and
+// call: it asks the leading MaxAttemptsLimiter and DeadlineLimiter directly, and
 // Record and AllowFirst have nothing to tell.
 //
 // The zero Policy with a Strategy has no limits.
@@ -106,26 +106,26 @@ type Policy struct {
 	// Strategy computes the wait before each retry.
 	Strategy Strategy
 
-	limits []Limit // as given to NewPolicy
+	limits []Limiter // as given to NewPolicy
 
 	// The limits sorted by the questions they are asked, each in list
-	// order. maxAttempts and deadline are a MaxAttemptsLimit and a
-	// DeadlineLimit that no other limit of their kind of question precedes,
+	// order. maxAttempts and deadline are a MaxAttemptsLimiter and a
+	// DeadlineLimiter that no other limit of their kind of question precedes,
 	// asked directly; the built-in limits ignore outcomes, so they are not
 	// in record.
-	maxAttempts *MaxAttemptsLimit
-	deadline    *DeadlineLimit
-	retry       []Limit
-	send        []SendLimit
-	wait        []WaitLimit
-	first       []FirstLimit
-	record      []Limit
+	maxAttempts *MaxAttemptsLimiter
+	deadline    *DeadlineLimiter
+	retry       []Limiter
+	send        []SendLimiter
+	wait        []WaitLimiter
+	first       []FirstLimiter
+	record      []Limiter
 	outcome     OutcomeStrategy // Strategy, when it is one
 }
 
 // NewPolicy returns the Policy of strategy s with the given limits, asked
 // in that order.
-func NewPolicy(s Strategy, limits ...Limit) *Policy {
+func NewPolicy(s Strategy, limits ...Limiter) *Policy {
 	p := &Policy{Strategy: s, limits: slices.Clone(limits)}
 	p.compile()
 	return p
@@ -138,30 +138,30 @@ func (p *Policy) compile() {
 	p.outcome, _ = p.Strategy.(OutcomeStrategy)
 	for _, l := range p.limits {
 		switch b := l.(type) {
-		case *MaxAttemptsLimit:
+		case *MaxAttemptsLimiter:
 			if p.maxAttempts == nil && len(p.retry) == 0 {
 				p.maxAttempts = b
 				continue
 			}
-		case *DeadlineLimit:
+		case *DeadlineLimiter:
 			if p.deadline == nil && len(p.wait) == 0 {
 				p.deadline = b // its AllowRetry always allows
 				continue
 			}
 		}
-		if s, ok := l.(SendLimit); ok {
+		if s, ok := l.(SendLimiter); ok {
 			p.send = append(p.send, s) // its AllowRetry is not asked
 		} else {
 			p.retry = append(p.retry, l)
 		}
-		if w, ok := l.(WaitLimit); ok {
+		if w, ok := l.(WaitLimiter); ok {
 			p.wait = append(p.wait, w)
 		}
-		if f, ok := l.(FirstLimit); ok {
+		if f, ok := l.(FirstLimiter); ok {
 			p.first = append(p.first, f)
 		}
 		switch l.(type) {
-		case *MaxAttemptsLimit, *DeadlineLimit: // they ignore outcomes
+		case *MaxAttemptsLimiter, *DeadlineLimiter: // they ignore outcomes
 		default:
 			p.record = append(p.record, l)
 		}
@@ -169,10 +169,10 @@ func (p *Policy) compile() {
 }
 
 // Limits returns a copy of p's limits, in the order p asks them.
-func (p *Policy) Limits() []Limit { return slices.Clone(p.limits) }
+func (p *Policy) Limiters() []Limiter { return slices.Clone(p.limits) }
 
 // Keep makes p, a Policy built to replace old, take over old's shared
-// state: each SharedLimit of p whose type and Config equal those of one of
+// state: each SharedLimiter of p whose type and Config equal those of one of
 // old's is replaced by old's, state and all. A live change of parameters
 // that leaves a limit's own parameters alone then leaves its state alone;
 // a changed limit starts afresh. Per-client state lives in the clients'
@@ -184,12 +184,12 @@ func (p *Policy) Keep(old *Policy) {
 	used := make([]bool, len(old.limits))
 	kept := false
 	for i, l := range p.limits {
-		nl, ok := l.(SharedLimit)
+		nl, ok := l.(SharedLimiter)
 		if !ok {
 			continue
 		}
 		for j, o := range old.limits {
-			ol, ok := o.(SharedLimit)
+			ol, ok := o.(SharedLimiter)
 			if ok && !used[j] && reflect.TypeOf(ol) == reflect.TypeOf(nl) && ol.Config() == nl.Config() {
 				p.limits[i], used[j], kept = o, true, true
 				break
@@ -209,7 +209,7 @@ func (p *Policy) Begin(s *State, now, think time.Duration) {
 }
 
 // AllowFirst reports whether the first attempt of the request that Begin
-// just prepared in s may be sent at now: whether every FirstLimit allows it.
+// just prepared in s may be sent at now: whether every FirstLimiter allows it.
 // When it does not, the request ends without an attempt, and the
 // ReserveLimits that allowed it get back what they took.
 func (p *Policy) AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool {
@@ -218,7 +218,7 @@ func (p *Policy) AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool {
 
 // allowFirst is AllowFirst, which returns the limit that refused the first
 // attempt, or nil when every one allowed it.
-func (p *Policy) allowFirst(s *State, now time.Duration, rng *rand.Rand) FirstLimit {
+func (p *Policy) allowFirst(s *State, now time.Duration, rng *rand.Rand) FirstLimiter {
 	for i, l := range p.first {
 		if !l.AllowFirst(s, now, rng) {
 			releaseAll(p.first[:i], s, now, true)
@@ -242,9 +242,9 @@ func (p *Policy) Record(s *State, now time.Duration, o Outcome) {
 
 // Retry is called when the current attempt fails at now, after Record. It
 // returns the wait before the next attempt and true, or false when the
-// request gives up. It asks every limit's AllowRetry but a SendLimit's
+// request gives up. It asks every limit's AllowRetry but a SendLimiter's
 // (AllowSend asks those when the retry is due), then draws the
-// strategy's wait, then asks every WaitLimit's AllowWait; on true it
+// strategy's wait, then asks every WaitLimiter's AllowWait; on true it
 // advances s to the next attempt, which starts at now plus the wait. On
 // false the ReserveLimits that allowed the retry get back what they took.
 //
@@ -259,7 +259,7 @@ func (p *Policy) Retry(s *State, now time.Duration, rng *rand.Rand) (time.Durati
 
 // retryBy is Retry, which also returns, when the request gives up, the
 // limit that refused the retry, or nil when the strategy itself stopped.
-func (p *Policy) retryBy(s *State, now time.Duration, rng *rand.Rand) (time.Duration, Limit, bool) {
+func (p *Policy) retryBy(s *State, now time.Duration, rng *rand.Rand) (time.Duration, Limiter, bool) {
 	if p.maxAttempts != nil && !p.maxAttempts.AllowRetry(s, now, rng) {
 		return 0, p.maxAttempts, false
 	}
@@ -292,8 +292,8 @@ func (p *Policy) retryBy(s *State, now time.Duration, rng *rand.Rand) (time.Dura
 }
 
 // AllowSend reports whether the retry that Retry scheduled in s may be sent
-// at now, when it is due: whether every SendLimit allows it. When it does
-// not, the request ends unsent, and every ReserveLimit that allowed the
+// at now, when it is due: whether every SendLimiter allows it. When it does
+// not, the request ends unsent, and every ReserveLimiter that allowed the
 // retry, at its failure or now, gets back what it took. A Policy without
 // SendLimits allows every retry that Retry allowed.
 func (p *Policy) AllowSend(s *State, now time.Duration, rng *rand.Rand) bool {
@@ -304,7 +304,7 @@ func (p *Policy) AllowSend(s *State, now time.Duration, rng *rand.Rand) bool {
 
 // allowSend is AllowSend for a Policy with SendLimits, which returns the
 // limit that refused the retry, or nil when every one allowed it.
-func (p *Policy) allowSend(s *State, now time.Duration, rng *rand.Rand) SendLimit {
+func (p *Policy) allowSend(s *State, now time.Duration, rng *rand.Rand) SendLimiter {
 	for i, l := range p.send {
 		if !l.AllowSend(s, now, rng) {
 			releaseAll(p.send[:i], s, now, false)
@@ -320,7 +320,7 @@ func (p *Policy) allowSend(s *State, now time.Duration, rng *rand.Rand) SendLimi
 // whether it is a request's first attempt.
 func releaseAll[L any](limits []L, s *State, now time.Duration, first bool) {
 	for _, y := range limits {
-		if r, ok := any(y).(ReserveLimit); ok {
+		if r, ok := any(y).(ReserveLimiter); ok {
 			r.Release(s, now, first)
 		}
 	}
@@ -331,7 +331,7 @@ func releaseAll[L any](limits []L, s *State, now time.Duration, first bool) {
 // it. It returns false, their answer.
 func (p *Policy) release(s *State, now time.Duration, n int) bool {
 	for _, l := range p.retry[:n] {
-		if r, ok := l.(ReserveLimit); ok {
+		if r, ok := l.(ReserveLimiter); ok {
 			r.Release(s, now, false)
 		}
 	}

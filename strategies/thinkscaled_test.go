@@ -233,14 +233,14 @@ func TestThinkScaledWrappedWait(t *testing.T) {
 	ts := ThinkScaled{Cap: 5 * time.Minute, Factor: programFactor, Jitter: 0.1}
 	cases := []struct {
 		name   string
-		limits []Limit
+		limits []Limiter
 		now    time.Duration
 		wait   time.Duration
 		ok     bool
 	}{
 		{"at_0_the_whole_wait", nil, 0, 9223372036754775808, true},
 		{"at_50s_cut_to_end_at_MaxInt64", nil, 50 * time.Second, math.MaxInt64 - 50*time.Second, true},
-		{"past_a_deadline", []Limit{&DeadlineLimit{D: time.Hour}}, 50 * time.Second, 0, false},
+		{"past_a_deadline", []Limiter{&DeadlineLimiter{D: time.Hour}}, 50 * time.Second, 0, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

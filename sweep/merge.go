@@ -111,7 +111,7 @@ type part struct {
 }
 
 // Merge writes to w the CSV of the whole sweep whose parts are parts: each
-// part is what "backofflab sweep -shard k/n" wrote for one shard, and the
+// part is what "backofflab map -shard k/n" wrote for one shard, and the
 // result is byte for byte what the sweep run whole writes. It reads the
 // parts side by side, a cell at a time, and checks every row against the
 // sweep its parts' sweep column names: each column's type and range, and

@@ -45,8 +45,8 @@ type role struct {
 }
 
 // seedsRow is the seeds parameter as a sweep reads it: its one definition,
-// shared with the bands and the contention study, is scenario.StudyTable's.
-var seedsRow = scenario.MustStudy(scenario.SeedsParam, scenario.ToolSweep)
+// shared with the bands and the contention study, is scenario.ViewTable's.
+var seedsRow = scenario.MustViewParam(scenario.SeedsParam, scenario.ViewMap)
 
 // seedParam and strategyParam are the vocabulary's rows this package reads
 // by name: a name that is gone fails at the package's start.
@@ -55,11 +55,11 @@ var (
 	strategyParam = scenario.MustLookup("strategy")
 )
 
-// ownRow returns p as a row of a sweep's own: of scenario.ScopeStudy, read by
+// ownRow returns p as a row of a sweep's own: of scenario.ScopeView, read by
 // the sweep alone, with its Default and Max as the sweep's range.
 func ownRow(p scenario.Param) scenario.Param {
-	p.Scope = scenario.ScopeStudy
-	p.Tools = map[scenario.Tool]scenario.ToolRange{scenario.ToolSweep: {Default: p.Default, Max: p.Max}}
+	p.Scope = scenario.ScopeView
+	p.Views = map[scenario.View]scenario.ViewRange{scenario.ViewMap: {Default: p.Default, Max: p.Max}}
 	return p
 }
 

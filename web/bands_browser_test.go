@@ -17,7 +17,7 @@ import (
 	"github.com/backofflab/backofflab/bands"
 	"github.com/backofflab/backofflab/budget"
 	"github.com/backofflab/backofflab/internal/testwait"
-	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 func TestBrowserBands(t *testing.T) {
@@ -118,15 +118,15 @@ func bandsFillsTheCharts(t *testing.T, env *browserEnv) {
 	os.WriteFile(os.Getenv("BANDS_SHOT"), tb.screenshot(), 0o644)
 }
 
-func chartByID(t *testing.T, id string) playground.ChartSpec {
+func chartByID(t *testing.T, id string) scene.ChartSpec {
 	t.Helper()
-	for _, k := range playground.ChartSpecs {
+	for _, k := range scene.ChartSpecs {
 		if k.ID == id {
 			return k
 		}
 	}
 	t.Fatalf("no chart %q", id)
-	return playground.ChartSpec{}
+	return scene.ChartSpec{}
 }
 
 // bandsPlaygroundLink: the playground's seeds control and its link open

@@ -98,7 +98,7 @@ func TestBrowserContention(t *testing.T) {
 	// dearest allowed, on one core: half a minute, were it not stopped.
 	t.Run("leaving cancels", func(t *testing.T) {
 		var finished finishedStudies
-		srv, s, _ := serveShellWrapped(t, Options{Limits: Limits{AnalysisCores: 1}}, finished.wrap)
+		srv, s, _ := serveShellWrapped(t, Options{Limits: Limits{ViewCores: 1}}, finished.wrap)
 		tb := openTab(t, ctx)
 		tb.do("navigate", chromedp.Navigate(srv.URL+"/contention?n=172:190:1"))
 		tb.waitTrue("a first point arrives", `window.backofflabContention && window.backofflabContention.state().done > 0`)

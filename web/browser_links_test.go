@@ -165,7 +165,7 @@ func TestBrowserLinks(t *testing.T) {
 
 // linksAtOnce bounds the crawl's visits at once: with the one GET of an
 // export at a time (linksGate.get), the server's runs, maps, studies and
-// exports stay within its caps (kit.DefaultLimits: 4 analyses, 2 exports)
+// exports stay within its caps (kit.DefaultLimits: 4 many-run views, 2 exports)
 // whatever -parallel allows.
 const linksAtOnce = 3
 

@@ -469,7 +469,7 @@ func newcomerMapHere(t *testing.T, env *browserEnv) {
 			const s = c.getOption().series.find(s => s.name === 'this scenario');
 			rings[id] = s && s.data.length ? (s.data[0].value || s.data[0]) : null;
 		}
-		const S = JSON.parse(document.querySelector('#map-state').textContent);
+		const S = JSON.parse(document.querySelector('#map-data').textContent);
 		const e = document.querySelector('#map-here');
 		return {words: e && e.getClientRects().length ? e.textContent : '', rings, axes: [S.x.name, S.y.name],
 			points: Object.keys(window.backofflabMap.points()).length};

@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/backofflab/backofflab/scenario"
-	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // replaced marks the page's rows array, and the returned expression says
@@ -150,8 +150,8 @@ func browserOwnAxes(t *testing.T, env *browserEnv) {
 func browserAnnotations(t *testing.T, env *browserEnv) {
 	// The default speed: the outage comes 5 s in.
 	tb := openPage(t, env, "")
-	if q := eval[string](tb, `window.backofflab.state().speed`); q != playground.DefaultSpeed {
-		t.Errorf("the landing URL's speed %q, want %s", q, playground.DefaultSpeed)
+	if q := eval[string](tb, `window.backofflab.state().speed`); q != scene.DefaultSpeed {
+		t.Errorf("the landing URL's speed %q, want %s", q, scene.DefaultSpeed)
 	}
 	clock := poll[string](tb, "the clock counts down to the outage", `(s => /outage in [0-9.]+ s/.test(s) && s)(document.querySelector('#clock').textContent)`)
 	shade := poll[string](tb, "the outage ahead is shaded", `(c => {

@@ -12,6 +12,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/web/playground"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // browserPresets clicks the chip of every preset that turns a protection
@@ -159,7 +160,7 @@ func browserCheckPreset(t *testing.T, tb *tab, name string, p *scenario.Params) 
 func withoutSpeed(q url.Values) url.Values {
 	out := url.Values{}
 	for k, v := range q {
-		if k != playground.SpeedParam {
+		if k != scene.SpeedParam {
 			out[k] = v
 		}
 	}

@@ -148,8 +148,8 @@ func (tb *tab) waitQuery(name, value string) {
 	tb.t.Helper()
 	// A run with a real lane plays in real time: its speed's default is 1.
 	isDefault := fmt.Sprint(value == defaultOf(name))
-	if name == playground.SpeedParam {
-		isDefault = fmt.Sprintf(`([...q.values()].includes('real') ? '1' : %q) === %q`, playground.DefaultSpeed, value)
+	if name == scene.SpeedParam {
+		isDefault = fmt.Sprintf(`([...q.values()].includes('real') ? '1' : %q) === %q`, scene.DefaultSpeed, value)
 	}
 	tb.waitTrue(fmt.Sprintf("the settings have %s=%s", name, value),
 		fmt.Sprintf(`(q => q.has(%q) ? q.get(%q) === %q : %s)(new URLSearchParams(window.backofflab.settings()))`,
@@ -160,10 +160,10 @@ func (tb *tab) waitQuery(name, value string) {
 // leaves out: its default (a lane's of its default strategy).
 func defaultOf(name string) string {
 	switch {
-	case name == playground.SpeedParam:
-		return playground.DefaultSpeed
+	case name == scene.SpeedParam:
+		return scene.DefaultSpeed
 	case strings.HasSuffix(name, ".source"):
-		return playground.SourceSim
+		return scene.SourceSim
 	}
 	row, lane, ok := scenario.Lookup(name)
 	if !ok {
@@ -218,7 +218,7 @@ func mean(rows [][]*float64, c int, from, to float64) (float64, int) {
 func browserPageLoads(t *testing.T, env *browserEnv) {
 	tb := openPage(t, env, "speed=20&duration=10m")
 
-	cols := eval[[]string](tb, `JSON.parse(document.getElementById('page-state').textContent).columns`)
+	cols := eval[[]string](tb, `JSON.parse(document.getElementById('page-data').textContent).columns`)
 	if !slices.Equal(cols, scenario.Columns) {
 		t.Fatalf("page columns %v, want scenario.Columns %v", cols, scenario.Columns)
 	}
@@ -978,7 +978,7 @@ func browserFaultWindows(t *testing.T, env *browserEnv) {
 		})(window.backofflab.charts()[%q])`, id))
 		// A window that stops the server is an outage, whatever its kind;
 		// the others are named in words.
-		want := fmt.Sprintf(`[["outage",2,4,%q],["load spike",5,10,%q],["error burst",12,15,%q]]`, playground.OutageColor, playground.EffectColor, playground.EffectColor)
+		want := fmt.Sprintf(`[["outage",2,4,%q],["load spike",5,10,%q],["error burst",12,15,%q]]`, scene.OutageColor, scene.EffectColor, scene.EffectColor)
 		if got != want {
 			t.Errorf("%s shades %s, want %s", id, got, want)
 		}

@@ -39,7 +39,7 @@ func TestContentionStreamWorkAndConclusion(t *testing.T) {
 		lines = append(lines, l)
 	}
 	q, _ := url.ParseQuery(study)
-	spec, err := contention.Parse(q, contention.Bounds{})
+	spec, err := contention.Parse(q, contention.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}

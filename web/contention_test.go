@@ -99,7 +99,7 @@ func TestContentionStream(t *testing.T) {
 	}
 	msgs := readStream(t, body)
 	q, _ := url.ParseQuery(smallStudy)
-	spec, err := contention.Parse(q, contention.Bounds{})
+	spec, err := contention.Parse(q, contention.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestContentionBadInput(t *testing.T) {
 // server is busy.
 func TestContentionLeavingCancels(t *testing.T) {
 	var finished finishedStudies
-	srv, s, _ := serveShellWrapped(t, Options{Limits: Limits{MaxAnalyses: 1, AnalysisCores: 2}}, finished.wrap)
+	srv, s, _ := serveShellWrapped(t, Options{Limits: Limits{MaxViews: 1, ViewCores: 2}}, finished.wrap)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL+"/contention/stream", nil) // the blog's whole study
@@ -239,7 +239,7 @@ func TestContentionShutdownCuts(t *testing.T) {
 func TestContentionExports(t *testing.T) {
 	srv, _, _ := serveShell(t, Options{})
 	q, _ := url.ParseQuery(smallStudy)
-	spec, _ := contention.Parse(q, contention.Bounds{})
+	spec, _ := contention.Parse(q, contention.Limits{})
 	points, err := contention.Run(context.Background(), spec, contention.Options{Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -287,7 +287,7 @@ func TestContentionPage(t *testing.T) {
 		t.Error("no link back to the playground")
 	}
 	q, _ := url.ParseQuery(smallStudy)
-	spec, _ := contention.Parse(q, contention.Bounds{})
+	spec, _ := contention.Parse(q, contention.Limits{})
 	query := spec.Values().Encode()
 	for _, link := range []string{"/contention?" + query, "/contention.csv?" + query, "/contention.json?" + query} {
 		if !strings.Contains(page, `href="`+strings.ReplaceAll(link, "&", "&amp;")+`"`) {

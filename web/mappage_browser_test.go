@@ -305,7 +305,7 @@ func TestBrowserMapPictures(t *testing.T) {
 // the page, under the form and in its status, and does not run.
 func TestBrowserMapBusy(t *testing.T) {
 	t.Parallel() // its own server and browser context: it runs beside the other browser tests
-	env := newMapEnv(t, Limits{RunMemory: 32 << 20, MaxAnalyses: 1})
+	env := newMapEnv(t, Limits{RunMemory: 32 << 20, MaxViews: 1})
 	first := openMap(t, env, longMap)
 	waitRunning(t, env.srv, "the first map runs", func(n int64) bool { return n > 0 })
 	second := openMap(t, env, smallMap)

@@ -40,7 +40,7 @@ type mapReady struct {
 }
 
 const mapReadyState = `(() => {
-	const m = window.backofflabMap, s = m.state(), S = JSON.parse(document.querySelector('#map-state').textContent);
+	const m = window.backofflabMap, s = m.state(), S = JSON.parse(document.querySelector('#map-data').textContent);
 	const charts = m.charts();
 	return {errors: [...document.querySelectorAll('[data-error-for]')].map(e => e.textContent.trim()).filter(t => t),
 		valid: S.valid, error: s ? s.error : '', cells: s ? s.cells : 0, total: s ? s.total : 0,
@@ -89,7 +89,7 @@ func checkReady(t *testing.T, m mapReady) {
 // its box in the chart's pixels.
 const tickBoxes = `(id => {
 	const c = window.backofflabMap.charts()[id];
-	const S = JSON.parse(document.querySelector('#map-state').textContent);
+	const S = JSON.parse(document.querySelector('#map-data').textContent);
 	const ticks = new Set([...(S.x.ticks || []), ...(S.y.ticks || [])]);
 	const out = [];
 	for (const el of c.getZr().storage.getDisplayList(true)) {
@@ -116,7 +116,7 @@ func (a tickBox) overlaps(b tickBox) bool {
 // categorical cell is the map's encoding besides colour.
 const markCounts = `(id => {
 	const c = window.backofflabMap.charts()[id];
-	const S = JSON.parse(document.querySelector('#map-state').textContent);
+	const S = JSON.parse(document.querySelector('#map-data').textContent);
 	const drawn = {};
 	for (const el of c.getZr().storage.getDisplayList(true)) {
 		if (!/^(text|tspan)$/.test(el.type) || !el.style || el.ignore || el.invisible) continue;
@@ -288,7 +288,7 @@ const patternCounts = `(id => {
 	const c = window.backofflabMap.charts()[id];
 	const other = c.getOption().series.find(s => s.name === 'other');
 	const patterned = other.data.filter(d => d.itemStyle && d.itemStyle.decal).length;
-	const S = JSON.parse(document.querySelector('#map-state').textContent);
+	const S = JSON.parse(document.querySelector('#map-data').textContent);
 	const marks = new Set([...S.outcomes, S.serverOnly].map(o => o.mark).filter(m => m));
 	for (const m of Object.values(S.diffMarks || {})) for (const v of Object.values(m)) marks.add(v);
 	let drawn = 0, signs = 0;

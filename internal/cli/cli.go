@@ -1,5 +1,5 @@
 // Package cli is backofflab's commands: Run reads the command line,
-// dispatches to the command it names (run, bands, sweep, server, client,
+// dispatches to the command it names (run, bands, map, server, client,
 // contention, config, delays, advise, or the playground) and returns its
 // error, which ExitCode turns into the process's exit status.
 package cli
@@ -30,7 +30,7 @@ func Main() {
 // The exit statuses of a command that fails (0 is one that succeeds).
 const (
 	// exitFailure: the command ran and failed: an input file that is not
-	// what it should be (a part given to sweep merge), an output that
+	// what it should be (a part given to map merge), an output that
 	// cannot be written, another I/O error, or a signal (Ctrl-C, SIGTERM)
 	// that cut it short.
 	exitFailure = 1
@@ -65,10 +65,11 @@ Usage:
   backofflab bands -seeds K [flags]  the same run with K seeds: per lane, how many
                                      collapsed and each column's median and 5–95 %
                                      band over time (-format text, csv or json)
-  backofflab sweep [flags]           a phase map: one run per cell of a grid over one or two
+  backofflab map [flags]             a phase map: one run per cell of a grid over one or two
                                      parameters (-x … -y …), on every core, one CSV row per
-                                     cell per lane (-format csv or json; -shard k/n for a part)
-  backofflab sweep merge PART...     join the CSV parts of a sharded sweep into the whole
+                                     cell per lane (-format csv or json; -shard k/n for a part);
+                                     "sweep", its old name, is still accepted
+  backofflab map merge PART...       join the CSV parts of a sharded map into the whole
   backofflab server [flags]          the worker queue over real HTTP (-addr 127.0.0.1:8070),
                                      or 001's server with -server_model curve
   backofflab client [flags]          001's clients against it, retrying as -strategy says
@@ -90,15 +91,15 @@ Usage:
                                      seed, their margins and the configuration to paste
   backofflab help                    this text
 
-Run "backofflab run -h" for the simulation's flags, "backofflab sweep -h" for a sweep's,
+Run "backofflab run -h" for the simulation's flags, "backofflab map -h" for a phase map's,
 "backofflab advise -h" for the advice's.
 
 Exit status: 0 when the command succeeds (and when the playground or the real
 server shuts down on Ctrl-C or SIGTERM); 2 for a usage error, a bad command, flag
 or value (the message names it, its value and what is allowed), found before any
 work; 1 for a failure while running: an input file that is not what it should be
-(a part given to sweep merge), an output that cannot be written (-o), another I/O
-error, or a signal (Ctrl-C, SIGTERM) that cut a run, sweep, merge or study short.
+(a part given to map merge), an output that cannot be written (-o), another I/O
+error, or a signal (Ctrl-C, SIGTERM) that cut a run, map, merge or study short.
 `
 
 // Run is the whole program, with its inputs and outputs passed in: the
@@ -120,8 +121,8 @@ func command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return runSim(ctx, args[1:], stdout, stderr)
 	case "bands":
 		return runBands(ctx, args[1:], stdout, stderr)
-	case "sweep":
-		return runSweep(ctx, args[1:], stdout, stderr)
+	case "map", "sweep": // sweep: its old name, which scripts and cluster manifests written before still give
+		return runMap(ctx, args[1:], stdout, stderr)
 	case "server":
 		return runServer(ctx, args[1:], stdout, stderr)
 	case "client":

@@ -25,7 +25,7 @@ func runAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, p := range advise.Table {
 		fs.Func(p.Name, p.FlagHelp(), func(v string) error { q.Set(p.Name, v); return nil })
 	}
-	parallelFlag := newStudyFlag(fs, scenario.ParallelParam, scenario.ToolAdvise)
+	parallelFlag := newViewFlag(fs, scenario.ParallelParam, scenario.ViewAdvise)
 	format := fs.String("format", "text", "output: text or json")
 	maxMemory := memoryFlag(fs, "memory budget of each run: a lane whose queues outgrow its share (the budget over the lanes) stops, and has not recovered")
 	ownFlags := []string{scenario.ParallelParam, "format", "max_memory"}

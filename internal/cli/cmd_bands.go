@@ -17,9 +17,9 @@ import (
 // bands of every tick column.
 func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, q := scenarioFlagSet("bands", stderr)
-	seedsFlag := newStudyFlag(fs, scenario.SeedsParam, scenario.ToolBands)
+	seedsFlag := newViewFlag(fs, scenario.SeedsParam, scenario.ViewBands)
 	format := fs.String("format", "text", "output: text (each lane's collapsed seeds and median recovery times), csv (each tick's bands) or json")
-	parallelFlag := newStudyFlag(fs, scenario.ParallelParam, scenario.ToolBands)
+	parallelFlag := newViewFlag(fs, scenario.ParallelParam, scenario.ViewBands)
 	maxMemory := memoryFlag(fs, "memory budget of each seed's run: a lane whose queues outgrow its share (the budget over the lanes) stops, and counts as collapsed")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab bands -seeds K [flags]\n\n"+

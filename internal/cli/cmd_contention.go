@@ -25,12 +25,12 @@ func runContention(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	// The old names, which scripts written before the rename may give;
 	// contention.Parse reads them as their new ones.
-	aliases := scenario.Aliases[scenario.ToolContention]
+	aliases := scenario.Aliases[scenario.ViewContention]
 	for _, old := range slices.Sorted(maps.Keys(aliases)) {
 		fs.Func(old, fmt.Sprintf("the old name of -%s, which it still sets", aliases[old]),
 			func(v string) error { q.Set(old, v); return nil })
 	}
-	parallelFlag := newStudyFlag(fs, scenario.ParallelParam, scenario.ToolContention)
+	parallelFlag := newViewFlag(fs, scenario.ParallelParam, scenario.ViewContention)
 	format := fs.String("format", "text", "output: "+strings.Join(contention.Formats, ", ")+" (text: a table per N)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: backofflab contention [flags]\n\n"+
@@ -40,13 +40,13 @@ func runContention(ctx context.Context, args []string, stdout, stderr io.Writer)
 			"runs of each, every run on its own random stream. Its bounds, checked before it\n"+
 			"starts: N up to %d, up to %d points (Ns × strategies), and seeds × the sum of N²\n"+
 			"over the points up to %.0e, about an hour of one core.\n\n",
-			contention.CLIBounds.MaxClients, contention.CLIBounds.MaxPoints, float64(contention.CLIBounds.MaxWork))
+			contention.CLILimits.MaxClients, contention.CLILimits.MaxPoints, float64(contention.CLILimits.MaxWork))
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	spec, err := contention.Parse(q, contention.CLIBounds)
+	spec, err := contention.Parse(q, contention.CLILimits)
 	if err != nil {
 		return usageError{err}
 	}

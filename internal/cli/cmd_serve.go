@@ -79,7 +79,7 @@ func serveFlags(args []string, stderr io.Writer) (string, web.Options, error) {
 	runMemory := budget.Size(kit.DefaultLimits.RunMemory)
 	fs.Var(&runMemory, "run_memory", "memory budget of one page's or export's run: a lane whose queues outgrow its share (the budget over the lanes) stops,\n"+
 		"and its verdict says so")
-	viewCPU := fs.Duration("view_cpu", kit.DefaultLimits.AnalysisCPU, "CPU time one phase map, seed band or contention study may take: one estimated\n"+
+	viewCPU := fs.Duration("view_cpu", kit.DefaultLimits.ViewCPU, "CPU time one phase map, seed band or contention study may take: one estimated\n"+
 		"past it is refused before it starts, one that runs past twice it is stopped")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage, "\nFlags of the playground:\n")
@@ -101,7 +101,7 @@ func serveFlags(args []string, stderr io.Writer) (string, web.Options, error) {
 			Allow: fmt.Sprintf("a duration from 1s to %s", maxViewCPU)}}
 	}
 	lim := kit.DefaultLimits
-	lim.MaxMemory, lim.RunMemory, lim.AnalysisCPU = int64(maxMemory), int64(runMemory), *viewCPU
+	lim.MaxMemory, lim.RunMemory, lim.ViewCPU = int64(maxMemory), int64(runMemory), *viewCPU
 	return *addr, web.Options{Hosts: hosts, Limits: lim}, nil
 }
 

@@ -40,7 +40,7 @@ func TestContentionBadInput(t *testing.T) {
 		{[]string{"-format", "xml"}, `format: "xml"`},
 		{[]string{"-parallel", "-1"}, `parallel: "-1" is not allowed (allowed: a whole number from 0 to 256)`},
 		{[]string{"-parallel", "257"}, `parallel: "257" is not allowed (allowed: a whole number from 0 to 256)`},
-		// The command's bounds, contention.CLIBounds, refuse a study
+		// The command's limits, contention.CLILimits, refuse a study
 		// before it allocates anything: this one would have asked for
 		// 100 000 Ns × 5 strategies × 10 000 seeds × 3 float64s, 120 GB.
 		{[]string{"-n", "1:100000:1", "-seeds", "10000"}, `n: "1:100000:1" is not allowed (allowed: from:to:step with 1 ≤ from ≤ to ≤ 10000`},

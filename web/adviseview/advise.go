@@ -80,7 +80,7 @@ type adviseView struct {
 	// settings today, a seed, a run's length…), carried by the form as
 	// they are: name and value.
 	Hidden []hiddenValue
-	State  adviseState
+	Data   adviseData
 }
 
 // hiddenValue is a value of the request that no control shows: Listed
@@ -118,9 +118,9 @@ type control struct {
 	Hidden bool
 }
 
-// adviseState is what the page's script starts from (the JSON block
-// "advise-state").
-type adviseState struct {
+// adviseData is what the page's script starts from (the JSON block
+// "advise-data").
+type adviseData struct {
 	// Run says the URL names a whole request: the page streams it.
 	Run bool `json:"run"`
 	// Query is the request's canonical query (advise.Request.Query),
@@ -164,14 +164,14 @@ func newAdviseView(req advise.Request, q url.Values, errs []*scenario.ParamError
 	for _, e := range errs {
 		f.byName[e.Name] = append(f.byName[e.Name], e.Error())
 	}
-	v := adviseView{Bad: !valid, State: adviseState{Run: valid && run}}
+	v := adviseView{Bad: !valid, Data: adviseData{Run: valid && run}}
 	if valid {
-		v.State.Query = f.vals.Encode()
+		v.Data.Query = f.vals.Encode()
 	}
 	var names []string
 	v.Groups, names = f.groups()
-	v.State.Switches = switchHides(names)
-	hideSwitched(v.Groups, v.State.Switches)
+	v.Data.Switches = switchHides(names)
+	hideSwitched(v.Groups, v.Data.Switches)
 	v.Hidden = f.hidden()
 	for _, e := range errs {
 		if !f.shown[e.Name] {

@@ -1,5 +1,5 @@
-// The advice's page (/advise): its form is the request, its URL the
-// page's state. A page whose URL names a request streams the search from
+// The advice's page (/advise): its form is the request, its URL
+// everything the page shows. A page whose URL names a request streams the search from
 // /advise/stream (NDJSON: progress lines, then the advice or an error)
 // and draws the advice Go computed and put into words: the
 // recommendation, its measurements, the snippet, the Pareto front, the
@@ -8,7 +8,7 @@
 import { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, resizeWithBox } from './common.js';
 
 (() => {
-  const S = readJSON('advise-state');
+  const S = readJSON('advise-data');
   const state = { phase: '', done: 0, total: 0, left: -1, running: false, finished: false, cancelled: false, error: '',
     phases: [], lines: 0, advice: null, view: null, text: '' };
 

@@ -16,7 +16,7 @@ import (
 // advisePage is the advice's page: the form whose URL is the request, the
 // search's progress with its Cancel button, and the advice, which the
 // script draws from the stream's last line. No inline script or style
-// (the Content-Security-Policy forbids both): its state travels in a JSON
+// (the Content-Security-Policy forbids both): its page data travels in a JSON
 // block.
 func advisePage(v adviseView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
@@ -71,7 +71,7 @@ func advisePage(v adviseView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templ.JSONScript("advise-state", v.State).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = templ.JSONScript("advise-data", v.Data).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -86,7 +86,7 @@ func advisePage(v adviseView) templ.Component {
 }
 
 // adviseForm holds the request's parameters: a GET form, so that the
-// request's URL is the page's state.
+// request's URL is everything the page shows.
 func adviseForm(v adviseView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -715,7 +715,7 @@ func adviseRun(v adviseView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-		} else if v.State.Run {
+		} else if v.Data.Run {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 60, "starting…")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

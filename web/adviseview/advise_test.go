@@ -278,7 +278,7 @@ func TestAdviseStreamRefused(t *testing.T) {
 		want  string
 	}{
 		{"bad seeds", kit.Limits{}, "seeds=500", "seeds", `seeds: "500" is not allowed (allowed: a whole number from 1 to 20)`},
-		{"too dear", kit.Limits{AnalysisCPU: time.Millisecond}, smallRequest, "seeds", "this search would take about"},
+		{"too dear", kit.Limits{ViewCPU: time.Millisecond}, smallRequest, "seeds", "this search would take about"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _, _ := adviseServer(t, tc.lim)

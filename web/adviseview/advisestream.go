@@ -12,7 +12,7 @@ package adviseview
 // A bad query is answered 400 before the stream begins, a busy server
 // 503, both with an adviseErrors body that names each parameter at
 // fault, as is a search whose estimated cost is past the budget of a
-// view (Limits.AnalysisCPU): the estimate runs first (advise.Estimate).
+// view (Limits.ViewCPU): the estimate runs first (advise.Estimate).
 // The search stops when the page cancels or leaves (its fetch aborted:
 // the request's context), when the server shuts down (the stream then
 // ends with an error line saying so), or at the first failed run.
@@ -74,7 +74,7 @@ func startAdvice(r *http.Request, req advise.Request, k *kit.Kit) (context.Conte
 // many-run views' cores (its share of them is its context's), each run's
 // memory from the server's pool, and progress told to progress.
 func adviseOptions(k *kit.Kit, progress func(advise.Progress)) advise.Options {
-	return advise.Options{Parallel: k.Limits.AnalysisCores, Memory: k.NewAccount, Progress: progress}
+	return advise.Options{Parallel: k.Limits.ViewCores, Memory: k.NewAccount, Progress: progress}
 }
 
 // decodeErrors answers a request whose query is bad, 400 naming each

@@ -98,7 +98,7 @@ type bandsPageInput struct {
 	Errors     []string
 	Lanes      []bandsLane
 	Specs      []scene.ChartSpec // the chart rows: the playground's time charts
-	State      bandsState
+	Data       bandsData
 }
 
 // bandsLane is one lane's column of the page.
@@ -108,9 +108,9 @@ type bandsLane struct {
 	Hides    map[string]bool
 }
 
-// bandsState is what the page script starts from (the JSON block
-// "bands-state").
-type bandsState struct {
+// bandsData is what the page script starts from (the JSON block
+// "bands-data").
+type bandsData struct {
 	Run      string            `json:"run"` // the stream's URL, "" when the query is bad
 	Query    string            `json:"query"`
 	Seeds    int               `json:"seeds"`
@@ -145,7 +145,7 @@ func newBandsPage(st scene.Scenario, seeds int, errs []*scenario.ParamError) ban
 	query := kit.BandsQuery(st.Query(), seeds)
 	in := bandsPageInput{Query: query, Playground: "/?" + st.Query(), Seeds: seeds, MaxSeeds: bands.MaxSeeds,
 		SeedsHelp: bands.SeedsHelp, Specs: bandsSpecs,
-		State: bandsState{Query: query, Seeds: seeds, Seed: p.Seed, Duration: p.Duration.Seconds(),
+		Data: bandsData{Query: query, Seeds: seeds, Seed: p.Seed, Duration: p.Duration.Seconds(),
 			Columns: scenario.Columns, Charts: bandsSpecs, Quantile: bands.QuantileNames[:], Method: bands.QuantileMethod}}
 	sq := st.Values()
 	for _, k := range slices.Sorted(maps.Keys(sq)) {
@@ -155,7 +155,7 @@ func newBandsPage(st scene.Scenario, seeds int, errs []*scenario.ParamError) ban
 		in.Errors = append(in.Errors, e.Error())
 	}
 	if len(errs) == 0 {
-		in.State.Run = "/bands/run?" + query
+		in.Data.Run = "/bands/run?" + query
 	}
 	for i, l := range p.Lanes {
 		L := scenario.LaneNames[i : i+1]
@@ -167,7 +167,7 @@ func newBandsPage(st scene.Scenario, seeds int, errs []*scenario.ParamError) ban
 			}
 		}
 		in.Lanes = append(in.Lanes, bl)
-		in.State.Lanes = append(in.State.Lanes, L)
+		in.Data.Lanes = append(in.Data.Lanes, L)
 	}
 	return in
 }
@@ -292,7 +292,7 @@ func handleBandsRun(k *kit.Kit) http.Handler {
 func runBands(ctx context.Context, stream *kit.Stream, p scenario.Params, seeds int, k *kit.Kit) (res *bands.Result, err error) {
 	began := time.Now()
 	kit.Forward(func(report func(int)) {
-		res, err = bands.Run(ctx, p, seeds, bands.Options{Parallel: k.Limits.AnalysisCores,
+		res, err = bands.Run(ctx, p, seeds, bands.Options{Parallel: k.Limits.ViewCores,
 			Memory: k.NewAccount, MaxCells: k.Limits.MaxBandCells, Progress: report})
 	}, func(n int) {
 		stream.Send(progressMsg(n, seeds, kit.TimeLeft(began, float64(n), float64(seeds))))

@@ -11,7 +11,7 @@
 import { $, readJSON, attr, el, dur, unitOf, timeStep, ICONS, fitLegend, resizeWithBox, halfWindow, meanAround, theme, onThemeChange, download, exportChart } from './common.js';
 
 (() => {
-  const S = readJSON('bands-state');
+  const S = readJSON('bands-data');
   const [Q5, Q50, Q95] = S.quantiles; // "p5", "p50", "p95"
 
   let band = null; // the result's JSON, parsed

@@ -171,9 +171,9 @@ const longBand = "duration=10m&clients=5000&seeds=60"
 
 // TestBandsLeaveCancels: a page that leaves mid-band stops every seed
 // (Server.Running back to 0), gives its slot and memory back; while it
-// runs, the next band past MaxAnalyses is told the server is busy.
+// runs, the next band past MaxViews is told the server is busy.
 func TestBandsLeaveCancels(t *testing.T) {
-	srv, s, pool, _ := bandsServer(t, kit.Limits{MaxAnalyses: 1, AnalysisCores: 2})
+	srv, s, pool, _ := bandsServer(t, kit.Limits{MaxViews: 1, ViewCores: 2})
 	ctx, leave := context.WithCancel(context.Background())
 	_, next, _ := webtest.OpenStream[streamLine](t, ctx, srv.URL+"/bands/run?"+longBand)
 	if l, ok := next(); !ok || l.Type != "progress" {

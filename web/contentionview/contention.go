@@ -39,9 +39,9 @@ func Mount(mux *http.ServeMux, k *kit.Kit) {
 //go:embed contention.js
 var contentionAssets embed.FS
 
-// contentionBounds are lim's bounds of a study.
-func contentionBounds(lim kit.Limits) contention.Bounds {
-	return contention.Bounds{MaxClients: lim.ContentionMaxClients, MaxSeeds: lim.ContentionMaxSeeds, MaxPoints: lim.ContentionMaxPoints}
+// contentionLimits are lim's caps on a study's size.
+func contentionLimits(lim kit.Limits) contention.Limits {
+	return contention.Limits{MaxClients: lim.ContentionMaxClients, MaxSeeds: lim.ContentionMaxSeeds, MaxPoints: lim.ContentionMaxPoints}
 }
 
 // decodeContention reads a study from a URL's raw query within lim: the
@@ -52,7 +52,7 @@ func decodeContention(raw string, lim kit.Limits) (contention.Spec, url.Values, 
 	if len(errs) > 0 {
 		return contention.Spec{}, q, errors.New(kit.ErrorText(errs))
 	}
-	spec, err := contention.Parse(q, contentionBounds(lim))
+	spec, err := contention.Parse(q, contentionLimits(lim))
 	return spec, q, err
 }
 
@@ -78,11 +78,11 @@ type contentionInput struct {
 	Lines  []contentionLine
 	Query  string // the study's URL query, every parameter set; "" when the URL is bad
 	Error  string
-	Bounds contention.Bounds
+	Limits contention.Limits
 }
 
-// contentionState is the JSON the page's script reads.
-type contentionState struct {
+// contentionData is the JSON the page's script reads.
+type contentionData struct {
 	Query  string           `json:"query"`
 	Lines  []contentionLine `json:"lines"`
 	Points int              `json:"points"`
@@ -90,9 +90,9 @@ type contentionState struct {
 	Seeds int `json:"runs"`
 }
 
-func newContentionInput(raw string, lim kit.Limits) (contentionInput, contentionState) {
+func newContentionInput(raw string, lim kit.Limits) (contentionInput, contentionData) {
 	spec, q, err := decodeContention(raw, lim)
-	in := contentionInput{Bounds: contentionBounds(lim)}
+	in := contentionInput{Limits: contentionLimits(lim)}
 	vals, on := q, contention.LineNames()
 	if err != nil {
 		in.Error = err.Error()
@@ -115,7 +115,7 @@ func newContentionInput(raw string, lim kit.Limits) (contentionInput, contention
 		in.Lines = append(in.Lines, contentionLine{Strategy: l.Strategy, Label: l.Label(), Blog: l.Blog,
 			On: slices.Contains(on, l.Strategy)})
 	}
-	st := contentionState{Query: in.Query, Lines: in.Lines, Points: spec.Points(), Seeds: spec.Seeds}
+	st := contentionData{Query: in.Query, Lines: in.Lines, Points: spec.Points(), Seeds: spec.Seeds}
 	return in, st
 }
 
@@ -152,7 +152,7 @@ type contentionMsg struct {
 // startContention reads the study r's query names and takes what it
 // needs before it starts (kit.BeginCosted): the many-run views' slot and
 // its memory from the server's budget (spec.Memory, a few hundred KiB at
-// most); its bounds (contentionBounds) keep its cost within a view's
+// most); its limits (contentionLimits) keep its cost within a view's
 // budget, so it has no estimate. Otherwise it answers r: 400 naming a bad
 // parameter, 503 when the server is busy.
 func startContention(w http.ResponseWriter, r *http.Request, k *kit.Kit) (context.Context, contention.Spec, func(), bool) {
@@ -161,7 +161,7 @@ func startContention(w http.ResponseWriter, r *http.Request, k *kit.Kit) (contex
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return nil, spec, nil, false
 	}
-	share, end, code, errs := k.BeginCosted(r, kit.Cost{Keeps: spec.Memory(k.Limits.AnalysisCores)})
+	share, end, code, errs := k.BeginCosted(r, kit.Cost{Keeps: spec.Memory(k.Limits.ViewCores)})
 	if errs != nil {
 		kit.WriteErrorText(w, code, errs)
 		return nil, spec, nil, false
@@ -191,7 +191,7 @@ func handleContentionStream(k *kit.Kit) http.Handler {
 		stream.Send(contentionMsg{Type: "start", Total: spec.Points()})
 		// The study's workers hand each point to this goroutine, which
 		// writes it: a page slow to read holds up its own stream, never a
-		// worker, which holds one of the server's analysis cores. The
+		// worker, which holds one of the many-run views' cores. The
 		// channel holds every point, so a worker never waits on it.
 		msgs := make(chan contentionMsg, spec.Points())
 		began, work, worked := time.Now(), spec.Work(), 0.0

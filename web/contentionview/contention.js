@@ -6,7 +6,7 @@
 import { $, $$, readJSON, sig, dur, count, theme, onThemeChange, readLines, exportChart } from './common.js';
 
 (() => {
-  const st = readJSON('contention-state');
+  const st = readJSON('contention-data');
   const lines = st.lines.filter(l => l.on);
   // points[strategy] holds [N, mean, sd] rows of calls and of time (s).
   const points = Object.fromEntries(lines.map(l => [l.strategy, { calls: [], time: [] }]));

@@ -16,7 +16,7 @@ const PilotCPU = 250 * time.Millisecond
 // ran to their end or were extrapolated; smaller says how to make it
 // smaller.
 func TooDear(est time.Duration, whole bool, lim Limits, what, smaller string) string {
-	if est <= lim.AnalysisCPU {
+	if est <= lim.ViewCPU {
 		return ""
 	}
 	how := "measured on its first runs"
@@ -24,7 +24,7 @@ func TooDear(est time.Duration, whole bool, lim Limits, what, smaller string) st
 		how = fmt.Sprintf("extrapolated from its first runs' first %s", Say(PilotCPU))
 	}
 	return fmt.Sprintf("%s would take about %s of the server's CPU (%s on its %d cores with nothing else running; %s), past the %s one map, band or study may take; %s",
-		what, Say(est), Say(est/time.Duration(lim.AnalysisCores)), lim.AnalysisCores, how, Say(lim.AnalysisCPU), smaller)
+		what, Say(est), Say(est/time.Duration(lim.ViewCores)), lim.ViewCores, how, Say(lim.ViewCPU), smaller)
 }
 
 // TimeLeft estimates a view's time left, in seconds, from its work so far:

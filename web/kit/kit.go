@@ -37,7 +37,7 @@ type Kit struct {
 	live     context.Context
 	pool     *budget.Pool
 	exports  chan struct{} // one token per running export
-	analyses *analyses     // the many-run views' slots and cores
+	slots    *viewSlots    // the many-run views' slots and cores
 	inflight *inflight
 }
 
@@ -54,7 +54,7 @@ func New(live context.Context, log *slog.Logger, lim Limits, pool *budget.Pool) 
 		pool = budget.NewPool(lim.MaxMemory)
 	}
 	return &Kit{Log: log, Limits: lim, live: live, pool: pool, exports: make(chan struct{}, lim.MaxExports),
-		analyses: newAnalyses(lim.MaxAnalyses, lim.AnalysisCores, lim.AnalysisCPU), inflight: &inflight{}}
+		slots: newViewSlots(lim.MaxViews, lim.ViewCores, lim.ViewCPU), inflight: &inflight{}}
 }
 
 // Live is the server's live context: it ends when the server shuts down.
@@ -74,12 +74,12 @@ func (k *Kit) NewAccount() (*budget.Account, error) {
 // runs the view's work under the returned context, its share of the
 // views' cores, and calls end when the work is over.
 func (k *Kit) Begin(ctx context.Context) (share context.Context, end func(), err error) {
-	return k.analyses.begin(ctx)
+	return k.slots.begin(ctx)
 }
 
 // Running returns how many simulations of the many-run views are in
 // progress on the server: the cores of their pool that are held.
-func (k *Kit) Running() int64 { return int64(k.analyses.pool.Held()) }
+func (k *Kit) Running() int64 { return int64(k.slots.pool.Held()) }
 
 // Wait returns when every request Track counts has ended, or with an
 // error when ctx ends first.

@@ -31,15 +31,15 @@ type Limits struct {
 	// MaxExports caps the exports that run at once: each is a whole run
 	// on a core of its own.
 	MaxExports int
-	// MaxAnalyses caps the many-run views (a phase map, seed bands, the
-	// contention study) that run at once, and AnalysisCores the
+	// MaxViews caps the many-run views (a phase map, seed bands, the
+	// contention study) that run at once, and ViewCores the
 	// simulations they run at once together: each is a whole run on a
-	// core of its own. AnalysisCores is the server's pool of cores, shared
+	// core of its own. ViewCores is the server's pool of cores, shared
 	// by its views; each view runs with it as its Options.Parallel (a
 	// command's -parallel), and the pool lends the cores out.
-	MaxAnalyses   int
-	AnalysisCores int
-	// AnalysisCPU is the core time one many-run view may take: a view
+	MaxViews  int
+	ViewCores int
+	// ViewCPU is the core time one many-run view may take: a view
 	// whose estimate (its corners' or its first seed's runs, measured for
 	// up to PilotCPU each) is past it is refused before it starts, and one
 	// whose runs take more than estimated is stopped when it has held the
@@ -47,7 +47,7 @@ type Limits struct {
 	// The default, 20 minutes, is 10 minutes of a 2-core machine; a map of
 	// the landing view's b.min_delay × b.factor of 64 × 64 cells takes
 	// about 1 (sweep's BenchmarkEstimate).
-	AnalysisCPU time.Duration
+	ViewCPU time.Duration
 	// MapMaxSteps caps each axis of a phase map, MapMaxSeeds the runs per
 	// cell and MapMaxCells the runs of a map in all (x steps × y steps ×
 	// seeds); their defaults are defaultMapMax….
@@ -88,7 +88,7 @@ const defaultMapMaxSteps, defaultMapMaxSeeds, defaultMapMaxCells = 64, 10, 64 * 
 // the machine's memory (DefaultMaxMemory).
 var DefaultLimits = Limits{MaxSessions: 256, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 2,
 	RunMemory: 128 << 20, MaxMemory: DefaultMaxMemory(), MaxExports: 2,
-	MaxAnalyses: 4, AnalysisCores: runtime.GOMAXPROCS(0), AnalysisCPU: 20 * time.Minute, MaxBandCells: 1_000_000,
+	MaxViews: 4, ViewCores: runtime.GOMAXPROCS(0), ViewCPU: 20 * time.Minute, MaxBandCells: 1_000_000,
 	ContentionMaxClients: 190, ContentionMaxSeeds: 100, ContentionMaxPoints: 95}
 
 // WithDefaults fills lim's zero fields from DefaultLimits.
@@ -101,9 +101,9 @@ func (lim Limits) WithDefaults() Limits {
 	lim.RunMemory = cmp.Or(lim.RunMemory, d.RunMemory)
 	lim.MaxMemory = cmp.Or(lim.MaxMemory, d.MaxMemory)
 	lim.MaxExports = cmp.Or(lim.MaxExports, d.MaxExports)
-	lim.MaxAnalyses = cmp.Or(lim.MaxAnalyses, d.MaxAnalyses)
-	lim.AnalysisCores = cmp.Or(lim.AnalysisCores, d.AnalysisCores)
-	lim.AnalysisCPU = cmp.Or(lim.AnalysisCPU, d.AnalysisCPU)
+	lim.MaxViews = cmp.Or(lim.MaxViews, d.MaxViews)
+	lim.ViewCores = cmp.Or(lim.ViewCores, d.ViewCores)
+	lim.ViewCPU = cmp.Or(lim.ViewCPU, d.ViewCPU)
 	lim.MapMaxSteps = cmp.Or(lim.MapMaxSteps, defaultMapMaxSteps)
 	lim.MapMaxSeeds = cmp.Or(lim.MapMaxSeeds, defaultMapMaxSeeds)
 	lim.MapMaxCells = cmp.Or(lim.MapMaxCells, defaultMapMaxCells)

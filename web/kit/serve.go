@@ -18,7 +18,7 @@ import (
 
 // WritePage renders page (named what, for the log) and answers r with it,
 // gzipped for a client that takes it, never cached: every page of the
-// playground is its URL's state. A page that fails to render is a 500.
+// playground is what its URL holds. A page that fails to render is a 500.
 func WritePage(w http.ResponseWriter, r *http.Request, log *slog.Logger, what string, page templ.Component) {
 	var buf bytes.Buffer
 	if err := page.Render(r.Context(), &buf); err != nil {

@@ -81,11 +81,11 @@ func TestStreamLastLine(t *testing.T) {
 // TestTooDear: a view within its budget passes; past it, the message says
 // how much, how it was estimated and how to make it smaller.
 func TestTooDear(t *testing.T) {
-	lim := Limits{AnalysisCPU: 10 * 60e9, AnalysisCores: 2}
-	if msg := TooDear(lim.AnalysisCPU, true, lim, "this map", "fewer steps"); msg != "" {
+	lim := Limits{ViewCPU: 10 * 60e9, ViewCores: 2}
+	if msg := TooDear(lim.ViewCPU, true, lim, "this map", "fewer steps"); msg != "" {
 		t.Errorf("at its budget: %q", msg)
 	}
-	msg := TooDear(2*lim.AnalysisCPU, false, lim, "this map", "fewer steps")
+	msg := TooDear(2*lim.ViewCPU, false, lim, "this map", "fewer steps")
 	for _, want := range []string{"this map would take about 20 min", "10 min on its 2 cores", "extrapolated", "past the 10 min", "fewer steps"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("%q does not say %q", msg, want)
@@ -108,7 +108,7 @@ func TestBeginCostedKeeps(t *testing.T) {
 		{"past a run's budget", 1 << 40, http.StatusServiceUnavailable, "server busy: this run does not fit in"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			k := New(t.Context(), nil, Limits{MaxAnalyses: 1}, nil)
+			k := New(t.Context(), nil, Limits{MaxViews: 1}, nil)
 			r := httptest.NewRequest("GET", "/view/stream", nil)
 			_, end, code, errs := k.BeginCosted(r, Cost{Keeps: tc.keeps})
 			if code != tc.code {

@@ -74,10 +74,10 @@ func TestDefaultMap(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := newMapView(q, nil, lim)
-			if !v.State.Valid || len(v.General) > 0 {
-				t.Fatalf("no default map: valid %v, errors %v", v.State.Valid, v.General)
+			if !v.Data.Valid || len(v.General) > 0 {
+				t.Fatalf("no default map: valid %v, errors %v", v.Data.Valid, v.General)
 			}
-			mq, _ := url.ParseQuery(v.State.Query)
+			mq, _ := url.ParseQuery(v.Data.Query)
 			spec, errs := decodeMap(mq, lim)
 			if len(errs) > 0 {
 				t.Fatalf("the default map's query is refused: %v", errs)
@@ -103,9 +103,9 @@ func TestDefaultMap(t *testing.T) {
 	t.Run("a link with axes keeps them", func(t *testing.T) {
 		q, _ := url.ParseQuery("x=b.factor&x_from=1&x_to=3&x_steps=5")
 		v := newMapView(q, nil, lim)
-		mq, _ := url.ParseQuery(v.State.Query)
-		if mq.Get("x") != "b.factor" || mq.Has("y") || v.State.Cells != 5 {
-			t.Errorf("the map of x=b.factor is %s", v.State.Query)
+		mq, _ := url.ParseQuery(v.Data.Query)
+		if mq.Get("x") != "b.factor" || mq.Has("y") || v.Data.Cells != 5 {
+			t.Errorf("the map of x=b.factor is %s", v.Data.Query)
 		}
 	})
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // The map's exports, written by sweep.NewWriter, the formatter of
-// `backofflab sweep -format csv|json`, so that a map's CSV from the page,
+// `backofflab map -format csv|json`, so that a map's CSV from the page,
 // from its URL and from the command line are the same bytes:
 //
 //   - GET /map.csv?<map> and /map.json?<map> run the map headless, as the

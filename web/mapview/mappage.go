@@ -121,7 +121,7 @@ type mapView struct {
 	Lanes []mapLane
 	// Outcomes are the verdicts a cell may have, with their words.
 	Outcomes []mapOutcome
-	State    mapState
+	Data     mapData
 }
 
 // mapAxisCtl is one axis's row of the form: its parameter (a menu of the
@@ -227,8 +227,8 @@ func mapDiffPatterns() map[string]string {
 // server's time would make it look as good as a full recovery.
 var mapServerOnly = mapOutcome{Name: "server_only", Label: "server back, service not (by the run's end)", Tone: "part", Mark: "~", Pattern: patternLined}
 
-// mapState is what the page's script starts from.
-type mapState struct {
+// mapData is what the page's script starts from.
+type mapData struct {
 	// Valid reports that the URL names a whole map: the page runs it.
 	Valid bool `json:"valid"`
 	// Query is the map's canonical query (sweep.Spec.Encode), its share
@@ -323,22 +323,22 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 		f.byName[e.Name] = append(f.byName[e.Name], e.Error())
 	}
 	v := mapView{Back: "/?" + base.Encode()}
-	v.State = mapState{Valid: valid, Base: base.Encode(), Suggest: map[string]axisSuggestion{},
+	v.Data = mapData{Valid: valid, Base: base.Encode(), Suggest: map[string]axisSuggestion{},
 		Recovered: sweep.OutcomeRecovered, ServerOnly: mapServerOnly}
 	if valid {
-		v.State.Query = q.Encode()
+		v.Data.Query = q.Encode()
 	}
-	choices := axisChoices(&p, v.State.Suggest)
+	choices := axisChoices(&p, v.Data.Suggest)
 	for _, letter := range []string{"x", "y"} {
 		ax := f.axis(letter, choices)
-		v.State.Axes = append(v.State.Axes, mapAxisNames{Name: ax.Name.Name, From: ax.From.Name, To: ax.To.Name, Steps: ax.Steps.Name, Scale: ax.Scale.Name})
+		v.Data.Axes = append(v.Data.Axes, mapAxisNames{Name: ax.Name.Name, From: ax.From.Name, To: ax.To.Name, Steps: ax.Steps.Name, Scale: ax.Scale.Name})
 		if ax.Optional {
-			v.State.YParams = append(v.State.YParams, ax.Name.Name, ax.From.Name, ax.To.Name, ax.Steps.Name, ax.Scale.Name)
+			v.Data.YParams = append(v.Data.YParams, ax.Name.Name, ax.From.Name, ax.To.Name, ax.Steps.Name, ax.Scale.Name)
 		}
 		v.Axes = append(v.Axes, ax)
 	}
 	v.Seeds = f.control("seeds")
-	v.State.Params = f.params
+	v.Data.Params = f.params
 	for _, e := range errs {
 		if !f.shown[e.Name] {
 			v.General = append(v.General, e.Error())
@@ -350,10 +350,10 @@ func newMapView(q url.Values, qerrs []*scenario.ParamError, lim kit.Limits) mapV
 	for _, o := range sweep.Outcomes {
 		v.Outcomes = append(v.Outcomes, mapOutcomeOf(o))
 	}
-	v.Scenario = sweep.ScenarioParts(&p, q.Get(v.State.Axes[0].Name), q.Get(v.State.Axes[1].Name))
-	v.State.Lanes, v.State.Outcomes = v.Lanes, v.Outcomes
+	v.Scenario = sweep.ScenarioParts(&p, q.Get(v.Data.Axes[0].Name), q.Get(v.Data.Axes[1].Name))
+	v.Data.Lanes, v.Data.Outcomes = v.Lanes, v.Outcomes
 	if valid {
-		v.State.describe(spec, &p)
+		v.Data.describe(spec, &p)
 	}
 	return v
 }
@@ -450,7 +450,7 @@ func (f *mapFields) axis(letter string, choices []kit.Choice) mapAxisCtl {
 // scenario p: its cells and seeds, its axes, its captions, its lanes'
 // differences with their signs, and the cell of the scenario's own
 // values.
-func (st *mapState) describe(spec sweep.Spec, p *scenario.Params) {
+func (st *mapData) describe(spec sweep.Spec, p *scenario.Params) {
 	st.Cells, st.Seeds = spec.Cells(), spec.Seeds
 	st.X = axisInfo(spec.X)
 	if spec.Y.Name != "" {

@@ -1,4 +1,4 @@
-// The phase map's page (web/mapview/mappage.templ): it reads the map's state from
+// The phase map's page (web/mapview/mappage.templ): it reads the map's page data from
 // the page (web/mapview/mappage.go), streams the cells from GET /map/cells as they
 // end (web/mapview/mapstream.go: one JSON value a line), and draws per lane a
 // heatmap of the cells' verdicts and the difference between two lanes.
@@ -9,7 +9,7 @@
 import { $, $$, el, readJSON, attr, dur, sig, resizeWithBox, theme, onThemeChange, download, readLines, exportChart } from './common.js';
 
 (() => {
-  const S = readJSON('map-state');
+  const S = readJSON('map-data');
   const LANES = S.lanes.map(l => l.letter);
   const OUTCOME = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.label]));
   const TONE = Object.fromEntries([...S.outcomes, S.serverOnly].map(o => [o.name, o.tone]));
@@ -536,7 +536,7 @@ import { $, $$, el, readJSON, attr, dur, sig, resizeWithBox, theme, onThemeChang
   }
 
   // The cells as CSV or JSON: the page posts those it holds, the server
-  // formats them as `backofflab sweep` does.
+  // formats them as `backofflab map` does.
   async function exportCells(format) {
     const cells = Object.values(points).flatMap(pt => pt.cells.map(c => ({ index: c.index, summaries: c.summaries })));
     const resp = await fetch(`/map.${format}?${S.query}`, { method: 'POST', body: JSON.stringify(cells),

@@ -248,7 +248,7 @@ func TestMapCancel(t *testing.T) {
 		waitServerRunning(t, s, "after the page left", func(n int64) bool { return n == 0 })
 	})
 	t.Run("change", func(t *testing.T) {
-		hs, s, _ := mapTestServer(t, kit.Limits{RunMemory: 64 << 20, AnalysisCores: 2})
+		hs, s, _ := mapTestServer(t, kit.Limits{RunMemory: 64 << 20, ViewCores: 2})
 		ctx1, cancel1 := context.WithCancel(context.Background())
 		st1 := openMapStream(t, ctx1, hs.URL, slowMap)
 		st1.next(t)
@@ -291,7 +291,7 @@ func TestMapCancel(t *testing.T) {
 // naming its parameter and value; a map past the server's cap of maps is
 // told the server is busy, 503.
 func TestMapBadInput(t *testing.T) {
-	hs, _, _ := mapTestServer(t, kit.Limits{MaxAnalyses: 1, MaxClients: 5000})
+	hs, _, _ := mapTestServer(t, kit.Limits{MaxViews: 1, MaxClients: 5000})
 	good := "x=outage_for&x_from=2s&x_to=30s&x_steps=3&duration=30s"
 	for _, tc := range []struct {
 		name, query, param, words string
@@ -439,7 +439,7 @@ func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 func TestMapView(t *testing.T) {
 	q, _ := url.ParseQuery("speed=4&a.strategy=fixed&b.strategy=exponential&clients=500&x=b.factor&x_from=1&x_to=3&x_steps=5")
 	v := newMapView(q, nil, kit.Limits{}.WithDefaults())
-	if !v.State.Valid {
+	if !v.Data.Valid {
 		t.Fatalf("not a whole map: %v", v.General)
 	}
 	choices := map[string]bool{}
@@ -455,24 +455,24 @@ func TestMapView(t *testing.T) {
 	if v.Axes[1].Name.Choices[0].Value != "" {
 		t.Errorf("y's first choice is %q, want none", v.Axes[1].Name.Choices[0].Value)
 	}
-	for name, s := range v.State.Suggest {
+	for name, s := range v.Data.Suggest {
 		p := url.Values{"x": {name}, "x_from": {s.From}, "x_to": {s.To}, "x_steps": {s.Steps}, "x_scale": {s.Scale}}
 		if _, errs := decodeMap(p, kit.Limits{}.WithDefaults()); len(errs) > 0 {
 			t.Errorf("the suggested range of %s (%s to %s in %s steps, %s) is refused: %v", name, s.From, s.To, s.Steps, s.Scale, errs[0])
 		}
 	}
-	base, _ := url.ParseQuery(v.State.Base)
+	base, _ := url.ParseQuery(v.Data.Base)
 	if base.Get("clients") != "500" || base.Has("speed") || base.Has("x") {
-		t.Errorf("the map's scenario is %s", v.State.Base)
+		t.Errorf("the map's scenario is %s", v.Data.Base)
 	}
-	if v.Back != "/?"+v.State.Base {
+	if v.Back != "/?"+v.Data.Base {
 		t.Errorf("back link %q", v.Back)
 	}
-	if got := strings.Join(v.State.X.Values, " "); got != "1 1.5 2 2.5 3" {
+	if got := strings.Join(v.Data.X.Values, " "); got != "1 1.5 2 2.5 3" {
 		t.Errorf("x values %q", got)
 	}
-	if v.State.X.Label != "lane b: delay growth" || v.State.Cells != 5 {
-		t.Errorf("x labelled %q, %d cells", v.State.X.Label, v.State.Cells)
+	if v.Data.X.Label != "lane b: delay growth" || v.Data.Cells != 5 {
+		t.Errorf("x labelled %q, %d cells", v.Data.X.Label, v.Data.Cells)
 	}
 	for _, part := range v.Scenario {
 		if strings.HasPrefix(part, "b.factor=") {

@@ -16,11 +16,11 @@ import (
 func TestEveryCategoryHasASign(t *testing.T) {
 	q, _ := url.ParseQuery("x=outage_for&x_from=1s&x_to=2s&x_steps=2")
 	v := newMapView(q, nil, kit.Limits{}.WithDefaults())
-	if !v.State.Valid {
+	if !v.Data.Valid {
 		t.Fatalf("not a map: %v", v.General)
 	}
 	signs, patterns := map[string]string{}, map[string]string{}
-	for _, o := range append(v.State.Outcomes, v.State.ServerOnly) {
+	for _, o := range append(v.Data.Outcomes, v.Data.ServerOnly) {
 		if o.Name == sweep.OutcomeRecovered {
 			continue
 		}
@@ -35,9 +35,9 @@ func TestEveryCategoryHasASign(t *testing.T) {
 		}
 		signs[o.Mark], patterns[o.Pattern] = o.Name, o.Name
 	}
-	for pair, marks := range v.State.DiffMarks {
+	for pair, marks := range v.Data.DiffMarks {
 		seen := map[string]string{}
-		for _, c := range v.State.DiffCats {
+		for _, c := range v.Data.DiffCats {
 			m := marks[c]
 			if m == "" {
 				t.Errorf("the difference %s of %s has no sign", c, pair)
@@ -48,7 +48,7 @@ func TestEveryCategoryHasASign(t *testing.T) {
 			seen[m] = c
 		}
 	}
-	if got := v.State.DiffMarks["a/b"][sweep.DiffOnlyB]; got != "b" {
+	if got := v.Data.DiffMarks["a/b"][sweep.DiffOnlyB]; got != "b" {
 		t.Errorf("only b recovering is marked %q, want b", got)
 	}
 }

@@ -27,7 +27,7 @@ import (
 // A point is a place of the grid (x, y) with its seeds' cells. A bad query
 // is answered 400 before the stream begins, a busy server 503, both with a
 // mapErrors body that names each parameter at fault, as is a map whose
-// estimated cost is past the budget of a view (Limits.AnalysisCPU): its
+// estimated cost is past the budget of a view (Limits.ViewCPU): its
 // corners are run first (sweep.EstimateCost), and a point's "left" is the
 // time left at the map's pace so far (progress). The work stops when
 // the page leaves (its fetch aborted: the request's context), when the
@@ -82,7 +82,7 @@ type pointLane struct {
 	// none did. A lane whose outcome is recovered with a nil Recovery had
 	// its server back (concurrency at its healthy level) but not its
 	// service (ok/s at 90 % of the baseline) by the run's end: the page
-	// shows it apart (mapState.ServerOnly).
+	// shows it apart (mapData.ServerOnly).
 	Recovery *float64 `json:"recovery"`
 	// Peak is the highest peak concurrency of the seeds; Amplification
 	// their mean attempts per request.

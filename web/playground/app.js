@@ -3,7 +3,7 @@
 // One WebSocket per page (protocol: web/playground/protocol.go). The server renders the
 // controls and embeds the charts' options as JSON blocks; the playground's
 // scripts open the socket, draw the ticks with ECharts, and send every
-// control change as the whole state in URL-query form. No framework, no
+// control change as the whole scenario in URL-query form. No framework, no
 // build step, no inline code anywhere (the page's Content-Security-Policy
 // forbids it, and inline style attributes with it: what the scripts style,
 // they style through the CSSOM or the page's classes).
@@ -73,7 +73,7 @@ function wire() {
   });
   $('#lane-add').addEventListener('click', () => sendSet(Math.min(LETTERS.length, laneCount() + 1)));
   $('#lane-remove').addEventListener('click', () => sendSet(Math.max(1, laneCount() - 1)));
-  $('#play').addEventListener('click', () => send({ type: lastState && lastState.playing ? 'pause' : 'resume' }));
+  $('#play').addEventListener('click', () => send({ type: lastState && lastState.playing ? 'pause' : 'play' }));
   $('#reset').addEventListener('click', () => send({ type: 'reset' }));
   $('#outage').addEventListener('click', () => send({ type: 'outage', on: $('#outage').dataset.down !== 'true' }));
   $('#speed').addEventListener('change', e => send({ type: 'speed', speed: e.target.value }));

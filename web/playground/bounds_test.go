@@ -49,7 +49,7 @@ func TestSocketHoldsChangesToTheBounds(t *testing.T) {
 			`change 1: clients: "2001" is not allowed (allowed: a whole number from 1 to 2000 on this server)`},
 		{"clients past the table's cap", `{"type":"set","query":"clients=2000000"}`, "clients",
 			`clients: "2000000" is not allowed (allowed: a whole number from 1 to 2000 on this server)`},
-		{"no query", `{"type":"set"}`, "query", `a set message carries the whole state in its "query" field`},
+		{"no query", `{"type":"set"}`, "query", `a set message carries the whole scenario in its "query" field`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := dialPage(t, hs, scen)

@@ -18,6 +18,7 @@ import (
 	"github.com/backofflab/backofflab/internal/fdcount"
 	"github.com/backofflab/backofflab/internal/testwait"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // TestConnBudget: the real lanes' budget leaves the playground its reserve
@@ -108,7 +109,7 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 	}
 	p := dialPage(t, srv, realCurve+"&b.source=real&clients=1000&think=1s&timeout=200ms&b.strategy=fixed&b.min_delay=100ms"+
 		"&duration=60s&outage=pause&outage_at=500ms&outage_for=60s")
-	if l := field[[]laneInfo](t, p.await("hello", nil), "lanes"); l[1].Source != sourceReal {
+	if l := field[[]laneInfo](t, p.await("hello", nil), "lanes"); l[1].Source != scene.SourceReal {
 		t.Fatalf("hello lanes %+v", l)
 	}
 
@@ -148,16 +149,16 @@ func TestRealLaneDescriptorBudget(t *testing.T) {
 // of connections; the others wait in the kernel's accept queue.
 func TestRealLaneServerCap(t *testing.T) {
 	const n = 4
-	st, errs := decode(url.Values{"server_model": {"curve"}, "b.source": {"real"}, "clients": {"1"}, "think": {"1h"}, "duration": {"60s"}}, kit.DefaultLimits)
+	sc, errs := scene.Decode(url.Values{"server_model": {"curve"}, "b.source": {"real"}, "clients": {"1"}, "think": {"1h"}, "duration": {"60s"}}, kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	r, err := startReal(st.p, st.realLane(), 0, slog.New(slog.DiscardHandler), n)
+	r, err := startReal(sc.Params, sc.RealLane(), 0, slog.New(slog.DiscardHandler), n)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.stop()
-	r.setPaused(true) // every request the server accepts waits, holding its connection
+	r.setDown(true) // every request the server accepts waits, holding its connection
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {

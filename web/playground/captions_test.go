@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // TestSocketSendsCaptions: hello and params carry each lane's caption as
@@ -26,11 +27,11 @@ func TestSocketSendsCaptions(t *testing.T) {
 			hello := p.await("hello", nil)
 			want := func(query string) []string {
 				t.Helper()
-				st, errs := decode(mustQuery(t, query), Limits{}.WithDefaults())
+				sc, errs := scene.Decode(mustQuery(t, query), Limits{}.WithDefaults())
 				if len(errs) > 0 {
 					t.Fatalf("%s: %v", query, errs)
 				}
-				return scenario.LaneCaptions(&st.p)
+				return scenario.LaneCaptions(&sc.Params)
 			}
 			got := field[[]string](t, hello, "captions")
 			if w := want(field[string](t, hello, "query")); len(got) != tc.lanes || !slices.Equal(got, w) {

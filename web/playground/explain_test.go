@@ -9,6 +9,7 @@ import (
 
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // TestEveryServerModelHasAStory: the panel explains every server model.
@@ -49,11 +50,11 @@ func TestExplainCarriesTheRunsNumbers(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			q, _ := url.ParseQuery(tc.query)
-			st, errs := decode(q, kit.DefaultLimits)
+			sc, errs := scene.Decode(q, kit.DefaultLimits)
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			v := explainOf(&st.p)
+			v := explainOf(&sc.Params)
 			text := v.Gist + "\n" + strings.Join(v.Story, "\n")
 			if v.Gist == "" {
 				t.Error("no gist")
@@ -63,7 +64,7 @@ func TestExplainCarriesTheRunsNumbers(t *testing.T) {
 					t.Errorf("story lacks %q:\n%s", w, text)
 				}
 			}
-			healthy := fmt.Sprintf("at most %d requests are inside it for 5 s", scenario.HealthyOf(&st.p))
+			healthy := fmt.Sprintf("at most %d requests are inside it for 5 s", scenario.HealthyOf(&sc.Params))
 			if !strings.Contains(v.Verdicts, healthy) || !strings.Contains(v.Verdicts, "answers are back to 90 % of the rate before the outage for 5 s") {
 				t.Errorf("verdicts %q lack %q", v.Verdicts, healthy)
 			}
@@ -123,9 +124,9 @@ func TestEveryFaultHasAStory(t *testing.T) {
 // an outage; a run with no fault at all is told no outage happened.
 func TestExplainSpeaksOfTheRunsFaults(t *testing.T) {
 	text := func(v explainView) string { return v.Gist + "\n" + strings.Join(v.Story, "\n") + "\n" + v.Verdicts }
-	for name, st := range spikePresets(t) {
+	for name, sc := range spikePresets(t) {
 		t.Run(name, func(t *testing.T) {
-			got := text(explainOf(&st.p))
+			got := text(explainOf(&sc.Params))
 			if strings.Contains(strings.ToLower(got), "outage") {
 				t.Errorf("the panel of a run without an outage speaks of one:\n%s", got)
 			}
@@ -136,11 +137,11 @@ func TestExplainSpeaksOfTheRunsFaults(t *testing.T) {
 	}
 	t.Run("no fault", func(t *testing.T) {
 		q, _ := url.ParseQuery("outage=none")
-		st, errs := decode(q, kit.DefaultLimits)
+		sc, errs := scene.Decode(q, kit.DefaultLimits)
 		if len(errs) > 0 {
 			t.Fatal(errs)
 		}
-		got := text(explainOf(&st.p))
+		got := text(explainOf(&sc.Params))
 		for _, w := range []string{"after an outage", "the outage"} {
 			if strings.Contains(got, w) {
 				t.Errorf("the panel of a run with no fault says %q:\n%s", w, got)

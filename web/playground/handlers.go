@@ -13,15 +13,16 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
-// handlePlayground renders the page for the state its URL holds. Bad values
+// handlePlayground renders the page for the scenario its URL holds. Bad values
 // do not fail the page: each is shown beside its control.
 func handlePlayground(log *slog.Logger, lim Limits, presets *presets) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		raw, qerrs := kit.ParseQuery(r.URL.RawQuery)
-		st, errs := decodeLenient(raw, lim)
-		in := pageInput{St: st, Query: st.encode(), Raw: raw, Errors: kit.WithQueryErrors(qerrs, errs),
+		sc, errs := scene.DecodeLenient(raw, lim)
+		in := pageInput{Scenario: sc, Query: sc.Query(), Raw: raw, Errors: kit.WithQueryErrors(qerrs, errs),
 			Presets: presets.list(), Limits: lim, Libraries: libraryViews(presets.library(), lim)}
 		kit.WritePage(w, r, log, "playground", playground(in))
 	})
@@ -59,9 +60,9 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 		}
 		defer mem.Close()
 		q, qerrs := kit.ParseQuery(r.URL.RawQuery)
-		st, errs := decodeLenient(q, lim)
-		s, err := newSession(conn, log, lim, live.real, mem, st, kit.WithQueryErrors(qerrs, errs))
-		if err != nil { // decodeLenient validated st: only memory can refuse it
+		sc, errs := scene.DecodeLenient(q, lim)
+		s, err := newSession(conn, log, lim, live.real, mem, sc, kit.WithQueryErrors(qerrs, errs))
+		if err != nil { // scene.DecodeLenient validated sc: only memory can refuse it
 			busy(kit.BusyMessage(err))
 			return
 		}
@@ -73,13 +74,13 @@ func handleSocket(ctx context.Context, log *slog.Logger, lim Limits, live *sessi
 	})
 }
 
-// handleExport runs the URL's state headless and writes it as format does
+// handleExport runs the URL's scenario headless and writes it as format does
 // on the command line (backofflab run -format csv|json), as the run goes.
 // At most lim.MaxExports run at once, each within a run's memory budget;
 // one whose client leaves stops within a slice of events.
 func handleExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, release, ok := startExport(w, r, lim, live, decodeExport)
+		sc, release, ok := startExport(w, r, lim, live, scene.DecodeScenario)
 		if !ok {
 			return
 		}
@@ -92,7 +93,7 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 		}
 		defer mem.Close()
 		// The run's initial state must fit before the 200 goes out.
-		if _, err := simengine.NewWithBudget(st.p, mem); err != nil {
+		if _, err := simengine.NewWithBudget(sc.Params, mem); err != nil {
 			w.Header().Set("Retry-After", "60")
 			http.Error(w, kit.BusyMessage(err), http.StatusServiceUnavailable)
 			return
@@ -103,7 +104,7 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 			write = simengine.WriteJSON
 		}
 		kit.ExportHeaders(w, format, "backofflab")
-		if err := write(r.Context(), w, st.p, mem); err != nil && !errors.Is(err, context.Canceled) {
+		if err := write(r.Context(), w, sc.Params, mem); err != nil && !errors.Is(err, context.Canceled) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 		}
 	})
@@ -114,15 +115,15 @@ func handleExport(lim Limits, live *sessions, format string) http.Handler {
 // release. On a bad query or no free slot it answers the request and
 // returns false.
 func startExport(w http.ResponseWriter, r *http.Request, lim Limits, live *sessions,
-	dec func(url.Values, Limits) (state, []*scenario.ParamError)) (st state, release func(), ok bool) {
+	dec func(url.Values, Limits) (scene.Scenario, []*scenario.ParamError)) (sc scene.Scenario, release func(), ok bool) {
 	q, errs := kit.ParseQuery(r.URL.RawQuery)
 	if len(errs) == 0 {
-		st, errs = dec(q, lim)
+		sc, errs = dec(q, lim)
 	}
 	if len(errs) > 0 {
 		http.Error(w, kit.ErrorText(errs), http.StatusBadRequest)
-		return state{}, nil, false
+		return scene.Scenario{}, nil, false
 	}
 	release, ok = live.TakeExport(w)
-	return st, release, ok
+	return sc, release, ok
 }

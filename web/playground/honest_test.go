@@ -13,6 +13,7 @@ import (
 
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // This file tests honest runs: a run changed while it plays (a value set
@@ -100,11 +101,11 @@ func TestHonestRunReplays(t *testing.T) {
 	awaitDone(t, live)
 	link := field[string](t, syncPage(t, live, "20"), "query")
 
-	st, errs := decode(mustQuery(t, link), kit.DefaultLimits)
+	sc, errs := scene.Decode(mustQuery(t, link), kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatalf("the link %q: %v", link, errs)
 	}
-	cs := st.p.Changes
+	cs := sc.Params.Changes
 	if len(cs) != 3 || len(cs[0].Set) != 1 || cs[0].Set[0].Name != "b.factor" || cs[1].Outage != scenario.ChangeStop || cs[2].Outage != scenario.ChangeResume {
 		t.Fatalf("the link %q holds changes %q, want b.factor, stop, resume", link, scenario.ChangesText(cs))
 	}

@@ -41,7 +41,7 @@ func TestLabelsReachThePage(t *testing.T) {
 		t.Errorf("control labels %q lack minimum delay and attempt timeout", plains)
 	}
 
-	b, err := json.Marshal(v.State)
+	b, err := json.Marshal(v.Data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,22 +55,22 @@ type laneSource interface {
 	// to p cannot apply to the lane on the fly: the run then restarts.
 	restarts(old, p scenario.Params) bool
 	// stale reports whether the lane cannot go on from where it stopped:
-	// a resume then restarts the run from 0.
+	// play then restarts the run from 0.
 	stale() bool
 }
 
-// laneSourceName returns the source of st's lane i: sim or real.
-func laneSourceName(st state, i int) string {
-	if i == st.realLane() {
+// laneSourceName returns the source of sc's lane i: sim or real.
+func laneSourceName(sc scene.Scenario, i int) string {
+	if i == sc.RealLane() {
 		return scene.SourceReal
 	}
 	return scene.SourceSim
 }
 
-// newLaneSource returns the source of st's lane i: the session's log and
+// newLaneSource returns the source of sc's lane i: the session's log and
 // slots serve a lane that runs outside the engine.
-func newLaneSource(st state, i int, s *session) laneSource {
-	switch laneSourceName(st, i) {
+func newLaneSource(sc scene.Scenario, i int, s *session) laneSource {
+	switch laneSourceName(sc, i) {
 	case scene.SourceReal:
 		return &realLane{lane: i, log: s.log, slots: s.slots}
 	default:

@@ -74,8 +74,8 @@ func importable() []libconfig.Profile {
 func LaneBoxes(l strategies.Params, lim Limits) map[string]scene.Box {
 	p := scenario.Defaults()
 	p.Lanes[0].Params = l
-	st := state{p: p}
-	boxes := boxesOf(st, lim)
+	sc := scene.Scenario{Params: p}
+	boxes := boxesOf(sc, lim)
 	out := map[string]scene.Box{}
 	for name := range scene.LaneValues(l) {
 		if b, ok := boxes[scenario.LaneNames[:1]+"."+name]; ok {

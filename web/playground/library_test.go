@@ -10,6 +10,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // TestLibraryPresets recomputes each library preset's run: its
@@ -33,11 +34,11 @@ func TestLibraryPresets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			st, errs := decode(q, kit.DefaultLimits)
+			sc, errs := scene.Decode(q, kit.DefaultLimits)
 			if len(errs) > 0 {
 				t.Fatal(errs)
 			}
-			sums, err := simengine.Run(context.Background(), st.p, func(scenario.Tick) {})
+			sums, err := simengine.Run(context.Background(), sc.Params, func(scenario.Tick) {})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +47,7 @@ func TestLibraryPresets(t *testing.T) {
 			}
 			for i, s := range sums {
 				v := s.Verdict(scenario.Finished)
-				if want := "lane " + scenario.LaneNames[i:i+1] + " (" + st.p.Lanes[i].Strategy + "): " + v.Text; !strings.Contains(p.Description, want) {
+				if want := "lane " + scenario.LaneNames[i:i+1] + " (" + sc.Params.Lanes[i].Strategy + "): " + v.Text; !strings.Contains(p.Description, want) {
 					t.Errorf("description %q lacks %q", p.Description, want)
 				}
 				if p.Outcomes[i].Brief != v.Brief || p.Outcomes[i].Tone != v.Tone {

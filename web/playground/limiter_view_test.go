@@ -10,6 +10,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // TestLimiterURLRoundTrips: a URL that turns limiters on and sets their
@@ -27,11 +28,11 @@ func TestLimiterURLRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, errs := decode(q, kit.DefaultLimits)
+	sc, errs := scene.Decode(q, kit.DefaultLimits)
 	if len(errs) != 0 {
 		t.Fatalf("decode: %v", errs)
 	}
-	a, b := st.p.Lanes[0], st.p.Lanes[1]
+	a, b := sc.Params.Lanes[0], sc.Params.Lanes[1]
 	if a.GRPCThrottle != strategies.LimiterOn || a.GRPCTokenRatio != 0.25 || a.GRPCMaxTokens != 10 ||
 		a.AWSQuota != strategies.LimiterOn || a.AWSTimeoutCost != 12 || a.AWSRetryCost != strategies.DefaultAWSRetryCost ||
 		a.Breaker != strategies.BreakerRetries || a.BreakerOpenFor != 30*time.Second || a.BreakerThreshold != 25 ||
@@ -42,19 +43,19 @@ func TestLimiterURLRoundTrips(t *testing.T) {
 		b.BudgetPercent != 10 || b.BudgetTTL != 5*time.Second || b.Breaker != strategies.LimiterOff {
 		t.Errorf("lane b decoded as %+v", b.Params)
 	}
-	q2, err := url.ParseQuery(st.encode())
+	q2, err := url.ParseQuery(sc.Query())
 	if err != nil {
 		t.Fatal(err)
 	}
-	st2, errs := decode(q2, kit.DefaultLimits)
-	if d1, d2 := scenario.Diff(&st.p, &st2.p), scenario.Diff(&st2.p, &st.p); len(errs) != 0 || len(d1) != 0 || len(d2) != 0 {
+	sc2, errs := scene.Decode(q2, kit.DefaultLimits)
+	if d1, d2 := scenario.Diff(&sc.Params, &sc2.Params), scenario.Diff(&sc2.Params, &sc.Params); len(errs) != 0 || len(d1) != 0 || len(d2) != 0 {
 		t.Errorf("the canonical query decodes to another run: %v, %v (%v)", d1, d2, errs)
 	}
-	if st2.encode() != st.encode() {
-		t.Errorf("the canonical query %q encodes as %q", st.encode(), st2.encode())
+	if sc2.Query() != sc.Query() {
+		t.Errorf("the canonical query %q encodes as %q", sc.Query(), sc2.Query())
 	}
-	if strings.Contains(st.encode(), "b.sre_k") {
-		t.Errorf("the canonical query %q holds a limiter of lane b, whose strategy none reads none", st.encode())
+	if strings.Contains(sc.Query(), "b.sre_k") {
+		t.Errorf("the canonical query %q holds a limiter of lane b, whose strategy none reads none", sc.Query())
 	}
 
 	v := newView(pageFor(t, raw))
@@ -76,7 +77,7 @@ func TestLimiterURLRoundTrips(t *testing.T) {
 			t.Errorf("%s hidden=%v, want %v (lane b's strategy is none)", name, c.Hidden, hidden)
 		}
 	}
-	keep := newPageState("", st.p, nil).Keep
+	keep := newPageData("", sc.Params, nil).Keep
 	for _, param := range scenario.Table {
 		if param.Scope == scenario.ScopeLimiter && !slices.Contains(keep, param.Name) {
 			t.Errorf("%s is dropped when the lane's strategy changes", param.Name)

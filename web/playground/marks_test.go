@@ -11,6 +11,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // marksOf runs query's run to its end as a session does, feeding its rows
@@ -18,24 +19,24 @@ import (
 func marksOf(t *testing.T, query string) (*marksMsg, scenario.Params) {
 	t.Helper()
 	q, _ := url.ParseQuery(query)
-	st, errs := decode(q, kit.DefaultLimits)
+	sc, errs := scene.Decode(q, kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	e, err := simengine.New(st.p)
+	e, err := simengine.New(sc.Params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newMarker(&st.p)
-	e.AdvanceTo(st.p.Duration, func(tk scenario.Tick) {
+	m := newMarker(&sc.Params)
+	e.AdvanceTo(sc.Params.Duration, func(tk scenario.Tick) {
 		m.observe(TickRow(tk, nil, e), e)
-		m.summaries(e.Summaries(), phaseOf(e, st.p))
+		m.summaries(e.Summaries(), phaseOf(e, sc.Params))
 	})
 	msg := m.take()
 	if msg == nil {
 		t.Fatal("no marks")
 	}
-	return msg, st.p
+	return msg, sc.Params
 }
 
 // find returns lane's mark of kind, or fails.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // TestPacingInVirtualTime: a session's run advances the simulation with
@@ -21,11 +22,11 @@ import (
 func TestPacingInVirtualTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q, _ := url.ParseQuery("speed=1&duration=60s&clients=100&lanes=1&outage=none")
-		st, errs := decode(q, kit.DefaultLimits)
+		sc, errs := scene.Decode(q, kit.DefaultLimits)
 		if len(errs) > 0 {
 			t.Fatalf("errors %v", errs)
 		}
-		s, err := newSession(nil, slog.New(slog.DiscardHandler), kit.DefaultLimits, &realSlots{}, nil, st, nil)
+		s, err := newSession(nil, slog.New(slog.DiscardHandler), kit.DefaultLimits, &realSlots{}, nil, sc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +59,7 @@ func TestPacingInVirtualTime(t *testing.T) {
 			t.Errorf("%d rows sent while paused", rows()-sent)
 		}
 
-		s.in <- inMsg{Type: "resume"}
+		s.in <- inMsg{Type: "play"}
 		synctest.Wait()
 		time.Sleep(500 * time.Millisecond)
 		at("half a second after the resume at speed 4", paused+2*time.Second)

@@ -4,6 +4,7 @@ import (
 	"net/url"
 
 	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // playgroundScripts are the playground's modules under /static/: one file
@@ -16,10 +17,10 @@ var playgroundScripts = []string{"play-state.js", "play-controls.js", "play-sock
 // pageInput is what the playground page shows. handlePlayground fills it
 // from the request's URL; the page's components (page.templ) render it.
 type pageInput struct {
-	// St is the state the page starts with: the URL's valid values over the
-	// defaults.
-	St state
-	// Query is St's canonical URL query, for the address bar and the socket.
+	// Scenario is what the page starts with: the URL's valid values over
+	// the defaults.
+	Scenario scene.Scenario
+	// Query is Scenario's canonical URL query, for the address bar and the socket.
 	Query string
 	// Raw holds the URL's values as given, so that a bad one stays visible
 	// in its control beside its message.

@@ -149,7 +149,7 @@ func pgDocument(v pageView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templ.JSONScript("page-state", v.State).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = templ.JSONScript("page-data", v.Data).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -262,7 +262,7 @@ func pgSkipLinks(v pageView) templ.Component {
 
 // pgPresets shows the presets as chips, each with what the engine measured
 // for each of its lanes, and on a phone as a menu (style.css shows one of
-// the two). The current preset, whose state the page shows, is marked.
+// the two). The current preset, whose scenario the page shows, is marked.
 // The chips keep to one row, so that the charts stay on the first screen;
 // a button under its end says how many more there are and shows them all
 // (play-controls.js).
@@ -565,7 +565,7 @@ func pgStage(v pageView) templ.Component {
 			templ_7745c5c3_Var26 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<section class=\"stage\" aria-label=\"simulation\"><div class=\"bar\"><button id=\"play\" type=\"button\" title=\"pause or resume the simulation\">Pause</button> <button id=\"reset\" type=\"button\" title=\"start the run again from t = 0\">Reset</button> <label class=\"speed\" title=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<section class=\"stage\" aria-label=\"simulation\"><div class=\"bar\"><button id=\"play\" type=\"button\" title=\"play or pause the playback\">Pause</button> <button id=\"reset\" type=\"button\" title=\"start the run again from t = 0\">Reset</button> <label class=\"speed\" title=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -637,7 +637,7 @@ func pgStage(v pageView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, " s</span> <span id=\"status\" class=\"status\" role=\"status\">connecting…</span> <button id=\"copy-link\" type=\"button\" title=\"copy the link to this run: its values at t = 0 and every live change at its time, so that it replays what this page shows\">Copy link</button> <button id=\"copy-settings\" type=\"button\" title=\"copy a link to the values the controls show now, run from t = 0 without this run's live changes\">Copy link to these settings from t = 0</button> <input id=\"link-text\" class=\"link-text\" type=\"text\" readonly hidden aria-label=\"link to this state\"> <span id=\"note\" class=\"note\" aria-live=\"polite\"></span></div><div class=\"err\" id=\"err-speed\" data-error-for=\"speed\" role=\"alert\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 50, " s</span> <span id=\"status\" class=\"status\" role=\"status\">connecting…</span> <button id=\"copy-link\" type=\"button\" title=\"copy the link to this run: its values at t = 0 and every live change at its time, so that it replays what this page shows\">Copy link</button> <button id=\"copy-settings\" type=\"button\" title=\"copy a link to the values the controls show now, run from t = 0 without this run's live changes\">Copy link to these settings from t = 0</button> <input id=\"link-text\" class=\"link-text\" type=\"text\" readonly hidden aria-label=\"link to this scenario\"> <span id=\"note\" class=\"note\" aria-live=\"polite\"></span></div><div class=\"err\" id=\"err-speed\" data-error-for=\"speed\" role=\"alert\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

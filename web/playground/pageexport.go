@@ -12,6 +12,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // The page's own export: POST /export.csv or /export.json with the page's
@@ -55,7 +56,7 @@ const maxSummariesBytes = 64 << 10
 // handlePageExport writes the rows the page posts in format, csv or json.
 func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st, release, ok := startExport(w, r, lim, live, decode)
+		sc, release, ok := startExport(w, r, lim, live, scene.Decode)
 		if !ok {
 			return
 		}
@@ -63,7 +64,7 @@ func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
 		// The CSV goes out while the rows come in: HTTP/1 allows it only
 		// in full duplex (HTTP/2 always does, and says not supported).
 		http.NewResponseController(w).EnableFullDuplex()
-		rows := newRowReader(http.MaxBytesReader(w, r.Body, maxPageExportBody), len(st.p.Lanes))
+		rows := newRowReader(http.MaxBytesReader(w, r.Body, maxPageExportBody), len(sc.Params.Lanes))
 		var sums []scenario.Summary
 		if err := rows.decode(&sums, maxSummariesBytes, "the summaries"); err != nil {
 			http.Error(w, "export: the summaries do not parse: "+err.Error(), http.StatusBadRequest)
@@ -71,9 +72,9 @@ func handlePageExport(lim Limits, live *sessions, format string) http.Handler {
 		}
 		var err error
 		if format == "json" {
-			err = writePageJSON(w, st.p, sums, rows)
+			err = writePageJSON(w, sc.Params, sums, rows)
 		} else {
-			err = writePageCSV(w, &st.p, rows)
+			err = writePageCSV(w, &sc.Params, rows)
 		}
 		if err != nil { // returned only before anything was written
 			http.Error(w, "export: "+err.Error(), http.StatusBadRequest)

@@ -15,6 +15,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // pageBody is what the page posts for rows and sums: the summaries, then
@@ -68,12 +69,12 @@ func post(t *testing.T, u string, body []byte) (*http.Response, []byte) {
 func TestPageExportMatchesRun(t *testing.T) {
 	const query = "duration=60s&outage_at=20s&outage_for=10s&seed=7"
 	srv, _ := newTestServer(t, Limits{})
-	st, errs := decode(mustQuery(t, query), kit.DefaultLimits)
+	sc, errs := scene.Decode(mustQuery(t, query), kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	var rows [][]float64
-	sums, err := simengine.Run(context.Background(), st.p, func(tk scenario.Tick) {
+	sums, err := simengine.Run(context.Background(), sc.Params, func(tk scenario.Tick) {
 		rows = append(rows, TickRow(tk, nil, nil))
 	})
 	if err != nil {
@@ -86,7 +87,7 @@ func TestPageExportMatchesRun(t *testing.T) {
 		if format == "json" {
 			write = simengine.WriteJSON
 		}
-		if err := write(context.Background(), &want, st.p, nil); err != nil {
+		if err := write(context.Background(), &want, sc.Params, nil); err != nil {
 			t.Fatal(err)
 		}
 		res, got := post(t, srv.URL+"/export."+format+"?"+query, body)

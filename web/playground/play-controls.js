@@ -1,5 +1,5 @@
 // backofflab playground: the controls. The server renders them; this
-// script keeps them and the run's query in step both ways (the whole state
+// script keeps them and the run's query in step both ways (the whole scenario
 // goes to the server as a query, and what it answers sets the controls),
 // shows each lane's and switch's parameters, the errors beside the
 // controls they name, and the phone's drawer, skip links and preset menu.
@@ -47,7 +47,7 @@ export function strategiesSent() {
   freshStrategy.clear();
 }
 
-// buildQuery writes the whole state the controls show, for n lanes. A
+// buildQuery writes the whole scenario the controls show, for n lanes. A
 // lane being added is left out: the server gives it its defaults.
 export function buildQuery(n = laneCount()) {
   const q = new URLSearchParams();
@@ -311,7 +311,7 @@ export function wireDrawer() {
     if (e.key === 'Escape') closeDrawer();
   });
   // A skip link moves the focus to its target, in the drawer opened for
-  // it; the address bar keeps the state, without a fragment.
+  // it; the address bar keeps the scenario, without a fragment.
   for (const a of $$('[data-skip]')) {
     a.addEventListener('click', e => {
       const target = document.getElementById(decodeURIComponent(a.hash.slice(1)));

@@ -5,7 +5,7 @@
 // to the server (GET /config/export/{lane}) to come back as every
 // library's configuration. The server parses, maps and words everything;
 // this script shows it, and sets the lane as a change of its controls
-// does: the whole state, sent as a set.
+// does: the whole scenario, sent as a set.
 
 import { $, $$, attr, el } from './common.js';
 import { LETTERS, boxes, page } from './play-state.js';
@@ -19,7 +19,7 @@ const LIBRARIES = Object.fromEntries(page.libraries.map(l => [l.name, l]));
 const libNotes = L => $(attr('data-library-notes', L));
 
 // setLane sets lane L's controls to values, its number boxes to what
-// boxes says they show, and sends the whole state, as a change of the
+// boxes says they show, and sends the whole scenario, as a change of the
 // controls does: the server takes it as part of the run.
 function setLane(L, values, boxes) {
   for (const [base, v] of Object.entries(values)) {

@@ -1,6 +1,6 @@
 // backofflab playground: the page's one WebSocket (protocol:
 // web/playground/protocol.go): it connects, reconnects politely, sends the controls'
-// state, and takes in each message the server sends.
+// scenario, and takes in each message the server sends.
 
 import { $, attr } from './common.js';
 import { LETTERS, SPEC, lanes, query, settings, takeDelays, takeHello, takeMarks, takeParams, takeRules, takeState, takeSummary } from './play-state.js';
@@ -70,7 +70,7 @@ export function scheduleSet(delay = 150) {
   setTimer = setTimeout(() => sendSet(), delay);
 }
 
-// sendSet sends the whole state; the server answers params (applied),
+// sendSet sends the whole scenario; the server answers params (applied),
 // hello (applied with a restart) or one error per bad value.
 export function sendSet(n) {
   clearTimeout(setTimer);
@@ -95,7 +95,7 @@ function onMessage(m) {
       $('#note').textContent = m.note || '';
       // A finished run offers to run again (so does any change to it).
       $('#play').textContent = m.done ? 'Run again' : m.playing ? 'Pause' : 'Play';
-      $('#play').title = m.done ? 'run again from t = 0 (any change reruns it too)' : m.playing ? 'pause the simulation' : 'resume the simulation';
+      $('#play').title = m.done ? 'run again from t = 0 (any change reruns it too)' : m.playing ? 'pause the playback' : 'play the run on from here';
       ensureOption($('#speed'), m.speed);
       $('#speed').value = m.speed;
       return markDirty();

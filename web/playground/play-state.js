@@ -1,5 +1,5 @@
 // backofflab playground: what the page knows, from the server's JSON
-// blocks (web/playground/view.go's pageState, the charts' options) and the socket's
+// blocks (web/playground/view.go's pageData, the charts' options) and the socket's
 // messages since (web/playground/protocol.go), and the charts' colours.
 //
 // The playground's scripts are ES modules, without a bundler: each imports
@@ -10,7 +10,7 @@
 
 import { readJSON, theme, onThemeChange } from './common.js';
 
-export const page = readJSON('page-state');
+export const page = readJSON('page-data');
 const COLS = page.columns;
 export const NC = COLS.length;
 export const COL = Object.fromEntries(COLS.map((c, i) => [c, i]));

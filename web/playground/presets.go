@@ -14,6 +14,7 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // presetDef is a preset as written: what it sets and why it is worth a look.
@@ -172,8 +173,8 @@ func (ps *presets) list() []Preset {
 func (ps *presets) keys() []presetKey {
 	ps.keyOnce.Do(func() {
 		for _, d := range presetDefs {
-			if st, errs := decode(d.query, ps.lim); len(errs) == 0 {
-				ps.keyed = append(ps.keyed, presetKey{d.name, runKey(st)})
+			if sc, errs := scene.Decode(d.query, ps.lim); len(errs) == 0 {
+				ps.keyed = append(ps.keyed, presetKey{d.name, runKey(sc)})
 			}
 		}
 	})
@@ -191,18 +192,18 @@ func (ps *presets) library() []Preset {
 // and, for a preset with a without, the verdicts of its run without its
 // protection.
 func measure(d presetDef, lim Limits) Preset {
-	st := presetState(d, d.query, lim)
+	sc := presetState(d, d.query, lim)
 	var b strings.Builder
 	b.WriteString(d.intro)
 	b.WriteString(" Measured:")
-	outs := writeVerdicts(&b, d, st.p)
+	outs := writeVerdicts(&b, d, sc.Params)
 	if len(d.without) > 0 {
 		on := kit.CloneValues(d.query)
 		maps.Copy(on, d.without)
 		fmt.Fprintf(&b, " "+withoutMark+" (%s), on the same seed:", d.without.Encode())
-		writeVerdicts(&b, d, presetState(d, on, lim).p)
+		writeVerdicts(&b, d, presetState(d, on, lim).Params)
 	}
-	return Preset{Name: d.name, Title: d.title, Query: st.encode(), Description: b.String(), Outcomes: outs, key: runKey(st)}
+	return Preset{Name: d.name, Title: d.title, Query: sc.Query(), Description: b.String(), Outcomes: outs, key: runKey(sc)}
 }
 
 // withoutMark begins the part of a description that a preset's run
@@ -211,12 +212,12 @@ const withoutMark = "Without it"
 
 // presetState decodes q, a preset's values; a preset that does not decode
 // is a bug of presetDefs, which its test catches.
-func presetState(d presetDef, q url.Values, lim Limits) state {
-	st, errs := decode(q, lim)
+func presetState(d presetDef, q url.Values, lim Limits) scene.Scenario {
+	sc, errs := scene.Decode(q, lim)
 	if len(errs) > 0 {
 		panic(fmt.Sprintf("web: preset %s: %v", d.name, kit.ErrorText(errs)))
 	}
-	return st
+	return sc
 }
 
 // lastSpan is how much of a run's end writeVerdicts averages the ok rate

@@ -65,7 +65,7 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)
 		}
-		st, errs := decode(q, kit.DefaultLimits)
+		sc, errs := scene.Decode(q, kit.DefaultLimits)
 		if len(errs) > 0 {
 			t.Fatalf("%s: %v", p.Name, errs)
 		}
@@ -82,14 +82,14 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 			t.Errorf("%s: without %q, and its description's part without it %q", p.Name, d.without.Encode(), without)
 		}
 		outage := false
-		for _, f := range scenario.AllFaults(&st.p) {
+		for _, f := range scenario.AllFaults(&sc.Params) {
 			outage = outage || scenario.IsOutage(f.Kind)
 		}
 		for _, part := range []string{measured, without} {
 			if part == "" {
 				continue
 			}
-			for i, l := range st.p.Lanes {
+			for i, l := range sc.Params.Lanes {
 				v := laneVerdict(part, i)
 				if want := "lane " + scenario.LaneNames[i:i+1] + " (" + l.Strategy + "): baseline "; !strings.HasPrefix(v, want) {
 					t.Errorf("%s: lane %c's verdict %q does not begin %q", p.Name, scenario.LaneNames[i], v, want)
@@ -173,7 +173,7 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 	}
 	// The landing page (no query) shows the storm next to the recovery,
 	// and is a preset too.
-	if byName["landing"].Query != (state{p: scenario.Defaults(), speed: scene.SpeedOf(DefaultSpeed)}).encode() {
+	if byName["landing"].Query != (scene.Scenario{Params: scenario.Defaults(), Speed: scene.SpeedOf(scene.DefaultSpeed)}).Query() {
 		t.Error("the landing preset is not the default view")
 	}
 	// 001's experiment as published is one click away: the first preset;
@@ -203,14 +203,14 @@ func TestLaneVerdict(t *testing.T) {
 
 // spikePresets are the presets whose faults are none of them outages (the
 // load-spike presets), with their decoded states.
-func spikePresets(t *testing.T) map[string]state {
+func spikePresets(t *testing.T) map[string]scene.Scenario {
 	t.Helper()
-	out := map[string]state{}
+	out := map[string]scene.Scenario{}
 	for _, d := range presetDefs {
-		st := presetState(d, d.query, kit.DefaultLimits)
-		all := scenario.AllFaults(&st.p)
+		sc := presetState(d, d.query, kit.DefaultLimits)
+		all := scenario.AllFaults(&sc.Params)
 		if len(all) > 0 && !slices.ContainsFunc(all, func(f scenario.Fault) bool { return scenario.IsOutage(f.Kind) }) {
-			out[d.name] = st
+			out[d.name] = sc
 		}
 	}
 	if len(out) == 0 {
@@ -235,11 +235,11 @@ func headlineOf(part string, i int) string {
 // recovered (a good one). Neither is "No outage to recover from".
 func TestSpikeVerdictsMatchTheirRows(t *testing.T) {
 	all := newPresets(kit.DefaultLimits).list()
-	for name, st := range spikePresets(t) {
+	for name, sc := range spikePresets(t) {
 		t.Run(name, func(t *testing.T) {
 			i := slices.IndexFunc(all, func(p Preset) bool { return p.Name == name })
 			measured, _ := presetParts(t, all[i])
-			p := st.p
+			p := sc.Params
 			spike := scenario.AllFaults(&p)[0].At.Seconds()
 			from := (p.Duration - time.Minute).Seconds()
 			before, last := make([]float64, len(p.Lanes)), make([]float64, len(p.Lanes))
@@ -287,10 +287,10 @@ var laneHeadOnPage = regexp.MustCompile(`<span data-lane-strategy="([a-d])">([^<
 // limiter, have different headings on the page, for every preset.
 func TestLaneHeadsTellLimitersApart(t *testing.T) {
 	for _, d := range presetDefs {
-		st := presetState(d, d.query, kit.DefaultLimits)
+		sc := presetState(d, d.query, kit.DefaultLimits)
 		t.Run(d.name, func(t *testing.T) {
 			var b strings.Builder
-			if err := playground(pageInput{St: st}).Render(t.Context(), &b); err != nil {
+			if err := playground(pageInput{Scenario: sc}).Render(t.Context(), &b); err != nil {
 				t.Fatal(err)
 			}
 			heads := map[string]string{}
@@ -298,13 +298,13 @@ func TestLaneHeadsTellLimitersApart(t *testing.T) {
 				heads[m[1]] = m[2]
 			}
 			seen := map[string]int{}
-			for k := range st.p.Lanes {
+			for k := range sc.Params.Lanes {
 				head := heads[scenario.LaneNames[k:k+1]]
 				if j, ok := seen[head]; ok {
 					for _, param := range scenario.Table {
-						if param.Lane && param.Value(&st.p, j) != param.Value(&st.p, k) {
+						if param.Lane && param.Value(&sc.Params, j) != param.Value(&sc.Params, k) {
 							t.Errorf("lanes %c and %c differ (%s %s and %s) but both read %q", scenario.LaneNames[j], scenario.LaneNames[k],
-								param.Name, param.Value(&st.p, j), param.Value(&st.p, k), head)
+								param.Name, param.Value(&sc.Params, j), param.Value(&sc.Params, k), head)
 						}
 					}
 				}

@@ -4,18 +4,19 @@ import (
 	"encoding/json"
 
 	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // The WebSocket protocol: JSON text messages, each with a "type".
 //
 // Page to server:
 //
-//	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole state, as the page's URL query
+//	{"type":"set","query":"clients=1000&a.strategy=fixed&…"}  the whole scenario, as the page's URL query
 //	                                                            ("" for every default; a set without it is an error);
 //	                                                            b.source=real makes lane b real (web/playground/real.go)
 //	{"type":"outage","on":true}                                 stop (true) or resume (false) the server now
 //	{"type":"speed","speed":"10"}                               virtual seconds per wall second, or "max"
-//	{"type":"pause"} {"type":"resume"} {"type":"reset"}
+//	{"type":"play"} {"type":"pause"} {"type":"reset"}           the playback ("resume", play's old name, still plays)
 //
 // A restart (reset, a set the running simulation cannot take on the fly, or
 // any set once the run reached its end) runs the new run from t = 0 and
@@ -50,7 +51,7 @@ import (
 // duration) and slider position, computed as the page renders them
 // (boxesOf): the page neither parses nor writes Go durations nor maps values
 // to slider positions. Moving a slider shows the text of the page's slider
-// table (pageState.Scales) at once; typing in a box moves its slider when
+// table (pageData.Scales) at once; typing in a box moves its slider when
 // the params answer comes.
 //
 // hello and params carry rules too (rules.go): which controls the run does
@@ -70,10 +71,14 @@ import (
 // or longer than 64 KiB) is answered with an error and the simulation goes
 // on.
 //
-// A real lane runs in real time: while one is in the state, speed is 1, and
+// A real lane runs in real time: while one is in the scenario, speed is 1, and
 // a change of what it is made of (clients, think, timeout, server, its
 // strategy, seed), of which lane is real, a reset or a pause stops its
-// server and clients; resume after a pause restarts the run from 0.
+// server and clients; play after a pause restarts the run from 0.
+
+// messageAliases are the old names of message types, which a page loaded
+// before they changed still sends: resume was play's name.
+var messageAliases = map[string]string{"resume": "play"}
 
 // inMsg is any message from the page.
 type inMsg struct {
@@ -98,8 +103,8 @@ type helloMsg struct {
 	Columns  []string   `json:"columns"`
 	// MaxOutages is how many outage windows the run remembers: the page
 	// keeps as many.
-	MaxOutages int                `json:"max_outages"`
-	Boxes      map[string]boxView `json:"boxes"` // every number box of the run
+	MaxOutages int                  `json:"max_outages"`
+	Boxes      map[string]scene.Box `json:"boxes"` // every number box of the run
 	// FaultKinds says of each fault kind whether it takes the server down
 	// and the colour that shades its windows; Plan is the run's scheduled
 	// faults, so that the page shades a window as soon as it begins.
@@ -216,10 +221,10 @@ type delaysMsg struct {
 type paramsMsg struct {
 	Type string `json:"type"` // "params"
 	// Query and Settings are as in hello.
-	Query    string             `json:"query"`
-	Settings string             `json:"settings"`
-	Boxes    map[string]boxView `json:"boxes"` // every number box of the run
-	Plan     []planWindow       `json:"plan"`  // the scheduled faults, as in hello
+	Query    string               `json:"query"`
+	Settings string               `json:"settings"`
+	Boxes    map[string]scene.Box `json:"boxes"` // every number box of the run
+	Plan     []planWindow         `json:"plan"`  // the scheduled faults, as in hello
 	// Explain is the run's panel, as in hello: a server model or a
 	// number it quotes may have changed.
 	Explain explainView `json:"explain"`

@@ -78,7 +78,7 @@ func connBudget(limit uint64, sessions int) int {
 	return int(max(1, min(maxRealConns, rest/(2*s))))
 }
 
-// realSlots counts the sessions whose state has a real lane, against
+// realSlots counts the sessions whose scenario has a real lane, against
 // Limits.MaxRealSessions, and holds the lanes' descriptor budget.
 type realSlots struct {
 	mu   sync.Mutex
@@ -161,8 +161,8 @@ type realRun struct {
 
 	// start is the wall time of virtual time 0.
 	start time.Time
-	// paused is what the session last told the server.
-	paused  bool
+	// down is what the session last told the server: stopped (paused) or not.
+	down    bool
 	stopped bool
 
 	stopPop, stopSrv context.CancelFunc
@@ -243,9 +243,9 @@ func (r *realRun) stop() {
 // virtual returns the virtual time of wall time now.
 func (r *realRun) virtual(now time.Time) time.Duration { return now.Sub(r.start) }
 
-// setPaused pauses or resumes the real server.
-func (r *realRun) setPaused(down bool) {
-	if r.stopped || down == r.paused {
+// setDown pauses (down) or resumes the real server.
+func (r *realRun) setDown(down bool) {
+	if r.stopped || down == r.down {
 		return
 	}
 	if down {
@@ -253,7 +253,7 @@ func (r *realRun) setPaused(down bool) {
 	} else {
 		r.srv.Resume()
 	}
-	r.paused = down
+	r.down = down
 }
 
 // measure reads the real experiment at wall time now, when the ticks that
@@ -442,7 +442,7 @@ func (l *realLane) measure(now time.Time, to time.Duration) string {
 
 func (l *realLane) setDown(down bool) {
 	if l.live() {
-		l.run.setPaused(down)
+		l.run.setDown(down)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/backofflab/backofflab/internal/testwait"
 	"github.com/backofflab/backofflab/realexp"
 	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // realQuery is a small real lane: 200 clients thinking 1 s (≈180 req/s
@@ -42,7 +43,7 @@ func TestRealLaneRefusedHeadless(t *testing.T) {
 
 	// The page shows the lane's source in its menu and its head.
 	v := newView(pageFor(t, realCurve+"&b.source=real"))
-	if k := v.Panels[1].Source; k.Name != "b.source" || k.Value != sourceReal || v.Panels[1].SourceLabel == "" || v.Panels[0].Source.Value != SourceSim {
+	if k := v.Panels[1].Source; k.Name != "b.source" || k.Value != scene.SourceReal || v.Panels[1].SourceLabel == "" || v.Panels[0].Source.Value != scene.SourceSim {
 		t.Errorf("lane panels' sources: a %+v, b %+v", v.Panels[0].Source, k)
 	}
 }
@@ -145,7 +146,7 @@ func TestRealLaneStreams(t *testing.T) {
 	p := dialPage(t, srv, realQuery)
 	hello := p.await("hello", nil)
 	lanes := field[[]laneInfo](t, hello, "lanes")
-	if len(lanes) != 2 || lanes[0].Source != SourceSim || lanes[1].Source != sourceReal || !strings.HasPrefix(lanes[1].Addr, "127.0.0.1:") {
+	if len(lanes) != 2 || lanes[0].Source != scene.SourceSim || lanes[1].Source != scene.SourceReal || !strings.HasPrefix(lanes[1].Addr, "127.0.0.1:") {
 		t.Fatalf("hello lanes %+v", lanes)
 	}
 	if q := field[string](t, hello, "query"); !strings.Contains(q, "b.source=real") {
@@ -255,7 +256,7 @@ func TestRealLaneStreams(t *testing.T) {
 	t.Run("speed stays 1", func(t *testing.T) {
 		p.send(inMsg{Type: "speed", Speed: "10"})
 		m := p.await("error", nil)
-		if field[string](t, m, "param") != SpeedParam || !strings.Contains(field[string](t, m, "message"), "1 while a lane is real") {
+		if field[string](t, m, "param") != scene.SpeedParam || !strings.Contains(field[string](t, m, "message"), "1 while a lane is real") {
 			t.Errorf("speed 10 with a real lane: %v", m)
 		}
 		p.send(inMsg{Type: "set", Query: withQuery(t, realQuery, "outage=crash")})
@@ -405,7 +406,7 @@ func TestRealLaneLifecycle(t *testing.T) {
 	if !refused(addr2) {
 		t.Errorf("paused: the real server %s still listens", addr2)
 	}
-	p.send(inMsg{Type: "resume"})
+	p.send(inMsg{Type: "play"})
 	h := p.await("hello", nil)
 	addr3 := addrOf(h)
 	if addr3 == "" || refused(addr3) {
@@ -428,7 +429,7 @@ func TestRealLaneLifecycle(t *testing.T) {
 	}
 	p.send(inMsg{Type: "set", Query: strings.Replace(realQuery, "b.source=real", "b.source=sim", 1)})
 	lanes := field[[]laneInfo](t, p.await("hello", nil), "lanes")
-	if lanes[1].Source != SourceSim || lanes[1].Addr != "" || !refused(addr4) {
+	if lanes[1].Source != scene.SourceSim || lanes[1].Addr != "" || !refused(addr4) {
 		t.Errorf("b.source=sim: lanes %+v; the real server still listens: %v", lanes, !refused(addr4))
 	}
 	p.send(inMsg{Type: "set", Query: realQuery})
@@ -464,12 +465,12 @@ func settledGoroutines() int {
 func TestRealLaneBusy(t *testing.T) {
 	srv, _ := newTestServer(t, Limits{MaxSessions: 10, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: 1})
 	a := dialPage(t, srv, realQuery)
-	if l := field[[]laneInfo](t, a.await("hello", nil), "lanes"); l[1].Source != sourceReal {
+	if l := field[[]laneInfo](t, a.await("hello", nil), "lanes"); l[1].Source != scene.SourceReal {
 		t.Fatalf("first page: lanes %+v", l)
 	}
 	b := dialPage(t, srv, realQuery)
 	h := b.await("hello", nil)
-	if l := field[[]laneInfo](t, h, "lanes"); l[1].Source != SourceSim || strings.Contains(field[string](t, h, "query"), "source") {
+	if l := field[[]laneInfo](t, h, "lanes"); l[1].Source != scene.SourceSim || strings.Contains(field[string](t, h, "query"), "source") {
 		t.Fatalf("second page: lanes %+v, query %s", l, h["query"])
 	}
 	m := b.await("error", nil)
@@ -487,14 +488,14 @@ func TestRealLaneBusy(t *testing.T) {
 	a.send(inMsg{Type: "set", Query: "clients=200&duration=30s"}) // a's lane b goes sim: its slot frees
 	a.await("hello", nil)
 	b.send(inMsg{Type: "set", Query: realQuery})
-	if l := field[[]laneInfo](t, b.await("hello", nil), "lanes"); l[1].Source != sourceReal {
+	if l := field[[]laneInfo](t, b.await("hello", nil), "lanes"); l[1].Source != scene.SourceReal {
 		t.Errorf("after the slot freed: lanes %+v", l)
 	}
 
 	// No real lane at all on a server that allows none.
 	srv2, _ := newTestServer(t, Limits{MaxSessions: 10, MaxClients: 20_000, MaxDuration: time.Hour, MaxRealSessions: -1})
 	c := dialPage(t, srv2, realQuery)
-	if l := field[[]laneInfo](t, c.await("hello", nil), "lanes"); l[1].Source != SourceSim {
+	if l := field[[]laneInfo](t, c.await("hello", nil), "lanes"); l[1].Source != scene.SourceSim {
 		t.Errorf("MaxRealSessions -1: lanes %+v", l)
 	}
 }

@@ -37,7 +37,7 @@ type viewLinks struct {
 
 // rulesOf returns the rules of the run shown, whose canonical query is
 // query, among presets, with controls that show the values in effect.
-func rulesOf(values scenario.Params, shown state, query string, presets []presetKey) pageRules {
+func rulesOf(values scenario.Params, shown scene.Scenario, query string, presets []presetKey) pageRules {
 	return pageRules{Hidden: hiddenControls(values), Preset: presetOf(shown, presets), Links: linksOf(query)}
 }
 
@@ -87,14 +87,14 @@ func withEveryLane(p scenario.Params) scenario.Params {
 	return all
 }
 
-// runKey is st's canonical query without its speed: two runs of one key
+// runKey is sc's canonical query without its speed: two runs of one key
 // are the same run, played at any speed.
-func runKey(st state) string {
-	st.speed = scene.SpeedOf(DefaultSpeed)
-	if st.real != "" {
-		st.speed = scene.SpeedOf("1")
+func runKey(sc scene.Scenario) string {
+	sc.Speed = scene.SpeedOf(scene.DefaultSpeed)
+	if sc.Real != "" {
+		sc.Speed = scene.SpeedOf("1")
 	}
-	return st.encode()
+	return sc.Query()
 }
 
 // presetKey is a preset's name and its run's runKey.
@@ -109,10 +109,10 @@ func keysOf(presets []Preset) []presetKey {
 	return out
 }
 
-// presetOf returns the name of the preset whose run st is, at any speed,
+// presetOf returns the name of the preset whose run sc is, at any speed,
 // or "".
-func presetOf(st state, presets []presetKey) string {
-	key := runKey(st)
+func presetOf(sc scene.Scenario, presets []presetKey) string {
+	key := runKey(sc)
 	for _, p := range presets {
 		if p.key == key {
 			return p.name

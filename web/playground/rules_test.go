@@ -24,7 +24,7 @@ func TestRulesPreset(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			in := pageFor(t, tc.query)
-			if got := rulesOf(in.St.p, in.St, in.Query, presets).Preset; got != tc.want {
+			if got := rulesOf(in.Scenario.Params, in.Scenario, in.Query, presets).Preset; got != tc.want {
 				t.Errorf("preset %q, want %q", got, tc.want)
 			}
 		})
@@ -39,8 +39,8 @@ func TestRulesLinks(t *testing.T) {
 			in := pageFor(t, query)
 			want := viewLinks{Map: "/map?" + in.Query, Bands: kit.BandsLink(in.Query, bands.DefaultSeeds), Advise: kit.AdviseLink(in.Query)}
 			v := newView(in)
-			if v.State.Rules.Links != want || v.Links != want {
-				t.Errorf("links %+v (page %+v), want %+v", v.State.Rules.Links, v.Links, want)
+			if v.Data.Rules.Links != want || v.Links != want {
+				t.Errorf("links %+v (page %+v), want %+v", v.Data.Rules.Links, v.Links, want)
 			}
 		})
 	}
@@ -58,7 +58,7 @@ func TestRulesHidden(t *testing.T) {
 					rendered = append(rendered, c.Name)
 				}
 			}
-			hidden := v.State.Rules.Hidden
+			hidden := v.Data.Rules.Hidden
 			slices.Sort(rendered)
 			hidden = slices.Sorted(slices.Values(hidden))
 			if !slices.Equal(rendered, hidden) || len(hidden) == 0 {

@@ -50,7 +50,7 @@ func TestViewServerModel(t *testing.T) {
 			if row.Lane {
 				name = "a." + sw
 			}
-			p := pageFor(t, name+"="+choice).St.p
+			p := pageFor(t, name+"="+choice).Scenario.Params
 			hidden := hiddenControls(p)
 			for _, param := range scenario.Table {
 				if param.Lane != row.Lane || param.Name == sw {

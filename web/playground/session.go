@@ -20,6 +20,7 @@ import (
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 const (
@@ -63,7 +64,7 @@ type session struct {
 
 	// Owned by run.
 	eng *simengine.Engine
-	st  state
+	sc  scene.Scenario
 	// presets are the presets whose runs the rules name (pageRules.Preset).
 	presets []presetKey
 	playing bool
@@ -90,7 +91,7 @@ type session struct {
 	// windows that changed.
 	sentOutages int
 	sentOpen    bool
-	// holdsSlot: the session counts in slots (its state has a real lane).
+	// holdsSlot: the session counts in slots (its scenario has a real lane).
 	holdsSlot bool
 	// lanes are the current run's lane sources, one per lane (see
 	// laneSource): where each lane's values come from.
@@ -106,13 +107,13 @@ type session struct {
 	out outbox
 }
 
-// newSession returns the session of st's run, whose memory mem bounds. It
+// newSession returns the session of sc's run, whose memory mem bounds. It
 // fails with mem's *budget.ExceededError when the run's initial state
 // does not fit.
-func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, mem *budget.Account, st state, bad []*scenario.ParamError) (*session, error) {
+func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realSlots, mem *budget.Account, sc scene.Scenario, bad []*scenario.ParamError) (*session, error) {
 	// The URL's live changes are the engine's to take at their times; the
 	// session's state is the values in effect.
-	eng, err := simengine.NewWithBudget(st.p, mem)
+	eng, err := simengine.NewWithBudget(sc.Params, mem)
 	if err != nil {
 		return nil, err
 	}
@@ -120,17 +121,17 @@ func newSession(conn *websocket.Conn, log *slog.Logger, lim Limits, slots *realS
 	// to pay for it: a page played fast on a server with a core to spare
 	// shows its run sooner.
 	eng.SetParallel(true)
-	s := &session{conn: conn, log: log, lim: lim, slots: slots, mem: mem, in: make(chan inMsg, 16), stopped: make(chan struct{}), eng: eng, st: st.settings(), playing: true}
+	s := &session{conn: conn, log: log, lim: lim, slots: slots, mem: mem, in: make(chan inMsg, 16), stopped: make(chan struct{}), eng: eng, sc: sc.Settings(), playing: true}
 	for _, e := range bad {
 		s.initial = append(s.initial, errorMsg{Type: "error", Param: e.Name, Message: e.Error()})
 	}
-	if st.real != "" {
+	if sc.Real != "" {
 		if slots.acquire() {
 			s.holdsSlot = true
 		} else { // the same run, with the lane simulated
-			s.initial = append(s.initial, errorMsg{Type: "error", Param: st.real + "." + sourceParam,
-				Message: busyReal + "; lane " + st.real + " runs simulated instead"})
-			s.st.real = ""
+			s.initial = append(s.initial, errorMsg{Type: "error", Param: sc.Real + "." + scene.SourceParam,
+				Message: busyReal + "; lane " + sc.Real + " runs simulated instead"})
+			s.sc.Real = ""
 		}
 	}
 	s.out.wake = make(chan struct{}, 1)
@@ -163,11 +164,11 @@ func (s *session) releaseSlot() {
 	}
 }
 
-// simulate makes st's lane i simulated, after its own source failed to
+// simulate makes sc's lane i simulated, after its own source failed to
 // start: a real lane gives its slot back.
 func (s *session) simulate(i int) {
-	if i == s.st.realLane() {
-		s.st.real = ""
+	if i == s.sc.RealLane() {
+		s.sc.Real = ""
 		s.releaseSlot()
 	}
 }
@@ -271,7 +272,7 @@ func parseInMsg(typ websocket.MessageType, data []byte) (inMsg, *errorMsg) {
 		return m, &errorMsg{Type: "error", Message: "not a JSON message: " + err.Error()}
 	}
 	if m.Type == "set" {
-		// A set carries the whole state: without its query it would be
+		// A set carries the whole scenario: without its query it would be
 		// read as every default, and reset the run the page is showing.
 		// An empty query is the defaults, given on purpose.
 		var given struct {
@@ -279,7 +280,7 @@ func parseInMsg(typ websocket.MessageType, data []byte) (inMsg, *errorMsg) {
 		}
 		if json.Unmarshal(data, &given); given.Query == nil {
 			return m, &errorMsg{Type: "error", Param: "query",
-				Message: `a set message carries the whole state in its "query" field, as the page's URL query ("" for every default); this one has none, and nothing changed`}
+				Message: `a set message carries the whole scenario in its "query" field, as the page's URL query ("" for every default); this one has none, and nothing changed`}
 		}
 	}
 	return m, nil
@@ -344,7 +345,7 @@ func (s *session) run(ctx context.Context, readerGone <-chan struct{}) {
 		if s.busy() {
 			work = ready
 		} else if l := s.live(); l != nil && s.playing {
-			wake.Reset(l.nextWake(time.Now(), &s.st.p))
+			wake.Reset(l.nextWake(time.Now(), &s.sc.Params))
 			realWake = wake.C
 		}
 		select {
@@ -378,11 +379,11 @@ var ready = func() chan struct{} {
 // keep, so rather than coalesce a fast page's rows it waits for the writer
 // to drain them).
 func (s *session) busy() bool {
-	end := s.st.p.Duration
+	end := s.sc.Params.Duration
 	if !s.playing || s.eng.Now() >= end {
 		return false
 	}
-	if s.st.speed.Factor == 0 && s.live() == nil {
+	if s.sc.Speed.Factor == 0 && s.live() == nil {
 		return time.Now().Before(s.burstEnd) && s.out.pending() < maxRows/2
 	}
 	return s.eng.Now() < s.target
@@ -396,25 +397,25 @@ func (s *session) aim(elapsed time.Duration) {
 	if !s.playing {
 		return
 	}
-	end := s.st.p.Duration
+	end := s.sc.Params.Duration
 	switch l := s.live(); {
 	case l != nil:
 		now := time.Now()
 		if to := min(end, l.virtual(now)); to > s.target {
 			for i, l := range s.lanes {
 				if note := l.measure(now, to); note != "" {
-					s.fail(scenario.LaneNames[i:i+1]+"."+sourceParam, note)
+					s.fail(scenario.LaneNames[i:i+1]+"."+scene.SourceParam, note)
 				}
 			}
 			s.target = to
 		}
-	case s.st.speed.Factor == 0:
+	case s.sc.Speed.Factor == 0:
 		s.burstEnd = time.Now().Add(maxBurst)
 		s.target = end
 	default:
 		// The engine may lag behind at heavy parameters: it goes on from
 		// where it is, never more than a step's worth behind.
-		s.target = min(end, max(s.target, s.eng.Now()+time.Duration(float64(elapsed)*s.st.speed.Factor)))
+		s.target = min(end, max(s.target, s.eng.Now()+time.Duration(float64(elapsed)*s.sc.Speed.Factor)))
 	}
 	if s.busy() {
 		s.slice()
@@ -425,7 +426,7 @@ func (s *session) aim(elapsed time.Duration) {
 // sends the page what it did: rows, summaries, and the state when the
 // scheduled outage started or ended or the run reached its end.
 func (s *session) slice() {
-	end := s.st.p.Duration
+	end := s.sc.Params.Duration
 	down, outages := s.eng.Down(), s.eng.OutageCount()
 	s.eng.Step(min(s.target, end), sliceEvents, s.emit)
 	s.flush()
@@ -447,7 +448,7 @@ func (s *session) slice() {
 // real time).
 func (s *session) advance() {
 	s.aim(0)
-	for s.playing && s.eng.Now() < min(s.target, s.st.p.Duration) {
+	for s.playing && s.eng.Now() < min(s.target, s.sc.Params.Duration) {
 		s.slice()
 	}
 }
@@ -472,11 +473,11 @@ func (s *session) follow() {
 	applied := s.eng.Applied()
 	for _, c := range applied[s.taken:] {
 		for _, a := range c.Set {
-			a.Apply(&s.st.p)
+			a.Apply(&s.sc.Params)
 		}
 	}
 	s.taken = n
-	s.marks.setParams(&s.st.p)
+	s.marks.setParams(&s.sc.Params)
 	s.marks.setChanges(applied)
 	s.out.send(s.params(), false)
 	s.delays()
@@ -485,22 +486,22 @@ func (s *session) follow() {
 // honest is the canonical query of the run as it is shown: its values at
 // t = 0 and its live changes, each at its virtual time, with the duration
 // and speed in effect. Opening it replays the run tick for tick.
-func (s *session) honest() string { return s.shown().encode() }
+func (s *session) honest() string { return s.shown().Query() }
 
 // shown is the state of the run as it is shown, whose canonical query is
 // honest.
-func (s *session) shown() state {
-	st := s.st
-	st.p = s.eng.Record()
-	st.p.Duration = s.st.p.Duration
-	return st
+func (s *session) shown() scene.Scenario {
+	sc := s.sc
+	sc.Params = s.eng.Record()
+	sc.Params.Duration = s.sc.Params.Duration
+	return sc
 }
 
 // rules are the rules of the run as it is shown, its controls showing
 // the values in effect.
 func (s *session) rules() pageRules {
-	st := s.shown()
-	return rulesOf(s.st.p, st, st.encode(), s.presets)
+	sc := s.shown()
+	return rulesOf(s.sc.Params, sc, sc.Query(), s.presets)
 }
 
 // changeNow makes c, a change of the values or of the server by hand, at
@@ -508,7 +509,7 @@ func (s *session) rules() pageRules {
 // before it. It reports whether the change was made; an error (the run
 // over, too many changes) is sent to the page.
 func (s *session) changeNow(c scenario.Change) bool {
-	_, err := s.eng.Change(c, s.st.p.Duration, s.emit)
+	_, err := s.eng.Change(c, s.sc.Params.Duration, s.emit)
 	s.flush()
 	if err != nil {
 		s.fail(scenario.ChangesParam().Name, err.Error())
@@ -557,7 +558,7 @@ func (s *session) summarize() {
 			sum[i] = l.summary(sum[i], s.eng)
 		}
 	}
-	ph := phaseOf(s.eng, s.st.p)
+	ph := phaseOf(s.eng, s.sc.Params)
 	s.marks.summaries(sum, ph)
 	if summariesEqual(sum, s.lastSum) && ph == s.lastPhase && s.eng.Taken() == s.lastTaken {
 		return
@@ -588,6 +589,9 @@ func ptrEq(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil ||
 
 // handle applies one message from the page.
 func (s *session) handle(m inMsg) {
+	if t, ok := messageAliases[m.Type]; ok {
+		m.Type = t
+	}
 	switch m.Type {
 	case "set":
 		s.set(m.Query)
@@ -602,9 +606,9 @@ func (s *session) handle(m inMsg) {
 		}
 		s.playing = false
 		s.state()
-	case "resume":
-		// A run that is over, or one of whose lanes cannot resume, starts again.
-		if s.eng.Now() >= s.st.p.Duration || s.stale() {
+	case "play":
+		// A run that is over, or one of whose lanes cannot play on, starts again.
+		if s.eng.Now() >= s.sc.Params.Duration || s.stale() {
 			s.eng.Reset()
 			s.playing = true
 			s.hello()
@@ -618,48 +622,48 @@ func (s *session) handle(m inMsg) {
 		s.playing = true
 		s.hello()
 	default:
-		s.fail("", "unknown message type "+strconv.Quote(m.Type)+": want set, outage, speed, pause, resume or reset")
+		s.fail("", "unknown message type "+strconv.Quote(m.Type)+": want set, outage, speed, play, pause or reset")
 	}
 }
 
-// set applies a set message's query: the whole state, as the page's
+// set applies a set message's query: the whole scenario, as the page's
 // controls hold it. A refused one is answered with its errors, each under
 // the control it names, and the rules of what the controls hold.
 func (s *session) set(query string) {
 	q, errs := kit.ParseQuery(query)
-	var st state
+	var sc scene.Scenario
 	if len(errs) == 0 {
-		st, errs = decode(q, s.lim)
+		sc, errs = scene.Decode(q, s.lim)
 	}
 	if len(errs) > 0 {
 		for _, e := range errs {
-			for _, side := range sides(e) { // under the control the user changed
+			for _, side := range scene.Sides(e) { // under the control the user changed
 				s.fail(side.Name, side.Error())
 			}
 		}
-		held, _ := decodeLenient(q, s.lim) // its errors are the ones just sent
+		held, _ := scene.DecodeLenient(q, s.lim) // its errors are the ones just sent
 		r := s.rules()
-		r.Hidden = hiddenControls(held.p)
+		r.Hidden = hiddenControls(held.Params)
 		s.out.send(rulesMsg{Type: "rules", Rules: r}, false)
 		return
 	}
-	if st.real != "" && !s.holdsSlot {
+	if sc.Real != "" && !s.holdsSlot {
 		if !s.slots.acquire() {
-			s.fail(st.real+"."+sourceParam, busyReal)
+			s.fail(sc.Real+"."+scene.SourceParam, busyReal)
 			return
 		}
 		s.holdsSlot = true
 	}
-	restart, ok := s.changeTo(st)
+	restart, ok := s.changeTo(sc)
 	if !ok {
 		return
 	}
-	s.st = st.settings()
-	if st.real == "" {
+	s.sc = sc.Settings()
+	if sc.Real == "" {
 		s.releaseSlot()
 	}
 	if restart {
-		if err := s.eng.Restart(st.p); err != nil { // decode checked it: never
+		if err := s.eng.Restart(sc.Params); err != nil { // decode checked it: never
 			s.fail("", err.Error())
 			return
 		}
@@ -669,10 +673,10 @@ func (s *session) set(query string) {
 	}
 	// A replay's changes the new duration no longer reaches are not
 	// part of the run any more.
-	s.eng.DropChangesFrom(s.st.p.Duration)
+	s.eng.DropChangesFrom(s.sc.Params.Duration)
 	s.taken = s.eng.Taken()
 	s.out.send(s.params(), false)
-	s.marks.setParams(&s.st.p)
+	s.marks.setParams(&s.sc.Params)
 	s.marks.setChanges(s.eng.Applied())
 	s.sendMarks()
 	s.summarize()
@@ -681,25 +685,25 @@ func (s *session) set(query string) {
 	s.state()
 }
 
-// changeTo makes st's values the running simulation's, as a live change,
+// changeTo makes sc's values the running simulation's, as a live change,
 // or reports that the run must restart with them: a run that reached its
 // end shows nothing of a change at its end, and runs again from 0 with
 // the new values, as does a change the running simulation cannot take on
 // the fly, one that ends the run before now, and a query with live
 // changes of its own (a run to replay). It reports false when the change
 // failed, which it has told the page.
-func (s *session) changeTo(st state) (restart, ok bool) {
+func (s *session) changeTo(sc scene.Scenario) (restart, ok bool) {
 	cur := s.eng.Params()
 	now := s.eng.Now()
-	if s.restarts(st) || now >= s.st.p.Duration || st.p.Duration <= now ||
-		len(st.p.Changes) > 0 || scenario.LiveError(&cur, &st.p) != nil {
+	if s.restarts(sc) || now >= s.sc.Params.Duration || sc.Params.Duration <= now ||
+		len(sc.Params.Changes) > 0 || scenario.LiveError(&cur, &sc.Params) != nil {
 		return true, true
 	}
-	diff := scenario.Diff(&cur, &st.p)
+	diff := scenario.Diff(&cur, &sc.Params)
 	if len(diff) == 0 {
 		return false, true
 	}
-	_, err := s.eng.Change(scenario.Change{Set: diff}, st.p.Duration, s.emit)
+	_, err := s.eng.Change(scenario.Change{Set: diff}, sc.Params.Duration, s.emit)
 	s.flush()
 	switch {
 	case errors.Is(err, simengine.ErrRunOver):
@@ -733,16 +737,16 @@ func (s *session) outage(on bool) {
 // setSpeed plays the run at the speed text names, which a run with a real
 // lane keeps at 1.
 func (s *session) setSpeed(text string) {
-	sp, err := parseSpeed(text)
-	if err == nil && s.st.real != "" && sp.Factor != 1 {
-		err = realSpeedError(text)
+	sp, err := scene.ParseSpeed(text)
+	if err == nil && s.sc.Real != "" && sp.Factor != 1 {
+		err = scene.RealSpeedError(text)
 	}
 	if err != nil {
-		s.fail(SpeedParam, err.Error())
+		s.fail(scene.SpeedParam, err.Error())
 		s.state() // the page's menu goes back to the speed in effect
 		return
 	}
-	s.st.speed = sp
+	s.sc.Speed = sp
 	s.out.send(s.params(), false)
 	s.state()
 }
@@ -751,12 +755,12 @@ func (s *session) fail(param, msg string) {
 	s.out.send(errorMsg{Type: "error", Param: param, Message: msg}, false)
 }
 
-// restarts reports whether st cannot apply to the current run on the fly,
+// restarts reports whether sc cannot apply to the current run on the fly,
 // lane by lane: a lane changes source, or its source cannot follow the change
 // (a real lane's server and clients cannot). The run then restarts from 0.
-func (s *session) restarts(st state) bool {
-	for i := range st.p.Lanes {
-		if i >= len(s.lanes) || laneSourceName(st, i) != s.lanes[i].source() || s.lanes[i].restarts(s.st.p, st.p) {
+func (s *session) restarts(sc scene.Scenario) bool {
+	for i := range sc.Params.Lanes {
+		if i >= len(s.lanes) || laneSourceName(sc, i) != s.lanes[i].source() || s.lanes[i].restarts(s.sc.Params, sc.Params) {
 			return true
 		}
 	}
@@ -781,21 +785,21 @@ func (s *session) hello() {
 	s.lastRowT = -1 // the hello drops the rows queued before it
 	s.lanes = s.lanes[:0]
 	var failed []errorMsg
-	for i := range s.st.p.Lanes {
-		l := newLaneSource(s.st, i, s)
+	for i := range s.sc.Params.Lanes {
+		l := newLaneSource(s.sc, i, s)
 		if s.playing {
-			if err := l.start(s.st.p, s.eng.Now()); err != nil {
-				failed = append(failed, errorMsg{Type: "error", Param: scenario.LaneNames[i:i+1] + "." + sourceParam, Message: err.Error()})
+			if err := l.start(s.sc.Params, s.eng.Now()); err != nil {
+				failed = append(failed, errorMsg{Type: "error", Param: scenario.LaneNames[i:i+1] + "." + scene.SourceParam, Message: err.Error()})
 				l = simLane{}
 				s.simulate(i)
 			}
 		}
 		s.lanes = append(s.lanes, l)
 	}
-	p := s.st.p
-	h := helloMsg{Type: "hello", Query: s.honest(), Settings: s.st.settings().encode(), Duration: p.Duration.Seconds(),
+	p := s.sc.Params
+	h := helloMsg{Type: "hello", Query: s.honest(), Settings: s.sc.Settings().Query(), Duration: p.Duration.Seconds(),
 		Tick: p.Tick.Seconds(), Columns: scenario.Columns, MaxOutages: simengine.MaxOutages,
-		Boxes: boxesOf(s.st, s.lim), FaultKinds: faultKinds(), Plan: planOf(&p), Explain: explainOf(&p),
+		Boxes: boxesOf(s.sc, s.lim), FaultKinds: faultKinds(), Plan: planOf(&p), Explain: explainOf(&p),
 		Captions: scenario.LaneCaptions(&p), Heads: scenario.LaneHeads(&p), Picture: pictureOf(&p), Rules: s.rules()}
 	for i, l := range p.Lanes {
 		h.Lanes = append(h.Lanes, laneInfo{Name: scenario.LaneNames[i : i+1], Strategy: l.Strategy,
@@ -818,8 +822,8 @@ func (s *session) hello() {
 
 // params is the params message of the run in effect.
 func (s *session) params() paramsMsg {
-	return paramsMsg{Type: "params", Query: s.honest(), Settings: s.st.settings().encode(), Boxes: boxesOf(s.st, s.lim), Plan: planOf(&s.st.p),
-		Explain: explainOf(&s.st.p), Captions: scenario.LaneCaptions(&s.st.p), Heads: scenario.LaneHeads(&s.st.p), Picture: pictureOf(&s.st.p),
+	return paramsMsg{Type: "params", Query: s.honest(), Settings: s.sc.Settings().Query(), Boxes: boxesOf(s.sc, s.lim), Plan: planOf(&s.sc.Params),
+		Explain: explainOf(&s.sc.Params), Captions: scenario.LaneCaptions(&s.sc.Params), Heads: scenario.LaneHeads(&s.sc.Params), Picture: pictureOf(&s.sc.Params),
 		Rules: s.rules()}
 }
 
@@ -827,9 +831,9 @@ func (s *session) params() paramsMsg {
 func faultKinds() []faultKindInfo {
 	out := make([]faultKindInfo, len(scenario.FaultKinds))
 	for i, k := range scenario.FaultKinds {
-		c := EffectColor
+		c := scene.EffectColor
 		if k.Outage {
-			c = OutageColor
+			c = scene.OutageColor
 		}
 		out[i] = faultKindInfo{Name: k.Name, Outage: k.Outage, Color: c, Help: k.Help}
 	}
@@ -850,7 +854,7 @@ func planOf(p *scenario.Params) []planWindow {
 // state tells the page where the run stands.
 func (s *session) state() {
 	m := stateMsg{Type: "state", T: s.eng.Now().Seconds(), LastRowT: s.lastRowT, Playing: s.playing,
-		Done: s.eng.Now() >= s.st.p.Duration, Speed: s.st.speed.Text, Down: s.eng.Down(),
+		Done: s.eng.Now() >= s.sc.Params.Duration, Speed: s.sc.Speed.Text, Down: s.eng.Down(),
 		Outages: [][3]any{}}
 	// Only the windows the page has not seen as they are now: the last one
 	// it saw open, and every one since.
@@ -886,8 +890,8 @@ func (s *session) state() {
 
 // delays sends every lane's delay-by-retry quantiles.
 func (s *session) delays() {
-	for i, l := range s.st.p.Lanes {
-		s.out.send(laneDelays(i, l, s.st.p), false)
+	for i, l := range s.sc.Params.Lanes {
+		s.out.send(laneDelays(i, l, s.sc.Params), false)
 	}
 }
 

@@ -200,12 +200,19 @@ func TestSocketRoundTrips(t *testing.T) {
 			t.Fatalf("outages %v", o)
 		}
 	})
-	t.Run("pause stops ticks, resume restarts them", func(t *testing.T) {
+	t.Run("pause stops ticks, play restarts them", func(t *testing.T) {
 		p.send(inMsg{Type: "pause"})
 		p.await("state", func(m map[string]json.RawMessage) bool { return !field[bool](t, m, "playing") })
 		// That no tick comes while paused is TestPacingInVirtualTime's
 		// check, exact in a synctest bubble; here, the socket's round trip.
+		p.send(inMsg{Type: "play"})
+		p.await("tick", nil)
+	})
+	t.Run("resume, play's old name, still plays", func(t *testing.T) {
+		p.send(inMsg{Type: "pause"})
+		p.await("state", func(m map[string]json.RawMessage) bool { return !field[bool](t, m, "playing") })
 		p.send(inMsg{Type: "resume"})
+		p.await("state", func(m map[string]json.RawMessage) bool { return field[bool](t, m, "playing") })
 		p.await("tick", nil)
 	})
 	t.Run("speed", func(t *testing.T) {

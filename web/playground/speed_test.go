@@ -8,15 +8,16 @@ import (
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
-// TestDefaultSpeed: a URL without a speed plays at DefaultSpeed, or at 1
+// TestDefaultSpeed: a URL without a speed plays at scene.DefaultSpeed, or at 1
 // when a lane is real (real clients run in real time); a speed given is
 // kept, so that a shared link means what it meant.
 func TestDefaultSpeed(t *testing.T) {
 	for _, tc := range []struct{ query, want string }{
-		{"", DefaultSpeed},
-		{"clients=500", DefaultSpeed},
+		{"", scene.DefaultSpeed},
+		{"clients=500", scene.DefaultSpeed},
 		{"speed=1", "1"},
 		{"speed=max", "max"},
 		{"b.source=real", "1"},
@@ -24,17 +25,17 @@ func TestDefaultSpeed(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			q, _ := url.ParseQuery(tc.query)
-			st, errs := decode(q, kit.DefaultLimits)
+			sc, errs := scene.Decode(q, kit.DefaultLimits)
 			if len(errs) > 0 {
 				t.Fatalf("errors %v", errs)
 			}
-			if st.speed.Text != tc.want {
-				t.Errorf("speed %q, want %q", st.speed.Text, tc.want)
+			if sc.Speed.Text != tc.want {
+				t.Errorf("speed %q, want %q", sc.Speed.Text, tc.want)
 			}
 		})
 	}
-	if v := newView(pageInput{}); v.Speed.Value != DefaultSpeed {
-		t.Errorf("the page's speed menu shows %q, want %q", v.Speed.Value, DefaultSpeed)
+	if v := newView(pageInput{}); v.Speed.Value != scene.DefaultSpeed {
+		t.Errorf("the page's speed menu shows %q, want %q", v.Speed.Value, scene.DefaultSpeed)
 	}
 }
 
@@ -48,7 +49,7 @@ func TestDefaultSpeedTellsTheLandingStory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := parseSpeed(DefaultSpeed)
+	sp, err := scene.ParseSpeed(scene.DefaultSpeed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestDefaultSpeedTellsTheLandingStory(t *testing.T) {
 	}
 	back := end + max(*b.ServerRecoveredAfter, *b.ServiceRecoveredAfter)
 	t.Logf("at %s×: the outage at %.2f s, the resume at %.2f s, lane b back at %.2f s, the verdicts at %.2f s of watching",
-		DefaultSpeed, wall(start), wall(end), wall(back), wall(p.Duration.Seconds()))
+		scene.DefaultSpeed, wall(start), wall(end), wall(back), wall(p.Duration.Seconds()))
 	if w := wall(start); w < 3 {
 		t.Errorf("the outage starts %.2f s into the page: too soon to see the steady state", w)
 	}

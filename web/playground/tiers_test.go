@@ -9,6 +9,7 @@ import (
 
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/web/kit"
+	"github.com/backofflab/backofflab/web/scene"
 )
 
 // TestTiersControlAndChart: a lane's tiers are a text box in its panel,
@@ -17,7 +18,7 @@ import (
 func TestTiersControlAndChart(t *testing.T) {
 	in := pageFor(t, "lanes=3&a.tiers=fixed:3:1000ms,fixed:3:500ms&b.strategy=none&c.tiers=")
 	v := newView(in)
-	var spec ChartSpec
+	var spec scene.ChartSpec
 	for _, k := range v.Specs {
 		if k.ID == "tiers" {
 			spec = k
@@ -79,14 +80,14 @@ func TestTiersDecode(t *testing.T) {
 		{"b.source=real&b.tiers=fixed:3:1s", "b.tiers", "empty on the real lane (the real experiment does not implement another)"},
 	} {
 		q, _ := url.ParseQuery(realCurve + "&" + tc.query)
-		_, errs := decode(q, kit.DefaultLimits)
+		_, errs := scene.Decode(q, kit.DefaultLimits)
 		if len(errs) != 1 || errs[0].Name != tc.bad || !strings.Contains(errs[0].Allow, tc.allow) {
 			t.Errorf("%s: errors %v, want one naming %s with %q", tc.query, errs, tc.bad, tc.allow)
 		}
 	}
 	// The simulated lane beside a real one may have tiers.
 	q, _ := url.ParseQuery(realCurve + "&b.source=real&a.tiers=fixed:3:1s")
-	if st, errs := decode(q, kit.DefaultLimits); len(errs) != 0 || scenario.TiersText(st.p.Lanes[0].Tiers) != "fixed:3:1s" {
+	if sc, errs := scene.Decode(q, kit.DefaultLimits); len(errs) != 0 || scenario.TiersText(sc.Params.Lanes[0].Tiers) != "fixed:3:1s" {
 		t.Errorf("tiers on the simulated lane beside a real one: %v", errs)
 	}
 }

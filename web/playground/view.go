@@ -17,7 +17,7 @@ import (
 
 // view.go turns a pageInput into what page.templ shows: one control per
 // parameter of the vocabulary, grouped; one panel and one chart column per
-// lane; the charts' options; and the state the page script starts from.
+// lane; the charts' options; and the page data the page script starts from.
 // Everything the templates print is decided here, so that the tests can
 // check it without parsing HTML.
 
@@ -25,7 +25,7 @@ import (
 // from 0 to sliderSteps and maps onto its parameter's range, linearly or
 // logarithmically (sliderValue, and sliderPos its inverse). play-controls.js
 // has no formula of its own: it looks a position's text up in the page's
-// slider tables, and takes a box's position from the server (boxView).
+// slider tables, and takes a box's position from the server (scene.Box).
 const sliderSteps = 1000
 
 // The slider scales.
@@ -40,7 +40,7 @@ const (
 // the lane's source. The strategy's own are dropped so that the new
 // strategy's defaults apply.
 var keepOnStrategyChange = func() []string {
-	keep := []string{sourceParam}
+	keep := []string{scene.SourceParam}
 	for _, param := range scenario.Table {
 		if param.Lane && param.Scope != scenario.ScopeStrategy {
 			keep = append(keep, param.Name)
@@ -80,7 +80,7 @@ var controlGroups = []struct{ id, title string }{
 
 // speedChoices are the playback speeds the speed menu offers: virtual seconds per
 // wall second, 1 being real time.
-var speedChoices = []string{"1", "2", DefaultSpeed, "10", "20", "50", "100", speedMax}
+var speedChoices = []string{"1", "2", scene.DefaultSpeed, "10", "20", "50", "100", scene.SpeedMax}
 
 // pageView is everything page.templ renders.
 type pageView struct {
@@ -91,16 +91,16 @@ type pageView struct {
 	Panels  []lanePanel    // one per possible lane; Active for the run's lanes
 	Speed   paramCtl       // the speed menu
 	Presets []Preset
-	// Current is the name of the preset whose state the page shows, at
+	// Current is the name of the preset whose scenario the page shows, at
 	// any speed, or "" (pageRules.Preset).
 	Current string
 	// Links are the run's links to the other views (pageRules.Links).
 	Links viewLinks
 	// General are the messages of bad values that have no visible control.
 	General []string
-	Specs   []ChartSpec // the chart grid's rows
-	Charts  []chartJSON // one option per chart spec
-	State   pageState
+	Specs   []scene.ChartSpec // the chart grid's rows
+	Charts  []chartJSON       // one option per chart spec
+	Data    pageData
 	// ExportCSV and ExportJSON are the headless exports of the same run.
 	ExportCSV, ExportJSON string
 	Duration              string // seconds, for the clock before the first tick
@@ -140,8 +140,8 @@ type lanePanel struct {
 }
 
 // hidesChart reports whether lane lp leaves out chart k: a chart that
-// needs a lane parameter (ChartSpec.OnlyWith) the lane has not set.
-func (lp lanePanel) hidesChart(k ChartSpec) bool {
+// needs a lane parameter (scene.ChartSpec.OnlyWith) the lane has not set.
+func (lp lanePanel) hidesChart(k scene.ChartSpec) bool {
 	if k.OnlyWith == "" {
 		return false
 	}
@@ -199,8 +199,8 @@ type chartJSON struct {
 	JSON json.RawMessage
 }
 
-// pageState is the page script's starting point, embedded as JSON.
-type pageState struct {
+// pageData is the page script's starting point, embedded as JSON.
+type pageData struct {
 	Query      string         `json:"query"`
 	Lanes      int            `json:"lanes"`
 	Duration   float64        `json:"duration"` // seconds
@@ -210,9 +210,9 @@ type pageState struct {
 	Keep       []string       `json:"keep"` // kept on a strategy change
 	// Charts are the charts' specs, row by row: the script draws what
 	// they say.
-	Charts  []ChartSpec `json:"charts"`
-	Steps   int         `json:"steps"` // slider resolution
-	Presets []Preset    `json:"presets"`
+	Charts  []scene.ChartSpec `json:"charts"`
+	Steps   int               `json:"steps"` // slider resolution
+	Presets []Preset          `json:"presets"`
 	// Libraries are the libraries a lane can take the defaults of: their
 	// values and knobs.
 	Libraries []libraryView `json:"libraries"`
@@ -235,42 +235,42 @@ type strategyInfo struct {
 	Title string `json:"title"` // label and name, as a lane's head and menu show it
 	About string `json:"about"`
 	// AboutParts is About as the page shows it (prose).
-	AboutParts []prosePart `json:"about_parts"`
+	AboutParts []scene.ProsePart `json:"about_parts"`
 }
 
 // newView builds the page's view model from its input.
 func newView(in pageInput) pageView {
-	st := in.St
-	if len(st.p.Lanes) == 0 { // a zero pageInput: show the defaults
-		st.p = scenario.Defaults()
+	sc := in.Scenario
+	if len(sc.Params.Lanes) == 0 { // a zero pageInput: show the defaults
+		sc.Params = scenario.Defaults()
 	}
-	if st.speed.Text == "" {
-		st.speed = scene.SpeedOf(DefaultSpeed)
+	if sc.Speed.Text == "" {
+		sc.Speed = scene.SpeedOf(scene.DefaultSpeed)
 	}
-	p := st.p
+	p := sc.Params
 	query := in.Query
 	if query == "" {
-		query = state{p: p, speed: st.speed}.encode()
+		query = scene.Scenario{Params: p, Speed: sc.Speed}.Query()
 	}
-	rules := rulesOf(p, st, query, keysOf(in.Presets))
-	v := pageView{Query: query, Lanes: len(p.Lanes), Presets: in.Presets, Specs: ChartSpecs,
+	rules := rulesOf(p, sc, query, keysOf(in.Presets))
+	v := pageView{Query: query, Lanes: len(p.Lanes), Presets: in.Presets, Specs: scene.ChartSpecs,
 		ExportCSV: "/export.csv?" + query, ExportJSON: "/export.json?" + query,
 		Duration: fmtNum(p.Duration.Seconds()), Current: rules.Preset, Links: rules.Links}
 	b := newControls(in, p, rules.Hidden)
 	v.LaneCtl = b.laneCount(len(p.Lanes))
 	v.Groups = b.sharedGroups()
-	v.Panels = b.lanePanels(in.St.real, scenario.LaneHeads(&p))
-	v.Speed = b.speedMenu(st.speed.Text)
+	v.Panels = b.lanePanels(in.Scenario.Real, scenario.LaneHeads(&p))
+	v.Speed = b.speedMenu(sc.Speed.Text)
 	v.General = b.general()
 	v.Charts = chartsJSON(p.Duration.Seconds())
-	v.State = newPageState(query, p, in.Presets)
-	v.State.Rules = rules
+	v.Data = newPageData(query, p, in.Presets)
+	v.Data.Rules = rules
 	v.Libraries = in.Libraries
 	if v.Libraries == nil {
 		v.Libraries = libraryViews(nil, in.Limits)
 	}
-	v.State.Libraries = v.Libraries
-	v.State.Sliders, v.State.Scales = sliderTables(v)
+	v.Data.Libraries = v.Libraries
+	v.Data.Sliders, v.Data.Scales = sliderTables(v)
 	return v
 }
 
@@ -410,7 +410,7 @@ func (b *controls) lanePanels(real string, heads []string) []lanePanel {
 // speedMenu is the speed menu at speed, which it offers even when
 // speedChoices lack it (a speed from the URL).
 func (b *controls) speedMenu(speed string) paramCtl {
-	c := paramCtl{Name: SpeedParam, Base: SpeedParam, Label: "speed", Type: "enum", Value: speed,
+	c := paramCtl{Name: scene.SpeedParam, Base: scene.SpeedParam, Label: "speed", Type: "enum", Value: speed,
 		Help: "playback: virtual seconds per wall second (1× is real time)"}
 	for _, s := range speedChoices {
 		c.Choices = append(c.Choices, kit.Choice{Value: s, Label: speedLabel(s)})
@@ -418,10 +418,10 @@ func (b *controls) speedMenu(speed string) paramCtl {
 	if !slices.Contains(speedChoices, speed) {
 		c.Choices = append(c.Choices, kit.Choice{Value: speed, Label: speedLabel(speed)})
 	}
-	if msgs, ok := b.errs[SpeedParam]; ok {
+	if msgs, ok := b.errs[scene.SpeedParam]; ok {
 		c.Error = strings.Join(msgs, "; ")
 	}
-	b.shown[SpeedParam] = true
+	b.shown[scene.SpeedParam] = true
 	return c
 }
 
@@ -441,10 +441,10 @@ func (b *controls) general() []string {
 // seconds.
 func chartsJSON(duration float64) []chartJSON {
 	var out []chartJSON
-	for _, k := range ChartSpecs {
-		js, err := chartOption(k.ID, duration)
+	for _, k := range scene.ChartSpecs {
+		js, err := scene.ChartOption(k.ID, duration)
 		if err != nil {
-			panic(err) // ChartSpecs and chartOption disagree: a bug
+			panic(err) // scene.ChartSpecs and scene.ChartOption disagree: a bug
 		}
 		out = append(out, chartJSON{ID: "chart-" + k.ID, JSON: js})
 	}
@@ -491,14 +491,14 @@ func sliderTable(sp sliderSpec) []string {
 	return t
 }
 
-// boxesOf is what every number box of st's run shows (its lanes' and the
+// boxesOf is what every number box of sc's run shows (its lanes' and the
 // shared ones), the same text and position the page renders: the page
 // shows the server's canonical values without parsing or formatting Go
 // durations itself.
-func boxesOf(st state, lim Limits) map[string]boxView {
-	p := st.p
+func boxesOf(sc scene.Scenario, lim Limits) map[string]scene.Box {
+	p := sc.Params
 	in := pageInput{Limits: lim}
-	boxes := map[string]boxView{}
+	boxes := map[string]scene.Box{}
 	for _, param := range scenario.Table {
 		switch param.Type {
 		case scenario.TypeInt, scenario.TypeFloat, scenario.TypeDuration, scenario.TypeSeed:
@@ -514,7 +514,7 @@ func boxesOf(st state, lim Limits) map[string]boxView {
 		}
 		for _, i := range lanes {
 			c := newControl(param, i, &p, in)
-			boxes[c.Name] = boxView{Text: c.Value, Pos: c.Pos}
+			boxes[c.Name] = scene.Box{Text: c.Value, Pos: c.Pos}
 		}
 	}
 	return boxes
@@ -522,28 +522,28 @@ func boxesOf(st state, lim Limits) map[string]boxView {
 
 // sourceControl is lane letter's source menu.
 func sourceControl(letter string, real bool) paramCtl {
-	c := paramCtl{Name: letter + "." + sourceParam, Base: sourceParam, Label: "source", Lane: letter, Type: "enum", Help: sourceHelp,
-		Allowed: "one of " + SourceSim + ", " + sourceReal, Value: SourceSim,
+	c := paramCtl{Name: letter + "." + scene.SourceParam, Base: scene.SourceParam, Label: "source", Lane: letter, Type: "enum", Help: scene.SourceHelp,
+		Allowed: "one of " + scene.SourceSim + ", " + scene.SourceReal, Value: scene.SourceSim,
 		Choices: []kit.Choice{
-			{Value: SourceSim, Label: SourceSim, Help: "simulated, in virtual time at any speed"},
-			{Value: sourceReal, Label: sourceReal, Help: sourceHelp},
+			{Value: scene.SourceSim, Label: scene.SourceSim, Help: "simulated, in virtual time at any speed"},
+			{Value: scene.SourceReal, Label: scene.SourceReal, Help: scene.SourceHelp},
 		}}
 	if real {
-		c.Value = sourceReal
+		c.Value = scene.SourceReal
 	}
 	return c
 }
 
-func newPageState(query string, p scenario.Params, presets []Preset) pageState {
-	ps := pageState{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
+func newPageData(query string, p scenario.Params, presets []Preset) pageData {
+	ps := pageData{Query: query, Lanes: len(p.Lanes), Duration: p.Duration.Seconds(),
 		Columns: scenario.Columns, LaneNames: scenario.LaneNames,
-		Keep: keepOnStrategyChange, Charts: ChartSpecs, Steps: sliderSteps, Presets: presets}
+		Keep: keepOnStrategyChange, Charts: scene.ChartSpecs, Steps: sliderSteps, Presets: presets}
 	if ps.Presets == nil {
 		ps.Presets = []Preset{}
 	}
 	for _, name := range strategies.Names() {
 		ps.Strategies = append(ps.Strategies, strategyInfo{Name: name, Label: strategies.Label(name), Title: strategyLabel(name),
-			About: strategies.About(name), AboutParts: prose(strategies.About(name))})
+			About: strategies.About(name), AboutParts: scene.ProseOf(strategies.About(name))})
 	}
 	return ps
 }
@@ -775,7 +775,7 @@ func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 func strategyLabel(name string) string { return scenario.StrategyTitle(name) }
 
 func speedLabel(s string) string {
-	if s == speedMax {
+	if s == scene.SpeedMax {
 		return "max"
 	}
 	return s + "×"

@@ -31,8 +31,8 @@ func pageFor(t *testing.T, rawQuery string) pageInput {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, errs := decodeLenient(raw, kit.DefaultLimits)
-	return pageInput{St: st, Query: st.encode(), Raw: raw, Errors: errs,
+	sc, errs := scene.DecodeLenient(raw, kit.DefaultLimits)
+	return pageInput{Scenario: sc, Query: sc.Query(), Raw: raw, Errors: errs,
 		Presets: []Preset{{Name: "p1", Title: "Preset one", Query: "lanes=1", Description: "what it shows", key: keyOf(t, "lanes=1")}},
 		Limits:  kit.DefaultLimits}
 }
@@ -44,11 +44,11 @@ func keyOf(t *testing.T, query string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, errs := decode(q, kit.DefaultLimits)
+	sc, errs := scene.Decode(q, kit.DefaultLimits)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	return runKey(st)
+	return runKey(sc)
 }
 
 // allControls lists every control of a view, lane panels included.
@@ -70,9 +70,9 @@ func TestEveryParameterHasOneControl(t *testing.T) {
 	for _, c := range allControls(v) {
 		byName[c.Name] = append(byName[c.Name], c)
 	}
-	want := []string{"lanes", SpeedParam}
+	want := []string{"lanes", scene.SpeedParam}
 	for _, l := range scenario.LaneNames { // the page's own per-lane parameter
-		want = append(want, string(l)+"."+sourceParam)
+		want = append(want, string(l)+"."+scene.SourceParam)
 	}
 	for _, p := range scenario.Table {
 		if !p.Lane {
@@ -212,7 +212,7 @@ func TestBadRawValueStaysInItsControl(t *testing.T) {
 	if got["timeout"].Error != "" || got["a.jitter"].Value != "0.1" {
 		t.Error("a good value lost its state")
 	}
-	if got[SpeedParam].Error == "" {
+	if got[scene.SpeedParam].Error == "" {
 		t.Error("no message for a bad speed")
 	}
 	if len(v.General) != 1 || !strings.HasPrefix(v.General[0], "e.foo: ") {
@@ -254,7 +254,7 @@ func TestCrossFieldErrorUnderTheGivenControl(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := pageFor(t, tc.query)
-			if got := in.St.p.Lanes[1].Strategy; got != tc.strategy {
+			if got := in.Scenario.Params.Lanes[1].Strategy; got != tc.strategy {
 				t.Errorf("lane b's strategy %q, want %q: the URL's other values must stay", got, tc.strategy)
 			}
 			v := newView(in)
@@ -322,11 +322,11 @@ func TestSliderScales(t *testing.T) {
 
 func TestChartOptions(t *testing.T) {
 	v := newView(pageFor(t, "duration=300s"))
-	if len(v.Charts) != len(ChartSpecs) {
-		t.Fatalf("%d chart options, want %d", len(v.Charts), len(ChartSpecs))
+	if len(v.Charts) != len(scene.ChartSpecs) {
+		t.Fatalf("%d chart options, want %d", len(v.Charts), len(scene.ChartSpecs))
 	}
 	for i, c := range v.Charts {
-		id := ChartSpecs[i].ID
+		id := scene.ChartSpecs[i].ID
 		if c.ID != "chart-"+id {
 			t.Errorf("chart %d has id %s", i, c.ID)
 		}
@@ -388,10 +388,10 @@ func TestChartOptions(t *testing.T) {
 	}
 	// The script draws the charts the specs say: every one, every time
 	// chart from columns, every series on one of its axes.
-	if len(v.State.Charts) != len(ChartSpecs) {
-		t.Errorf("%d chart specs for the script, want %d", len(v.State.Charts), len(ChartSpecs))
+	if len(v.Data.Charts) != len(scene.ChartSpecs) {
+		t.Errorf("%d chart specs for the script, want %d", len(v.Data.Charts), len(scene.ChartSpecs))
 	}
-	for _, k := range v.State.Charts {
+	for _, k := range v.Data.Charts {
 		if k.Empty == "" || k.Help == "" {
 			t.Errorf("%s: no message for no data (%q) or no help (%q)", k.ID, k.Empty, k.Help)
 		}
@@ -514,7 +514,7 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"play", "reset", "outage", "speed", "copy-link", "lane-add", "lane-remove",
-		"clock", "status", "export-csv", "export-json", "page-state", "view-map", "view-bands", "view-advise", "view-contention"} {
+		"clock", "status", "export-csv", "export-json", "page-data", "view-map", "view-bands", "view-advise", "view-contention"} {
 		if ids[id] != 1 {
 			t.Errorf("no #%s", id)
 		}
@@ -526,7 +526,7 @@ func TestPageHasNoInlineCodeAndEveryHook(t *testing.T) {
 		"/static/play-explain.js", "/static/play-exports.js", "/static/play-picture.js", "/static/play-library.js", "/static/app.js"}) {
 		t.Errorf("scripts %v", scripts)
 	}
-	for _, k := range ChartSpecs {
+	for _, k := range scene.ChartSpecs {
 		if !slices.Contains(jsonBlocks, "chart-"+k.ID) {
 			t.Errorf("no option block for %s", k.ID)
 		}
@@ -617,12 +617,12 @@ func TestPresetOutcomesAreMeasured(t *testing.T) {
 	for _, p := range newPresets(kit.DefaultLimits).list() {
 		t.Run(p.Name, func(t *testing.T) {
 			q, _ := url.ParseQuery(p.Query)
-			st, _ := decode(q, kit.DefaultLimits)
-			if len(p.Outcomes) != len(st.p.Lanes) {
-				t.Fatalf("%d outcomes for %d lanes", len(p.Outcomes), len(st.p.Lanes))
+			sc, _ := scene.Decode(q, kit.DefaultLimits)
+			if len(p.Outcomes) != len(sc.Params.Lanes) {
+				t.Fatalf("%d outcomes for %d lanes", len(p.Outcomes), len(sc.Params.Lanes))
 			}
 			for i, o := range p.Outcomes {
-				if o.Lane != scenario.LaneNames[i:i+1] || o.Strategy != st.p.Lanes[i].Strategy || o.Brief == "" {
+				if o.Lane != scenario.LaneNames[i:i+1] || o.Strategy != sc.Params.Lanes[i].Strategy || o.Brief == "" {
 					t.Errorf("outcome %d: %+v", i, o)
 				}
 				// The description's verdict for the lane says the same.
@@ -678,11 +678,11 @@ func TestPresetOutcomesAreMeasured(t *testing.T) {
 
 func TestPageStateForTheScript(t *testing.T) {
 	v := newView(pageFor(t, "lanes=3"))
-	b, err := json.Marshal(v.State)
+	b, err := json.Marshal(v.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ps pageState
+	var ps pageData
 	if err := json.Unmarshal(b, &ps); err != nil {
 		t.Fatal(err)
 	}
@@ -693,7 +693,7 @@ func TestPageStateForTheScript(t *testing.T) {
 		t.Errorf("%d strategies", len(ps.Strategies))
 	}
 	for _, s := range ps.Strategies {
-		if hidden := hiddenControls(pageFor(t, "a.strategy="+s.Name).St.p); slices.Contains(hidden, "a.cancel_on_timeout") {
+		if hidden := hiddenControls(pageFor(t, "a.strategy="+s.Name).Scenario.Params); slices.Contains(hidden, "a.cancel_on_timeout") {
 			t.Errorf("%s: cancel_on_timeout not shown", s.Name)
 		}
 	}
@@ -740,11 +740,11 @@ func TestTemplGeneratedIsFresh(t *testing.T) {
 // a box set from a slider leaves the slider where it was.
 func TestSliderTables(t *testing.T) {
 	v := newView(pageFor(t, ""))
-	names, tables := v.State.Sliders, v.State.Scales
+	names, tables := v.Data.Sliders, v.Data.Scales
 	if names["clients"] == names["a.min_delay"] || names["a.min_delay"] != names["b.min_delay"] {
 		t.Errorf("tables not shared by scale: %v", names)
 	}
-	js, _ := json.Marshal(v.State)
+	js, _ := json.Marshal(v.Data)
 	var zipped bytes.Buffer
 	zw := gzip.NewWriter(&zipped)
 	zw.Write(js)
@@ -785,7 +785,7 @@ func TestSliderTables(t *testing.T) {
 func TestBoxesOf(t *testing.T) {
 	in := pageFor(t, "a.min_delay=250ms&clients=2500&lanes=3")
 	v := newView(in)
-	boxes := boxesOf(in.St, in.Limits)
+	boxes := boxesOf(in.Scenario, in.Limits)
 	for _, c := range append(append([]paramCtl{}, v.Groups[0].Controls...), v.Panels[0].Controls...) {
 		if c.Type == "enum" || c.Type == "bool" || c.Type == "tiers" { // no number box
 			continue

@@ -12,7 +12,7 @@ import (
 )
 
 // ChartSpec is one row of the chart grid: the same chart for every lane.
-// It is the chart's whole spec: the page script reads it (pageState.Charts)
+// It is the chart's whole spec: the page script reads it (pageData.Charts)
 // and draws whatever it says, so that adding a chart is one row of
 // ChartSpecs.
 type ChartSpec struct {

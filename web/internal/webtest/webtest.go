@@ -33,7 +33,7 @@ import (
 // multiplies several times, so the default budget of a view would refuse
 // them there: it is lifted, and the budget's own tests set theirs.
 func Main(m *testing.M, after ...func()) {
-	kit.DefaultLimits.AnalysisCPU = 1000 * time.Hour
+	kit.DefaultLimits.ViewCPU = 1000 * time.Hour
 	goleak.VerifyTestMain(runThen{m, after})
 }
 

@@ -79,7 +79,7 @@ func readNDJSON(t *testing.T, body io.Reader) (typ, message string, lines int) {
 // thousands of short runs each waited for one: it did not finish in
 // minutes.
 func TestLightViewFinishesBesideHeavyMaps(t *testing.T) {
-	hs, s, _ := serveShell(t, Options{Limits: Limits{AnalysisCores: 2, AnalysisCPU: math.MaxInt64}})
+	hs, s, _ := serveShell(t, Options{Limits: Limits{ViewCores: 2, ViewCPU: math.MaxInt64}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for range 2 {
@@ -125,7 +125,7 @@ func TestLightViewFinishesBesideHeavyMaps(t *testing.T) {
 // beside other packages' tests used it up, and the view was stopped, 503,
 // rather than refused.
 func TestTooDearRefusedUpFront(t *testing.T) {
-	hs, s, _ := serveShell(t, Options{Limits: Limits{AnalysisCPU: 2 * time.Minute}})
+	hs, s, _ := serveShell(t, Options{Limits: Limits{ViewCPU: 2 * time.Minute}})
 	for _, tc := range []struct {
 		name, path, param string
 	}{

@@ -19,11 +19,11 @@ import (
 
 // smallSweep is a sweep of short runs whose lane a storms in some cells and
 // recovers in others.
-var smallSweep = []string{"sweep", "-clients", "1000", "-duration", "60s", "-outage_at", "5s",
+var smallSweep = []string{"map", "-clients", "1000", "-duration", "60s", "-outage_at", "5s",
 	"-x", "outage_for", "-x_from", "1s", "-x_to", "20s", "-x_steps", "4",
 	"-y", "b.min_delay", "-y_from", "10ms", "-y_to", "1s", "-y_steps", "3", "-y_scale", "log", "-seeds", "2"}
 
-// TestSweepCellIsRun: each cell of "backofflab sweep -format json" holds,
+// TestSweepCellIsRun: each cell of "backofflab map -format json" holds,
 // byte for byte, the summaries that "backofflab run -format json" prints
 // for the cell's parameters as flags.
 func TestSweepCellIsRun(t *testing.T) {
@@ -83,7 +83,7 @@ func TestSweepCellIsRun(t *testing.T) {
 }
 
 // TestSweepShardsMerge: "sweep -shard k/n -o FILE" for each shard, then
-// "sweep merge", gives byte for byte what the sweep run whole prints, for
+// "map merge", gives byte for byte what the sweep run whole prints, for
 // 1, 3 and 7 shards, from files or from their directory.
 func TestSweepShardsMerge(t *testing.T) {
 	whole := mustRun(t, smallSweep...)
@@ -101,11 +101,11 @@ func TestSweepShardsMerge(t *testing.T) {
 					t.Errorf("with -o, stdout has %q", out)
 				}
 			}
-			if got := mustRun(t, append([]string{"sweep", "merge"}, files...)...); got != whole {
+			if got := mustRun(t, append([]string{"map", "merge"}, files...)...); got != whole {
 				t.Errorf("merge of the files differs from the whole sweep:\n%s\nwant\n%s", got, whole)
 			}
 			merged := filepath.Join(t.TempDir(), "sweep.csv")
-			mustRun(t, "sweep", "merge", "-o", merged, dir)
+			mustRun(t, "map", "merge", "-o", merged, dir)
 			if got, err := os.ReadFile(merged); err != nil || string(got) != whole {
 				t.Errorf("merge -o of the directory: %v\n%s", err, got)
 			}
@@ -113,7 +113,7 @@ func TestSweepShardsMerge(t *testing.T) {
 	}
 	dir := t.TempDir()
 	mustRun(t, append(smallSweep, "-shard", "0/2", "-o", filepath.Join(dir, "part-0.csv"))...)
-	if _, _, err := runArgs(t, "sweep", "merge", dir); err == nil || !strings.Contains(err.Error(), "shard 1/2 is missing") {
+	if _, _, err := runArgs(t, "map", "merge", dir); err == nil || !strings.Contains(err.Error(), "shard 1/2 is missing") {
 		t.Errorf("merge of one shard of two: %v", err)
 	}
 }
@@ -121,13 +121,13 @@ func TestSweepShardsMerge(t *testing.T) {
 // TestSweepBadInput: bad flags are usage errors (exit status 2) that name
 // the parameter, the value and what is allowed.
 func TestSweepBadInput(t *testing.T) {
-	base := []string{"sweep", "-duration", "10s", "-x", "clients", "-x_from", "10", "-x_to", "20", "-x_steps", "2"}
+	base := []string{"map", "-duration", "10s", "-x", "clients", "-x_from", "10", "-x_to", "20", "-x_steps", "2"}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"sweep", "-x", "nosuch", "-x_from", "1", "-x_to", "2"}, `x: "nosuch" is not allowed (allowed: a numeric parameter`},
-		{[]string{"sweep", "-x", "clients", "-x_from", "1"}, `x_to: "" is not allowed`},
+		{[]string{"map", "-x", "nosuch", "-x_from", "1", "-x_to", "2"}, `x: "nosuch" is not allowed (allowed: a numeric parameter`},
+		{[]string{"map", "-x", "clients", "-x_from", "1"}, `x_to: "" is not allowed`},
 		{slices.Concat(base[:len(base)-1], []string{"2000"}), `x_steps: "2000" is not allowed (allowed: a whole number from 2 to 1000)`},
 		{slices.Concat(base, []string{"-timeout", "0s"}), `timeout: "0s" is not allowed`},
 		{slices.Concat(base, []string{"-shard", "2/2"}), `shard: "2/2" is not allowed`},
@@ -137,7 +137,7 @@ func TestSweepBadInput(t *testing.T) {
 		{slices.Concat(base, []string{"-parallel", "-1"}), `parallel: "-1" is not allowed`},
 		{slices.Concat(base, []string{"-parallel", "10001"}), `parallel: "10001" is not allowed (allowed: a whole number from 0 to 10000)`},
 		{slices.Concat(base, []string{"extra"}), `unexpected argument "extra"`},
-		{[]string{"sweep", "merge"}, "no parts given"},
+		{[]string{"map", "merge"}, "no parts given"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			_, _, err := runArgs(t, tc.args...)
@@ -146,9 +146,9 @@ func TestSweepBadInput(t *testing.T) {
 			}
 		})
 	}
-	_, errOut, err := runArgs(t, "sweep", "-h")
+	_, errOut, err := runArgs(t, "map", "-h")
 	if err != nil || !strings.Contains(errOut, "-x_steps") || !strings.Contains(errOut, "-b.min_delay") || !strings.Contains(errOut, "-parallel") {
-		t.Errorf("sweep -h: %v\n%s", err, errOut)
+		t.Errorf("map -h: %v\n%s", err, errOut)
 	}
 }
 
@@ -175,7 +175,7 @@ func TestSweepCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		done <- Run(ctx, []string{"sweep", "-clients", "20000", "-duration", "1h", "-x", "outage_for",
+		done <- Run(ctx, []string{"map", "-clients", "20000", "-duration", "1h", "-x", "outage_for",
 			"-x_from", "10s", "-x_to", "60s", "-x_steps", "8", "-o", out}, new(strings.Builder), new(strings.Builder))
 	}()
 	// The cancel lands some way into the run. No state is awaited: wherever
@@ -197,7 +197,7 @@ func TestSweepOutputChecked(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	sweepArgs := []string{"sweep", "-duration", "10s", "-x", "clients", "-x_from", "100", "-x_to", "200", "-x_steps", "2"}
+	sweepArgs := []string{"map", "-duration", "10s", "-x", "clients", "-x_from", "100", "-x_to", "200", "-x_steps", "2"}
 	for _, tc := range []struct {
 		o, want string
 	}{
@@ -205,7 +205,7 @@ func TestSweepOutputChecked(t *testing.T) {
 		{filepath.Join(dir, "nosuch", "out.csv"), "-o " + filepath.Join(dir, "nosuch", "out.csv") + ": cannot write beside it"},
 	} {
 		t.Run(tc.o, func(t *testing.T) {
-			for _, args := range [][]string{append(slices.Clone(sweepArgs), "-o", tc.o), {"sweep", "merge", "-o", tc.o, "testdata/nosuch.csv"}} {
+			for _, args := range [][]string{append(slices.Clone(sweepArgs), "-o", tc.o), {"map", "merge", "-o", tc.o, "testdata/nosuch.csv"}} {
 				if args[1] == "merge" {
 					part := filepath.Join(t.TempDir(), "part.csv")
 					mustRun(t, append(slices.Clone(sweepArgs), "-o", part)...)
@@ -228,7 +228,7 @@ func TestSweepOutputChecked(t *testing.T) {
 func TestExitStatus(t *testing.T) {
 	dir := t.TempDir()
 	part := filepath.Join(dir, "part.csv")
-	sweepArgs := []string{"sweep", "-duration", "10s", "-x", "clients", "-x_from", "100", "-x_to", "200", "-x_steps", "2"}
+	sweepArgs := []string{"map", "-duration", "10s", "-x", "clients", "-x_from", "100", "-x_to", "200", "-x_steps", "2"}
 	mustRun(t, append(slices.Clone(sweepArgs), "-shard", "0/2", "-o", part)...)
 	bad := filepath.Join(dir, "bad.csv")
 	if err := os.WriteFile(bad, []byte("t,lane\n"), 0o644); err != nil {
@@ -245,17 +245,17 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"-nosuch"}, nil, exitUsage},
 		{[]string{"run", "-clients", "0"}, nil, exitUsage},
 		{[]string{"bands", "-seeds", "0"}, nil, exitUsage},
-		{[]string{"sweep", "-x", "nosuch", "-x_from", "1", "-x_to", "2"}, nil, exitUsage},
+		{[]string{"map", "-x", "nosuch", "-x_from", "1", "-x_to", "2"}, nil, exitUsage},
 		{slices.Concat(sweepArgs, []string{"-shard", "0/0"}), nil, exitUsage},
-		{[]string{"sweep", "merge"}, nil, exitUsage},
-		{[]string{"sweep", "merge", "-nosuch", part}, nil, exitUsage},
+		{[]string{"map", "merge"}, nil, exitUsage},
+		{[]string{"map", "merge", "-nosuch", part}, nil, exitUsage},
 		{[]string{"server", "-addr", "nohost"}, nil, exitUsage},
 		{[]string{"client", "-clients", "0"}, nil, exitUsage},
 		{[]string{"contention", "-format", "xml"}, nil, exitUsage},
-		{[]string{"sweep", "merge", filepath.Join(dir, "nosuch.csv")}, nil, exitFailure},
-		{[]string{"sweep", "merge", bad}, nil, exitFailure},
-		{[]string{"sweep", "merge", part}, nil, exitFailure}, // shard 1/2 is missing
-		{[]string{"sweep", "merge", part, "/dev/zero"}, nil, exitFailure},
+		{[]string{"map", "merge", filepath.Join(dir, "nosuch.csv")}, nil, exitFailure},
+		{[]string{"map", "merge", bad}, nil, exitFailure},
+		{[]string{"map", "merge", part}, nil, exitFailure}, // shard 1/2 is missing
+		{[]string{"map", "merge", part, "/dev/zero"}, nil, exitFailure},
 		{slices.Concat(sweepArgs, []string{"-o", dir}), nil, exitFailure},
 		{sweepArgs, cancelled, exitFailure},
 		{[]string{"run", "-duration", "10s"}, cancelled, exitFailure},
@@ -270,5 +270,25 @@ func TestExitStatus(t *testing.T) {
 				t.Errorf("error %v: exit status %d, want %d", err, ExitCode(err), tc.want)
 			}
 		})
+	}
+}
+
+// TestSweepIsMapsOldName: "sweep", the map command's old name, which
+// scripts and cluster manifests written before still give, prints the
+// same bytes as "map" for the same flags, and "sweep merge" joins parts
+// into the same CSV as "map merge".
+func TestSweepIsMapsOldName(t *testing.T) {
+	small := append(slices.Clone(smallSweep), "-seeds", "1")
+	whole := mustRun(t, small...)
+	old := append([]string{"sweep"}, small[1:]...)
+	if got := mustRun(t, old...); got != whole {
+		t.Errorf("sweep printed %d bytes unlike map's %d", len(got), len(whole))
+	}
+	dir := t.TempDir()
+	for k := range 2 {
+		mustRun(t, append(slices.Clone(small), "-shard", fmt.Sprintf("%d/2", k), "-o", filepath.Join(dir, fmt.Sprintf("part-%d.csv", k)))...)
+	}
+	if a, b := mustRun(t, "map", "merge", dir), mustRun(t, "sweep", "merge", dir); a != whole || b != whole {
+		t.Errorf("map merge and sweep merge: equal to the whole map %v, %v", a == whole, b == whole)
 	}
 }

@@ -23,7 +23,7 @@ import (
 // binary, run again, is backofflab.
 const sweepChildEnv = "BACKOFFLAB_SWEEP_CHILD_ARGS"
 
-// TestSweepMergeProcess runs "backofflab sweep merge" in a process of its
+// TestSweepMergeProcess runs "backofflab sweep merge" (map merge by its old name) in a process of its
 // own (the test binary run again, as main) to see what a user sees: given
 // /dev/zero as a part it stops at its first line's bound with a short
 // message and exit status 1, where it grew until the OOM killer ended it;

@@ -52,8 +52,8 @@ func (b *breaker) AllowFirst(*State, time.Duration, *rand.Rand) bool {
 }
 
 var (
-	_ SharedLimit = (*tokenBucket)(nil)
-	_ FirstLimit  = (*breaker)(nil)
+	_ SharedLimiter = (*tokenBucket)(nil)
+	_ FirstLimiter  = (*breaker)(nil)
 )
 
 // oldRetry is Policy.Retry as it was before limits, with MaxAttempts and
@@ -97,7 +97,7 @@ func TestLimitsMatchInlineChecks(t *testing.T) {
 				if lim.deadline > 0 {
 					want++
 				}
-				if got := len(pol.Limits()); got != want {
+				if got := len(pol.Limiters()); got != want {
 					t.Fatalf("%d limits, want %d", got, want)
 				}
 				rngNew, rngOld, rngTime := newRNG(900), newRNG(900), newRNG(901)
@@ -140,7 +140,7 @@ func TestMaxAttemptsLimit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("n=%d/retries=%d", c.n, c.retries), func(t *testing.T) {
-			m := &MaxAttemptsLimit{N: c.n}
+			m := &MaxAttemptsLimiter{N: c.n}
 			if got := m.AllowRetry(&State{Retries: int32(c.retries)}, 0, nil); got != c.want {
 				t.Errorf("AllowRetry = %v, want %v", got, c.want)
 			}
@@ -163,7 +163,7 @@ func TestDeadlineLimit(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := &DeadlineLimit{D: c.d}
+			d := &DeadlineLimiter{D: c.d}
 			st := &State{RequestStart: c.requestStart}
 			if !d.AllowRetry(st, 0, nil) {
 				t.Error("AllowRetry said no; the deadline is AllowWait's")
@@ -193,9 +193,9 @@ func TestPolicyTellsEveryOutcome(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newBucket(10, 0.1)
-			var limits []Limit
+			var limits []Limiter
 			if c.maxAttempts > 0 {
-				limits = append(limits, &MaxAttemptsLimit{N: c.maxAttempts})
+				limits = append(limits, &MaxAttemptsLimiter{N: c.maxAttempts})
 			}
 			pol := NewPolicy(Fixed{Delay: 100 * time.Millisecond}, append(limits, b)...)
 			rng, outcomes := newRNG(910), newRNG(911)
@@ -205,7 +205,7 @@ func TestPolicyTellsEveryOutcome(t *testing.T) {
 			for range 2000 {
 				pol.Begin(&s, now, time.Second)
 				if !pol.AllowFirst(&s, now, rng) {
-					t.Fatal("a first attempt was refused without a FirstLimit")
+					t.Fatal("a first attempt was refused without a FirstLimiter")
 				}
 				for {
 					attempts++
@@ -265,7 +265,7 @@ func TestPolicyRefusalDrawsNothing(t *testing.T) {
 	}
 }
 
-// TestPolicyAsksInListOrder: a limit before MaxAttemptsLimit is asked even
+// TestPolicyAsksInListOrder: a limit before MaxAttemptsLimiter is asked even
 // when MaxAttempts then refuses; one after it is not.
 func TestPolicyAsksInListOrder(t *testing.T) {
 	for _, c := range []struct {
@@ -274,10 +274,10 @@ func TestPolicyAsksInListOrder(t *testing.T) {
 		wantAsked int
 	}{{"bucket_first", true, 1}, {"max_attempts_first", false, 0}} {
 		t.Run(c.name, func(t *testing.T) {
-			b, m := newBucket(10, 0.1), &MaxAttemptsLimit{N: 1}
-			limits := []Limit{m, b}
+			b, m := newBucket(10, 0.1), &MaxAttemptsLimiter{N: 1}
+			limits := []Limiter{m, b}
 			if c.first {
-				limits = []Limit{b, m}
+				limits = []Limiter{b, m}
 			}
 			pol := NewPolicy(Fixed{Delay: time.Second}, limits...)
 			var s State
@@ -292,7 +292,7 @@ func TestPolicyAsksInListOrder(t *testing.T) {
 	}
 }
 
-// TestPolicyFirstLimit: a FirstLimit decides whether a request starts.
+// TestPolicyFirstLimit: a FirstLimiter decides whether a request starts.
 func TestPolicyFirstLimit(t *testing.T) {
 	for _, open := range []bool{false, true} {
 		t.Run(fmt.Sprint("open=", open), func(t *testing.T) {
@@ -312,7 +312,7 @@ func TestPolicyFirstLimit(t *testing.T) {
 func TestPolicyKeep(t *testing.T) {
 	old := newBucket(10, 0.1)
 	old.tokens = 3
-	oldPol := NewPolicy(Fixed{Delay: time.Second}, &MaxAttemptsLimit{N: 3}, old)
+	oldPol := NewPolicy(Fixed{Delay: time.Second}, &MaxAttemptsLimiter{N: 3}, old)
 	cases := []struct {
 		name   string
 		bucket *tokenBucket
@@ -327,14 +327,14 @@ func TestPolicyKeep(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m := &MaxAttemptsLimit{N: 4}
+			m := &MaxAttemptsLimiter{N: 4}
 			pol := NewPolicy(Exponential{Base: time.Second, Cap: time.Minute, Factor: 2}, m, c.bucket)
 			pol.Keep(c.old)
-			got := pol.Limits()
+			got := pol.Limiters()
 			if got[0] != m {
-				t.Errorf("MaxAttemptsLimit replaced by %#v", got[0])
+				t.Errorf("MaxAttemptsLimiter replaced by %#v", got[0])
 			}
-			want := Limit(c.bucket)
+			want := Limiter(c.bucket)
 			if c.keep {
 				want = old
 			}
@@ -355,7 +355,7 @@ func TestPolicyKeep(t *testing.T) {
 	}
 }
 
-// reserver is a test-only ReserveLimit: each yes takes one token from its
+// reserver is a test-only ReserveLimiter: each yes takes one token from its
 // stock (retries and first attempts apart) and Release gives it back.
 type reserver struct {
 	stock, taken [2]int // by first: [retry, first]
@@ -391,29 +391,29 @@ func (refuser) AllowFirst(*State, time.Duration, *rand.Rand) bool { return false
 func (refuser) Record(*State, time.Duration, Outcome)             {}
 
 var (
-	_ ReserveLimit = (*reserver)(nil)
-	_ FirstLimit   = (*reserver)(nil)
-	_ FirstLimit   = refuser{}
+	_ ReserveLimiter = (*reserver)(nil)
+	_ FirstLimiter   = (*reserver)(nil)
+	_ FirstLimiter   = refuser{}
 )
 
-// TestPolicyReleases: what a ReserveLimit's yes took comes back when the
+// TestPolicyReleases: what a ReserveLimiter's yes took comes back when the
 // attempt is refused after it (by a later limit, the strategy's Stop, the
 // deadline), not when the refusal comes first or the attempt goes.
 func TestPolicyReleases(t *testing.T) {
 	cases := []struct {
 		name         string
 		strategy     Strategy
-		limits       func(r *reserver) []Limit
+		limits       func(r *reserver) []Limiter
 		ok           bool
 		wantReleased int // retries' releases
 	}{
-		{"allowed", Fixed{Delay: time.Second}, func(r *reserver) []Limit { return []Limit{r} }, true, 0},
-		{"later_limit_refuses", Fixed{Delay: time.Second}, func(r *reserver) []Limit { return []Limit{r, refuser{}} }, false, 1},
-		{"earlier_limit_refuses", Fixed{Delay: time.Second}, func(r *reserver) []Limit { return []Limit{refuser{}, r} }, false, 0},
-		{"max_attempts_refuses", Fixed{Delay: time.Second}, func(r *reserver) []Limit { return []Limit{&MaxAttemptsLimit{N: 1}, r} }, false, 0},
-		{"strategy_stops", None{}, func(r *reserver) []Limit { return []Limit{r} }, false, 1},
-		{"deadline_refuses", Fixed{Delay: time.Minute}, func(r *reserver) []Limit { return []Limit{&DeadlineLimit{D: time.Second}, r} }, false, 1},
-		{"later_deadline_refuses", Fixed{Delay: time.Minute}, func(r *reserver) []Limit { return []Limit{r, &DeadlineLimit{D: time.Second}} }, false, 1},
+		{"allowed", Fixed{Delay: time.Second}, func(r *reserver) []Limiter { return []Limiter{r} }, true, 0},
+		{"later_limit_refuses", Fixed{Delay: time.Second}, func(r *reserver) []Limiter { return []Limiter{r, refuser{}} }, false, 1},
+		{"earlier_limit_refuses", Fixed{Delay: time.Second}, func(r *reserver) []Limiter { return []Limiter{refuser{}, r} }, false, 0},
+		{"max_attempts_refuses", Fixed{Delay: time.Second}, func(r *reserver) []Limiter { return []Limiter{&MaxAttemptsLimiter{N: 1}, r} }, false, 0},
+		{"strategy_stops", None{}, func(r *reserver) []Limiter { return []Limiter{r} }, false, 1},
+		{"deadline_refuses", Fixed{Delay: time.Minute}, func(r *reserver) []Limiter { return []Limiter{&DeadlineLimiter{D: time.Second}, r} }, false, 1},
+		{"later_deadline_refuses", Fixed{Delay: time.Minute}, func(r *reserver) []Limiter { return []Limiter{r, &DeadlineLimiter{D: time.Second}} }, false, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -438,7 +438,7 @@ func TestPolicyReleases(t *testing.T) {
 		var s State
 		pol.Begin(&s, 0, 0)
 		if pol.AllowFirst(&s, 0, newRNG(981)) {
-			t.Fatal("AllowFirst allowed what a FirstLimit refused")
+			t.Fatal("AllowFirst allowed what a FirstLimiter refused")
 		}
 		if r.stock != [2]int{5, 5} || r.released != [2]int{0, 1} {
 			t.Errorf("stock %v released %v, want the first attempt's token back", r.stock, r.released)

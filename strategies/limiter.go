@@ -32,22 +32,22 @@ func (o Outcome) String() string {
 	return "outcome(?)"
 }
 
-// Limit is a retry limiter: it decides whether a failed request may retry,
-// on top of the strategy that decides when. MaxAttemptsLimit and
-// DeadlineLimit are the stateless ones; the stateful ones learn from every
+// Limiter is a retry limiter: it decides whether a failed request may retry,
+// on top of the strategy that decides when. MaxAttemptsLimiter and
+// DeadlineLimiter are the stateless ones; the stateful ones learn from every
 // attempt's outcome through Record: gRPC's retry throttling
 // (GRPCThrottle), the AWS SDKs' retry quota (AWSQuota), Google SRE's
 // client-side adaptive throttling (SREThrottle), Finagle's retry budget
 // (RetryBudget) and a circuit breaker (Breaker). New builds them from a
 // lane's parameters, each off by default, and any of them combine.
 //
-// A Limit's answers are a pure function of its state, the request's State,
+// A Limiter's answers are a pure function of its state, the request's State,
 // the clock and, where it draws random numbers, the rng it is handed: the
 // same calls give the same answers, so a simulation stays reproducible.
 //
-// Its state is shared: held by the Limit value itself, it is common to
+// Its state is shared: held by the Limiter value itself, it is common to
 // every client of its Policy, all the clients of a lane, all the clients
-// of a real population; and, as a SharedLimit, it survives a rebuild of
+// of a real population; and, as a SharedLimiter, it survives a rebuild of
 // its Policy that does not change its parameters (see Policy.Keep). What
 // belongs to one request, as an AWS retry token does, it keeps in that
 // request's State (State.Quota).
@@ -67,11 +67,11 @@ func (o Outcome) String() string {
 // added, its state belongs beside the engine's clients, allocated only
 // when it is on, not in State, whose every byte every run pays.
 //
-// The engine calls a Limit from one goroutine; the real client
+// The engine calls a Limiter from one goroutine; the real client
 // (package realexp) calls its Policy's limits from every client's
-// goroutine, so a Limit with shared state must be safe for concurrent use:
+// goroutine, so a Limiter with shared state must be safe for concurrent use:
 // the stateful ones here lock a mutex.
-type Limit interface {
+type Limiter interface {
 	// AllowRetry reports whether the request whose current attempt failed
 	// at now may be retried. Policy.Retry asks the limits in list order,
 	// but for SendLimits, before the strategy draws the wait, and stops at
@@ -88,17 +88,17 @@ type Limit interface {
 	Record(s *State, now time.Duration, o Outcome)
 }
 
-// FirstLimit is a Limit that also decides whether a request's first attempt
-// may be sent, as a circuit breaker does. A Limit that is not a FirstLimit
+// FirstLimiter is a Limiter that also decides whether a request's first attempt
+// may be sent, as a circuit breaker does. A Limiter that is not a FirstLimiter
 // lets every first attempt through.
-type FirstLimit interface {
-	Limit
+type FirstLimiter interface {
+	Limiter
 	// AllowFirst reports whether the first attempt of the request that
 	// Policy.Begin just prepared in s may be sent at now.
 	AllowFirst(s *State, now time.Duration, rng *rand.Rand) bool
 }
 
-// SendLimit is a Limit that decides whether a retry may be sent when it is
+// SendLimiter is a Limiter that decides whether a retry may be sent when it is
 // due, at its attempt's start, rather than when the attempt before it
 // failed, one wait earlier. A circuit breaker is one: resilience4j asks a
 // CircuitBreaker for permission when the decorated call runs
@@ -110,93 +110,93 @@ type FirstLimit interface {
 // the retry token, then draws and sleeps the delay) and Finagle's budget
 // (its RequeueFilter and RetryFilter withdraw, then schedule the retry).
 //
-// Policy.Retry does not ask a SendLimit's AllowRetry, which may always say
+// Policy.Retry does not ask a SendLimiter's AllowRetry, which may always say
 // yes: Policy.AllowSend asks its AllowSend when the retry is due.
-type SendLimit interface {
-	Limit
+type SendLimiter interface {
+	Limiter
 	// AllowSend reports whether the retry that Policy.Retry scheduled in
 	// s, due at now, may be sent.
 	AllowSend(s *State, now time.Duration, rng *rand.Rand) bool
 }
 
-// WaitLimit is a Limit that also judges when a retry would start, as
-// DeadlineLimit does. Policy.Retry asks AllowWait, in list order, once the
+// WaitLimiter is a Limiter that also judges when a retry would start, as
+// DeadlineLimiter does. Policy.Retry asks AllowWait, in list order, once the
 // strategy drew the wait and only when every AllowRetry said yes.
-type WaitLimit interface {
-	Limit
+type WaitLimiter interface {
+	Limiter
 	// AllowWait reports whether the retry may start at at, which is now
 	// plus the wait the strategy drew.
 	AllowWait(s *State, now, at time.Duration) bool
 }
 
-// ReserveLimit is a Limit whose yes takes something from its shared state
+// ReserveLimiter is a Limiter whose yes takes something from its shared state
 // for the attempt it allows: a quota's tokens, a budget's balance, a
 // half-open breaker's probe. It takes it in the yes itself, under its
 // lock, so that the real client's clients, which decide at once, cannot
 // spend the same tokens twice; and when a limit asked after it, the
-// strategy or a WaitLimit then refuses the same attempt, Policy gives it
+// strategy or a WaitLimiter then refuses the same attempt, Policy gives it
 // back by Release, so that an attempt not sent costs nothing and the order
 // of the limits does not matter.
-type ReserveLimit interface {
-	Limit
+type ReserveLimiter interface {
+	Limiter
 	// Release gives back what the limit's yes for the request in s took:
 	// AllowFirst's when first is true, else AllowRetry's or, for a
-	// SendLimit, AllowSend's. now is when the attempt is refused: the
-	// failure's time, or for a retry a SendLimit refused when it was due,
+	// SendLimiter, AllowSend's. now is when the attempt is refused: the
+	// failure's time, or for a retry a SendLimiter refused when it was due,
 	// that time. It is called at most once per yes, before the request's
 	// next attempt is decided.
 	Release(s *State, now time.Duration, first bool)
 }
 
-// SharedLimit is a Limit with shared state that can say which parameters
+// SharedLimiter is a Limiter with shared state that can say which parameters
 // made it, so that a Policy rebuilt with the same parameters keeps the old
 // limit and its state (Policy.Keep): a live change of another parameter
 // does not refill a token bucket or close a breaker.
-type SharedLimit interface {
-	Limit
+type SharedLimiter interface {
+	Limiter
 	// Config returns the limit's parameters as a comparable value (a
 	// struct of numbers, say): two limits of the same type whose Configs
 	// are equal behave alike from the same state.
 	Config() any
 }
 
-// MaxAttemptsLimit stops a request after N attempts, the first one
+// MaxAttemptsLimiter stops a request after N attempts, the first one
 // included (max_attempts). It has no state.
-type MaxAttemptsLimit struct {
+type MaxAttemptsLimiter struct {
 	// N is the most attempts a request makes; it is at least 1.
 	N int
 }
 
-// AllowRetry implements Limit: it allows a retry while the request made
+// AllowRetry implements Limiter: it allows a retry while the request made
 // fewer than N attempts.
-func (m *MaxAttemptsLimit) AllowRetry(s *State, _ time.Duration, _ *rand.Rand) bool {
+func (m *MaxAttemptsLimiter) AllowRetry(s *State, _ time.Duration, _ *rand.Rand) bool {
 	return int(s.Retries)+1 < m.N
 }
 
-// Record implements Limit; MaxAttemptsLimit ignores outcomes.
-func (*MaxAttemptsLimit) Record(*State, time.Duration, Outcome) {}
+// Record implements Limiter; MaxAttemptsLimiter ignores outcomes.
+func (*MaxAttemptsLimiter) Record(*State, time.Duration, Outcome) {}
 
-// DeadlineLimit bounds how long a request lasts (deadline): no attempt
+// DeadlineLimiter bounds how long a request lasts (deadline): no attempt
 // starts at or after RequestStart+D. It has no state.
-type DeadlineLimit struct {
+type DeadlineLimiter struct {
 	// D is the longest a request may last; it is positive.
 	D time.Duration
 }
 
-// AllowRetry implements Limit; the deadline is judged by AllowWait.
-func (*DeadlineLimit) AllowRetry(*State, time.Duration, *rand.Rand) bool { return true }
+// AllowRetry implements Limiter; the deadline is judged by AllowWait.
+func (*DeadlineLimiter) AllowRetry(*State, time.Duration, *rand.Rand) bool { return true }
 
-// AllowWait implements WaitLimit: it allows a retry that starts before the
+// AllowWait implements WaitLimiter: it allows a retry that starts before the
 // request's deadline.
-func (d *DeadlineLimit) AllowWait(s *State, _, at time.Duration) bool {
+func (d *DeadlineLimiter) AllowWait(s *State, _, at time.Duration) bool {
 	return at-s.RequestStart < d.D
 }
 
-// Record implements Limit; DeadlineLimit ignores outcomes.
-func (*DeadlineLimit) Record(*State, time.Duration, Outcome) {}
+// Record implements Limiter; DeadlineLimiter ignores outcomes.
+func (*DeadlineLimiter) Record(*State, time.Duration, Outcome) {}
 
 var (
-	_ Limit     = (*MaxAttemptsLimit)(nil)
-	_ Limit     = (*DeadlineLimit)(nil)
-	_ WaitLimit = (*DeadlineLimit)(nil)
+	_ Limiter     = (*MaxAttemptsLimiter)(nil)
+	_ Limiter     = (*DeadlineLimiter)(nil)
+	_ WaitLimiter = (*DeadlineLimiter)(nil)
 )

@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// TestAnalysesBegin: past its cap a view is refused with a message that
+// TestSlotsBegin: past its cap a view is refused with a message that
 // names the cap; ending one frees its slot.
-func TestAnalysesBegin(t *testing.T) {
-	a := newAnalyses(2, 1, time.Minute)
+func TestSlotsBegin(t *testing.T) {
+	a := newViewSlots(2, 1, time.Minute)
 	_, end1, err := a.begin(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -19,11 +19,11 @@ import (
 	"github.com/backofflab/backofflab/sweep"
 )
 
-// runSweep is "backofflab sweep": one whole simulation per cell of a grid
+// runMap is "backofflab map": one whole simulation per cell of a grid
 // over one or two parameters of the vocabulary, on every core, written as
-// CSV or JSON in cell order; "backofflab sweep merge" joins the CSV parts
+// CSV or JSON in cell order; "backofflab map merge" joins the CSV parts
 // of a sharded sweep.
-func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runMap(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "merge" {
 		return runMerge(ctx, args[1:], stdout, stderr)
 	}
@@ -53,7 +53,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 type sweepFlags struct {
 	fs        *flag.FlagSet
 	q         url.Values
-	parallel  *studyFlag
+	parallel  *viewFlag
 	shard     *string
 	format    *string
 	out       *string
@@ -63,7 +63,7 @@ type sweepFlags struct {
 // newSweepFlags declares the sweep's flags, its help listing its own apart
 // from the scenario's.
 func newSweepFlags(stderr io.Writer) *sweepFlags {
-	fs, q := scenarioFlagSet("sweep", stderr)
+	fs, q := scenarioFlagSet("map", stderr)
 	for _, p := range sweep.Table {
 		help := fmt.Sprintf("%s (%s", p.Help, sweep.Allowed(p, sweep.CLILimits))
 		if p.Default != "" {
@@ -76,14 +76,14 @@ func newSweepFlags(stderr io.Writer) *sweepFlags {
 		ownFlags = append(ownFlags, p.Name)
 	}
 	f := &sweepFlags{fs: fs, q: q}
-	f.parallel = newStudyFlag(fs, scenario.ParallelParam, scenario.ToolSweep)
-	f.shard = fs.String("shard", "", "run only shard k of n (k/n, n ≥ 1 and 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"sweep merge\"")
+	f.parallel = newViewFlag(fs, scenario.ParallelParam, scenario.ViewMap)
+	f.shard = fs.String("shard", "", "run only shard k of n (k/n, n ≥ 1 and 0 ≤ k < n): the cells i with i % n = k, written as a CSV part for \"map merge\"")
 	f.format = fs.String("format", sweep.FormatCSV, "output: csv (one row per cell per lane) or json (the spec and the cells)")
 	f.out = fs.String("o", "", "write to this file (complete only when the sweep ends: it is written beside it and renamed) instead of the standard output")
 	f.maxMemory = memoryFlag(fs, "memory budget of each cell's run: a lane whose queues outgrow its share (the budget over the lanes) stops (outcome stopped)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: backofflab sweep [flags]\n"+
-			"       backofflab sweep merge [-o FILE] PART...\n\n"+
+		fmt.Fprintf(fs.Output(), "Usage: backofflab map [flags]\n"+
+			"       backofflab map merge [-o FILE] PART...\n\n"+
 			"Runs one simulation per cell of a grid: x's values (x_from to x_to in x_steps steps)\n"+
 			"by y's, each seeds times, every other parameter as the vocabulary flags give it (those of\n"+
 			"\"backofflab run\"). Each cell is exactly the run \"backofflab run\" makes of its parameters.\n"+
@@ -91,11 +91,11 @@ func newSweepFlags(stderr io.Writer) *sweepFlags {
 			"sweep's query (the sweep column, which reruns it) and its shard (k/n, or empty when whole).\n"+
 			"001's map: -server_model curve -b.strategy think_scaled -x outage_for -x_from 1s -x_to 60s\n"+
 			"-x_steps 32 -y clients -y_from 100 -y_to 3000 -y_steps 32\n\n"+
-			"The sweep's flags:\n")
+			"The map's flags:\n")
 		printFlags(fs, func(name string) bool { return slices.Contains(ownFlags, name) })
 		fmt.Fprintf(fs.Output(), "\nThe scenario's flags, those of \"backofflab run\" (an axis's values replace its own):\n")
 		printFlags(fs, func(name string) bool { return !slices.Contains(ownFlags, name) })
-		fmt.Fprint(fs.Output(), "\n"+sweepExitStatus)
+		fmt.Fprint(fs.Output(), "\n"+mapExitStatus)
 	}
 	return f
 }
@@ -122,7 +122,7 @@ func (f *sweepFlags) spec() (sweep.Spec, sweep.Shard, error) {
 			return spec, sh, usageError{err}
 		}
 		if *f.format != sweep.FormatCSV {
-			return spec, sh, usageError{&scenario.ParamError{Name: "format", Value: *f.format, Allow: "csv with -shard: sweep merge joins CSV parts"}}
+			return spec, sh, usageError{&scenario.ParamError{Name: "format", Value: *f.format, Allow: "csv with -shard: map merge joins CSV parts"}}
 		}
 	}
 	return spec, sh, checkMemory(*f.maxMemory, extremes...)
@@ -153,9 +153,9 @@ func writeSweep(ctx context.Context, w, stderr io.Writer, spec sweep.Spec, sh sw
 	return err
 }
 
-// sweepExitStatus is the exit statuses of sweep and sweep merge, for
+// mapExitStatus is the exit statuses of map and map merge, for
 // their help.
-const sweepExitStatus = `Exit status: 0 when done; 2 for a bad flag or value (or no part given to merge),
+const mapExitStatus = `Exit status: 0 when done; 2 for a bad flag or value (or no part given to merge),
 before any work; 1 for a failure while running: a part that is not of the sweep, an
 output (-o) that cannot be written, another I/O error, or a signal (Ctrl-C, SIGTERM)
 that cut it short. A failure leaves no -o file, and no part of one.
@@ -174,15 +174,15 @@ func printFlags(fs *flag.FlagSet, keep func(string) bool) {
 	some.PrintDefaults()
 }
 
-// runMerge is "backofflab sweep merge": it joins the CSV parts of a
+// runMerge is "backofflab map merge": it joins the CSV parts of a
 // sharded sweep into what the whole sweep writes.
 func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sweep merge", flag.ContinueOnError)
+	fs := flag.NewFlagSet("map merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "write to this file (renamed into place once complete) instead of the standard output")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: backofflab sweep merge [-o FILE] PART...\n\n"+
-			"Joins the CSV parts (files, or directories of *.csv files) that \"backofflab sweep -shard k/n\" wrote, one per shard, into exactly\n"+
+		fmt.Fprintf(fs.Output(), "Usage: backofflab map merge [-o FILE] PART...\n\n"+
+			"Joins the CSV parts (files, or directories of *.csv files) that \"backofflab map -shard k/n\" wrote, one per shard, into exactly\n"+
 			"what the sweep run whole writes. It fails when the parts belong to different sweeps, a shard\n"+
 			"is missing or given twice, or a cell is missing or appears twice. It checks every row against\n"+
 			"the sweep the parts' sweep column names (each column's type and range, and each cell's steps,\n"+
@@ -190,13 +190,13 @@ func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"and no part larger, than a legal sweep writes. An error names the part, the line, the\n"+
 			"column, the value and what was expected.\n\n")
 		fs.PrintDefaults()
-		fmt.Fprint(fs.Output(), "\n"+sweepExitStatus)
+		fmt.Fprint(fs.Output(), "\n"+mapExitStatus)
 	}
 	if err := parseFlagsArgs(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError{errors.New("sweep merge: no parts given (backofflab sweep merge PART...)")}
+		return usageError{errors.New("map merge: no parts given (backofflab map merge PART...)")}
 	}
 	names, err := partFiles(fs.Args())
 	if err != nil {
@@ -255,7 +255,7 @@ func partFiles(args []string) ([]string, error) {
 			}
 		}
 		if len(names) == n {
-			return nil, fmt.Errorf("sweep merge: %s holds no part (*.csv)", arg)
+			return nil, fmt.Errorf("map merge: %s holds no part (*.csv)", arg)
 		}
 	}
 	return names, nil

@@ -78,8 +78,8 @@ func TestDeployManifests(t *testing.T) {
 	}
 	completions, _ := strconv.Atoi(manifestField(t, sweepFile, "completions"))
 	sweepArgs := manifestArgs(t, sweepFile)
-	if len(sweepArgs) != 1 || sweepArgs[0][0] != "sweep" {
-		t.Fatalf("%s: args %q, want one sweep container", sweepFile, sweepArgs)
+	if len(sweepArgs) != 1 || sweepArgs[0][0] != "map" {
+		t.Fatalf("%s: args %q, want one map container", sweepFile, sweepArgs)
 	}
 	args := strings.Join(sweepArgs[0], " ")
 	if want := fmt.Sprintf("-shard $(JOB_COMPLETION_INDEX)/%d", completions); !strings.Contains(args, want) {
@@ -117,8 +117,8 @@ func TestDeployManifests(t *testing.T) {
 	// The merge's arguments join the parts of a small sweep written there
 	// as the sweep Job writes them, into what the sweep writes whole.
 	mergeArgs := manifestArgs(t, mergeFile)
-	if len(mergeArgs) != 1 || mergeArgs[0][0] != "sweep" || mergeArgs[0][1] != "merge" {
-		t.Fatalf("%s: args %q, want one sweep merge container", mergeFile, mergeArgs)
+	if len(mergeArgs) != 1 || mergeArgs[0][0] != "map" || mergeArgs[0][1] != "merge" {
+		t.Fatalf("%s: args %q, want one map merge container", mergeFile, mergeArgs)
 	}
 	small := append(smallSweep[:len(smallSweep):len(smallSweep)], "-seeds", "1")
 	for k := range 3 {

@@ -9,38 +9,39 @@ import (
 	"strings"
 )
 
-// Tool is a program that runs a study: many runs of one scenario (a phase
-// map, a band) or of the contention study's own model. The rows of
-// StudyTable say which tools read them.
-type Tool int
+// View is a many-run view: a command and its page that run many whole
+// simulations of one scenario (the phase map, the seed bands, the advice)
+// or of the contention study's own model. The rows of ViewTable say which
+// views read them.
+type View int
 
-// The tools.
+// The views.
 const (
-	ToolSweep      Tool = iota // "backofflab sweep" and the /map page
-	ToolBands                  // "backofflab bands" and the /bands page
-	ToolContention             // "backofflab contention" and the /contention page
-	ToolAdvise                 // "backofflab advise" and the /advise page
+	ViewMap        View = iota // "backofflab map" and the /map page
+	ViewBands                  // "backofflab bands" and the /bands page
+	ViewContention             // "backofflab contention" and the /contention page
+	ViewAdvise                 // "backofflab advise" and the /advise page
 )
 
-// String returns the tool's command name.
-func (t Tool) String() string {
+// String returns the view's command name.
+func (t View) String() string {
 	switch t {
-	case ToolSweep:
-		return "sweep"
-	case ToolBands:
+	case ViewMap:
+		return "map"
+	case ViewBands:
 		return "bands"
-	case ToolContention:
+	case ViewContention:
 		return "contention"
-	case ToolAdvise:
+	case ViewAdvise:
 		return "advise"
 	}
-	return "tool(" + strconv.Itoa(int(t)) + ")"
+	return "view(" + strconv.Itoa(int(t)) + ")"
 }
 
-// ToolRange is what one tool takes of a study row: its default, in the
+// ViewRange is what one view takes of a many-run row: its default, in the
 // syntax Set reads, and its largest value on the command line (a server
 // may allow less).
-type ToolRange struct {
+type ViewRange struct {
 	Default string
 	Max     float64
 }
@@ -51,15 +52,15 @@ const (
 	ParallelParam = "parallel"
 )
 
-// StudyTable lists the parameters that several tools share, each defined
-// once. A row's Tools says which tools read it, with each one's default
-// and largest value; Study returns the row as one tool reads it. The
+// ViewTable lists the parameters that several views share, each defined
+// once. A row's Views says which views read it, with each one's default
+// and largest value; ViewParam returns the row as one view reads it. The
 // scenario's own rows (Table) are the base of every run of a sweep or a
-// band, and no tool reads them differently.
+// band, and no view reads them differently.
 //
 // seeds is the number of runs of one setting, each on its own random
-// stream (seed, seed+1, …). Its default and largest value differ by tool
-// because what a tool does with them differs. A phase map's cell is
+// stream (seed, seed+1, …). Its default and largest value differ by view
+// because what a view does with them differs. A phase map's cell is
 // read beside its neighbours, which already show a setting's spread, so a
 // map takes one seed per cell by default, and its cost is seeds × cells
 // (up to 1000 seeds a cell on the command line; sweep.Limits bounds the
@@ -81,61 +82,61 @@ const (
 // any machine's cores for a sweep and a band, where a larger number is a
 // typo; for the contention study it is 256 because every run at once holds
 // its clients' state, about 400 MB at 256 runs of the study's largest N.
-var StudyTable = []Param{
-	{Name: SeedsParam, Scope: ScopeStudy, Type: TypeInt, Min: 1, Unit: "seeds",
+var ViewTable = []Param{
+	{Name: SeedsParam, Scope: ScopeView, Type: TypeInt, Min: 1, Unit: "seeds",
 		Help: "runs of each setting (a map's cell, a band, a point of the contention study), each a whole run on its own random stream (a map's and a band's are those of seed, seed+1, …)",
-		Tools: map[Tool]ToolRange{
-			ToolSweep:      {Default: "1", Max: 1000},
-			ToolBands:      {Default: "20", Max: 100},
-			ToolContention: {Default: "100", Max: 10_000},
-			ToolAdvise:     {Default: "5", Max: 20},
+		Views: map[View]ViewRange{
+			ViewMap:        {Default: "1", Max: 1000},
+			ViewBands:      {Default: "20", Max: 100},
+			ViewContention: {Default: "100", Max: 10_000},
+			ViewAdvise:     {Default: "5", Max: 20},
 		}},
-	{Name: ParallelParam, Scope: ScopeStudy, Type: TypeInt, Min: 0, Unit: "runs",
+	{Name: ParallelParam, Scope: ScopeView, Type: TypeInt, Min: 0, Unit: "runs",
 		Help: "runs at once on this machine, 0 for one per CPU; it changes no result, unlike workers, the queue model's servers",
-		Tools: map[Tool]ToolRange{
-			ToolSweep:      {Default: "0", Max: 10_000},
-			ToolBands:      {Default: "0", Max: 10_000},
-			ToolContention: {Default: "0", Max: 256},
-			ToolAdvise:     {Default: "0", Max: 10_000},
+		Views: map[View]ViewRange{
+			ViewMap:        {Default: "0", Max: 10_000},
+			ViewBands:      {Default: "0", Max: 10_000},
+			ViewContention: {Default: "0", Max: 256},
+			ViewAdvise:     {Default: "0", Max: 10_000},
 		}},
 }
 
-// Aliases maps an old name of a study parameter to its name, per tool:
-// the old names that a URL or a script in the wild may still use. A tool
+// Aliases maps an old name of a many-run parameter to its name, per view:
+// the old names that a URL or a script in the wild may still use. A view
 // reads an alias as the name it stands for; giving both is an error.
-var Aliases = map[Tool]map[string]string{
-	ToolContention: {"runs": SeedsParam},
+var Aliases = map[View]map[string]string{
+	ViewContention: {"runs": SeedsParam},
 }
 
-// Study returns the row of StudyTable called name as tool reads it: Max
-// and Default are the tool's. It is false when tool does not read name.
-func Study(name string, tool Tool) (Param, bool) {
-	i := slices.IndexFunc(StudyTable, func(p Param) bool { return p.Name == name })
+// ViewParam returns the row of ViewTable called name as view reads it: Max
+// and Default are the view's. It is false when view does not read name.
+func ViewParam(name string, view View) (Param, bool) {
+	i := slices.IndexFunc(ViewTable, func(p Param) bool { return p.Name == name })
 	if i < 0 {
 		return Param{}, false
 	}
-	p := StudyTable[i]
-	r, ok := p.Tools[tool]
+	p := ViewTable[i]
+	r, ok := p.Views[view]
 	if !ok {
 		return Param{}, false
 	}
 	p.Max, p.Default = r.Max, r.Default
-	p.Tools = map[Tool]ToolRange{tool: r}
+	p.Views = map[View]ViewRange{view: r}
 	return p, true
 }
 
-// MustStudy is Study for a name the tool is known to read, such as a
+// MustViewParam is ViewParam for a name the view is known to read, such as a
 // package's own parameter; it panics otherwise, at the package's start.
-func MustStudy(name string, tool Tool) Param {
-	p, ok := Study(name, tool)
+func MustViewParam(name string, view View) Param {
+	p, ok := ViewParam(name, view)
 	if !ok {
-		panic(fmt.Sprintf("scenario: %s reads no study parameter %s", tool, name))
+		panic(fmt.Sprintf("scenario: %s reads no many-run parameter %s", view, name))
 	}
 	return p
 }
 
-// FlagHelp is the one line a command's flag for the study row p (as
-// Study returns it, or a tool's own row) shows: its meaning, what it accepts, and its default.
+// FlagHelp is the one line a command's flag for the many-run row p (as
+// ViewParam returns it, or a view's own row) shows: its meaning, what it accepts, and its default.
 func (p Param) FlagHelp() string {
 	if p.Type == TypeText { // its help says its syntax
 		return fmt.Sprintf("%s (default %s)", p.Help, p.Default)
@@ -151,7 +152,7 @@ func (p Param) WithMax(most int) Param {
 	return p
 }
 
-// SplitOwn splits q into a tool's own parameters, those whose names own
+// SplitOwn splits q into a view's own parameters, those whose names own
 // reports true for, and the rest, the scenario's; both hold q's own
 // value slices.
 func SplitOwn(q url.Values, own func(name string) bool) (mine, base url.Values) {
@@ -166,21 +167,21 @@ func SplitOwn(q url.Values, own func(name string) bool) (mine, base url.Values) 
 	return mine, base
 }
 
-// Unalias returns q with each old name of Aliases for tool written as the
+// Unalias returns q with each old name of Aliases for view written as the
 // name it stands for, and, for each name it wrote, the old name q gave,
 // so that an error can name the parameter as the user spelt it. q itself
 // is left as it was. An old name given beside its new one is a
 // *ParamError: which value to take would be a guess.
-func Unalias(q url.Values, tool Tool) (url.Values, map[string]string, error) {
+func Unalias(q url.Values, view View) (url.Values, map[string]string, error) {
 	out := maps.Clone(q)
 	given := map[string]string{}
 	var errs []error
-	for _, old := range slices.Sorted(maps.Keys(Aliases[tool])) {
+	for _, old := range slices.Sorted(maps.Keys(Aliases[view])) {
 		vals, ok := q[old]
 		if !ok {
 			continue
 		}
-		name := Aliases[tool][old]
+		name := Aliases[view][old]
 		if _, both := q[name]; both {
 			errs = append(errs, &ParamError{Name: old, Value: strings.Join(vals, ","),
 				Allow: fmt.Sprintf("nothing beside %s, its new name: give %s alone", name, name)})
