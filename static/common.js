@@ -124,7 +124,9 @@ function fitLegend(c) {
   const m = c.getModel().getComponent('legend', 0);
   const v = m && c.getViewOfComponentModel ? c.getViewOfComponentModel(m) : null;
   const h = v ? v.group.getBoundingRect().height : 14;
-  c.setOption({ grid: [{ bottom: Math.ceil(h) + 10 }] });
+  // The legend's height is known: the plot makes room at the next frame,
+  // with whatever else changed before it.
+  c.setOption({ grid: [{ bottom: Math.ceil(h) + 10 }] }, { lazyUpdate: true });
 }
 
 // resizeWithBox resizes the chart drawn in an element whenever the
@@ -132,7 +134,8 @@ function fitLegend(c) {
 const resizer = new ResizeObserver(entries => {
   for (const e of entries) {
     const c = echarts.getInstanceByDom(e.target);
-    if (c) c.resize();
+    // Observing starts with a report of the size the chart already has.
+    if (c && (c.getWidth() !== e.target.clientWidth || c.getHeight() !== e.target.clientHeight)) c.resize();
   }
 });
 const resizeWithBox = dom => resizer.observe(dom);

@@ -86,7 +86,7 @@ function timeInterval(c) {
 function fitLayout(c, id) {
   fitLegend(c);
   // The plot's width moved with the grid: the steps are measured in it.
-  if (SPEC[id].x === 'time') c.setOption({ xAxis: [{ interval: timeInterval(c) }] });
+  if (SPEC[id].x === 'time') c.setOption({ xAxis: [{ interval: timeInterval(c) }] }, { lazyUpdate: true });
 }
 
 // ---- lanes and charts ----------------------------------------------------
@@ -267,14 +267,21 @@ export function ensureChart(id, i) {
   opt.graphic = [{ id: 'empty', type: 'text', left: 'center', top: 'middle', invisible: true, silent: true,
     style: { text: spec.empty, fill: T.muted, font: '12px sans-serif' } },
   { id: 'scale', type: 'text', right: 8, top: narrow ? 38 : 26, invisible: true, silent: true,
-    style: { text: '', fill: T.muted, font: ANNOT_FONT } }].concat(helpGraphic(id, null));
-  c.setOption(opt);
-  c.setOption(themed(id));
-  c.setOption({ graphic: helpGraphic(id, c) });
+    style: { text: '', fill: T.muted, font: ANNOT_FONT } }].concat(helpGraphic(id, c));
+  // Each setOption that is not lazy lays the whole chart out again: the
+  // chart is laid out once here, when its legend is measured (fitLayout),
+  // and once more at the next frame, not once per call.
+  c.setOption(opt, { lazyUpdate: true });
+  c.setOption(themed(id), { lazyUpdate: true });
   charts[key] = c;
   resizeWithBox(dom);
   fitLayout(c, id);
+  // A ResizeObserver reports each element once when it starts observing
+  // it: the size just laid out is not a change.
+  let laidOut = [dom.clientWidth, dom.clientHeight];
   new ResizeObserver(() => {
+    if (dom.clientWidth === laidOut[0] && dom.clientHeight === laidOut[1]) return;
+    laidOut = [dom.clientWidth, dom.clientHeight];
     fitLayout(c, id);
     markDirty(); // the annotations are placed again in the new size
   }).observe(dom);

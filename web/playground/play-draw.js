@@ -262,10 +262,11 @@ function draw(now) {
       // are placed again.
       const again = annotations(c, id, i, shade);
       if (placement(again) !== placement(ann)) {
-        c.setOption({ series: [{ id: spec.series[0].name, markArea: { data: again.areas }, markLine: { data: again.lines } }] });
+        c.setOption({ series: [{ id: spec.series[0].name, markArea: { data: again.areas }, markLine: { data: again.lines } }] }, { lazyUpdate: true });
       }
       // So is the word for no data, which the new axes may have narrowed.
-      if (empty) c.setOption({ graphic: [emptyGraphic(c, empty)] });
+      // Both are drawn at the next frame, in one layout.
+      if (empty) c.setOption({ graphic: [emptyGraphic(c, empty)] }, { lazyUpdate: true });
     }
   }
   drawStatus(t, ov);

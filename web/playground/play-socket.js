@@ -139,8 +139,9 @@ function onHello(m) {
   showLanes(lanes.length);
   forCharts((c, id) => {
     const spec = SPEC[id];
-    if (spec.x === 'retry') c.setOption({ xAxis: [{ data: [] }], series: spec.series.map(s => ({ id: s.name, data: [] })) });
-    else c.setOption({ xAxis: [timeAxis(c)] });
+    // Laid out with the first rows' frame (markDirty), not once per chart here.
+    if (spec.x === 'retry') c.setOption({ xAxis: [{ data: [] }], series: spec.series.map(s => ({ id: s.name, data: [] })) }, { lazyUpdate: true });
+    else c.setOption({ xAxis: [timeAxis(c)] }, { lazyUpdate: true });
   });
   applyQuery(settings);
   showHeads();
