@@ -15,6 +15,7 @@ import (
 	"github.com/backofflab/backofflab/budget"
 	"github.com/backofflab/backofflab/internal/testwait"
 	"github.com/backofflab/backofflab/scenario"
+	"github.com/backofflab/backofflab/simengine"
 )
 
 // This file tests the bounds that keep one page or export from taking the
@@ -158,7 +159,9 @@ func TestStateCarriesChanges(t *testing.T) {
 	srv := newPoolServer(t, Limits{}, nil)
 	p := dialPage(t, srv, "clients=100&outage=none&speed=1")
 	p.await("tick", nil)
-	const toggles = 600
+	// More windows than the run keeps, so that the state's numbering
+	// counts the ones it dropped.
+	const toggles = 2 * (simengine.MaxOutages + 20)
 	for k := range toggles {
 		p.send(inMsg{Type: "outage", On: k%2 == 0})
 	}
