@@ -1,6 +1,10 @@
 package scenario
 
-import "time"
+import (
+	"time"
+
+	"github.com/backofflab/backofflab/internal/reqhist"
+)
 
 // Summary is a lane's verdict on the run so far.
 type Summary struct {
@@ -62,6 +66,45 @@ type Summary struct {
 	Succeeded int64 `json:"succeeded"`
 	GaveUp    int64 `json:"gave_up"`
 	Open      int64 `json:"open"`
+	// PeakAttemptRate is the most attempts per second the lane's clients
+	// sent in any tick (with layered retries, to the top inner tier; the
+	// server's share is TierAttempts').
+	PeakAttemptRate float64 `json:"peak_attempt_rate"`
+
+	// What users saw, request by request: a request's latency runs from
+	// its first attempt to its final answer (success, given up by its
+	// policy, refused by a limiter or a breaker, or abandoned when its
+	// client was removed), backoff waits included. The figures are of the
+	// requests that ended; those still open at the end are left out of
+	// them and counted in Open. A lane whose requests the engine did not
+	// count one by one (a real lane) has none of them.
+
+	// RequestP50, RequestP99 and RequestP999 are the median, 99th and
+	// 99.9th percentiles of the latency of every request that ended, in
+	// seconds, within reqhist.RelativeError; 0 when none ended. They belong
+	// to no tick: a request begun during an outage counts once, whenever
+	// it ends.
+	RequestP50  float64 `json:"request_p50"`
+	RequestP99  float64 `json:"request_p99"`
+	RequestP999 float64 `json:"request_p999"`
+	// OpenPastPatience counts the requests of Open that began more than
+	// the run's patience (Params.Patience) before the end: their users
+	// have given up on them.
+	OpenPastPatience int64 `json:"open_past_patience"`
+	// SucceededWithin is the share of requests that succeeded within
+	// the run's patience: the successes whose latency is at most Patience (within
+	// reqhist.RelativeError), over the requests that ended and those of
+	// OpenPastPatience. It is 1 when there are no such requests: none
+	// failed.
+	SucceededWithin float64 `json:"succeeded_within"`
+	// RequestLatency holds the latency of every request that ended, and
+	// SuccessLatency that of the successes, so that a caller can merge
+	// the lanes or seeds of several runs (reqhist.Histogram.Merge) or ask
+	// another quantile or patience of them. They are the summary's own
+	// copies; nil for a lane that has none. JSON leaves them out: the
+	// figures above are what it says of them.
+	RequestLatency *reqhist.Histogram `json:"-"`
+	SuccessLatency *reqhist.Histogram `json:"-"`
 }
 
 // recoveryWindow is how long a recovery must hold.
@@ -104,6 +147,7 @@ type Detector struct {
 	seen       int // ticks since endAt
 	service    *float64
 	peak       int
+	peakSent   int64 // the most attempts sent in a tick
 
 	// The attempts and the highest concurrency of the ticks of the last
 	// two windows since endAt, for the trend of a lane not recovered.
@@ -201,6 +245,7 @@ func (d *Detector) settled(t time.Duration) {
 // concurrency the server reached during it.
 func (d *Detector) Tick(t time.Duration, ok, sent int64, maxC int) {
 	d.peak = max(d.peak, maxC)
+	d.peakSent = max(d.peakSent, sent)
 	if !d.outages {
 		d.baseOK += ok
 		d.baseTicks++
@@ -278,6 +323,7 @@ func (d *Detector) Summary(requests, attempts, succeeded, gaveUp int64) Summary 
 		Succeeded:             succeeded,
 		GaveUp:                gaveUp,
 		Open:                  requests - succeeded - gaveUp,
+		PeakAttemptRate:       float64(d.peakSent) / d.tickLen.Seconds(),
 	}
 	if d.ended {
 		s.Fault = d.endFault
@@ -300,5 +346,23 @@ func (s *Summary) SetTiers(attempts []int64) {
 	s.TierAttempts = attempts
 	if s.Requests > 0 {
 		s.BottomAmplification = float64(attempts[len(attempts)-1]) / float64(s.Requests)
+	}
+}
+
+// SetRequests adds to s its lane's requests one by one: all holds the
+// latency of every request that ended and ok that of the successes (s
+// keeps copies of both), openPast is how many of the requests still open
+// began more than patience before the end. s's Open must be what is left
+// of Requests once all's are counted.
+func (s *Summary) SetRequests(all, ok *reqhist.Histogram, openPast int64, patience time.Duration) {
+	s.RequestLatency, s.SuccessLatency = new(reqhist.Histogram), new(reqhist.Histogram)
+	*s.RequestLatency, *s.SuccessLatency = *all, *ok
+	s.RequestP50 = all.Quantile(0.5).Seconds()
+	s.RequestP99 = all.Quantile(0.99).Seconds()
+	s.RequestP999 = all.Quantile(0.999).Seconds()
+	s.OpenPastPatience = openPast
+	s.SucceededWithin = 1
+	if judged := all.Count() + uint64(openPast); judged > 0 {
+		s.SucceededWithin = float64(ok.CountAtMost(patience)) / float64(judged)
 	}
 }

@@ -553,6 +553,8 @@ func (l *lane) summary() scenario.Summary {
 	total.add(l.tick)
 	s := l.det.Summary(total.requests, total.attempts, total.ok, total.gaveUp)
 	s.SetTiers(total.tier[:len(l.tiers)])
+	_, late := l.openRequests(l.p.Patience)
+	s.SetRequests(&l.reqs, &l.oks, late, l.p.Patience)
 	if l.halt != nil {
 		s.Collapsed, s.Stopped = true, l.halt.String()
 	}
