@@ -87,6 +87,9 @@ type Summary struct {
 	RequestP50  float64 `json:"request_p50"`
 	RequestP99  float64 `json:"request_p99"`
 	RequestP999 float64 `json:"request_p999"`
+	// Patience is the run's patience (Params.Patience) in seconds, which
+	// judged OpenPastPatience and SucceededWithin.
+	Patience float64 `json:"patience"`
 	// OpenPastPatience counts the requests of Open that began more than
 	// the run's patience (Params.Patience) before the end: their users
 	// have given up on them.
@@ -360,7 +363,7 @@ func (s *Summary) SetRequests(all, ok *reqhist.Histogram, openPast int64, patien
 	s.RequestP50 = all.Quantile(0.5).Seconds()
 	s.RequestP99 = all.Quantile(0.99).Seconds()
 	s.RequestP999 = all.Quantile(0.999).Seconds()
-	s.OpenPastPatience = openPast
+	s.Patience, s.OpenPastPatience = patience.Seconds(), openPast
 	s.SucceededWithin = 1
 	if judged := all.Count() + uint64(openPast); judged > 0 {
 		s.SucceededWithin = float64(ok.CountAtMost(patience)) / float64(judged)
