@@ -45,7 +45,7 @@ type Params struct {
 	// request (patience): it judges the run's requests (Summary's
 	// SucceededWithin) and changes nothing of the simulation.
 	Patience time.Duration
-	Lanes          []Lane        // lanes, a to d
+	Lanes    []Lane // lanes, a to d
 	// Changes are the run's live changes (changes), in time order: a run
 	// of p starts with the values above and takes each at its time.
 	Changes []Change

@@ -46,7 +46,9 @@ func TestQuantileAgainstSort(t *testing.T) {
 		{"log-uniform 1µs..1e5s", func() time.Duration {
 			return time.Duration(math.Exp(math.Log(1e3) + rng.Float64()*(math.Log(1e14)-math.Log(1e3))))
 		}},
-		{"few levels", func() time.Duration { return []time.Duration{time.Millisecond, 2200 * time.Millisecond, 4300 * time.Millisecond}[rng.IntN(3)] }},
+		{"few levels", func() time.Duration {
+			return []time.Duration{time.Millisecond, 2200 * time.Millisecond, 4300 * time.Millisecond}[rng.IntN(3)]
+		}},
 		{"nanoseconds", func() time.Duration { return time.Duration(rng.IntN(300)) }},
 	}
 	qs := []float64{0, 0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.97, 0.99, 0.999, 0.9999, 1}
