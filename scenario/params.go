@@ -41,11 +41,8 @@ type Params struct {
 	Duration       time.Duration // duration
 	Tick           time.Duration // tick
 	Seed           uint64        // seed
-	// Patience is the time after which a user or an upstream gives up on a
-	// request (patience): it judges the run's requests (Summary's
-	// SucceededWithin) and changes nothing of the simulation.
-	Patience time.Duration
-	Lanes    []Lane // lanes, a to d
+	Patience       time.Duration // patience: judges the requests (Summary.SucceededWithin), changes nothing of the run
+	Lanes          []Lane        // lanes, a to d
 	// Changes are the run's live changes (changes), in time order: a run
 	// of p starts with the values above and takes each at its time.
 	Changes []Change
