@@ -2,9 +2,11 @@ package simengine
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
+	"github.com/backofflab/backofflab/internal/reqhist"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 )
@@ -144,5 +146,169 @@ func TestRequestsCountedOnce(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// simFixedQueue is a queue server that never queues: more workers than
+// clients, each request served in exactly service; clients thinking 1 s
+// with the default 2 s timeout, no outage, lane a retrying every delay
+// (fixed, jitter 0, no attempt limit).
+func simFixedQueue(clients int, service, delay, duration time.Duration, seed uint64) scenario.Params {
+	p := scenario.Defaults()
+	p.ServerModel, p.Workers, p.ServiceTime, p.ServiceDist = scenario.QueueModel, clients+1, service, scenario.ServiceFixed
+	p.Clients, p.Think = clients, time.Second
+	p.Outage = scenario.OutageNone
+	p.Duration, p.Seed = duration, seed
+	a := simLane(strategies.NameFixed)
+	a.MinDelay, a.Jitter = delay, 0
+	p.Lanes = []scenario.Lane{a}
+	return p
+}
+
+// simSummary runs p and returns lane a's summary.
+func simSummary(t testing.TB, p scenario.Params) scenario.Summary {
+	t.Helper()
+	e, _ := simRun(t, p)
+	return e.Summaries()[0]
+}
+
+// simNear reports whether got seconds stands for want within the
+// histogram's error.
+func simNear(got, want float64) bool { return math.Abs(got-want) <= reqhist.RelativeError*want }
+
+// TestRequestLatencyDeterministic: a queue server that never queues, with
+// a fixed service time S and no faults, answers every request in S: its
+// p50, p99 and p99.9 are S, and every request succeeds within the
+// patience.
+func TestRequestLatencyDeterministic(t *testing.T) {
+	const service = 100 * time.Millisecond
+	s := simSummary(t, simFixedQueue(20, service, 100*time.Millisecond, 60*time.Second, 1))
+	if s.Succeeded < 500 || s.GaveUp != 0 {
+		t.Fatalf("%d succeeded, %d gave up: want hundreds, none", s.Succeeded, s.GaveUp)
+	}
+	for _, q := range []struct {
+		name string
+		got  float64
+	}{{"p50", s.RequestP50}, {"p99", s.RequestP99}, {"p99.9", s.RequestP999}} {
+		if !simNear(q.got, service.Seconds()) {
+			t.Errorf("request %s = %v s, want %v s", q.name, q.got, service.Seconds())
+		}
+	}
+	if s.SucceededWithin != 1 || s.OpenPastPatience != 0 {
+		t.Errorf("succeeded within patience %v, %d open past it: want 1, 0", s.SucceededWithin, s.OpenPastPatience)
+	}
+}
+
+// TestRequestLatencyErrorBurst: with a share e of answers errors over the
+// whole run, each answered after the service time S, and a fixed retry
+// delay d without jitter or attempt limit, a request that needs k+1
+// attempts takes (k+1)·S + k·d, and P(k) = e^k·(1−e). Its quantiles land on
+// those levels: for e = 0.03, P(k = 0) = 0.97 and P(k ≤ 1) = 0.9991, so
+// p50 is S and p99 is 2S + d; for e = 0.2, P(k ≤ 0, 1, 2, 3, 4) = 0.8,
+// 0.96, 0.992, 0.9984, 0.99968, so p50 is S, p99 3S + 2d and p99.9
+// 5S + 4d. The share that succeeded within a patience between levels j and
+// j+1 is P(k ≤ j) = 1 − e^(j+1), within 4 standard errors of a binomial
+// share over the requests judged, on each of three seeds.
+func TestRequestLatencyErrorBurst(t *testing.T) {
+	t.Parallel()
+	const (
+		service = 100 * time.Millisecond
+		delay   = 500 * time.Millisecond
+	)
+	level := func(k int) float64 { return (time.Duration(k+1)*service + time.Duration(k)*delay).Seconds() }
+	tests := []struct {
+		e           float64
+		p50, p99    int // the levels k of the quantiles
+		p999        int // -1: too near a boundary to say
+		patience    time.Duration
+		withinLevel int // the highest level within patience
+	}{
+		{0.03, 0, 1, -1, time.Second, 1},           // 0.7 s < 1 s < 1.3 s
+		{0.2, 0, 2, 4, 1500 * time.Millisecond, 2}, // 1.3 s < 1.5 s < 1.9 s
+		{0.2, 0, 2, 4, 400 * time.Millisecond, 0},  // 0.1 s < 0.4 s < 0.7 s
+	}
+	for _, tt := range tests {
+		for seed := uint64(1); seed <= 3; seed++ {
+			t.Run(fmt.Sprintf("e=%v/patience=%v/seed=%d", tt.e, tt.patience, seed), func(t *testing.T) {
+				t.Parallel()
+				p := simFixedQueue(500, service, delay, 300*time.Second, seed)
+				p.Faults = []scenario.Fault{{Kind: scenario.FaultErrorBurst, At: 0, For: p.Duration, M: tt.e}}
+				p.Patience = tt.patience
+				s := simSummary(t, p)
+				n := float64(s.RequestLatency.Count())
+				if n < 100_000 || s.GaveUp != 0 {
+					t.Fatalf("%v requests ended, %d gave up: want over 100 000, none", n, s.GaveUp)
+				}
+				for _, q := range []struct {
+					name string
+					got  float64
+					k    int
+				}{{"p50", s.RequestP50, tt.p50}, {"p99", s.RequestP99, tt.p99}, {"p99.9", s.RequestP999, tt.p999}} {
+					if q.k >= 0 && !simNear(q.got, level(q.k)) {
+						t.Errorf("request %s = %v s, want %v s (k = %d)", q.name, q.got, level(q.k), q.k)
+					}
+				}
+				t.Logf("%v requests: p50 %v s, p99 %v s, p99.9 %v s, %.5f succeeded within %v", n, s.RequestP50, s.RequestP99, s.RequestP999,
+					s.SucceededWithin, tt.patience)
+				want := 1 - math.Pow(tt.e, float64(tt.withinLevel+1))
+				judged := n + float64(s.OpenPastPatience)
+				se := math.Sqrt(want * (1 - want) / judged)
+				if math.Abs(s.SucceededWithin-want) > 4*se {
+					t.Errorf("succeeded within %v: %.5f, want %.5f ± %.5f (4 standard errors of %v requests)",
+						tt.patience, s.SucceededWithin, want, 4*se, judged)
+				}
+			})
+		}
+	}
+}
+
+// TestPatienceJudgesTheOutage: the landing system (a worker queue paused
+// for 15 s at 20 s, lanes fixed and exponential) run with a patience of
+// 5 s and of 30 s is the same run, tick for tick and request for request:
+// patience only judges it. Nothing is answered during the pause and the
+// default lanes never give up, so every request begun from 20 s to 30 s
+// (its first attempts, the ticks' attempts less their retries) ends after
+// 35 s, past 5 s of patience: at 5 s each is a failure users saw, and
+// there are at least that many failures; at 30 s there are fewer.
+func TestPatienceJudgesTheOutage(t *testing.T) {
+	t.Parallel()
+	run := func(patience time.Duration) ([]scenario.Summary, []scenario.Tick) {
+		p := scenario.Defaults()
+		p.Patience = patience
+		e, ticks := simRun(t, p)
+		return e.Summaries(), ticks
+	}
+	short, shortTicks := run(5 * time.Second)
+	long, longTicks := run(30 * time.Second)
+	simSameTicks(t, "patience 5s and 30s", shortTicks, longTicks)
+	failures := func(s scenario.Summary, patience time.Duration) int64 {
+		return int64(s.RequestLatency.Count()) + s.OpenPastPatience - int64(s.SuccessLatency.CountAtMost(patience))
+	}
+	for i := range short {
+		name := scenario.LaneNames[i : i+1]
+		if *short[i].RequestLatency != *long[i].RequestLatency || *short[i].SuccessLatency != *long[i].SuccessLatency {
+			t.Errorf("lane %s: the requests' histograms differ with the patience", name)
+		}
+		var begun float64
+		for _, tk := range shortTicks {
+			if tk.T > 20+1e-9 && tk.T <= 30+1e-9 {
+				lt := tk.Lanes[i]
+				begun += (lt.Attempts - lt.Retries) * scenario.Defaults().Tick.Seconds()
+			}
+		}
+		during := int64(math.Round(begun))
+		f5, f30 := failures(short[i], 5*time.Second), failures(long[i], 30*time.Second)
+		t.Logf("lane %s: %d requests begun from 20 s to 30 s; failures %d at 5 s (%.4f succeeded), %d at 30 s (%.4f)",
+			name, during, f5, short[i].SucceededWithin, f30, long[i].SucceededWithin)
+		if during < 500 {
+			t.Fatalf("lane %s: %d requests begun during the pause: the test tests nothing", name, during)
+		}
+		if f5 < during {
+			t.Errorf("lane %s: %d failures at a patience of 5 s, fewer than the %d requests begun from 20 s to 30 s", name, f5, during)
+		}
+		if f30 >= f5 || long[i].SucceededWithin <= short[i].SucceededWithin {
+			t.Errorf("lane %s: %d failures at 30 s (%.4f succeeded), not fewer than %d at 5 s (%.4f)",
+				name, f30, long[i].SucceededWithin, f5, short[i].SucceededWithin)
+		}
 	}
 }
