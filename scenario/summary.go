@@ -77,7 +77,10 @@ type Summary struct {
 	// client was removed), backoff waits included. The figures are of the
 	// requests that ended; those still open at the end are left out of
 	// them and counted in Open. A lane whose requests the engine did not
-	// count one by one (a real lane) has none of them.
+	// count one by one (a real lane) has none of them. The histograms
+	// they come from are not kept here, as a phase map keeps thousands of
+	// summaries: simengine's Engine.Requests and RunRequests return them,
+	// for a caller that merges several runs' or asks other quantiles.
 
 	// RequestP50, RequestP99 and RequestP999 are the median, 99th and
 	// 99.9th percentiles of the latency of every request that ended, in
@@ -91,23 +94,15 @@ type Summary struct {
 	// judged OpenPastPatience and SucceededWithin.
 	Patience float64 `json:"patience"`
 	// OpenPastPatience counts the requests of Open that began more than
-	// the run's patience (Params.Patience) before the end: their users
-	// have given up on them.
+	// the run's patience (Params.Patience) before the end (of the ticks so
+	// far, for a run still going): their users have given up on them.
 	OpenPastPatience int64 `json:"open_past_patience"`
 	// SucceededWithin is the share of requests that succeeded within
-	// the run's patience: the successes whose latency is at most Patience (within
-	// reqhist.RelativeError), over the requests that ended and those of
+	// the run's patience: the successes whose latency is at most
+	// Patience (within reqhist.RelativeError), over the requests that ended and those of
 	// OpenPastPatience. It is 1 when there are no such requests: none
 	// failed.
 	SucceededWithin float64 `json:"succeeded_within"`
-	// RequestLatency holds the latency of every request that ended, and
-	// SuccessLatency that of the successes, so that a caller can merge
-	// the lanes or seeds of several runs (reqhist.Histogram.Merge) or ask
-	// another quantile or patience of them. They are the summary's own
-	// copies; nil for a lane that has none. JSON leaves them out: the
-	// figures above are what it says of them.
-	RequestLatency *reqhist.Histogram `json:"-"`
-	SuccessLatency *reqhist.Histogram `json:"-"`
 }
 
 // recoveryWindow is how long a recovery must hold.
@@ -352,14 +347,12 @@ func (s *Summary) SetTiers(attempts []int64) {
 	}
 }
 
-// SetRequests adds to s its lane's requests one by one: all holds the
-// latency of every request that ended and ok that of the successes (s
-// keeps copies of both), openPast is how many of the requests still open
-// began more than patience before the end. s's Open must be what is left
+// SetRequests adds to s the figures of its lane's requests one by one:
+// all holds the latency of every request that ended and ok that of the
+// successes, openPast is how many of the requests still open began more
+// than patience before now (the run's end). s's Open must be what is left
 // of Requests once all's are counted.
 func (s *Summary) SetRequests(all, ok *reqhist.Histogram, openPast int64, patience time.Duration) {
-	s.RequestLatency, s.SuccessLatency = new(reqhist.Histogram), new(reqhist.Histogram)
-	*s.RequestLatency, *s.SuccessLatency = *all, *ok
 	s.RequestP50 = all.Quantile(0.5).Seconds()
 	s.RequestP99 = all.Quantile(0.99).Seconds()
 	s.RequestP999 = all.Quantile(0.999).Seconds()

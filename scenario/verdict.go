@@ -82,9 +82,10 @@ func (s Summary) Verdict(ph Phase) Verdict {
 // requestFigures is what users saw of the lane's requests one by one, for
 // the command line's text: their latencies' percentiles, the share that
 // succeeded within the patience, and the peak attempt rate; "" for a lane
-// whose requests were not counted one by one (a real lane).
+// whose requests were not counted one by one (a real lane), which has no
+// patience.
 func (s Summary) requestFigures() string {
-	if s.RequestLatency == nil {
+	if s.Patience == 0 {
 		return ""
 	}
 	return fmt.Sprintf("; per request: p50 %s, p99 %s, p99.9 %s; %.2f %% succeeded within the patience of %s (%d open past it); peak %.0f attempts/s",

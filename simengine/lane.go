@@ -216,7 +216,7 @@ type lane struct {
 	det                *scenario.Detector
 
 	// reqs holds the latency of every request that ended, oks of those
-	// that succeeded (see ended): what the run's users saw, request by
+	// that succeeded (see gaveUp and succeeded): what the run's users saw, request by
 	// request, whichever tick the request ended in.
 	reqs, oks reqhist.Histogram
 

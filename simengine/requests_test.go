@@ -1,6 +1,7 @@
 package simengine
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -130,12 +131,12 @@ func TestRequestsCountedOnce(t *testing.T) {
 				}
 			}
 			for i, s := range e.Summaries() {
-				l := e.lanes[i]
+				l, r := e.lanes[i], e.Requests(i)
 				open, late := l.openRequests(p.Patience)
-				if s.Open != open || s.OpenPastPatience != late || s.RequestLatency.Count()+uint64(s.Open) != uint64(s.Requests) ||
-					s.SuccessLatency.Count() != uint64(s.Succeeded) {
+				if s.Open != open || s.OpenPastPatience != late || r.Ended.Count()+uint64(s.Open) != uint64(s.Requests) ||
+					r.Succeeded.Count() != uint64(s.Succeeded) {
 					t.Errorf("lane %c: summary requests %d = %d ended + %d open (%d scanned, %d late), %d succeeded (%d in its histogram)",
-						scenario.LaneNames[i], s.Requests, s.RequestLatency.Count(), s.Open, open, late, s.Succeeded, s.SuccessLatency.Count())
+						scenario.LaneNames[i], s.Requests, r.Ended.Count(), s.Open, open, late, s.Succeeded, r.Succeeded.Count())
 				}
 				// The scenario must exercise what it checks.
 				if s.GaveUp == 0 && i == 1 {
@@ -165,11 +166,11 @@ func simFixedQueue(clients int, service, delay, duration time.Duration, seed uin
 	return p
 }
 
-// simSummary runs p and returns lane a's summary.
-func simSummary(t testing.TB, p scenario.Params) scenario.Summary {
+// simSummary runs p and returns lane a's summary and requests.
+func simSummary(t testing.TB, p scenario.Params) (scenario.Summary, *Requests) {
 	t.Helper()
 	e, _ := simRun(t, p)
-	return e.Summaries()[0]
+	return e.Summaries()[0], e.Requests(0)
 }
 
 // simNear reports whether got seconds stands for want within the
@@ -182,7 +183,7 @@ func simNear(got, want float64) bool { return math.Abs(got-want) <= reqhist.Rela
 // patience.
 func TestRequestLatencyDeterministic(t *testing.T) {
 	const service = 100 * time.Millisecond
-	s := simSummary(t, simFixedQueue(20, service, 100*time.Millisecond, 60*time.Second, 1))
+	s, _ := simSummary(t, simFixedQueue(20, service, 100*time.Millisecond, 60*time.Second, 1))
 	if s.Succeeded < 500 || s.GaveUp != 0 {
 		t.Fatalf("%d succeeded, %d gave up: want hundreds, none", s.Succeeded, s.GaveUp)
 	}
@@ -234,8 +235,8 @@ func TestRequestLatencyErrorBurst(t *testing.T) {
 				p := simFixedQueue(500, service, delay, 300*time.Second, seed)
 				p.Faults = []scenario.Fault{{Kind: scenario.FaultErrorBurst, At: 0, For: p.Duration, M: tt.e}}
 				p.Patience = tt.patience
-				s := simSummary(t, p)
-				n := float64(s.RequestLatency.Count())
+				s, r := simSummary(t, p)
+				n := float64(r.Ended.Count())
 				if n < 100_000 || s.GaveUp != 0 {
 					t.Fatalf("%v requests ended, %d gave up: want over 100 000, none", n, s.GaveUp)
 				}
@@ -272,22 +273,23 @@ func TestRequestLatencyErrorBurst(t *testing.T) {
 // there are at least that many failures; at 30 s there are fewer.
 func TestPatienceJudgesTheOutage(t *testing.T) {
 	t.Parallel()
-	run := func(patience time.Duration) ([]scenario.Summary, []scenario.Tick) {
+	run := func(patience time.Duration) (*Engine, []scenario.Summary, []scenario.Tick) {
 		p := scenario.Defaults()
 		p.Patience = patience
 		e, ticks := simRun(t, p)
-		return e.Summaries(), ticks
+		return e, e.Summaries(), ticks
 	}
-	short, shortTicks := run(5 * time.Second)
-	long, longTicks := run(30 * time.Second)
+	shortRun, short, shortTicks := run(5 * time.Second)
+	longRun, long, longTicks := run(30 * time.Second)
 	simSameTicks(t, "patience 5s and 30s", shortTicks, longTicks)
-	failures := func(s scenario.Summary, patience time.Duration) int64 {
-		return int64(s.RequestLatency.Count()) + s.OpenPastPatience - int64(s.SuccessLatency.CountAtMost(patience))
-	}
 	for i := range short {
 		name := scenario.LaneNames[i : i+1]
-		if *short[i].RequestLatency != *long[i].RequestLatency || *short[i].SuccessLatency != *long[i].SuccessLatency {
+		r := shortRun.Requests(i)
+		if *r != *longRun.Requests(i) {
 			t.Errorf("lane %s: the requests' histograms differ with the patience", name)
+		}
+		failures := func(s scenario.Summary, patience time.Duration) int64 {
+			return int64(r.Ended.Count()) + s.OpenPastPatience - int64(r.Succeeded.CountAtMost(patience))
 		}
 		var begun float64
 		for _, tk := range shortTicks {
@@ -309,6 +311,26 @@ func TestPatienceJudgesTheOutage(t *testing.T) {
 		if f30 >= f5 || long[i].SucceededWithin <= short[i].SucceededWithin {
 			t.Errorf("lane %s: %d failures at 30 s (%.4f succeeded), not fewer than %d at 5 s (%.4f)",
 				name, f30, long[i].SucceededWithin, f5, short[i].SucceededWithin)
+		}
+	}
+}
+
+// TestRunRequests: RunRequests returns the summaries Run does and each
+// lane's requests as the engine holds them at the run's end.
+func TestRunRequests(t *testing.T) {
+	t.Parallel()
+	p := simSmall()
+	sums, reqs, err := RunRequests(context.Background(), p, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := simRun(t, p)
+	if simJSON(t, sums) != simJSON(t, e.Summaries()) {
+		t.Errorf("RunRequests' summaries differ from the engine's:\n%s\n%s", simJSON(t, sums), simJSON(t, e.Summaries()))
+	}
+	for i := range e.lanes {
+		if *reqs[i] != *e.Requests(i) || reqs[i].Ended.Count() == 0 {
+			t.Errorf("lane %c: RunRequests' requests (%d ended) differ from the engine's (%d)", scenario.LaneNames[i], reqs[i].Ended.Count(), e.Requests(i).Ended.Count())
 		}
 	}
 }
