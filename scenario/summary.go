@@ -66,9 +66,10 @@ type Summary struct {
 	Succeeded int64 `json:"succeeded"`
 	GaveUp    int64 `json:"gave_up"`
 	Open      int64 `json:"open"`
-	// PeakAttemptRate is the most attempts per second the lane's clients
-	// sent in any tick (with layered retries, to the top inner tier; the
-	// server's share is TierAttempts').
+	// PeakAttemptRate is the most attempts per second that the server
+	// was sent in any tick, to set against its capacity: the clients'
+	// attempts, or with layered retries the bottom tier's (the caller's
+	// to set, as SetTiers).
 	PeakAttemptRate float64 `json:"peak_attempt_rate"`
 
 	// What users saw, request by request: a request's latency runs from

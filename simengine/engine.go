@@ -570,6 +570,9 @@ func (l *lane) summary() scenario.Summary {
 	total.add(l.tick)
 	s := l.det.Summary(total.requests, total.attempts, total.ok, total.gaveUp)
 	s.SetTiers(total.tier[:len(l.tiers)])
+	if len(l.tiers) > 0 {
+		s.PeakAttemptRate = float64(l.peakBottom) / l.p.Tick.Seconds()
+	}
 	_, late := l.openRequests(l.p.Patience)
 	s.SetRequests(&l.reqs, &l.oks, late, l.p.Patience)
 	if l.halt != nil {

@@ -219,6 +219,9 @@ type lane struct {
 	// that succeeded (see gaveUp and succeeded): what the run's users saw, request by
 	// request, whichever tick the request ended in.
 	reqs, oks reqhist.Histogram
+	// peakBottom is, with layered retries, the most attempts the bottom
+	// tier sent to the server in a tick.
+	peakBottom int64
 
 	// mem is the run's memory budget (nil: unbounded), held is what the
 	// lane's clients and events take of it, and halt, once set, is why
@@ -958,6 +961,9 @@ func (l *lane) endTick(t time.Duration) scenario.LaneTick {
 	}
 	lt.SetLatencies(l.lat)
 	l.det.Tick(t, l.tick.ok, l.tick.attempts, l.tickMaxC)
+	if k := len(l.tiers); k > 0 {
+		l.peakBottom = max(l.peakBottom, l.tick.tier[k-1])
+	}
 	l.total.add(l.tick)
 	l.tick = counters{}
 	l.lat, l.latSeen = l.lat[:0], 0

@@ -334,3 +334,27 @@ func TestRunRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestPeakAttemptRate: the summary's peak attempt rate is the highest of
+// the ticks' rates of attempts sent to the server: the attempts column,
+// or with layered retries the bottom tier's.
+func TestPeakAttemptRate(t *testing.T) {
+	t.Parallel()
+	p := simSmall()
+	p.Lanes[1].Tiers = mustTiers("fixed:3:400ms,exponential:2:200ms")
+	e, ticks := simRun(t, p)
+	sums := e.Summaries()
+	var peak [2]float64
+	for _, tk := range ticks {
+		peak[0] = max(peak[0], tk.Lanes[0].Attempts)
+		peak[1] = max(peak[1], tk.Lanes[1].T3Attempts)
+	}
+	for i := range peak {
+		if sums[i].PeakAttemptRate != peak[i] || peak[i] == 0 {
+			t.Errorf("lane %c: peak attempt rate %v, the ticks' highest %v", scenario.LaneNames[i], sums[i].PeakAttemptRate, peak[i])
+		}
+	}
+	if peak[1] <= simMean(simSeries(ticks, 1), func(lt scenario.LaneTick) float64 { return lt.Attempts }) {
+		t.Errorf("lane b: a peak of %v at the server, no more than its clients' mean: the tiers multiply nothing", peak[1])
+	}
+}
