@@ -73,12 +73,14 @@ func ChangesParam() Param { return changesParam }
 // notLive are the parameters that a running simulation cannot take: a
 // change of one is a new run from t = 0. The server model (from a latency
 // of the concurrency to another shape) and a lane's number of tiers are
-// checked by value, in liveError.
-var notLive = []string{"arrival", "seed", "tick", "duration"}
+// checked by value, in liveError. patience changes nothing of the
+// simulation, but it judges every request of the run, so a new one judges
+// a new run rather than half of one.
+var notLive = []string{"arrival", "seed", "tick", "duration", "patience"}
 
 // LiveError returns why the simulation running old cannot take new on the
 // fly, naming the parameter, or nil when it can: same lanes, seed, tick,
-// arrival and duration, a server of the same shape, and as many tiers on
+// arrival, duration and patience, a server of the same shape, and as many tiers on
 // every lane.
 func LiveError(old, new *Params) error {
 	if len(old.Lanes) != len(new.Lanes) {

@@ -41,6 +41,7 @@ type Params struct {
 	Duration       time.Duration // duration
 	Tick           time.Duration // tick
 	Seed           uint64        // seed
+	Patience       time.Duration // patience: judges the requests (Summary.SucceededWithin), changes nothing of the run
 	Lanes          []Lane        // lanes, a to d
 	// Changes are the run's live changes (changes), in time order: a run
 	// of p starts with the values above and takes each at its time.
@@ -125,6 +126,7 @@ func Defaults() Params {
 		Duration:       120 * time.Second,
 		Tick:           100 * time.Millisecond,
 		Seed:           1,
+		Patience:       30 * time.Second,
 		Lanes:          []Lane{DefaultLane(0), DefaultLane(1)},
 	}
 }

@@ -1,6 +1,10 @@
 package scenario
 
-import "time"
+import (
+	"time"
+
+	"github.com/backofflab/backofflab/internal/reqhist"
+)
 
 // Summary is a lane's verdict on the run so far.
 type Summary struct {
@@ -62,6 +66,44 @@ type Summary struct {
 	Succeeded int64 `json:"succeeded"`
 	GaveUp    int64 `json:"gave_up"`
 	Open      int64 `json:"open"`
+	// PeakAttemptRate is the most attempts per second that the server
+	// was sent in any tick, to set against its capacity: the clients'
+	// attempts, or with layered retries the bottom tier's (the caller's
+	// to set, as SetTiers).
+	PeakAttemptRate float64 `json:"peak_attempt_rate"`
+
+	// What users saw, request by request: a request's latency runs from
+	// its first attempt to its final answer (success, given up by its
+	// policy, refused by a limiter or a breaker, or abandoned when its
+	// client was removed), backoff waits included. The figures are of the
+	// requests that ended; those still open at the end are left out of
+	// them and counted in Open. A lane whose requests the engine did not
+	// count one by one (a real lane) has none of them. The histograms
+	// they come from are not kept here, as a phase map keeps thousands of
+	// summaries: simengine's Engine.Requests and RunRequests return them,
+	// for a caller that merges several runs' or asks other quantiles.
+
+	// RequestP50, RequestP99 and RequestP999 are the median, 99th and
+	// 99.9th percentiles of the latency of every request that ended, in
+	// seconds, within reqhist.RelativeError; 0 when none ended. They belong
+	// to no tick: a request begun during an outage counts once, whenever
+	// it ends.
+	RequestP50  float64 `json:"request_p50"`
+	RequestP99  float64 `json:"request_p99"`
+	RequestP999 float64 `json:"request_p999"`
+	// Patience is the run's patience (Params.Patience) in seconds, which
+	// judged OpenPastPatience and SucceededWithin.
+	Patience float64 `json:"patience"`
+	// OpenPastPatience counts the requests of Open that began more than
+	// the run's patience (Params.Patience) before the end (of the ticks so
+	// far, for a run still going): their users have given up on them.
+	OpenPastPatience int64 `json:"open_past_patience"`
+	// SucceededWithin is the share of requests that succeeded within
+	// the run's patience: the successes whose latency is at most
+	// Patience (within reqhist.RelativeError), over the requests that ended and those of
+	// OpenPastPatience. It is 1 when there are no such requests: none
+	// failed.
+	SucceededWithin float64 `json:"succeeded_within"`
 }
 
 // recoveryWindow is how long a recovery must hold.
@@ -104,6 +146,7 @@ type Detector struct {
 	seen       int // ticks since endAt
 	service    *float64
 	peak       int
+	peakSent   int64 // the most attempts sent in a tick
 
 	// The attempts and the highest concurrency of the ticks of the last
 	// two windows since endAt, for the trend of a lane not recovered.
@@ -201,6 +244,7 @@ func (d *Detector) settled(t time.Duration) {
 // concurrency the server reached during it.
 func (d *Detector) Tick(t time.Duration, ok, sent int64, maxC int) {
 	d.peak = max(d.peak, maxC)
+	d.peakSent = max(d.peakSent, sent)
 	if !d.outages {
 		d.baseOK += ok
 		d.baseTicks++
@@ -278,6 +322,7 @@ func (d *Detector) Summary(requests, attempts, succeeded, gaveUp int64) Summary 
 		Succeeded:             succeeded,
 		GaveUp:                gaveUp,
 		Open:                  requests - succeeded - gaveUp,
+		PeakAttemptRate:       float64(d.peakSent) / d.tickLen.Seconds(),
 	}
 	if d.ended {
 		s.Fault = d.endFault
@@ -300,5 +345,21 @@ func (s *Summary) SetTiers(attempts []int64) {
 	s.TierAttempts = attempts
 	if s.Requests > 0 {
 		s.BottomAmplification = float64(attempts[len(attempts)-1]) / float64(s.Requests)
+	}
+}
+
+// SetRequests adds to s the figures of its lane's requests one by one:
+// all holds the latency of every request that ended and ok that of the
+// successes, openPast is how many of the requests still open began more
+// than patience before now (the run's end). s's Open must be what is left
+// of Requests once all's are counted.
+func (s *Summary) SetRequests(all, ok *reqhist.Histogram, openPast int64, patience time.Duration) {
+	s.RequestP50 = all.Quantile(0.5).Seconds()
+	s.RequestP99 = all.Quantile(0.99).Seconds()
+	s.RequestP999 = all.Quantile(0.999).Seconds()
+	s.Patience, s.OpenPastPatience = patience.Seconds(), openPast
+	s.SucceededWithin = 1
+	if judged := all.Count() + uint64(openPast); judged > 0 {
+		s.SucceededWithin = float64(ok.CountAtMost(patience)) / float64(judged)
 	}
 }

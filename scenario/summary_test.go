@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/backofflab/backofflab/internal/reqhist"
 )
 
 // The verdict detector on scripted ticks.
@@ -353,6 +355,43 @@ func TestDetectorFaults(t *testing.T) {
 			}
 			if math.Abs(last.BaselineOK-100) > 1e-9 {
 				t.Errorf("baseline %v, want 100 ok/s, the rate before the first fault", last.BaselineOK)
+			}
+		})
+	}
+}
+
+// TestSetRequests: a lane's figures per request from its histograms, by
+// hand: of the requests that ended (1 s, 2 s given up, 40 s) and one open
+// past the patience of 30 s, only the 1 s success counts as succeeded
+// within it; with none judged, the share is 1.
+func TestSetRequests(t *testing.T) {
+	var all, ok reqhist.Histogram
+	for _, d := range []time.Duration{time.Second, 2 * time.Second, 40 * time.Second} {
+		all.Record(d)
+	}
+	ok.Record(time.Second)
+	ok.Record(40 * time.Second)
+	tests := []struct {
+		name      string
+		all, ok   *reqhist.Histogram
+		openPast  int64
+		within    float64
+		p50, p999 float64
+	}{
+		{"ended and open", &all, &ok, 1, 1.0 / 4, 2, 40},
+		{"ended only", &all, &ok, 0, 1.0 / 3, 2, 40},
+		{"none", new(reqhist.Histogram), new(reqhist.Histogram), 0, 1, 0, 0},
+		{"open only", new(reqhist.Histogram), new(reqhist.Histogram), 3, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s Summary
+			s.SetRequests(tt.all, tt.ok, tt.openPast, 30*time.Second)
+			if s.SucceededWithin != tt.within || s.OpenPastPatience != tt.openPast || s.Patience != 30 {
+				t.Errorf("succeeded within %v, open past %d, patience %v: want %v, %d, 30", s.SucceededWithin, s.OpenPastPatience, s.Patience, tt.within, tt.openPast)
+			}
+			if math.Abs(s.RequestP50-tt.p50) > reqhist.RelativeError*tt.p50 || math.Abs(s.RequestP999-tt.p999) > reqhist.RelativeError*tt.p999 {
+				t.Errorf("p50 %v, p99.9 %v: want %v, %v", s.RequestP50, s.RequestP999, tt.p50, tt.p999)
 			}
 		})
 	}

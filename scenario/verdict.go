@@ -75,7 +75,31 @@ func (s Summary) Verdict(ph Phase) Verdict {
 	if len(s.TierAttempts) > 0 {
 		v.Text += fmt.Sprintf(" (%.2f at the server per request)", s.BottomAmplification)
 	}
+	v.Text += s.requestFigures()
 	return v
+}
+
+// requestFigures is what users saw of the lane's requests one by one, for
+// the command line's text: their latencies' percentiles, the share that
+// succeeded within the patience, and the peak attempt rate; "" for a lane
+// whose requests were not counted one by one (a real lane), which has no
+// patience.
+func (s Summary) requestFigures() string {
+	if s.Patience == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; per request: p50 %s, p99 %s, p99.9 %s; %.2f %% succeeded within the patience of %s (%d open past it); peak %.0f attempts/s",
+		latencyText(s.RequestP50), latencyText(s.RequestP99), latencyText(s.RequestP999),
+		100*s.SucceededWithin, latencyText(s.Patience), s.OpenPastPatience, s.PeakAttemptRate)
+}
+
+// latencyText writes sec seconds to three significant digits, whole
+// seconds from 100 s.
+func latencyText(sec float64) string {
+	if sec >= 100 {
+		return fmt.Sprintf("%.0f s", sec)
+	}
+	return fmt.Sprintf("%.3g s", sec)
 }
 
 // LayeredFigure is the headline's clause on layered retries: how many

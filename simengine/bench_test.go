@@ -176,3 +176,31 @@ func BenchmarkSlice(b *testing.B) {
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*1e3, "ms/slice")
 }
+
+// BenchmarkSummaries measures what a session adds to each slice of
+// BenchmarkSlice's run when it asks for the lanes' summaries: the verdicts
+// and the figures per request, whose open requests are counted client by
+// client.
+func BenchmarkSummaries(b *testing.B) {
+	p := scenariotest.CurveDefaults()
+	p.Clients, p.Think, p.Timeout, p.Tick = 20_000, time.Millisecond, time.Millisecond, 10*time.Millisecond
+	p.MaxServerDelay, p.Backlog, p.Duration = 24*time.Hour, 1_000_000, time.Hour
+	p.Lanes = nil
+	for range scenario.MaxLanes {
+		l := scenario.DefaultLane(0)
+		l.MinDelay = time.Millisecond
+		p.Lanes = append(p.Lanes, l)
+	}
+	e, err := NewWithBudget(p, budget.NewAccount(nil, 128<<20))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 20 {
+		e.Step(p.Duration, SliceEvents, nil)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.Summaries()
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*1e3, "ms/summaries")
+}

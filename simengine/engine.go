@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/reqhist"
 	"github.com/backofflab/backofflab/scenario"
 )
 
@@ -547,12 +548,33 @@ func (e *Engine) Summaries() []scenario.Summary {
 	return out
 }
 
+// Requests is a lane's requests one by one: the latency, from the first
+// attempt to the final answer, waits included, of every request that
+// ended (Ended) and of those that succeeded (Succeeded). A Summary keeps
+// their figures alone; these are for a caller that merges the requests
+// of several lanes or runs (reqhist.Histogram.Merge), or asks other
+// quantiles or patiences of them.
+type Requests struct {
+	Ended, Succeeded reqhist.Histogram
+}
+
+// Requests returns lane i's requests so far, a copy of its own.
+func (e *Engine) Requests(i int) *Requests {
+	l := e.lanes[i]
+	return &Requests{Ended: l.reqs, Succeeded: l.oks}
+}
+
 func (l *lane) summary() scenario.Summary {
 	var total counters
 	total.add(l.total)
 	total.add(l.tick)
 	s := l.det.Summary(total.requests, total.attempts, total.ok, total.gaveUp)
 	s.SetTiers(total.tier[:len(l.tiers)])
+	if len(l.tiers) > 0 {
+		s.PeakAttemptRate = float64(l.peakBottom) / l.p.Tick.Seconds()
+	}
+	_, late := l.openRequests(l.p.Patience)
+	s.SetRequests(&l.reqs, &l.oks, late, l.p.Patience)
 	if l.halt != nil {
 		s.Collapsed, s.Stopped = true, l.halt.String()
 	}

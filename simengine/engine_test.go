@@ -402,6 +402,7 @@ func simCheckLane(t testing.TB, e *Engine, l *lane, where string, dropped int64)
 		}
 	}
 	simCheckCalls(e, l, fail, strict)
+	simCheckRequests(t, l, where)
 }
 
 // simCheckCalls checks lane l's calls of layered retries: one event per

@@ -43,8 +43,29 @@ func RunParallel(ctx context.Context, p scenario.Params, mem *budget.Account, em
 	return runWith(ctx, p, mem, true, emit)
 }
 
+// RunRequests is RunWithBudget that returns each lane's requests one by
+// one too (Engine.Requests), for a caller that merges several runs'
+// requests, or asks other quantiles or patiences of them than the
+// summaries' figures.
+func RunRequests(ctx context.Context, p scenario.Params, mem *budget.Account, emit func(scenario.Tick)) ([]scenario.Summary, []*Requests, error) {
+	var reqs []*Requests
+	sums, err := runEngine(ctx, p, mem, false, emit, func(e *Engine) {
+		reqs = make([]*Requests, len(e.lanes))
+		for i := range e.lanes {
+			reqs[i] = e.Requests(i)
+		}
+	})
+	return sums, reqs, err
+}
+
 // runWith is RunWithBudget, its lanes in parallel or not.
 func runWith(ctx context.Context, p scenario.Params, mem *budget.Account, lanesApart bool, emit func(scenario.Tick)) ([]scenario.Summary, error) {
+	return runEngine(ctx, p, mem, lanesApart, emit, nil)
+}
+
+// runEngine is runWith, which calls done, when not nil, with the engine
+// at the run's end.
+func runEngine(ctx context.Context, p scenario.Params, mem *budget.Account, lanesApart bool, emit func(scenario.Tick), done func(*Engine)) ([]scenario.Summary, error) {
 	e, err := newEngine(p, mem, lanesApart)
 	if err != nil {
 		return nil, err
@@ -52,6 +73,9 @@ func runWith(ctx context.Context, p scenario.Params, mem *budget.Account, lanesA
 	defer e.release()
 	if err := e.finish(ctx, emit); err != nil {
 		return nil, err
+	}
+	if done != nil {
+		done(e)
 	}
 	return e.Summaries(), ctx.Err()
 }

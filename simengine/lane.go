@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/backofflab/backofflab/budget"
+	"github.com/backofflab/backofflab/internal/reqhist"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 )
@@ -213,6 +214,14 @@ type lane struct {
 	tickMaxC           int    // highest concurrency in the current tick
 	events             int64  // events processed, for benchmarks
 	det                *scenario.Detector
+
+	// reqs holds the latency of every request that ended, oks of those
+	// that succeeded (see gaveUp and succeeded): what the run's users saw, request by
+	// request, whichever tick the request ended in.
+	reqs, oks reqhist.Histogram
+	// peakBottom is, with layered retries, the most attempts the bottom
+	// tier sent to the server in a tick.
+	peakBottom int64
 
 	// mem is the run's memory budget (nil: unbounded), held is what the
 	// lane's clients and events take of it, and halt, once set, is why
@@ -430,10 +439,10 @@ func (l *lane) resize(n int) {
 		case waiting:
 			l.abandon(ci, c)
 			l.waiting--
-			l.tick.gaveUp++
+			l.gaveUp(c)
 		case backing:
 			l.inBackoff--
-			l.tick.gaveUp++
+			l.gaveUp(c)
 		}
 		c.setState(retired)
 		l.q.remove(ci)
@@ -530,7 +539,7 @@ func (l *lane) wake(ci int32) {
 		if !l.pol.AllowSend(&c.st, l.now, l.rng) {
 			// A limit (a breaker) refused the retry when it was due:
 			// the request ends unsent.
-			l.tick.gaveUp++
+			l.gaveUp(c)
 			l.think(ci, c)
 			return
 		}
@@ -554,7 +563,7 @@ func (l *lane) start(ci int32, c *client, think time.Duration) {
 	l.pol.Begin(&c.st, l.now, think)
 	if !l.pol.AllowFirst(&c.st, l.now, l.rng) {
 		// A limit (a breaker) refused the request: it ends unsent.
-		l.tick.gaveUp++
+		l.gaveUp(c)
 		l.think(ci, c)
 		return
 	}
@@ -654,7 +663,10 @@ func (l *lane) succeeded(ci int32, c *client) {
 	l.waiting--
 	l.tick.ok++
 	l.pol.Record(&c.st, l.now, strategies.Success)
-	l.latency(l.now - c.st.RequestStart)
+	d := l.now - c.st.RequestStart
+	l.latency(d)
+	l.reqs.Record(d)
+	l.oks.Record(d)
 	l.think(ci, c)
 }
 
@@ -678,7 +690,7 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 	l.pol.Record(&c.st, l.now, o)
 	d, ok := l.pol.Retry(&c.st, l.now, l.rng)
 	if !ok {
-		l.tick.gaveUp++
+		l.gaveUp(c)
 		l.think(ci, c)
 		return
 	}
@@ -686,6 +698,32 @@ func (l *lane) failed(ci int32, c *client, o strategies.Outcome) {
 	c.set(backing, nowhere, ownSlot(l.timeouts.retried(ci, c, l.timer)))
 	l.inBackoff++
 	l.q.scheduleIn(ci, l.now, d)
+}
+
+// gaveUp ends client c's request now without an answer: its policy gave
+// up, a limit refused it, or the client was removed. Its latency, from
+// its first attempt to now, is what its user waited for nothing.
+func (l *lane) gaveUp(c *client) {
+	l.tick.gaveUp++
+	l.reqs.Record(l.now - c.st.RequestStart)
+}
+
+// openRequests returns how many of the lane's clients' requests are open
+// now (begun, not ended: an attempt in flight or a retry pending), and
+// how many of them began more than patience ago. Calls of the tiers are
+// not requests: their callers' are.
+func (l *lane) openRequests(patience time.Duration) (open, late int64) {
+	for i := range l.clients[:l.active] {
+		c := &l.clients[i]
+		if s := c.state(); s != waiting && s != backing {
+			continue
+		}
+		open++
+		if l.now-c.st.RequestStart > patience {
+			late++
+		}
+	}
+	return open, late
 }
 
 // think starts client ci's next think time; in an open loop, whose
@@ -923,6 +961,9 @@ func (l *lane) endTick(t time.Duration) scenario.LaneTick {
 	}
 	lt.SetLatencies(l.lat)
 	l.det.Tick(t, l.tick.ok, l.tick.attempts, l.tickMaxC)
+	if k := len(l.tiers); k > 0 {
+		l.peakBottom = max(l.peakBottom, l.tick.tier[k-1])
+	}
 	l.total.add(l.tick)
 	l.tick = counters{}
 	l.lat, l.latSeen = l.lat[:0], 0
