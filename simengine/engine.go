@@ -239,11 +239,12 @@ func (e *Engine) Reset() {
 
 // schedule sets the scheduled faults' transitions that are still to come:
 // the ends before the starts at one time, so that a fault may follow
-// another without a gap.
+// another without a gap, but a window of 0s (a herd's wave at once) ends
+// after every start at its time, its own included.
 func (e *Engine) schedule() {
 	e.plan, e.planAt = e.plan[:0], 0
 	for _, f := range scenario.AllFaults(&e.p) {
-		if f.For <= 0 {
+		if f.For <= 0 && !scenario.IsWave(f.Kind) {
 			continue
 		}
 		if f.At >= e.now {
@@ -257,14 +258,20 @@ func (e *Engine) schedule() {
 		if a.at != b.at {
 			return cmp.Compare(a.at, b.at)
 		}
-		if a.start != b.start {
-			if a.start {
-				return 1
-			}
-			return -1
-		}
-		return 0
+		return cmp.Compare(a.rank(), b.rank())
 	})
+}
+
+// rank orders the transitions at one time: the ends of windows that
+// lasted, then the starts, then the ends of windows of 0s.
+func (tr transition) rank() int {
+	switch {
+	case tr.start:
+		return 1
+	case tr.f.For == 0:
+		return 2
+	}
+	return 0
 }
 
 // replan works out the lanes' steps at the transitions still to come,

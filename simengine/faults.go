@@ -53,6 +53,9 @@ type laneStep struct {
 	// what the lane's Detector judges recoveries from.
 	faults int
 	fault  string
+	// wave is the herd that starts at a stepEffects, whose wave of
+	// requests each lane releases there (Kind empty: none).
+	wave scenario.Fault
 }
 
 // stepKind is what a laneStep does.
@@ -83,7 +86,11 @@ func (s *faultState) take(tr transition, p *scenario.Params) laneStep {
 		s.closeWindow(kindIs(tr.f.Kind), tr.at)
 	}
 	s.effective(p)
-	return laneStep{at: tr.at, kind: stepEffects, eff: s.eff, errFrac: s.errFrac, faults: len(s.effects), fault: tr.f.Kind}
+	st := laneStep{at: tr.at, kind: stepEffects, eff: s.eff, errFrac: s.errFrac, faults: len(s.effects), fault: tr.f.Kind}
+	if tr.start && scenario.IsWave(tr.f.Kind) {
+		st.wave = tr.f
+	}
+	return st
 }
 
 // outage starts (on) or ends the outage of kind at time at, and returns
@@ -108,7 +115,8 @@ func (s *faultState) outage(on bool, kind string, at time.Duration) laneStep {
 // multiplies the service time and the curve's delays, a capacity drop
 // multiplies workers and server_limit (and divides the linear slope), and
 // error bursts make a share of the answers errors. Two faults of a kind
-// compose: their magnitudes multiply.
+// compose: their magnitudes multiply. A herd changes no parameter: its
+// wave is released once, at its start (lane.herd).
 func (s *faultState) effective(p *scenario.Params) {
 	eff := p.Clone()
 	keep := 1.0 // the share of answers no burst turns into an error
@@ -169,5 +177,8 @@ func (l *lane) takeStep(st *laneStep) {
 		l.p = st.eff
 		l.det.Faults(st.faults, st.fault, st.at)
 		l.setEffects(st.errFrac)
+		if st.wave.Kind != "" {
+			l.herd(st.wave)
+		}
 	}
 }
