@@ -1,10 +1,13 @@
 package simengine
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/strategies"
 )
@@ -261,5 +264,33 @@ func TestHerdOpenLoop(t *testing.T) {
 				t.Errorf("%v arrivals in the window after its start, want about %.0f: those that stayed", during, 100*1.9*(1-tc.m))
 			}
 		})
+	}
+}
+
+// TestHerdDoesNotAllocatePerClient: a second holding a herd of 10 000
+// clients, and its waves, allocates about what a second of ticks and a
+// fault's start and end do (TestEventsDoNotAllocate), not one allocation a
+// client or an event.
+func TestHerdDoesNotAllocatePerClient(t *testing.T) {
+	testrace.SkipUnder(t, detectorAllocates)
+	p := herdClosed(time.Second, 0)
+	p.Clients, p.Duration = 10_000, time.Hour
+	var herds []string
+	for k := range 20 {
+		herds = append(herds, fmt.Sprintf("herd:%ds:0s:1", 60+120*k))
+	}
+	p.Faults = mustFaults(strings.Join(herds, ","))
+	e := simNew(t, p)
+	simAdvance(t, e, 59*time.Second)
+	at := 59 * time.Second
+	allocs := testing.AllocsPerRun(19, func() {
+		e.AdvanceTo(at+2*time.Second, func(scenario.Tick) {})
+		e.AdvanceTo(at+120*time.Second, nil)
+		at += 120 * time.Second
+	})
+	ticks := float64(120 * time.Second / p.Tick) // each allocates its Lanes
+	t.Logf("%.0f allocations per herd and the 2 minutes (%.0f ticks) after it", allocs, ticks)
+	if allocs > ticks+60 {
+		t.Errorf("%.0f allocations for a herd of %d clients and %.0f ticks, want about the ticks'", allocs, p.Clients, ticks)
 	}
 }
