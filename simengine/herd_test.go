@@ -74,9 +74,10 @@ func herdBooks(t *testing.T, p *scenario.Params, e *Engine, lts []scenario.LaneT
 // clients thinking T on average and a request taking S ≪ T (no wait), a
 // client thinks a share T/(T+S) of the time: about 1000 × 10/10.1 ≈ 990
 // clients think at any time, Binomial(1000, 0.99) (sd ≈ 3.1). Each joins
-// with probability m, so a wave of m × thinking (sd √(thinking·m(1−m)))
-// comes on top of the ordinary load, about 99 req/s (10 a tick), in the
-// herd's tick, or evenly over its window: thinking/10 a tick over 1 s.
+// with probability m, so the herd's tick holds a wave of m × thinking (sd
+// √(thinking·m(1−m))) and the ordinary load of the clients that stay,
+// (1−m) × about 10 a tick (99 req/s); or the wave comes evenly over its
+// window: thinking/10 a tick over 1 s.
 func TestHerdWave(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
