@@ -478,14 +478,20 @@ func (e *Engine) Set(p scenario.Params) error {
 		// A scheduled outage whose new window no longer holds now ends
 		// now; the other faults in effect are those whose window holds now,
 		// which this sets: their starts and ends at now are taken here, not
-		// again from the plan (a start would apply its fault twice).
+		// again from the plan (a start would apply its fault twice). A
+		// herd that starts now and has not released its wave yet is the
+		// exception: its start and end stay in the plan, which releases
+		// it once.
+		ahead := func(f scenario.Fault) bool {
+			return f.At == e.now && scenario.IsWave(f.Kind) && !e.released(f, e.now)
+		}
 		e.plan = slices.DeleteFunc(e.plan, func(tr transition) bool {
-			return tr.at == e.now && !scenario.IsOutage(tr.f.Kind)
+			return tr.at == e.now && !scenario.IsOutage(tr.f.Kind) && !ahead(tr.f)
 		})
 		in := false
 		var effects []scenario.Fault
 		for _, f := range scenario.AllFaults(&p) {
-			if f.At <= e.now && e.now < f.At+f.For {
+			if f.At <= e.now && e.now < f.At+f.For && !ahead(f) {
 				if scenario.IsOutage(f.Kind) {
 					in = true
 				} else {

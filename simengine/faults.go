@@ -29,6 +29,11 @@ type faultState struct {
 	// while it lasts) and kind; dropped counts the older ones.
 	outages []window
 	dropped int
+	// waved are the herds whose wave was released at wavedAt, the
+	// latest time one was: a change of the faults at that very time
+	// must not release them again, nor lose one not yet released.
+	waved   []scenario.Fault
+	wavedAt time.Duration
 }
 
 // clone returns a copy of s that shares nothing s may change.
@@ -36,7 +41,13 @@ func (s *faultState) clone() faultState {
 	c := *s
 	c.effects = slices.Clone(s.effects)
 	c.outages = slices.Clone(s.outages)
+	c.waved = slices.Clone(s.waved)
 	return c
+}
+
+// released reports whether herd f's wave was released at time at.
+func (s *faultState) released(f scenario.Fault, at time.Duration) bool {
+	return s.wavedAt == at && slices.Contains(s.waved, f)
 }
 
 // laneStep is what a lane does at a scheduled transition: the server goes
@@ -89,6 +100,10 @@ func (s *faultState) take(tr transition, p *scenario.Params) laneStep {
 	st := laneStep{at: tr.at, kind: stepEffects, eff: s.eff, errFrac: s.errFrac, faults: len(s.effects), fault: tr.f.Kind}
 	if tr.start && scenario.IsWave(tr.f.Kind) {
 		st.wave = tr.f
+		if s.wavedAt != tr.at {
+			s.waved, s.wavedAt = s.waved[:0], tr.at
+		}
+		s.waved = append(s.waved, tr.f)
 	}
 	return st
 }

@@ -295,3 +295,40 @@ func TestHerdDoesNotAllocatePerClient(t *testing.T) {
 		t.Errorf("%.0f allocations for a herd of %d clients and %.0f ticks, want about the ticks'", allocs, p.Clients, ticks)
 	}
 }
+
+// TestHerdLiveSetAtItsStart: faults set live at the very time a herd
+// starts release its wave once, whether the run had taken its start
+// before the change or not: the run goes on as the same run without the
+// change, whose new fault comes later.
+func TestHerdLiveSetAtItsStart(t *testing.T) {
+	for _, herd := range []string{"herd:5s:0s:1", "herd:5s:1s:0.5"} {
+		p := simSmall()
+		p.Outage = scenario.OutageNone
+		p.Faults = mustFaults(herd)
+		want := simAdvance(t, simNew(t, p), 10*time.Second)[50:]
+		for _, tc := range []struct {
+			name string
+			step func(e *Engine)
+		}{
+			{"taken", func(e *Engine) { e.AdvanceTo(5*time.Second, nil) }},
+			{"not yet", func(e *Engine) {
+				for !e.Step(5*time.Second, 1, nil) {
+				}
+			}},
+		} {
+			t.Run(herd+" "+tc.name, func(t *testing.T) {
+				e := simNew(t, p)
+				tc.step(e)
+				q := e.Params()
+				q.Faults = mustFaults(herd + ",error_burst:20s:1s:0.5")
+				if err := e.Set(q); err != nil {
+					t.Fatal(err)
+				}
+				simSameTicks(t, "after the change", want, simAdvance(t, e, 10*time.Second))
+				if w := e.Outages(); len(w) != 1 || w[0][0] != 5*time.Second {
+					t.Errorf("windows %v, want the herd's from 5 s", w)
+				}
+			})
+		}
+	}
+}
