@@ -48,7 +48,9 @@ func (l *lane) herd(f scenario.Fault) {
 // would come anyway, as the closed loop's herd brings its clients' next
 // requests forward, so the run's arrivals are the same ones, only sooner.
 // (Adding m × rate × for arrivals instead would raise the offered load,
-// which is a load spike's part.)
+// which is a load spike's part.) The window's arrivals are drawn at its
+// start, at the rate then: a change of the rate within the window (a
+// live change, a load spike that starts in it) applies from its end.
 func (l *lane) herdArrivals(f scenario.Fault) {
 	end := f.At + f.For
 	salt := mix(l.p.Seed ^ mix(uint64(f.At)^herdStream))
