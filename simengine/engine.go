@@ -481,7 +481,8 @@ func (e *Engine) Set(p scenario.Params) error {
 		// again from the plan (a start would apply its fault twice). A
 		// herd that starts now and has not released its wave yet is the
 		// exception: its start and end stay in the plan, which releases
-		// it once.
+		// it once. (A herd set live after its start releases none: its
+		// wave was due before the change.)
 		ahead := func(f scenario.Fault) bool {
 			return f.At == e.now && scenario.IsWave(f.Kind) && !e.released(f, e.now)
 		}
