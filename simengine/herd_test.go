@@ -306,16 +306,7 @@ func TestHerdLiveSetAtItsStart(t *testing.T) {
 		p.Outage = scenario.OutageNone
 		p.Faults = mustFaults(herd)
 		want := simAdvance(t, simNew(t, p), 10*time.Second)[50:]
-		for _, tc := range []struct {
-			name string
-			step func(e *Engine)
-		}{
-			{"taken", func(e *Engine) { e.AdvanceTo(5*time.Second, nil) }},
-			{"not yet", func(e *Engine) {
-				for !e.Step(5*time.Second, 1, nil) {
-				}
-			}},
-		} {
+		for _, tc := range toAStart(5 * time.Second) {
 			t.Run(herd+" "+tc.name, func(t *testing.T) {
 				e := simNew(t, p)
 				tc.step(e)
