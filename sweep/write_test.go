@@ -83,7 +83,7 @@ func TestWriterOrder(t *testing.T) {
 			"peak_attempt_rate": fmt.Sprint(sum.PeakAttemptRate), "request_p50": fmt.Sprint(sum.RequestP50),
 			"request_p99": fmt.Sprint(sum.RequestP99), "request_p999": fmt.Sprint(sum.RequestP999),
 			"succeeded_within": fmt.Sprint(sum.SucceededWithin),
-			"sweep": s.Encode().Encode(), "shard": "",
+			"sweep":            s.Encode().Encode(), "shard": "",
 		}
 		if sum.ServiceRecoveredAfter != nil {
 			want["service_recovered_after"] = fmt.Sprint(*sum.ServiceRecoveredAfter)
