@@ -1,10 +1,10 @@
 // backofflab playground: the ticks as they arrive, their 1 s averages
 // (common.js), and drawing them at most once a frame, with the fault
-// windows, the marks and levels, the clock and the verdicts; and the
-// retry charts' bands.
+// windows, the marks and levels, the clock and the verdicts; the retry
+// charts' bands; and the latency charts' bins.
 
 import { $, fmt, dur, unitOf, halfWindow, meanAround } from './common.js';
-import { BASE, COL, LETTERS, NC, RETRY_CHARTS, SPEC, T, TIME_CHARTS, delays, duration, faultKinds, laneCount, lastState, marks, plan, rows, takeTicks, tickLen } from './play-state.js';
+import { BASE, COL, LATENCY_CHARTS, LETTERS, NC, RETRY_CHARTS, SPEC, T, TIME_CHARTS, delays, duration, faultKinds, laneCount, lastState, marks, plan, requests, rows, takeTicks, tickLen } from './play-state.js';
 import { ANNOT_FONT, charts, niceAxis, plotRect, plotTop, textWidth, view } from './play-charts.js';
 import { showVerdicts } from './play-explain.js';
 
@@ -361,4 +361,96 @@ export function drawDelays() {
       });
     }
   }
+}
+
+// ---- the latency charts ---------------------------------------------------
+// A latency chart's x axis places bin k of the requests message from k to
+// k+1: position k+1 is the bin's upper edge, edges[k], and 0 is no wait.
+
+// binLabel names bin k of edges by its latencies: "up to 1 ms", "1 ms – 2 ms".
+export function binLabel(edges, k) {
+  return k === 0 ? `up to ${dur(edges[0])}` : `${dur(edges[k - 1])} – ${dur(edges[k])}`;
+}
+
+// latencyAt is where latency v (seconds) lies on the axis of edges: in
+// its bin, by its logarithm between the bin's edges (the first bin, from
+// 0, linearly), so that a mark sits where its value falls between two
+// labels; at the axis' end past the last edge.
+function latencyAt(edges, v) {
+  const k = edges.findIndex(e => v <= e);
+  if (k < 0) return edges.length;
+  if (k === 0) return Math.max(0, v) / edges[0];
+  return k + Math.log(v / edges[k - 1]) / Math.log(edges[k] / edges[k - 1]);
+}
+
+// requestMarks are lane l's lines on its latency chart: its p50, p99 and
+// p99.9 dashed, and its patience solid, each labelled at the plot's top;
+// a label that would touch one to its right is dropped (its line stays,
+// and its figure is in the chart's sentence).
+function requestMarks(c, edges, l) {
+  const lines = [
+    { v: l.patience, label: 'patience', color: T.bad, type: 'solid' },
+    { v: l.p999, label: 'p99.9', color: T.mark, type: 'dashed' },
+    { v: l.p99, label: 'p99', color: T.mark, type: 'dashed' },
+    { v: l.p50, label: 'p50', color: T.mark, type: 'dashed' },
+  ].filter(m => m.v > 0 && (m.label === 'patience' || l.ended.some(n => n > 0)));
+  const r = plotRect(c);
+  let left = Infinity; // the leftmost label placed so far, in pixels
+  return lines.map(m => {
+    const x = latencyAt(edges, m.v);
+    const px = r ? c.convertToPixel({ gridIndex: 0 }, [x, 0])[0] : 0;
+    const w = textWidth(m.label, ANNOT_FONT) + 4;
+    const show = !r || px + 2 + w <= Math.min(left, r.x + r.width + 1);
+    if (show) left = px;
+    return { xAxis: x, name: m.label, lineStyle: { color: m.color, type: m.type, width: 1.2 },
+      label: { show, formatter: m.label, position: 'insideEndTop', color: m.color, fontSize: 10 } };
+  });
+}
+
+// drawRequests redraws the latency charts from the latest requests
+// message: each lane's bins, its marks, and its sentence under the title
+// and in its label for a screen reader.
+export function drawRequests() {
+  const m = requests;
+  const edges = m ? m.edges : [];
+  const lanesOf = i => (m && m.lanes[i]) || null;
+  for (const id of LATENCY_CHARTS) {
+    const spec = SPEC[id];
+    const log = view[id].log;
+    const tops = Array.from({ length: laneCount() }, (_, i) => [lanesOf(i) ? Math.max(0, ...lanesOf(i).ended) : 0]);
+    const axes = shareAxes(id, tops);
+    const note = scaleNote(id, axes);
+    const all = Math.max(0, ...tops.map(t => t[0]));
+    for (let i = 0; i < laneCount(); i++) {
+      const c = charts[`${id}.${LETTERS[i]}`];
+      if (!c) continue;
+      const l = lanesOf(i);
+      const has = !!l && l.ended.some(n => n > 0);
+      const sentence = l ? l.sentence : '';
+      const nice = niceAxis(Math.max(axes[0].share ? all : tops[i][0], log ? 1 : 0), spec.units[0], log);
+      // A log axis cannot show 0: an empty bin has no bar.
+      const bars = name => (l ? l[name] : []).map((n, k) => [k + 0.5, log && n === 0 ? null : n]);
+      const r = plotRect(c);
+      const width = r ? r.width + r.x : c.getWidth();
+      c.setOption({
+        title: [{ subtext: sentence, subtextStyle: { color: T.muted, fontSize: 11, width: Math.max(120, width - 12), overflow: 'break', lineHeight: 14 }, itemGap: 2 }],
+        graphic: [emptyGraphic(c, has ? '' : spec.empty), { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } }],
+        grid: [{ top: plotTop(c, note) + 14 * sentenceLines(sentence, width - 12) + 4 }],
+        xAxis: [{ min: 0, max: Math.max(1, edges.length), interval: 1,
+          axisLabel: { ...BASE[id].xAxis[0].axisLabel, color: T.muted, hideOverlap: true, formatter: v => (v === 0 ? '0' : v <= edges.length ? dur(edges[v - 1]) : '') } }],
+        yAxis: [{ ...BASE[id].yAxis[0], type: log ? 'log' : 'value', min: log ? 1 : 0, max: nice.max, interval: nice.interval,
+          axisLabel: { ...BASE[id].yAxis[0].axisLabel, color: T.muted, formatter: v => unitOf(spec.units[0]).axis(v) } }],
+        series: spec.series.map(s => ({ id: s.name, data: bars(s.name),
+          markLine: s.name === 'ok' ? { symbol: ['none', 'none'], silent: true, animation: false, data: l ? requestMarks(c, edges, l) : [] } : undefined })),
+      });
+      c.getDom().setAttribute('aria-label', `lane ${LETTERS[i]}: ${spec.help}${sentence ? '. ' + sentence : ''}`);
+    }
+  }
+}
+
+// sentenceLines is how many lines text takes at width pixels, as the
+// title's subtext breaks it.
+function sentenceLines(text, width) {
+  if (!text) return 0;
+  return Math.max(1, Math.ceil(textWidth(text, '11px sans-serif') / Math.max(60, width)));
 }
