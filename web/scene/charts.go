@@ -160,8 +160,8 @@ var ChartSpecs = []ChartSpec{
 	// what shows of a bar above them failed. The script marks the p50,
 	// p99 and p99.9 and the patience.
 	{ID: "requests", Title: "requests by latency", X: xLatency, Units: []string{""}, Log: true,
-		Help:  "every request that ended, by its latency from the first attempt to the final answer, waits included (bins 1-2-5 a decade); its successes in front, the rest failed; p50, p99 and p99.9 and the patience marked",
-		Empty: "no request has ended yet",
+		Help:   "every request that ended, by its latency from the first attempt to the final answer, waits included (bins 1-2-5 a decade); its successes in front, the rest failed; p50, p99 and p99.9 and the patience marked",
+		Empty:  "no request has ended yet",
 		Series: []chartSeries{{"ended", "#ee6666", 0, ""}, {"ok", "#3ba272", 0, roleSuccess}}},
 	// Layered retries: each tier's attempts are the offered load of the
 	// tier below it, and they multiply down the chain.
