@@ -15,7 +15,7 @@
 // starts the page.
 
 import { $, attr, onThemeChange } from './common.js';
-import { COL, LETTERS, NC, SPEC, TIME_CHARTS, boxes, laneCount, lastState, lastSummary, marks, page, query, rows, settings } from './play-state.js';
+import { COL, LETTERS, NC, SPEC, TIME_CHARTS, boxes, laneCount, lastState, lastSummary, marks, page, query, requests, rows, settings } from './play-state.js';
 import { hasError, setControl, showStrategy, speak, strategyChanged, textAt, wireDrawer } from './play-controls.js';
 import { comeBack, connect, leave, scheduleSet, send, sendSet, setTimer } from './play-socket.js';
 import { charts, forCharts, showLanes, themed, view } from './play-charts.js';
@@ -101,6 +101,7 @@ window.backofflab = {
   charts: () => charts,
   state: () => lastState,
   summaries: () => lastSummary,
+  requests: () => requests,
   marks: () => marks,
   view: () => view,
   caption: i => captionOf(i),

@@ -421,23 +421,38 @@ export function drawRequests() {
     const axes = shareAxes(id, tops);
     const note = scaleNote(id, axes);
     const all = Math.max(0, ...tops.map(t => t[0]));
+    // The sentence takes lines of the chart's height: the row grows by the
+    // most any lane's takes, so that its plots keep their height and
+    // line up.
+    const wrapped = Array.from({ length: laneCount() }, (_, i) => {
+      const c = charts[`${id}.${LETTERS[i]}`];
+      return c ? wrapText(lanesOf(i) ? lanesOf(i).sentence : '', SENTENCE_FONT, c.getWidth() - 20) : [];
+    });
+    const grow = `calc(var(--chart-h) + ${14 * Math.max(0, ...wrapped.map(w => w.length))}px)`;
     for (let i = 0; i < laneCount(); i++) {
       const c = charts[`${id}.${LETTERS[i]}`];
       if (!c) continue;
+      if (c.getDom().style.height !== grow) c.getDom().style.height = grow;
       const l = lanesOf(i);
       const has = !!l && l.ended.some(n => n > 0);
       const sentence = l ? l.sentence : '';
       const nice = niceAxis(Math.max(axes[0].share ? all : tops[i][0], log ? 1 : 0), spec.units[0], log);
       // A log axis cannot show 0: an empty bin has no bar.
       const bars = name => (l ? l[name] : []).map((n, k) => [k + 0.5, log && n === 0 ? null : n]);
+      // The sentence goes below the title and the toolbox, broken into
+      // the lines the chart's width holds, and the plot below it.
+      const top = plotTop(c, note);
+      const lines = wrapped[i];
       const r = plotRect(c);
-      const width = r ? r.width + r.x : c.getWidth();
+      const step = labelStep(edges, r ? r.width : c.getWidth() - 60);
       c.setOption({
-        title: [{ subtext: sentence, subtextStyle: { color: T.muted, fontSize: 11, width: Math.max(120, width - 12), overflow: 'break', lineHeight: 14 }, itemGap: 2 }],
-        graphic: [emptyGraphic(c, has ? '' : spec.empty), { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } }],
-        grid: [{ top: plotTop(c, note) + 14 * sentenceLines(sentence, width - 12) + 4 }],
+        graphic: [emptyGraphic(c, has ? '' : spec.empty), { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } },
+          { id: 'sentence', type: 'text', left: 10, top, silent: true, invisible: !sentence,
+            style: { text: lines.join('\n'), fill: T.fg, font: SENTENCE_FONT, lineHeight: 14 } }],
+        grid: [{ top: top + 14 * lines.length + 6 }],
         xAxis: [{ min: 0, max: Math.max(1, edges.length), interval: 1,
-          axisLabel: { ...BASE[id].xAxis[0].axisLabel, color: T.muted, hideOverlap: true, formatter: v => (v === 0 ? '0' : v <= edges.length ? dur(edges[v - 1]) : '') } }],
+          axisLabel: { ...BASE[id].xAxis[0].axisLabel, color: T.muted, hideOverlap: true,
+            formatter: v => (v === 0 ? (step === 1 ? '0' : '') : v <= edges.length && (v - 1) % step === 0 ? dur(edges[v - 1]) : '') } }],
         yAxis: [{ ...BASE[id].yAxis[0], type: log ? 'log' : 'value', min: log ? 1 : 0, max: nice.max, interval: nice.interval,
           axisLabel: { ...BASE[id].yAxis[0].axisLabel, color: T.muted, formatter: v => unitOf(spec.units[0]).axis(v) } }],
         series: spec.series.map(s => ({ id: s.name, data: bars(s.name),
@@ -448,9 +463,29 @@ export function drawRequests() {
   }
 }
 
-// sentenceLines is how many lines text takes at width pixels, as the
-// title's subtext breaks it.
-function sentenceLines(text, width) {
-  if (!text) return 0;
-  return Math.max(1, Math.ceil(textWidth(text, '11px sans-serif') / Math.max(60, width)));
+// SENTENCE_FONT is the font of a latency chart's sentence.
+const SENTENCE_FONT = '11px sans-serif';
+
+// wrapText breaks text into lines of at most width pixels in font, at
+// its spaces (a word wider than the width has a line of its own).
+function wrapText(text, font, width) {
+  if (!text) return [];
+  const lines = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? line + ' ' + word : word;
+    if (line && textWidth(next, font) > width) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  return lines.concat(line);
+}
+
+// labelStep is every how many edges a latency axis of edges over width
+// pixels names one: every edge where they all fit with room between
+// them, else the decades' (1 ms, 10 ms, …), else every other decade.
+function labelStep(edges, width) {
+  const widest = Math.max(0, ...edges.map(e => textWidth(dur(e), '12px sans-serif')));
+  return [1, 3, 6].find(k => (Math.ceil(edges.length / k) + 1) * (widest + 12) <= width) || 9;
 }
