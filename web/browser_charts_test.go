@@ -9,10 +9,12 @@ package web
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,6 +82,31 @@ func chartsRequests(t *testing.T, env *browserEnv) {
 	})()`)
 	if len(lanes) != 2 {
 		t.Fatalf("%d lanes, want 2", len(lanes))
+	}
+	// Each chart's CSV (its toolbox's CSV button) holds its bins as they
+	// are: a row per bin, edge to edge, summing to the bars.
+	for i, l := range lanes {
+		rows, err := csv.NewReader(strings.NewReader(eval[string](tb, fmt.Sprintf(`window.backofflab.requestsCSV(%d)`, i)))).ReadAll()
+		if err != nil {
+			t.Fatalf("lane %d's CSV: %v", i, err)
+		}
+		if strings.Join(rows[0], ",") != "lane,strategy,from_s,to_s,ended,succeeded" {
+			t.Fatalf("lane %d's CSV header %v", i, rows[0])
+		}
+		var ended, ok int64
+		prev := "0"
+		for _, r := range rows[1:] {
+			if r[0] != "ab"[i:i+1] || r[2] != prev {
+				t.Errorf("lane %d's CSV row %v: want lane %c from %s", i, r, "ab"[i], prev)
+			}
+			prev = r[3]
+			e, _ := strconv.ParseInt(r[4], 10, 64)
+			o, _ := strconv.ParseInt(r[5], 10, 64)
+			ended, ok = ended+e, ok+o
+		}
+		if ended != l.Ended || ok != l.OK {
+			t.Errorf("lane %d's CSV holds %d ended and %d succeeded, the bars %d and %d", i, ended, ok, l.Ended, l.OK)
+		}
 	}
 	for i, l := range lanes {
 		if l.Ended != l.Succeeded+l.GaveUp || l.Ended == 0 {

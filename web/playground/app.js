@@ -20,7 +20,7 @@ import { hasError, setControl, showStrategy, speak, strategyChanged, textAt, wir
 import { comeBack, connect, leave, scheduleSet, send, sendSet, setTimer } from './play-socket.js';
 import { charts, forCharts, showLanes, themed, view } from './play-charts.js';
 import { axisMax, drawDelays, markDirty } from './play-draw.js';
-import { captionOf, copyLink, exportRows } from './play-exports.js';
+import { captionOf, copyLink, exportRows, requestsCSV } from './play-exports.js';
 import { picDrawAll, picSentence, picStats, pictureProgress, startPicture } from './play-picture.js';
 import { wireLibraries } from './play-library.js';
 
@@ -102,6 +102,7 @@ window.backofflab = {
   state: () => lastState,
   summaries: () => lastSummary,
   requests: () => requests,
+  requestsCSV,
   marks: () => marks,
   view: () => view,
   caption: i => captionOf(i),

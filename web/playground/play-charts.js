@@ -5,7 +5,7 @@
 import { $, $$, attr, el, dur, durAxis, unitOf, DUR_STEPS, ICONS, fitLegend, resizeWithBox } from './common.js';
 import { BASE, CHART_IDS, COL, LABEL, LETTERS, NC, SPEC, T, TIME_CHARTS, delays, duration, laneCount, requests, rows } from './play-state.js';
 import { SMI, SMN, binLabel, drawDelays, drawRequests, markDirty, srows } from './play-draw.js';
-import { exportImage } from './play-exports.js';
+import { exportImage, exportRequests } from './play-exports.js';
 
 // The charts and their options are this module's: it alone makes the
 // charts and changes their options, which the others read.
@@ -133,6 +133,8 @@ function toolbox(id, i, c) {
     myPng: { show: true, title: 'PNG', icon: ICONS.png, onclick: () => exportImage(c, id, i, 'png') },
     mySvg: { show: true, title: 'SVG', icon: ICONS.svg, onclick: () => exportImage(c, id, i, 'svg') },
   };
+  // A latency chart's bins, which no other export holds, as CSV.
+  if (spec.x === 'latency') f.myCsv = { show: true, title: 'CSV', icon: ICONS.csv, onclick: () => exportRequests(i) };
   if (spec.log) f.myLog = { show: true, icon: ICONS.log, onclick: () => toggle(id, 'log') };
   f.myShare = { show: true, icon: ICONS.share, onclick: () => toggle(id, 'shared') };
   if (spec.smooth) f.mySmooth = { show: true, icon: ICONS.smooth, onclick: () => toggle(id, 'smooth') };
