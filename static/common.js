@@ -102,6 +102,7 @@ const timeStep = (span, n) => DUR_STEPS.find(s => span / s <= n) || DUR_STEPS[DU
 const ICONS = {
   png: 'path://M3,4H21V20H3Z M3,16L9,10L14,15L17,12L21,16',
   svg: 'path://M5,2H14L20,8V22H5Z M14,2V8H20 M8,13H17 M8,17H17',
+  csv: 'path://M3,4H21V20H3Z M3,9H21 M3,14H21 M9,4V20 M15,4V20',
   log: 'path://M2,21H22 M3,21V3 M4,19C7,8 12,5 21,4',
   share: 'path://M2,4H10V20H2Z M14,4H22V20H14Z M1,8H23',
   smooth: 'path://M2,14L5,6L8,18L11,8L14,16 M2,20C8,10 14,10 22,12',

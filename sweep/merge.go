@@ -51,7 +51,7 @@ func maxRowBytes() int {
 	n := 4*intBytes + 2*valueBytes + 1 + longest(strategyParam.Choices) + longest(Outcomes)
 	for _, c := range summaryColumns {
 		switch c.typ {
-		case colNum, colOptNum:
+		case colNum, colOptNum, colShare:
 			n += numBytes
 		case colInt:
 			n += intBytes
@@ -598,6 +598,10 @@ func (sc *schema) checkSummary(f []string, outcome string) error {
 			}
 			if c.typ == colOptNum {
 				recovered = append(recovered, c.name+" is "+raw)
+			}
+		case colShare:
+			if v, err := strconv.ParseFloat(raw, 64); err != nil || !(v >= 0 && v <= 1) || num(v) != raw {
+				return &rowError{c.name, raw, "a share from 0 to 1, as 0.995"}
 			}
 		case colInt:
 			v, ok := parseInt(raw)

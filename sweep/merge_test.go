@@ -232,6 +232,9 @@ func TestMergeChecksRows(t *testing.T) {
 		{"a peak that is no number", set(3, "peak_concurrency", "abc"), []string{"line 3", "column peak_concurrency", `"abc"`, "a whole number ≥ 0"}},
 		{"a negative count", set(3, "attempts", "-3"), []string{"line 3", "column attempts", `"-3"`, "a whole number ≥ 0"}},
 		{"a number not as written", set(3, "baseline_ok", "1e2"), []string{"line 3", "column baseline_ok", `"1e2"`, "a number ≥ 0"}},
+		{"a share above 1", set(3, "succeeded_within", "1.5"), []string{"line 3", "column succeeded_within", `"1.5"`, "a share from 0 to 1"}},
+		{"a negative share", set(3, "succeeded_within", "-0.5"), []string{"line 3", "column succeeded_within", `"-0.5"`, "a share from 0 to 1"}},
+		{"a request p99 that is no number", set(3, "request_p99", "NaN"), []string{"line 3", "column request_p99", `"NaN"`, "a number ≥ 0"}},
 		{"recovered, never recovering", edit(3, func(rec []string) []string {
 			rec[slices.Index(header, "outcome")] = "recovered"
 			rec[slices.Index(header, "service_recovered_after")], rec[slices.Index(header, "server_recovered_after")] = "", ""

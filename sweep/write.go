@@ -34,7 +34,11 @@ var Columns = []string{"index", "x", "y", "seed", "lane", "strategy", "outcome"}
 var MetaColumns = []string{"sweep", "shard"}
 
 // SummaryColumns are the columns of a lane's summary in the CSV, named as
-// scenario.Summary's JSON names them. A recovery the lane never made is
+// scenario.Summary's JSON names them: the recoveries, the load and the
+// requests' bookkeeping, then what users saw of the requests one by one
+// (the server's busiest tick in attempts a second, the latency of the
+// requests that ended at p50, p99 and p99.9 in seconds, and the share that
+// succeeded within the run's patience). A recovery the lane never made is
 // empty.
 var SummaryColumns = columnNames(summaryColumns)
 
@@ -52,6 +56,7 @@ type colType int
 const (
 	colNum    colType = iota // a number ≥ 0, as num writes it
 	colOptNum                // a number ≥ 0, or empty when the lane never recovered
+	colShare                 // a share, a number from 0 to 1, as num writes it
 	colInt                   // a whole number ≥ 0
 	colText                  // words: why the lane stopped, or empty
 )
@@ -68,6 +73,11 @@ var summaryColumns = []summaryColumn{
 	{"succeeded", colInt, func(s *scenario.Summary) string { return strconv.FormatInt(s.Succeeded, 10) }},
 	{"gave_up", colInt, func(s *scenario.Summary) string { return strconv.FormatInt(s.GaveUp, 10) }},
 	{"open", colInt, func(s *scenario.Summary) string { return strconv.FormatInt(s.Open, 10) }},
+	{"peak_attempt_rate", colNum, func(s *scenario.Summary) string { return num(s.PeakAttemptRate) }},
+	{"request_p50", colNum, func(s *scenario.Summary) string { return num(s.RequestP50) }},
+	{"request_p99", colNum, func(s *scenario.Summary) string { return num(s.RequestP99) }},
+	{"request_p999", colNum, func(s *scenario.Summary) string { return num(s.RequestP999) }},
+	{"succeeded_within", colShare, func(s *scenario.Summary) string { return num(s.SucceededWithin) }},
 	{"stopped", colText, func(s *scenario.Summary) string { return s.Stopped }},
 }
 

@@ -80,7 +80,10 @@ func TestWriterOrder(t *testing.T) {
 			"outage_for": c.XValue, "b.min_delay": c.YValue, "lane": l.Lane, "strategy": l.Strategy, "outcome": l.Outcome,
 			"peak_concurrency": fmt.Sprint(sum.PeakConcurrency), "requests": fmt.Sprint(sum.Requests),
 			"gave_up": fmt.Sprint(sum.GaveUp), "service_recovered_after": "",
-			"sweep": s.Encode().Encode(), "shard": "",
+			"peak_attempt_rate": fmt.Sprint(sum.PeakAttemptRate), "request_p50": fmt.Sprint(sum.RequestP50),
+			"request_p99": fmt.Sprint(sum.RequestP99), "request_p999": fmt.Sprint(sum.RequestP999),
+			"succeeded_within": fmt.Sprint(sum.SucceededWithin),
+			"sweep":            s.Encode().Encode(), "shard": "",
 		}
 		if sum.ServiceRecoveredAfter != nil {
 			want["service_recovered_after"] = fmt.Sprint(*sum.ServiceRecoveredAfter)

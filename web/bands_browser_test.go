@@ -80,6 +80,12 @@ func bandsFillsTheCharts(t *testing.T, env *browserEnv) {
 		if want := eval[int](tb, fmt.Sprintf(`window.backofflabBands.result().lanes.find(l => l.name === %q).collapsed`, L)); n != want {
 			t.Errorf("lane %s says %d collapsed, the band %d", L, n, want)
 		}
+		// What users saw of the requests across the seeds, in the
+		// server's words (bands.Result.Requests, tested by hand there).
+		if got := eval[string](tb, fmt.Sprintf(`document.querySelector('[data-requests=%q]').textContent`, L)); !strings.HasPrefix(got, "request p99 ") ||
+			!strings.Contains(got, "% succeeded within the patience of ") {
+			t.Errorf("lane %s says %q of its requests, want the request p99 and the share within the patience across the seeds", L, got)
+		}
 		if got := eval[int](tb, fmt.Sprintf(`document.querySelectorAll('[data-outcomes=%q] li').length`, L)); got != 5 {
 			t.Errorf("lane %s lists %d seeds, want 5", L, got)
 		}

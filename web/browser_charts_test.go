@@ -9,9 +9,12 @@ package web
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,9 +39,89 @@ func TestBrowserCharts(t *testing.T) {
 		{"SharedAxes", chartsSharedAxes},
 		{"LegendTip", chartsLegendTip},
 		{"Shots", chartsShots},
+		{"Requests", chartsRequests},
 		{"BandsPhone", chartsBandsPhone},
 	} {
 		t.Run(st.name, func(t *testing.T) { st.fn(t, env) })
+	}
+}
+
+// chartsRequests: once a run ends, each lane's requests chart draws the
+// server's last requests message as it is: a bar of every request that
+// ended per bin, summing to the lane's summary's succeeded and gave up,
+// the successes in front summing to its succeeded; the patience and the
+// percentiles marked where they fall between the bins' edges; and the
+// sentence, with the share that succeeded within the patience, on the
+// chart and in its label for a screen reader.
+func chartsRequests(t *testing.T, env *browserEnv) {
+	tb := openPage(t, env, "speed=max&patience=10s", chromedp.EmulateViewport(1280, 800))
+	tb.waitFinished()
+	type lane struct {
+		Ended, OK, Succeeded, GaveUp int64
+		Sentence, Label, Drawn       string
+		Marks                        []string
+		Within                       float64
+	}
+	// The message's last edge holds every latency: the bars' positions
+	// run from 0 to the number of edges.
+	tb.waitTrue("the requests message of the finished run", `(() => {
+		const r = window.backofflab.requests(), s = window.backofflab.summaries();
+		return r && s && r.lanes.every((l, i) => l.ended.reduce((a, b) => a + b, 0) === s[i].succeeded + s[i].gave_up);
+	})()`)
+	lanes := eval[[]lane](tb, `(() => {
+		const r = window.backofflab.requests(), s = window.backofflab.summaries();
+		return r.lanes.map((l, i) => {
+			const c = window.backofflab.charts()['requests.' + 'ab'[i]], o = c.getOption();
+			const series = id => o.series.find(x => x.id === id);
+			const total = id => series(id).data.reduce((a, d) => a + (d[1] || 0), 0);
+			const sentence = o.graphic[0].elements.find(e => e.id === 'sentence');
+			return {Ended: total('ended'), OK: total('ok'), Succeeded: s[i].succeeded, GaveUp: s[i].gave_up,
+				Sentence: l.sentence, Label: c.getDom().getAttribute('aria-label'), Drawn: sentence ? sentence.style.text : '',
+				Marks: series('ok').markLine.data.map(m => m.name), Within: s[i].succeeded_within};
+		});
+	})()`)
+	if len(lanes) != 2 {
+		t.Fatalf("%d lanes, want 2", len(lanes))
+	}
+	// Each chart's CSV (its toolbox's CSV button) holds its bins as they
+	// are: a row per bin, edge to edge, summing to the bars.
+	for i, l := range lanes {
+		rows, err := csv.NewReader(strings.NewReader(eval[string](tb, fmt.Sprintf(`window.backofflab.requestsCSV(%d)`, i)))).ReadAll()
+		if err != nil {
+			t.Fatalf("lane %d's CSV: %v", i, err)
+		}
+		if strings.Join(rows[0], ",") != "lane,strategy,from_s,to_s,ended,succeeded" {
+			t.Fatalf("lane %d's CSV header %v", i, rows[0])
+		}
+		var ended, ok int64
+		prev := "0"
+		for _, r := range rows[1:] {
+			if r[0] != "ab"[i:i+1] || r[2] != prev {
+				t.Errorf("lane %d's CSV row %v: want lane %c from %s", i, r, "ab"[i], prev)
+			}
+			prev = r[3]
+			e, _ := strconv.ParseInt(r[4], 10, 64)
+			o, _ := strconv.ParseInt(r[5], 10, 64)
+			ended, ok = ended+e, ok+o
+		}
+		if ended != l.Ended || ok != l.OK {
+			t.Errorf("lane %d's CSV holds %d ended and %d succeeded, the bars %d and %d", i, ended, ok, l.Ended, l.OK)
+		}
+	}
+	for i, l := range lanes {
+		if l.Ended != l.Succeeded+l.GaveUp || l.Ended == 0 {
+			t.Errorf("lane %d: the bars hold %d requests, want the %d that succeeded and %d given up", i, l.Ended, l.Succeeded, l.GaveUp)
+		}
+		if l.OK != l.Succeeded {
+			t.Errorf("lane %d: the successes' bars hold %d, want %d", i, l.OK, l.Succeeded)
+		}
+		if !strings.Contains(l.Sentence, "succeeded within the patience of 10 s") || !strings.Contains(l.Label, l.Sentence) ||
+			strings.ReplaceAll(l.Drawn, "\n", " ") != l.Sentence {
+			t.Errorf("lane %d: sentence %q, drawn %q, label %q: want the sentence on the chart and in its label", i, l.Sentence, l.Drawn, l.Label)
+		}
+		if !slices.Equal(l.Marks, []string{"patience", "p99.9", "p99", "p50"}) {
+			t.Errorf("lane %d: marks %v, want the patience, p99.9, p99 and p50", i, l.Marks)
+		}
 	}
 }
 

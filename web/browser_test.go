@@ -237,14 +237,15 @@ func browserPageLoads(t *testing.T, env *browserEnv) {
 		}
 	}
 	// Every chart of both lanes draws: the time charts' first series has
-	// points, the delay-by-retry chart its bands.
+	// points, the delay-by-retry chart its bands, the requests chart its
+	// bins.
 	counts := poll[map[string]int](tb, "every chart's series has data", `(() => {
 		const out = {};
 		for (const [key, c] of Object.entries(window.backofflab.charts())) {
 			const s = c.getModel().getSeriesByIndex(key.startsWith('delay.') ? 2 : 0);
 			out[key] = s ? s.getData().count() : 0;
 		}
-		return Object.keys(out).length === 10 && Object.values(out).every(v => v > 0) && out;
+		return Object.keys(out).length === 12 && Object.values(out).every(v => v > 0) && out;
 	})()`)
 	t.Logf("points per chart: %v", counts)
 	// The clock and the verdicts follow the ticks.
@@ -767,8 +768,8 @@ func browserScreenshots(t *testing.T, env *browserEnv) {
 			if l.ScrollWidth > l.InnerWidth {
 				t.Errorf("horizontal overflow: the page is %v px wide in a %v px window", l.ScrollWidth, l.InnerWidth)
 			}
-			if len(l.Charts) != 10 {
-				t.Errorf("%d charts shown, want 2 lanes × 5", len(l.Charts))
+			if len(l.Charts) != 12 {
+				t.Errorf("%d charts shown, want 2 lanes × 6", len(l.Charts))
 			}
 			for i, a := range l.Charts {
 				if a.Width < 150 || a.Height < 150 {
@@ -923,7 +924,7 @@ func browserLogScale(t *testing.T, env *browserEnv) {
 		})()`)
 	}
 	// Every chart offers it: each has values that span decades.
-	const offers = "backoff.a,backoff.b,delay.a,delay.b,latency.a,latency.b,server.a,server.b,throughput.a,throughput.b"
+	const offers = "backoff.a,backoff.b,delay.a,delay.b,latency.a,latency.b,requests.a,requests.b,server.a,server.b,throughput.a,throughput.b"
 	if got, want := types(), "value/value value/value value value "+offers; got != want {
 		t.Fatalf("before: %q, want %q", got, want)
 	}

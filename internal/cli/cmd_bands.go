@@ -68,24 +68,26 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return write(r)
 }
 
-// writeBandsText prints per lane how many seeds collapsed and, over the
-// seeds that recovered, the median (and 5–95 % band) of the times the
-// service and the server took to come back after the outage, or after the
-// fault that disrupts a run without one (scenario.Disruption: "the herd").
+// writeBandsText prints per lane how many seeds collapsed, over the seeds
+// that recovered the median (and 5–95 % band) of the times the service
+// and the server took to come back after the outage, or after the fault
+// that disrupts a run without one (scenario.Disruption: "the herd"), and
+// what its users saw of its requests across the seeds
+// (bands.Result.Requests).
 func writeBandsText(w io.Writer, r *bands.Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%d seeds (%d to %d), %s of %v each:\n", r.Seeds, r.Params.Seed, r.Params.Seed+uint64(r.Seeds)-1,
 		plural(len(r.Lanes), "lane"), r.Params.Duration)
 	after := scenario.Disruption(&r.Params)
-	for _, ln := range r.Lanes {
+	for i, ln := range r.Lanes {
 		service := make([]*float64, len(ln.Outcomes))
 		server := make([]*float64, len(ln.Outcomes))
 		for i, o := range ln.Outcomes {
 			service[i], server[i] = o.Summary.ServiceRecoveredAfter, o.Summary.ServerRecoveredAfter
 		}
-		fmt.Fprintf(bw, "[%s %s] %d of %d seeds collapsed (%.0f %%); service back: %s; server back: %s\n",
+		fmt.Fprintf(bw, "[%s %s] %d of %d seeds collapsed (%.0f %%); service back: %s; server back: %s; %s\n",
 			ln.Name, ln.Strategy, ln.Collapsed, r.Seeds, 100*float64(ln.Collapsed)/float64(r.Seeds),
-			recoveryText(service, after), recoveryText(server, after))
+			recoveryText(service, after), recoveryText(server, after), r.Requests(i))
 	}
 	return bw.Flush()
 }

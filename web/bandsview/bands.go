@@ -196,11 +196,13 @@ type seedsMsg struct {
 	Message string  `json:"message,omitempty"`
 	// The result's words, for the page to show as they are: each chart's
 	// caption by "chart.lane" (Captions, and Averaged for the charts that
-	// smooth, with their 1 s averages) and each lane's collapsed seeds
-	// (bands.Result.Caption, Collapsed).
+	// smooth, with their 1 s averages), each lane's collapsed seeds and
+	// what its users saw of its requests across the seeds
+	// (bands.Result.Caption, Collapsed, Requests).
 	Captions  map[string]string `json:"captions,omitempty"`
 	Averaged  map[string]string `json:"averaged,omitempty"`
 	Collapsed []string          `json:"collapsed,omitempty"`
+	Requests  []string          `json:"requests,omitempty"`
 }
 
 func progressMsg(done, total int, left float64) seedsMsg {
@@ -308,6 +310,7 @@ func resultMsg(res *bands.Result) seedsMsg {
 	m := seedsMsg{Type: "result", CSVBytes: int64(size), Captions: map[string]string{}, Averaged: map[string]string{}}
 	for i, l := range res.Lanes {
 		m.Collapsed = append(m.Collapsed, res.Collapsed(i))
+		m.Requests = append(m.Requests, res.Requests(i))
 		for _, k := range bandsSpecs {
 			m.Captions[k.ID+"."+l.Name] = res.Caption(i, k.Title, false)
 			if k.Smooth {

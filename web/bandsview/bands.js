@@ -118,6 +118,7 @@ import { $, readJSON, attr, el, dur, unitOf, timeStep, ICONS, fitLegend, resizeW
       const n = ln.collapsed, k = band.seeds;
       p.textContent = words.collapsed[i];
       p.className = 'verdict ' + (n === 0 ? 'good' : n === k ? 'bad' : 'warn');
+      $(attr('data-requests', ln.name)).textContent = words.requests ? words.requests[i] : '';
       $(attr('data-outcomes', ln.name)).replaceChildren(...ln.outcomes.map(o =>
         el('li', { textContent: `seed ${o.seed}: ${o.verdict}` })));
     });

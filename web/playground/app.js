@@ -15,12 +15,12 @@
 // starts the page.
 
 import { $, attr, onThemeChange } from './common.js';
-import { COL, LETTERS, NC, SPEC, TIME_CHARTS, boxes, laneCount, lastState, lastSummary, marks, page, query, rows, settings } from './play-state.js';
+import { COL, LETTERS, NC, SPEC, TIME_CHARTS, boxes, laneCount, lastState, lastSummary, marks, page, query, requests, rows, settings } from './play-state.js';
 import { hasError, setControl, showStrategy, speak, strategyChanged, textAt, wireDrawer } from './play-controls.js';
 import { comeBack, connect, leave, scheduleSet, send, sendSet, setTimer } from './play-socket.js';
 import { charts, forCharts, showLanes, themed, view } from './play-charts.js';
 import { axisMax, drawDelays, markDirty } from './play-draw.js';
-import { captionOf, copyLink, exportRows } from './play-exports.js';
+import { captionOf, copyLink, exportRows, requestsCSV } from './play-exports.js';
 import { picDrawAll, picSentence, picStats, pictureProgress, startPicture } from './play-picture.js';
 import { wireLibraries } from './play-library.js';
 
@@ -101,6 +101,8 @@ window.backofflab = {
   charts: () => charts,
   state: () => lastState,
   summaries: () => lastSummary,
+  requests: () => requests,
+  requestsCSV,
   marks: () => marks,
   view: () => view,
   caption: i => captionOf(i),

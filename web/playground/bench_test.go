@@ -188,3 +188,44 @@ func httptestServer(ctx context.Context, lim Limits) *httptest.Server {
 	srv, _ := serveMounted(ctx, lim)
 	return srv
 }
+
+// BenchmarkRequestsMessage reports what a session's requests message
+// costs at the worst a page may ask (four lanes of 20 000 clients with
+// requests of every latency from 1 ms to an hour's run): the copies of
+// the lanes' histograms (Engine.Requests), their bins and the JSON, and
+// the message's size. A playing session sends one at most every
+// requestsEvery.
+func BenchmarkRequestsMessage(b *testing.B) {
+	p := scenario.Defaults()
+	p.Clients, p.Think, p.Timeout, p.Tick = 20_000, time.Millisecond, time.Millisecond, 10*time.Millisecond
+	p.Duration = time.Hour
+	p.Lanes = nil
+	for range scenario.MaxLanes {
+		l := scenario.DefaultLane(0)
+		l.MinDelay = time.Millisecond
+		p.Lanes = append(p.Lanes, l)
+	}
+	e, err := simengine.New(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 20 {
+		e.Step(p.Duration, simengine.SliceEvents, nil)
+	}
+	lanes := make([]laneSource, len(p.Lanes))
+	for i := range lanes {
+		lanes[i] = simLane{}
+	}
+	var size int
+	b.ReportAllocs()
+	for b.Loop() {
+		sums := e.Summaries()
+		reqs := make([]*simengine.Requests, len(sums))
+		for i := range sums {
+			reqs[i] = lanes[i].requests(i, e)
+		}
+		size = len(mustJSON(requestsOf(reqs, sums, p.Duration)))
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*1e3, "ms/message")
+	b.ReportMetric(float64(size), "B/message")
+}

@@ -49,6 +49,10 @@ type laneSource interface {
 	// summary returns the lane's verdicts so far, of which sim is the
 	// engine's own.
 	summary(sim scenario.Summary, eng *simengine.Engine) scenario.Summary
+	// requests returns lane i's requests one by one so far (the engine's
+	// own, Engine.Requests), or nil while the lane's figures are not the
+	// engine's and are not counted one by one.
+	requests(i int, eng *simengine.Engine) *simengine.Requests
 	// note says, for the page's status line, how the lane behaves now, or "".
 	note() string
 	// restarts reports whether the change of the run's parameters from old
@@ -97,3 +101,5 @@ func (simLane) stale() bool                                        { return fals
 func (simLane) tick(sim scenario.LaneTick, _ *simengine.Engine) scenario.LaneTick { return sim }
 
 func (simLane) summary(sim scenario.Summary, _ *simengine.Engine) scenario.Summary { return sim }
+
+func (simLane) requests(i int, eng *simengine.Engine) *simengine.Requests { return eng.Requests(i) }

@@ -3,9 +3,9 @@
 // toggles, help and tooltips.
 
 import { $, $$, attr, el, dur, durAxis, unitOf, DUR_STEPS, ICONS, fitLegend, resizeWithBox } from './common.js';
-import { BASE, CHART_IDS, COL, LABEL, LETTERS, NC, SPEC, T, TIME_CHARTS, delays, duration, laneCount, rows } from './play-state.js';
-import { SMI, SMN, drawDelays, markDirty, srows } from './play-draw.js';
-import { exportImage } from './play-exports.js';
+import { BASE, CHART_IDS, COL, LABEL, LETTERS, NC, SPEC, T, TIME_CHARTS, delays, duration, laneCount, requests, rows } from './play-state.js';
+import { SMI, SMN, binLabel, drawDelays, drawRequests, markDirty, srows } from './play-draw.js';
+import { exportImage, exportRequests } from './play-exports.js';
 
 // The charts and their options are this module's: it alone makes the
 // charts and changes their options, which the others read.
@@ -133,6 +133,8 @@ function toolbox(id, i, c) {
     myPng: { show: true, title: 'PNG', icon: ICONS.png, onclick: () => exportImage(c, id, i, 'png') },
     mySvg: { show: true, title: 'SVG', icon: ICONS.svg, onclick: () => exportImage(c, id, i, 'svg') },
   };
+  // A latency chart's bins, which no other export holds, as CSV.
+  if (spec.x === 'latency') f.myCsv = { show: true, title: 'CSV', icon: ICONS.csv, onclick: () => exportRequests(i) };
   if (spec.log) f.myLog = { show: true, icon: ICONS.log, onclick: () => toggle(id, 'log') };
   f.myShare = { show: true, icon: ICONS.share, onclick: () => toggle(id, 'shared') };
   if (spec.smooth) f.mySmooth = { show: true, icon: ICONS.smooth, onclick: () => toggle(id, 'smooth') };
@@ -175,7 +177,14 @@ function toggle(id, what) {
     if (what === 'smooth') Object.assign(o, sourceOf(id, i));
     c.setOption(o);
   });
+  redraw(id);
+}
+
+// redraw draws chart row id again from what the page holds: a time
+// chart at the next frame, the others from their messages now.
+function redraw(id) {
   if (SPEC[id].x === 'retry') drawDelays();
+  else if (SPEC[id].x === 'latency') drawRequests();
   else markDirty();
 }
 
@@ -226,7 +235,7 @@ export function ensureChart(id, i) {
   // Custom toolbox features need functions, which the JSON from the
   // server cannot carry.
   Object.assign(opt.toolbox, { itemSize: 13, itemGap: 7, feature: toolbox(id, i, c) });
-  if (spec.x === 'retry') {
+  if (spec.x !== 'time') {
     for (const s of opt.series) s.data = [];
   } else {
     // The time charts read the tick rows themselves, as a dataset: each
@@ -284,10 +293,10 @@ export function ensureChart(id, i) {
     laidOut = [dom.clientWidth, dom.clientHeight];
     fitLayout(c, id);
     markDirty(); // the annotations are placed again in the new size
+    if (SPEC[id].x === 'latency') drawRequests(); // its sentence wraps to the new width
   }).observe(dom);
   hideLegendTips(c);
-  if (spec.x === 'retry') drawDelays();
-  else markDirty();
+  redraw(id);
   return c;
 }
 
@@ -335,6 +344,17 @@ function tooltip(id, i, ps) {
     row.append(': ', el('b', { textContent: value }));
     return row;
   };
+  if (spec.x === 'latency') {
+    const l = requests && requests.lanes[i];
+    const k = ps[0].dataIndex;
+    if (!l || k < 0 || k >= l.ended.length) return '';
+    box.append(el('div', { className: 'tip-head', textContent: `lane ${LETTERS[i]} · ${binLabel(requests.edges, k)}` }));
+    spec.series.forEach((sp, j) => {
+      const s = LABEL[id][BASE[id].series[j].name];
+      box.append(line(sp.color, s.label, '', unitOf('').tip(l[sp.name][k])));
+    });
+    return box;
+  }
   if (spec.x === 'retry') {
     const b = delays[i];
     const j = ps[0].dataIndex;

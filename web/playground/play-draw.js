@@ -1,10 +1,10 @@
 // backofflab playground: the ticks as they arrive, their 1 s averages
 // (common.js), and drawing them at most once a frame, with the fault
-// windows, the marks and levels, the clock and the verdicts; and the
-// retry charts' bands.
+// windows, the marks and levels, the clock and the verdicts; the retry
+// charts' bands; and the latency charts' bins.
 
 import { $, fmt, dur, unitOf, halfWindow, meanAround } from './common.js';
-import { BASE, COL, LETTERS, NC, RETRY_CHARTS, SPEC, T, TIME_CHARTS, delays, duration, faultKinds, laneCount, lastState, marks, plan, rows, takeTicks, tickLen } from './play-state.js';
+import { BASE, COL, LATENCY_CHARTS, LETTERS, NC, RETRY_CHARTS, SPEC, T, TIME_CHARTS, delays, duration, faultKinds, laneCount, lastState, marks, plan, requests, rows, takeTicks, tickLen } from './play-state.js';
 import { ANNOT_FONT, charts, niceAxis, plotRect, plotTop, textWidth, view } from './play-charts.js';
 import { showVerdicts } from './play-explain.js';
 
@@ -361,4 +361,131 @@ export function drawDelays() {
       });
     }
   }
+}
+
+// ---- the latency charts ---------------------------------------------------
+// A latency chart's x axis places bin k of the requests message from k to
+// k+1: position k+1 is the bin's upper edge, edges[k], and 0 is no wait.
+
+// binLabel names bin k of edges by its latencies: "up to 1 ms", "1 ms – 2 ms".
+export function binLabel(edges, k) {
+  return k === 0 ? `up to ${dur(edges[0])}` : `${dur(edges[k - 1])} – ${dur(edges[k])}`;
+}
+
+// latencyAt is where latency v (seconds) lies on the axis of edges: in
+// its bin, by its logarithm between the bin's edges (the first bin, from
+// 0, linearly), so that a mark sits where its value falls between two
+// labels; at the axis' end past the last edge.
+function latencyAt(edges, v) {
+  const k = edges.findIndex(e => v <= e);
+  if (k < 0) return edges.length;
+  if (k === 0) return Math.max(0, v) / edges[0];
+  return k + Math.log(v / edges[k - 1]) / Math.log(edges[k] / edges[k - 1]);
+}
+
+// requestMarks are lane l's lines on its latency chart: its p50, p99 and
+// p99.9 dashed, and its patience solid, each labelled at the plot's top;
+// a label that would touch one to its right is dropped (its line stays,
+// and its figure is in the chart's sentence).
+function requestMarks(c, edges, l) {
+  const lines = [
+    { v: l.patience, label: 'patience', color: T.bad, type: 'solid' },
+    { v: l.p999, label: 'p99.9', color: T.mark, type: 'dashed' },
+    { v: l.p99, label: 'p99', color: T.mark, type: 'dashed' },
+    { v: l.p50, label: 'p50', color: T.mark, type: 'dashed' },
+  ].filter(m => m.v > 0 && (m.label === 'patience' || l.ended.some(n => n > 0)));
+  const r = plotRect(c);
+  let left = Infinity; // the leftmost label placed so far, in pixels
+  return lines.map(m => {
+    const x = latencyAt(edges, m.v);
+    const px = r ? c.convertToPixel({ gridIndex: 0 }, [x, 0])[0] : 0;
+    const w = textWidth(m.label, ANNOT_FONT) + 4;
+    const show = !r || px + 2 + w <= Math.min(left, r.x + r.width + 1);
+    if (show) left = px;
+    return { xAxis: x, name: m.label, lineStyle: { color: m.color, type: m.type, width: 1.2 },
+      label: { show, formatter: m.label, position: 'insideEndTop', color: m.color, fontSize: 10 } };
+  });
+}
+
+// drawRequests redraws the latency charts from the latest requests
+// message: each lane's bins, its marks, and its sentence under the title
+// and in its label for a screen reader.
+export function drawRequests() {
+  const m = requests;
+  const edges = m ? m.edges : [];
+  const lanesOf = i => (m && m.lanes[i]) || null;
+  for (const id of LATENCY_CHARTS) {
+    const spec = SPEC[id];
+    const log = view[id].log;
+    const tops = Array.from({ length: laneCount() }, (_, i) => [lanesOf(i) ? Math.max(0, ...lanesOf(i).ended) : 0]);
+    const axes = shareAxes(id, tops);
+    const note = scaleNote(id, axes);
+    const all = Math.max(0, ...tops.map(t => t[0]));
+    // The sentence takes lines of the chart's height: the row grows by the
+    // most any lane's takes, so that its plots keep their height and
+    // line up.
+    const wrapped = Array.from({ length: laneCount() }, (_, i) => {
+      const c = charts[`${id}.${LETTERS[i]}`];
+      return c ? wrapText(lanesOf(i) ? lanesOf(i).sentence : '', SENTENCE_FONT, c.getWidth() - 20) : [];
+    });
+    const grow = `calc(var(--chart-h) + ${14 * Math.max(0, ...wrapped.map(w => w.length))}px)`;
+    for (let i = 0; i < laneCount(); i++) {
+      const c = charts[`${id}.${LETTERS[i]}`];
+      if (!c) continue;
+      if (c.getDom().style.height !== grow) c.getDom().style.height = grow;
+      const l = lanesOf(i);
+      const has = !!l && l.ended.some(n => n > 0);
+      const sentence = l ? l.sentence : '';
+      const nice = niceAxis(Math.max(axes[0].share ? all : tops[i][0], log ? 1 : 0), spec.units[0], log);
+      // A log axis cannot show 0: an empty bin has no bar.
+      const bars = name => (l ? l[name] : []).map((n, k) => [k + 0.5, log && n === 0 ? null : n]);
+      // The sentence goes below the title and the toolbox, broken into
+      // the lines the chart's width holds, and the plot below it.
+      const top = plotTop(c, note);
+      const lines = wrapped[i];
+      const r = plotRect(c);
+      const step = labelStep(edges, r ? r.width : c.getWidth() - 60);
+      c.setOption({
+        graphic: [emptyGraphic(c, has ? '' : spec.empty), { id: 'scale', invisible: !note, style: { text: note, fill: T.muted } },
+          { id: 'sentence', type: 'text', left: 10, top, silent: true, invisible: !sentence,
+            style: { text: lines.join('\n'), fill: T.fg, font: SENTENCE_FONT, lineHeight: 14 } }],
+        grid: [{ top: top + 14 * lines.length + 6 }],
+        xAxis: [{ min: 0, max: Math.max(1, edges.length), interval: 1,
+          axisLabel: { ...BASE[id].xAxis[0].axisLabel, color: T.muted, hideOverlap: true,
+            formatter: v => (v === 0 ? (step === 1 ? '0' : '') : v <= edges.length && (v - 1) % step === 0 ? dur(edges[v - 1]) : '') } }],
+        yAxis: [{ ...BASE[id].yAxis[0], type: log ? 'log' : 'value', min: log ? 1 : 0, max: nice.max, interval: nice.interval,
+          axisLabel: { ...BASE[id].yAxis[0].axisLabel, color: T.muted, formatter: v => unitOf(spec.units[0]).axis(v) } }],
+        series: spec.series.map(s => ({ id: s.name, data: bars(s.name),
+          markLine: s.name === 'ok' ? { symbol: ['none', 'none'], silent: true, animation: false, data: l ? requestMarks(c, edges, l) : [] } : undefined })),
+      });
+      c.getDom().setAttribute('aria-label', `lane ${LETTERS[i]}: ${spec.help}${sentence ? '. ' + sentence : ''}`);
+    }
+  }
+}
+
+// SENTENCE_FONT is the font of a latency chart's sentence.
+const SENTENCE_FONT = '11px sans-serif';
+
+// wrapText breaks text into lines of at most width pixels in font, at
+// its spaces (a word wider than the width has a line of its own).
+function wrapText(text, font, width) {
+  if (!text) return [];
+  const lines = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? line + ' ' + word : word;
+    if (line && textWidth(next, font) > width) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  return lines.concat(line);
+}
+
+// labelStep is every how many edges a latency axis of edges over width
+// pixels names one: every edge where they all fit with room between
+// them, else the decades' (1 ms, 10 ms, …), else every other decade.
+function labelStep(edges, width) {
+  const widest = Math.max(0, ...edges.map(e => textWidth(dur(e), '12px sans-serif')));
+  return [1, 3, 6].find(k => (Math.ceil(edges.length / k) + 1) * (widest + 12) <= width) || 9;
 }

@@ -3,7 +3,7 @@
 // writes) and the link to the run.
 
 import { $, download, exportChart } from './common.js';
-import { LETTERS, captions, lanes, lastSummary, query, rows, settings } from './play-state.js';
+import { LETTERS, captions, lanes, lastSummary, query, requests, rows, settings } from './play-state.js';
 import { showError } from './play-controls.js';
 
 // ---- exports ---------------------------------------------------------------
@@ -31,6 +31,24 @@ export const captionOf = i => captions[i] || '';
 export function exportImage(c, id, i, format) {
   const strategy = lanes[i] ? lanes[i].strategy : '';
   exportChart(c, `backofflab-${LETTERS[i]}-${strategy}-${id}.${format}`, captionOf(i), format);
+}
+
+// requestsCSV is lane i's requests chart as CSV, as the requests message
+// holds it: a row per latency bin, its edges in seconds (from 0 for the
+// first), the requests that ended in it and those of them that
+// succeeded; the header alone before the first message.
+export function requestsCSV(i) {
+  const out = ['lane,strategy,from_s,to_s,ended,succeeded'];
+  const l = requests && requests.lanes[i];
+  const strategy = lanes[i] ? lanes[i].strategy : '';
+  if (l) requests.edges.forEach((e, k) => out.push(`${LETTERS[i]},${strategy},${k ? requests.edges[k - 1] : 0},${e},${l.ended[k]},${l.ok[k]}`));
+  return out.join('\n') + '\n';
+}
+
+// exportRequests downloads lane i's requests chart as CSV (requestsCSV).
+export function exportRequests(i) {
+  const strategy = lanes[i] ? lanes[i].strategy : '';
+  download(`backofflab-${LETTERS[i]}-${strategy}-requests.csv`, requestsCSV(i), 'text/csv');
 }
 
 // copyLink copies the link to the run shown (the page's URL: its values

@@ -3,10 +3,10 @@
 // scenario, and takes in each message the server sends.
 
 import { $, attr } from './common.js';
-import { LETTERS, SPEC, lanes, query, settings, takeDelays, takeHello, takeMarks, takeParams, takeRules, takeState, takeSummary } from './play-state.js';
+import { LETTERS, SPEC, lanes, query, settings, takeDelays, takeHello, takeMarks, takeParams, takeRequests, takeRules, takeState, takeSummary } from './play-state.js';
 import { applyQuery, buildQuery, clearErrors, ensureOption, showError, showHeads, showHidden, strategiesSent, updateURL } from './play-controls.js';
 import { forCharts, showLanes, timeAxis } from './play-charts.js';
-import { addRows, drawDelays, markDirty, restartDrawing } from './play-draw.js';
+import { addRows, drawDelays, drawRequests, markDirty, restartDrawing } from './play-draw.js';
 import { renderExplain } from './play-explain.js';
 
 // ---- the socket ----------------------------------------------------------
@@ -102,6 +102,9 @@ function onMessage(m) {
     case 'delays':
       takeDelays(m);
       return drawDelays();
+    case 'requests':
+      takeRequests(m);
+      return drawRequests();
     case 'marks':
       takeMarks(m);
       renderExplain();
@@ -141,8 +144,9 @@ function onHello(m) {
     const spec = SPEC[id];
     // Laid out with the first rows' frame (markDirty), not once per chart here.
     if (spec.x === 'retry') c.setOption({ xAxis: [{ data: [] }], series: spec.series.map(s => ({ id: s.name, data: [] })) }, { lazyUpdate: true });
-    else c.setOption({ xAxis: [timeAxis(c)] }, { lazyUpdate: true });
+    else if (spec.x === 'time') c.setOption({ xAxis: [timeAxis(c)] }, { lazyUpdate: true });
   });
+  drawRequests();
   applyQuery(settings);
   showHeads();
   updateURL();

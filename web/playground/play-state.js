@@ -18,13 +18,15 @@ export const LETTERS = page.laneNames;
 export const KEEP = new Set(page.keep);
 // The charts' specs (ChartSpecs in web/scene/charts.go): the script draws what
 // they say and names no chart itself. A time chart plots columns of the
-// tick rows; a retry chart plots a lane's delays (5 %, median, 95 % by retry). Each series carries its
+// tick rows; a retry chart plots a lane's delays (5 %, median, 95 % by retry); a latency chart
+// bins a lane's requests by their latency (the requests message). Each series carries its
 // label in words (from Go: the script keeps no copy).
 export const SPECS = page.charts;
 export const SPEC = Object.fromEntries(SPECS.map(k => [k.id, k]));
 export const CHART_IDS = SPECS.map(k => k.id);
 export const TIME_CHARTS = CHART_IDS.filter(k => SPEC[k].x === 'time');
 export const RETRY_CHARTS = CHART_IDS.filter(k => SPEC[k].x === 'retry');
+export const LATENCY_CHARTS = CHART_IDS.filter(k => SPEC[k].x === 'latency');
 export const BASE = Object.fromEntries(CHART_IDS.map(k => [k, readJSON('chart-' + k)]));
 // LABEL[id][series name] is a series' label and its vocabulary name, as
 // the legend and the tooltip show them; the option's series follow the
@@ -59,6 +61,10 @@ let maxOutages = 0;
 export let faultKinds = {}; // by name: whether it takes the server down, its colour (hello.fault_kinds)
 export let plan = []; // the scheduled faults, {at, end, kind} (hello and params)
 export let delays = [];
+// The latest requests message: the latency bins' edges, and each lane's
+// requests by bin with its figures and its sentence (requestsMsg in
+// web/playground/requests.go); null before the first.
+export let requests = null;
 // The moments that decide each lane's outcome and the levels its
 // verdict is judged by (the marks message, web/playground/marks.go).
 export let marks = { marks: [], levels: [] };
@@ -120,6 +126,7 @@ export function takeHello(m) {
   lastSummary = null;
   lastVerdicts = null;
   delays = [];
+  requests = null;
   marks = { marks: [], levels: [] };
 }
 
@@ -134,6 +141,11 @@ export function takeTicks(ticks) {
 // takeDelays takes a lane's delays message.
 export function takeDelays(m) {
   delays[m.lane] = m;
+}
+
+// takeRequests takes a requests message.
+export function takeRequests(m) {
+  requests = m;
 }
 
 // takeSummary takes a summary message's lanes and verdicts.

@@ -34,6 +34,9 @@ import (
 //	state    virtual time, the last tick row's time, playing or not, speed, server down or not, done, and the outage
 //	         windows that changed since the previous state (outages_from: the first one's index)
 //	delays   the delay-by-retry quantiles of one lane's strategy, after hello and every set
+//	requests every lane's requests that ended, binned by latency, with their percentiles, the
+//	         patience and the share that succeeded within it (requests.go): with the summaries,
+//	         when requests ended, at most every 250 ms while the run plays
 //	params   the canonical query after a set or outage that applied, or a replayed live change
 //	         (the page puts it in its URL): the run's values at t = 0 and its live changes
 //	         (changes=@48s b.factor=1.1 @60s stop), beside settings, the values in effect; and

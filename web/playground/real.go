@@ -464,6 +464,15 @@ func (l *realLane) summary(sim scenario.Summary, eng *simengine.Engine) scenario
 	return l.run.summary(eng.Outages(), eng.OutagesDropped())
 }
 
+// requests returns the engine's requests of lane i while the lane runs
+// simulated; a real run's requests are not counted one by one.
+func (l *realLane) requests(i int, eng *simengine.Engine) *simengine.Requests {
+	if l.run != nil {
+		return nil
+	}
+	return eng.Requests(i)
+}
+
 func (l *realLane) note() string {
 	name := scenario.LaneNames[l.lane : l.lane+1]
 	if l.live() {

@@ -74,6 +74,11 @@ type session struct {
 	lastPhase scenario.Phase
 	// lastTaken is how many live changes the verdicts mention.
 	lastTaken int
+	// reqSeen is, per lane, what the page's requests chart counts (the
+	// requests that ended and those open past the patience) since the
+	// last hello, and reqAt when it was sent (sendRequests).
+	reqSeen []int64
+	reqAt   time.Time
 	// target is the virtual time the engine is to reach, slice by slice;
 	// burstEnd is the wall time until which a run at speed max may work
 	// before it waits for the next step.
@@ -560,6 +565,7 @@ func (s *session) summarize() {
 	}
 	ph := phaseOf(s.eng, s.sc.Params)
 	s.marks.summaries(sum, ph)
+	s.sendRequests(sum)
 	if summariesEqual(sum, s.lastSum) && ph == s.lastPhase && s.eng.Taken() == s.lastTaken {
 		return
 	}
@@ -806,7 +812,7 @@ func (s *session) hello() {
 			Source: s.lanes[i].source(), Addr: s.lanes[i].addr()})
 	}
 	s.out.lanes = len(p.Lanes)
-	s.lastSum = nil
+	s.lastSum, s.reqSeen = nil, nil
 	s.taken = s.eng.Taken()
 	s.target = s.eng.Now()
 	s.sentOutages, s.sentOpen = 0, false
@@ -887,6 +893,39 @@ func (s *session) state() {
 	if s.lastSum != nil {
 		s.summarize()
 	}
+}
+
+// requestsEvery is the least wall time between two requests messages
+// while the run plays: the chart's bars move smoothly at four frames a
+// second, and a run at speed max sends a few a second, not one a slice.
+const requestsEvery = 250 * time.Millisecond
+
+// sendRequests sends every lane's requests chart (requestsMsg) when a
+// lane's requests ended, or were given up on while open, since the last
+// one: with the summaries sum, at most every requestsEvery while the run
+// plays, and at once when it pauses or ends, so that the chart the page
+// keeps is the run's as it stands.
+func (s *session) sendRequests(sum []scenario.Summary) {
+	changed := len(s.reqSeen) != len(sum)
+	for i := range sum {
+		if k := sum[i].Succeeded + sum[i].GaveUp + sum[i].OpenPastPatience; changed || s.reqSeen[i] != k {
+			changed = true
+		}
+	}
+	now := time.Now()
+	if !changed || (s.playing && s.eng.Now() < s.sc.Params.Duration && now.Sub(s.reqAt) < requestsEvery) {
+		return
+	}
+	s.reqSeen = s.reqSeen[:0]
+	reqs := make([]*simengine.Requests, len(sum))
+	for i := range sum {
+		s.reqSeen = append(s.reqSeen, sum[i].Succeeded+sum[i].GaveUp+sum[i].OpenPastPatience)
+		if i < len(s.lanes) {
+			reqs[i] = s.lanes[i].requests(i, s.eng)
+		}
+	}
+	s.reqAt = now
+	s.out.send(requestsOf(reqs, sum, s.sc.Params.Duration), false)
 }
 
 // delays sends every lane's delay-by-retry quantiles.

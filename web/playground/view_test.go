@@ -359,7 +359,16 @@ func TestChartOptions(t *testing.T) {
 			}
 		}
 		want := scene.DelaySeries
-		if id != "delay" {
+		switch id {
+		case "delay":
+		case "requests":
+			// Bars of the latency bins, whose x axis the script sets as
+			// the bins arrive.
+			want = []string{"ended", "ok"}
+			if len(opt.XAxis) != 1 || opt.XAxis[0].Type != "value" || opt.XAxis[0].Max != nil {
+				t.Errorf("%s: x axis %+v, want a value axis the script bounds", id, opt.XAxis)
+			}
+		default:
 			want = nil
 			i := slices.IndexFunc(scene.ChartSpecs, func(k scene.ChartSpec) bool { return k.ID == id })
 			for _, s := range scene.ChartSpecs[i].Series {

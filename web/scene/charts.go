@@ -16,12 +16,13 @@ import (
 // and draws whatever it says, so that adding a chart is one row of
 // ChartSpecs.
 type ChartSpec struct {
-	ID    string `json:"id"`    // throughput, server, backoff, latency, delay or tiers: data-chart
+	ID    string `json:"id"`    // throughput, server, backoff, latency, delay, requests or tiers: data-chart
 	Title string `json:"title"` // the chart's title, short enough for a quarter of the page
 	Help  string `json:"help"`  // what the chart shows, for its aria-label and tooltip
 	// X is what the x axis counts: XTime, the run's seconds, whose series
-	// the tick rows fill; or xRetry, the retry number, whose series the
-	// lane's bands message fills.
+	// the tick rows fill; xRetry, the retry number, whose series the
+	// lane's delays message fills; or xLatency, a request's latency in
+	// coarse bins, whose bars the requests message fills.
 	X string `json:"x"`
 	// Series are the chart's lines, in drawing order.
 	Series []chartSeries `json:"series"`
@@ -52,8 +53,9 @@ type ChartSpec struct {
 
 // The x axes of ChartSpec.X.
 const (
-	XTime  = "time"
-	xRetry = "retry"
+	XTime    = "time"
+	xRetry   = "retry"
+	xLatency = "latency"
 )
 
 // The units of ChartSpec.Units.
@@ -78,8 +80,11 @@ func (k ChartSpec) MarshalJSON() ([]byte, error) {
 	}{plain: plain(k), ShareRatio: ShareRatio}
 	for _, s := range k.Series {
 		l := scenario.ColumnLabel(s.Name)
-		if k.X == xRetry {
+		switch k.X {
+		case xRetry:
 			l = delayLabels[s.Name]
+		case xLatency:
+			l = requestLabels[s.Name]
 		}
 		out.Series = append(out.Series, labelled{s, l})
 	}
@@ -88,6 +93,9 @@ func (k ChartSpec) MarshalJSON() ([]byte, error) {
 
 // delayLabels are the delay chart's series in words, by id.
 var delayLabels = map[string]string{"p5": "5th percentile", "band": "5–95 % of delays", "p50": "median delay"}
+
+// requestLabels are the requests chart's bars in words, by id.
+var requestLabels = map[string]string{"ended": "every request that ended", "ok": "succeeded"}
 
 // chartSeries is one line of a chart: the Columns name it plots (on a
 // time chart; on a retry chart, its id in the bands), its colour, the y
@@ -147,6 +155,14 @@ var ChartSpecs = []ChartSpec{
 		Help:   "the strategy's delay before each retry: median and 5–95 % band over many draws",
 		Empty:  "no retries: gives up at once",
 		Series: []chartSeries{{"p5", delayColor, 0, ""}, {"band", delayColor, 0, ""}, {"p50", delayColor, 0, ""}}},
+	// Every request that ended, by its latency from the first attempt to
+	// the final answer, waits included, with its successes drawn over it:
+	// what shows of a bar above them failed. The script marks the p50,
+	// p99 and p99.9 and the patience.
+	{ID: "requests", Title: "requests by latency", X: xLatency, Units: []string{""}, Log: true,
+		Help:   "every request that ended, by its latency from the first attempt to the final answer, waits included (bins 1-2-5 a decade); its successes in front, the rest failed; p50, p99 and p99.9 and the patience marked",
+		Empty:  "no request has ended yet",
+		Series: []chartSeries{{"ended", "#ee6666", 0, ""}, {"ok", "#3ba272", 0, roleSuccess}}},
 	// Layered retries: each tier's attempts are the offered load of the
 	// tier below it, and they multiply down the chain.
 	{ID: "tiers", Title: "offered load by tier /s", X: XTime, Units: []string{unitRate}, Log: true, Smooth: true, OnlyWith: "tiers",
@@ -188,8 +204,7 @@ func ChartOption(id string, duration float64) (json.RawMessage, error) {
 	if k.ID == "" || len(k.Units) == 0 {
 		return nil, fmt.Errorf("web: no chart %q", id)
 	}
-	line := charts.NewLine()
-	line.SetGlobalOptions(
+	common := []charts.GlobalOpts{
 		charts.WithAnimation(false),
 		charts.WithTitleOpts(opts.Title{Title: k.Title, Left: "4", Top: "2",
 			TitleStyle: &opts.TextStyle{FontSize: 12, Color: "#333"}}),
@@ -202,7 +217,16 @@ func ChartOption(id string, duration float64) (json.RawMessage, error) {
 		charts.WithLegendOpts(legend(k)),
 		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "4", Top: "0", Feature: &opts.ToolBoxFeature{}}),
 		charts.WithGridOpts(opts.Grid{Left: "6", Right: "18", Top: "30", Bottom: "26", ContainLabel: opts.Bool(true)}),
-	)
+	}
+	if k.X == xLatency {
+		bar := charts.NewBar()
+		bar.SetGlobalOptions(common...)
+		requestsChart(bar, k)
+		bar.Validate()
+		return json.RawMessage(bar.JSONNotEscaped()), nil
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(common...)
 	if k.X == xRetry {
 		delayChart(line, k)
 	} else {
@@ -283,6 +307,27 @@ func seriesLook(s chartSeries) []charts.SeriesOpts {
 
 // unitLabel is an axis label's formatter for unit.
 func unitLabel(unit string) types.FuncStr { return types.FuncStr("{value}" + unit) }
+
+// requestsChart is the requests chart: bars of every request that ended
+// with those that succeeded in front of them (barGap -100 %: the same
+// place), so that what shows of the whole above the successes failed. Its
+// x axis is a value axis over the bins' positions, bin k from k to k+1,
+// which the script labels with the bins' edges: a value axis, unlike a
+// category axis, takes the marks of the percentiles and the patience
+// between two edges.
+func requestsChart(bar *charts.Bar, k ChartSpec) {
+	bar.SetGlobalOptions(
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Min: 0, AxisLabel: &opts.AxisLabel{HideOverlap: opts.Bool(true)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Min: 0, AxisLabel: &opts.AxisLabel{Formatter: unitLabel(k.Units[0])}}),
+	)
+	for _, s := range k.Series {
+		bar.AddSeries(s.Name, []opts.BarData{},
+			charts.WithSeriesAnimation(false),
+			charts.WithBarChartOpts(opts.BarChart{BarGap: "-100%", BarCategoryGap: "15%"}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: s.Color}),
+			charts.WithSeriesOpts(func(ss *charts.SingleSeries) { ss.Id = s.Name }))
+	}
+}
 
 func delayChart(line *charts.Line, k ChartSpec) {
 	line.SetGlobalOptions(
