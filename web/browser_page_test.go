@@ -148,10 +148,18 @@ func browserOwnAxes(t *testing.T, env *browserEnv) {
 // the server back), the panel says what each lane went through, and a
 // scheduled outage is shaded and counted down before it begins.
 func browserAnnotations(t *testing.T, env *browserEnv) {
-	// The default speed: the outage comes 5 s in.
 	tb := openPage(t, env, "")
 	if q := eval[string](tb, `window.backofflab.state().speed`); q != scene.DefaultSpeed {
 		t.Errorf("the landing URL's speed %q, want %s", q, scene.DefaultSpeed)
+	}
+	// The countdown is read from a run paused before its outage, not
+	// caught while it plays: at the default speed the outage comes 5 s
+	// in, at 1× 20 s in, which leaves the pause time to land on a loaded
+	// machine.
+	tb = openPage(t, env, "speed=1")
+	tb.pause()
+	if at := eval[float64](tb, `window.backofflab.state().t`); at >= 20 {
+		t.Fatalf("paused at t = %v s, after the outage's start: the countdown cannot show", at)
 	}
 	clock := poll[string](tb, "the clock counts down to the outage", `(s => /outage in [0-9.]+ s/.test(s) && s)(document.querySelector('#clock').textContent)`)
 	shade := poll[string](tb, "the outage ahead is shaded", `(c => {
