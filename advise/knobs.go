@@ -79,13 +79,13 @@ func durs(ds ...time.Duration) []float64 {
 }
 
 // maxCandidates bounds the settings a search tries: with 5 seeds, about
-// 2500 runs of about 10 ms of CPU each on the landing system (about 6 s on
-// two cores). maxBackoff bounds the back-off's settings among them (500
-// runs): a library without a limiter to size tries no more, and one with
-// a limiter tries each back-off setting with the limiter off and on at
-// a few sizes.
+// 2000 runs of about 10 ms of CPU each on the landing system (about 9 s
+// on two busy cores). maxBackoff bounds the back-off's settings among
+// them (500 runs), as before the limiters were searched: a library
+// without a limiter to size tries no more, and one with a limiter tries
+// its back-off with the limiter off and on at a few sizes.
 const (
-	maxCandidates = 500
+	maxCandidates = 400
 	maxBackoff    = 100
 )
 
@@ -223,12 +223,13 @@ func (k knob) withValue(vals []float64, v float64) []float64 {
 // back-off's make at most maxBackoff settings and the grid at most
 // maxCandidates. Each time it takes, from the longest list of those it
 // thins (the later knob on a tie), the middle value that is not today's:
-// first the back-off's lists, to maxBackoff, as their product; then the
-// limiters' parameters, whose sizes (small, today's, large) are what a
-// user asks the search to choose, and the back-off's lists again if need
-// be, until the grid (the settings the library can express) is small
-// enough; then, once every list is down to two, the later knob's value
-// that is not today's. A switch keeps its values.
+// first the back-off's lists, to maxBackoff, as their product; then,
+// until the grid (the settings the library can express) is small enough,
+// the back-off's again, whose neighbourhood the map refines afterwards,
+// and only then the limiters' parameters, whose sizes (small, today's,
+// large) are what a user asks the search to choose; then, once every
+// list is down to two, the later knob's value that is not today's. A
+// switch keeps its values.
 func (s *search) thin() {
 	ks := s.knobs
 	backoff := func(k knob) bool { return k.choices == nil && k.row.Switch == "" }
@@ -244,7 +245,7 @@ func (s *search) thin() {
 	}
 	for backoffSettings() > maxBackoff && thinLongest(ks, backoff) {
 	}
-	for len(s.grid()) > maxCandidates && (thinLongest(ks, limiter) || thinLongest(ks, backoff)) {
+	for len(s.grid()) > maxCandidates && (thinLongest(ks, backoff) || thinLongest(ks, limiter)) {
 	}
 	for len(s.grid()) > maxCandidates {
 		last := -1
