@@ -182,6 +182,8 @@ type FreshCheck struct {
 	// Holds reports whether the advised setting met every goal on every
 	// fresh seed: only then does a claim that it meets the goals stand.
 	Holds bool `json:"holds"`
+	// Words says the check in a sentence.
+	Words string `json:"words"`
 }
 
 // FreshResult is one setting's runs on the fresh seeds.
@@ -189,8 +191,12 @@ type FreshResult struct {
 	// Words and LaneQuery are the setting's, as its Candidate's.
 	Words     string `json:"words"`
 	LaneQuery string `json:"lane_query"`
-	// Runs are its runs, in seed order.
-	Runs []SeedRun `json:"runs"`
+	// Runs are its runs, in seed order; Recovery, AttemptsPerRequest and
+	// P99 their worst, as a Candidate's.
+	Runs               []SeedRun `json:"runs"`
+	Recovery           *float64  `json:"recovery"`
+	AttemptsPerRequest float64   `json:"attempts_per_request"`
+	P99                float64   `json:"p99"`
 	// Meets says which goals held on every fresh seed, Held on how many
 	// seeds every goal held.
 	Meets Meets `json:"meets"`

@@ -46,13 +46,15 @@ func (s *search) freshCheck(a *Advice, adv advised) (*FreshCheck, error) {
 		r := s.freshResult(runnerUp, runs[1])
 		f.RunnerUp = &r
 	}
+	f.Words = freshWords(f)
 	return f, nil
 }
 
 // freshResult judges c's runs on the fresh seeds, seed by seed.
 func (s *search) freshResult(c *Candidate, runs []SeedRun) FreshResult {
 	j := judge(s.r, runs)
-	f := FreshResult{Words: c.Words, LaneQuery: c.LaneQuery, Runs: runs, Meets: j.Meets}
+	f := FreshResult{Words: c.Words, LaneQuery: c.LaneQuery, Runs: runs, Meets: j.Meets,
+		Recovery: j.Recovery, AttemptsPerRequest: j.AttemptsPerRequest, P99: j.P99}
 	for _, run := range runs {
 		miss := s.misses(run)
 		if len(miss) == 0 {

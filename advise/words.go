@@ -102,7 +102,7 @@ func (s *search) words(a *Advice, advised *Candidate) {
 		d = append(d, a.Margin.Outage.Words, a.Margin.Load.Words)
 	}
 	if a.FreshCheck != nil {
-		d = append(d, freshWords(a.FreshCheck))
+		d = append(d, a.FreshCheck.Words)
 	}
 	if a.Recommended != nil && a.Recommended.Settings["min_delay"] != a.Today.Settings["min_delay"] {
 		d = append(d, "A longer first wait (min_delay) helps a server that is down, and delays by as much every retry of a lone failure while it is up: these goals do not weigh that, a p99 goal (latency once recovered) does in part.")
