@@ -186,21 +186,13 @@ type FreshCheck struct {
 	Words string `json:"words"`
 }
 
-// FreshResult is one setting's runs on the fresh seeds.
+// FreshResult is one setting's runs on the fresh seeds: its Candidate
+// (Settings, Words and LaneQuery as the search's, the rest judged on the
+// fresh runs), and how many seeds held every goal.
 type FreshResult struct {
-	// Words and LaneQuery are the setting's, as its Candidate's.
-	Words     string `json:"words"`
-	LaneQuery string `json:"lane_query"`
-	// Runs are its runs, in seed order; Recovery, AttemptsPerRequest and
-	// P99 their worst, as a Candidate's.
-	Runs               []SeedRun `json:"runs"`
-	Recovery           *float64  `json:"recovery"`
-	AttemptsPerRequest float64   `json:"attempts_per_request"`
-	P99                float64   `json:"p99"`
-	// Meets says which goals held on every fresh seed, Held on how many
-	// seeds every goal held.
-	Meets Meets `json:"meets"`
-	Held  int   `json:"held"`
+	Candidate
+	// Held counts the seeds on which every goal held.
+	Held int `json:"held"`
 	// Misses says each goal missed, seed by seed ("seed 8 recovered in
 	// 12.3 s, over the 10 s goal").
 	Misses []string `json:"misses,omitempty"`

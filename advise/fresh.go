@@ -53,8 +53,8 @@ func (s *search) freshCheck(a *Advice, adv advised) (*FreshCheck, error) {
 // freshResult judges c's runs on the fresh seeds, seed by seed.
 func (s *search) freshResult(c *Candidate, runs []SeedRun) FreshResult {
 	j := judge(s.r, runs)
-	f := FreshResult{Words: c.Words, LaneQuery: c.LaneQuery, Runs: runs, Meets: j.Meets,
-		Recovery: j.Recovery, AttemptsPerRequest: j.AttemptsPerRequest, P99: j.P99}
+	j.Settings, j.Words, j.Protection, j.LaneQuery = c.Settings, c.Words, c.Protection, c.LaneQuery
+	f := FreshResult{Candidate: j}
 	for _, run := range runs {
 		miss := s.misses(run)
 		if len(miss) == 0 {

@@ -236,8 +236,7 @@ func fresh(a *advise.Advice, f *advise.FreshCheck) measuredTable {
 		if r.f == nil {
 			continue
 		}
-		t.row(a, r.label, &advise.Candidate{Words: r.f.Words, Runs: r.f.Runs, Recovery: r.f.Recovery,
-			AttemptsPerRequest: r.f.AttemptsPerRequest, P99: r.f.P99, Meets: r.f.Meets})
+		t.row(a, r.label, &r.f.Candidate)
 	}
 	return t
 }
