@@ -16,6 +16,7 @@ import (
 	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/sweep"
 )
 
@@ -405,6 +406,36 @@ func TestKnobs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKnobsEnvoyModes: Envoy's max_retries reads envoy_max_retries alone
+// and its retry budget the budget's two parameters, so the search varies
+// each only under its mode: every other stays today's, and each back-off
+// setting runs with max_retries at its 3 sizes and the budget at its 3 × 3.
+func TestKnobsEnvoyModes(t *testing.T) {
+	r := request(t, url.Values{"library": {"envoy"}})
+	s := &search{r: r, knobs: knobsOf("envoy", r.Scenario.Lanes[0].Params)}
+	s.thin()
+	modes := map[string]int{}
+	for _, set := range s.grid() {
+		l := set.p.Lanes[0].Params
+		modes[l.EnvoyRetryLimit]++
+		switch l.EnvoyRetryLimit {
+		case strategies.EnvoyMaxRetries:
+			if l.EnvoyBudgetPercent != strategies.DefaultEnvoyBudgetPercent || l.EnvoyMinRetryConcurrency != strategies.DefaultEnvoyMinRetryConcurrency {
+				t.Errorf("max_retries with a budget of %g %% and %d", l.EnvoyBudgetPercent, l.EnvoyMinRetryConcurrency)
+			}
+		case strategies.EnvoyBudget:
+			if l.EnvoyMaxRetries != strategies.DefaultEnvoyMaxRetries {
+				t.Errorf("a budget with max_retries %d", l.EnvoyMaxRetries)
+			}
+		default:
+			t.Errorf("envoy_retry_limit %q: Envoy always has a retry limit", l.EnvoyRetryLimit)
+		}
+	}
+	if modes[strategies.EnvoyMaxRetries] == 0 || modes[strategies.EnvoyBudget] != 3*modes[strategies.EnvoyMaxRetries] {
+		t.Errorf("settings by mode %v: want the budget's 3 × 3 sizes to max_retries' 3", modes)
 	}
 }
 

@@ -32,6 +32,20 @@ var limiterKnobs = []string{
 	"breaker", "breaker_threshold", "breaker_open_for",
 }
 
+// choiceReads names, for a switch whose values turn on different
+// parameters, the parameters each value reads. The vocabulary counts every
+// parameter of a limiter as read by every value of its switch but off
+// (scenario.Reads), while Envoy's max_retries reads envoy_max_retries
+// alone and its retry budget the budget's two
+// (strategies.EnvoyRetryLimitConfig): a search that varied the others
+// would run one setting under many names.
+var choiceReads = map[string]map[string][]string{
+	"envoy_retry_limit": {
+		strategies.EnvoyMaxRetries: {"envoy_max_retries"},
+		strategies.EnvoyBudget:     {"envoy_budget_percent", "envoy_min_retry_concurrency"},
+	},
+}
+
 // ownLimiterKnobs are the limiter's knobs a search of OwnLibrary varies:
 // backofflab's retry budget, its share and its floor.
 var ownLimiterKnobs = []string{"retry_budget", "budget_percent", "budget_min_per_sec"}
@@ -189,7 +203,11 @@ func knobsOf(library string, today strategies.Params) []knob {
 		k.sw = slices.IndexFunc(out, func(o knob) bool { return k.row.Switch != "" && o.param == k.row.Switch })
 		if k.sw >= 0 {
 			for _, c := range out[k.sw].choices {
-				k.readUnder = append(k.readUnder, scenario.Reads(k.row.Switch, c, k.param))
+				reads := scenario.Reads(k.row.Switch, c, k.param)
+				if only, ok := choiceReads[k.row.Switch][c]; ok {
+					reads = reads && slices.Contains(only, k.param)
+				}
+				k.readUnder = append(k.readUnder, reads)
 			}
 		}
 	}
