@@ -160,8 +160,10 @@ func TestAdviseCurve(t *testing.T) {
 	}
 }
 
-// TestAdviseText: the text names the recommendation, its configuration
-// and the run that reproduces it; stderr says the progress.
+// TestAdviseText: the text names the recommendation, its configuration,
+// its check on the fresh seeds beside the runner-up's, and the run that
+// reproduces it; stderr says the progress, the fresh check's phase
+// included.
 func TestAdviseText(t *testing.T) {
 	testrace.SkipUnder(t, adviseUnderRace)
 	out, errOut, err := runArgs(t, "advise", "-library", "envoy", "-seeds", "2")
@@ -169,12 +171,13 @@ func TestAdviseText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Goals: recover within 10 s", "Recommended: Envoy", "Configuration (envoy):", "retry_back_off:",
-		"Reproduce (lane a today, lane b the advice, seed 1): backofflab run ", "Margin"} {
+		"Reproduce (lane a today, lane b the advice, seed 1): backofflab run ", "Margin",
+		"Checked on 2 fresh seeds (3 to 4, none of them the search's):", "the runner-up, Envoy: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	for _, want := range []string{advise.PhaseSearch, advise.PhaseMargin} {
+	for _, want := range []string{advise.PhaseSearch, advise.PhaseMargin, advise.PhaseFresh} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks the phase %q: %s", want, errOut)
 		}
