@@ -102,6 +102,11 @@ type Advice struct {
 	// Met reports whether a setting of the library alone, Recommended,
 	// meets every goal on every seed.
 	Met bool `json:"met"`
+	// Claimed reports whether the advice claims its advised setting
+	// meets every goal: it met them on every seed of the search and on
+	// every fresh seed (FreshCheck). A setting that met them on the
+	// search's seeds alone is shown, not claimed.
+	Claimed bool `json:"claimed"`
 	// Advised says which setting the margin, the map, the snippet, the
 	// playground's link and the run's flags are of: AdvisedRecommended,
 	// or AdvisedSuggestion when no setting of the library met the goals

@@ -96,7 +96,7 @@ func TestFreshCheckNoClaim(t *testing.T) {
 			worst = max(worst, *r.Recovery)
 		}
 	}
-	if !a.Met || !f.Holds || rec.Recovery == nil {
+	if !a.Met || !f.Holds || !a.Claimed || rec.Recovery == nil {
 		t.Fatalf("the construction needs a recommendation that holds on the default goals: %s", a.Headline)
 	}
 	goal := *rec.Recovery + 0.05
@@ -109,7 +109,7 @@ func TestFreshCheckNoClaim(t *testing.T) {
 		t.Fatalf("at the edge the search recommends %s (met %v), want %s", edge.Recommended.Words, edge.Met, rec.Words)
 	}
 	ef := edge.FreshCheck
-	if ef.Holds || ef.Advised.Held == len(ef.Seeds) || len(ef.Advised.Misses) == 0 {
+	if ef.Holds || edge.Claimed || ef.Advised.Held == len(ef.Seeds) || len(ef.Advised.Misses) == 0 {
 		t.Fatalf("fresh check %+v: want a miss", ef.Advised)
 	}
 	miss := ef.Advised.Misses[0]

@@ -89,6 +89,7 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 		if a.FreshCheck, err = s.freshCheck(a, adv); err != nil {
 			return nil, err
 		}
+		a.Claimed = adv.c.Meets.All && a.FreshCheck.Holds
 		s.finish(a, adv.set)
 	} else {
 		s.rn.plan(-2 * k)

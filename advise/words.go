@@ -64,7 +64,7 @@ func (s *search) words(a *Advice, advised *Candidate) {
 		a.Headline = fmt.Sprintf("No setting of %s meets your goals on every seed, and no protection tried does; the closest: %s, which %s.",
 			s.title, advised.Words, outcomeWords(advised, k))
 	}
-	if f := a.FreshCheck; f != nil && !f.Holds && advised != nil && advised.Meets.All {
+	if f := a.FreshCheck; f != nil && advised != nil && advised.Meets.All && !a.Claimed {
 		// The search's seeds alone make no claim: the fresh ones did not
 		// bear it out.
 		a.Headline = fmt.Sprintf("No recommendation: %s met your goals on all %d seeds of the search, but on %d fresh seeds it %s.",

@@ -89,7 +89,7 @@ import { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, re
         state.view = m.view;
         state.text = m.text;
         $('#adv-progress').value = $('#adv-progress').max;
-        status(m.status, m.advice.met ? 'ok' : 'bad');
+        status(m.status, m.advice.claimed ? 'ok' : 'bad');
         draw();
         break;
       case 'error':
@@ -155,7 +155,8 @@ import { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, re
     $('#adv-result').hidden = false;
     const h = $('#adv-headline');
     h.textContent = a.headline;
-    h.className = a.met ? 'met' : 'unmet';
+    // Green only for a claim: the goals met on the fresh seeds too.
+    h.className = a.claimed ? 'met' : 'unmet';
     $('#adv-details').replaceChildren(...a.details.map(para));
     drawMeasured(v.measured);
     drawFresh(v.fresh);
