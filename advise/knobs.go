@@ -14,7 +14,7 @@ import (
 // backoffKnobs are the back-off's lane parameters a search varies, in
 // the order that decides which to thin first (the last): a library's
 // other knobs (deadline, per_try_timeout) are the user's system, not its
-// back-off, or a protection (searchProtections).
+// back-off, or a protection (protectionsFor).
 var backoffKnobs = []string{"min_delay", "factor", "jitter", "max_delay", "max_attempts"}
 
 // limiterKnobs are the limiters' lane parameters a search varies beside
