@@ -36,6 +36,7 @@ const (
 	PhaseProtections = "searching the protections that could meet the goals"
 	PhaseMargin      = "finding the recommendation's margins"
 	PhaseMap         = "mapping the settings around the recommendation"
+	PhaseFresh       = "checking the advice on fresh seeds"
 )
 
 // Options say how a search runs; none of them changes its result.
@@ -70,7 +71,8 @@ type Progress struct {
 // Estimate is what a search will cost, known before its first run.
 type Estimate struct {
 	// Runs is the most runs the search makes: every candidate on every
-	// seed, the margins' bisections, the map, and the protections.
+	// seed, the margins' bisections, the map, the protections, and the
+	// fresh check's two settings on as many fresh seeds.
 	Runs int `json:"runs"`
 	// CPU is Runs costed by a pilot run of the request's scenario (its
 	// lane a today, its first seed), each run weighted by its size (a
@@ -100,6 +102,11 @@ type Advice struct {
 	// Met reports whether a setting of the library alone, Recommended,
 	// meets every goal on every seed.
 	Met bool `json:"met"`
+	// Claimed reports whether the advice claims its advised setting
+	// meets every goal: it met them on every seed of the search and on
+	// every fresh seed (FreshCheck). A setting that met them on the
+	// search's seeds alone is shown, not claimed.
+	Claimed bool `json:"claimed"`
 	// Advised says which setting the margin, the map, the snippet, the
 	// playground's link and the run's flags are of: AdvisedRecommended,
 	// or AdvisedSuggestion when no setting of the library met the goals
@@ -144,6 +151,10 @@ type Advice struct {
 	// unless a protection of the server changes it) and of the advised
 	// setting (lane b); with -seed=n, seed n's.
 	RunFlags []string `json:"run_flags"`
+	// FreshCheck is the advised setting and the runner-up replayed on as
+	// many seeds as the search used, none of them the search's; nil when
+	// nothing is advised. A claim stands only if it holds there too.
+	FreshCheck *FreshCheck `json:"fresh_check,omitempty"`
 	// Closest says, when no setting of the library met the goals, how
 	// near the best came to each goal.
 	Closest []GoalGap `json:"closest,omitempty"`
@@ -158,6 +169,41 @@ type Advice struct {
 	Searched   []Candidate `json:"searched"`
 	Candidates int         `json:"candidates"`
 	Runs       int         `json:"runs"`
+}
+
+// FreshCheck is a check of the advice on seeds the search never used:
+// the request's seed+Seeds to seed+2·Seeds−1, after the search, the map
+// and the margins ran on seed to seed+Seeds−1.
+type FreshCheck struct {
+	Seeds []uint64 `json:"seeds"`
+	// Advised is the advised setting's result on the fresh seeds.
+	Advised FreshResult `json:"advised"`
+	// RunnerUp is the runner-up's: the next after the advised setting by
+	// the goals' ranking among the settings searched with it (the
+	// library's settings, or for a suggestion the protections), so the
+	// next that meets every goal, or the best that does not; nil when
+	// there is none.
+	RunnerUp *FreshResult `json:"runner_up,omitempty"`
+	// Holds reports whether the advised setting met every goal on every
+	// fresh seed: only then does a claim that it meets the goals stand.
+	Holds bool `json:"holds"`
+	// Words says the check in a sentence.
+	Words string `json:"words"`
+}
+
+// FreshResult is one setting's runs on the fresh seeds: its Candidate
+// (Settings, Words and LaneQuery as the search's, the rest judged on the
+// fresh runs), and how many seeds held every goal.
+type FreshResult struct {
+	Candidate
+	// Held counts the seeds on which every goal held.
+	Held int `json:"held"`
+	// Misses says each goal missed, seed by seed ("seed 8 recovered in
+	// 12.3 s, over the 10 s goal").
+	Misses []string `json:"misses,omitempty"`
+	// Summary says the result in a few words ("holds on all 5", "holds
+	// on 4 of 5: seed 8 …").
+	Summary string `json:"summary"`
 }
 
 // Goals are a request's goals, as numbers and in words.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/backofflab/backofflab/internal/testrace"
 	"github.com/backofflab/backofflab/scenario"
 	"github.com/backofflab/backofflab/simengine"
+	"github.com/backofflab/backofflab/strategies"
 	"github.com/backofflab/backofflab/sweep"
 )
 
@@ -204,7 +206,7 @@ func TestAdviceNeedsFactor(t *testing.T) {
 	n := 0
 	for _, c := range a.Searched {
 		f, _ := strconv.ParseFloat(c.Settings["factor"], 64)
-		if c.Settings["min_delay"] != "100ms" || c.Settings["jitter"] != "0.1" || c.Settings["max_attempts"] != "0" {
+		if c.Settings["min_delay"] != "100ms" || c.Settings["jitter"] != "0.1" || c.Settings["max_attempts"] != "0" || c.Settings["retry_budget"] != "off" {
 			continue
 		}
 		n++
@@ -341,45 +343,99 @@ func TestEstimateCost(t *testing.T) {
 }
 
 // TestKnobs: a library's knobs are its profile's back-off settings that
-// its row reads; Istio's one backoff moves min_delay and max_delay
-// together.
+// its row reads, and its limiters' parameters with their switches;
+// Istio's one backoff moves min_delay and max_delay together. The search
+// tries at most maxBackoff settings of the back-off and maxCandidates in
+// all, today's value of every knob among them, and keeps every value of
+// a switch.
 func TestKnobs(t *testing.T) {
+	backoff := []string{"min_delay", "factor", "jitter", "max_delay", "max_attempts"}
 	for _, c := range []struct {
 		lib   string
 		knobs []string
 		tied  string
 	}{
-		{OwnLibrary, []string{"min_delay", "factor", "jitter", "max_delay", "max_attempts"}, ""},
-		{"grpc", []string{"min_delay", "factor", "max_delay", "max_attempts"}, ""},
-		{"envoy", []string{"min_delay", "max_delay", "max_attempts"}, ""},
+		{OwnLibrary, slices.Concat(backoff, []string{"retry_budget", "budget_percent", "budget_min_per_sec"}), ""},
+		{"grpc", []string{"min_delay", "factor", "max_delay", "max_attempts", "grpc_throttle", "grpc_max_tokens", "grpc_token_ratio"}, ""},
+		{"envoy", []string{"min_delay", "max_delay", "max_attempts", "envoy_retry_limit", "envoy_max_retries", "envoy_budget_percent", "envoy_min_retry_concurrency"}, ""},
 		{"istio", []string{"min_delay", "max_attempts"}, "max_delay"},
 		{"aws", []string{"max_attempts"}, ""},
 		{"linkerd", []string{"max_attempts"}, ""},
-		{"cenkalti", []string{"min_delay", "factor", "jitter", "max_delay", "max_attempts"}, ""},
-		{"client-go", []string{"min_delay", "factor", "jitter", "max_delay", "max_attempts"}, ""},
+		{"resilience4j", slices.Concat(backoff, []string{"breaker", "breaker_threshold", "breaker_open_for"}), ""},
+		{"cenkalti", backoff, ""},
+		{"client-go", backoff, ""},
 		{"tenacity", []string{"min_delay", "factor", "max_delay", "max_attempts"}, ""},
 		{"urllib3", []string{"min_delay", "max_delay", "max_attempts"}, ""},
 	} {
 		t.Run(c.lib, func(t *testing.T) {
-			today, _ := TodayLane(c.lib)
-			ks := knobsOf(c.lib, today)
+			r := request(t, url.Values{"library": {c.lib}})
+			s := &search{r: r, knobs: knobsOf(c.lib, r.Scenario.Lanes[0].Params)}
+			s.thin()
 			var names []string
 			tied := ""
 			n := 1
-			for _, k := range ks {
+			for _, k := range s.knobs {
 				names = append(names, k.param)
 				if k.tied != nil {
 					tied = k.tied.param
 				}
-				n *= len(k.vals)
+				if k.row.Switch == "" && k.choices == nil {
+					n *= len(k.vals)
+				}
 				if !containsValue(k.vals, k.today) {
 					t.Errorf("%s: today's %g not among %v", k.param, k.today, k.vals)
 				}
+				if k.choices != nil && len(k.vals) != len(k.choices) {
+					t.Errorf("%s: values %v, want every one of %v", k.param, k.vals, k.choices)
+				}
 			}
-			if !reflect.DeepEqual(names, c.knobs) || tied != c.tied || n > maxCandidates {
-				t.Errorf("knobs %v (tied %q, %d settings), want %v (tied %q, at most %d)", names, tied, n, c.knobs, c.tied, maxCandidates)
+			grid := s.grid()
+			if !reflect.DeepEqual(names, c.knobs) || tied != c.tied || n > maxBackoff || len(grid) > maxCandidates {
+				t.Errorf("knobs %v (tied %q, %d back-off settings, %d in all), want %v (tied %q, at most %d and %d)",
+					names, tied, n, len(grid), c.knobs, c.tied, maxBackoff, maxCandidates)
+			}
+			// Each setting is one run: a limiter's parameters vary only
+			// while it is on.
+			rn := newRunner(context.Background(), r, Options{})
+			seen := map[string]bool{}
+			for _, set := range grid {
+				if key := rn.key(set); seen[key] {
+					t.Errorf("two settings run %s", key)
+				} else {
+					seen[key] = true
+				}
 			}
 		})
+	}
+}
+
+// TestKnobsEnvoyModes: Envoy's max_retries reads envoy_max_retries alone
+// and its retry budget the budget's two parameters, so the search varies
+// each only under its mode: every other stays today's, and each back-off
+// setting runs with max_retries at its 3 sizes and the budget at its 3 × 3.
+func TestKnobsEnvoyModes(t *testing.T) {
+	r := request(t, url.Values{"library": {"envoy"}})
+	s := &search{r: r, knobs: knobsOf("envoy", r.Scenario.Lanes[0].Params)}
+	s.thin()
+	modes := map[string]int{}
+	for _, set := range s.grid() {
+		l := set.p.Lanes[0].Params
+		modes[l.EnvoyRetryLimit]++
+		switch l.EnvoyRetryLimit {
+		case strategies.EnvoyMaxRetries:
+			if l.EnvoyBudgetPercent != strategies.DefaultEnvoyBudgetPercent || l.EnvoyMinRetryConcurrency != strategies.DefaultEnvoyMinRetryConcurrency {
+				t.Errorf("max_retries with a budget of %g %% and %d", l.EnvoyBudgetPercent, l.EnvoyMinRetryConcurrency)
+			}
+		case strategies.EnvoyBudget:
+			if l.EnvoyMaxRetries != strategies.DefaultEnvoyMaxRetries {
+				t.Errorf("a budget with max_retries %d", l.EnvoyMaxRetries)
+			}
+		default:
+			t.Errorf("envoy_retry_limit %q: Envoy always has a retry limit", l.EnvoyRetryLimit)
+		}
+	}
+	if modes[strategies.EnvoyMaxRetries] == 0 || modes[strategies.EnvoyBudget] != 3*modes[strategies.EnvoyMaxRetries] {
+		t.Errorf("settings by mode %v: want the budget's 3 × 3 sizes to max_retries' 3", modes)
 	}
 }
 

@@ -15,7 +15,7 @@ const pilotLimit = 2 * time.Second
 // EstimateCost returns what Run of r will cost at most, before any of its
 // runs: the runs it may make (every setting of the search on every seed,
 // every protection, the margins' bisections to their bounds, the map and
-// the moves that choose its knobs) and their CPU time, costed by a pilot
+// the moves that choose its knobs, and the fresh check's two settings) and their CPU time, costed by a pilot
 // run of r's scenario (lane a today, the first seed) measured by
 // simengine.MeasureCost within o.Memory. A margin's run is weighted by its
 // size (its longer run, or its clients or rate), at most the bound's. It
@@ -39,9 +39,11 @@ func EstimateCost(ctx context.Context, r Request, o Options) (Estimate, error) {
 	k := r.Seeds
 	s := &search{r: r}
 	s.knobs = knobsOf(r.Library, r.Scenario.Lanes[0].Params)
+	s.thin()
 	plain := k * (len(s.grid()) + 1)
-	plain += k * len(protectionsFor(r.Scenario, r.Library))
+	plain += k * len(protectionsFor(r.Scenario, r.Library, s.knobs))
 	plain += k * (mapSide*mapSide + 2*len(s.knobs))
+	plain += 2 * k // the fresh check: the advice and the runner-up
 	// A margin doubles its value up to its bound, then bisects below the
 	// first value that failed: its runs cost at most the doublings' sizes
 	// and the rest of its tests at the bound's.

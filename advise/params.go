@@ -192,9 +192,10 @@ func ParseRequest(q url.Values, lim Limits) (Request, error) {
 	r.Scenario = p
 
 	errs = r.checkOutage(own)
-	if n := uint64(r.Seeds - 1); r.Seeds > 0 && p.Seed > math.MaxUint64-n {
+	// The fresh check runs seed+seeds to seed+2·seeds−1.
+	if n := uint64(2*r.Seeds - 1); r.Seeds > 0 && p.Seed > math.MaxUint64-n {
 		errs = append(errs, &scenario.ParamError{Name: scenario.SeedsParam, Value: strconv.Itoa(r.Seeds),
-			Allow: fmt.Sprintf("at most %d from seed %d (the last seed is seed+seeds−1)", math.MaxUint64-p.Seed+1, p.Seed)})
+			Allow: fmt.Sprintf("at most %d from seed %d (the fresh check's last seed is seed+2·seeds−1)", (math.MaxUint64-p.Seed)/2+(math.MaxUint64-p.Seed)%2, p.Seed)})
 	}
 	if len(errs) == 0 && lim.Check != nil {
 		if err := lim.Check(p); err != nil {

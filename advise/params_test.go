@@ -2,6 +2,7 @@ package advise
 
 import (
 	"errors"
+	"math"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -81,6 +82,9 @@ func TestParseRequestErrors(t *testing.T) {
 		{"p99 not a duration", "p99", "fast", "a duration from 0s to 1h0m0s", url.Values{"p99": {"fast"}}},
 		{"too many seeds", "seeds", "21", "a whole number from 1 to 20", url.Values{"seeds": {"21"}}},
 		{"no seeds", "seeds", "0", "a whole number from 1 to 20", url.Values{"seeds": {"0"}}},
+		// The fresh check runs seed+seeds to seed+2·seeds−1: from
+		// 2^64−6, 4 seeds would need 2^64+1.
+		{"fresh seeds past the last", "seeds", "4", "at most 3 from seed 18446744073709551610", url.Values{"seeds": {"4"}, "seed": {"18446744073709551610"}}},
 		{"lane b", "b.factor", "3", "lane a only", url.Values{"b.factor": {"3"}}},
 		{"more lanes", "lanes", "2", "1 (or nothing)", url.Values{"lanes": {"2"}}},
 		{"live changes", "changes", "@30s stop", "no live changes", url.Values{"changes": {"@30s stop"}}},
@@ -108,6 +112,18 @@ func TestParseRequestErrors(t *testing.T) {
 				t.Errorf("error %q: want %s=%q allowed %q", err, c.param, c.value, c.allow)
 			}
 		})
+	}
+}
+
+// TestParseRequestFreshSeedsFit: the most seeds a request may ask from
+// near the last seed are those whose fresh check fits, and no fewer.
+func TestParseRequestFreshSeedsFit(t *testing.T) {
+	r, err := ParseRequest(url.Values{"seeds": {"3"}, "seed": {"18446744073709551610"}}, CLILimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := r.Scenario.Seed + uint64(2*r.Seeds-1); last != math.MaxUint64 {
+		t.Errorf("the fresh check's last seed %d, want the last there is", last)
 	}
 }
 

@@ -42,20 +42,27 @@ func newRunner(ctx context.Context, r Request, o Options) *runner {
 	return &runner{ctx: ctx, r: r, o: o, cache: map[string][]SeedRun{}}
 }
 
-// key identifies a setting's runs: its scenario's canonical query (its
-// seed is the request's).
-func (rn *runner) key(s *setting) string {
+// key identifies a setting's runs on the request's seeds.
+func (rn *runner) key(s *setting) string { return rn.keyFrom(s, rn.r.Scenario.Seed) }
+
+// keyFrom identifies a setting's runs on the seeds from first: its
+// scenario's canonical query with that seed.
+func (rn *runner) keyFrom(s *setting, first uint64) string {
 	p := s.p.Clone()
-	p.Seed = rn.r.Scenario.Seed
+	p.Seed = first
 	return scenario.EncodeQuery(p.Canonical())
 }
 
 // fresh counts the runs that measure would make of sets: each setting
 // that has not run, once, on every seed.
-func (rn *runner) fresh(sets []*setting) int {
+func (rn *runner) fresh(sets []*setting) int { return rn.freshFrom(sets, rn.r.Scenario.Seed) }
+
+// freshFrom counts the runs that measureFrom would make of sets on the
+// seeds from first.
+func (rn *runner) freshFrom(sets []*setting, first uint64) int {
 	seen := map[string]bool{}
 	for _, s := range sets {
-		if key := rn.key(s); rn.cache[key] == nil && !seen[key] {
+		if key := rn.keyFrom(s, first); rn.cache[key] == nil && !seen[key] {
 			seen[key] = true
 		}
 	}
@@ -66,15 +73,22 @@ func (rn *runner) fresh(sets []*setting) int {
 // planned).
 func (rn *runner) plan(n int) { rn.total = max(rn.total+n, rn.done) }
 
-// measure runs every setting of sets that has not run on every seed, on
+// measure runs every setting of sets that has not run on every seed of
+// the request, and returns each one's runs in seed order (measureFrom).
+func (rn *runner) measure(phase string, sets []*setting) ([][]SeedRun, error) {
+	return rn.measureFrom(phase, sets, rn.r.Scenario.Seed)
+}
+
+// measureFrom runs every setting of sets that has not run on the
+// request's number of seeds from first (first, first+1, …), on
 // Options.Parallel goroutines, and returns each one's runs in seed order.
 // Progress is reported from the calling goroutine as each run ends.
-func (rn *runner) measure(phase string, sets []*setting) ([][]SeedRun, error) {
+func (rn *runner) measureFrom(phase string, sets []*setting, first uint64) ([][]SeedRun, error) {
 	k := rn.r.Seeds
 	var todo []int // indexes into sets, each once
 	seen := map[string]bool{}
 	for i, s := range sets {
-		key := rn.key(s)
+		key := rn.keyFrom(s, first)
 		if _, ok := rn.cache[key]; !ok && !seen[key] {
 			seen[key] = true
 			todo = append(todo, i)
@@ -91,7 +105,7 @@ func (rn *runner) measure(phase string, sets []*setting) ([][]SeedRun, error) {
 			errc <- parallel.Do(rn.ctx, rn.o.Parallel, n, func(ctx context.Context, j int) error {
 				s := sets[todo[j/k]]
 				p := s.p.Clone()
-				p.Seed = rn.r.Scenario.Seed + uint64(j%k)
+				p.Seed = first + uint64(j%k)
 				run, err := rn.runOne(ctx, p)
 				if err != nil {
 					return err
@@ -124,12 +138,12 @@ func (rn *runner) measure(phase string, sets []*setting) ([][]SeedRun, error) {
 			return nil, err
 		}
 		for i, t := range todo {
-			rn.cache[rn.key(sets[t])] = results[i]
+			rn.cache[rn.keyFrom(sets[t], first)] = results[i]
 		}
 	}
 	out := make([][]SeedRun, len(sets))
 	for i, s := range sets {
-		out[i] = rn.cache[rn.key(s)]
+		out[i] = rn.cache[rn.keyFrom(s, first)]
 	}
 	return out, nil
 }

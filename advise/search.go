@@ -36,6 +36,9 @@ type search struct {
 	knobs []knob
 	title string
 	grid0 int // the settings of the search's grid
+	// byLane is every setting judged as a candidate, by its LaneQuery:
+	// the fresh check replays the runner-up's.
+	byLane map[string]*setting
 }
 
 // Run searches the settings of r's library that meet r's goals, as the
@@ -47,8 +50,9 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 	if len(r.Scenario.Lanes) != 1 || r.Seeds < 1 || r.outageScale < 1 || r.loadScale < 1 {
 		return nil, errors.New("advise: a Request that ParseRequest did not return")
 	}
-	s := &search{r: r, rn: newRunner(ctx, r, o), title: LibraryTitle(r.Library)}
+	s := &search{r: r, rn: newRunner(ctx, r, o), title: LibraryTitle(r.Library), byLane: map[string]*setting{}}
 	s.knobs = knobsOf(r.Library, r.Scenario.Lanes[0].Params)
+	s.thin()
 	sets := s.grid()
 	s.grid0 = len(sets)
 	a, cands, err := s.searchGrid(sets)
@@ -82,7 +86,13 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 		s.rn.plan(-k * 2 * marginTests)
 	}
 	if adv.set != nil {
+		if a.FreshCheck, err = s.freshCheck(a, adv); err != nil {
+			return nil, err
+		}
+		a.Claimed = adv.c.Meets.All && a.FreshCheck.Holds
 		s.finish(a, adv.set)
+	} else {
+		s.rn.plan(-2 * k)
 	}
 	a.Runs = s.rn.runs
 	s.rn.finish()
@@ -108,7 +118,7 @@ func (s *search) searchGrid(sets []*setting) (*Advice, []Candidate, error) {
 	r, k := s.r, s.r.Seeds
 	todaySet := &setting{p: r.Scenario.Clone(), values: s.todayValues()}
 	all := append([]*setting{todaySet}, sets...)
-	s.rn.plan(s.rn.fresh(all) + k*2*marginTests + k*mapSide*mapSide)
+	s.rn.plan(s.rn.fresh(all) + k*2*marginTests + k*mapSide*mapSide + 2*k)
 
 	runs, err := s.rn.measure(PhaseSearch, all)
 	if err != nil {
@@ -244,7 +254,9 @@ func (s *search) grid() []*setting {
 
 // setting returns the request's scenario with the knobs at vals and prot
 // added, and whether it is a setting: one the scenario accepts and the
-// library can express.
+// library can express, whose knobs its run does not read (a limiter's
+// parameters while it is off) are at today's values: a setting is one
+// run, not one per value it ignores.
 func (s *search) setting(vals []float64, prot *protection) (*setting, bool) {
 	p := s.r.Scenario.Clone()
 	var names []string
@@ -253,6 +265,11 @@ func (s *search) setting(vals []float64, prot *protection) (*setting, bool) {
 		names = append(names, "a."+k.param)
 		if k.tied != nil {
 			names = append(names, "a."+k.tied.param)
+		}
+	}
+	for i, k := range s.knobs {
+		if vals[i] != k.today && !reads(s.knobs, vals, i) {
+			return nil, false
 		}
 	}
 	if p.ValidateChanged(names...) != nil {
@@ -286,6 +303,9 @@ func (s *search) candidate(set *setting, runs []SeedRun) Candidate {
 	c.Settings = map[string]string{}
 	var words []string
 	for i, k := range s.knobs {
+		if !reads(s.knobs, set.values, i) {
+			continue // a limiter's parameter while it is off
+		}
 		c.Settings[k.param] = valueText(k.row, set.values[i])
 		words = append(words, knobWords(k, set.values[i]))
 		if k.tied != nil {
@@ -303,6 +323,7 @@ func (s *search) candidate(set *setting, runs []SeedRun) Candidate {
 		c.Protection = fmt.Sprintf("%s (%s=%s)", set.prot.short, set.prot.name, set.prot.value)
 	}
 	c.LaneQuery = scenario.EncodeQuery(s.laneQuery(set))
+	s.byLane[c.LaneQuery] = set
 	return c
 }
 
@@ -402,7 +423,7 @@ func (s *search) closest(cs []Candidate) []GoalGap {
 // one that meets every goal, its best; else the best of all by the goals'
 // ranking. tried gets every protection's result.
 func (s *search) protections(base *setting, tried *[]Candidate) (*Candidate, *setting, error) {
-	ps := protectionsFor(base.p, s.r.Library)
+	ps := protectionsFor(base.p, s.r.Library, s.knobs)
 	var sets []*setting
 	for i := range ps {
 		if set, ok := s.setting(base.values, &ps[i]); ok {
@@ -826,7 +847,7 @@ func (s *search) score(c Candidate) float64 {
 func (s *search) window(i int, v float64, set *setting) []float64 {
 	k := s.knobs[i]
 	var ok []float64
-	for _, x := range withToday(slices.Clone(k.full), v) {
+	for _, x := range k.withValue(slices.Clone(k.full), v) {
 		vals := slices.Clone(set.values)
 		vals[i] = x
 		if _, fine := s.setting(vals, set.prot); fine || x == v {
@@ -850,7 +871,9 @@ func (s *search) finish(a *Advice, set *setting) {
 		a.SnippetLib = OwnLibrary
 		fl := []string{"-b.strategy=" + lane.Strategy}
 		for i, k := range s.knobs {
-			fl = append(fl, "-b."+k.param+"="+valueText(k.row, set.values[i]))
+			if reads(s.knobs, set.values, i) {
+				fl = append(fl, "-b."+k.param+"="+valueText(k.row, set.values[i]))
+			}
 		}
 		if set.prot != nil && !set.prot.server {
 			fl = append(fl, "-b."+set.prot.name+"="+set.prot.value)

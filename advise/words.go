@@ -64,6 +64,12 @@ func (s *search) words(a *Advice, advised *Candidate) {
 		a.Headline = fmt.Sprintf("No setting of %s meets your goals on every seed, and no protection tried does; the closest: %s, which %s.",
 			s.title, advised.Words, outcomeWords(advised, k))
 	}
+	if f := a.FreshCheck; f != nil && advised != nil && advised.Meets.All && !a.Claimed {
+		// The search's seeds alone make no claim: the fresh ones did not
+		// bear it out.
+		a.Headline = fmt.Sprintf("No recommendation: %s met your goals on all %d seeds of the search, but on %d fresh seeds it %s.",
+			advised.Words, k, len(f.Seeds), f.Advised.Summary)
+	}
 	var d []string
 	var knobs []string
 	for _, kn := range s.knobs {
@@ -95,12 +101,15 @@ func (s *search) words(a *Advice, advised *Candidate) {
 	if a.Margin != nil {
 		d = append(d, a.Margin.Outage.Words, a.Margin.Load.Words)
 	}
+	if a.FreshCheck != nil {
+		d = append(d, a.FreshCheck.Words)
+	}
 	if a.Recommended != nil && a.Recommended.Settings["min_delay"] != a.Today.Settings["min_delay"] {
 		d = append(d, "A longer first wait (min_delay) helps a server that is down, and delays by as much every retry of a lone failure while it is up: these goals do not weigh that, a p99 goal (latency once recovered) does in part.")
 	}
 	d = append(d, "How it is measured: a run recovers once its answers are back to 90 % of the rate before the outage for 5 s, timed from the outage's end; "+
 		"attempts per request are the run's (every attempt sent over every request begun, the outage included: without failures every policy sends 1.0); "+
-		"a setting meets a goal only when every seed does.")
+		"a setting meets a goal only when every seed does, and the advice is claimed only when it holds on as many fresh seeds too.")
 	a.Details = d
 }
 

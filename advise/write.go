@@ -40,6 +40,9 @@ func WriteText(w io.Writer, a *Advice) error {
 		}
 		writeCandidate(&b, a, "Suggested", a.Suggestion)
 	}
+	if a.FreshCheck != nil {
+		writeFresh(&b, a)
+	}
 	if a.Margin != nil {
 		writeMargin(&b, a.Margin)
 	}
@@ -79,6 +82,25 @@ func writeCandidate(b *strings.Builder, a *Advice, title string, c *Candidate) {
 		fmt.Fprintf(b, ", p99 %s", yes(c.Meets.P99))
 	}
 	b.WriteString("\n")
+}
+
+// writeFresh writes the fresh check: the advice and the runner-up seed by
+// seed on seeds the search never used.
+func writeFresh(b *strings.Builder, a *Advice) {
+	f := a.FreshCheck
+	fmt.Fprintf(b, "\nChecked on %d fresh seeds (%d to %d, none of them the search's):\n", len(f.Seeds), f.Seeds[0], f.Seeds[len(f.Seeds)-1])
+	results := []*FreshResult{&f.Advised}
+	titles := []string{"the advice"}
+	if f.RunnerUp != nil {
+		results = append(results, f.RunnerUp)
+		titles = append(titles, "the runner-up")
+	}
+	for i, r := range results {
+		fmt.Fprintf(b, "  %s, %s: %s\n", titles[i], r.Words, r.Summary)
+		for _, run := range r.Runs {
+			fmt.Fprintf(b, "    seed %-3d %s\n", run.Seed, seedText(run, a.Goals.P99 > 0))
+		}
+	}
 }
 
 // writeMargin writes the margins, each with the runs just inside and just

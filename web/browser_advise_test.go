@@ -89,6 +89,12 @@ type adviceShown struct {
 	Phases  []string
 	Lines   int
 	Search  string
+	// The fresh check: its card shown, its sentence beside the advice's,
+	// its table's rows (the advice and the runner-up) beside the view's.
+	FreshShown               bool
+	FreshWords, FreshWant    string
+	FreshRows, FreshRowsWant int
+	FreshText                string
 }
 
 const adviceShownJS = `(() => {
@@ -108,6 +114,10 @@ const adviceShownJS = `(() => {
 		todayLane: a.today.lane_query, recommendedLane: a.recommended ? a.recommended.lane_query : '',
 		command: $('#adv-flags').textContent,
 		phases: s.phases, lines: s.lines, search: location.search.slice(1),
+		freshShown: !$('#adv-fresh-card').hidden, freshWords: $('#adv-fresh-words').textContent,
+		freshWant: a.fresh_check ? a.fresh_check.words : '',
+		freshRows: document.querySelectorAll('#adv-fresh tbody tr').length, freshRowsWant: v.fresh ? v.fresh.table.rows.length : 0,
+		freshText: $('#adv-fresh').textContent,
 	};
 })()`
 
@@ -148,6 +158,10 @@ func checkAdviceShown(t *testing.T, tb *tab) adviceShown {
 	}
 	if !strings.HasPrefix(a.Command, "backofflab run ") {
 		t.Errorf("the command %q", a.Command)
+	}
+	if !a.FreshShown || a.FreshWords == "" || a.FreshWords != a.FreshWant || a.FreshRows != a.FreshRowsWant || a.FreshRows < 1 ||
+		!strings.Contains(a.FreshText, a.Recommended) {
+		t.Errorf("the fresh check: shown %v, %q (want %q), %d rows (want %d) of %q", a.FreshShown, a.FreshWords, a.FreshWant, a.FreshRows, a.FreshRowsWant, a.FreshText)
 	}
 	return a
 }

@@ -100,6 +100,46 @@ func TestAdviseReproducedByRun(t *testing.T) {
 	}
 }
 
+// TestAdviseSizesGRPCThrottling: "how do I set maxTokens to bound
+// amplification to 1.2" is one command. Asked for at most 1.2 attempts
+// per request through a 60 s outage and recovery within 20 s, advise
+// recommends gRPC's retryThrottling (maxTokens and tokenRatio in its
+// configuration), and "backofflab run" with its flags on seeds the search
+// never used meets both goals, as the advice's fresh check says, run for
+// run.
+func TestAdviseSizesGRPCThrottling(t *testing.T) {
+	testrace.SkipUnder(t, adviseUnderRace)
+	a, _ := adviseJSON(t, "-library", "grpc", "-attempts_per_request", "1.2", "-outage_for", "60s", "-recover_within", "20s", "-seeds", "3")
+	rec := a.Recommended
+	if !a.Met || rec == nil || a.Advised != advise.AdvisedRecommended {
+		t.Fatalf("no recommendation: %s", a.Headline)
+	}
+	if rec.Settings["grpc_throttle"] != "on" || rec.Settings["grpc_max_tokens"] == "" || rec.Settings["grpc_token_ratio"] == "" {
+		t.Errorf("recommended %v: want retryThrottling sized", rec.Settings)
+	}
+	for _, want := range []string{`"retryThrottling"`, `"maxTokens": ` + rec.Settings["grpc_max_tokens"], `"tokenRatio": ` + rec.Settings["grpc_token_ratio"]} {
+		if !strings.Contains(a.Snippet, want) {
+			t.Errorf("the configuration lacks %s:\n%s", want, a.Snippet)
+		}
+	}
+	f := a.FreshCheck
+	if f == nil || !f.Holds || len(f.Seeds) != len(a.Seeds) {
+		t.Fatalf("fresh check %+v: want it to hold on %d seeds", f, len(a.Seeds))
+	}
+	for i, seed := range f.Seeds {
+		if seed <= a.Seeds[len(a.Seeds)-1] {
+			t.Errorf("fresh seed %d is among the search's %v", seed, a.Seeds)
+		}
+		s := runSummaries(t, append(a.RunFlags, "-seed="+strconv.FormatUint(seed, 10))...)[1]
+		if s.Amplification > 1.2 || s.ServiceRecoveredAfter == nil || *s.ServiceRecoveredAfter > 20 || s.Stopped != "" {
+			t.Errorf("seed %d: run gives %g attempts per request, recovery %v: want at most 1.2 and 20 s", seed, s.Amplification, s.ServiceRecoveredAfter)
+		}
+		if !sameRecovery(s, f.Advised.Runs[i]) || s.Amplification != f.Advised.Runs[i].AttemptsPerRequest {
+			t.Errorf("seed %d: run gives %+v, the fresh check said %+v", seed, s, f.Advised.Runs[i])
+		}
+	}
+}
+
 // TestAdviseCurve: on 001's curve server, advise says that no setting
 // recovers, names the protection that does, and "backofflab run" with
 // its flags recovers on every seed.
@@ -120,8 +160,10 @@ func TestAdviseCurve(t *testing.T) {
 	}
 }
 
-// TestAdviseText: the text names the recommendation, its configuration
-// and the run that reproduces it; stderr says the progress.
+// TestAdviseText: the text names the recommendation, its configuration,
+// its check on the fresh seeds beside the runner-up's, and the run that
+// reproduces it; stderr says the progress, the fresh check's phase
+// included.
 func TestAdviseText(t *testing.T) {
 	testrace.SkipUnder(t, adviseUnderRace)
 	out, errOut, err := runArgs(t, "advise", "-library", "envoy", "-seeds", "2")
@@ -129,12 +171,13 @@ func TestAdviseText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"Goals: recover within 10 s", "Recommended: Envoy", "Configuration (envoy):", "retry_back_off:",
-		"Reproduce (lane a today, lane b the advice, seed 1): backofflab run ", "Margin"} {
+		"Reproduce (lane a today, lane b the advice, seed 1): backofflab run ", "Margin",
+		"Checked on 2 fresh seeds (3 to 4, none of them the search's):", "the runner-up, Envoy: "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
 	}
-	for _, want := range []string{advise.PhaseSearch, advise.PhaseMargin} {
+	for _, want := range []string{advise.PhaseSearch, advise.PhaseMargin, advise.PhaseFresh} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks the phase %q: %s", want, errOut)
 		}
