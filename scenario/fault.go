@@ -30,6 +30,10 @@ type FaultKind struct {
 	// Outage kinds (pause, crash, partition) take the server down; they
 	// have no magnitude and may not overlap one another.
 	Outage bool
+	// Wave kinds (herd) act once, at their start: they change nothing
+	// while their window lasts but release a wave of requests over it,
+	// and a window of 0s, the wave at once, still takes place.
+	Wave bool
 	// MMin and MMax bound the magnitude of the other kinds.
 	MMin, MMax float64
 }
@@ -40,6 +44,7 @@ const (
 	FaultLatencySpike = "latency_spike"
 	FaultCapacityDrop = "capacity_drop"
 	FaultErrorBurst   = "error_burst"
+	FaultHerd         = "herd"
 )
 
 // FaultKinds are the kinds a fault may be. A new kind is one row here and
@@ -52,6 +57,8 @@ var FaultKinds = []FaultKind{
 	{Name: FaultLatencySpike, Label: "latency spike", MMin: 1, MMax: 100, Help: "the server's latency (service time, or the curve's delay) × m"},
 	{Name: FaultCapacityDrop, Label: "capacity drop", MMin: 0.01, MMax: 1, Help: "capacity × m: workers, or server_limit, × m (linear: slope ÷ m)"},
 	{Name: FaultErrorBurst, Label: "error burst", MMin: 0, MMax: 1, Help: "a fraction m of answers fail fast with an error"},
+	{Name: FaultHerd, Label: "herd", Wave: true, MMin: 0, MMax: 1,
+		Help: "every client sends at once (a cache expiry, a fleet's deploy): each thinking client, with probability m, sends its next request at a time spread evenly over the window (0s: at its start); in an open loop, a share m of the arrivals the window would bring come at its start (the window must last)"},
 }
 
 // faultKindNames returns the names of FaultKinds, in their order.
@@ -287,6 +294,24 @@ func Disruption(p *Params) string {
 		return FaultWords(all[0].Kind)
 	}
 	return "an outage or other fault"
+}
+
+// IsWave reports whether kind releases a wave of requests at its start
+// (herd) rather than changing the server or the load while it lasts.
+func IsWave(kind string) bool {
+	k, _ := faultKind(kind)
+	return k.Wave
+}
+
+// herdsOpen reports a herd of fs that does nothing in an open loop: its
+// wave is the arrivals of its window, none when the window lasts 0s.
+func herdsOpen(fs []Fault) error {
+	for i, f := range fs {
+		if f.Kind == FaultHerd && f.For == 0 {
+			return badFault(i, f.String(), fmt.Errorf("for %v is not a duration from 1ns to %v: in an open loop a herd's wave is the arrivals of its window", f.For, maxFaultTime))
+		}
+	}
+	return nil
 }
 
 // IsOutage reports whether kind takes the server down (pause, crash,

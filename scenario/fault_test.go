@@ -15,7 +15,7 @@ import (
 // a list that parses to the same faults, every one in range.
 func FuzzFaultList(f *testing.F) {
 	for _, s := range []string{"", "pause:1s:2s", "load_spike:60s:10s:3,error_burst:80s:5s:0.5",
-		"capacity_drop:0s:1h:0.01", "crash:1s:1s,crash:1s:1s", "latency_spike:1ms:1ns:100", "x:y:z:w"} {
+		"capacity_drop:0s:1h:0.01", "crash:1s:1s,crash:1s:1s", "latency_spike:1ms:1ns:100", "x:y:z:w", "herd:30s:0s:1,herd:1m:2s:0.5"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -61,6 +61,11 @@ func TestFaultListErrors(t *testing.T) {
 		{"pause:25h:1s", "fault 1 (\"pause:25h:1s\"): at \"25h\" is not a duration from 0s to 24h0m0s"},
 		{"crash:1s:1s:0.5", "fault 1 (\"crash:1s:1s:0.5\"): crash takes no magnitude"},
 		{strings.Repeat("pause:0s:0s,", 20) + "pause:0s:0s", "21 faults, at most 20"},
+		{"herd:30s:0s:1.5", "fault 1 (\"herd:30s:0s:1.5\"): magnitude \"1.5\" is not a number from 0 to 1"},
+		{"herd:30s:0s:-0.1", "magnitude \"-0.1\" is not a number from 0 to 1"},
+		{"herd:30s:0s", "herd needs a magnitude m from 0 to 1"},
+		{"herd:30s:-1s:1", "fault 1 (\"herd:30s:-1s:1\"): for \"-1s\" is not a duration from 0s to 24h0m0s"},
+		{"herd:30s:25h:1", "for \"25h\" is not a duration from 0s to 24h0m0s"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			_, err := scenario.ParseFaults(tc.in)
@@ -101,6 +106,8 @@ func TestFaultsValidate(t *testing.T) {
 		{"overlap", []scenario.Fault{{Kind: scenario.OutagePause, At: s, For: 10 * s}, {Kind: scenario.OutageCrash, At: 5 * s, For: s}},
 			"crash at 5s overlaps pause at 1s: outages may not overlap"},
 		{"too many", make([]scenario.Fault, scenario.MaxFaults+1), "21 faults, at most 20"},
+		{"herd's magnitude", []scenario.Fault{{Kind: scenario.FaultHerd, At: s, M: 2}}, `fault 1 ("herd:1s:0s:2"): magnitude "2" is not a number from 0 to 1`},
+		{"herd's window", []scenario.Fault{{Kind: scenario.FaultHerd, At: s, For: -s, M: 1}}, `fault 1 ("herd:1s:-1s:1"): for "-1s" is not a duration from 0s to 24h0m0s`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := scenario.Defaults()
@@ -143,5 +150,35 @@ func TestAllFaults(t *testing.T) {
 	c.Lanes[0].Tiers[0].Attempts = 9
 	if p.Faults[0].M != 3 || p.Lanes[0].Tiers[0].Attempts != 3 {
 		t.Errorf("Clone shares the faults or tiers: %+v, %+v", p.Faults, p.Lanes[0].Tiers)
+	}
+}
+
+// TestHerdInAnOpenLoop: an open loop's herd brings its window's arrivals
+// to its start, so a herd of 0s there would do nothing: it is refused,
+// naming the faults, the herd and the range its window takes, by Parse (a
+// URL's or the flags' path) and by Validate (a program's own values), and
+// only in an open loop.
+func TestHerdInAnOpenLoop(t *testing.T) {
+	const want = `fault 2 ("herd:30s:0s:1"): for 0s is not a duration from 1ns to 24h0m0s: in an open loop a herd's wave is the arrivals of its window`
+	faults := "load_spike:10s:1s:2,herd:30s:0s:1"
+	_, err := scenario.Parse(url.Values{"arrival": {"open"}, "faults": {faults}})
+	if pe := scenario.Errors(err); len(pe) != 1 || pe[0].Name != "faults" || pe[0].Value != faults || pe[0].Allow != want {
+		t.Errorf("Parse: %v, want faults=%s refused: %s", err, faults, want)
+	}
+	p := scenario.Defaults()
+	p.Arrival, p.Faults = scenario.ArrivalOpen, []scenario.Fault{{Kind: scenario.FaultLoadSpike, At: 10 * time.Second, For: time.Second, M: 2}, {Kind: scenario.FaultHerd, At: 30 * time.Second, M: 1}}
+	if pe := scenario.Errors(p.Validate()); len(pe) != 1 || pe[0].Name != "faults" || pe[0].Allow != want {
+		t.Errorf("Validate: %v, want %s", pe, want)
+	}
+	if err := p.ValidateChanged("arrival"); err == nil {
+		t.Errorf("ValidateChanged(arrival) took an open loop's herd of 0s")
+	}
+	for _, ok := range []url.Values{
+		{"arrival": {"open"}, "faults": {"herd:30s:2s:1"}},
+		{"arrival": {"closed"}, "faults": {"herd:30s:0s:1"}},
+	} {
+		if _, err := scenario.Parse(ok); err != nil {
+			t.Errorf("Parse(%v): %v", ok, err)
+		}
 	}
 }

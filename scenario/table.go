@@ -686,8 +686,10 @@ func parse(q url.Values, b Bounds) (Params, error) {
 }
 
 // faultsApart appends to errs an error if the scheduled outage (outage,
-// outage_at, outage_for) overlaps an outage of faults. It adds nothing when
-// errs already reports one of them, as delayOrder does.
+// outage_at, outage_for) overlaps an outage of faults, or if a herd of
+// faults lasts 0s in an open loop (arrival), where its wave would be
+// empty. It adds nothing when errs already reports one of them, as
+// delayOrder does.
 func faultsApart(errs []error, p *Params) []error {
 	if slices.ContainsFunc(errs, func(e error) bool {
 		switch e.(*ParamError).Name {
@@ -701,6 +703,11 @@ func faultsApart(errs []error, p *Params) []error {
 	if err := outagesApart(AllFaults(p)); err != nil {
 		errs = append(errs, &ParamError{Name: "faults", Value: FaultsText(p.Faults),
 			Allow: err.Error() + " (the scheduled outage included)"})
+	}
+	if p.Arrival == ArrivalOpen {
+		if err := herdsOpen(p.Faults); err != nil {
+			errs = append(errs, &ParamError{Name: "faults", Value: FaultsText(p.Faults), Allow: err.Error()})
+		}
 	}
 	return errs
 }

@@ -433,6 +433,8 @@ func tblBadValues(param scenario.Param) map[string]string {
 		bad["negative_at"] = "load_spike:-1s:1s:2"
 		bad["too_long"] = "load_spike:1s:25h:2"
 		bad["overlapping_outages"] = "pause:40s:10s,crash:45s:10s"
+		bad["herd_above_one"] = "herd:1s:0s:1.5"
+		bad["herd_negative_window"] = "herd:1s:-1s:1"
 		bad["trailing_comma"] = "load_spike:1s:1s:2,"
 		bad["too_many"] = strings.Repeat("load_spike:1s:1s:2,", scenario.MaxFaults) + "load_spike:1s:1s:2"
 	case scenario.TypeTiers:

@@ -58,8 +58,11 @@ func BenchmarkState(b *testing.B) {
 // 120 s with lane fixed on that curve, and a million (skipped with
 // -short), (c) the worker queue with lanes
 // fixed and exponential, and (d) the same with two tiers of three
-// attempts behind each lane's clients (layered retries). It reports events per second, virtual seconds per
-// wall second, and the bytes allocated per client over the whole run.
+// attempts behind each lane's clients (layered retries), (e) the queue's
+// lanes under open-loop arrivals, 100 a second, and (f) the 100 000
+// clients of (b) in two herds, one at once and one of half of them over
+// 5 s. It reports events per second, virtual seconds per wall second, and
+// the bytes allocated per client over the whole run.
 func BenchmarkEngine(b *testing.B) {
 	curve := scenario.Defaults()
 	curve.ServerModel = "curve"
@@ -77,6 +80,10 @@ func BenchmarkEngine(b *testing.B) {
 	for i := range tiers.Lanes {
 		tiers.Lanes[i].Tiers = mustTiers("fixed:3:1s,fixed:3:500ms")
 	}
+	open := queue
+	open.Arrival, open.Rate = scenario.ArrivalOpen, 100
+	herd := big
+	herd.Faults = mustFaults("herd:60s:0s:1,herd:90s:5s:0.5")
 	for _, bc := range []struct {
 		name string
 		p    scenario.Params
@@ -86,6 +93,8 @@ func BenchmarkEngine(b *testing.B) {
 		{"fixed1M", huge},
 		{"queue", queue},
 		{"tiers", tiers},
+		{"open", open},
+		{"herd100k", herd},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			if testing.Short() && bc.p.Clients >= 1_000_000 {

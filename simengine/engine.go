@@ -240,11 +240,12 @@ func (e *Engine) Reset() {
 
 // schedule sets the scheduled faults' transitions that are still to come:
 // the ends before the starts at one time, so that a fault may follow
-// another without a gap.
+// another without a gap, but a window of 0s (a herd's wave at once) ends
+// after every start at its time, its own included.
 func (e *Engine) schedule() {
 	e.plan, e.planAt = e.plan[:0], 0
 	for _, f := range scenario.AllFaults(&e.p) {
-		if f.For <= 0 {
+		if f.For <= 0 && !scenario.IsWave(f.Kind) {
 			continue
 		}
 		if f.At >= e.now {
@@ -258,14 +259,20 @@ func (e *Engine) schedule() {
 		if a.at != b.at {
 			return cmp.Compare(a.at, b.at)
 		}
-		if a.start != b.start {
-			if a.start {
-				return 1
-			}
-			return -1
-		}
-		return 0
+		return cmp.Compare(a.rank(), b.rank())
 	})
+}
+
+// rank orders the transitions at one time: the ends of windows that
+// lasted, then the starts, then the ends of windows of 0s.
+func (tr transition) rank() int {
+	switch {
+	case tr.start:
+		return 1
+	case tr.f.For == 0:
+		return 2
+	}
+	return 0
 }
 
 // replan works out the lanes' steps at the transitions still to come,
@@ -472,14 +479,21 @@ func (e *Engine) Set(p scenario.Params) error {
 		// A scheduled outage whose new window no longer holds now ends
 		// now; the other faults in effect are those whose window holds now,
 		// which this sets: their starts and ends at now are taken here, not
-		// again from the plan (a start would apply its fault twice).
+		// again from the plan (a start would apply its fault twice). A
+		// herd that starts now and has not released its wave yet is the
+		// exception: its start and end stay in the plan, which releases
+		// it once. (A herd set live after its start releases none: its
+		// wave was due before the change.)
+		ahead := func(f scenario.Fault) bool {
+			return f.At == e.now && scenario.IsWave(f.Kind) && !e.released(f, e.now)
+		}
 		e.plan = slices.DeleteFunc(e.plan, func(tr transition) bool {
-			return tr.at == e.now && !scenario.IsOutage(tr.f.Kind)
+			return tr.at == e.now && !scenario.IsOutage(tr.f.Kind) && !ahead(tr.f)
 		})
 		in := false
 		var effects []scenario.Fault
 		for _, f := range scenario.AllFaults(&p) {
-			if f.At <= e.now && e.now < f.At+f.For {
+			if f.At <= e.now && e.now < f.At+f.For && !ahead(f) {
 				if scenario.IsOutage(f.Kind) {
 					in = true
 				} else {

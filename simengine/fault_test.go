@@ -168,18 +168,7 @@ func TestFaultsLiveSet(t *testing.T) {
 func TestFaultsLiveSetAtAStart(t *testing.T) {
 	p := simSmall()
 	p.Faults = mustFaults("load_spike:5s:10s:2")
-	for _, tc := range []struct {
-		name string
-		step func(e *Engine)
-	}{
-		// The start taken: AdvanceTo takes the transitions at its target.
-		{"taken", func(e *Engine) { e.AdvanceTo(5*time.Second, nil) }},
-		// Not yet: a slice that ends at the tick of 5 s leaves them.
-		{"not yet", func(e *Engine) {
-			for !e.Step(5*time.Second, 1, nil) {
-			}
-		}},
-	} {
+	for _, tc := range toAStart(5 * time.Second) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := simNew(t, p)
 			tc.step(e)
@@ -196,6 +185,26 @@ func TestFaultsLiveSetAtAStart(t *testing.T) {
 				t.Errorf("windows %v, want the spike's from 5 s", w)
 			}
 		})
+	}
+}
+
+// toAStart returns the two ways a run may stand at time at, a fault's
+// start, when its faults are set live: the start taken (AdvanceTo takes
+// the transitions at its target), or not yet (a slice that ends at the
+// tick of at leaves them).
+func toAStart(at time.Duration) []struct {
+	name string
+	step func(e *Engine)
+} {
+	return []struct {
+		name string
+		step func(e *Engine)
+	}{
+		{"taken", func(e *Engine) { e.AdvanceTo(at, nil) }},
+		{"not yet", func(e *Engine) {
+			for !e.Step(at, 1, nil) {
+			}
+		}},
 	}
 }
 

@@ -29,6 +29,11 @@ type faultState struct {
 	// while it lasts) and kind; dropped counts the older ones.
 	outages []window
 	dropped int
+	// waved are the herds whose wave was released at wavedAt, the
+	// latest time one was: a change of the faults at that very time
+	// must not release them again, nor lose one not yet released.
+	waved   []scenario.Fault
+	wavedAt time.Duration
 }
 
 // clone returns a copy of s that shares nothing s may change.
@@ -36,7 +41,13 @@ func (s *faultState) clone() faultState {
 	c := *s
 	c.effects = slices.Clone(s.effects)
 	c.outages = slices.Clone(s.outages)
+	c.waved = slices.Clone(s.waved)
 	return c
+}
+
+// released reports whether herd f's wave was released at time at.
+func (s *faultState) released(f scenario.Fault, at time.Duration) bool {
+	return s.wavedAt == at && slices.Contains(s.waved, f)
 }
 
 // laneStep is what a lane does at a scheduled transition: the server goes
@@ -53,6 +64,9 @@ type laneStep struct {
 	// what the lane's Detector judges recoveries from.
 	faults int
 	fault  string
+	// wave is the herd that starts at a stepEffects, whose wave of
+	// requests each lane releases there (Kind empty: none).
+	wave scenario.Fault
 }
 
 // stepKind is what a laneStep does.
@@ -83,7 +97,15 @@ func (s *faultState) take(tr transition, p *scenario.Params) laneStep {
 		s.closeWindow(kindIs(tr.f.Kind), tr.at)
 	}
 	s.effective(p)
-	return laneStep{at: tr.at, kind: stepEffects, eff: s.eff, errFrac: s.errFrac, faults: len(s.effects), fault: tr.f.Kind}
+	st := laneStep{at: tr.at, kind: stepEffects, eff: s.eff, errFrac: s.errFrac, faults: len(s.effects), fault: tr.f.Kind}
+	if tr.start && scenario.IsWave(tr.f.Kind) {
+		st.wave = tr.f
+		if s.wavedAt != tr.at {
+			s.waved, s.wavedAt = s.waved[:0], tr.at
+		}
+		s.waved = append(s.waved, tr.f)
+	}
+	return st
 }
 
 // outage starts (on) or ends the outage of kind at time at, and returns
@@ -108,7 +130,8 @@ func (s *faultState) outage(on bool, kind string, at time.Duration) laneStep {
 // multiplies the service time and the curve's delays, a capacity drop
 // multiplies workers and server_limit (and divides the linear slope), and
 // error bursts make a share of the answers errors. Two faults of a kind
-// compose: their magnitudes multiply.
+// compose: their magnitudes multiply. A herd changes no parameter: its
+// wave is released once, at its start (lane.herd).
 func (s *faultState) effective(p *scenario.Params) {
 	eff := p.Clone()
 	keep := 1.0 // the share of answers no burst turns into an error
@@ -169,5 +192,8 @@ func (l *lane) takeStep(st *laneStep) {
 		l.p = st.eff
 		l.det.Faults(st.faults, st.fault, st.at)
 		l.setEffects(st.errFrac)
+		if st.wave.Kind != "" {
+			l.herd(st.wave)
+		}
 	}
 }

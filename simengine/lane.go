@@ -174,6 +174,8 @@ type lane struct {
 	open     bool
 	free     []int32 // clients whose request ended, for the next ones
 	arrivals uint64  // arrivals so far: the index of the next one's gap
+	// nextArrival is the time of the source's event, the next arrival.
+	nextArrival time.Duration
 
 	// The server: its model holds what is inside; the lane holds its
 	// accept backlog and the failure in effect (nil while it is up).
@@ -286,7 +288,8 @@ func newLane(p *scenario.Params, i int, mem *budget.Account) *lane {
 			l.addClient()
 			l.clients[0].setState(arriving)
 			l.active = 1
-			l.q.schedule(0, l.arrivalGap())
+			l.nextArrival = l.arrivalGap()
+			l.q.schedule(0, l.nextArrival)
 		}
 		return l
 	}
@@ -324,13 +327,23 @@ func (l *lane) arrivalGap() time.Duration {
 // sets the next arrival.
 func (l *lane) arrive() {
 	gap := l.arrivalGap()
-	l.q.schedule(0, l.now+gap)
+	l.nextArrival = l.now + gap
+	l.q.schedule(0, l.nextArrival)
+	if ci, c := l.requestClient(); c != nil {
+		l.start(ci, c, gap)
+	}
+}
+
+// requestClient returns a client, fresh, for an open loop's new request:
+// a free one, else a new one; nil when the budget has none and the lane
+// halts.
+func (l *lane) requestClient() (int32, *client) {
 	var ci int32
 	if k := len(l.free); k > 0 {
 		ci, l.free = l.free[k-1], l.free[:k-1]
 	} else {
 		if !l.reserve(len(l.clients) + 1) {
-			return
+			return -1, nil
 		}
 		ci = int32(len(l.clients))
 		l.addClient()
@@ -338,7 +351,7 @@ func (l *lane) arrive() {
 	}
 	c := &l.clients[ci]
 	*c = client{seq: c.seq}
-	l.start(ci, c, gap)
+	return ci, c
 }
 
 // reserve takes from the budget what n clients cost, beyond what the lane

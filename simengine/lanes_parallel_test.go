@@ -104,6 +104,10 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 	faults.Faults = mustFaults("latency_spike:4s:3s:3,error_burst:8s:2s:0.5,crash:18s:2s")
 	open := simSmall()
 	open.Arrival, open.Rate = scenario.ArrivalOpen, 150
+	herds := simSmall()
+	herds.Faults = mustFaults("herd:4s:0s:1,herd:12s:2s:0.5")
+	openHerd := open
+	openHerd.Faults = mustFaults("herd:4s:2s:1,herd:12s:3s:0.5")
 	storm := simStorm()
 	storm.Duration = 6 * time.Second
 	storm4 := storm
@@ -134,6 +138,10 @@ func TestParallelLanesMatchSequential(t *testing.T) {
 		{"faults, one target, small slices", faults, 0, 997, faults.Duration, nil},
 		{"faults, targets apart", faults, 0, 1 << 30, 3 * time.Second, nil},
 		{"open loop", open, 64 << 20, 500, 50 * time.Millisecond, nil},
+		// Each lane releases a herd's wave at its own time.
+		{"herds, one target, small slices", herds, 0, 997, herds.Duration, nil},
+		{"herds, targets apart", herds, 0, 1 << 30, 3 * time.Second, nil},
+		{"open loop's herds", openHerd, 64 << 20, 500, 50 * time.Millisecond, nil},
 		{"live changes", simSmall(), 0, 301, 50 * time.Millisecond, live},
 		{"four lanes, live changes", four, 0, 1 << 20, 50 * time.Millisecond, live},
 		// The budget binds: each lane halts where its share of it ends,
@@ -396,6 +404,9 @@ func TestRunParallelMatchesRun(t *testing.T) {
 	faults := simSmall()
 	faults.Faults = mustFaults("latency_spike:4s:3s:3,error_burst:8s:2s:0.5,crash:18s:2s,load_spike:25s:5s:2")
 	faults.Lanes = append(faults.Lanes, simLane(strategies.NameFixed))
+	herds := simSmall()
+	herds.Faults = mustFaults("herd:4s:0s:1,crash:8s:1s,herd:12s:2s:0.5")
+	herds.Lanes = append(herds.Lanes, simLane(strategies.NameFixed))
 	storm := simStorm()
 	storm.Duration = 6 * time.Second
 	changes := simSmall()
@@ -412,6 +423,7 @@ func TestRunParallelMatchesRun(t *testing.T) {
 		limit int64
 	}{
 		{"faults", faults, 0},
+		{"herds", herds, 0},
 		{"lanes built apart", built, 0},
 		{"storm within a budget", storm, 1 << 20},
 		{"live changes", changes, 0},

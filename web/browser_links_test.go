@@ -89,7 +89,7 @@ var viewReady = map[string]struct{ ready, progress, failure string }{
 // its own, which must reach its ready state without a console error (a
 // failed request of its own, a stream's 503, is one) or an error message
 // on the page. The pages they lead to are visited too but their links not
-// followed, so the crawl ends: 18 presets lead to 18 playgrounds. A second
+// followed, so the crawl ends: 19 presets lead to 19 playgrounds. A second
 // start, the map of the same run with its axes chosen, has the links of a
 // whole map (its headless exports).
 //

@@ -463,6 +463,11 @@ func TestRunBadInput(t *testing.T) {
 		{"changes_not_live", withSmall("-changes", "@5s seed=3"), []string{"changes", "seed cannot change on the fly"}},
 		{"changes_going_back", withSmall("-changes", "@5s stop @4s resume"), []string{"changes", "times must not go back"}},
 		{"changes_bad_value", withSmall("-changes", "@5s b.factor=0"), []string{"changes", `b.factor: "0" is not allowed`}},
+		// A herd's magnitude is the share of clients that join, its window
+		// the spread of its wave: an open loop's needs one, its arrivals.
+		{"herd_share_above_one", withSmall("-faults", "herd:10s:0s:2"), []string{"faults", `"herd:10s:0s:2"`, `magnitude "2" is not a number from 0 to 1`}},
+		{"herd_window_negative", withSmall("-faults", "herd:10s:-1s:1"), []string{"faults", `for "-1s" is not a duration from 0s to 24h0m0s`}},
+		{"herd_open_loop_no_window", withSmall("-arrival", "open", "-faults", "herd:10s:0s:1"), []string{"faults", `"herd:10s:0s:1"`, "for 0s is not a duration from 1ns to 24h0m0s: in an open loop"}},
 		// The flag package rejects these before the table sees them; its
 		// message names the flag (the help it prints lists every flag).
 		{"undefined_lane_z", withSmall("-z.factor", "2"), []string{"z.factor"}},

@@ -70,11 +70,13 @@ func runBands(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // writeBandsText prints per lane how many seeds collapsed and, over the
 // seeds that recovered, the median (and 5–95 % band) of the times the
-// service and the server took to come back after the outage.
+// service and the server took to come back after the outage, or after the
+// fault that disrupts a run without one (scenario.Disruption: "the herd").
 func writeBandsText(w io.Writer, r *bands.Result) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%d seeds (%d to %d), %s of %v each:\n", r.Seeds, r.Params.Seed, r.Params.Seed+uint64(r.Seeds)-1,
 		plural(len(r.Lanes), "lane"), r.Params.Duration)
+	after := scenario.Disruption(&r.Params)
 	for _, ln := range r.Lanes {
 		service := make([]*float64, len(ln.Outcomes))
 		server := make([]*float64, len(ln.Outcomes))
@@ -83,14 +85,14 @@ func writeBandsText(w io.Writer, r *bands.Result) error {
 		}
 		fmt.Fprintf(bw, "[%s %s] %d of %d seeds collapsed (%.0f %%); service back: %s; server back: %s\n",
 			ln.Name, ln.Strategy, ln.Collapsed, r.Seeds, 100*float64(ln.Collapsed)/float64(r.Seeds),
-			recoveryText(service), recoveryText(server))
+			recoveryText(service, after), recoveryText(server, after))
 	}
 	return bw.Flush()
 }
 
 // recoveryText says the median and 5–95 % band of the recovery times the
-// seeds that recovered took, and how many did.
-func recoveryText(times []*float64) string {
+// seeds that recovered took, after what ("the outage"), and how many did.
+func recoveryText(times []*float64, after string) string {
 	var got []float64
 	for _, t := range times {
 		if t != nil {
@@ -104,7 +106,7 @@ func recoveryText(times []*float64) string {
 	d := func(s float64) time.Duration {
 		return time.Duration(s * float64(time.Second)).Round(100 * time.Millisecond)
 	}
-	return fmt.Sprintf("%v after the outage (median; 5–95 %%: %v–%v) in %d of %d seeds", d(q[1]), d(q[0]), d(q[2]), len(got), len(times))
+	return fmt.Sprintf("%v after %s (median; 5–95 %%: %v–%v) in %d of %d seeds", d(q[1]), after, d(q[0]), d(q[2]), len(got), len(times))
 }
 
 func plural(n int, word string) string {

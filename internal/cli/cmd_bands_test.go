@@ -88,3 +88,13 @@ func TestBandsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestBandsTextNamesTheFault: the recovery times of a run without an
+// outage are said after the fault that disrupts it, as a run's verdict
+// says them: after the herd, not after an outage it never had.
+func TestBandsTextNamesTheFault(t *testing.T) {
+	text := mustRun(t, "bands", "-seeds", "2", "-duration", "20s", "-clients", "200", "-outage", "none", "-faults", "herd:5s:0s:1")
+	if !strings.Contains(text, "after the herd (median;") || strings.Contains(text, "outage") {
+		t.Errorf("text:\n%s", text)
+	}
+}

@@ -137,6 +137,23 @@ var faultStories = map[string]func(p *scenario.Params, f scenario.Fault) string{
 		return fmt.Sprintf("During the error burst (shaded, %s from %s), a share of %s of the answers fail at once with an error, "+
 			"and their clients retry after their strategy's delay.", say(f.For), say(f.At), trimNum(f.M))
 	},
+	scenario.FaultHerd: func(p *scenario.Params, f scenario.Fault) string {
+		when := "at " + say(f.At)
+		if f.For > 0 {
+			when = fmt.Sprintf("spread over %s from %s", say(f.For), say(f.At))
+		}
+		wave := fmt.Sprintf("a share of %s of the clients that are thinking send their next request at once, %s", trimNum(f.M), when)
+		if f.M == 1 {
+			wave = "every client that is thinking sends its next request at once, " + when
+		}
+		if p.Arrival == scenario.ArrivalOpen {
+			wave = fmt.Sprintf("the requests that would arrive over %s from %s (about %s, a share of %s of them) arrive at once, at its start",
+				say(f.For), say(f.At), fmtRate(f.M*p.Rate*f.For.Seconds()), trimNum(f.M))
+		}
+		return fmt.Sprintf("At the herd (shaded), %s, as after a cache expiry or a deploy of the clients. "+
+			"Those that wait past the %s timeout are retried: with no jitter their retries come back together, a wave at every retry interval, and jitter spreads them.",
+			wave, say(p.Timeout))
+	},
 }
 
 // disruption is what the explanation tells of what disrupts p's run:
@@ -157,7 +174,11 @@ func disruption(p *scenario.Params) (what, down, flood string, outage bool) {
 		f := all[0]
 		if tell, ok := faultStories[f.Kind]; ok {
 			words := strings.TrimPrefix(scenario.FaultWords(f.Kind), "the ")
-			return "a " + words, tell(p, f), "When it ends, the requests that piled up during it are still there, and their retries with them.", false
+			flood = "When it ends, the requests that piled up during it are still there, and their retries with them."
+			if scenario.IsWave(f.Kind) {
+				flood = "After it, the requests it sent at once are still there, and their retries with them."
+			}
+			return "a " + words, tell(p, f), flood, false
 		}
 	}
 	down, flood = downStories[scenario.OutagePause](p)

@@ -119,9 +119,10 @@ func TestEveryFaultHasAStory(t *testing.T) {
 	}
 }
 
-// TestExplainSpeaksOfTheRunsFaults: the panel of a run whose only fault
-// is a load spike (the load-spike presets) tells of the spike and never of
-// an outage; a run with no fault at all is told no outage happened.
+// TestExplainSpeaksOfTheRunsFaults: the panel of a run whose faults are
+// none of them outages (the load-spike presets, the herd's) tells of its
+// first fault and never of an outage; a run with no fault at all is told
+// no outage happened.
 func TestExplainSpeaksOfTheRunsFaults(t *testing.T) {
 	text := func(v explainView) string { return v.Gist + "\n" + strings.Join(v.Story, "\n") + "\n" + v.Verdicts }
 	for name, sc := range spikePresets(t) {
@@ -130,8 +131,8 @@ func TestExplainSpeaksOfTheRunsFaults(t *testing.T) {
 			if strings.Contains(strings.ToLower(got), "outage") {
 				t.Errorf("the panel of a run without an outage speaks of one:\n%s", got)
 			}
-			if !strings.Contains(got, "load spike") {
-				t.Errorf("the panel does not tell of the load spike:\n%s", got)
+			if fault := scenario.FaultWords(scenario.AllFaults(&sc.Params)[0].Kind); !strings.Contains(got, fault) {
+				t.Errorf("the panel does not tell of %s:\n%s", fault, got)
 			}
 		})
 	}

@@ -135,6 +135,10 @@ func TestPresetsSayWhatTheyShow(t *testing.T) {
 		// After the load spike, retries without backoff keep the queue
 		// full for good; the server's protections bring the service back
 		// for both lanes, and without them neither comes back.
+		// A herd's shed requests retry together without jitter, a wave a
+		// second that lets some 20 through each time; jitter spreads them.
+		{"herd", false, "a", `\(cenkalti\): baseline 95\.3 ok/s; server back 0\.0s after the herd \(concurrency at its healthy level\), then service 44\.3s after \(ok/s at 90 % of baseline\); peak concurrency 20; .*\(amplification 4\.01\)`},
+		{"herd", false, "b", `\(cenkalti\): baseline 95\.2 ok/s; service back 0\.0s after the herd \(ok/s at 90 % of baseline\), then server 0\.0s after .*\(amplification 1\.27\)`},
 		{"spike-queue-timeout", false, "a", `\(amplification 1\.08\).*; 249 ok/s over the last 60 s\.$`},
 		{"spike-queue-timeout", false, "b", `\(amplification 1\.09\).*; 249 ok/s over the last 60 s\.$`},
 		{"spike-queue-timeout", true, "a", `\(amplification 2\.54\).*; 0 ok/s over the last 60 s\.$`},

@@ -99,6 +99,8 @@ func TestExportRejectsBadValues(t *testing.T) {
 		{"clients=501", "1 to 500 on this server"},
 		{"speed=fast", `speed: "fast"`},
 		{"bogus=1", "bogus"},
+		{"faults=herd:10s:0s:2", `faults: "herd:10s:0s:2" is not allowed (allowed: fault 1 ("herd:10s:0s:2"): magnitude "2" is not a number from 0 to 1`},
+		{"arrival=open&faults=herd:10s:0s:1", `faults: "herd:10s:0s:1" is not allowed (allowed: fault 1 ("herd:10s:0s:1"): for 0s is not a duration from 1ns to 24h0m0s`},
 	} {
 		resp, body := get(t, srv.URL+"/export.csv?"+tc.query, nil)
 		if resp.StatusCode != 400 || !strings.Contains(string(body), tc.want) {

@@ -844,7 +844,8 @@ func faultKinds() []faultKindInfo {
 func planOf(p *scenario.Params) []planWindow {
 	out := []planWindow{}
 	for _, f := range scenario.AllFaults(p) {
-		if f.For > 0 {
+		// A herd's window of 0s still takes place: its wave comes at once.
+		if f.For > 0 || scenario.IsWave(f.Kind) {
 			out = append(out, planWindow{At: f.At.Seconds(), End: (f.At + f.For).Seconds(), Kind: f.Kind})
 		}
 	}
