@@ -22,7 +22,7 @@ import (
 
 // longUnderRace is why a long known-answer search skips under -race, which
 // would take ten times as long to check the same answers: make test runs
-// it again without the detector. TestAdviceP99 and TestAdviceCancel run
+// it again without the detector. TestAdviceCancel runs
 // the search's goroutines, on every core, under it.
 const longUnderRace = "a long known-answer search, tenfold slower under -race"
 
@@ -94,7 +94,27 @@ func sameRun(s scenario.Summary, run SeedRun) bool {
 	if s.Stopped != "" {
 		rec = nil
 	}
-	return (rec == nil) == (run.Recovery == nil) && (rec == nil || *rec == *run.Recovery) && s.Amplification == run.AttemptsPerRequest
+	return (rec == nil) == (run.Recovery == nil) && (rec == nil || *rec == *run.Recovery) && s.Amplification == run.AttemptsPerRequest &&
+		s.SucceededWithin == run.SucceededWithin && s.RequestP50 == run.RequestP50 && s.RequestP99 == run.RequestP99 &&
+		s.RequestP999 == run.RequestP999 && s.PeakAttemptRate == run.PeakAttemptRate
+}
+
+// outageGoals are the goals on the outage alone, recovery and attempts
+// per request, as the advice had before it judged what users see: on
+// the landing system a setting of each library meets them, which the
+// tests of the search's machinery (reproduction, margins, fresh check)
+// need.
+var outageGoals = url.Values{"p99": {"0s"}, "success": {"0"}}
+
+// with returns q with the values of more added.
+func with(q url.Values, more url.Values) url.Values {
+	out := url.Values{}
+	for _, v := range []url.Values{q, more} {
+		for k, vs := range v {
+			out[k] = vs
+		}
+	}
+	return out
 }
 
 // TestAdviceLanding: on the landing system the advice recommends, for
@@ -110,7 +130,7 @@ func TestAdviceLanding(t *testing.T) {
 	}
 	for _, lib := range libs {
 		t.Run(lib, func(t *testing.T) {
-			a := advise(t, request(t, url.Values{"library": {lib}, "seeds": {"3"}}))
+			a := advise(t, request(t, with(url.Values{"library": {lib}, "seeds": {"3"}}, outageGoals)))
 			rec := a.Recommended
 			if rec == nil || rec.Recovery == nil {
 				t.Fatalf("recommended %+v: does not recover on every seed", rec)
@@ -180,8 +200,8 @@ func TestAdviceNeedsFactor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, set := range sets {
-		c := judge(r, runs[i])
-		if f := set.values[0]; c.Meets.Recovery != (f >= 1.3) {
+		c := judge(r, []ScenarioRuns{{Scenario: ScenarioOutage, Runs: runs[i]}})
+		if f, within := set.values[0], c.Recovery != nil && *c.Recovery <= 60; within != (f >= 1.3) {
 			t.Errorf("factor %g: recovery within 60 s on every seed %v (slowest %v)", f, c.Meets.Recovery, c.Recovery)
 		}
 	}
@@ -224,7 +244,7 @@ func TestAdviceNeedsFactor(t *testing.T) {
 // that protection's run, replayed from its flags, recovers.
 func TestAdviceCurve(t *testing.T) {
 	testrace.SkipUnder(t, longUnderRace)
-	a := advise(t, request(t, url.Values{"server_model": {"curve"}}))
+	a := advise(t, request(t, with(url.Values{"server_model": {"curve"}}, outageGoals)))
 	if a.Met {
 		t.Fatalf("met on the curve: %s", a.Headline)
 	}
@@ -399,7 +419,7 @@ func TestKnobs(t *testing.T) {
 			rn := newRunner(context.Background(), r, Options{})
 			seen := map[string]bool{}
 			for _, set := range grid {
-				if key := rn.key(set); seen[key] {
+				if key := rn.key(set, r.Scenario.Seed); seen[key] {
 					t.Errorf("two settings run %s", key)
 				} else {
 					seen[key] = true
@@ -470,7 +490,7 @@ func TestPareto(t *testing.T) {
 // runs, the snippet and the flags that reproduce it.
 func TestWriteText(t *testing.T) {
 	testrace.SkipUnder(t, longUnderRace)
-	a := advise(t, request(t, url.Values{"library": {"grpc"}, "seeds": {"2"}}))
+	a := advise(t, request(t, with(url.Values{"library": {"grpc"}, "seeds": {"2"}}, outageGoals)))
 	var b bytes.Buffer
 	if err := WriteText(&b, a); err != nil {
 		t.Fatal(err)
@@ -481,40 +501,5 @@ func TestWriteText(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the text lacks %q:\n%s", want, out)
 		}
-	}
-}
-
-// TestAdviceP99: with a p99 goal, each seed's p99 is the highest tick p99
-// from the outage's end plus recover_within to the run's end, as the
-// run's ticks give it, and a setting meets the goal only if every seed
-// stays under it.
-func TestAdviceP99(t *testing.T) {
-	r := request(t, url.Values{"library": {"aws"}, "seeds": {"2"}, "p99": {"300ms"}})
-	a := advise(t, r)
-	for _, c := range append([]Candidate{a.Today}, a.Searched...) {
-		want := c.Recovery != nil
-		for _, run := range c.Runs {
-			want = want && run.P99 <= 0.3
-		}
-		if c.Meets.P99 != want {
-			t.Errorf("%s: meets p99 %v, its runs %+v", c.Words, c.Meets.P99, c.Runs)
-		}
-	}
-	q := parseFlags(t, a.RunFlags)
-	p, err := scenario.Parse(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	from := (p.OutageAt + p.OutageFor + r.RecoverWithin).Seconds()
-	worst := 0.0
-	if _, err := simengine.Run(context.Background(), p, func(tk scenario.Tick) {
-		if v := tk.Lanes[1].P99; tk.T > from && v == v {
-			worst = max(worst, v)
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if got := a.Recommended.Runs[0].P99; got != worst || got == 0 {
-		t.Errorf("seed 1's p99 once recovered: the advice %g, the run's ticks %g", got, worst)
 	}
 }

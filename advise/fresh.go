@@ -2,6 +2,7 @@ package advise
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -30,10 +31,10 @@ func (s *search) freshCheck(a *Advice, adv advised) (*FreshCheck, error) {
 		runnerUp = &others[bestOf(others)]
 		sets = append(sets, s.byLane[runnerUp.LaneQuery])
 	} else {
-		s.rn.plan(-k)
+		s.rn.plan(-k * len(suite))
 	}
-	s.rn.plan(s.rn.freshFrom(sets, first) - len(sets)*k)
-	runs, err := s.rn.measureFrom(PhaseFresh, sets, first)
+	s.rn.plan(s.rn.freshFrom(s.inSuite(sets), first, k) - len(sets)*k*len(suite))
+	runs, err := s.measureSuite(PhaseFresh, sets, first, k)
 	if err != nil {
 		return nil, err
 	}
@@ -50,45 +51,53 @@ func (s *search) freshCheck(a *Advice, adv advised) (*FreshCheck, error) {
 	return f, nil
 }
 
-// freshResult judges c's runs on the fresh seeds, seed by seed.
-func (s *search) freshResult(c *Candidate, runs []SeedRun) FreshResult {
+// freshResult judges c's runs on the fresh seeds, by scenario, seed by
+// seed: a seed holds when every goal held on it in every scenario.
+func (s *search) freshResult(c *Candidate, runs []ScenarioRuns) FreshResult {
 	j := judge(s.r, runs)
 	j.Settings, j.Words, j.Protection, j.LaneQuery = c.Settings, c.Words, c.Protection, c.LaneQuery
 	f := FreshResult{Candidate: j}
-	for _, run := range runs {
-		miss := s.misses(run)
-		if len(miss) == 0 {
-			f.Held++
-		}
-		for _, m := range miss {
-			f.Misses = append(f.Misses, fmt.Sprintf("seed %d %s", run.Seed, m))
+	missed := map[uint64]bool{}
+	for _, sr := range runs {
+		for _, run := range sr.Runs {
+			for _, m := range s.misses(sr.Scenario, run) {
+				missed[run.Seed] = true
+				f.Misses = append(f.Misses, fmt.Sprintf("seed %d %s", run.Seed, m))
+			}
 		}
 	}
+	seeds := 0
+	if len(runs) > 0 {
+		seeds = len(runs[0].Runs)
+	}
+	f.Held = seeds - len(missed)
 	switch {
-	case f.Held == len(runs):
-		f.Summary = fmt.Sprintf("holds on all %d", len(runs))
+	case f.Held == seeds:
+		f.Summary = fmt.Sprintf("holds on all %d", seeds)
 	default:
-		f.Summary = fmt.Sprintf("holds on %d of %d: %s", f.Held, len(runs), strings.Join(f.Misses, "; "))
+		f.Summary = fmt.Sprintf("holds on %d of %d: %s", f.Held, seeds, strings.Join(f.Misses, "; "))
 	}
 	return f
 }
 
-// misses says each goal run missed, in words that follow its seed ("
+// misses says each goal run, a run of the suite's scenario called
+// scenario, missed, in words that follow its seed ("on the outage
 // recovered in 12.3 s, over the 10 s goal"); none when it met them all.
-func (s *search) misses(run SeedRun) []string {
-	g := s.goals()
+func (s *search) misses(scenarioName string, run SeedRun) []string {
 	var out []string
-	switch {
-	case run.Recovery == nil:
-		out = append(out, fmt.Sprintf("did not recover (%s)", run.Outcome))
-	case *run.Recovery > g.RecoverWithin:
-		out = append(out, fmt.Sprintf("recovered in %s, over the %s goal", secs(*run.Recovery), secs(g.RecoverWithin)))
-	}
-	if run.AttemptsPerRequest > g.AttemptsPerRequest {
-		out = append(out, fmt.Sprintf("sent %s, over the goal of %s", PerRequest(run.AttemptsPerRequest), num(g.AttemptsPerRequest)))
-	}
-	if g.P99 > 0 && run.Recovery != nil && run.P99 > g.P99 {
-		out = append(out, fmt.Sprintf("had a p99 of %s once recovered, over the %s goal", secs(run.P99), secs(g.P99)))
+	where := lookupScenario(scenarioName).words
+	for _, g := range goalTable {
+		want, ok := g.want(&s.r)
+		if !ok || !slices.Contains(g.scenarios, scenarioName) {
+			continue
+		}
+		v, has := g.value(run)
+		switch {
+		case !has:
+			out = append(out, fmt.Sprintf("on %s had no %s (%s)", where, g.label, run.Outcome))
+		case slack(g, want, v) < 0:
+			out = append(out, fmt.Sprintf("on %s had %s %s, past the goal of %s", where, g.label, g.text(v), g.text(want)))
+		}
 	}
 	return out
 }

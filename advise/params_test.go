@@ -29,7 +29,8 @@ func TestParseRequestDefaults(t *testing.T) {
 	if len(r.Scenario.Lanes) != 1 || r.Scenario.Lanes[0].Params != exp {
 		t.Errorf("lanes = %+v, want one: exponential's defaults", r.Scenario.Lanes)
 	}
-	if r.Library != OwnLibrary || r.RecoverWithin != 10*time.Second || r.AttemptsPerRequest != 1.5 || r.P99 != 0 || r.Seeds != 5 {
+	if r.Library != OwnLibrary || r.RecoverWithin != 10*time.Second || r.AttemptsPerRequest != 1.5 || r.P99 != time.Second ||
+		r.Success != 0.99 || r.Errors != 0.01 || r.Seeds != 5 {
 		t.Errorf("request = %+v, want the defaults of Table", r)
 	}
 }
@@ -80,6 +81,9 @@ func TestParseRequestErrors(t *testing.T) {
 		{"recovery past the run", "recover_within", "105s", "a duration from 0s to 1m20s", url.Values{"recover_within": {"105s"}}},
 		{"attempts under one", "attempts_per_request", "0.5", "a number from 1 to 1000", url.Values{"attempts_per_request": {"0.5"}}},
 		{"p99 not a duration", "p99", "fast", "a duration from 0s to 1h0m0s", url.Values{"p99": {"fast"}}},
+		{"success over one", "success", "1.5", "a number from 0 to 1", url.Values{"success": {"1.5"}}},
+		{"errors past half", "errors", "0.6", "a number from 0 to 0.5", url.Values{"errors": {"0.6"}}},
+		{"negative errors", "errors", "-0.1", "a number from 0 to 0.5", url.Values{"errors": {"-0.1"}}},
 		{"too many seeds", "seeds", "21", "a whole number from 1 to 20", url.Values{"seeds": {"21"}}},
 		{"no seeds", "seeds", "0", "a whole number from 1 to 20", url.Values{"seeds": {"0"}}},
 		// The fresh check runs seed+seeds to seed+2·seeds−1: from
@@ -164,6 +168,7 @@ func TestRequestQueryRoundTrip(t *testing.T) {
 		{},
 		{"library": {"envoy"}, "a.min_delay": {"50ms"}, "seeds": {"3"}},
 		{"library": {"grpc"}, "recover_within": {"20s"}, "attempts_per_request": {"2"}, "p99": {"500ms"}, "seed": {"7"}},
+		{"success": {"0.95"}, "errors": {"0.03"}, "p99": {"0s"}},
 		{"server_model": {"curve"}, "a.strategy": {"fixed"}, "rate": {"50"}},
 		{"arrival": {"open"}, "rate": {"80"}, "outage": {"crash"}, "outage_for": {"10s"}, "library": {"polly"}},
 		{"a.strategy": {"fixed"}, "a.min_delay": {"100ms"}},
