@@ -54,7 +54,9 @@ func (rn *runner) key(s *setting, seed uint64) string {
 
 // fresh counts the runs that measure would make of sets on the request's
 // seeds.
-func (rn *runner) fresh(sets []*setting) int { return rn.freshFrom(sets, rn.r.Scenario.Seed, rn.r.Seeds) }
+func (rn *runner) fresh(sets []*setting) int {
+	return rn.freshFrom(sets, rn.r.Scenario.Seed, rn.r.Seeds)
+}
 
 // freshFrom counts the runs that measureFrom would make of sets on n
 // seeds from first: each setting's on each seed it has not run on, once.
