@@ -62,7 +62,7 @@ func tradeOffs(cs []Candidate, rec *Candidate) []string {
 				best = i
 			}
 		}
-		if best < 0 || res.Worst == nil || cs[best].LaneQuery == rec.LaneQuery || cs[best].Goals[gi].Slack <= res.Slack {
+		if best < 0 || res.Worst == nil || cs[best].LaneQuery == rec.LaneQuery || cs[best].Goals[gi].Slack <= res.Slack+tieTolerance {
 			continue
 		}
 		b := &cs[best]

@@ -250,7 +250,10 @@ func seedTable(a *advise.Advice, seeds []uint64) measuredTable {
 	}
 	t.Head = append(t.Head, "slowest recovery", "attempts per request")
 	if a.Goals.P99 > 0 {
-		t.Head = append(t.Head, "p99 once recovered")
+		t.Head = append(t.Head, "an ordinary day's p99")
+	}
+	if a.Goals.Success > 0 {
+		t.Head = append(t.Head, "fewest succeeded in time")
 	}
 	return t
 }
@@ -285,6 +288,10 @@ func (t *measuredTable) row(a *advise.Advice, label string, c *advise.Candidate)
 	if a.Goals.P99 > 0 {
 		r.Cells = append(r.Cells, say(c.P99))
 		r.Tones = append(r.Tones, tone(c.Meets.P99))
+	}
+	if a.Goals.Success > 0 {
+		r.Cells = append(r.Cells, present.Sig(100*c.Success, 4)+" %")
+		r.Tones = append(r.Tones, tone(c.Meets.Success))
 	}
 	t.Rows = append(t.Rows, r)
 }
