@@ -96,7 +96,7 @@ func (s *search) misses(scenarioName string, run SeedRun) []string {
 		case !has:
 			out = append(out, fmt.Sprintf("on %s had no %s (%s)", where, g.label, run.Outcome))
 		case slack(g, want, v) < 0:
-			out = append(out, fmt.Sprintf("on %s had %s %s, past the goal of %s", where, g.label, g.text(v), g.text(want)))
+			out = append(out, fmt.Sprintf("on %s had %s, past the goal of %s", where, g.saying(v), g.text(want)))
 		}
 	}
 	return out

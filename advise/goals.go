@@ -22,8 +22,11 @@ type goal struct {
 	// value is a run's figure; false when it has none, which misses the
 	// goal (a run that did not recover has no recovery time).
 	value func(run SeedRun) (float64, bool)
-	// label names the figure for a reader; text writes a value of it.
+	// label names the figure for a reader; say says a value of it, text
+	// written where say has %s ("%s of requests succeeded within the
+	// patience"); text writes a value.
 	label string
+	say   string
 	text  func(v float64) string
 }
 
@@ -36,11 +39,11 @@ var goalTable = []goal{
 	{param: SuccessParam, scenarios: []string{ScenarioOrdinary, ScenarioOutage, ScenarioHerd}, atLeast: true,
 		want:  func(r *Request) (float64, bool) { return r.Success, r.Success > 0 },
 		value: func(run SeedRun) (float64, bool) { return run.SucceededWithin, true },
-		label: "requests succeeded within the patience", text: share},
+		label: "requests succeeded within the patience", say: "%s of requests succeeded within the patience", text: share},
 	{param: P99Param, scenarios: []string{ScenarioOrdinary},
 		want:  func(r *Request) (float64, bool) { return r.P99.Seconds(), r.P99 > 0 },
 		value: func(run SeedRun) (float64, bool) { return run.RequestP99, true },
-		label: "p99 per request", text: secs},
+		label: "p99 per request", say: "a p99 per request of %s", text: secs},
 	{param: RecoverParam, scenarios: []string{ScenarioOutage, ScenarioHerd},
 		want: func(r *Request) (float64, bool) { return r.RecoverWithin.Seconds(), true },
 		value: func(run SeedRun) (float64, bool) {
@@ -49,11 +52,11 @@ var goalTable = []goal{
 			}
 			return *run.Recovery, true
 		},
-		label: "recovery", text: secs},
+		label: "recovery", say: "recovery in %s", text: secs},
 	{param: AttemptsParam, scenarios: []string{ScenarioOutage},
 		want:  func(r *Request) (float64, bool) { return r.AttemptsPerRequest, true },
 		value: func(run SeedRun) (float64, bool) { return run.AttemptsPerRequest, true },
-		label: "attempts per request", text: num},
+		label: "attempts per request", say: "%s attempts per request", text: num},
 }
 
 // judged returns the scenarios of the suite that g judges.
@@ -62,6 +65,9 @@ func (g goal) judged() []string {
 		return !slices.ContainsFunc(suite, func(sc suiteScenario) bool { return sc.name == name })
 	})
 }
+
+// saying says v, a value of g's figure, in words.
+func (g goal) saying(v float64) string { return fmt.Sprintf(g.say, g.text(v)) }
 
 // lookupGoal returns goalTable's row of param.
 func lookupGoal(param string) goal {
@@ -211,8 +217,9 @@ func marginOf(goals []GoalResult) float64 {
 	return m
 }
 
-// goalWords says a goal's result for a reader: "99.95 % of requests
-// succeeded within the patience at worst (goal: at least 99.9 %)".
+// goalWords says a goal's result, its worst run, for a reader: "99.5 % of
+// requests succeeded within the patience (the outage, seed 3; goal: at
+// least 99.00 %)".
 func goalWords(res GoalResult) string {
 	g := lookupGoal(res.Goal)
 	cmp := "at most"
@@ -224,7 +231,7 @@ func goalWords(res GoalResult) string {
 	}
 	where := lookupScenario(res.Scenario).words
 	if res.Worst == nil {
-		return fmt.Sprintf("%s: none on %s, seed %d (goal: %s %s)", g.label, where, res.Seed, cmp, g.text(res.Want))
+		return fmt.Sprintf("no %s (%s, seed %d; goal: %s %s)", g.label, where, res.Seed, cmp, g.text(res.Want))
 	}
-	return fmt.Sprintf("%s %s at worst (%s, seed %d; goal: %s %s)", g.label, g.text(*res.Worst), where, res.Seed, cmp, g.text(res.Want))
+	return fmt.Sprintf("%s (%s, seed %d; goal: %s %s)", g.saying(*res.Worst), where, res.Seed, cmp, g.text(res.Want))
 }

@@ -113,7 +113,7 @@ func TestJudgeGoals(t *testing.T) {
 	// and its miss there is decisive.
 	partial := []ScenarioRuns{{ScenarioOutage, []SeedRun{seedRun(1, 4, 1.6, 0.995, 30)}}}
 	pc := judge(r, partial)
-	if pc.Meets.Recovery || pc.Meets.Success || !missedEarly(pc.Goals) || !strings.Contains(droppedWhy(pc.Goals), "attempts per request 1.6") {
+	if pc.Meets.Recovery || pc.Meets.Success || !missedEarly(pc.Goals) || !strings.Contains(droppedWhy(pc.Goals), "1.6 attempts per request") {
 		t.Errorf("partial: meets %+v, missed early %v, why %q", pc.Meets, missedEarly(pc.Goals), droppedWhy(pc.Goals))
 	}
 	if ok := judge(r, partial[:0]); missedEarly(ok.Goals) {

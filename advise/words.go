@@ -37,12 +37,12 @@ func outcomeWords(c *Candidate, seeds int) string {
 		w = append(w, goalWords(g))
 	}
 	if c.Dropped != "" {
-		return fmt.Sprintf("was dropped after a run missed a goal: %s", strings.Join(w, "; "))
+		return fmt.Sprintf("was dropped after a run missed a goal; its runs at worst: %s", strings.Join(w, "; "))
 	}
 	if len(w) == 0 {
 		return fmt.Sprintf("ran on %d seeds", seeds)
 	}
-	return "had " + strings.Join(w, "; ")
+	return "measured at worst: " + strings.Join(w, "; ")
 }
 
 // tradeOffs says, goal by goal, what the recommendation rec gave up: the
@@ -66,8 +66,8 @@ func tradeOffs(cs []Candidate, rec *Candidate) []string {
 			continue
 		}
 		b := &cs[best]
-		w := fmt.Sprintf("On %s alone the best setting is %s: %s on its worst seed, against the recommendation's %s",
-			g.label, b.Words, g.text(*b.Goals[gi].Worst), g.text(*res.Worst))
+		w := fmt.Sprintf("On %s alone the best setting is %s: at worst %s, where the recommendation has %s",
+			g.label, b.Words, g.saying(*b.Goals[gi].Worst), g.saying(*res.Worst))
 		if b.Meets.All {
 			w += fmt.Sprintf("; it meets every goal too, with a margin of %s against %s", num(b.Margin), num(rec.Margin))
 		} else {

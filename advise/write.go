@@ -95,7 +95,7 @@ func writeScenarios(b *strings.Builder, runs []ScenarioRuns, indent string) {
 // writeGoals writes each goal's result and the margin.
 func writeGoals(b *strings.Builder, c *Candidate) {
 	for _, g := range c.Goals {
-		fmt.Fprintf(b, "  %-4s %s\n", map[bool]string{true: "met", false: "MISS"}[g.Met], goalWords(g))
+		fmt.Fprintf(b, "  %-4s at worst %s\n", map[bool]string{true: "met", false: "MISS"}[g.Met], goalWords(g))
 	}
 	fmt.Fprintf(b, "  margin (the worst goal's slack, as a share of the goal): %s\n", num(c.Margin))
 }
