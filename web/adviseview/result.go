@@ -1,6 +1,7 @@
 package adviseview
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -159,6 +160,13 @@ func newResultView(a *advise.Advice) resultView {
 		rec := adv != nil && c.LaneQuery == adv.LaneQuery
 		v.Pareto = append(v.Pareto, paretoPoint{Recovery: *c.Recovery, Attempts: c.AttemptsPerRequest, Recommended: rec,
 			Tip: c.Words + ": recovers within " + say(*c.Recovery) + " on every seed, " + advise.PerRequest(c.AttemptsPerRequest)})
+	}
+	if adv != nil && adv.Recovery != nil && !slices.ContainsFunc(v.Pareto, func(p paretoPoint) bool { return p.Recommended }) {
+		// The recommendation is chosen for its margin over every goal,
+		// the users' among them: it may lie off the front of these two.
+		v.Pareto = append(v.Pareto, paretoPoint{Recovery: *adv.Recovery, Attempts: adv.AttemptsPerRequest, Recommended: true,
+			Tip: adv.Words + ": recovers within " + say(*adv.Recovery) + " on every seed, " + advise.PerRequest(adv.AttemptsPerRequest) +
+				"; off this front, recommended for its margin over every goal"})
 	}
 	if c := a.Suggestion; c != nil {
 		v.Suggested = "Measured with " + c.Protection + ": "
