@@ -5,12 +5,23 @@
 // of a whole simulation on several seeds, and says which setting to use,
 // by what margin it holds, and the configuration to paste.
 //
+// Every candidate runs a suite of three scenarios built from the request
+// (suite.go): an ordinary day with a share of errors, the outage, and a
+// herd. The goals (goals.go) are on what users and the server see: the
+// share of requests that succeed within the patience on all three, the
+// ordinary day's per-request p99, recovery after the outage and the herd,
+// and the outage's attempts per request.
+//
 // The search is honest and bounded. A candidate meets a goal only if it
-// does on every seed. Recovery is the lane's summary's: the time from
-// the outage's end until answers came back to 90 % of the rate before it
-// for 5 s (scenario.Summary's ServiceRecoveredAfter); a lane that
-// collapsed, stopped, or whose answers never came back has not recovered.
-// Attempts per request are the run's (the summary's amplification). The
+// does on every seed of every scenario the goal judges. Recovery is the
+// lane's summary's: the time from the disruption's end until answers
+// came back to 90 % of the rate before it for 5 s (scenario.Summary's
+// ServiceRecoveredAfter); a lane that collapsed, stopped, or whose
+// answers never came back has not recovered. Attempts per request are
+// the outage's run's (the summary's amplification). A staged search
+// drops a candidate at its first run that misses a goal. The recommended
+// setting meets every goal with the largest margin, near-ties broken
+// toward today's settings, jitter and a bounded max_attempts. The
 // cost is known before the first run (EstimateCost), every run draws its
 // memory from Options.Memory, runs go on internal/parallel's goroutines,
 // and a cancel stops them all. The same request gives the same advice:
