@@ -21,6 +21,8 @@ const (
 	RecoverParam  = "recover_within"
 	AttemptsParam = "attempts_per_request"
 	P99Param      = "p99"
+	SuccessParam  = "success"
+	ErrorsParam   = "errors"
 )
 
 // OwnLibrary is the choice of library that is none: the vocabulary's own
@@ -61,8 +63,12 @@ var Table = []scenario.Param{
 		Help: "goal: answers back to 90 % of the rate before the outage within this long after it ends, on every seed"}),
 	ownRow(scenario.Param{Name: AttemptsParam, Type: scenario.TypeFloat, Min: 1, Max: 1000, Unit: "attempts", Default: "1.5",
 		Help: "goal: at most this many attempts per request over the run (the summary's amplification, the outage included), on every seed"}),
-	ownRow(scenario.Param{Name: P99Param, Type: scenario.TypeDuration, Min: 0, Max: float64(time.Hour), Unit: "s", Default: "0s",
-		Help: "goal: once recovered (from the outage's end plus recover_within to the run's end) no tick's p99 latency above this, on every seed; 0: no goal"}),
+	ownRow(scenario.Param{Name: SuccessParam, Type: scenario.TypeFloat, Min: 0, Max: 1, Unit: "share", Default: "0.99",
+		Help: "goal: at least this share of requests succeed within the patience (the scenario's patience row), on every seed of the ordinary day, the outage and the herd; 0: no goal. 0.99 rather than 0.999: on the landing system's 15 s outage no back-off alone gets 99.9 % of requests answered within 30 s (the requests begun in the outage wait it out), while 99 % still fails a policy that gives up before the outage ends"}),
+	ownRow(scenario.Param{Name: P99Param, Type: scenario.TypeDuration, Min: 0, Max: float64(time.Hour), Unit: "s", Default: "1s",
+		Help: "goal: the ordinary day's p99 latency per request (first attempt to final answer, waits included) at most this, on every seed; 0: no goal (it no longer judges the ticks after the outage, whose p99 the requests begun during it dominate)"}),
+	ownRow(scenario.Param{Name: ErrorsParam, Type: scenario.TypeFloat, Min: 0, Max: 0.5, Unit: "share", Default: "0.01",
+		Help: "the ordinary day's share of answers that fail fast with an error, over its whole run (an error_burst): the transient failures retries are for"}),
 	seedsRow,
 }
 
@@ -133,8 +139,14 @@ type Request struct {
 	// AttemptsPerRequest is the goal on the run's attempts per request
 	// (the summary's amplification), on every seed.
 	AttemptsPerRequest float64
-	// P99 is the goal on the p99 latency once recovered; 0 for none.
+	// P99 is the goal on the ordinary day's p99 latency per request; 0
+	// for none.
 	P99 time.Duration
+	// Success is the goal on the share of requests that succeed within
+	// the scenario's patience, on every scenario of the suite; 0 for none.
+	Success float64
+	// Errors is the ordinary day's share of answers that fail fast.
+	Errors float64
 	// Seeds is the number of seeds each candidate runs on: Scenario.Seed,
 	// Scenario.Seed+1, …
 	Seeds int
@@ -192,9 +204,10 @@ func ParseRequest(q url.Values, lim Limits) (Request, error) {
 	r.Scenario = p
 
 	errs = r.checkOutage(own)
-	if n := uint64(r.Seeds - 1); r.Seeds > 0 && p.Seed > math.MaxUint64-n {
+	// The fresh check runs seed+seeds to seed+2·seeds−1.
+	if n := uint64(2*r.Seeds - 1); r.Seeds > 0 && p.Seed > math.MaxUint64-n {
 		errs = append(errs, &scenario.ParamError{Name: scenario.SeedsParam, Value: strconv.Itoa(r.Seeds),
-			Allow: fmt.Sprintf("at most %d from seed %d (the last seed is seed+seeds−1)", math.MaxUint64-p.Seed+1, p.Seed)})
+			Allow: fmt.Sprintf("at most %d from seed %d (the fresh check's last seed is seed+2·seeds−1)", (math.MaxUint64-p.Seed)/2+(math.MaxUint64-p.Seed)%2, p.Seed)})
 	}
 	if len(errs) == 0 && lim.Check != nil {
 		if err := lim.Check(p); err != nil {
@@ -230,6 +243,8 @@ func readRequest(own url.Values, lim Limits) (Request, []error) {
 	set(&r.RecoverWithin, RecoverParam)
 	set(&r.AttemptsPerRequest, AttemptsParam)
 	set(&r.P99, P99Param)
+	set(&r.Success, SuccessParam)
+	set(&r.Errors, ErrorsParam)
 	set(&r.Seeds, scenario.SeedsParam)
 	return r, errs
 }
@@ -340,6 +355,10 @@ func (r Request) Query() url.Values {
 			v = strconv.FormatFloat(r.AttemptsPerRequest, 'g', -1, 64)
 		case P99Param:
 			v = r.P99.String()
+		case SuccessParam:
+			v = strconv.FormatFloat(r.Success, 'g', -1, 64)
+		case ErrorsParam:
+			v = strconv.FormatFloat(r.Errors, 'g', -1, 64)
 		case scenario.SeedsParam:
 			v = strconv.Itoa(r.Seeds)
 		}

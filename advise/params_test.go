@@ -2,6 +2,7 @@ package advise
 
 import (
 	"errors"
+	"math"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -28,7 +29,8 @@ func TestParseRequestDefaults(t *testing.T) {
 	if len(r.Scenario.Lanes) != 1 || r.Scenario.Lanes[0].Params != exp {
 		t.Errorf("lanes = %+v, want one: exponential's defaults", r.Scenario.Lanes)
 	}
-	if r.Library != OwnLibrary || r.RecoverWithin != 10*time.Second || r.AttemptsPerRequest != 1.5 || r.P99 != 0 || r.Seeds != 5 {
+	if r.Library != OwnLibrary || r.RecoverWithin != 10*time.Second || r.AttemptsPerRequest != 1.5 || r.P99 != time.Second ||
+		r.Success != 0.99 || r.Errors != 0.01 || r.Seeds != 5 {
 		t.Errorf("request = %+v, want the defaults of Table", r)
 	}
 }
@@ -79,8 +81,14 @@ func TestParseRequestErrors(t *testing.T) {
 		{"recovery past the run", "recover_within", "105s", "a duration from 0s to 1m20s", url.Values{"recover_within": {"105s"}}},
 		{"attempts under one", "attempts_per_request", "0.5", "a number from 1 to 1000", url.Values{"attempts_per_request": {"0.5"}}},
 		{"p99 not a duration", "p99", "fast", "a duration from 0s to 1h0m0s", url.Values{"p99": {"fast"}}},
+		{"success over one", "success", "1.5", "a number from 0 to 1", url.Values{"success": {"1.5"}}},
+		{"errors past half", "errors", "0.6", "a number from 0 to 0.5", url.Values{"errors": {"0.6"}}},
+		{"negative errors", "errors", "-0.1", "a number from 0 to 0.5", url.Values{"errors": {"-0.1"}}},
 		{"too many seeds", "seeds", "21", "a whole number from 1 to 20", url.Values{"seeds": {"21"}}},
 		{"no seeds", "seeds", "0", "a whole number from 1 to 20", url.Values{"seeds": {"0"}}},
+		// The fresh check runs seed+seeds to seed+2·seeds−1: from
+		// 2^64−6, 4 seeds would need 2^64+1.
+		{"fresh seeds past the last", "seeds", "4", "at most 3 from seed 18446744073709551610", url.Values{"seeds": {"4"}, "seed": {"18446744073709551610"}}},
 		{"lane b", "b.factor", "3", "lane a only", url.Values{"b.factor": {"3"}}},
 		{"more lanes", "lanes", "2", "1 (or nothing)", url.Values{"lanes": {"2"}}},
 		{"live changes", "changes", "@30s stop", "no live changes", url.Values{"changes": {"@30s stop"}}},
@@ -108,6 +116,18 @@ func TestParseRequestErrors(t *testing.T) {
 				t.Errorf("error %q: want %s=%q allowed %q", err, c.param, c.value, c.allow)
 			}
 		})
+	}
+}
+
+// TestParseRequestFreshSeedsFit: the most seeds a request may ask from
+// near the last seed are those whose fresh check fits, and no fewer.
+func TestParseRequestFreshSeedsFit(t *testing.T) {
+	r, err := ParseRequest(url.Values{"seeds": {"3"}, "seed": {"18446744073709551610"}}, CLILimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := r.Scenario.Seed + uint64(2*r.Seeds-1); last != math.MaxUint64 {
+		t.Errorf("the fresh check's last seed %d, want the last there is", last)
 	}
 }
 
@@ -148,6 +168,7 @@ func TestRequestQueryRoundTrip(t *testing.T) {
 		{},
 		{"library": {"envoy"}, "a.min_delay": {"50ms"}, "seeds": {"3"}},
 		{"library": {"grpc"}, "recover_within": {"20s"}, "attempts_per_request": {"2"}, "p99": {"500ms"}, "seed": {"7"}},
+		{"success": {"0.95"}, "errors": {"0.03"}, "p99": {"0s"}},
 		{"server_model": {"curve"}, "a.strategy": {"fixed"}, "rate": {"50"}},
 		{"arrival": {"open"}, "rate": {"80"}, "outage": {"crash"}, "outage_for": {"10s"}, "library": {"polly"}},
 		{"a.strategy": {"fixed"}, "a.min_delay": {"100ms"}},

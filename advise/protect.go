@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/backofflab/backofflab/libconfig"
 	"github.com/backofflab/backofflab/scenario"
@@ -44,8 +45,10 @@ type protection struct {
 // with its source's defaults), deadline propagation, load shedding at 2
 // and 4 times the server's healthy level, and more capacity (1.5 and 2
 // times the workers of a queue, 2 times the healthy concurrency of a
-// latency curve), each only where p's run reads it.
-func protectionsFor(p scenario.Params, library string) []protection {
+// latency curve), each only where p's run reads it, and none whose switch
+// is among searched, the knobs the search varied (it tried that limiter
+// as a setting of the library).
+func protectionsFor(p scenario.Params, library string, searched []knob) []protection {
 	var out []protection
 	lane := p.Lanes[0].Params
 	if lane.Strategy != strategies.NameNone {
@@ -62,8 +65,8 @@ func protectionsFor(p scenario.Params, library string) []protection {
 		} {
 			with := lane
 			l.set(&with)
-			if with == lane { // already on
-				continue
+			if with == lane || slices.ContainsFunc(searched, func(k knob) bool { return k.param == l.name }) {
+				continue // already on, or searched
 			}
 			tier := tierLibrary
 			if library != OwnLibrary {

@@ -36,6 +36,9 @@ type search struct {
 	knobs []knob
 	title string
 	grid0 int // the settings of the search's grid
+	// byLane is every setting judged as a candidate, by its LaneQuery:
+	// the fresh check replays the runner-up's.
+	byLane map[string]*setting
 }
 
 // Run searches the settings of r's library that meet r's goals, as the
@@ -47,8 +50,9 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 	if len(r.Scenario.Lanes) != 1 || r.Seeds < 1 || r.outageScale < 1 || r.loadScale < 1 {
 		return nil, errors.New("advise: a Request that ParseRequest did not return")
 	}
-	s := &search{r: r, rn: newRunner(ctx, r, o), title: LibraryTitle(r.Library)}
+	s := &search{r: r, rn: newRunner(ctx, r, o), title: LibraryTitle(r.Library), byLane: map[string]*setting{}}
 	s.knobs = knobsOf(r.Library, r.Scenario.Lanes[0].Params)
+	s.thin()
 	sets := s.grid()
 	s.grid0 = len(sets)
 	a, cands, err := s.searchGrid(sets)
@@ -72,9 +76,9 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 			return nil, err
 		}
 	} else {
-		s.rn.plan(-k * mapSide * mapSide)
+		s.rn.plan(-k * len(suite) * mapSide * mapSide)
 	}
-	if adv.set != nil && adv.c.Recovery != nil {
+	if adv.set != nil && adv.c.Recovery != nil && adv.c.Dropped == "" {
 		if a.Margin, err = s.margin(adv.set, adv.c); err != nil {
 			return nil, err
 		}
@@ -82,7 +86,13 @@ func Run(ctx context.Context, r Request, o Options) (*Advice, error) {
 		s.rn.plan(-k * 2 * marginTests)
 	}
 	if adv.set != nil {
+		if a.FreshCheck, err = s.freshCheck(a, adv); err != nil {
+			return nil, err
+		}
+		a.Claimed = adv.c.Meets.All && a.FreshCheck.Holds
 		s.finish(a, adv.set)
+	} else {
+		s.rn.plan(-2 * k * len(suite))
 	}
 	a.Runs = s.rn.runs
 	s.rn.finish()
@@ -108,9 +118,9 @@ func (s *search) searchGrid(sets []*setting) (*Advice, []Candidate, error) {
 	r, k := s.r, s.r.Seeds
 	todaySet := &setting{p: r.Scenario.Clone(), values: s.todayValues()}
 	all := append([]*setting{todaySet}, sets...)
-	s.rn.plan(s.rn.fresh(all) + k*2*marginTests + k*mapSide*mapSide)
+	s.rn.plan(s.rn.fresh(s.inSuite(all)) + k*2*marginTests + k*len(suite)*(mapSide*mapSide+2))
 
-	runs, err := s.rn.measure(PhaseSearch, all)
+	judged, err := s.measureCands(PhaseSearch, all, func(i int) bool { return i == 0 })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,14 +131,75 @@ func (s *search) searchGrid(sets []*setting) (*Advice, []Candidate, error) {
 	for i := range k {
 		a.Seeds = append(a.Seeds, r.Scenario.Seed+uint64(i))
 	}
-	a.Today = s.candidate(todaySet, runs[0])
-	cands := make([]Candidate, len(sets))
-	for i, set := range sets {
-		cands[i] = s.candidate(set, runs[i+1])
+	a.Today = judged[0]
+	cands := judged[1:]
+	if !slices.ContainsFunc(cands, func(c Candidate) bool { return c.Meets.All }) {
+		// None meets every goal: the closest are run on the whole suite,
+		// so that how near they came is judged on every seed.
+		if cands, err = s.promote(PhaseSearch, sets, cands); err != nil {
+			return nil, nil, err
+		}
 	}
 	a.Searched = cands
 	a.Pareto = pareto(cands)
+	a.Front = front(cands)
 	return a, cands, nil
+}
+
+// promoted is how many of the settings a staged search dropped are run
+// on the whole suite when none met every goal.
+const promoted = 5
+
+// promote runs the best promoted of cands, sets' candidates, that were
+// dropped on the whole suite, and returns cands with them judged again.
+func (s *search) promote(phase string, sets []*setting, cands []Candidate) ([]Candidate, error) {
+	var order []int
+	for i, c := range cands {
+		if c.Dropped != "" {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return compare(&cands[i], &cands[j]) })
+	order = order[:min(len(order), promoted)]
+	var todo []*setting
+	for _, i := range order {
+		todo = append(todo, sets[i])
+	}
+	s.rn.plan(s.rn.fresh(s.inSuite(todo)))
+	runs, err := s.measureSuite(phase, todo, s.r.Scenario.Seed, s.r.Seeds)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(cands)
+	for j, i := range order {
+		out[i] = s.candidate(sets[i], runs[j], "")
+	}
+	return out, nil
+}
+
+// measureCands runs sets on the suite, staged (measureStaged; keep(i)
+// says which are never dropped), and judges each as a candidate.
+func (s *search) measureCands(phase string, sets []*setting, keep func(i int) bool) ([]Candidate, error) {
+	runs, dropped, err := s.measureStaged(phase, sets, keep)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Candidate, len(sets))
+	for i, set := range sets {
+		out[i] = s.candidate(set, runs[i], dropped[i])
+	}
+	return out, nil
+}
+
+// compare orders two candidates by better, for sorting.
+func compare(a, b *Candidate) int {
+	switch {
+	case better(a, b):
+		return -1
+	case better(b, a):
+		return 1
+	}
+	return 0
 }
 
 // bestOf returns the index of the best of cands (better), the first of
@@ -138,15 +209,7 @@ func bestOf(cands []Candidate) int {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(i, j int) int {
-		switch {
-		case better(&cands[i], &cands[j]):
-			return -1
-		case better(&cands[j], &cands[i]):
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(i, j int) int { return compare(&cands[i], &cands[j]) })
 	return order[0]
 }
 
@@ -159,7 +222,7 @@ func bestOf(cands []Candidate) int {
 func (s *search) recommend(a *Advice, sets []*setting, cands []Candidate) (advised, error) {
 	var adv advised
 	if len(cands) > 0 {
-		i := bestOf(cands)
+		i := pick(cands, &a.Today)
 		best := cands[i]
 		a.Recommended = &best
 		a.Met = best.Meets.All
@@ -190,18 +253,18 @@ func (s *search) recommend(a *Advice, sets []*setting, cands []Candidate) (advis
 // the advised setting becomes it, and those of the library alone join
 // the search's. It returns what is advised then.
 func (s *search) joinMap(a *Advice, sets []*setting, adv advised) (advised, error) {
-	m, mapped, runs, err := s.mapAround(adv.set)
+	m, mapped, judged, err := s.mapAround(adv.set)
 	if err != nil {
 		return adv, err
 	}
 	a.Map = m
 	seen := map[string]bool{}
 	for _, set := range sets {
-		seen[s.rn.key(set)] = true
+		seen[s.rn.key(set, 0)] = true
 	}
 	for i, set := range mapped {
-		c := s.candidate(set, runs[i])
-		if key := s.rn.key(set); set.prot == nil && !seen[key] {
+		c := judged[i]
+		if key := s.rn.key(set, 0); set.prot == nil && !seen[key] {
 			seen[key] = true
 			a.Searched = append(a.Searched, c)
 		}
@@ -216,6 +279,7 @@ func (s *search) joinMap(a *Advice, sets []*setting, adv advised) (advised, erro
 	}
 	a.Candidates = len(a.Searched)
 	a.Pareto = pareto(a.Searched)
+	a.Front = front(a.Searched)
 	return adv, nil
 }
 
@@ -244,7 +308,9 @@ func (s *search) grid() []*setting {
 
 // setting returns the request's scenario with the knobs at vals and prot
 // added, and whether it is a setting: one the scenario accepts and the
-// library can express.
+// library can express, whose knobs its run does not read (a limiter's
+// parameters while it is off) are at today's values: a setting is one
+// run, not one per value it ignores.
 func (s *search) setting(vals []float64, prot *protection) (*setting, bool) {
 	p := s.r.Scenario.Clone()
 	var names []string
@@ -253,6 +319,11 @@ func (s *search) setting(vals []float64, prot *protection) (*setting, bool) {
 		names = append(names, "a."+k.param)
 		if k.tied != nil {
 			names = append(names, "a."+k.tied.param)
+		}
+	}
+	for i, k := range s.knobs {
+		if vals[i] != k.today && !reads(s.knobs, vals, i) {
+			return nil, false
 		}
 	}
 	if p.ValidateChanged(names...) != nil {
@@ -280,12 +351,17 @@ func (s *search) todayValues() []float64 {
 	return out
 }
 
-// candidate judges set's runs and says set in words.
-func (s *search) candidate(set *setting, runs []SeedRun) Candidate {
+// candidate judges set's runs on the suite and says set in words;
+// dropped is why a staged search dropped it, "" when it was not.
+func (s *search) candidate(set *setting, runs []ScenarioRuns, dropped string) Candidate {
 	c := judge(s.r, runs)
+	c.Dropped = dropped
 	c.Settings = map[string]string{}
 	var words []string
 	for i, k := range s.knobs {
+		if !reads(s.knobs, set.values, i) {
+			continue // a limiter's parameter while it is off
+		}
 		c.Settings[k.param] = valueText(k.row, set.values[i])
 		words = append(words, knobWords(k, set.values[i]))
 		if k.tied != nil {
@@ -303,6 +379,7 @@ func (s *search) candidate(set *setting, runs []SeedRun) Candidate {
 		c.Protection = fmt.Sprintf("%s (%s=%s)", set.prot.short, set.prot.name, set.prot.value)
 	}
 	c.LaneQuery = scenario.EncodeQuery(s.laneQuery(set))
+	s.byLane[c.LaneQuery] = set
 	return c
 }
 
@@ -348,49 +425,101 @@ func flags(p scenario.Params) []string {
 
 // goals are the request's goals in numbers and words.
 func (s *search) goals() Goals {
-	g := Goals{RecoverWithin: s.r.RecoverWithin.Seconds(), AttemptsPerRequest: s.r.AttemptsPerRequest, P99: s.r.P99.Seconds()}
-	g.Words = fmt.Sprintf("recover within %s of the outage's end and send at most %s on every one of %d seeds",
-		secs(g.RecoverWithin), PerRequest(g.AttemptsPerRequest), s.r.Seeds)
-	if g.P99 > 0 {
-		g.Words += fmt.Sprintf(", with a p99 latency under %s once recovered", secs(g.P99))
+	g := Goals{RecoverWithin: s.r.RecoverWithin.Seconds(), AttemptsPerRequest: s.r.AttemptsPerRequest, P99: s.r.P99.Seconds(),
+		Success: s.r.Success, Patience: s.r.Scenario.Patience.Seconds(), Errors: s.r.Errors}
+	var w []string
+	if g.Success > 0 {
+		w = append(w, fmt.Sprintf("at least %s of requests succeed within the patience of %s on the ordinary day (%s of answers failing), the outage and the herd",
+			share(g.Success), secs(g.Patience), share(g.Errors)))
 	}
+	if g.P99 > 0 {
+		w = append(w, fmt.Sprintf("the ordinary day's p99 per request at most %s", secs(g.P99)))
+	}
+	w = append(w, fmt.Sprintf("recovery within %s of the outage's and of the herd's end", secs(g.RecoverWithin)),
+		fmt.Sprintf("at most %s through the outage", PerRequest(g.AttemptsPerRequest)))
+	g.Words = strings.Join(w, "; ") + fmt.Sprintf("; each on every one of %d seeds", s.r.Seeds)
 	return g
 }
 
-// closest says how near the best of cs came to each goal.
-func (s *search) closest(cs []Candidate) []GoalGap {
-	var rec, p99 *float64
-	att := math.Inf(1)
-	for _, c := range cs {
-		att = min(att, c.AttemptsPerRequest)
-		if c.Recovery != nil {
-			if rec == nil || *c.Recovery < *rec {
-				v := *c.Recovery
-				rec = &v
-			}
-			if p99 == nil || c.P99 < *p99 {
-				v := c.P99
-				p99 = &v
-			}
+// pick returns the index of the candidate of cands to recommend: the
+// best (better); when it meets every goal, of those meeting every goal
+// with a margin within tieTolerance of its, the one that changes fewest
+// of today's settings, then with jitter on, then with a bounded
+// max_attempts, then the larger margin, then the first.
+func pick(cands []Candidate, today *Candidate) int {
+	best := bestOf(cands)
+	if !cands[best].Meets.All {
+		return best
+	}
+	tied := tiedWith(cands, &cands[best])
+	key := func(c *Candidate) []int {
+		jitterOff, unbounded := 0, 0
+		if v, ok := c.Settings["jitter"]; ok && v == "0" {
+			jitterOff = 1
+		}
+		if c.Settings["max_attempts"] == "0" {
+			unbounded = 1
+		}
+		return []int{changed(c, today), jitterOff, unbounded}
+	}
+	slices.SortStableFunc(tied, func(i, j int) int {
+		if c := slices.Compare(key(&cands[i]), key(&cands[j])); c != 0 {
+			return c
+		}
+		return compare(&cands[i], &cands[j])
+	})
+	return tied[0]
+}
+
+// tiedWith returns the indexes of the candidates of cands that meet every
+// goal with a margin within tieTolerance of best's, in order.
+func tiedWith(cands []Candidate, best *Candidate) []int {
+	var out []int
+	for i := range cands {
+		if c := &cands[i]; c.Meets.All && c.Margin >= best.Margin-tieTolerance {
+			out = append(out, i)
 		}
 	}
-	g := s.goals()
-	out := []GoalGap{{Goal: RecoverParam, Want: g.RecoverWithin, Best: rec}}
-	if rec != nil {
-		out[0].Words = fmt.Sprintf("recovery: the fastest setting recovered within %s on every seed (goal: %s)", secs(*rec), secs(g.RecoverWithin))
-	} else {
-		out[0].Words = fmt.Sprintf("recovery: no setting recovered on every seed (goal: within %s)", secs(g.RecoverWithin))
+	return out
+}
+
+// changed counts the knobs whose value in c differs from today's.
+func changed(c, today *Candidate) int {
+	n := 0
+	for k, v := range c.Settings {
+		if today.Settings[k] != v {
+			n++
+		}
 	}
-	if len(cs) > 0 {
-		out = append(out, GoalGap{Goal: AttemptsParam, Want: g.AttemptsPerRequest, Best: &att,
-			Words: fmt.Sprintf("attempts per request: the fewest were %s on the worst seed (goal: at most %s)", num(att), num(g.AttemptsPerRequest))})
-	}
-	if g.P99 > 0 {
-		gap := GoalGap{Goal: P99Param, Want: g.P99, Best: p99}
-		if p99 != nil {
-			gap.Words = fmt.Sprintf("p99 once recovered: the lowest was %s on the worst seed (goal: under %s)", secs(*p99), secs(g.P99))
+	return n
+}
+
+// closest says how near the candidates of cs that ran the whole suite
+// came to each goal: the best worst figure any reached.
+func (s *search) closest(cs []Candidate) []GoalGap {
+	var out []GoalGap
+	for _, g := range goalTable {
+		want, ok := g.want(&s.r)
+		if !ok {
+			continue
+		}
+		gap := GoalGap{Goal: g.param, Want: want}
+		var bestSlack float64
+		for _, c := range cs {
+			i := slices.IndexFunc(c.Goals, func(r GoalResult) bool { return r.Goal == g.param })
+			if c.Dropped != "" || i < 0 || c.Goals[i].Worst == nil {
+				continue
+			}
+			if r := c.Goals[i]; gap.Best == nil || r.Slack > bestSlack {
+				v := *r.Worst
+				gap.Best, bestSlack = &v, r.Slack
+			}
+		}
+		cmp := map[bool]string{true: "at least", false: "at most"}[g.atLeast]
+		if gap.Best != nil {
+			gap.Words = fmt.Sprintf("%s: the best setting reached %s on its worst seed (goal: %s %s)", g.label, g.text(*gap.Best), cmp, g.text(want))
 		} else {
-			gap.Words = fmt.Sprintf("p99 once recovered: no setting recovered on every seed (goal: under %s)", secs(g.P99))
+			gap.Words = fmt.Sprintf("%s: no setting had one on every seed (goal: %s %s)", g.label, cmp, g.text(want))
 		}
 		out = append(out, gap)
 	}
@@ -402,7 +531,7 @@ func (s *search) closest(cs []Candidate) []GoalGap {
 // one that meets every goal, its best; else the best of all by the goals'
 // ranking. tried gets every protection's result.
 func (s *search) protections(base *setting, tried *[]Candidate) (*Candidate, *setting, error) {
-	ps := protectionsFor(base.p, s.r.Library)
+	ps := protectionsFor(base.p, s.r.Library, s.knobs)
 	var sets []*setting
 	for i := range ps {
 		if set, ok := s.setting(base.values, &ps[i]); ok {
@@ -412,14 +541,15 @@ func (s *search) protections(base *setting, tried *[]Candidate) (*Candidate, *se
 	if len(sets) == 0 {
 		return nil, nil, nil
 	}
-	s.rn.plan(s.rn.fresh(sets))
-	runs, err := s.rn.measure(PhaseProtections, sets)
+	s.rn.plan(s.rn.fresh(s.inSuite(sets)))
+	cs, err := s.measureCands(PhaseProtections, sets, func(int) bool { return false })
 	if err != nil {
 		return nil, nil, err
 	}
-	cs := make([]Candidate, len(sets))
-	for i, set := range sets {
-		cs[i] = s.candidate(set, runs[i])
+	if !slices.ContainsFunc(cs, func(c Candidate) bool { return c.Meets.All }) {
+		if cs, err = s.promote(PhaseProtections, sets, cs); err != nil {
+			return nil, nil, err
+		}
 	}
 	*tried = cs
 	pick := -1
@@ -586,7 +716,7 @@ func (b *bisection) try(v float64) (bool, error) {
 	}
 	ok, seed, why := b.heldAt(runs[0], v)
 	if ok {
-		b.holdV, b.holdSeed = v, judge(b.s.r, runs[0]).WorstSeed
+		b.holdV, b.holdSeed = v, judge(b.s.r, []ScenarioRuns{{Scenario: ScenarioOutage, Runs: runs[0]}}).WorstSeed
 		return true, nil
 	}
 	b.failV, b.failSeed, b.failWhy = v, seed, why
@@ -669,16 +799,16 @@ func unsettledWhy(r SeedRun) string {
 // attempts per request relative to theirs).
 // It returns the map and every setting it measured, the steps' and the
 // cells' the scenario accepts, with their runs, for the search to join.
-func (s *search) mapAround(set *setting) (*Map, []*setting, [][]SeedRun, error) {
-	steps, stepRuns, moved, err := s.steps(set)
+func (s *search) mapAround(set *setting) (*Map, []*setting, []Candidate, error) {
+	steps, stepCands, moved, err := s.steps(set)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	xi, yi := twoMost(moved)
 	xk, yk := s.knobs[xi], s.knobs[yi]
 	m := &Map{X: xk.param, Y: yk.param,
-		Why: fmt.Sprintf("%s and %s moved the outcome most: one step of either on the searched grid changed the score (worst recovery over %s plus attempts per request over %s) by up to %s and %s; the map is around the best setting of the grid, the other knobs at its values",
-			xk.param, yk.param, secs(s.r.RecoverWithin.Seconds()), num(s.r.AttemptsPerRequest), num(moved[xi]), num(moved[yi]))}
+		Why: fmt.Sprintf("%s and %s moved the outcome most: one step of either on the searched grid changed the margin (the worst goal's slack, as a share of the goal) by up to %s and %s; the map is around the best setting of the grid, the other knobs at its values",
+			xk.param, yk.param, num(moved[xi]), num(moved[yi]))}
 	xs := s.window(xi, set.values[xi], set)
 	ys := s.window(yi, set.values[yi], set)
 	var cells []*setting
@@ -699,8 +829,8 @@ func (s *search) mapAround(set *setting) (*Map, []*setting, [][]SeedRun, error) 
 			valid = append(valid, t)
 		}
 	}
-	s.rn.plan(s.rn.fresh(valid) - s.r.Seeds*mapSide*mapSide)
-	cellRuns, err := s.rn.measure(PhaseMap, valid)
+	s.rn.plan(s.rn.fresh(s.inSuite(valid)) - s.r.Seeds*len(suite)*mapSide*mapSide)
+	cellCands, err := s.measureCands(PhaseMap, valid, func(int) bool { return false })
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -710,14 +840,14 @@ func (s *search) mapAround(set *setting) (*Map, []*setting, [][]SeedRun, error) 
 	for _, y := range ys {
 		m.YValues = append(m.YValues, valueText(yk.row, y))
 	}
-	m.Cells = s.mapCells(cells, cellRuns, len(xs), len(ys))
-	return m, append(steps, valid...), append(stepRuns, cellRuns...), nil
+	m.Cells = mapCells(cells, cellCands, len(xs), len(ys))
+	return m, append(steps, valid...), append(stepCands, cellCands...), nil
 }
 
 // steps measures set and its neighbours on the search's grid, one step of
 // each knob down and up, and returns the neighbours with their runs and,
-// by knob, how far a step of it moved the outcome's score from set's.
-func (s *search) steps(set *setting) ([]*setting, [][]SeedRun, []float64, error) {
+// by knob, how far a step of it moved the margin from set's.
+func (s *search) steps(set *setting) ([]*setting, []Candidate, []float64, error) {
 	type move struct {
 		knob int
 		set  *setting
@@ -740,17 +870,16 @@ func (s *search) steps(set *setting) ([]*setting, [][]SeedRun, []float64, error)
 	for _, m := range moves {
 		sets = append(sets, m.set)
 	}
-	s.rn.plan(s.rn.fresh(sets))
-	runs, err := s.rn.measure(PhaseMap, sets)
+	s.rn.plan(s.rn.fresh(s.inSuite(sets)))
+	cands, err := s.measureCands(PhaseMap, sets, func(i int) bool { return i == 0 })
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	base := s.score(judge(s.r, runs[0]))
 	moved := make([]float64, len(s.knobs))
 	for i, m := range moves {
-		moved[m.knob] = max(moved[m.knob], math.Abs(s.score(judge(s.r, runs[i+1]))-base))
+		moved[m.knob] = max(moved[m.knob], math.Abs(cands[i+1].Margin-cands[0].Margin))
 	}
-	return sets[1:], runs[1:], moved, nil
+	return sets[1:], cands[1:], moved, nil
 }
 
 // twoMost returns the two knobs that moved the outcome most, the first
@@ -772,10 +901,10 @@ func twoMost(moved []float64) (int, int) {
 	return order[0], order[1]
 }
 
-// mapCells judges a map's cells, height rows of width from the first y:
-// a nil setting, one the scenario does not accept, is not allowed; runs
+// mapCells makes a map's cells, height rows of width from the first y:
+// a nil setting, one the scenario does not accept, is not allowed; cands
 // are the others', in order.
-func (s *search) mapCells(cells []*setting, runs [][]SeedRun, width, height int) [][]MapCell {
+func mapCells(cells []*setting, cands []Candidate, width, height int) [][]MapCell {
 	var out [][]MapCell
 	v := 0
 	for j := range height {
@@ -785,7 +914,7 @@ func (s *search) mapCells(cells []*setting, runs [][]SeedRun, width, height int)
 				row[i] = MapCell{Outcome: CellNotAllowed}
 				continue
 			}
-			row[i] = mapCellOf(judge(s.r, runs[v]))
+			row[i] = mapCellOf(cands[v])
 			v++
 		}
 		out = append(out, row)
@@ -808,25 +937,12 @@ func mapCellOf(c Candidate) MapCell {
 	return cell
 }
 
-// score is a candidate's outcome as one number, lower better: its worst
-// recovery over the goal (a seed that did not recover counts as the
-// whole time after the outage) plus its attempts per request over the
-// goal's.
-func (s *search) score(c Candidate) float64 {
-	p := &s.r.Scenario
-	rec := (p.Duration - p.OutageAt - p.OutageFor).Seconds()
-	if c.Recovery != nil {
-		rec = *c.Recovery
-	}
-	return rec/math.Max(s.r.RecoverWithin.Seconds(), 1) + c.AttemptsPerRequest/s.r.AttemptsPerRequest
-}
-
 // window returns up to mapSide values of knob i's map values around v
 // (v among them) that the library can express with set's other values.
 func (s *search) window(i int, v float64, set *setting) []float64 {
 	k := s.knobs[i]
 	var ok []float64
-	for _, x := range withToday(slices.Clone(k.full), v) {
+	for _, x := range k.withValue(slices.Clone(k.full), v) {
 		vals := slices.Clone(set.values)
 		vals[i] = x
 		if _, fine := s.setting(vals, set.prot); fine || x == v {
@@ -850,7 +966,9 @@ func (s *search) finish(a *Advice, set *setting) {
 		a.SnippetLib = OwnLibrary
 		fl := []string{"-b.strategy=" + lane.Strategy}
 		for i, k := range s.knobs {
-			fl = append(fl, "-b."+k.param+"="+valueText(k.row, set.values[i]))
+			if reads(s.knobs, set.values, i) {
+				fl = append(fl, "-b."+k.param+"="+valueText(k.row, set.values[i]))
+			}
 		}
 		if set.prot != nil && !set.prot.server {
 			fl = append(fl, "-b."+set.prot.name+"="+set.prot.value)

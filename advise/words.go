@@ -2,6 +2,9 @@ package advise
 
 import (
 	"fmt"
+	"maps"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/backofflab/backofflab/internal/present"
@@ -26,21 +29,100 @@ func PerRequest(v float64) string {
 // cannot express, or a max_delay under its min_delay.
 const CellNotAllowed = "not_allowed"
 
-// outcomeWords says a candidate's result over the seeds.
+// outcomeWords says a candidate's result over the seeds: each goal's
+// worst figure.
 func outcomeWords(c *Candidate, seeds int) string {
-	if c.Recovery == nil {
-		return fmt.Sprintf("did not recover on %d of %d seeds (seed %d first), with up to %s",
-			seeds-recovered(c), seeds, c.WorstSeed, PerRequest(c.AttemptsPerRequest))
+	var w []string
+	for _, g := range c.Goals {
+		w = append(w, goalWords(g))
 	}
-	w := fmt.Sprintf("recovered within %s on every seed (the slowest, seed %d), with at most %s",
-		secs(*c.Recovery), c.WorstSeed, PerRequest(c.AttemptsPerRequest))
-	if *c.Recovery < 0.05 {
-		w = fmt.Sprintf("recovered as soon as the outage ended on every seed, with at most %s", PerRequest(c.AttemptsPerRequest))
+	if c.Dropped != "" {
+		return fmt.Sprintf("was dropped after a run missed a goal; its runs at worst: %s", strings.Join(w, "; "))
 	}
-	if c.P99 > 0 {
-		w += fmt.Sprintf(" and a p99 of at most %s once recovered", secs(c.P99))
+	if len(w) == 0 {
+		return fmt.Sprintf("ran on %d seeds", seeds)
 	}
-	return w
+	return "measured at worst: " + strings.Join(w, "; ")
+}
+
+// tradeOffs says, goal by goal, what the recommendation rec gave up: the
+// candidate of cs (those that ran the whole suite) best on that goal
+// alone, its figure against rec's, and whether it met the other goals.
+func tradeOffs(cs []Candidate, rec *Candidate) []string {
+	var out []string
+	for gi, res := range rec.Goals {
+		g := lookupGoal(res.Goal)
+		best := -1
+		for i := range cs {
+			c := &cs[i]
+			if c.Dropped != "" || len(c.Goals) != len(rec.Goals) || c.Goals[gi].Worst == nil {
+				continue
+			}
+			if best < 0 || c.Goals[gi].Slack > cs[best].Goals[gi].Slack {
+				best = i
+			}
+		}
+		if best < 0 || res.Worst == nil || cs[best].LaneQuery == rec.LaneQuery || cs[best].Goals[gi].Slack <= res.Slack+tieTolerance {
+			continue
+		}
+		b := &cs[best]
+		w := fmt.Sprintf("On %s alone the best setting is %s: at worst %s, where the recommendation has %s",
+			g.label, b.Words, g.saying(*b.Goals[gi].Worst), g.saying(*res.Worst))
+		if b.Meets.All {
+			w += fmt.Sprintf("; it meets every goal too, with a margin of %s against %s", num(b.Margin), num(rec.Margin))
+		} else {
+			var missed []string
+			for _, o := range b.Goals {
+				if !o.Met {
+					missed = append(missed, goalWords(o))
+				}
+			}
+			w += "; but it misses " + strings.Join(missed, "; ")
+		}
+		out = append(out, w+".")
+	}
+	return out
+}
+
+// keptDefaults says which knobs the recommendation rec keeps at today's
+// value because changing them changes no goal beyond tieTolerance: every
+// candidate of cs that differs from rec in that knob alone meets every
+// goal with a margin within tieTolerance of rec's.
+func keptDefaults(cs []Candidate, rec, today *Candidate) []string {
+	alone := map[string][]*Candidate{}
+	for i := range cs {
+		c := &cs[i]
+		if c.Dropped != "" {
+			continue
+		}
+		var diff []string
+		for k, v := range c.Settings {
+			if rec.Settings[k] != v {
+				diff = append(diff, k)
+			}
+		}
+		if len(diff) == 1 && len(c.Settings) == len(rec.Settings) {
+			alone[diff[0]] = append(alone[diff[0]], c)
+		}
+	}
+	var kept []string
+	for _, k := range slices.Sorted(maps.Keys(alone)) {
+		if rec.Settings[k] != today.Settings[k] {
+			continue
+		}
+		if !slices.ContainsFunc(alone[k], func(c *Candidate) bool { return !c.Meets.All || math.Abs(c.Margin-rec.Margin) > tieTolerance }) {
+			var vals []string
+			for _, c := range alone[k] {
+				vals = append(vals, c.Settings[k])
+			}
+			kept = append(kept, fmt.Sprintf("%s (tried %s too)", k, strings.Join(vals, ", ")))
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("Kept at today's value, as no other value tried changed any goal by more than %s of the goal's size (the margin's tolerance): %s.",
+		num(tieTolerance), strings.Join(kept, "; "))}
 }
 
 // words writes a's Headline and Details; advised is the candidate the
@@ -63,6 +145,12 @@ func (s *search) words(a *Advice, advised *Candidate) {
 	default:
 		a.Headline = fmt.Sprintf("No setting of %s meets your goals on every seed, and no protection tried does; the closest: %s, which %s.",
 			s.title, advised.Words, outcomeWords(advised, k))
+	}
+	if f := a.FreshCheck; f != nil && advised != nil && advised.Meets.All && !a.Claimed {
+		// The search's seeds alone make no claim: the fresh ones did not
+		// bear it out.
+		a.Headline = fmt.Sprintf("No recommendation: %s met your goals on all %d seeds of the search, but on %d fresh seeds it %s.",
+			advised.Words, k, len(f.Seeds), f.Advised.Summary)
 	}
 	var d []string
 	var knobs []string
@@ -95,13 +183,41 @@ func (s *search) words(a *Advice, advised *Candidate) {
 	if a.Margin != nil {
 		d = append(d, a.Margin.Outage.Words, a.Margin.Load.Words)
 	}
-	if a.Recommended != nil && a.Recommended.Settings["min_delay"] != a.Today.Settings["min_delay"] {
-		d = append(d, "A longer first wait (min_delay) helps a server that is down, and delays by as much every retry of a lone failure while it is up: these goals do not weigh that, a p99 goal (latency once recovered) does in part.")
+	if a.FreshCheck != nil {
+		d = append(d, a.FreshCheck.Words)
 	}
-	d = append(d, "How it is measured: a run recovers once its answers are back to 90 % of the rate before the outage for 5 s, timed from the outage's end; "+
-		"attempts per request are the run's (every attempt sent over every request begun, the outage included: without failures every policy sends 1.0); "+
-		"a setting meets a goal only when every seed does.")
+	if a.Met {
+		d = append(d, fmt.Sprintf("Recommended for its margin, %s: the largest worst-goal slack, or within %s of it nearest today's settings, then with jitter, then with a bounded max_attempts.",
+			num(a.Recommended.Margin), num(tieTolerance)))
+		d = append(d, tradeOffs(a.Searched, a.Recommended)...)
+		d = append(d, keptDefaults(a.Searched, a.Recommended, &a.Today)...)
+	}
+	d = append(d, fmt.Sprintf("Dropped early: %d settings of %d, each after a run that missed a goal (the outage's first seed, then the ordinary day's, then the herd's; a goal must hold on every seed, so one miss is decisive).",
+		dropped(a.Searched), len(a.Searched)))
+	d = append(d, "How it is measured: every setting runs the suite, "+s.suiteWords()+"; "+
+		"a run recovers once its answers are back to 90 % of the rate before the disruption for 5 s, timed from its end; "+
+		"attempts per request are the outage's run's (every attempt sent over every request begun); "+
+		"a request succeeds when its answer comes within the patience, and its latency runs from its first attempt to its final answer, waits included; "+
+		"a setting meets a goal only when every seed of every scenario the goal judges does, and the advice is claimed only when it holds on as many fresh seeds too.")
 	a.Details = d
+}
+
+// dropped counts the candidates of cs a staged search dropped.
+func dropped(cs []Candidate) int {
+	n := 0
+	for _, c := range cs {
+		if c.Dropped != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// suiteWords says the suite's scenarios for the request.
+func (s *search) suiteWords() string {
+	p := &s.r.Scenario
+	return fmt.Sprintf("the ordinary day (no outage, %s of answers failing fast), the outage (%s %s at %s) and the herd (no outage, every client sending at once at %s)",
+		share(s.r.Errors), secs(p.OutageFor.Seconds()), p.Outage, secs(p.OutageAt.Seconds()), secs(p.OutageAt.Seconds()))
 }
 
 // system says the request's system and outage in a few words.

@@ -40,6 +40,9 @@ func WriteText(w io.Writer, a *Advice) error {
 		}
 		writeCandidate(&b, a, "Suggested", a.Suggestion)
 	}
+	if a.FreshCheck != nil {
+		writeFresh(&b, a)
+	}
 	if a.Margin != nil {
 		writeMargin(&b, a.Margin)
 	}
@@ -71,14 +74,47 @@ func WriteText(w io.Writer, a *Advice) error {
 // seed's result and the goals it meets on every seed.
 func writeCandidate(b *strings.Builder, a *Advice, title string, c *Candidate) {
 	fmt.Fprintf(b, "\n%s: %s\n", title, c.Words)
-	for _, r := range c.Runs {
-		fmt.Fprintf(b, "  seed %-3d %s\n", r.Seed, seedText(r, a.Goals.P99 > 0))
+	writeScenarios(b, c.Scenarios, "  ")
+	if c.Dropped != "" {
+		fmt.Fprintf(b, "  dropped after these runs: %s\n", c.Dropped)
 	}
-	fmt.Fprintf(b, "  goals met on every seed: recovery %s, attempts per request %s", yes(c.Meets.Recovery), yes(c.Meets.Attempts))
-	if a.Goals.P99 > 0 {
-		fmt.Fprintf(b, ", p99 %s", yes(c.Meets.P99))
+	writeGoals(b, c)
+}
+
+// writeScenarios writes runs, scenario by scenario and seed by seed,
+// each line indented by indent.
+func writeScenarios(b *strings.Builder, runs []ScenarioRuns, indent string) {
+	for _, sr := range runs {
+		fmt.Fprintf(b, "%s%s:\n", indent, lookupScenario(sr.Scenario).words)
+		for _, r := range sr.Runs {
+			fmt.Fprintf(b, "%s  seed %-3d %s\n", indent, r.Seed, seedText(sr.Scenario, r))
+		}
 	}
-	b.WriteString("\n")
+}
+
+// writeGoals writes each goal's result and the margin.
+func writeGoals(b *strings.Builder, c *Candidate) {
+	for _, g := range c.Goals {
+		fmt.Fprintf(b, "  %-4s at worst %s\n", map[bool]string{true: "met", false: "MISS"}[g.Met], goalWords(g))
+	}
+	fmt.Fprintf(b, "  margin (the worst goal's slack, as a share of the goal): %s\n", num(c.Margin))
+}
+
+// writeFresh writes the fresh check: the advice and the runner-up seed by
+// seed on seeds the search never used.
+func writeFresh(b *strings.Builder, a *Advice) {
+	f := a.FreshCheck
+	fmt.Fprintf(b, "\nChecked on %d fresh seeds (%d to %d, none of them the search's):\n", len(f.Seeds), f.Seeds[0], f.Seeds[len(f.Seeds)-1])
+	results := []*FreshResult{&f.Advised}
+	titles := []string{"the advice"}
+	if f.RunnerUp != nil {
+		results = append(results, f.RunnerUp)
+		titles = append(titles, "the runner-up")
+	}
+	for i, r := range results {
+		fmt.Fprintf(b, "  %s, %s: %s\n", titles[i], r.Words, r.Summary)
+		writeScenarios(b, r.Scenarios, "    ")
+	}
 }
 
 // writeMargin writes the margins, each with the runs just inside and just
@@ -134,22 +170,23 @@ func yes(b bool) string {
 	return "no"
 }
 
-// seedText is one seed's run in a few words.
-func seedText(r SeedRun, p99 bool) string {
+// seedText is one seed's run of the named scenario in a few words: its
+// recovery after a disruption, its attempts per request, its users'
+// success and latency, and the server's peak attempt rate.
+func seedText(scenarioName string, r SeedRun) string {
 	var s string
 	switch {
+	case scenarioName == ScenarioOrdinary:
+		s = fmt.Sprintf("%-24s", "")
 	case r.Recovery == nil:
-		s = fmt.Sprintf("%-20s", "did not recover ("+r.Outcome+")")
+		s = fmt.Sprintf("%-24s", "did not recover ("+r.Outcome+")")
 	case *r.Recovery < 0.05:
-		s = fmt.Sprintf("%-20s", "recovered at once")
+		s = fmt.Sprintf("%-24s", "recovered at once")
 	default:
-		s = fmt.Sprintf("%-20s", "recovered in "+secs(*r.Recovery))
+		s = fmt.Sprintf("%-24s", "recovered in "+secs(*r.Recovery))
 	}
-	s += "  " + PerRequest(r.AttemptsPerRequest)
-	if p99 {
-		s += fmt.Sprintf("  p99 once recovered %s", secs(r.P99))
-	}
-	return s
+	return s + fmt.Sprintf("  %-26s  %s succeeded  p50/p99/p99.9 %s/%s/%s  peak %s attempts/s",
+		PerRequest(r.AttemptsPerRequest), share(r.SucceededWithin), secs(r.RequestP50), secs(r.RequestP99), secs(r.RequestP999), num(r.PeakAttemptRate))
 }
 
 // summaryText is a candidate's result over the seeds in a few words.

@@ -46,8 +46,11 @@ func TestBrowserAdvise(t *testing.T) {
 }
 
 // smallAdvice is a search of two seeds a setting on the landing view's
-// system: a second or two of both cores.
-const smallAdvice = "seeds=2"
+// system, with the goals on the outage alone (recovery and attempts per
+// request), which a setting of backofflab and of gRPC meets there: with
+// the users' goals too, none does and a protection is suggested, which
+// adviseNothingMeets shows. A second or two of both cores.
+const smallAdvice = "seeds=2&p99=0s&success=0"
 
 // adviceProgress is what changes as a search goes on, for pollProgress.
 const adviceProgress = `(s => [s.done, s.phase, s.finished, s.error])(window.backofflabAdvise.state())`
@@ -89,6 +92,12 @@ type adviceShown struct {
 	Phases  []string
 	Lines   int
 	Search  string
+	// The fresh check: its card shown, its sentence beside the advice's,
+	// its table's rows (the advice and the runner-up) beside the view's.
+	FreshShown               bool
+	FreshWords, FreshWant    string
+	FreshRows, FreshRowsWant int
+	FreshText                string
 }
 
 const adviceShownJS = `(() => {
@@ -108,6 +117,10 @@ const adviceShownJS = `(() => {
 		todayLane: a.today.lane_query, recommendedLane: a.recommended ? a.recommended.lane_query : '',
 		command: $('#adv-flags').textContent,
 		phases: s.phases, lines: s.lines, search: location.search.slice(1),
+		freshShown: !$('#adv-fresh-card').hidden, freshWords: $('#adv-fresh-words').textContent,
+		freshWant: a.fresh_check ? a.fresh_check.words : '',
+		freshRows: document.querySelectorAll('#adv-fresh tbody tr').length, freshRowsWant: v.fresh ? v.fresh.table.rows.length : 0,
+		freshText: $('#adv-fresh').textContent,
 	};
 })()`
 
@@ -149,6 +162,10 @@ func checkAdviceShown(t *testing.T, tb *tab) adviceShown {
 	if !strings.HasPrefix(a.Command, "backofflab run ") {
 		t.Errorf("the command %q", a.Command)
 	}
+	if !a.FreshShown || a.FreshWords == "" || a.FreshWords != a.FreshWant || a.FreshRows != a.FreshRowsWant || a.FreshRows < 1 ||
+		!strings.Contains(a.FreshText, a.Recommended) {
+		t.Errorf("the fresh check: shown %v, %q (want %q), %d rows (want %d) of %q", a.FreshShown, a.FreshWords, a.FreshWant, a.FreshRows, a.FreshRowsWant, a.FreshText)
+	}
 	return a
 }
 
@@ -170,6 +187,8 @@ func adviseDesktop(t *testing.T, env *adviseEnv) {
 	tb.setBox("seeds", "2")
 	tb.setBox("outage_for", "15s")
 	tb.setBox("recover_within", "10s")
+	tb.setBox("p99", "0s")
+	tb.setBox("success", "0")
 	tb.do("submit", chromedp.Click(chromedp.ID("adv-submit")))
 	// The form's GET navigates: a poll in between may meet no page.
 	if !pollLeft(tb, `location.search.includes('seeds=2') && !!window.backofflabAdvise`) {

@@ -36,15 +36,24 @@ func runAdvise(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintf(fs.Output(), "Usage: backofflab advise [flags]\n\n"+
 			"Searches the retry settings of a library (-library) that meet your goals on the system and\n"+
 			"the outage the scenario's flags give (those of \"backofflab run\"; with none, the landing\n"+
-			"view's), each setting a whole run on -seeds seeds from -seed, a goal met only if every seed\n"+
-			"meets it. It prints the recommendation, its margins (the longest outage and highest load it\n"+
-			"still recovers from), the trade-off between recovery and attempts per request, a map around\n"+
-			"it, the library's configuration, and the flags of the \"backofflab run\" that reproduces it.\n"+
+			"view's): its back-off and the limiters its configuration sets (gRPC's maxTokens and\n"+
+			"tokenRatio, Envoy's max_retries and retry budget, resilience4j's breaker, backofflab's retry\n"+
+			"budget), each setting whole runs of a suite (an ordinary day with -errors of its answers\n"+
+			"failing, the outage, a herd at the outage's start) on -seeds seeds from -seed, a goal met\n"+
+			"only if every seed of every scenario it judges meets it: -success of requests answered\n"+
+			"within the patience, the ordinary day's -p99 per request, -recover_within after the outage\n"+
+			"and the herd, -attempts_per_request through the outage. It recommends the setting that\n"+
+			"meets every goal with the largest margin and says what each goal cost. It prints the\n"+
+			"recommendation, its check on as many fresh seeds (from seed+seeds: a claim stands only if\n"+
+			"it holds there too) beside the runner-up's, its margins\n"+
+			"(the longest outage and highest load it still recovers from), the trade-off between\n"+
+			"recovery and attempts per request, a map around it, the library's configuration, and the\n"+
+			"flags of the \"backofflab run\" that reproduces it.\n"+
 			"Where no setting meets the goals it says how close the best came and tries the protections\n"+
 			"(retry budget, throttling, deadline propagation, load shedding, capacity). Lane a's flags\n"+
 			"are your settings today (default: the library's defaults); the estimate and the progress\n"+
 			"go to stderr.\n"+
-			"Example: backofflab advise -library grpc -recover_within 20s -attempts_per_request 2\n\n"+
+			"Example: backofflab advise -library grpc -outage_for 60s -recover_within 20s -attempts_per_request 1.2 -success 0.35\n\n"+
 			"The advice's flags:\n")
 		printFlags(fs, func(name string) bool { return slices.Contains(ownFlags, name) })
 		fmt.Fprintf(fs.Output(), "\nThe scenario's flags, those of \"backofflab run\" (lane a only):\n")

@@ -148,7 +148,9 @@ var ownLabels = map[string]string{
 	advise.LibraryParam:  "your retry library",
 	advise.RecoverParam:  "recover within",
 	advise.AttemptsParam: "attempts per request, at most",
-	advise.P99Param:      "p99 latency once recovered, at most",
+	advise.P99Param:      "an ordinary day's p99 per request, at most",
+	advise.SuccessParam:  "requests that succeed within the patience, at least",
+	advise.ErrorsParam:   "an ordinary day's share of errors",
 	scenario.SeedsParam:  "seeds per setting",
 }
 

@@ -89,7 +89,7 @@ import { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, re
         state.view = m.view;
         state.text = m.text;
         $('#adv-progress').value = $('#adv-progress').max;
-        status(m.status, m.advice.met ? 'ok' : 'bad');
+        status(m.status, m.advice.claimed ? 'ok' : 'bad');
         draw();
         break;
       case 'error':
@@ -155,9 +155,11 @@ import { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, re
     $('#adv-result').hidden = false;
     const h = $('#adv-headline');
     h.textContent = a.headline;
-    h.className = a.met ? 'met' : 'unmet';
+    // Green only for a claim: the goals met on the fresh seeds too.
+    h.className = a.claimed ? 'met' : 'unmet';
     $('#adv-details').replaceChildren(...a.details.map(para));
     drawMeasured(v.measured);
+    drawFresh(v.fresh);
     $('#adv-margin').replaceChildren(...v.margins.flatMap(m => [
       para(m.words),
       el('pre', { className: 'adv-code', tabIndex: 0, ariaLabel: 'the runs that show this margin' }, el('code', { textContent: m.inside + (m.beyond ? '\n' + m.beyond : '') })),
@@ -211,15 +213,27 @@ import { $, $$, readJSON, el, dur, theme, onThemeChange, readLines, download, re
     return el('div', {}, d, hint);
   }
 
-  // drawMeasured lays out the table of the settings seed by seed, each
+  // seedTable lays out a table of settings seed by seed under label, each
   // row named by its label, and each setting in words under it.
-  function drawMeasured(t) {
+  function seedTable(label, t) {
     const head = el('tr', {}, ...t.head.map(c => el('th', { scope: 'col', textContent: c })));
     const rows = t.rows.map(r => el('tr', {}, el('th', { scope: 'row', textContent: r.label }),
       ...r.cells.map((c, i) => el('td', { className: r.tones[i] ? 'tone-' + r.tones[i] : '', textContent: c }))));
     const words = el('dl', { className: 'adv-words' }, ...t.rows.flatMap(r => [el('dt', { textContent: r.label }), el('dd', { textContent: r.words })]));
-    $('#adv-measured').replaceChildren(scroller('the settings measured, seed by seed',
-      el('table', { className: 'adv-table' }, el('thead', {}, head), el('tbody', {}, ...rows))), words);
+    return [scroller(label, el('table', { className: 'adv-table' }, el('thead', {}, head), el('tbody', {}, ...rows))), words];
+  }
+
+  // drawMeasured lays out the settings measured on the search's seeds.
+  function drawMeasured(t) {
+    $('#adv-measured').replaceChildren(...seedTable('the settings measured, seed by seed', t));
+  }
+
+  // drawFresh lays out the fresh check: its sentence, and the advice and
+  // the runner-up on seeds the search never used.
+  function drawFresh(f) {
+    $('#adv-fresh-card').hidden = !f;
+    $('#adv-fresh-words').textContent = f ? f.words : '';
+    $('#adv-fresh').replaceChildren(...(f ? seedTable('the advice and the runner-up on fresh seeds', f.table) : []));
   }
 
   // drawPareto draws the front: recovery across, attempts per request

@@ -1,6 +1,7 @@
 package adviseview
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,9 @@ type resultView struct {
 	// Measured is the table of the settings today, the recommended and
 	// the suggested, seed by seed.
 	Measured measuredTable `json:"measured"`
+	// Fresh is the advice and the runner-up on the fresh seeds; nil
+	// without a fresh check.
+	Fresh *freshView `json:"fresh,omitempty"`
 	// Pareto are the Pareto front's points, the recommended marked.
 	Pareto []paretoPoint `json:"pareto"`
 	// Map is the small map around the recommendation; nil without one.
@@ -43,6 +47,13 @@ type resultView struct {
 type measuredTable struct {
 	Head []string      `json:"head"`
 	Rows []measuredRow `json:"rows"`
+}
+
+// freshView is the fresh check: its sentence, and the advice and the
+// runner-up seed by seed.
+type freshView struct {
+	Words string        `json:"words"`
+	Table measuredTable `json:"table"`
 }
 
 // measuredRow is one setting's row: what it is, then a cell per column
@@ -139,6 +150,9 @@ func newResultView(a *advise.Advice) resultView {
 	adv, what := advised(a)
 	v.LinkText = "Open in the playground: your settings today beside the " + what
 	v.Measured = measured(a)
+	if f := a.FreshCheck; f != nil {
+		v.Fresh = &freshView{Words: f.Words, Table: fresh(a, f)}
+	}
 	for _, c := range a.Pareto {
 		if c.Recovery == nil {
 			continue
@@ -146,6 +160,13 @@ func newResultView(a *advise.Advice) resultView {
 		rec := adv != nil && c.LaneQuery == adv.LaneQuery
 		v.Pareto = append(v.Pareto, paretoPoint{Recovery: *c.Recovery, Attempts: c.AttemptsPerRequest, Recommended: rec,
 			Tip: c.Words + ": recovers within " + say(*c.Recovery) + " on every seed, " + advise.PerRequest(c.AttemptsPerRequest)})
+	}
+	if adv != nil && adv.Recovery != nil && !slices.ContainsFunc(v.Pareto, func(p paretoPoint) bool { return p.Recommended }) {
+		// The recommendation is chosen for its margin over every goal,
+		// the users' among them: it may lie off the front of these two.
+		v.Pareto = append(v.Pareto, paretoPoint{Recovery: *adv.Recovery, Attempts: adv.AttemptsPerRequest, Recommended: true,
+			Tip: adv.Words + ": recovers within " + say(*adv.Recovery) + " on every seed, " + advise.PerRequest(adv.AttemptsPerRequest) +
+				"; off this front, recommended for its margin over every goal"})
 	}
 	if c := a.Suggestion; c != nil {
 		v.Suggested = "Measured with " + c.Protection + ": "
@@ -196,58 +217,91 @@ func advised(a *advise.Advice) (*advise.Candidate, string) {
 // measured is the table of a's settings seed by seed: today, the
 // recommended and, when they differ, the suggested.
 func measured(a *advise.Advice) measuredTable {
-	t := measuredTable{Head: []string{"setting"}}
-	for _, s := range a.Seeds {
-		t.Head = append(t.Head, "seed "+strconv.FormatUint(s, 10))
-	}
-	t.Head = append(t.Head, "slowest recovery", "attempts per request")
-	p99 := a.Goals.P99 > 0
-	if p99 {
-		t.Head = append(t.Head, "p99 once recovered")
-	}
-	row := func(label string, c *advise.Candidate) {
-		r := measuredRow{Label: label, Words: c.Words}
-		tone := func(ok bool) string {
-			if ok {
-				return "good"
-			}
-			return "bad"
-		}
-		for _, sr := range c.Runs {
-			if sr.Recovery != nil && sr.Outcome == sweep.OutcomeRecovered {
-				r.Cells = append(r.Cells, "recovered in "+say(*sr.Recovery))
-				r.Tones = append(r.Tones, tone(*sr.Recovery <= a.Goals.RecoverWithin))
-			} else {
-				r.Cells = append(r.Cells, outcomeWords(sr.Outcome))
-				r.Tones = append(r.Tones, "bad")
-			}
-		}
-		if c.Recovery != nil {
-			r.Cells = append(r.Cells, say(*c.Recovery))
-		} else {
-			r.Cells = append(r.Cells, "not on every seed")
-		}
-		r.Tones = append(r.Tones, tone(c.Meets.Recovery))
-		r.Cells = append(r.Cells, present.Sig(c.AttemptsPerRequest, 3))
-		r.Tones = append(r.Tones, tone(c.Meets.Attempts))
-		if p99 {
-			r.Cells = append(r.Cells, say(c.P99))
-			r.Tones = append(r.Tones, tone(c.Meets.P99))
-		}
-		t.Rows = append(t.Rows, r)
-	}
-	row("today", &a.Today)
+	t := seedTable(a, a.Seeds)
+	t.row(a, "today", &a.Today)
 	if a.Recommended != nil {
 		label := "recommended"
 		if !a.Met {
 			label = "the best of the library"
 		}
-		row(label, a.Recommended)
+		t.row(a, label, a.Recommended)
 	}
 	if s := a.Suggestion; s != nil && (a.Recommended == nil || s.LaneQuery != a.Recommended.LaneQuery) {
-		row("suggested: "+s.Protection, s)
+		t.row(a, "suggested: "+s.Protection, s)
 	}
 	return t
+}
+
+// fresh is the table of the fresh check f of a: the advised setting and
+// the runner-up on the fresh seeds.
+func fresh(a *advise.Advice, f *advise.FreshCheck) measuredTable {
+	t := seedTable(a, f.Seeds)
+	_, what := advised(a)
+	for _, r := range []struct {
+		label string
+		f     *advise.FreshResult
+	}{{what, &f.Advised}, {"runner-up", f.RunnerUp}} {
+		if r.f == nil {
+			continue
+		}
+		t.row(a, r.label, &r.f.Candidate)
+	}
+	return t
+}
+
+// seedTable is an empty table of a's settings on seeds: a column per
+// seed, then the worst seed's figures.
+func seedTable(a *advise.Advice, seeds []uint64) measuredTable {
+	t := measuredTable{Head: []string{"setting"}}
+	for _, s := range seeds {
+		t.Head = append(t.Head, "seed "+strconv.FormatUint(s, 10))
+	}
+	t.Head = append(t.Head, "slowest recovery", "attempts per request")
+	if a.Goals.P99 > 0 {
+		t.Head = append(t.Head, "an ordinary day's p99")
+	}
+	if a.Goals.Success > 0 {
+		t.Head = append(t.Head, "fewest succeeded in time")
+	}
+	return t
+}
+
+// row adds c's row under label: its runs seed by seed and its worst
+// figures, each with its tone against a's goals.
+func (t *measuredTable) row(a *advise.Advice, label string, c *advise.Candidate) {
+	r := measuredRow{Label: label, Words: c.Words}
+	tone := func(ok bool) string {
+		if ok {
+			return "good"
+		}
+		return "bad"
+	}
+	for _, sr := range c.Runs {
+		if sr.Recovery != nil && sr.Outcome == sweep.OutcomeRecovered {
+			r.Cells = append(r.Cells, "recovered in "+say(*sr.Recovery))
+			r.Tones = append(r.Tones, tone(*sr.Recovery <= a.Goals.RecoverWithin))
+		} else {
+			r.Cells = append(r.Cells, outcomeWords(sr.Outcome))
+			r.Tones = append(r.Tones, "bad")
+		}
+	}
+	if c.Recovery != nil {
+		r.Cells = append(r.Cells, say(*c.Recovery))
+	} else {
+		r.Cells = append(r.Cells, "not on every seed")
+	}
+	r.Tones = append(r.Tones, tone(c.Meets.Recovery))
+	r.Cells = append(r.Cells, present.Sig(c.AttemptsPerRequest, 3))
+	r.Tones = append(r.Tones, tone(c.Meets.Attempts))
+	if a.Goals.P99 > 0 {
+		r.Cells = append(r.Cells, say(c.P99))
+		r.Tones = append(r.Tones, tone(c.Meets.P99))
+	}
+	if a.Goals.Success > 0 {
+		r.Cells = append(r.Cells, present.Sig(100*c.Success, 4)+" %")
+		r.Tones = append(r.Tones, tone(c.Meets.Success))
+	}
+	t.Rows = append(t.Rows, r)
 }
 
 // outcomeWords says a run's outcome that is not a recovery.
