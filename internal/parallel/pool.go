@@ -123,11 +123,24 @@ func (t *turn) acquire(ctx context.Context) error {
 		t.took()
 		return nil
 	}
+	t.enqueue()
+	p.mu.Unlock()
+	return t.wait(ctx)
+}
+
+// enqueue puts t in its share's queue, and its share in the ring if it
+// was not waiting yet; pool.mu is held.
+func (t *turn) enqueue() {
+	s, p := t.share, t.share.pool
 	s.waiting = append(s.waiting, t.ch)
 	if len(s.waiting) == 1 {
 		p.ring = append(p.ring, s)
 	}
-	p.mu.Unlock()
+}
+
+// wait waits until a core is handed to t, queued, or ctx ends.
+func (t *turn) wait(ctx context.Context) error {
+	s, p := t.share, t.share.pool
 	select {
 	case <-t.ch:
 		t.took()
@@ -175,10 +188,17 @@ func (t *turn) release() {
 	if !t.held {
 		return
 	}
-	t.held = false
-	s, p := t.share, t.share.pool
+	p := t.share.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	t.handOn()
+}
+
+// handOn ends t's turn and hands its core to the next share in turn, or
+// back to the pool; pool.mu is held.
+func (t *turn) handOn() {
+	t.held = false
+	s, p := t.share, t.share.pool
 	s.used += p.now() - t.since
 	s.running--
 	s.since -= t.since
@@ -248,8 +268,15 @@ func Yield(ctx context.Context) error {
 	if held < p.quantum || !t.othersWait() {
 		return nil
 	}
-	t.release()
-	return t.acquire(ctx)
+	// t joins the queue before its core is handed on, under one lock: a
+	// goroutine descheduled between the two would leave its share out of
+	// the ring while the one it handed the core to asks whether others
+	// wait, and that one would keep the core turn after turn.
+	p.mu.Lock()
+	t.enqueue()
+	t.handOn()
+	p.mu.Unlock()
+	return t.wait(ctx)
 }
 
 // doShared is Do under a share: each of its goroutines holds a core of
