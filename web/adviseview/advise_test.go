@@ -197,8 +197,11 @@ type streamLine struct {
 	View    *resultView     `json:"view"`
 }
 
-// smallRequest is a search of a second or so: a small system, one seed.
-const smallRequest = "clients=100&seeds=1"
+// smallRequest is a search of a tenth of a second: a small system, one
+// seed, and a library of one knob (Linkerd's max_attempts). The stream's
+// phases, progress and advice are the same whatever the search's size;
+// the advice's own tests search the whole grids.
+const smallRequest = "clients=100&seeds=1&library=linkerd"
 
 // TestAdviseStream: the stream starts with the search's size, says its
 // progress by phase, counting up to its total, and ends with the advice
@@ -301,7 +304,7 @@ func TestAdviseStreamCancel(t *testing.T) {
 	srv, k, _ := adviseServer(t, kit.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, next, _ := webtest.OpenStream[streamLine](t, ctx, srv.URL+"/advise/stream?seeds=20")
+	_, next, _ := webtest.OpenStream[streamLine](t, ctx, srv.URL+"/advise/stream?clients=100&seeds=20")
 	for l, ok := next(); ok; l, ok = next() {
 		if l.Type == "progress" && l.Done > 0 {
 			break
