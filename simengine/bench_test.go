@@ -165,19 +165,7 @@ func BenchmarkQueuedRequest(b *testing.B) {
 // SliceEvents events, as a session runs it. It reports the wall time of a
 // slice, the longest a page waits for an answer.
 func BenchmarkSlice(b *testing.B) {
-	p := scenariotest.CurveDefaults()
-	p.Clients, p.Think, p.Timeout, p.Tick = 20_000, time.Millisecond, time.Millisecond, 10*time.Millisecond
-	p.MaxServerDelay, p.Backlog, p.Duration = 24*time.Hour, 1_000_000, time.Hour
-	p.Lanes = nil
-	for range scenario.MaxLanes {
-		l := scenario.DefaultLane(0)
-		l.MinDelay = time.Millisecond
-		p.Lanes = append(p.Lanes, l)
-	}
-	e, err := NewWithBudget(p, budget.NewAccount(nil, 128<<20))
-	if err != nil {
-		b.Fatal(err)
-	}
+	p, e := worstPage(b)
 	for b.Loop() {
 		if e.Step(p.Duration, SliceEvents, nil) {
 			e.Reset()
@@ -186,11 +174,10 @@ func BenchmarkSlice(b *testing.B) {
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)*1e3, "ms/slice")
 }
 
-// BenchmarkSummaries measures what a session adds to each slice of
-// BenchmarkSlice's run when it asks for the lanes' summaries: the verdicts
-// and the figures per request, whose open requests are counted client by
-// client.
-func BenchmarkSummaries(b *testing.B) {
+// worstPage is the engine of the worst run a page may ask: four lanes of
+// 20 000 clients retrying every millisecond, with its scenario.
+func worstPage(b *testing.B) (scenario.Params, *Engine) {
+	b.Helper()
 	p := scenariotest.CurveDefaults()
 	p.Clients, p.Think, p.Timeout, p.Tick = 20_000, time.Millisecond, time.Millisecond, 10*time.Millisecond
 	p.MaxServerDelay, p.Backlog, p.Duration = 24*time.Hour, 1_000_000, time.Hour
@@ -204,6 +191,15 @@ func BenchmarkSummaries(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return p, e
+}
+
+// BenchmarkSummaries measures what a session adds to each slice of
+// BenchmarkSlice's run when it asks for the lanes' summaries: the verdicts
+// and the figures per request, whose open requests are counted client by
+// client.
+func BenchmarkSummaries(b *testing.B) {
+	p, e := worstPage(b)
 	for range 20 {
 		e.Step(p.Duration, SliceEvents, nil)
 	}
